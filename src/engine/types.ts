@@ -1,0 +1,191 @@
+/**
+ * @module engine/types
+ *
+ * The matching core's contract: the commands it takes, the events it emits, and the order
+ * book interface its two implementations (fast and naive reference) share.
+ *
+ * Units: price in integer ticks (> 0), quantity in integer lots (> 0, unsigned; `side` gives
+ * the direction), time in integer milliseconds passed in with every command. Every value fits
+ * in a JavaScript number exactly (< 2^53): the config layer guarantees it.
+ *
+ * Identities are integers interned outside the core:
+ *  - `orderId`: assigned by the sequencer, unique per market (the market index sits in its high
+ *    bits, see `orderIdOf`); formatted as hex only at the API edge.
+ *  - `owner`: a subaccount (account + subaccountIndex), interned by the ledger.
+ *  - `account`: the wallet address the owner belongs to; self-trade prevention and clientId
+ *    uniqueness work per account.
+ *
+ * May import: engine/ only.
+ */
+
+/** The sign of a quantity: +1 buys (long), -1 sells (short). */
+export const Side = { Buy: 1, Sell: -1 } as const;
+export type Side = 1 | -1;
+
+/** Order flags as bits, as they travel in commands and records. */
+export const OrderFlag = {
+  ImmediateOrCancel: 1,
+  PostOnly: 2,
+  ReduceOnly: 4,
+} as const;
+
+/** Self-trade prevention mode reported in `flags.selfTradeExpire`: the resting order expires. */
+export const SELF_TRADE_EXPIRE_MAKER = 1;
+
+/**
+ * Place a limit order. The object is reused by callers on the hot path: the book copies what
+ * it keeps and never holds a reference to the command.
+ */
+export interface PlaceOrder {
+  orderId: number;
+  owner: number;
+  account: number;
+  side: Side;
+  price: number;
+  quantity: number;
+  /** Bits of `OrderFlag`. */
+  flags: number;
+  /** Milliseconds; 0 means good till cancelled. */
+  expiresAt: number;
+  /** Unique among the account's open orders when not null. */
+  clientId: string | null;
+  /** The owner's signed position in this market, in lots, as the ledger has it now; read only by reduce-only orders. */
+  position: number;
+  /** The command's time in milliseconds. */
+  time: number;
+}
+
+/**
+ * Everything the book tells the world, in the order it happens. Every call carries the
+ * market's next sequence number (`seq`), which also becomes the touched order's
+ * `lastUpdateSequenceNumber` and the L2 feed's sequence.
+ * Implementations must not throw and must not call back into the book.
+ */
+export interface BookListener {
+  /** The order passed the book's checks; `quantity` is after any reduce-only cap. */
+  onAccepted(seq: number, orderId: number, owner: number, side: Side, price: number, quantity: number, time: number): void;
+  /** The order's unfilled `remaining` now rests on the book. */
+  onRested(seq: number, orderId: number, owner: number, side: Side, price: number, remaining: number, time: number): void;
+  /** A trade at the maker's price. `takerSide` is the aggressor's side. Remainders are after the fill. */
+  onFill(
+    seq: number,
+    makerOrderId: number,
+    takerOrderId: number,
+    makerOwner: number,
+    takerOwner: number,
+    takerSide: Side,
+    price: number,
+    quantity: number,
+    makerRemaining: number,
+    takerRemaining: number,
+    time: number,
+  ): void;
+  /** The order left the book unfilled by `remaining`, for `reason` (see `Reason`). */
+  onCancelled(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number): void;
+  /** The order expired with `remaining` unfilled: `expiresAt` reached or self-trade prevention. */
+  onExpired(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number): void;
+  /** The order never entered the book; `code` is an `EngineCode`. */
+  onRejected(seq: number, orderId: number, owner: number, code: number, time: number): void;
+  /** The total resting quantity at (side, price) is now `quantity` (0 = level gone). */
+  onLevel(seq: number, side: Side, price: number, quantity: number, time: number): void;
+}
+
+/** Status of a live order, as `OrderView.status`. Terminal statuses live in history, not the book. */
+export type LiveStatus = 'new' | 'partiallyFilled';
+
+/** A resting order as the book holds it: a copy, made on the cold path. */
+export interface OrderView {
+  orderId: number;
+  owner: number;
+  account: number;
+  side: Side;
+  price: number;
+  /** Lots accepted (after any reduce-only cap). */
+  quantity: number;
+  remaining: number;
+  /** Lots filled so far: quantity − remaining. */
+  settled: number;
+  flags: number;
+  expiresAt: number;
+  clientId: string | null;
+  status: LiveStatus;
+  createdAt: number;
+  updatedAt: number;
+  lastUpdateSequenceNumber: number;
+}
+
+/** One aggregated price level of an L2 snapshot. */
+export interface Level {
+  price: number;
+  quantity: number;
+}
+
+/**
+ * The order book of one market. Both implementations (`FastOrderBook`, `NaiveOrderBook`)
+ * give the same events for the same commands; the property tests hold them to it.
+ */
+export interface OrderBook {
+  readonly marketIndex: number;
+  /** The last sequence number handed out (0 before the first event). */
+  readonly sequence: number;
+
+  /** Places a limit order (GTC, IOC, post-only, reduce-only). Returns `EngineCode.Ok` or the rejection. */
+  place(cmd: PlaceOrder): number;
+  /** Cancels one order of `owner`. */
+  cancel(orderId: number, owner: number, time: number): number;
+  /** Cancels the open order of `account` with this clientId (any of its subaccounts in this market). */
+  cancelByClientId(account: number, clientId: string, time: number): number;
+  /** Cancels every open order of `owner` in this market; returns how many. */
+  cancelAll(owner: number, time: number, reason: number): number;
+  /** Timer command: expires every order whose `expiresAt` ≤ `time`; returns how many. */
+  expire(time: number): number;
+
+  bestBid(): number; // ticks, 0 when no bids
+  bestAsk(): number; // ticks, 0 when no asks
+  /** Aggregated depth, best first; prices grouped to multiples of `tickMultiple` ticks (asks rounded up, bids down). */
+  depth(side: Side, levels: number, tickMultiple: number): Level[];
+  order(orderId: number): OrderView | undefined;
+  orderByClientId(account: number, clientId: string): OrderView | undefined;
+  ordersOf(owner: number): OrderView[];
+  /** How many orders rest on the book. */
+  readonly size: number;
+
+  /** A hash of the whole book state (orders in priority order, sequence); equal states give equal hashes. */
+  stateHash(): string;
+  /** Throws if an invariant is broken: never crossed at rest, level totals equal their orders, no empty order or level, indexes consistent. */
+  validateInternalState(): void;
+  /** Plain data that `restore` turns back into an equal book (equal `stateHash`). */
+  snapshot(): BookSnapshot;
+}
+
+/** A book's full state as plain data (JSON- and msgpack-safe). */
+export interface BookSnapshot {
+  marketIndex: number;
+  sequence: number;
+  /** Resting orders in priority order: bids best first, then asks best first, FIFO within a price. */
+  orders: OrderView[];
+}
+
+/** Bits of an orderId above the per-market counter. */
+export const ORDER_SEQUENCE_BITS = 40;
+const ORDER_SEQUENCE_SPAN = 2 ** ORDER_SEQUENCE_BITS;
+
+/** The orderId of the `n`-th order of a market (n ≥ 1): market index in the high bits. */
+export function orderIdOf(marketIndex: number, n: number): number {
+  return marketIndex * ORDER_SEQUENCE_SPAN + n;
+}
+
+/** The market an orderId belongs to, for routing a cancel or a lookup. */
+export function marketOfOrderId(orderId: number): number {
+  return Math.floor(orderId / ORDER_SEQUENCE_SPAN);
+}
+
+/** orderId ⇄ the hex string users see ("0x" + 16 hex digits). */
+export function formatOrderId(orderId: number): string {
+  return '0x' + orderId.toString(16).padStart(16, '0');
+}
+export function parseOrderId(text: string): number | undefined {
+  if (!/^0x[0-9a-fA-F]{1,16}$/.test(text)) return undefined;
+  const n = Number.parseInt(text.slice(2), 16);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
