@@ -1,0 +1,73 @@
+/**
+ * @module config/process
+ *
+ * The process's settings from flags and environment (flags win): port, host, data directory,
+ * profile, markets file, operator key. A bad setting stops the start with a message naming
+ * the setting and the value.
+ * May import: config/, node:fs, node:util.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, parseMarkets, type MarketSpec } from './market.ts';
+import { PROFILES, isProfileName, type Profile } from './profile.ts';
+
+export interface Settings {
+  host: string;
+  port: number;
+  dataDir: string;
+  profile: Profile;
+  marketsFile: string;
+  markets: MarketSpec[];
+  /** Key for the operator API (`X-Operator-Key`); testnet has a documented default. */
+  operatorKey: string;
+  /** Secret that signs login tokens; derived per data directory when not given. */
+  jwtSecret: string | null;
+}
+
+export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
+export const TESTNET_OPERATOR_KEY = 'testnet-operator-key';
+
+/** Reads settings from `argv` (without node and script) and `env`. Throws ConfigError. */
+export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      profile: { type: 'string' },
+      markets: { type: 'string' },
+      'operator-key': { type: 'string' },
+      'jwt-secret': { type: 'string' },
+    },
+    strict: true,
+  });
+  const profileName = values.profile ?? env.PROFILE ?? 'testnet';
+  if (!isProfileName(profileName)) throw new ConfigError('PROFILE', profileName, 'must be "testnet" or "mainnet"');
+  const profile = PROFILES[profileName];
+
+  const portText = values.port ?? env.PORT ?? '8080';
+  const port = Number(portText);
+  if (!/^\d{1,5}$/.test(portText) || port > 65535) throw new ConfigError('PORT', portText, 'must be an integer from 0 to 65535');
+
+  const host = values.host ?? env.HOST ?? '0.0.0.0';
+  const dataDir = values['data-dir'] ?? env.DATA_DIR ?? (profileName === 'testnet' ? './data' : profile.dataDir);
+  if (dataDir.length === 0) throw new ConfigError('DATA_DIR', dataDir, 'must not be empty');
+
+  const marketsFile = values.markets ?? env.MARKETS ?? DEFAULT_MARKETS_FILE;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(marketsFile, 'utf8'));
+  } catch (error) {
+    throw new ConfigError('MARKETS', marketsFile, `must name a readable JSON file (${(error as Error).message})`);
+  }
+  const markets = parseMarkets(raw);
+
+  const operatorKey = values['operator-key'] ?? env.OPERATOR_KEY ?? (profile.faucet ? TESTNET_OPERATOR_KEY : '');
+  if (operatorKey.length < 8) throw new ConfigError('OPERATOR_KEY', operatorKey, 'must be set (8 characters or more) outside testnet');
+  const jwtSecret = values['jwt-secret'] ?? env.JWT_SECRET ?? null;
+  if (jwtSecret !== null && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET', '(hidden)', 'must be 32 characters or more');
+
+  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret };
+}

@@ -1,0 +1,61 @@
+/**
+ * GET /book/{symbol}: an L2 snapshot, asks ascending and bids descending, aggregated to a
+ * multiple of the market's tick (asks rounded up, bids rounded down).
+ */
+import fastJson from 'fast-json-stringify';
+import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../../config/market.ts';
+import { parseDecimal } from '../../numeric/decimal.ts';
+import { Side, type Level } from '../../engine/types.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import { parseQuery, strictInteger } from '../query.ts';
+import type { Clock, MarketDataPort } from '../ports.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+import { BOOK_SCHEMA } from '../schemas.ts';
+
+export const DEFAULT_BOOK_DEPTH = 100;
+export const TICK_MULTIPLIERS = [1, 2, 5, 10, 100, 1000] as const;
+
+const serialize = fastJson(BOOK_SCHEMA);
+
+/** The tick multiple a `tickSize` query names, or undefined when it is not an allowed multiple. */
+export function tickMultipleOf(market: MarketSpec, text: string): number | undefined {
+  const parsed = parseDecimal(text, market.priceScale);
+  if (!parsed.ok || parsed.value <= 0n || parsed.value % market.tickUnits !== 0n) return undefined;
+  const multiple = Number(parsed.value / market.tickUnits);
+  return (TICK_MULTIPLIERS as readonly number[]).includes(multiple) ? multiple : undefined;
+}
+
+function levels(market: MarketSpec, list: Level[]): { price: string; quantity: string }[] {
+  return list.map((l) => ({ price: ticksToPrice(market, l.price), quantity: lotsToQuantity(market, l.quantity) }));
+}
+
+export function bookRoute(port: MarketDataPort, clock: Clock) {
+  return (req: HttpRequest): HttpReply => {
+    const market = findMarket(port.markets, req.params[0]);
+    if (market === undefined) return failure(GatewayCode.SymbolNotFound);
+    const query = parseQuery(req.query);
+    let depth = DEFAULT_BOOK_DEPTH;
+    const depthText = query.get('depth');
+    if (depthText !== null) {
+      const n = strictInteger(depthText);
+      if (n === undefined || n < 1 || n > 5000) return failure(GatewayCode.DepthOutOfRange);
+      depth = n;
+    }
+    let multiple = 1;
+    const tickText = query.get('tickSize');
+    if (tickText !== null) {
+      const m = tickMultipleOf(market, tickText);
+      if (m === undefined) return failure(GatewayCode.TickSizeNotAllowed, market.tickSize);
+      multiple = m;
+    }
+    const book = port.book(market.index);
+    const sequence = book.sequence;
+    const body = serialize({
+      asks: levels(market, book.depth(Side.Sell, depth, multiple)),
+      bids: levels(market, book.depth(Side.Buy, depth, multiple)),
+      sequence_number: sequence,
+      time: Math.floor(clock() / 1000),
+    });
+    return { status: 200, body };
+  };
+}

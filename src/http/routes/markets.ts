@@ -1,0 +1,70 @@
+/** GET /markets, GET /config and GET /time: what a client needs before its first order. */
+import fastJson from 'fast-json-stringify';
+import { COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
+import { formatDecimal } from '../../numeric/decimal.ts';
+import { MARKETS_SCHEMA, TIME_SCHEMA } from '../schemas.ts';
+import { TICK_MULTIPLIERS, DEFAULT_BOOK_DEPTH } from './book.ts';
+import type { Clock, MarketDataPort } from '../ports.ts';
+import type { HttpReply } from '../uws.ts';
+
+export function marketView(m: MarketSpec) {
+  return {
+    symbol: m.symbol,
+    base: m.base,
+    quote: m.quote,
+    tickSize: m.tickSize,
+    tickSizeMultipliers: [...TICK_MULTIPLIERS],
+    lotSize: m.lotSize,
+    minSize: m.minSize,
+    maxLeverage: m.maxLeverage,
+    initialMarginFraction: formatDecimal(m.initialMarginFraction, RATE_SCALE),
+    maintenanceMarginFraction: formatDecimal(m.maintenanceMarginFraction, RATE_SCALE),
+    marginTiers: m.marginTiers.map((t) => ({
+      notionalFloor: formatDecimal(t.notionalFloor, COLLATERAL_SCALE),
+      initialMarginFraction: formatDecimal(t.initialMarginFraction, RATE_SCALE),
+      maintenanceMarginFraction: formatDecimal(t.maintenanceMarginFraction, RATE_SCALE),
+    })),
+    makerFee: formatDecimal(m.makerFee, RATE_SCALE),
+    takerFee: formatDecimal(m.takerFee, RATE_SCALE),
+    fundingIntervalMs: m.fundingIntervalMs,
+    fundingRateCap: formatDecimal(m.fundingRateCap, RATE_SCALE),
+    interestRate: formatDecimal(m.interestRate, RATE_SCALE),
+    oracleFeedId: m.oracleFeedId,
+  };
+}
+
+const serializeMarkets = fastJson(MARKETS_SCHEMA);
+const serializeTime = fastJson(TIME_SCHEMA);
+
+export function marketsRoute(port: MarketDataPort) {
+  // Market parameters do not change while the process runs: serialize once.
+  const body = serializeMarkets({ markets: port.markets.map(marketView) });
+  return (): HttpReply => ({ status: 200, body });
+}
+
+export function configRoute(port: MarketDataPort) {
+  const body = JSON.stringify({
+    profile: port.profile.name,
+    chainId: port.profile.chainId,
+    verifyingContract: port.profile.verifyingContract,
+    baseUrl: port.profile.baseUrl,
+    faucet: port.profile.faucet,
+    collateral: { asset: 'USD', decimals: COLLATERAL_SCALE },
+    eip712: port.typedData(),
+    markets: port.markets.map(marketView),
+    limits: {
+      requestsPerSecondPerAccount: 200,
+      bookDepth: { min: 1, max: 5000, default: DEFAULT_BOOK_DEPTH },
+      tradesLimit: { min: 1, max: 5000 },
+      candlesLimit: { min: 1, max: 5000 },
+      fillsLimit: { min: 1, max: 5000, default: 50 },
+      ordersLimit: { min: 1, max: 500 },
+      nonceWindow: 100,
+    },
+  });
+  return (): HttpReply => ({ status: 200, body });
+}
+
+export function timeRoute(clock: Clock) {
+  return (): HttpReply => ({ status: 200, body: serializeTime({ serverTime: clock() }) });
+}
