@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadSettings } from '../../src/config/process.ts';
+import { ConfigError } from '../../src/config/market.ts';
+
+test('defaults: port 8080, ./data, testnet, demo markets', () => {
+  const s = loadSettings([], {});
+  assert.equal(s.port, 8080);
+  assert.equal(s.dataDir, './data');
+  assert.equal(s.profile.name, 'testnet');
+  assert.deepEqual(s.markets.map((m) => m.symbol), ['BTC-USD-PERP', 'ETH-USD-PERP', 'SOL-USD-PERP']);
+});
+
+test('flags win over the environment', () => {
+  const s = loadSettings(['--port', '9000', '--data-dir', '/tmp/x'], { PORT: '7000', DATA_DIR: '/tmp/y' });
+  assert.equal(s.port, 9000);
+  assert.equal(s.dataDir, '/tmp/x');
+  assert.equal(loadSettings([], { PORT: '7000' }).port, 7000);
+});
+
+test('bad settings name the setting and the value', () => {
+  assert.throws(() => loadSettings([], { PORT: 'eighty' }), (e: unknown) => e instanceof ConfigError && e.message === 'PORT: must be an integer from 0 to 65535, got "eighty"');
+  assert.throws(() => loadSettings(['--profile', 'staging'], {}), /^ConfigError: PROFILE: must be "testnet" or "mainnet", got "staging"$/);
+  assert.throws(() => loadSettings([], { MARKETS: '/nonexistent.json' }), /^ConfigError: MARKETS: must name a readable JSON file/);
+  assert.throws(() => loadSettings(['--profile', 'mainnet'], {}), /OPERATOR_KEY: must be set/);
+  assert.throws(() => loadSettings(['--bogus'], {}), /Unknown option '--bogus'/);
+});
