@@ -158,6 +158,12 @@ export interface OrderBook {
   snapshot(): BookSnapshot;
 }
 
+/** Construction options shared by both books. */
+export interface BookOptions {
+  /** The market's minimum order size in lots; smaller placements are rejected with `BelowMinSize`. Default 1. */
+  minSizeLots?: number;
+}
+
 /** A book's full state as plain data (JSON- and msgpack-safe). */
 export interface BookSnapshot {
   marketIndex: number;

@@ -1,0 +1,66 @@
+/**
+ * @module auth/address
+ *
+ * Ethereum addresses and hex bytes at the edge of the auth part. Inside it an address is
+ * always the lowercase `0x` + 40 hex form (`Address`); EIP-55 checksummed text is produced only
+ * where a standard asks for it (the SIWE message).
+ * May import: @noble/hashes.
+ * Invariants: `toAddress` accepts any letter case (the checksum is not enforced: an address in
+ * a signed request is bound by the signature anyway) and returns lowercase.
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js';
+
+/** Lowercase `0x` + 40 hex digits. */
+export type Address = `0x${string}`;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+export const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
+
+export function toAddress(text: unknown): Address | undefined {
+  return typeof text === 'string' && ADDRESS.test(text) ? (text.toLowerCase() as Address) : undefined;
+}
+
+export function isAddress(value: unknown): value is Address {
+  return typeof value === 'string' && ADDRESS.test(value) && value === value.toLowerCase();
+}
+
+const HEX_CHARS = '0123456789abcdef';
+
+export function bytesToHex(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += HEX_CHARS[bytes[i] >> 4] + HEX_CHARS[bytes[i] & 15];
+  return out;
+}
+
+function nibble(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 97 && code <= 102) return code - 87;
+  if (code >= 65 && code <= 70) return code - 55;
+  return -1;
+}
+
+/** Decodes `hex` (no prefix) into `out` at `offset`; false on a non-hex digit or odd length. */
+export function hexInto(hex: string, out: Uint8Array, offset = 0): boolean {
+  if (hex.length % 2 !== 0 || offset + hex.length / 2 > out.length) return false;
+  for (let i = 0, j = offset; i < hex.length; i += 2, j++) {
+    const hi = nibble(hex.charCodeAt(i));
+    const lo = nibble(hex.charCodeAt(i + 1));
+    if (hi < 0 || lo < 0) return false;
+    out[j] = (hi << 4) | lo;
+  }
+  return true;
+}
+
+/** The address of a 64-byte uncompressed public key (x ‖ y): the last 20 bytes of its keccak. */
+export function addressOfPublicKey(xy: Uint8Array): Address {
+  return `0x${bytesToHex(keccak_256(xy).subarray(12))}`;
+}
+
+/** EIP-55 mixed-case checksum form of an address. */
+export function checksumAddress(address: Address): string {
+  const hex = address.slice(2).toLowerCase();
+  const hash = bytesToHex(keccak_256(new TextEncoder().encode(hex)));
+  let out = '0x';
+  for (let i = 0; i < 40; i++) out += parseInt(hash[i], 16) >= 8 ? hex[i].toUpperCase() : hex[i];
+  return out;
+}

@@ -1,0 +1,42 @@
+/**
+ * @module auth/signed-request
+ *
+ * From a signed request body to its signer: EIP-712 digest of the message (typed-data.ts), then
+ * recovery through any `SignerRecovery` (the worker pool, or a backend inline).
+ *
+ * May import: ./typed-data, ./recovery (type), ./signature, ./codes, ./address (type).
+ * Invariants: exactly one signature per request (`signatures` holds one string), else
+ * `Invalid signature`; a field that does not fit its signed type is `Invalid <field>`; the
+ * signer is only a claim until `admission.ts` authorises it and consumes its nonce.
+ */
+import type { Address } from './address.ts';
+import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
+import type { RecoveryBackend } from './recovery.ts';
+import { signatureBytes } from './signature.ts';
+import { typedDataDigest, type Eip712Domain, type MessageOf, type PrimaryType } from './typed-data.ts';
+
+/** Recovers the signer of a 32-byte digest from a hex signature; null when invalid. */
+export type SignerRecovery = (digest: Uint8Array, signature: string) => Promise<Address | null>;
+
+/** A `SignerRecovery` on the calling thread (logins, tests; the pool is for order flow). */
+export function inlineRecovery(backend: RecoveryBackend): SignerRecovery {
+  return (digest, signature) => {
+    const bytes = signatureBytes(signature);
+    return Promise.resolve(bytes === undefined ? null : backend.recover(digest, bytes));
+  };
+}
+
+/** The address that signed `message` as `primaryType` under `domain`. */
+export async function recoverRequestSigner<T extends PrimaryType>(
+  recover: SignerRecovery,
+  domain: Eip712Domain,
+  primaryType: T,
+  message: MessageOf[T],
+  signatures: unknown,
+): Promise<AuthResult<Address>> {
+  if (!Array.isArray(signatures) || signatures.length !== 1 || typeof signatures[0] !== 'string') return refused(AuthCode.InvalidSignature);
+  const digest = typedDataDigest(domain, primaryType, message);
+  if (!digest.ok) return digest;
+  const signer = await recover(digest.value, signatures[0]);
+  return signer === null ? refused(AuthCode.InvalidSignature) : accepted(signer);
+}

@@ -1,0 +1,332 @@
+/**
+ * @module auth/typed-data
+ *
+ * What a client signs: the EIP-712 domain of a deployment profile and the four action types
+ * (Order, Transfer, MarginUpdate, Delegation), in the exact shape viem and ethers
+ * `signTypedData` take, so `GET /config` publishes `publishedTypedData(profile)` verbatim; and
+ * the digest (`\x19\x01 ‖ domainSeparator ‖ hashStruct(message)`) computed here with a small
+ * EIP-712 encoder for flat structs over keccak_256.
+ *
+ * May import: @noble/hashes, config/profile (type), ./address, ./codes.
+ *
+ * Invariants:
+ *  - The action is part of what is signed: each action has its own primary type, hence its own
+ *    type hash, so an Order signature never verifies as a Transfer (or anything else).
+ *  - The domain binds name, version, chainId and verifyingContract of the profile; the domain
+ *    separator is derived from those values on every call (cached by value, never by profile
+ *    identity), so a changed chainId cannot reuse a stale separator.
+ *  - Only the declared fields of a type are encoded; extra properties of a message are ignored.
+ *  - Null mapping (orders): the optional fields are always signed; a JSON `null` or absent field is
+ *    signed as `""` for strings (clientId, triggerPrice, parentOrderId, trailingPercent) and `0` for
+ *    `period`. `orderType` is signed in lowerCamel (`limit`, `takeProfit`, …) whatever spelling
+ *    the JSON body used. Decimal strings (price, quantity, amount, margin) are signed verbatim:
+ *    "1.50" and "1.5" are different messages.
+ *  - uint fields accept a safe integer `number` or a `bigint`, within the type's range.
+ *
+ * Limits: flat structs only (no arrays, no nested structs) and the atomic types address, bool,
+ * string, uint8…uint256 — all the published types need.
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Profile } from '../config/profile.ts';
+import { hexInto, toAddress } from './address.ts';
+import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
+
+export interface TypedField {
+  readonly name: string;
+  readonly type: string;
+}
+
+/** The EIP-712 domain in the form wallet libraries take. */
+export interface Eip712Domain {
+  name: string;
+  version: string;
+  chainId: number;
+  verifyingContract: `0x${string}`;
+}
+
+export const DOMAIN_TYPE: readonly TypedField[] = [
+  { name: 'name', type: 'string' },
+  { name: 'version', type: 'string' },
+  { name: 'chainId', type: 'uint256' },
+  { name: 'verifyingContract', type: 'address' },
+];
+
+/** The signed action types, one primary type per action (published by GET /config). */
+export const TYPES = {
+  Order: [
+    { name: 'account', type: 'address' },
+    { name: 'subaccountIndex', type: 'uint32' },
+    { name: 'symbol', type: 'string' },
+    { name: 'orderType', type: 'string' },
+    { name: 'price', type: 'string' },
+    { name: 'quantity', type: 'string' },
+    { name: 'nonce', type: 'uint64' },
+    { name: 'expiresAt', type: 'uint64' },
+    { name: 'ioc', type: 'bool' },
+    { name: 'postOnly', type: 'bool' },
+    { name: 'reduceOnly', type: 'bool' },
+    { name: 'originator', type: 'address' },
+    { name: 'originatorFee', type: 'uint64' },
+    { name: 'clientId', type: 'string' },
+    { name: 'triggerPrice', type: 'string' },
+    { name: 'parentOrderId', type: 'string' },
+    { name: 'period', type: 'uint64' },
+    { name: 'trailingPercent', type: 'string' },
+  ],
+  Transfer: [
+    { name: 'accountFrom', type: 'address' },
+    { name: 'accountTo', type: 'address' },
+    { name: 'subaccountIndexFrom', type: 'uint32' },
+    { name: 'subaccountIndexTo', type: 'uint32' },
+    { name: 'amount', type: 'string' },
+    { name: 'feedId', type: 'string' },
+    { name: 'nonce', type: 'uint64' },
+    { name: 'expiresAt', type: 'uint64' },
+    { name: 'target', type: 'address' },
+  ],
+  MarginUpdate: [
+    { name: 'account', type: 'address' },
+    { name: 'subaccountIndex', type: 'uint32' },
+    { name: 'symbol', type: 'string' },
+    { name: 'isolated', type: 'bool' },
+    { name: 'margin', type: 'string' },
+    { name: 'nonce', type: 'uint64' },
+    { name: 'expiresAt', type: 'uint64' },
+  ],
+  Delegation: [
+    { name: 'account', type: 'address' },
+    { name: 'subaccountIndex', type: 'uint32' },
+    { name: 'delegate', type: 'address' },
+    { name: 'scopes', type: 'string' },
+    { name: 'action', type: 'string' },
+    { name: 'nonce', type: 'uint64' },
+    { name: 'expiresAt', type: 'uint64' },
+  ],
+} as const;
+
+export type PrimaryType = keyof typeof TYPES;
+
+/** Which primary type each signed request uses. */
+export const PRIMARY_TYPES = {
+  order: 'Order',
+  transfer: 'Transfer',
+  marginUpdate: 'MarginUpdate',
+  delegation: 'Delegation',
+} as const satisfies Record<string, PrimaryType>;
+
+type Uint = number | bigint;
+
+export interface OrderMessage {
+  account: string;
+  subaccountIndex: number;
+  symbol: string;
+  orderType: string;
+  price: string;
+  quantity: string;
+  nonce: Uint;
+  expiresAt: Uint;
+  ioc: boolean;
+  postOnly: boolean;
+  reduceOnly: boolean;
+  originator: string;
+  originatorFee: Uint;
+  clientId: string;
+  triggerPrice: string;
+  parentOrderId: string;
+  period: Uint;
+  trailingPercent: string;
+}
+
+export interface TransferMessage {
+  accountFrom: string;
+  accountTo: string;
+  subaccountIndexFrom: number;
+  subaccountIndexTo: number;
+  amount: string;
+  feedId: string;
+  nonce: Uint;
+  expiresAt: Uint;
+  target: string;
+}
+
+export interface MarginUpdateMessage {
+  account: string;
+  subaccountIndex: number;
+  symbol: string;
+  isolated: boolean;
+  margin: string;
+  nonce: Uint;
+  expiresAt: Uint;
+}
+
+export interface DelegationMessage {
+  account: string;
+  subaccountIndex: number;
+  delegate: string;
+  scopes: string;
+  action: 'add' | 'remove';
+  nonce: Uint;
+  expiresAt: Uint;
+}
+
+export interface MessageOf {
+  Order: OrderMessage;
+  Transfer: TransferMessage;
+  MarginUpdate: MarginUpdateMessage;
+  Delegation: DelegationMessage;
+}
+
+/** The POST /account/order body (and each element of a batch), `signatures` aside. */
+export interface OrderRequest {
+  account: string;
+  subaccountIndex: number;
+  symbol: string;
+  orderType: string;
+  price: string;
+  quantity: string;
+  nonce: Uint;
+  expiresAt: Uint;
+  flags: { ioc: boolean; postOnly: boolean; reduceOnly: boolean };
+  originator: string;
+  originatorFee: Uint;
+  clientId?: string | null;
+  triggerPrice?: string | null;
+  parentOrderId?: string | null;
+  period?: Uint | null;
+  trailingPercent?: string | null;
+}
+
+const ORDER_TYPES = ['unsupported', 'limit', 'twap', 'takeProfit', 'stopLoss', 'trailingStop', 'iceberg'] as const;
+const ORDER_TYPE_BY_LOWER = new Map<string, string>(ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
+
+/** The lowerCamel spelling of an order type given in any letter case, or undefined. */
+export function canonicalOrderType(text: string): string | undefined {
+  return ORDER_TYPE_BY_LOWER.get(text.toLowerCase());
+}
+
+/** The Order message a client signs for this request body (null mapping in the header). */
+export function orderMessage(request: OrderRequest): AuthResult<OrderMessage> {
+  const orderType = typeof request.orderType === 'string' ? canonicalOrderType(request.orderType) : undefined;
+  if (orderType === undefined) return refused(AuthCode.InvalidField, { field: 'orderType' });
+  if (request.flags === null || typeof request.flags !== 'object') return refused(AuthCode.InvalidField, { field: 'flags' });
+  return accepted({
+    account: request.account,
+    subaccountIndex: request.subaccountIndex,
+    symbol: request.symbol,
+    orderType,
+    price: request.price,
+    quantity: request.quantity,
+    nonce: request.nonce,
+    expiresAt: request.expiresAt,
+    ioc: request.flags.ioc,
+    postOnly: request.flags.postOnly,
+    reduceOnly: request.flags.reduceOnly,
+    originator: request.originator,
+    originatorFee: request.originatorFee,
+    clientId: request.clientId ?? '',
+    triggerPrice: request.triggerPrice ?? '',
+    parentOrderId: request.parentOrderId ?? '',
+    period: request.period ?? 0,
+    trailingPercent: request.trailingPercent ?? '',
+  });
+}
+
+export function eip712Domain(profile: Profile): Eip712Domain {
+  return {
+    name: profile.domainName,
+    version: profile.domainVersion,
+    chainId: profile.chainId,
+    verifyingContract: profile.verifyingContract,
+  };
+}
+
+/** The `GET /config` signing section: pass `domain`, `types` and a primary type to a wallet. */
+export function publishedTypedData(profile: Profile): {
+  domain: Eip712Domain;
+  types: typeof TYPES;
+  primaryTypes: typeof PRIMARY_TYPES;
+} {
+  return { domain: eip712Domain(profile), types: TYPES, primaryTypes: PRIMARY_TYPES };
+}
+
+function encodeTypeString(name: string, fields: readonly TypedField[]): string {
+  return `${name}(${fields.map((f) => `${f.type} ${f.name}`).join(',')})`;
+}
+
+const utf8 = new TextEncoder();
+const TYPE_HASH = new Map<string, Uint8Array>(
+  [['EIP712Domain', DOMAIN_TYPE] as const, ...Object.entries(TYPES)].map(([name, fields]) => [
+    name,
+    keccak_256(utf8.encode(encodeTypeString(name, fields))),
+  ]),
+);
+
+/** Writes one field's 32-byte encoding at `word`; false when the value does not fit its type. */
+function encodeField(type: string, value: unknown, out: Uint8Array, word: number): boolean {
+  const at = word * 32;
+  switch (type) {
+    case 'string':
+      if (typeof value !== 'string') return false;
+      out.set(keccak_256(utf8.encode(value)), at);
+      return true;
+    case 'bool':
+      if (typeof value !== 'boolean') return false;
+      out[at + 31] = value ? 1 : 0;
+      return true;
+    case 'address': {
+      const address = toAddress(value);
+      return address !== undefined && hexInto(address.slice(2), out, at + 12);
+    }
+    default: {
+      const bits = type.startsWith('uint') ? Number(type.slice(4)) : NaN;
+      if (!(bits >= 8 && bits <= 256 && bits % 8 === 0)) throw new Error(`unsupported EIP-712 type ${type}`);
+      let v: bigint;
+      if (typeof value === 'bigint') v = value;
+      else if (typeof value === 'number' && Number.isSafeInteger(value)) v = BigInt(value);
+      else return false;
+      if (v < 0n || v >> BigInt(bits) !== 0n) return false;
+      for (let i = at + 31; v > 0n; i--, v >>= 8n) out[i] = Number(v & 0xffn);
+      return true;
+    }
+  }
+}
+
+function hashStruct(typeName: string, fields: readonly TypedField[], message: Readonly<Record<string, unknown>>): AuthResult<Uint8Array> {
+  const encoded = new Uint8Array(32 * (fields.length + 1));
+  encoded.set(TYPE_HASH.get(typeName)!, 0);
+  for (let i = 0; i < fields.length; i++) {
+    if (!encodeField(fields[i].type, message[fields[i].name], encoded, i + 1)) return refused(AuthCode.InvalidField, { field: fields[i].name });
+  }
+  return accepted(keccak_256(encoded));
+}
+
+const separators = new Map<string, Uint8Array>();
+
+/** keccak(encodeData(EIP712Domain, domain)), cached by the domain's values. */
+export function domainSeparator(domain: Eip712Domain): Uint8Array {
+  const key = `${domain.name}\u0000${domain.version}\u0000${domain.chainId}\u0000${domain.verifyingContract.toLowerCase()}`;
+  let separator = separators.get(key);
+  if (separator === undefined) {
+    const hashed = hashStruct('EIP712Domain', DOMAIN_TYPE, domain as unknown as Record<string, unknown>);
+    if (!hashed.ok) throw new Error(`invalid EIP-712 domain: ${hashed.params?.field}`);
+    separator = hashed.value;
+    separators.set(key, separator);
+  }
+  return separator;
+}
+
+/**
+ * The 32-byte EIP-712 digest a wallet signs for `message` as `primaryType` under `domain`
+ * (equal to viem `hashTypedData` and ethers `TypedDataEncoder.hash`). A field that does not
+ * fit its type is refused with `InvalidField` naming it.
+ */
+export function typedDataDigest<T extends PrimaryType>(domain: Eip712Domain, primaryType: T, message: MessageOf[T]): AuthResult<Uint8Array> {
+  const struct = hashStruct(primaryType, TYPES[primaryType], message as unknown as Record<string, unknown>);
+  if (!struct.ok) return struct;
+  const payload = new Uint8Array(66);
+  payload[0] = 0x19;
+  payload[1] = 0x01;
+  payload.set(domainSeparator(domain), 2);
+  payload.set(struct.value, 34);
+  return accepted(keccak_256(payload));
+}

@@ -1,0 +1,92 @@
+/**
+ * @module engine/order-rules
+ *
+ * The stateless rules both books apply the same way: the shape checks of a placement, the
+ * reduce-only cap, when a limit crosses a price, how depth groups prices, and how a resting
+ * order is shown (`OrderView`). What needs book state (duplicate ids, clientIds, the best
+ * opposite price) stays in each book, so the naive reference keeps checking the fast one.
+ *
+ * May import: engine/ only.
+ */
+import { EngineCode } from './codes.ts';
+import type { OrderView, PlaceOrder, Side } from './types.ts';
+
+/** A lot count or a tick count: a positive integer a number holds exactly. */
+export function isPositiveUnits(value: number): boolean {
+  return Number.isSafeInteger(value) && value > 0;
+}
+
+/** The first three placement checks, in the contract's order: quantity, price, minimum size. */
+export function shapeRejection(cmd: PlaceOrder, minSizeLots: number): number {
+  if (!isPositiveUnits(cmd.quantity)) return EngineCode.InvalidQuantity;
+  if (!isPositiveUnits(cmd.price)) return EngineCode.InvalidPrice;
+  if (cmd.quantity < minSizeLots) return EngineCode.BelowMinSize;
+  return EngineCode.Ok;
+}
+
+/**
+ * The quantity a reduce-only order may have: capped at |position|, or 0 when it would not
+ * reduce (flat, or on the position's own side).
+ */
+export function reduceOnlyQuantity(side: Side, quantity: number, position: number): number {
+  if (position === 0 || Math.sign(position) === side) return 0;
+  return Math.min(quantity, Math.abs(position));
+}
+
+/** Whether a limit of `side` at `limit` trades against a resting opposite order at `price`. */
+export function crosses(side: Side, limit: number, price: number): boolean {
+  return side === 1 ? price <= limit : price >= limit;
+}
+
+/**
+ * The depth bucket of a price: bids round down, asks up, to a multiple of `tickMultiple`.
+ * `%` is exact on integers, unlike `Math.floor(price / m) * m` near 2^53.
+ */
+export function depthBucket(side: Side, price: number, tickMultiple: number): number {
+  const rest = price % tickMultiple;
+  if (rest === 0) return price;
+  return side === 1 ? price - rest : price - rest + tickMultiple;
+}
+
+/** `tickMultiple` as depth uses it: a positive integer (anything else groups by 1). */
+export function depthMultiple(tickMultiple: number): number {
+  return Number.isSafeInteger(tickMultiple) && tickMultiple > 0 ? tickMultiple : 1;
+}
+
+/** The fields a book keeps per resting order; `OrderView` adds the derived ones. */
+export interface RestingFields {
+  orderId: number;
+  owner: number;
+  account: number;
+  side: Side;
+  price: number;
+  quantity: number;
+  remaining: number;
+  flags: number;
+  expiresAt: number;
+  clientId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  lastUpdateSequenceNumber: number;
+}
+
+/** A fresh `OrderView` of a resting order (settled and status derived from the counts). */
+export function orderView(o: RestingFields): OrderView {
+  return {
+    orderId: o.orderId,
+    owner: o.owner,
+    account: o.account,
+    side: o.side,
+    price: o.price,
+    quantity: o.quantity,
+    remaining: o.remaining,
+    settled: o.quantity - o.remaining,
+    flags: o.flags,
+    expiresAt: o.expiresAt,
+    clientId: o.clientId,
+    status: o.remaining === o.quantity ? 'new' : 'partiallyFilled',
+    createdAt: o.createdAt,
+    updatedAt: o.updatedAt,
+    lastUpdateSequenceNumber: o.lastUpdateSequenceNumber,
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The POST /account/order body (and each element of POST /account/orders): its schema, and
+ * the step from a valid body to an `OrderIntent` in integer units. Everything a user can get
+ * wrong is refused here with a sentence naming the field; the signature is checked later over
+ * the body's own strings (what the client signed), not over the converted values.
+ */
+import { findMarket, priceToTicks, quantityToLots, lotsToQuantity, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
+import { parseDecimal } from '../../numeric/decimal.ts';
+import { OrderFlag, Side, parseOrderId } from '../../engine/types.ts';
+import { canonicalOrderType, type OrderRequest } from '../../auth/typed-data.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import { Field } from '../validation.ts';
+import type { HttpReply } from '../uws.ts';
+
+const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
+
+const TP_SL_SCHEMA = {
+  type: 'object',
+  properties: { triggerPrice: Field.decimal, price: Field.decimal },
+  additionalProperties: false,
+} as const;
+
+export const ORDER_REQUEST_SCHEMA = {
+  title: 'OrderRequest',
+  type: 'object',
+  properties: {
+    account: Field.address,
+    subaccountIndex: Field.subaccountIndex,
+    symbol: { type: 'string', minLength: 1, maxLength: 40 },
+    orderType: { type: 'string', maxLength: 20, description: 'one of unsupported, limit, twap, takeProfit, stopLoss, trailingStop, iceberg (any letter case)' },
+    price: Field.decimal,
+    quantity: { ...Field.decimal, description: 'signed decimal string: positive buys, negative sells' },
+    nonce: Field.uint64,
+    expiresAt: { ...Field.uint64, description: 'milliseconds; 0 = good till cancelled' },
+    flags: {
+      type: 'object',
+      properties: { ioc: { type: 'boolean' }, postOnly: { type: 'boolean' }, reduceOnly: { type: 'boolean' } },
+      required: ['ioc', 'postOnly', 'reduceOnly'],
+      additionalProperties: false,
+    },
+    originator: Field.address,
+    originatorFee: { ...Field.uint64, description: 'extra fee for the originator in 10^-8 of notional' },
+    signatures: Field.signatures,
+    clientId: nullable({ type: 'string', pattern: '^[.A-Za-z0-9:/_-]{1,36}$', 'x-error': 'clientId must be 1 to 36 characters of letters, digits and . : / _ -' }),
+    triggerPrice: nullable(Field.decimal),
+    parentOrderId: nullable({ type: 'string', maxLength: 20 }),
+    period: nullable(Field.uint64),
+    trailingPercent: nullable(Field.decimal),
+    stopLoss: nullable(TP_SL_SCHEMA),
+    takeProfit: nullable(TP_SL_SCHEMA),
+  },
+  required: ['account', 'subaccountIndex', 'symbol', 'orderType', 'price', 'quantity', 'nonce', 'expiresAt', 'flags', 'originator', 'originatorFee', 'signatures'],
+  additionalProperties: false,
+} as const;
+
+export type OrderBody = OrderRequest & {
+  signatures: string[];
+  stopLoss?: { triggerPrice?: string; price?: string } | null;
+  takeProfit?: { triggerPrice?: string; price?: string } | null;
+};
+
+export type OrderType = 'limit' | 'twap' | 'takeProfit' | 'stopLoss' | 'trailingStop' | 'iceberg';
+
+/** A valid order in integer units, ready for the sequencer. */
+export interface OrderIntent {
+  market: MarketSpec;
+  account: string;
+  subaccountIndex: number;
+  orderType: OrderType;
+  side: Side;
+  /** Ticks. */
+  price: number;
+  /** Lots, unsigned. */
+  quantity: number;
+  flags: number;
+  expiresAt: number;
+  nonce: number;
+  clientId: string | null;
+  originator: string;
+  originatorFee: number;
+  triggerPrice: number | null;
+  parentOrderId: number | null;
+  period: number | null;
+  /** Fraction at RATE_SCALE (0.05 = 5%). */
+  trailingPercent: bigint | null;
+  body: OrderBody;
+}
+
+export type IntentResult = { ok: true; intent: OrderIntent } | { ok: false; reply: HttpReply };
+
+const bad = (text: string): IntentResult => ({ ok: false, reply: failure(GatewayCode.InvalidField, text) });
+
+function ticks(market: MarketSpec, field: string, text: string): number | string {
+  const t = priceToTicks(market, text);
+  if (typeof t === 'number') return t;
+  if (t === 'offTick') return `${field} ${text} is not a multiple of the tick size ${market.tickSize}`;
+  if (t === 'outOfRange') return `${field} must be positive and at most ${Number.MAX_SAFE_INTEGER} ticks`;
+  return `${field} must be a decimal string such as "1.5"`;
+}
+
+/** Checks the meaning of a schema-valid body against the markets. */
+export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): IntentResult {
+  const market = findMarket(markets, body.symbol);
+  if (market === undefined) return { ok: false, reply: failure(GatewayCode.SymbolNotFound) };
+  const orderType = canonicalOrderType(body.orderType);
+  if (orderType === undefined) return bad('orderType must be one of limit, twap, takeProfit, stopLoss, trailingStop, iceberg');
+  if (orderType === 'unsupported') return bad('orderType unsupported is not supported');
+  const period = body.period === undefined || body.period === null ? null : Number(body.period);
+  if (orderType === 'limit' && period !== null && period !== 0) return bad('May not specify period on Limit order');
+  if (orderType === 'twap' && (period === null || period === 0)) return bad('period must be nonzero for a twap order');
+
+  const price = ticks(market, 'price', body.price);
+  if (typeof price === 'string') return bad(price);
+  const lots = quantityToLots(market, body.quantity);
+  if (lots === 'offLot') return bad(`quantity ${body.quantity} is not a multiple of the lot size ${market.lotSize}`);
+  if (typeof lots !== 'number') return bad('quantity must be a non-zero decimal string within range');
+  if (lots === 0) return bad('quantity must not be zero: positive buys, negative sells');
+  if (Math.abs(lots) < market.minSizeLots) return bad(`quantity must be at least the minimum size ${lotsToQuantity(market, market.minSizeLots)}`);
+
+  const { ioc, postOnly, reduceOnly } = body.flags;
+  if (ioc && postOnly) return bad('flags ioc and postOnly cannot both be set');
+  let triggerPrice: number | null = null;
+  if (body.triggerPrice !== undefined && body.triggerPrice !== null && body.triggerPrice !== '') {
+    const t = ticks(market, 'triggerPrice', body.triggerPrice);
+    if (typeof t === 'string') return bad(t);
+    triggerPrice = t;
+  }
+  if ((orderType === 'takeProfit' || orderType === 'stopLoss') && triggerPrice === null) return bad(`triggerPrice is required for a ${orderType} order`);
+  let trailingPercent: bigint | null = null;
+  if (body.trailingPercent !== undefined && body.trailingPercent !== null && body.trailingPercent !== '') {
+    const p = parseDecimal(body.trailingPercent, RATE_SCALE);
+    if (!p.ok || p.value <= 0n || p.value >= 10n ** BigInt(RATE_SCALE)) return bad('trailingPercent must be a fraction between 0 and 1, such as "0.05"');
+    trailingPercent = p.value;
+  }
+  if (orderType === 'trailingStop' && trailingPercent === null) return bad('trailingPercent is required for a trailingStop order');
+  let parentOrderId: number | null = null;
+  if (body.parentOrderId !== undefined && body.parentOrderId !== null && body.parentOrderId !== '') {
+    const id = parseOrderId(body.parentOrderId);
+    if (id === undefined) return bad('parentOrderId must be an orderId such as "0x0000010000000001"');
+    parentOrderId = id;
+  }
+  return {
+    ok: true,
+    intent: {
+      market,
+      account: body.account.toLowerCase(),
+      subaccountIndex: body.subaccountIndex,
+      orderType: orderType as OrderType,
+      side: lots > 0 ? Side.Buy : Side.Sell,
+      price,
+      quantity: Math.abs(lots),
+      flags: (ioc ? OrderFlag.ImmediateOrCancel : 0) | (postOnly ? OrderFlag.PostOnly : 0) | (reduceOnly ? OrderFlag.ReduceOnly : 0),
+      expiresAt: Number(body.expiresAt),
+      nonce: Number(body.nonce),
+      clientId: body.clientId ?? null,
+      originator: body.originator.toLowerCase(),
+      originatorFee: Number(body.originatorFee),
+      triggerPrice,
+      parentOrderId,
+      period,
+      trailingPercent,
+      body,
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * @module http/validation
+ *
+ * Request bodies are checked against JSON schemas (ajv, compiled once per route). A schema
+ * field may carry `x-error`: the whole message a user reads when that field is wrong, so a
+ * message is written once beside the field it describes. Integers above 2^53 cannot survive
+ * JSON.parse exactly, so integer fields carry `maximum: MAX_SAFE_INTEGER` and larger values
+ * are refused rather than rounded.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { failure, GatewayCode } from './errors.ts';
+import type { HttpReply } from './uws.ts';
+
+const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true });
+ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+ajv.addKeyword({ keyword: 'example' });
+
+export const SAFE_INTEGER_MAX = Number.MAX_SAFE_INTEGER;
+
+/** Field schemas shared by every route. */
+export const Field = {
+  address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed 20-byte hex address' },
+  decimal: { type: 'string', pattern: '^-?[0-9]{1,40}(\\.[0-9]{1,40})?$', maxLength: 60, description: 'decimal string, no exponent' },
+  uint64: { type: 'integer', minimum: 0, maximum: SAFE_INTEGER_MAX },
+  subaccountIndex: { type: 'integer', minimum: 0, maximum: 2147483647, 'x-error': 'Invalid subaccount index' },
+  signatures: { type: 'array', minItems: 1, maxItems: 8, items: { type: 'string', maxLength: 200 } },
+} as const;
+
+function fieldName(error: ErrorObject): string {
+  const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  return path.length > 0 ? path : 'body';
+}
+
+/** One clear sentence for the first problem ajv found. */
+export function describe(error: ErrorObject): string {
+  const custom = (error.parentSchema as Record<string, unknown> | undefined)?.['x-error'];
+  if (error.keyword === 'required') return `Missing field ${fieldName(error) === 'body' ? '' : fieldName(error) + '.'}${(error.params as { missingProperty: string }).missingProperty}`;
+  if (error.keyword === 'additionalProperties') return `Unknown field ${(error.params as { additionalProperty: string }).additionalProperty}`;
+  if (typeof custom === 'string') return custom;
+  const field = fieldName(error);
+  const schema = error.parentSchema as { description?: string; type?: string } | undefined;
+  switch (error.keyword) {
+    case 'type':
+      return `${field} must be ${schema?.description ?? `of type ${(error.params as { type: string }).type}`}`;
+    case 'pattern':
+    case 'maxLength':
+      return `${field} must be a ${schema?.description ?? 'valid value'}`;
+    case 'minimum':
+    case 'maximum':
+      return `${field} must be an integer from ${(error.parentSchema as { minimum?: number }).minimum ?? 0} to ${(error.parentSchema as { maximum?: number }).maximum}`;
+    case 'minItems':
+    case 'maxItems':
+      return `${field} ${error.message}`;
+    default:
+      return `${field} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+export type BodyResult<T> = { ok: true; value: T } | { ok: false; reply: HttpReply };
+
+/** Compiles a body schema into a parser: bytes → typed value, or the 400 reply. */
+export function bodyParser<T>(schema: object): (body: Buffer | null) => BodyResult<T> {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (body) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(body === null || body.length === 0 ? 'null' : body.toString('utf8'));
+    } catch {
+      return { ok: false, reply: failure(GatewayCode.BodyNotJson) };
+    }
+    if (!validate(value)) return { ok: false, reply: failure(GatewayCode.InvalidField, describe(validate.errors![0])) };
+    return { ok: true, value: value as T };
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * @module ledger/accounts
+ *
+ * The account registry: addresses and subaccounts ⇄ the integer ids the engine carries.
+ * `account` = id of a lowercase hex address; `owner` = id of (address, subaccountIndex). Both
+ * are interned in first-use order starting at 1 (0 means "none"), so replaying the same
+ * commands gives the same ids.
+ * Invariants: ids are dense, never reused; the maps and arrays agree.
+ * May import: nothing.
+ */
+
+const ADDRESS = /^0x[0-9a-f]{40}$/;
+export const MAX_SUBACCOUNT = 2 ** 31 - 1;
+
+export interface OwnerIdentity {
+  owner: number;
+  account: number;
+  address: string;
+  subaccountIndex: number;
+}
+
+/** Lowercases and checks an address: `0x` + 40 hex digits. */
+export function normalizeAddress(address: string): string | undefined {
+  const lower = address.toLowerCase();
+  return ADDRESS.test(lower) ? lower : undefined;
+}
+
+export function isSubaccountIndex(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= MAX_SUBACCOUNT;
+}
+
+export class AccountRegistry {
+  private readonly accountIds = new Map<string, number>();
+  private readonly ownerIds = new Map<string, number>();
+  /** Index = account id; slot 0 unused. */
+  private readonly addresses: string[] = [''];
+  /** Index = owner id; slot 0 unused. */
+  private readonly owners: OwnerIdentity[] = [{ owner: 0, account: 0, address: '', subaccountIndex: 0 }];
+
+  /** The owner id of (address, subaccountIndex), creating it on first use. Inputs must be valid. */
+  intern(address: string, subaccountIndex: number): OwnerIdentity {
+    const key = `${address}/${subaccountIndex}`;
+    const known = this.ownerIds.get(key);
+    if (known !== undefined) return this.owners[known];
+    let account = this.accountIds.get(address);
+    if (account === undefined) {
+      account = this.addresses.length;
+      this.addresses.push(address);
+      this.accountIds.set(address, account);
+    }
+    const identity = { owner: this.owners.length, account, address, subaccountIndex };
+    this.owners.push(identity);
+    this.ownerIds.set(key, identity.owner);
+    return identity;
+  }
+
+  findOwner(address: string, subaccountIndex: number): number | undefined {
+    return this.ownerIds.get(`${address.toLowerCase()}/${subaccountIndex}`);
+  }
+
+  findAccount(address: string): number | undefined {
+    return this.accountIds.get(address.toLowerCase());
+  }
+
+  identity(owner: number): OwnerIdentity | undefined {
+    return owner > 0 ? this.owners[owner] : undefined;
+  }
+
+  addressOf(account: number): string | undefined {
+    return account > 0 ? this.addresses[account] : undefined;
+  }
+
+  /** Every owner id of an account, in creation order. */
+  ownersOf(account: number): number[] {
+    return this.owners.filter((o) => o.owner > 0 && o.account === account).map((o) => o.owner);
+  }
+
+  get ownerCount(): number {
+    return this.owners.length - 1;
+  }
+
+  /** Owners in id order, as (address, subaccountIndex) pairs: enough to rebuild the registry. */
+  entries(): Array<[string, number]> {
+    return this.owners.slice(1).map((o) => [o.address, o.subaccountIndex]);
+  }
+
+  validate(): void {
+    for (let i = 1; i < this.owners.length; i++) {
+      const o = this.owners[i];
+      if (o.owner !== i || this.ownerIds.get(`${o.address}/${o.subaccountIndex}`) !== i) throw new Error(`registry: owner ${i} inconsistent`);
+      if (this.addresses[o.account] !== o.address || this.accountIds.get(o.address) !== o.account) throw new Error(`registry: account of owner ${i} inconsistent`);
+    }
+  }
+}

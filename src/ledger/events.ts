@@ -1,0 +1,152 @@
+/**
+ * @module ledger/events
+ *
+ * What the ledger tells the world: one listener `(event) => void` receives plain objects in
+ * the order things happen, synchronously, inside the command that caused them. They are
+ * enough for the API and the private feeds: every balance change (with its cause), every
+ * position change (full new state), every settled fill side, funding rates and payments,
+ * transfers, margin changes, liquidation orders, ADL trades and insurance-fund movements.
+ * The listener must not throw or call back into the ledger.
+ * May import: engine/types (Side).
+ */
+import type { Side } from '../engine/types.ts';
+
+export type BalanceReason = 'deposit' | 'withdraw' | 'faucet' | 'transfer' | 'fill' | 'funding' | 'originatorFee' | 'margin' | 'shortfall';
+
+export interface BalanceEvent {
+  type: 'balance';
+  owner: number;
+  /** Change of cross collateral. */
+  delta: bigint;
+  collateral: bigint;
+  reason: BalanceReason;
+  time: number;
+}
+
+export interface PositionEvent {
+  type: 'position';
+  owner: number;
+  market: number;
+  /** Signed lots; 0 = closed. */
+  quantity: number;
+  basis: bigint;
+  fees: bigint;
+  funding: bigint;
+  margin: bigint;
+  isolated: boolean;
+  updatedAt: number;
+}
+
+/** One side of a settled fill: the API's Account fill. */
+export interface FillEvent {
+  type: 'fill';
+  owner: number;
+  market: number;
+  /** 0 for an ADL trade. */
+  orderId: number;
+  side: Side;
+  price: number;
+  /** Lots (unsigned; `side` gives the direction). */
+  quantity: number;
+  /** Fill notional, collateral units. */
+  notional: bigint;
+  /** Trading fee: + paid, − rebate (originator and liquidation fees excluded). */
+  fee: bigint;
+  realizedPnl: bigint;
+  realizedFunding: bigint;
+  /** Entry notional released by the closed lots (|closed basis|). */
+  realizedExposure: bigint;
+  /** Volume points: the fill's notional in collateral units. */
+  realizedPoints: bigint;
+  maker: boolean;
+  liquidation: boolean;
+  time: number;
+}
+
+export interface FundingRateEvent {
+  type: 'fundingRate';
+  market: number;
+  rate: bigint;
+  time: number;
+}
+
+export interface FundingPaymentEvent {
+  type: 'fundingPayment';
+  owner: number;
+  market: number;
+  /** + received, − paid. */
+  amount: bigint;
+  rate: bigint;
+  time: number;
+}
+
+export interface TransferEvent {
+  type: 'transfer';
+  from: number;
+  to: number;
+  amount: bigint;
+  time: number;
+}
+
+export interface MarginEvent {
+  type: 'margin';
+  owner: number;
+  market: number;
+  isolated: boolean;
+  fraction: bigint;
+  time: number;
+}
+
+/** A liquidation order the runtime must send to the book (reduce-only IOC). */
+export interface LiquidationOrder {
+  owner: number;
+  account: number;
+  market: number;
+  side: Side;
+  price: number;
+  quantity: number;
+  bankruptcyPrice: number;
+}
+
+export interface LiquidationEvent {
+  type: 'liquidation';
+  order: LiquidationOrder;
+  time: number;
+}
+
+export interface DeleverageEvent {
+  type: 'adl';
+  /** The bankrupt owner. */
+  owner: number;
+  counterparty: number;
+  market: number;
+  price: number;
+  /** Lots the bankrupt owner closed with this counterparty. */
+  quantity: number;
+  time: number;
+}
+
+export type InsuranceReason = 'liquidationFee' | 'shortfall' | 'fundingDust';
+
+export interface InsuranceEvent {
+  type: 'insurance';
+  delta: bigint;
+  fund: bigint;
+  reason: InsuranceReason;
+  owner: number;
+  time: number;
+}
+
+export type LedgerEvent =
+  | BalanceEvent
+  | PositionEvent
+  | FillEvent
+  | FundingRateEvent
+  | FundingPaymentEvent
+  | TransferEvent
+  | MarginEvent
+  | LiquidationEvent
+  | DeleverageEvent
+  | InsuranceEvent;
+
+export type LedgerListener = (event: LedgerEvent) => void;

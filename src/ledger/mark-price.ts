@@ -1,0 +1,63 @@
+/**
+ * @module ledger/mark-price
+ *
+ * A market's prices: index (oracle), last trade, book best bid/ask, the premium's moving
+ * average, and the mark derived from them (as Hyperliquid and Binance do):
+ *   premium sample p = (max(0, bid − index) − max(0, index − ask)) / index   (RATE_SCALE)
+ *     — zero while the book straddles the index; a missing side contributes nothing.
+ *   EMA:   ema ← ema + (p − ema) / 10  (truncated toward zero)
+ *   mark = median(index · (1 + ema), book mid, last trade)   in ticks
+ * With fewer than three of those available the mark is the first available of
+ * index·(1+ema), last trade, book mid. Unrealized PnL and margin use the mark.
+ * May import: config/, ledger/units.
+ */
+import { RATE_ONE } from '../config/market.ts';
+
+export const PREMIUM_EMA_WEIGHT = 10n;
+
+export interface MarketPrices {
+  /** Oracle price in ticks (0 until the first update). */
+  index: number;
+  /** Last trade price in ticks (0 before the first fill). */
+  last: number;
+  bid: number;
+  ask: number;
+  /** Moving average of premium samples, RATE_SCALE. */
+  premiumEma: bigint;
+  /** Derived; recomputed whenever an input changes. */
+  mark: number;
+}
+
+export function newPrices(): MarketPrices {
+  return { index: 0, last: 0, bid: 0, ask: 0, premiumEma: 0n, mark: 0 };
+}
+
+/** One premium sample (RATE_SCALE) of the book against the index; 0 without an index. */
+export function premiumSample(index: number, bid: number, ask: number): bigint {
+  if (index <= 0) return 0n;
+  const above = bid > index ? BigInt(bid - index) : 0n;
+  const below = ask > 0 && ask < index ? BigInt(index - ask) : 0n;
+  return ((above - below) * RATE_ONE) / BigInt(index);
+}
+
+export function samplePremium(p: MarketPrices, bid: number, ask: number): bigint {
+  p.bid = bid;
+  p.ask = ask;
+  const sample = premiumSample(p.index, bid, ask);
+  p.premiumEma += (sample - p.premiumEma) / PREMIUM_EMA_WEIGHT;
+  p.mark = markOf(p);
+  return sample;
+}
+
+/** The mark in ticks (≥ 1 once any price is known, 0 before). */
+export function markOf(p: MarketPrices): number {
+  const fromIndex = p.index > 0 ? Number((BigInt(p.index) * (RATE_ONE + p.premiumEma)) / RATE_ONE) : 0;
+  const mid = p.bid > 0 && p.ask > 0 ? Math.floor((p.bid + p.ask) / 2) : 0;
+  let mark: number;
+  if (fromIndex > 0 && mid > 0 && p.last > 0) {
+    mark = Math.max(Math.min(fromIndex, mid), Math.min(Math.max(fromIndex, mid), p.last));
+  } else {
+    mark = fromIndex > 0 ? fromIndex : p.last > 0 ? p.last : mid;
+  }
+  return mark > 0 ? mark : fromIndex > 0 || p.last > 0 || mid > 0 ? 1 : 0;
+}

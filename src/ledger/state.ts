@@ -1,0 +1,66 @@
+/**
+ * @module ledger/state
+ *
+ * The ledger's mutable records: one per owner, one per market, one per open order's margin
+ * hold. Plain objects so that snapshots are plain data.
+ * May import: config/, ledger/.
+ */
+import type { MarketSpec } from '../config/market.ts';
+import type { FundingState } from './funding.ts';
+import type { MarketPrices } from './mark-price.ts';
+import type { Position } from './position.ts';
+import type { NotionalScale } from './units.ts';
+import type { Side } from '../engine/types.ts';
+
+/** An owner's margin choice in one market. Default: cross at the market's initialMarginFraction. */
+export interface MarginSetting {
+  isolated: boolean;
+  /** Desired margin fraction (1/leverage), RATE_SCALE. */
+  fraction: bigint;
+}
+
+export interface OwnerState {
+  owner: number;
+  account: number;
+  /** Cross collateral, base units. May be negative only while the owner holds cross positions whose profit covers it. */
+  collateral: bigint;
+  positions: Map<number, Position>;
+  settings: Map<number, MarginSetting>;
+  /** Sum of this owner's hold amounts. */
+  holdTotal: bigint;
+  /** Per market: lots of open (not reduce-only) orders, buy and sell. */
+  openLots: Map<number, { buy: number; sell: number }>;
+  /** Markets with a liquidation order in flight. */
+  liquidating: Set<number>;
+}
+
+export interface MarketState {
+  spec: MarketSpec;
+  scale: NotionalScale;
+  prices: MarketPrices;
+  funding: FundingState;
+  /** Owners with a non-zero position here, in insertion order. */
+  holders: Set<number>;
+}
+
+/** The margin reserved for an open order, released as it fills or when it ends. */
+export interface Hold {
+  orderId: number;
+  owner: number;
+  market: number;
+  side: Side;
+  /** Lots still open. */
+  remaining: number;
+  /** Collateral still reserved. */
+  amount: bigint;
+  reduceOnly: boolean;
+  liquidation: boolean;
+  /** Owner id paid the originator fee (0 = none). */
+  originator: number;
+  /** Fraction of notional, RATE_SCALE. */
+  originatorFee: bigint;
+}
+
+export function newOwner(owner: number, account: number): OwnerState {
+  return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), liquidating: new Set() };
+}
