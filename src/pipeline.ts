@@ -10,6 +10,7 @@
  * needs; none reaches into another.
  */
 import { mkdirSync } from 'node:fs';
+import { open } from 'lmdb';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
 import { FastOrderBook } from './engine/fast-book.ts';
@@ -17,6 +18,8 @@ import type { BookListener } from './engine/types.ts';
 import { publishedTypedData } from './auth/typed-data.ts';
 import { startGateway } from './http/gateway.ts';
 import type { MarketDataPort } from './http/ports.ts';
+import { HistoryReader } from './history/reader.ts';
+import { openHistoryDatabases } from './history/store.ts';
 
 export interface RunningExchange {
   port: number;
@@ -36,6 +39,9 @@ const IGNORE_EVENTS: BookListener = {
 
 export async function startExchange(settings: Settings, logger: Logger, clock: () => number = Date.now): Promise<RunningExchange> {
   mkdirSync(settings.dataDir, { recursive: true });
+  // ⑥ one LMDB environment holds the journal, snapshots and the history projections
+  const env = open({ path: settings.dataDir, maxDbs: 32 });
+  const history = new HistoryReader(openHistoryDatabases(env));
 
   // ④ market books, one per market
   const books = settings.markets.map((m) => new FastOrderBook(m.index, IGNORE_EVENTS, { minSizeLots: m.minSizeLots }));
@@ -48,12 +54,21 @@ export async function startExchange(settings: Settings, logger: Logger, clock: (
     book: (index) => books[index],
     typedData: () => typedData,
   };
-  const server = await startGateway({ host: settings.host, port: settings.port, clock, logger, marketData });
+  const server = await startGateway({
+    host: settings.host,
+    port: settings.port,
+    clock,
+    logger,
+    marketData,
+    history,
+    prices: () => ({ mark: 0, index: 0 }),
+  });
 
   return {
     port: server.port,
     async stop() {
       server.close();
+      await env.close();
     },
   };
 }

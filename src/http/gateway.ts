@@ -11,7 +11,10 @@ import { failure, GatewayCode } from './errors.ts';
 import { startHttpServer, type HttpServer, type Route, type HttpRequest } from './uws.ts';
 import { bookRoute } from './routes/book.ts';
 import { configRoute, marketsRoute, timeRoute } from './routes/markets.ts';
-import type { Clock, MarketDataPort } from './ports.ts';
+import { candlesRoute } from './routes/candles.ts';
+import { tradesRoute } from './routes/trades.ts';
+import { pricesRoute, summaryRoute } from './routes/price.ts';
+import type { Clock, MarketDataPort, MarketHistory, PriceSource } from './ports.ts';
 
 export interface GatewayOptions {
   host: string;
@@ -19,6 +22,8 @@ export interface GatewayOptions {
   clock: Clock;
   logger: Logger;
   marketData: MarketDataPort;
+  history: MarketHistory;
+  prices: PriceSource;
   maxBodyBytes?: number;
 }
 
@@ -29,6 +34,10 @@ export function routes(options: GatewayOptions): Route[] {
     { method: 'get', pattern: '/markets', handler: marketsRoute(marketData) },
     { method: 'get', pattern: '/time', handler: timeRoute(clock) },
     { method: 'get', pattern: '/book/:symbol', handler: bookRoute(marketData, clock) },
+    { method: 'get', pattern: '/candles/:symbol', handler: candlesRoute(marketData, options.history) },
+    { method: 'get', pattern: '/trades/:symbol', handler: tradesRoute(marketData, options.history) },
+    { method: 'get', pattern: '/price', handler: pricesRoute(marketData, options.history, options.prices, clock) },
+    { method: 'get', pattern: '/summary', handler: summaryRoute(marketData, options.history, clock) },
   ];
 }
 

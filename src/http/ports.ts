@@ -25,3 +25,5 @@ export interface MarketDataPort {
 
 /** The gateway's clock: milliseconds. Injected so tests can hold time still. */
 export type Clock = () => number;
+
+export type { MarketHistory, PriceSource } from '../history/types.ts';

@@ -3,6 +3,7 @@ import { after } from 'node:test';
 import { pino } from 'pino';
 import { startGateway } from '../../src/http/gateway.ts';
 import type { MarketDataPort } from '../../src/http/ports.ts';
+import { NO_HISTORY } from '../history/http-server.ts';
 
 export interface TestServer {
   url: string;
@@ -11,7 +12,7 @@ export interface TestServer {
 }
 
 export async function startTestGateway(marketData: MarketDataPort, clock = () => 1_700_000_000_000): Promise<TestServer> {
-  const server = await startGateway({ host: '127.0.0.1', port: 0, clock, logger: pino({ level: 'silent' }), marketData });
+  const server = await startGateway({ host: '127.0.0.1', port: 0, clock, logger: pino({ level: 'silent' }), marketData, history: NO_HISTORY, prices: () => ({ mark: 0, index: 0 }) });
   after(() => server.close());
   const url = `http://127.0.0.1:${server.port}`;
   const request = async (method: string, path: string, body?: string) => {

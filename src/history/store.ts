@@ -1,0 +1,154 @@
+/**
+ * @module history/store
+ *
+ * The history projections' named databases inside the runtime's LMDB environment, their key
+ * layouts and value codecs. The environment is passed in, never opened here: the runtime
+ * opens one environment for the journal and the projections so that a batch of events and
+ * their projections commit in one transaction (open it with `maxDbs` ≥ the journal's
+ * databases + `HISTORY_DATABASE_COUNT`).
+ *
+ * Keys (lmdb ordered-binary arrays of integers, so ranges sort numerically):
+ * ```
+ * history.trades          [marketIndex, seq]                      → trade   newest first = reverse read
+ * history.tradesByTime    [marketIndex, time, seq]                → trade   from/to windows
+ * history.candles         [marketIndex, intervalIndex, start]     → candle
+ * history.fills           [owner, time, marketIndex, seq]         → fill    (marketIndex: seqs are per market)
+ * history.orders          orderId                                 → order record
+ * history.ordersByUpdated [owner, updatedAt, orderId]             → orderId
+ * history.ordersByCreated [owner, createdAt, orderId]             → orderId
+ * history.funding         [marketIndex, time]                     → rate
+ * ```
+ * Values are msgpack (lmdb's default); `bigint`s are stored as decimal integer strings.
+ * May import: history/, lmdb types.
+ */
+import type { Database, RootDatabase } from 'lmdb';
+import type { Candle } from './candles.ts';
+import type { AccountFillRecord, OrderRecord, TradeRecord } from './types.ts';
+import type { Side } from '../engine/types.ts';
+
+export const HISTORY_DATABASE_COUNT = 8;
+
+/** Above every stored time and sequence: the open upper end of a range. */
+export const KEY_TOP = Number.MAX_SAFE_INTEGER;
+
+export interface StoredTrade {
+  time: number;
+  price: number;
+  quantity: number;
+  side: Side;
+}
+
+export interface StoredCandle {
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: string;
+  notional: string;
+  trades: number;
+  fundingRate: string | null;
+}
+
+export interface StoredFill {
+  orderId: number;
+  price: number;
+  quantity: number;
+  realizedExposure: string;
+  realizedFunding: string;
+  realizedPnl: string;
+  realizedPoints: string;
+}
+
+type Key = number[];
+
+export interface HistoryDatabases {
+  readonly root: RootDatabase;
+  readonly trades: Database<StoredTrade, Key>;
+  readonly tradesByTime: Database<StoredTrade, Key>;
+  readonly candles: Database<StoredCandle, Key>;
+  readonly fills: Database<StoredFill, Key>;
+  readonly orders: Database<OrderRecord, number>;
+  readonly ordersByUpdated: Database<number, Key>;
+  readonly ordersByCreated: Database<number, Key>;
+  readonly funding: Database<string, Key>;
+}
+
+/** Opens (creating when absent) the projections' databases in `root`. */
+export function openHistoryDatabases(root: RootDatabase): HistoryDatabases {
+  const db = <V, K extends Key | number>(name: string) => root.openDB<V, K>({ name });
+  return {
+    root,
+    trades: db<StoredTrade, Key>('history.trades'),
+    tradesByTime: db<StoredTrade, Key>('history.tradesByTime'),
+    candles: db<StoredCandle, Key>('history.candles'),
+    fills: db<StoredFill, Key>('history.fills'),
+    orders: db<OrderRecord, number>('history.orders'),
+    ordersByUpdated: db<number, Key>('history.ordersByUpdated'),
+    ordersByCreated: db<number, Key>('history.ordersByCreated'),
+    funding: db<string, Key>('history.funding'),
+  };
+}
+
+export function storeTrade(t: TradeRecord): StoredTrade {
+  return { time: t.time, price: t.price, quantity: t.quantity, side: t.takerSide };
+}
+
+export function loadTrade(marketIndex: number, seq: number, s: StoredTrade): TradeRecord {
+  return { marketIndex, seq, time: s.time, price: s.price, quantity: s.quantity, takerSide: s.side };
+}
+
+export function storeCandle(c: Candle): StoredCandle {
+  return {
+    open: c.open,
+    high: c.high,
+    low: c.low,
+    close: c.close,
+    volume: c.volume.toString(),
+    notional: c.notional.toString(),
+    trades: c.trades,
+    fundingRate: c.fundingRate === null ? null : c.fundingRate.toString(),
+  };
+}
+
+export function loadCandle(start: number, s: StoredCandle): Candle {
+  return {
+    start,
+    open: s.open,
+    high: s.high,
+    low: s.low,
+    close: s.close,
+    volume: BigInt(s.volume),
+    notional: BigInt(s.notional),
+    trades: s.trades,
+    fundingRate: s.fundingRate === null ? null : BigInt(s.fundingRate),
+  };
+}
+
+export function storeFill(f: AccountFillRecord): StoredFill {
+  return {
+    orderId: f.orderId,
+    price: f.price,
+    quantity: f.quantity,
+    realizedExposure: f.realizedExposure.toString(),
+    realizedFunding: f.realizedFunding.toString(),
+    realizedPnl: f.realizedPnl.toString(),
+    realizedPoints: f.realizedPoints.toString(),
+  };
+}
+
+export function loadFill(key: Key, s: StoredFill): AccountFillRecord {
+  const [owner, time, marketIndex, seq] = key;
+  return {
+    owner,
+    marketIndex,
+    seq,
+    time,
+    orderId: s.orderId,
+    price: s.price,
+    quantity: s.quantity,
+    realizedExposure: BigInt(s.realizedExposure),
+    realizedFunding: BigInt(s.realizedFunding),
+    realizedPnl: BigInt(s.realizedPnl),
+    realizedPoints: BigInt(s.realizedPoints),
+  };
+}

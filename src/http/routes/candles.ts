@@ -1,0 +1,44 @@
+/**
+ * GET /candles/{symbol}?interval=&from=&to=&limit=: candles of one interval, ascending by
+ * start. `interval` one of 1m … 1d, default 1m; `from` (started on or after) and `to` (started
+ * before) in milliseconds; `limit` 1–5000, default 1000, keeping the newest when more match;
+ * each candle's `time` (its start) in seconds.
+ */
+import fastJson from 'fast-json-stringify';
+import { findMarket } from '../../config/market.ts';
+import { CANDLE_INTERVALS, INTERVAL_1M, intervalByName } from '../../history/candles.ts';
+import type { MarketHistory } from '../../history/types.ts';
+import { candleView } from '../../history/views.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import { parseQuery } from '../query.ts';
+import { CANDLES_SCHEMA } from '../schemas.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+import { isReply, parseWindow, type MarketList } from './trades.ts';
+
+export const DEFAULT_CANDLES_LIMIT = 1000;
+
+const INTERVAL_NAMES = CANDLE_INTERVALS.map((i) => i.name).join(', ');
+const serialize = fastJson(CANDLES_SCHEMA);
+
+export function candlesRoute(marketData: MarketList, history: MarketHistory) {
+  return (req: HttpRequest): HttpReply => {
+    const symbol = req.params[0];
+    const market = findMarket(marketData.markets, symbol);
+    if (market === undefined) return failure(GatewayCode.MarketNotFound, symbol);
+    const query = parseQuery(req.query);
+    const intervalText = query.get('interval');
+    const interval = intervalText === null ? INTERVAL_1M : intervalByName(intervalText);
+    if (interval === undefined) {
+      return failure(GatewayCode.InvalidField, `Interval must be one of ${INTERVAL_NAMES}, got ${intervalText}`);
+    }
+    const window = parseWindow(query, DEFAULT_CANDLES_LIMIT);
+    if (isReply(window)) return window;
+    let candles;
+    try {
+      candles = history.candles(market.index, interval, window);
+    } catch {
+      return failure(GatewayCode.DatabaseFailure);
+    }
+    return { status: 200, body: serialize(candles.map((c) => candleView(market, c))) };
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * GET /price and GET /summary: every market's prices, and its last 24 hours.
+ *
+ * GET /price → `{time, prices: [{symbol, markPrice, indexPrice, lastPrice}]}`: mark and index
+ * from the ledger's price source, last from the trade history; null when not known yet.
+ * GET /summary → `{time, markets: [{symbol, open, high, low, close, lastPrice, volume,
+ * quoteVolume, change, changePercent, trades, openTime}]}` over the 1440 minutes ending with
+ * the current one (see `history/views` summaryView). `time` and `openTime` in seconds.
+ * Both take an optional `symbol` to answer one market (404 `Symbol not found` when unknown).
+ */
+import fastJson from 'fast-json-stringify';
+import { findMarket, ticksToPrice, type MarketSpec } from '../../config/market.ts';
+import type { MarketHistory, PriceSource } from '../../history/types.ts';
+import { secondsOf, summaryView } from '../../history/views.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import type { Clock } from '../ports.ts';
+import { parseQuery } from '../query.ts';
+import { PRICES_SCHEMA, SUMMARY_SCHEMA } from '../schemas.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+import type { MarketList } from './trades.ts';
+
+const serializePrices = fastJson(PRICES_SCHEMA);
+const serializeSummary = fastJson(SUMMARY_SCHEMA);
+
+/** The markets a request asks about: all, or the one `symbol` names; a 404 reply when unknown. */
+function selected(marketData: MarketList, req: HttpRequest): readonly MarketSpec[] | HttpReply {
+  const symbol = parseQuery(req.query).get('symbol');
+  if (symbol === null) return marketData.markets;
+  const market = findMarket(marketData.markets, symbol);
+  return market === undefined ? failure(GatewayCode.SymbolNotFound) : [market];
+}
+
+function priceText(market: MarketSpec, ticks: number | undefined): string | null {
+  return ticks === undefined || ticks <= 0 ? null : ticksToPrice(market, ticks);
+}
+
+export function pricesRoute(marketData: MarketList, history: MarketHistory, prices: PriceSource, clock: Clock) {
+  return (req: HttpRequest): HttpReply => {
+    const markets = selected(marketData, req);
+    if (!Array.isArray(markets)) return markets as HttpReply;
+    let last;
+    try {
+      last = markets.map((market) => history.lastPrice(market.index));
+    } catch {
+      return failure(GatewayCode.DatabaseFailure);
+    }
+    const list = markets.map((market, i) => {
+      const { mark, index } = prices(market.index);
+      return { symbol: market.symbol, markPrice: priceText(market, mark), indexPrice: priceText(market, index), lastPrice: priceText(market, last[i]) };
+    });
+    return { status: 200, body: serializePrices({ time: secondsOf(clock()), prices: list }) };
+  };
+}
+
+export function summaryRoute(marketData: MarketList, history: MarketHistory, clock: Clock) {
+  return (req: HttpRequest): HttpReply => {
+    const markets = selected(marketData, req);
+    if (!Array.isArray(markets)) return markets as HttpReply;
+    const now = clock();
+    let list;
+    try {
+      list = markets.map((market) => summaryView(market, history.summary24h(market.index, now)));
+    } catch {
+      return failure(GatewayCode.DatabaseFailure);
+    }
+    return { status: 200, body: serializeSummary({ time: secondsOf(now), markets: list }) };
+  };
+}

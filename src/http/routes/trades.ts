@@ -1,0 +1,63 @@
+/**
+ * GET /trades/{symbol}?limit=&from=&to=: the market's public trades, newest first.
+ * `limit` 1–5000, default 100; `from` (on or after) and `to` (before) in milliseconds, ≥ 0;
+ * each trade's `time` in seconds. Also the window parameters' parser that GET /candles shares.
+ */
+import fastJson from 'fast-json-stringify';
+import { findMarket, type MarketSpec } from '../../config/market.ts';
+import type { MarketHistory, RangeQuery } from '../../history/types.ts';
+import { tradeView } from '../../history/views.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import { parseQuery, strictInteger, type Query } from '../query.ts';
+import { PUBLIC_TRADES_SCHEMA } from '../schemas.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+
+export const DEFAULT_TRADES_LIMIT = 100;
+export const MAX_HISTORY_LIMIT = 5000;
+
+const serialize = fastJson(PUBLIC_TRADES_SCHEMA);
+
+/** What the history routes need of the market data port. */
+export interface MarketList {
+  readonly markets: readonly MarketSpec[];
+}
+
+/** `limit`, `from` and `to` of a history query, or the 400 that refuses them. */
+export function parseWindow(query: Query, defaultLimit: number): RangeQuery | HttpReply {
+  let limit = defaultLimit;
+  const limitText = query.get('limit');
+  if (limitText !== null) {
+    const n = strictInteger(limitText);
+    if (n === undefined || n < 1 || n > MAX_HISTORY_LIMIT) return failure(GatewayCode.LimitOutOfRange, limitText);
+    limit = n;
+  }
+  const window: RangeQuery = { limit };
+  for (const name of ['from', 'to'] as const) {
+    const text = query.get(name);
+    if (text === null) continue;
+    const n = strictInteger(text);
+    if (n === undefined || n < 0) return failure(GatewayCode.InvalidField, `${name} must be an integer >= 0 (milliseconds), got ${text}`);
+    window[name] = n;
+  }
+  return window;
+}
+
+export function isReply(value: object): value is HttpReply {
+  return 'status' in value;
+}
+
+export function tradesRoute(marketData: MarketList, history: MarketHistory) {
+  return (req: HttpRequest): HttpReply => {
+    const market = findMarket(marketData.markets, req.params[0]);
+    if (market === undefined) return failure(GatewayCode.SymbolNotFound);
+    const window = parseWindow(parseQuery(req.query), DEFAULT_TRADES_LIMIT);
+    if (isReply(window)) return window;
+    let trades;
+    try {
+      trades = history.trades(market.index, window);
+    } catch {
+      return failure(GatewayCode.DatabaseFailure);
+    }
+    return { status: 200, body: serialize(trades.map((t) => tradeView(market, t))) };
+  };
+}
