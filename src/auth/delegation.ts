@@ -17,10 +17,18 @@
  *    only by the debited account itself (`target` = `accountFrom` = signer), never a delegate.
  *  - Token calls (reads, and cancels authorised by the JWT): the token's address is the account
  *    or a delegate holding the needed scope.
- *  - Texts: a caller with no delegation gets `Not delegated for account and subaccount`; a
- *    delegate without the needed scope, or where delegation is forbidden (transfers, delegation
- *    changes), gets `Delegation not allowed for request`; an unauthorised margin update gets
- *    `Unauthorized to change margin for account <account>`.
+ *  - Texts for signed writes, by who the recovered signer is:
+ *      · unrelated to the account (neither it nor its delegate on any subaccount): `Invalid
+ *        signature` — that is what a wrong field, a wrong domain or an action signed as another
+ *        type looks like (they recover a random address), and a stranger's valid signature is
+ *        not a valid signature for this account either;
+ *      · a delegate of another subaccount: `Not delegated for account and subaccount`;
+ *      · a delegate without `trade`, or any delegate where delegation is forbidden (transfers,
+ *        delegation changes): `Delegation not allowed for request`; for a margin update,
+ *        `Unauthorized to change margin for account <account>`.
+ *  - Texts for token callers (the identity is certain): not a delegate of the subaccount →
+ *    `Not delegated for account and subaccount`; delegate without the scope → `Delegation not
+ *    allowed for request`.
  *
  * Invariants: addresses lowercase; a delegate is never its own account; scopes non-empty,
  * canonical order (trade before read).
@@ -79,6 +87,8 @@ function subaccountKey(account: Address, subaccountIndex: number): string {
 
 export class DelegationStore {
   private readonly grants = new Map<string, Map<Address, Scope[]>>();
+  /** `account|delegate` → on how many subaccounts the delegate holds a grant (derived). */
+  private readonly related = new Map<string, number>();
 
   /** The scopes `delegate` holds for the subaccount (undefined when it is not a delegate). */
   scopesOf(account: Address, subaccountIndex: number, delegate: Address): readonly Scope[] | undefined {
@@ -92,7 +102,7 @@ export class DelegationStore {
     const delegate = toAddress(change.delegate);
     if (delegate === undefined) return refused(AuthCode.InvalidField, { field: 'delegate' });
     if (!validSubaccountIndex(change.subaccountIndex)) return refused(AuthCode.InvalidSubaccountIndex);
-    if (signer !== account) return refused(AuthCode.DelegationNotAllowed);
+    if (signer !== account) return refused(this.isRelated(account, signer) ? AuthCode.DelegationNotAllowed : AuthCode.InvalidSignature);
     if (delegate === account) return refused(AuthCode.SelfDelegation);
     if (change.action === 'remove') {
       if (this.scopesOf(account, change.subaccountIndex, delegate) === undefined) return refused(AuthCode.DelegateNotFound);
@@ -110,19 +120,14 @@ export class DelegationStore {
     if (!checked.ok) return checked;
     const { account, delegate, scopes } = checked.value;
     const key = subaccountKey(account, change.subaccountIndex);
-    if (change.action === 'remove') {
-      const delegates = this.grants.get(key)!;
-      delegates.delete(delegate);
-      if (delegates.size === 0) this.grants.delete(key);
-    } else {
-      let delegates = this.grants.get(key);
-      if (delegates === undefined) {
-        delegates = new Map();
-        this.grants.set(key, delegates);
-      }
-      delegates.set(delegate, scopes);
-    }
+    if (change.action === 'remove') this.revoke(account, change.subaccountIndex, delegate);
+    else this.grant(account, change.subaccountIndex, delegate, scopes);
     return accepted(undefined);
+  }
+
+  /** Whether `signer` is the account or its delegate on any subaccount. */
+  isRelated(account: Address, signer: Address): boolean {
+    return signer === account || this.related.has(`${account}|${signer}`);
   }
 
   /** Delegates of an account, of one subaccount or all, sorted (GET /account/delegates). */
@@ -145,10 +150,12 @@ export class DelegationStore {
   authorizeWrite(write: SignedWrite): AuthResult<void> {
     if (write.action === 'transfer') {
       if (!validSubaccountIndex(write.subaccountIndexFrom) || !validSubaccountIndex(write.subaccountIndexTo)) return refused(AuthCode.InvalidSubaccountIndex);
+      if (!this.isRelated(write.accountFrom, write.signer)) return refused(AuthCode.InvalidSignature);
       return write.signer === write.accountFrom && write.target === write.accountFrom ? accepted(undefined) : refused(AuthCode.DelegationNotAllowed);
     }
     if (!validSubaccountIndex(write.subaccountIndex)) return refused(AuthCode.InvalidSubaccountIndex);
     if (write.signer === write.account) return accepted(undefined);
+    if (!this.isRelated(write.account, write.signer)) return refused(AuthCode.InvalidSignature);
     if (write.action === 'delegation') return refused(AuthCode.DelegationNotAllowed);
     const scopes = this.scopesOf(write.account, write.subaccountIndex, write.signer);
     if (scopes?.includes('trade')) return accepted(undefined);
@@ -181,15 +188,7 @@ export class DelegationStore {
   static restore(snapshot: DelegationSnapshot): DelegationStore {
     if (snapshot.version !== 1) throw new Error(`unknown delegation snapshot version ${String(snapshot.version)}`);
     const store = new DelegationStore();
-    for (const [account, subaccountIndex, delegate, scopes] of snapshot.grants) {
-      const key = subaccountKey(account, subaccountIndex);
-      let delegates = store.grants.get(key);
-      if (delegates === undefined) {
-        delegates = new Map();
-        store.grants.set(key, delegates);
-      }
-      delegates.set(delegate, [...scopes]);
-    }
+    for (const [account, subaccountIndex, delegate, scopes] of snapshot.grants) store.grant(account, subaccountIndex, delegate, [...scopes]);
     store.validateInternalState();
     return store;
   }
@@ -199,6 +198,7 @@ export class DelegationStore {
   }
 
   validateInternalState(): void {
+    const related = new Map<string, number>();
     for (const [key, delegates] of this.grants) {
       const [account, index] = key.split('|');
       if (!isAddress(account) || !validSubaccountIndex(Number(index))) throw new Error(`bad delegation key ${key}`);
@@ -206,7 +206,31 @@ export class DelegationStore {
       for (const [delegate, scopes] of delegates) {
         if (!isAddress(delegate) || delegate === account) throw new Error(`bad delegate ${delegate} for ${key}`);
         if (scopes.length === 0 || parseScopes(scopes.join(','))?.join(',') !== scopes.join(',')) throw new Error(`bad scopes ${scopes.join(',')} for ${key}`);
+        related.set(`${account}|${delegate}`, (related.get(`${account}|${delegate}`) ?? 0) + 1);
       }
     }
+    if (related.size !== this.related.size || [...related].some(([k, n]) => this.related.get(k) !== n)) throw new Error('delegate index out of step with grants');
+  }
+
+  private grant(account: Address, subaccountIndex: number, delegate: Address, scopes: Scope[]): void {
+    const key = subaccountKey(account, subaccountIndex);
+    let delegates = this.grants.get(key);
+    if (delegates === undefined) {
+      delegates = new Map();
+      this.grants.set(key, delegates);
+    }
+    if (!delegates.has(delegate)) this.related.set(`${account}|${delegate}`, (this.related.get(`${account}|${delegate}`) ?? 0) + 1);
+    delegates.set(delegate, scopes);
+  }
+
+  private revoke(account: Address, subaccountIndex: number, delegate: Address): void {
+    const key = subaccountKey(account, subaccountIndex);
+    const delegates = this.grants.get(key)!;
+    delegates.delete(delegate);
+    if (delegates.size === 0) this.grants.delete(key);
+    const relation = `${account}|${delegate}`;
+    const count = this.related.get(relation)! - 1;
+    if (count === 0) this.related.delete(relation);
+    else this.related.set(relation, count);
   }
 }

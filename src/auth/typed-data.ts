@@ -310,6 +310,7 @@ export function domainSeparator(domain: Eip712Domain): Uint8Array {
     const hashed = hashStruct('EIP712Domain', DOMAIN_TYPE, domain as unknown as Record<string, unknown>);
     if (!hashed.ok) throw new Error(`invalid EIP-712 domain: ${hashed.params?.field}`);
     separator = hashed.value;
+    if (separators.size >= 16) separators.clear(); // a handful of profiles in practice; bound it anyway
     separators.set(key, separator);
   }
   return separator;

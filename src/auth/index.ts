@@ -1,0 +1,50 @@
+/**
+ * @module auth
+ *
+ * Authentication and signatures, transport-independent: the HTTP/WS gateway calls these and maps
+ * refusals to responses with `authError` (codes.ts, 1000–1999).
+ *
+ * Owns:
+ *  - what is signed: the EIP-712 domain per profile and the Order, Transfer, MarginUpdate and
+ *    Delegation types, published verbatim by GET /config (typed-data.ts), and their digest;
+ *  - signature canonicality (signature.ts) and signer recovery (recovery.ts: noble or native
+ *    libsecp256k1), off the main thread in batches (signature-pool.ts + signature-worker.ts);
+ *  - replay protection: nonce windows per (account, subaccountIndex, signer) (nonces.ts);
+ *  - delegation and the authorization rules and texts of the spec (delegation.ts), combined with
+ *    nonces in the synchronous admission step (admission.ts);
+ *  - wallet login: SIWE challenge (challenge.ts) → JWT access token (token.ts), login.ts.
+ *
+ * May import: @noble/curves, @noble/hashes, jose, piscina, secp256k1 (optional), config (types),
+ * node:os and node:module in the adapters (pool, native loader). Never the engine, ledger or
+ * gateway. nonces.ts and delegation.ts are pure and deterministic (journaled state: snapshot,
+ * restore, stateHash, validateInternalState); challenge.ts and token.ts take a clock and a
+ * random source.
+ *
+ * Request flow for a signed write (order, transfer, margin update, delegation change):
+ *  1. gateway parses the body; `orderMessage(body)` maps nulls for orders;
+ *  2. `recoverRequestSigner(recover, eip712Domain(profile), primaryType, message, signatures)`
+ *     → signer (async, through the pool);
+ *  3. on the thread owning the stores: `admitSignedWrite` / `admitSignedBatch` /
+ *     `admitDelegationChange` → authorised and nonce consumed, or a refusal; journal it.
+ * Reads: `tokens.verifyHeader(header)` → caller; `delegations.authorizeCaller(caller, account,
+ * subaccountIndex, 'read')`.
+ *
+ * Invariants: every signature rejection is `Invalid signature`; high-s is refused; v as 0/1 or
+ * 27/28 both accepted (replay keyed on (signer, nonce), never on bytes); the action type is in
+ * the type hash; the domain binds chainId and verifyingContract. Addresses are lowercase inside.
+ * Limits: nonces and expiresAt are safe integers (≤ 2^53 − 1); login challenges are held in
+ * memory by the issuing process; no JWT revocation list (short expiry instead).
+ */
+export * from './codes.ts';
+export * from './address.ts';
+export * from './typed-data.ts';
+export * from './signature.ts';
+export * from './recovery.ts';
+export * from './signed-request.ts';
+export * from './signature-pool.ts';
+export * from './nonces.ts';
+export * from './delegation.ts';
+export * from './admission.ts';
+export * from './challenge.ts';
+export * from './token.ts';
+export * from './login.ts';

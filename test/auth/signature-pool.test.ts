@@ -1,0 +1,52 @@
+/** The worker pool (TypeScript workers through the inherited `--import tsx`) recovers many signers concurrently. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { bytesToHex } from '../../src/auth/address.ts';
+import { loadRecoveryBackend } from '../../src/auth/recovery.ts';
+import { SignaturePool } from '../../src/auth/signature-pool.ts';
+
+interface Case {
+  digest: Uint8Array;
+  signature: string;
+  signer: string | null;
+}
+
+/** 40 keys × a digest each; every 5th signature is broken (flipped v to 29, or a garbled hex). */
+function cases(count: number): Case[] {
+  const out: Case[] = [];
+  for (let i = 0; i < count; i++) {
+    const key = new Uint8Array(32).fill(0);
+    key[31] = (i % 40) + 1;
+    key[0] = 7;
+    const digest = new Uint8Array(32).fill(i & 255);
+    digest[0] = i >> 8;
+    const sig = secp256k1.sign(digest, key, { prehash: false, format: 'recovered' });
+    let signature = `0x${bytesToHex(sig.subarray(1))}${(sig[0] + 27).toString(16)}`;
+    let signer: string | null = privateKeyToAccount(`0x${bytesToHex(key)}`).address.toLowerCase();
+    if (i % 10 === 4) [signature, signer] = [`${signature.slice(0, 130)}1d`, null];
+    if (i % 10 === 9) [signature, signer] = [`${signature.slice(0, 40)}xx${signature.slice(42)}`, null];
+    out.push({ digest, signature, signer });
+  }
+  return out;
+}
+
+for (const backend of ['noble', 'native'] as const) {
+  test(`${backend}: hundreds of concurrent recoveries through a 2-thread pool give the right signers`, { skip: loadRecoveryBackend(backend) === undefined }, async () => {
+    const pool = new SignaturePool({ backend, threads: 2, batchSize: 16 });
+    try {
+      const all = cases(backend === 'noble' ? 120 : 300);
+      const results = await Promise.all(all.map((c) => pool.recover(c.digest, c.signature)));
+      assert.deepEqual(results, all.map((c) => c.signer));
+    } finally {
+      await pool.close();
+    }
+  });
+}
+
+test('a closed pool refuses new work', async () => {
+  const pool = new SignaturePool({ threads: 1 });
+  await pool.close();
+  await assert.rejects(pool.recover(new Uint8Array(32), `0x${'11'.repeat(65)}`), /closed/);
+});
