@@ -126,7 +126,7 @@ export interface DeleverageEvent {
   time: number;
 }
 
-export type InsuranceReason = 'liquidationFee' | 'shortfall' | 'fundingDust';
+export type InsuranceReason = 'deposit' | 'liquidationFee' | 'shortfall' | 'fundingDust';
 
 export interface InsuranceEvent {
   type: 'insurance';

@@ -1,0 +1,29 @@
+/**
+ * @module ledger
+ *
+ * The perpetuals ledger: the second pure, deterministic state machine beside the matching
+ * core. It owns the account registry (address/subaccount ⇄ integer owner and account ids),
+ * cross collateral, positions (signed lots, entry basis, fees, funding, isolated margin),
+ * margin settings (cross/isolated, fraction = 1/leverage, tiers), pre-trade holds (R1),
+ * fill settlement (R2), fees, prices (index, last, mark), funding, liquidation with the
+ * insurance fund and ADL, account statistics, and its own invariant checks.
+ *
+ * Units: prices ticks and quantities lots (numbers, from the engine); collateral and notional
+ * bigint base units (COLLATERAL_SCALE = 6); fractions bigint at RATE_SCALE = 8. Every
+ * formula and its rounding is in docs/ledger.md.
+ * Purity: no node: imports, no clock, no randomness, no I/O; time comes with each command.
+ * May import: config/, engine/types, numeric/. Nothing imports adapters from here.
+ * Files: accounts (registry), units (notional arithmetic), position (trade → PnL), margin
+ * (tiers), fees, mark-price, funding, liquidation (bankruptcy prices, ADL ranking), stats,
+ * state (records), events, snapshot, hash, codes, ledger (the facade).
+ */
+export { Ledger, type LedgerOptions, type AdmitExtras } from './ledger.ts';
+export { LedgerCode, LEDGER_CODE_TEXT } from './codes.ts';
+export type * from './events.ts';
+export type { AccountStats } from './stats.ts';
+export type { Position } from './position.ts';
+export type { LedgerSnapshot } from './snapshot.ts';
+export type { FundingRecord } from './funding.ts';
+export type { MarketPrices } from './mark-price.ts';
+export { AccountRegistry, normalizeAddress, type OwnerIdentity } from './accounts.ts';
+export { notional, valueAt, notionalScale } from './units.ts';

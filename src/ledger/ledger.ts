@@ -1,0 +1,766 @@
+/**
+ * @module ledger/ledger
+ *
+ * The perpetuals ledger: one deterministic state machine for collateral, positions, margin,
+ * pre-trade holds, fees, prices, funding, liquidation, the insurance fund and ADL.
+ * Commands are methods; each takes its time (ms) as an argument and returns a `LedgerCode`
+ * (or a value); what happened is told to the listener as `LedgerEvent`s (see events.ts).
+ *
+ * Pipeline: `admitOrder` (R1, before the market thread) reserves a hold; the book's events come
+ * back as `settleFill` and `releaseOrder` (R2). `checkLiquidations` returns orders the runtime
+ * sends to the books (after `admitOrder(..., { liquidation: true })`).
+ *
+ * Invariants (checked by `validateInternalState`):
+ *  - Σcollateral + Σisolated margin − Σbasis + insuranceFund + feesCollected
+ *      = deposits + faucet − withdrawals, to the unit;
+ *  - Σ quantity = 0 per market; `holders` lists exactly the owners with a position;
+ *  - hold totals and open lots equal the sum of the holds; holds are ≥ 0;
+ *  - an owner without cross positions and not being liquidated has collateral ≥ 0.
+ * May import: config/, engine/types, ledger/.
+ */
+import { RATE_ONE, type MarketSpec } from '../config/market.ts';
+import type { Side } from '../engine/types.ts';
+import { AccountRegistry, isSubaccountIndex, normalizeAddress, type OwnerIdentity } from './accounts.ts';
+import { LedgerCode } from './codes.ts';
+import type { BalanceReason, InsuranceReason, LedgerEvent, LedgerListener, LiquidationOrder } from './events.ts';
+import { DEFAULT_LIQUIDATION_FEE, tradingFee } from './fees.ts';
+import { fundingRate, newFunding, nextBoundary, type FundingRecord } from './funding.ts';
+import { bankruptcyPrice, liquidationLimit, rankForDeleveraging, type DeleverageCandidate } from './liquidation.ts';
+import { fractionInBounds, initialMargin, maintenanceMargin } from './margin.ts';
+import { markOf, newPrices, samplePremium, type MarketPrices } from './mark-price.ts';
+import { applyTrade, newTradeOutcome, type Position } from './position.ts';
+import { fnv1a64 } from './hash.ts';
+import type { LedgerSnapshot } from './snapshot.ts';
+import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
+import { crossEquity, exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
+import { abs, ceilDiv, floorDiv, notional, notionalScale, owed } from './units.ts';
+
+export interface LedgerOptions {
+  /** Whether `faucet` credits (testnet). Default false. */
+  faucet?: boolean;
+  /** Largest single faucet credit, collateral units. Default 10,000 USD. */
+  faucetLimit?: bigint;
+  /** Liquidation fee, RATE_SCALE fraction of the liquidated notional. Default 0.5 %. */
+  liquidationFee?: bigint;
+}
+
+export interface AdmitExtras {
+  /** Owner id paid the originator fee (0 or absent = none). */
+  originator?: number;
+  /** Fraction of notional, RATE_SCALE (the order's `originatorFee`). */
+  originatorFee?: bigint;
+  /** This order is one of `checkLiquidations`' orders. */
+  liquidation?: boolean;
+}
+
+const NO_LISTENER: LedgerListener = () => {};
+
+export class Ledger {
+  readonly registry = new AccountRegistry();
+  private readonly owners: OwnerState[] = [newOwner(0, 0)];
+  private readonly markets: MarketState[];
+  private readonly holds = new Map<number, Hold>();
+  private readonly emit: LedgerListener;
+  private readonly faucetEnabled: boolean;
+  private readonly faucetLimit: bigint;
+  private readonly liquidationFee: bigint;
+  private insurance = 0n;
+  private fees = 0n;
+  private deposited = 0n;
+  private withdrawn = 0n;
+  private fauceted = 0n;
+  private readonly scratch: Exposure = newExposure();
+  private readonly trade = newTradeOutcome();
+
+  constructor(markets: readonly MarketSpec[], options: LedgerOptions = {}, listener: LedgerListener = NO_LISTENER) {
+    this.markets = markets.map((spec, i) => {
+      if (spec.index !== i) throw new Error(`ledger: market ${spec.symbol} has index ${spec.index}, expected ${i}`);
+      return { spec, scale: notionalScale(spec), prices: newPrices(), funding: newFunding(), holders: new Set<number>() };
+    });
+    this.emit = listener;
+    this.faucetEnabled = options.faucet ?? false;
+    this.faucetLimit = options.faucetLimit ?? 10_000_000_000n;
+    this.liquidationFee = options.liquidationFee ?? DEFAULT_LIQUIDATION_FEE;
+  }
+
+  // ── identity ────────────────────────────────────────────────────────────────────────────
+
+  /** Interns (address, subaccountIndex) and returns its identity, or a code for bad input. */
+  register(address: string, subaccountIndex: number): OwnerIdentity | LedgerCode {
+    const normal = normalizeAddress(address);
+    if (normal === undefined) return LedgerCode.InvalidAddress;
+    if (!isSubaccountIndex(subaccountIndex)) return LedgerCode.InvalidSubaccount;
+    const identity = this.registry.intern(normal, subaccountIndex);
+    if (identity.owner === this.owners.length) this.owners.push(newOwner(identity.owner, identity.account));
+    return identity;
+  }
+
+  /** The owner id of an existing (address, subaccountIndex), without creating it. */
+  findOwner(address: string, subaccountIndex: number): number | undefined {
+    return this.registry.findOwner(address, subaccountIndex);
+  }
+
+  identity(owner: number): OwnerIdentity | undefined {
+    return this.registry.identity(owner);
+  }
+
+  // ── money in and out ────────────────────────────────────────────────────────────────────
+
+  /** Operator credit (a bridge deposit). */
+  deposit(address: string, subaccountIndex: number, amount: bigint, time: number): LedgerCode {
+    if (amount <= 0n) return LedgerCode.InvalidAmount;
+    const id = this.register(address, subaccountIndex);
+    if (typeof id === 'number') return id;
+    this.deposited += amount;
+    this.credit(this.owners[id.owner], amount, 'deposit', time);
+    return LedgerCode.Ok;
+  }
+
+  /** Testnet credit, at most `faucetLimit` per call. */
+  faucet(address: string, subaccountIndex: number, amount: bigint, time: number): LedgerCode {
+    if (!this.faucetEnabled) return LedgerCode.FaucetDisabled;
+    if (amount <= 0n || amount > this.faucetLimit) return LedgerCode.InvalidAmount;
+    const id = this.register(address, subaccountIndex);
+    if (typeof id === 'number') return id;
+    this.fauceted += amount;
+    this.credit(this.owners[id.owner], amount, 'faucet', time);
+    return LedgerCode.Ok;
+  }
+
+  /** Operator credit to the insurance fund (counts as a deposit). */
+  fundInsurance(amount: bigint, time: number): LedgerCode {
+    if (amount <= 0n) return LedgerCode.InvalidAmount;
+    this.deposited += amount;
+    this.moveInsurance(amount, 'deposit', 0, time);
+    return LedgerCode.Ok;
+  }
+
+  /** Operator debit (a bridge withdrawal): at most `freeCollateral`. */
+  withdraw(address: string, subaccountIndex: number, amount: bigint, time: number): LedgerCode {
+    const o = this.ownerByAddress(address, subaccountIndex);
+    if (o === undefined) return LedgerCode.AccountNotFound;
+    if (amount <= 0n) return LedgerCode.InvalidAmount;
+    if (amount > withdrawable(o, exposureOf(o, this.markets, this.scratch))) return LedgerCode.InsufficientBalance;
+    this.withdrawn += amount;
+    this.credit(o, -amount, 'withdraw', time);
+    return LedgerCode.Ok;
+  }
+
+  /** Between subaccounts or users; positive amounts only, at most the sender's `freeCollateral`. */
+  transfer(fromAddress: string, fromSubaccount: number, toAddress: string, toSubaccount: number, amount: bigint, time: number): LedgerCode {
+    const from = this.ownerByAddress(fromAddress, fromSubaccount);
+    if (from === undefined) return LedgerCode.AccountNotFound;
+    if (amount <= 0n) return LedgerCode.InvalidAmount;
+    const target = normalizeAddress(toAddress);
+    if (target === undefined) return LedgerCode.InvalidAddress;
+    if (!isSubaccountIndex(toSubaccount)) return LedgerCode.InvalidSubaccount;
+    if (this.registry.findOwner(target, toSubaccount) === from.owner) return LedgerCode.SameAccount;
+    if (amount > withdrawable(from, exposureOf(from, this.markets, this.scratch))) return LedgerCode.InsufficientBalance;
+    const to = this.register(target, toSubaccount) as OwnerIdentity;
+    this.credit(from, -amount, 'transfer', time);
+    this.credit(this.owners[to.owner], amount, 'transfer', time);
+    this.emit({ type: 'transfer', from: from.owner, to: to.owner, amount, time });
+    return LedgerCode.Ok;
+  }
+
+  // ── margin settings ─────────────────────────────────────────────────────────────────────
+
+  /**
+   * Sets cross/isolated and the desired margin fraction (1/leverage) of an owner in a market.
+   * With a position open: cross → isolated moves max(IM, IM − upnl) from collateral into the
+   * position's margin; isolated → cross returns the margin; a new isolated fraction tops the
+   * margin up to, or releases it down to, IM − min(upnl, 0). Refused when the result would
+   * leave the cross account short of its initial margin.
+   */
+  setMargin(address: string, subaccountIndex: number, market: number, isolated: boolean, fraction: bigint, time: number): LedgerCode {
+    const o = this.ownerByAddress(address, subaccountIndex);
+    if (o === undefined) return LedgerCode.AccountNotFound;
+    const m = this.markets[market];
+    if (m === undefined) return LedgerCode.MarketNotFound;
+    if (!fractionInBounds(m.spec, fraction)) return LedgerCode.MarginOutOfBounds;
+    if (o.liquidating.has(market)) return LedgerCode.InLiquidation;
+    const p = o.positions.get(market);
+    const before = o.settings.get(market);
+    if (p !== undefined) {
+      const e = exposureOf(o, this.markets, this.scratch);
+      const notionalNow = notionalAtMark(m, p);
+      const upnl = upnlOf(m, p);
+      const needed = initialMargin(m.spec, notionalNow, fraction) - (upnl < 0n ? upnl : 0n);
+      // Headroom of the cross account without this position, then with the new arrangement.
+      let headroom = orderHeadroom(o, e);
+      if (!p.isolated) headroom -= upnl - initialMargin(m.spec, notionalNow, fractionOf(o, m));
+      let move = 0n; // collateral → position margin
+      if (isolated) {
+        move = needed - (p.isolated ? p.margin : 0n);
+        if (p.isolated && move < 0n && -move > p.margin) move = -p.margin;
+        headroom -= move;
+        if (move > 0n && move > o.collateral) return LedgerCode.InsufficientMargin;
+      } else {
+        if (p.isolated) move = -p.margin;
+        headroom += (p.isolated ? p.margin : 0n) + upnl - initialMargin(m.spec, notionalNow, fraction);
+      }
+      // Refuse what makes the cross account shorter of initial margin than it already is.
+      if (headroom < 0n && (isolated ? move > 0n : headroom < orderHeadroom(o, e))) return LedgerCode.InsufficientMargin;
+      p.isolated = isolated;
+      p.margin += move;
+      p.updatedAt = time;
+      if (move !== 0n) this.credit(o, -move, 'margin', time);
+      this.emitPosition(o.owner, p);
+    }
+    if (before === undefined || before.isolated !== isolated || before.fraction !== fraction) o.settings.set(market, { isolated, fraction });
+    this.emit({ type: 'margin', owner: o.owner, market, isolated, fraction, time });
+    return LedgerCode.Ok;
+  }
+
+  // ── prices and funding ──────────────────────────────────────────────────────────────────
+
+  /** Oracle update. */
+  setIndexPrice(market: number, ticks: number, time: number): LedgerCode {
+    const m = this.markets[market];
+    if (m === undefined) return LedgerCode.MarketNotFound;
+    if (!Number.isSafeInteger(ticks) || ticks <= 0) return LedgerCode.InvalidAmount;
+    m.prices.index = ticks;
+    m.prices.mark = markOf(m.prices);
+    this.settleFundingIfDue(m, time);
+    return LedgerCode.Ok;
+  }
+
+  /**
+   * Samples the premium from the book's best bid and ask (0 = side empty), updates the mark,
+   * and settles funding when `time` has reached the interval's boundary.
+   */
+  sampleFunding(market: number, bestBid: number, bestAsk: number, time: number): LedgerCode {
+    const m = this.markets[market];
+    if (m === undefined) return LedgerCode.MarketNotFound;
+    this.settleFundingIfDue(m, time);
+    const sample = samplePremium(m.prices, bestBid, bestAsk);
+    if (m.funding.nextAt === 0) m.funding.nextAt = nextBoundary(m.spec, time);
+    m.funding.premiumSum += sample;
+    m.funding.samples += 1;
+    return LedgerCode.Ok;
+  }
+
+  private settleFundingIfDue(m: MarketState, time: number): void {
+    const f = m.funding;
+    if (f.nextAt === 0 || time < f.nextAt) return;
+    const rate = fundingRate(m.spec, f.premiumSum, f.samples);
+    const at = f.nextAt;
+    f.premiumSum = 0n;
+    f.samples = 0;
+    f.nextAt = nextBoundary(m.spec, time);
+    f.history.push({ time: at, rate });
+    this.emit({ type: 'fundingRate', market: m.spec.index, rate, time: at });
+    if (rate === 0n) return;
+    const price = m.prices.index > 0 ? m.prices.index : m.prices.mark;
+    // Payers pay rounded up, receivers get rounded down; the exact sums are equal (positions
+    // net to zero), so Σ paid − Σ received ≥ 0 is the dust that goes to the fund.
+    let net = 0n;
+    for (const ownerId of m.holders) {
+      const o = this.owners[ownerId];
+      const p = o.positions.get(m.spec.index) as Position;
+      const due = notional(m.scale, price, Math.abs(p.quantity)) * (rate < 0n ? -rate : rate);
+      const amount = p.quantity > 0 === rate > 0n ? -ceilDiv(due, RATE_ONE) : due / RATE_ONE;
+      net += amount;
+      p.funding += amount;
+      p.updatedAt = time;
+      if (p.isolated) p.margin += amount;
+      else this.credit(o, amount, 'funding', time);
+      this.emit({ type: 'fundingPayment', owner: ownerId, market: m.spec.index, amount, rate, time });
+      this.emitPosition(ownerId, p);
+    }
+    this.moveInsurance(-net, 'fundingDust', 0, time);
+  }
+
+  // ── pre-trade risk (R1) ─────────────────────────────────────────────────────────────────
+
+  /**
+   * Admits an order if the owner's free collateral covers its hold: the initial margin by
+   * which the worst-case position grows (all open orders on this side filled, this one too)
+   * plus the taker fee on its notional. Buys are valued at their limit, sells at
+   * max(limit, mark). Reduce-only and liquidation orders hold nothing.
+   */
+  admitOrder(orderId: number, owner: number, market: number, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
+    const o = this.owners[owner];
+    if (o === undefined || owner === 0) return LedgerCode.AccountNotFound;
+    const m = this.markets[market];
+    if (m === undefined) return LedgerCode.MarketNotFound;
+    if (!Number.isSafeInteger(price) || price <= 0 || !Number.isSafeInteger(quantity) || quantity <= 0) return LedgerCode.InvalidOrder;
+    if (this.holds.has(orderId)) return LedgerCode.OrderExists;
+    const liquidation = extras?.liquidation === true;
+    if (!liquidation && o.liquidating.size > 0) return LedgerCode.InLiquidation;
+    let amount = 0n;
+    let open = o.openLots.get(market);
+    const counts = !reduceOnly && !liquidation;
+    if (counts) {
+      const q = o.positions.get(market)?.quantity ?? 0;
+      const pending = open === undefined ? 0 : side > 0 ? open.buy : open.sell;
+      const exposed = side > 0 ? q : -q;
+      const worstBefore = Math.max(0, exposed + pending);
+      const worstAfter = Math.max(0, exposed + pending + quantity);
+      const at = side > 0 ? price : Math.max(price, m.prices.mark);
+      const fraction = fractionOf(o, m);
+      amount =
+        initialMargin(m.spec, notional(m.scale, at, worstAfter), fraction) -
+        initialMargin(m.spec, notional(m.scale, at, worstBefore), fraction) +
+        tradingFee(notional(m.scale, at, quantity), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) +
+        owed(notional(m.scale, at, quantity), extras?.originatorFee ?? 0n);
+      if (amount > orderHeadroom(o, exposureOf(o, this.markets, this.scratch))) return LedgerCode.InsufficientMargin;
+      if (open === undefined) o.openLots.set(market, (open = { buy: 0, sell: 0 }));
+      if (side > 0) open.buy += quantity;
+      else open.sell += quantity;
+    }
+    this.holds.set(orderId, {
+      orderId,
+      owner,
+      market,
+      side,
+      remaining: quantity,
+      amount,
+      reduceOnly: !counts,
+      liquidation,
+      originator: extras?.originator ?? 0,
+      originatorFee: extras?.originatorFee ?? 0n,
+    });
+    o.holdTotal += amount;
+    return LedgerCode.Ok;
+  }
+
+  /** The order left the book (cancelled, expired, rejected, IOC remainder): its hold is released. */
+  releaseOrder(orderId: number, time: number): LedgerCode {
+    const h = this.holds.get(orderId);
+    if (h === undefined) return LedgerCode.Ok;
+    this.dropHold(h);
+    if (h.liquidation) this.finishLiquidation(this.owners[h.owner], h.market, time);
+    return LedgerCode.Ok;
+  }
+
+  private dropHold(h: Hold): void {
+    const o = this.owners[h.owner];
+    o.holdTotal -= h.amount;
+    if (!h.reduceOnly) this.reduceOpenLots(o, h, h.remaining);
+    this.holds.delete(h.orderId);
+  }
+
+  private reduceOpenLots(o: OwnerState, h: Hold, lots: number): void {
+    const open = o.openLots.get(h.market) as { buy: number; sell: number };
+    if (h.side > 0) open.buy -= lots;
+    else open.sell -= lots;
+    if (open.buy === 0 && open.sell === 0) o.openLots.delete(h.market);
+  }
+
+  // ── settlement (R2) ─────────────────────────────────────────────────────────────────────
+
+  /**
+   * Settles one fill of the book: both sides' positions, realized PnL, fees (maker may be a
+   * rebate), originator and liquidation fees, isolated margin, holds. Emits per side a `fill`,
+   * a `position` and a `balance` event. Unknown order ids (no hold) are settled without one.
+   */
+  settleFill(makerOrderId: number, takerOrderId: number, makerOwner: number, takerOwner: number, takerSide: Side, market: number, price: number, quantity: number, time: number): LedgerCode {
+    const m = this.markets[market];
+    if (m === undefined) return LedgerCode.MarketNotFound;
+    if (this.owners[makerOwner] === undefined || this.owners[takerOwner] === undefined || makerOwner === 0 || takerOwner === 0) return LedgerCode.AccountNotFound;
+    if (!Number.isSafeInteger(price) || price <= 0 || !Number.isSafeInteger(quantity) || quantity <= 0) return LedgerCode.InvalidOrder;
+    m.prices.last = price;
+    m.prices.mark = markOf(m.prices);
+    const n = notional(m.scale, price, quantity);
+    this.settleSide(m, makerOwner, makerOrderId, (-takerSide) as Side, price, quantity, n, m.spec.makerFee, true, time);
+    this.settleSide(m, takerOwner, takerOrderId, takerSide, price, quantity, n, m.spec.takerFee, false, time);
+    return LedgerCode.Ok;
+  }
+
+  private settleSide(m: MarketState, ownerId: number, orderId: number, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void {
+    const o = this.owners[ownerId];
+    const market = m.spec.index;
+    const h = orderId === 0 ? undefined : this.holds.get(orderId);
+    let originatorFee = 0n;
+    let liquidation = false;
+    if (h !== undefined) {
+      const lots = quantity < h.remaining ? quantity : h.remaining;
+      const release = lots === h.remaining ? h.amount : (h.amount * BigInt(lots)) / BigInt(h.remaining);
+      h.amount -= release;
+      o.holdTotal -= release;
+      if (!h.reduceOnly) this.reduceOpenLots(o, h, lots);
+      h.remaining -= lots;
+      if (h.originator !== 0) originatorFee = owed(n, h.originatorFee);
+      liquidation = h.liquidation;
+      if (h.remaining === 0) this.holds.delete(orderId);
+    }
+    let p = o.positions.get(market);
+    if (p === undefined) {
+      const setting = o.settings.get(market);
+      p = { market, quantity: 0, basis: 0n, fees: 0n, funding: 0n, margin: 0n, isolated: setting?.isolated ?? false, updatedAt: time };
+      o.positions.set(market, p);
+      m.holders.add(ownerId);
+    }
+    const t = applyTrade(p, side * quantity, n, this.trade);
+    const fee = tradingFee(n, feeRate);
+    this.fees += fee;
+    p.fees += fee + originatorFee;
+    p.updatedAt = time;
+    let cross = 0n; // change of cross collateral
+    const pnlLessFees = t.realizedPnl - fee - originatorFee;
+    if (p.isolated) p.margin += pnlLessFees;
+    else cross += pnlLessFees;
+    if (liquidation) {
+      // The liquidation fee never takes more than the equity left in what is being liquidated.
+      const equity = p.isolated ? p.margin + upnlOf(m, p) : crossEquity(o, exposureOf(o, this.markets, this.scratch)) + cross;
+      let lf = owed(n, this.liquidationFee);
+      if (lf > equity) lf = equity > 0n ? equity : 0n;
+      if (lf > 0n) {
+        if (p.isolated) p.margin -= lf;
+        else cross -= lf;
+        this.moveInsurance(lf, 'liquidationFee', ownerId, time);
+      }
+    }
+    if (p.isolated) {
+      if (t.closedLots > 0) {
+        const fullyClosed = t.closedLots === Math.abs(t.before);
+        const release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
+        p.margin -= release;
+        if (release < 0n) {
+          // A closed isolated position owes more than its margin: the fund covers it.
+          this.moveInsurance(release, 'shortfall', ownerId, time);
+        } else {
+          cross += release;
+        }
+      }
+      if (t.openedLots > 0) {
+        const wanted = initialMargin(m.spec, t.openedNotional, fractionOf(o, m));
+        const available = o.collateral + cross;
+        const move = wanted < available ? wanted : available > 0n ? available : 0n;
+        p.margin += move;
+        cross -= move;
+      }
+    }
+    if (cross !== 0n) this.credit(o, cross, 'fill', time);
+    if (originatorFee > 0n && h !== undefined) this.credit(this.owners[h.originator], originatorFee, 'originatorFee', time);
+    this.emit({
+      type: 'fill',
+      owner: ownerId,
+      market,
+      orderId,
+      side,
+      price,
+      quantity,
+      notional: n,
+      fee,
+      realizedPnl: t.realizedPnl,
+      realizedFunding: t.realizedFunding,
+      realizedExposure: abs(t.closedBasis),
+      realizedPoints: n,
+      maker,
+      liquidation,
+      time,
+    });
+    if (p.quantity === 0) {
+      o.positions.delete(market);
+      m.holders.delete(ownerId);
+    }
+    this.emitPosition(ownerId, p);
+    if (!o.liquidating.has(market)) this.coverCrossShortfall(o, time);
+    if (h !== undefined && h.remaining === 0 && h.liquidation) this.finishLiquidation(o, market, time);
+  }
+
+  // ── liquidation, insurance fund, ADL ────────────────────────────────────────────────────
+
+  /**
+   * Finds cross accounts below maintenance (all their cross positions are liquidated) and
+   * isolated positions below maintenance, and returns one reduce-only IOC order per position
+   * at its liquidation limit (see liquidation.ts). The runtime sends each to its book after
+   * `admitOrder(..., { liquidation: true })`; `releaseOrder` of it (or its complete fill)
+   * finishes the liquidation: an unfilled rest is deleveraged, a shortfall covered.
+   * Positions with a liquidation order in flight are skipped.
+   */
+  checkLiquidations(time: number): LiquidationOrder[] {
+    const orders: LiquidationOrder[] = [];
+    for (let id = 1; id < this.owners.length; id++) {
+      const o = this.owners[id];
+      if (o.positions.size === 0) continue;
+      const e = exposureOf(o, this.markets, this.scratch);
+      const equity = crossEquity(o, e);
+      const crossDue = e.crossMM > 0n && equity < e.crossMM;
+      for (const p of o.positions.values()) {
+        if (o.liquidating.has(p.market)) continue;
+        const m = this.markets[p.market];
+        let share: bigint;
+        if (p.isolated) {
+          share = p.margin + upnlOf(m, p);
+          if (share >= maintenanceMargin(m.spec, notionalAtMark(m, p))) continue;
+        } else {
+          if (!crossDue) continue;
+          share = floorDiv(equity * maintenanceMargin(m.spec, notionalAtMark(m, p)), e.crossMM);
+        }
+        const bankrupt = bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share);
+        const order: LiquidationOrder = {
+          owner: id,
+          account: o.account,
+          market: p.market,
+          side: p.quantity > 0 ? -1 : 1,
+          price: liquidationLimit(m.scale, bankrupt, p.quantity, this.insurance),
+          quantity: Math.abs(p.quantity),
+          bankruptcyPrice: bankrupt,
+        };
+        o.liquidating.add(p.market);
+        orders.push(order);
+        this.emit({ type: 'liquidation', order, time });
+      }
+    }
+    return orders;
+  }
+
+  private finishLiquidation(o: OwnerState, market: number, time: number): void {
+    o.liquidating.delete(market);
+    const p = o.positions.get(market);
+    if (p !== undefined) {
+      const m = this.markets[market];
+      const e = exposureOf(o, this.markets, this.scratch);
+      const mm = maintenanceMargin(m.spec, notionalAtMark(m, p));
+      const share = p.isolated ? p.margin + upnlOf(m, p) : e.crossMM > 0n ? floorDiv(crossEquity(o, e) * mm, e.crossMM) : 0n;
+      const stillDue = p.isolated ? share < mm : crossEquity(o, e) < e.crossMM;
+      if (stillDue) this.deleverage(o, m, p, bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share), time);
+    }
+    this.coverCrossShortfall(o, time);
+  }
+
+  /** Closes `p` against the most profitable opposite positions at `price`, without fees. */
+  private deleverage(o: OwnerState, m: MarketState, p: Position, price: number, time: number): void {
+    const candidates: DeleverageCandidate[] = [];
+    for (const other of m.holders) {
+      if (other === o.owner) continue;
+      const ow = this.owners[other];
+      const op = ow.positions.get(m.spec.index) as Position;
+      if (op.quantity > 0 === p.quantity > 0) continue;
+      const upnl = upnlOf(m, op);
+      const equity = op.isolated ? op.margin + upnl : crossEquity(ow, exposureOf(ow, this.markets, this.scratch));
+      candidates.push({ owner: other, quantity: op.quantity, upnl, basis: op.basis, notional: notionalAtMark(m, op), equity });
+    }
+    const side: Side = p.quantity > 0 ? -1 : 1;
+    let left = Math.abs(p.quantity);
+    for (const c of rankForDeleveraging(candidates)) {
+      if (left === 0) break;
+      const lots = Math.min(left, Math.abs(c.quantity));
+      left -= lots;
+      const n = notional(m.scale, price, lots);
+      this.emit({ type: 'adl', owner: o.owner, counterparty: c.owner, market: m.spec.index, price, quantity: lots, time });
+      this.settleSide(m, c.owner, 0, (-side) as Side, price, lots, n, 0n, true, time);
+      this.settleSide(m, o.owner, 0, side, price, lots, n, 0n, false, time);
+    }
+    if (left !== 0) throw new Error(`ledger: ADL found no counterparty for ${left} lots in market ${m.spec.index}`);
+  }
+
+  /** An owner with no cross positions left and negative collateral: the insurance fund pays. */
+  private coverCrossShortfall(o: OwnerState, time: number): void {
+    if (o.collateral >= 0n) return;
+    for (const p of o.positions.values()) if (!p.isolated) return;
+    const shortfall = -o.collateral;
+    this.moveInsurance(-shortfall, 'shortfall', o.owner, time);
+    this.credit(o, shortfall, 'shortfall', time);
+  }
+
+  private moveInsurance(delta: bigint, reason: InsuranceReason, owner: number, time: number): void {
+    if (delta === 0n) return;
+    this.insurance += delta;
+    this.emit({ type: 'insurance', delta, fund: this.insurance, reason, owner, time });
+  }
+
+  // ── reads ───────────────────────────────────────────────────────────────────────────────
+
+  /** Signed lots of `owner` in `market` (0 when flat): what the book's reduce-only check reads. */
+  position(owner: number, market: number): number {
+    return this.owners[owner]?.positions.get(market)?.quantity ?? 0;
+  }
+
+  /** A copy of the position, or undefined when flat. */
+  positionOf(owner: number, market: number): Position | undefined {
+    const p = this.owners[owner]?.positions.get(market);
+    return p === undefined ? undefined : { ...p };
+  }
+
+  /** Copies of the owner's positions, by market index. */
+  positionsOf(owner: number): Position[] {
+    const o = this.owners[owner];
+    if (o === undefined || owner === 0) return [];
+    return [...o.positions.values()].sort((a, b) => a.market - b.market).map((p) => ({ ...p }));
+  }
+
+  collateral(owner: number): bigint {
+    return this.owners[owner]?.collateral ?? 0n;
+  }
+
+  stats(owner: number): AccountStats | undefined {
+    const o = this.owners[owner];
+    return o === undefined || owner === 0 ? undefined : statsOf(o, this.markets);
+  }
+
+  marginSetting(owner: number, market: number): { isolated: boolean; fraction: bigint } {
+    const o = this.owners[owner];
+    const m = this.markets[market];
+    return { isolated: o?.settings.get(market)?.isolated ?? false, fraction: o === undefined ? m.spec.initialMarginFraction : fractionOf(o, m) };
+  }
+
+  /** The hold still reserved for an order (0 when none). */
+  holdOf(orderId: number): bigint {
+    return this.holds.get(orderId)?.amount ?? 0n;
+  }
+
+  prices(market: number): Readonly<MarketPrices> {
+    return this.markets[market].prices;
+  }
+
+  fundingHistory(market: number): readonly FundingRecord[] {
+    return this.markets[market].funding.history;
+  }
+
+  get insuranceFund(): bigint {
+    return this.insurance;
+  }
+
+  get feesCollected(): bigint {
+    return this.fees;
+  }
+
+  /** Net money that entered: deposits + faucet − withdrawals. */
+  get netDeposits(): bigint {
+    return this.deposited + this.fauceted - this.withdrawn;
+  }
+
+  /** Open interest in lots: the sum of long positions (equal to the sum of shorts). */
+  openInterest(market: number): number {
+    let lots = 0;
+    for (const id of this.markets[market].holders) {
+      const q = this.owners[id].positions.get(market)?.quantity ?? 0;
+      if (q > 0) lots += q;
+    }
+    return lots;
+  }
+
+  // ── helpers ─────────────────────────────────────────────────────────────────────────────
+
+  private ownerByAddress(address: string, subaccountIndex: number): OwnerState | undefined {
+    const id = this.registry.findOwner(address, subaccountIndex);
+    return id === undefined ? undefined : this.owners[id];
+  }
+
+  private credit(o: OwnerState, delta: bigint, reason: BalanceReason, time: number): void {
+    o.collateral += delta;
+    this.emit({ type: 'balance', owner: o.owner, delta, collateral: o.collateral, reason, time });
+  }
+
+  private emitPosition(owner: number, p: Position): void {
+    this.emit({ type: 'position', owner, market: p.market, quantity: p.quantity, basis: p.basis, fees: p.fees, funding: p.funding, margin: p.margin, isolated: p.isolated, updatedAt: p.updatedAt });
+  }
+
+  // ── state: invariants, hash, snapshot ───────────────────────────────────────────────────
+
+  /** Throws when an invariant is broken (see the module header). */
+  validateInternalState(): void {
+    this.registry.validate();
+    if (this.owners.length !== this.registry.ownerCount + 1) throw new Error('ledger: owners and registry differ in size');
+    let money = this.insurance + this.fees;
+    const net = new Array<number>(this.markets.length).fill(0);
+    const holdTotals = new Map<number, bigint>();
+    const lots = new Map<string, { buy: number; sell: number }>();
+    for (const h of this.holds.values()) {
+      if (h.amount < 0n || h.remaining <= 0) throw new Error(`ledger: hold of order ${h.orderId} is ${h.amount} for ${h.remaining} lots`);
+      holdTotals.set(h.owner, (holdTotals.get(h.owner) ?? 0n) + h.amount);
+      if (!h.reduceOnly) {
+        const key = `${h.owner}/${h.market}`;
+        const l = lots.get(key) ?? { buy: 0, sell: 0 };
+        if (h.side > 0) l.buy += h.remaining;
+        else l.sell += h.remaining;
+        lots.set(key, l);
+      }
+    }
+    for (let id = 1; id < this.owners.length; id++) {
+      const o = this.owners[id];
+      money += o.collateral;
+      if (o.holdTotal !== (holdTotals.get(id) ?? 0n)) throw new Error(`ledger: owner ${id} holdTotal ${o.holdTotal} ≠ Σ holds ${holdTotals.get(id) ?? 0n}`);
+      for (const [market, l] of o.openLots) {
+        const want = lots.get(`${id}/${market}`);
+        if (want === undefined || want.buy !== l.buy || want.sell !== l.sell) throw new Error(`ledger: owner ${id} open lots in market ${market} inconsistent`);
+        lots.delete(`${id}/${market}`);
+      }
+      let crossPositions = 0;
+      for (const [market, p] of o.positions) {
+        if (p.market !== market || p.quantity === 0 || !Number.isSafeInteger(p.quantity)) throw new Error(`ledger: owner ${id} has an empty or misfiled position in ${market}`);
+        if ((p.quantity > 0 && p.basis < 0n) || (p.quantity < 0 && p.basis > 0n)) throw new Error(`ledger: owner ${id} position ${market} basis sign`);
+        if (!this.markets[market].holders.has(id)) throw new Error(`ledger: owner ${id} missing from holders of ${market}`);
+        if (!p.isolated && p.margin !== 0n) throw new Error(`ledger: cross position of ${id} in ${market} has margin`);
+        net[market] += p.quantity;
+        money += p.margin - p.basis;
+        if (!p.isolated) crossPositions++;
+      }
+      if (crossPositions === 0 && o.liquidating.size === 0 && o.collateral < 0n) throw new Error(`ledger: owner ${id} has collateral ${o.collateral} and no cross position`);
+    }
+    if (lots.size > 0) throw new Error('ledger: open lots without an owner record');
+    this.markets.forEach((m, i) => {
+      if (net[i] !== 0) throw new Error(`ledger: positions in market ${i} net to ${net[i]}`);
+      for (const id of m.holders) if (!this.owners[id].positions.has(i)) throw new Error(`ledger: holder ${id} of ${i} has no position`);
+    });
+    if (money !== this.netDeposits) throw new Error(`ledger: money ${money} ≠ net deposits ${this.netDeposits}`);
+  }
+
+  /** The whole state as plain data (bigints kept as bigint; owners and holds in id order). */
+  snapshot(): LedgerSnapshot {
+    return {
+      version: 1,
+      registry: this.registry.entries(),
+      owners: this.owners.slice(1).map((o) => ({
+        collateral: o.collateral,
+        holdTotal: o.holdTotal,
+        positions: [...o.positions.values()].sort((a, b) => a.market - b.market).map((p) => ({ ...p })),
+        settings: [...o.settings.entries()].sort((a, b) => a[0] - b[0]).map(([market, s]) => ({ market, ...s })),
+        openLots: [...o.openLots.entries()].sort((a, b) => a[0] - b[0]).map(([market, l]) => ({ market, ...l })),
+        liquidating: [...o.liquidating].sort((a, b) => a - b),
+      })),
+      holds: [...this.holds.values()].sort((a, b) => a.orderId - b.orderId).map((h) => ({ ...h })),
+      markets: this.markets.map((m) => ({
+        prices: { ...m.prices },
+        funding: { nextAt: m.funding.nextAt, premiumSum: m.funding.premiumSum, samples: m.funding.samples, history: m.funding.history.map((r) => ({ ...r })) },
+        holders: [...m.holders],
+      })),
+      insuranceFund: this.insurance,
+      feesCollected: this.fees,
+      deposited: this.deposited,
+      withdrawn: this.withdrawn,
+      fauceted: this.fauceted,
+    };
+  }
+
+  /** A ledger equal to the one `snap` was taken from (same `stateHash`). */
+  static restore(markets: readonly MarketSpec[], snap: LedgerSnapshot, options: LedgerOptions = {}, listener?: LedgerListener): Ledger {
+    if (snap.version !== 1 || snap.markets.length !== markets.length) throw new Error('ledger: snapshot does not match these markets');
+    const l = new Ledger(markets, options, listener);
+    snap.registry.forEach(([address, sub]) => l.register(address, sub));
+    snap.owners.forEach((s, i) => {
+      const o = l.owners[i + 1];
+      o.collateral = s.collateral;
+      o.holdTotal = s.holdTotal;
+      for (const p of s.positions) o.positions.set(p.market, { ...p });
+      for (const st of s.settings) o.settings.set(st.market, { isolated: st.isolated, fraction: st.fraction });
+      for (const ol of s.openLots) o.openLots.set(ol.market, { buy: ol.buy, sell: ol.sell });
+      for (const mk of s.liquidating) o.liquidating.add(mk);
+    });
+    for (const h of snap.holds) l.holds.set(h.orderId, { ...h });
+    snap.markets.forEach((sm, i) => {
+      const m = l.markets[i];
+      Object.assign(m.prices, sm.prices);
+      m.funding.nextAt = sm.funding.nextAt;
+      m.funding.premiumSum = sm.funding.premiumSum;
+      m.funding.samples = sm.funding.samples;
+      m.funding.history = sm.funding.history.map((r) => ({ ...r }));
+      for (const h of sm.holders) m.holders.add(h);
+    });
+    l.insurance = snap.insuranceFund;
+    l.fees = snap.feesCollected;
+    l.deposited = snap.deposited;
+    l.withdrawn = snap.withdrawn;
+    l.fauceted = snap.fauceted;
+    return l;
+  }
+
+  /** FNV-1a 64 of the canonical snapshot: equal states give equal hashes. */
+  stateHash(): string {
+    return fnv1a64(JSON.stringify(this.snapshot(), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+  }
+}

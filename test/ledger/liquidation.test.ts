@@ -1,0 +1,112 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ALICE, BOB, BTC, CAROL, DAVE, ETH, harness, usd, type Harness } from './fixtures.ts';
+import { LedgerCode } from '../../src/ledger/codes.ts';
+import type { LiquidationOrder } from '../../src/ledger/events.ts';
+
+// Alice: 20 USD, long 1 BTC (1000 lots) at 100 from Bob → collateral 19.95 after the 0.05 taker fee.
+function aliceLong(h: Harness, collateral = usd(20)) {
+  const alice = h.fund(ALICE, collateral);
+  const bob = h.fund(BOB, usd(1000));
+  const carol = h.fund(CAROL, usd(1000));
+  h.fill(bob, alice, 1, 100, 1000);
+  return { alice, bob, carol };
+}
+
+/** The runtime's part: admit the liquidation order; `fillAt` fills it against `maker`, else nothing fills. */
+function run(h: Harness, order: LiquidationOrder, orderId: number, maker: number, fillAt?: number) {
+  assert.equal(h.ledger.admitOrder(orderId, order.owner, order.market, order.side, order.price, order.quantity, true, 10, { liquidation: true }), LedgerCode.Ok);
+  if (fillAt !== undefined) h.ledger.settleFill(orderId + 1, orderId, maker, order.owner, order.side, order.market, fillAt, order.quantity, 11);
+  else h.ledger.releaseOrder(orderId, 11);
+  h.ledger.validateInternalState();
+}
+
+test('CROSS_LONG_LIQUIDATED_WHEN_MARK_FALLS_TO_84: order at the bankruptcy price, fee to the fund', () => {
+  const h = harness();
+  const { alice, carol } = aliceLong(h);
+  h.ledger.setIndexPrice(BTC, 86, 5); // equity 19.95 − 14 = 5.95 ≥ MM 4.3
+  assert.deepEqual(h.ledger.checkLiquidations(5), []);
+  h.ledger.setIndexPrice(BTC, 84, 6); // equity 3.95 < MM 4.2
+  const orders = h.ledger.checkLiquidations(6);
+  assert.deepEqual(orders, [{ owner: alice, account: 1, market: BTC, side: -1, price: 81, quantity: 1000, bankruptcyPrice: 81 }]);
+  assert.deepEqual(h.ledger.checkLiquidations(6), [], 'no second order while one is in flight');
+  assert.equal(h.ledger.admitOrder(1, alice, BTC, 1, 80, 1, false, 6), LedgerCode.InLiquidation);
+  run(h, orders[0], 500, carol, 83);
+  assert.equal(h.ledger.position(alice, BTC), 0);
+  // 19.95 − 17 (loss) − 0.0415 (taker fee) − 0.415 (liquidation fee 0.5 % of 83)
+  assert.equal(h.ledger.collateral(alice), usd(19.95 - 17 - 0.0415 - 0.415));
+  assert.equal(h.ledger.insuranceFund, usd(0.415));
+  assert.equal(h.ofType('fill').at(-1)!.liquidation, true);
+});
+
+test('ISOLATED_LONG_LIQUIDATED_WITHOUT_TOUCHING_THE_CROSS_ACCOUNT', () => {
+  const h = harness();
+  const alice = h.fund(ALICE, usd(100));
+  const bob = h.fund(BOB, usd(1000));
+  const carol = h.fund(CAROL, usd(1000));
+  assert.equal(h.ledger.setMargin(ALICE, 0, BTC, true, 10_000_000n, 0), LedgerCode.Ok);
+  h.fill(bob, alice, 1, 100, 1000);
+  assert.equal(h.ledger.positionOf(alice, BTC)!.margin, usd(9.95), 'IM 10 moved in, fee 0.05 paid from it');
+  assert.equal(h.ledger.collateral(alice), usd(90));
+  h.fill(carol, alice, 1, 10, 1000, ETH); // a cross ETH long, untouched by what follows
+  const crossBefore = h.ledger.collateral(alice);
+  h.ledger.setIndexPrice(BTC, 94, 5); // 9.95 − 6 = 3.95 < MM 4.7
+  const orders = h.ledger.checkLiquidations(5);
+  assert.equal(orders.length, 1);
+  assert.deepEqual([orders[0].market, orders[0].side, orders[0].price], [BTC, -1, 91]);
+  assert.equal(h.ledger.collateral(alice), crossBefore);
+  run(h, orders[0], 500, carol, 92);
+  // margin 9.95 − 8 − 0.046 − 0.46 = 1.444 returns to cross
+  assert.equal(h.ledger.collateral(alice), crossBefore + usd(1.444));
+  assert.equal(h.ledger.position(alice, ETH), 1000);
+  assert.equal(h.ledger.insuranceFund, usd(0.46));
+});
+
+test('SHORTFALL_COVERED_BY_THE_INSURANCE_FUND after a fill below the bankruptcy price', () => {
+  const h = harness();
+  assert.equal(h.ledger.fundInsurance(usd(50), 0), LedgerCode.Ok);
+  const { alice, carol } = aliceLong(h);
+  h.ledger.setIndexPrice(BTC, 80, 5); // equity −0.05: bankrupt
+  const [order] = h.ledger.checkLiquidations(5);
+  assert.equal(order.bankruptcyPrice, 81);
+  assert.equal(order.price, 31, 'the fund’s 50 USD extend the limit by 50 ticks');
+  run(h, order, 500, carol, 70);
+  assert.equal(h.ledger.collateral(alice), 0n);
+  // 19.95 − 30 − 0.035 = −10.085 covered; no liquidation fee from a bankrupt account
+  assert.equal(h.ledger.insuranceFund, usd(50 - 10.085));
+  assert.deepEqual(h.ofType('insurance').map((e) => e.reason), ['deposit', 'shortfall']);
+});
+
+test('ADL_WHEN_THE_FUND_IS_EMPTY: the unfilled rest closes against the most leveraged winners', () => {
+  const h = harness();
+  const { alice, bob } = aliceLong(h);
+  const carol = h.id(CAROL);
+  const dave = h.fund(DAVE, usd(20));
+  h.fill(carol, dave, -1, 100, 500); // Dave short 0.5 at 100 with 20 USD: more leveraged than Bob
+  h.ledger.setIndexPrice(BTC, 80, 5);
+  const [order] = h.ledger.checkLiquidations(5);
+  assert.equal(order.price, 81);
+  run(h, order, 500, 0); // nothing fills at 81
+  assert.deepEqual(h.ofType('adl').map((a) => [a.counterparty, a.price, a.quantity]), [
+    [dave, 81, 500],
+    [bob, 81, 500],
+  ]);
+  assert.equal(h.ledger.position(alice, BTC), 0);
+  assert.equal(h.ledger.position(bob, BTC), -500);
+  assert.equal(h.ledger.position(dave, BTC), 0);
+  // Alice: 19.95 − 19 = 0.95 (the bankruptcy price rounds to a whole tick in her favour)
+  assert.equal(h.ledger.collateral(alice), usd(0.95));
+  assert.equal(h.ledger.insuranceFund, 0n);
+});
+
+test('a liquidation that recovers before its order ends is not deleveraged', () => {
+  const h = harness();
+  const { alice } = aliceLong(h);
+  h.ledger.setIndexPrice(BTC, 84, 5);
+  const [order] = h.ledger.checkLiquidations(5);
+  h.ledger.setIndexPrice(BTC, 100, 6);
+  run(h, order, 500, 0);
+  assert.equal(h.ofType('adl').length, 0);
+  assert.equal(h.ledger.position(alice, BTC), 1000);
+  assert.equal(h.ledger.admitOrder(9, alice, BTC, -1, 100, 1, false, 7), LedgerCode.Ok, 'trading again');
+});

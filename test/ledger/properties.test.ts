@@ -1,0 +1,208 @@
+/**
+ * Property tests: random traders, deposits, orders through the reference order book
+ * (NaiveOrderBook), cancels, withdrawals and transfers, index moves and crashes, funding
+ * periods, and liquidations run to the end (book, then insurance fund, then ADL). After every
+ * event: the ledger's invariants (money conserved to the unit, positions net to zero, holds
+ * consistent, no stray negative balance) and the book's; a snapshot restores to the same hash.
+ * A second property drives the ledger with direct fills (no holds, no margin checks) to push
+ * accounts underwater as often as possible.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { ALICE, BOB, BTC, CAROL, DAVE, ETH, MARKETS, usd } from './fixtures.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
+import { LedgerCode } from '../../src/ledger/codes.ts';
+import type { LedgerEvent } from '../../src/ledger/events.ts';
+import { NaiveOrderBook } from '../../src/engine/naive-book.ts';
+import { OrderFlag, orderIdOf, type BookListener, type Side } from '../../src/engine/types.ts';
+
+const TRADERS = [ALICE, BOB, CAROL, DAVE];
+const HOUR = 3_600_000;
+
+const op = fc.oneof(
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deposit' as const), who: fc.nat(3), amount: fc.integer({ min: 1, max: 300 }) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('order' as const),
+      who: fc.nat(3),
+      market: fc.nat(1),
+      side: fc.constantFrom(1, -1) as fc.Arbitrary<Side>,
+      price: fc.integer({ min: 60, max: 140 }),
+      lots: fc.integer({ min: 1, max: 3000 }),
+      ioc: fc.boolean(),
+      reduceOnly: fc.boolean(),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('index' as const), market: fc.nat(1), price: fc.integer({ min: 20, max: 180 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('funding' as const), market: fc.nat(1), advance: fc.integer({ min: 1, max: HOUR }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('liquidate' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), who: fc.nat(3), amount: fc.integer({ min: 1, max: 200 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('transfer' as const), who: fc.nat(3), to: fc.nat(3), amount: fc.integer({ min: 1, max: 200 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('margin' as const), who: fc.nat(3), market: fc.nat(1), isolated: fc.boolean(), leverage: fc.integer({ min: 1, max: 20 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('insurance' as const), amount: fc.integer({ min: 1, max: 50 }) }) },
+);
+
+/** ETH prices are in cents: scale the 60..140 range to 6000..14000 ticks. */
+const tickOf = (market: number, price: number) => (market === ETH ? price * 100 : price);
+
+/** How often each event type happened across all runs: the properties must reach every path. */
+const seen = new Map<string, number>();
+const count = (e: LedgerEvent) => {
+  const key = e.type === 'insurance' ? `insurance:${e.reason}` : e.type;
+  seen.set(key, (seen.get(key) ?? 0) + 1);
+};
+
+function world(insurance: boolean) {
+  const ledger = new Ledger(MARKETS, { faucet: true }, count);
+  let time = 1;
+  const listener: BookListener = {
+    onAccepted() {},
+    onRested() {},
+    onLevel() {},
+    onFill(_seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, _mr, _tr, t) {
+      assert.equal(ledger.settleFill(makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, MARKET_OF(makerOrderId), price, quantity, t), LedgerCode.Ok);
+    },
+    onCancelled(_seq, orderId, _owner, _remaining, _reason, t) {
+      ledger.releaseOrder(orderId, t);
+    },
+    onExpired(_seq, orderId, _owner, _remaining, _reason, t) {
+      ledger.releaseOrder(orderId, t);
+    },
+    onRejected(_seq, orderId, _owner, _code, t) {
+      ledger.releaseOrder(orderId, t);
+    },
+  };
+  const MARKET_OF = (orderId: number) => Math.floor(orderId / 2 ** 40);
+  const books = MARKETS.map((m) => new NaiveOrderBook(m.index, listener, { minSizeLots: m.minSizeLots }));
+  const counters = MARKETS.map(() => 0);
+  const placed: number[] = [];
+  if (insurance) ledger.fundInsurance(usd(100), 0);
+  const owners = TRADERS.map((a) => {
+    ledger.deposit(a, 0, usd(500), 0);
+    return ledger.findOwner(a, 0)!;
+  });
+  ledger.setIndexPrice(BTC, 100, 0);
+  ledger.setIndexPrice(ETH, 10_000, 0);
+
+  function place(owner: number, market: number, side: Side, price: number, lots: number, flags: number, liquidation: boolean) {
+    const orderId = orderIdOf(market, ++counters[market]);
+    const reduceOnly = (flags & OrderFlag.ReduceOnly) !== 0;
+    const code = ledger.admitOrder(orderId, owner, market, side, price, lots, reduceOnly, time, { liquidation });
+    if (code !== LedgerCode.Ok) return;
+    placed.push(orderId);
+    books[market].place({
+      orderId, owner, account: ledger.identity(owner)!.account, side, price, quantity: lots, flags, expiresAt: 0, clientId: null,
+      position: ledger.position(owner, market), time,
+    });
+  }
+
+  function apply(o: { kind: string }) {
+    time += 1;
+    const a = o as never as Record<string, number & boolean & Side>;
+    switch (o.kind) {
+      case 'deposit': ledger.deposit(TRADERS[a.who], 0, usd(a.amount), time); break;
+      case 'withdraw': ledger.withdraw(TRADERS[a.who], 0, usd(a.amount), time); break;
+      case 'transfer': ledger.transfer(TRADERS[a.who], 0, TRADERS[a.to], 0, usd(a.amount), time); break;
+      case 'insurance': ledger.fundInsurance(usd(a.amount), time); break;
+      case 'margin': {
+        const fraction = 100_000_000n / BigInt(a.leverage);
+        ledger.setMargin(TRADERS[a.who], 0, a.market, a.isolated, fraction, time);
+        break;
+      }
+      case 'order': {
+        const flags = (a.ioc ? OrderFlag.ImmediateOrCancel : 0) | (a.reduceOnly ? OrderFlag.ReduceOnly : 0);
+        place(owners[a.who], a.market, a.side, tickOf(a.market, a.price), a.lots, flags, false);
+        break;
+      }
+      case 'cancel': {
+        if (placed.length === 0) break;
+        const id = placed[a.pick % placed.length];
+        const view = books[MARKET_OF(id)].order(id);
+        if (view !== undefined) books[MARKET_OF(id)].cancel(id, view.owner, time);
+        break;
+      }
+      case 'index': ledger.setIndexPrice(a.market, tickOf(a.market, a.price), time); break;
+      case 'funding': {
+        time += a.advance;
+        const b = books[a.market];
+        ledger.sampleFunding(a.market, b.bestBid(), b.bestAsk(), time);
+        break;
+      }
+      case 'liquidate':
+        for (const l of ledger.checkLiquidations(time)) {
+          // The runtime cancels the owner's open orders first, then sends the liquidation order.
+          for (const b of books) b.cancelAll(l.owner, time, 5);
+          place(l.owner, l.market, l.side, l.price, l.quantity, OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly, true);
+        }
+        break;
+    }
+  }
+
+  function check() {
+    ledger.validateInternalState();
+    for (const b of books) b.validateInternalState();
+    for (const id of placed) if (ledger.holdOf(id) > 0n) assert.ok(books[MARKET_OF(id)].order(id) !== undefined, `hold of ${id} without a resting order`);
+  }
+  return { ledger, apply, check };
+}
+
+test('random traders through the reference book keep every ledger invariant after every event', () => {
+  fc.assert(
+    fc.property(fc.boolean(), fc.array(op, { minLength: 20, maxLength: 120, size: 'max' }), (insurance, ops) => {
+      const w = world(insurance);
+      ops.forEach((o, i) => {
+        w.apply(o as never);
+        w.check();
+        if (i % 20 === 19) assert.equal(Ledger.restore(MARKETS, w.ledger.snapshot(), { faucet: true }).stateHash(), w.ledger.stateHash());
+      });
+    }),
+    { numRuns: 150 },
+  );
+  for (const type of ['fill', 'liquidation', 'fundingPayment', 'transfer', 'margin']) assert.ok((seen.get(type) ?? 0) > 0, `never saw ${type}: ${[...seen]}`);
+});
+
+test('direct fills with no margin checks and mark crashes: money conserved to the unit', () => {
+  const fill = fc.record({ maker: fc.nat(3), taker: fc.nat(3), side: fc.constantFrom(1, -1) as fc.Arbitrary<Side>, price: fc.integer({ min: 1, max: 300 }), lots: fc.integer({ min: 1, max: 5000 }), market: fc.nat(1) });
+  const step = fc.oneof(
+    { weight: 5, arbitrary: fill.map((f) => ({ kind: 'fill' as const, ...f })) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('index' as const), market: fc.nat(1), price: fc.integer({ min: 1, max: 300 }) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('funding' as const), market: fc.nat(1), bid: fc.integer({ min: 0, max: 300 }), ask: fc.integer({ min: 0, max: 300 }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('liquidate' as const), fillShare: fc.integer({ min: 0, max: 100 }), at: fc.integer({ min: -20, max: 20 }) }) },
+  );
+  fc.assert(
+    fc.property(fc.array(step, { minLength: 10, maxLength: 80, size: 'max' }), fc.integer({ min: 0, max: 200 }), (steps, fund) => {
+      const ledger = new Ledger(MARKETS, {}, count);
+      if (fund > 0) ledger.fundInsurance(usd(fund), 0);
+      const owners = TRADERS.map((a, i) => (ledger.deposit(a, 0, usd(50 * (i + 1)), 0), ledger.findOwner(a, 0)!));
+      let time = 1;
+      let orderId = 1;
+      for (const s of steps) {
+        time += 600_000;
+        if (s.kind === 'fill') {
+          if (s.maker !== s.taker) ledger.settleFill(orderId++, orderId++, owners[s.maker], owners[s.taker], s.side, s.market, tickOf(s.market, s.price), s.lots, time);
+        } else if (s.kind === 'index') {
+          ledger.setIndexPrice(s.market, tickOf(s.market, s.price), time);
+        } else if (s.kind === 'funding') {
+          ledger.sampleFunding(s.market, tickOf(s.market, s.bid), tickOf(s.market, s.ask), time);
+        } else {
+          for (const l of ledger.checkLiquidations(time)) {
+            const id = orderId++;
+            assert.equal(ledger.admitOrder(id, l.owner, l.market, l.side, l.price, l.quantity, true, time, { liquidation: true }), LedgerCode.Ok);
+            const lots = Math.floor((l.quantity * s.fillShare) / 100);
+            const price = Math.max(1, l.price - l.side * s.at); // a fill at the limit or better (worse for the maker)
+            const maker = owners.find((o) => o !== l.owner)!;
+            if (lots > 0) ledger.settleFill(orderId++, id, maker, l.owner, l.side, l.market, l.side > 0 ? Math.min(price, l.price) : Math.max(price, l.price), lots, time);
+            ledger.releaseOrder(id, time);
+            ledger.validateInternalState();
+          }
+        }
+        ledger.validateInternalState();
+      }
+    }),
+    { numRuns: 200 },
+  );
+  for (const type of ['adl', 'insurance:shortfall', 'insurance:fundingDust', 'insurance:liquidationFee', 'liquidation']) assert.ok((seen.get(type) ?? 0) > 0, `never saw ${type}: ${[...seen]}`);
+});
