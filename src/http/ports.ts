@@ -27,3 +27,82 @@ export interface MarketDataPort {
 export type Clock = () => number;
 
 export type { MarketHistory, PriceSource } from '../history/types.ts';
+
+import type { Ledger } from '../ledger/ledger.ts';
+import type { DelegationStore } from '../auth/delegation.ts';
+import type { NonceStore } from '../auth/nonces.ts';
+import type { WalletLogin } from '../auth/login.ts';
+import type { SignerRecovery } from '../auth/signed-request.ts';
+import type { Eip712Domain } from '../auth/typed-data.ts';
+
+/**
+ * Account state the gateway reads synchronously. These objects live on the gateway's own
+ * thread (the sequencer's), so a read is a plain call; the gateway never mutates them.
+ */
+export interface AccountReadPort {
+  ledger: Pick<Ledger, 'findOwner' | 'identity' | 'stats' | 'positionsOf' | 'positionOf' | 'collateral' | 'marginSetting' | 'prices' | 'fundingHistory'>;
+  delegations: Pick<DelegationStore, 'delegates' | 'signers' | 'authorizeCaller'>;
+  nonces: Pick<NonceStore, 'nextNonce'>;
+}
+
+/** The outcome of a write: accepted, or a code from the auth (1000s), ledger (2000s), engine (3000s) or gateway (9000s) table. */
+export type WriteResult<T = null> = { ok: true; value: T } | { ok: false; code: number; params?: Readonly<Record<string, string>> };
+
+export interface TransferWrite {
+  accountFrom: string;
+  accountTo: string;
+  subaccountIndexFrom: number;
+  subaccountIndexTo: number;
+  /** Collateral base units (COLLATERAL_SCALE). */
+  amount: bigint;
+  feedId: string;
+  nonce: number;
+  expiresAt: number;
+  target: string;
+  signer: string;
+  signature: string;
+}
+
+export interface MarginWrite {
+  account: string;
+  subaccountIndex: number;
+  marketIndex: number;
+  isolated: boolean;
+  /** Fraction at RATE_SCALE. */
+  margin: bigint;
+  nonce: number;
+  expiresAt: number;
+  signer: string;
+  signature: string;
+}
+
+export interface DelegationWrite {
+  account: string;
+  subaccountIndex: number;
+  delegate: string;
+  scopes: string;
+  action: 'add' | 'remove';
+  nonce: number;
+  expiresAt: number;
+  signer: string;
+  signature: string;
+}
+
+/**
+ * Signed account writes. The gateway has validated the body and recovered the signer; the
+ * sequencer admits (nonce window, delegation rules), journals, applies, and resolves once the
+ * write is durable.
+ */
+export interface AccountWritePort {
+  transfer(write: TransferWrite): Promise<WriteResult>;
+  setMargin(write: MarginWrite): Promise<WriteResult>;
+  changeDelegation(write: DelegationWrite): Promise<WriteResult>;
+}
+
+/** What the gateway needs for wallet login and signed requests. */
+export interface AuthPort {
+  login: WalletLogin;
+  domain: Eip712Domain;
+  /** Signer recovery off the main thread (the signature pool). */
+  recover: SignerRecovery;
+}
