@@ -63,8 +63,12 @@ type AtomicsWithWaitAsync = typeof Atomics & {
   waitAsync(array: Int32Array, index: number, value: number, timeout?: number): { async: false; value: string } | { async: true; value: Promise<string> };
 };
 
-/** How many times a waiting side re-reads the cursor before it goes to sleep. */
-const DEFAULT_SPINS = 256;
+/**
+ * How long a waiting side keeps re-reading the cursor before it sleeps. A futex wake-up costs
+ * tens to hundreds of µs on a VM; under steady traffic (gaps of a few µs) the consumer stays
+ * awake, and after this much idleness it sleeps and stops burning the core.
+ */
+const DEFAULT_SPIN_MICROS = 50;
 
 /** Called for each record; `offset` is the slot's byte offset in `view`. Must not keep `view` slices. */
 export type SlotHandler = (view: DataView, offset: number) => void;
@@ -75,8 +79,8 @@ export class Ring {
   readonly bytes: Uint8Array;
   readonly capacity: number;
   readonly slotBytes: number;
-  /** Spins before sleeping; 0 sleeps at once (tests). */
-  spins = DEFAULT_SPINS;
+  /** Microseconds of spinning before sleeping; 0 sleeps at once. */
+  spinMicros = DEFAULT_SPIN_MICROS;
 
   private readonly header: Int32Array;
   private readonly mask: number;
@@ -197,10 +201,13 @@ export class Ring {
     this.publish();
     const deadline = timeoutMs === Infinity ? Infinity : Date.now() + timeoutMs;
     for (;;) {
-      for (let i = 0; i < this.spins; i++) {
-        offset = this.tryClaim();
-        if (offset >= 0) return offset;
-      }
+      const spinEnd = performance.now() + this.spinMicros / 1000;
+      do {
+        for (let i = 0; i < 64; i++) {
+          offset = this.tryClaim();
+          if (offset >= 0) return offset;
+        }
+      } while (performance.now() < spinEnd);
       if (this.isClosed()) return -1;
       const seen = this.consumerSeen;
       // Atomics.store (seq-cst) of the flag, then the re-check below: pairs with the
@@ -265,10 +272,10 @@ export class Ring {
 
   /**
    * Worker side: returns true as soon as records are available, false on timeout or when
-   * the ring is closed and empty. Spins `spins` times, then sleeps in `Atomics.wait`.
+   * the ring is closed and empty. Spins up to `spinMicros`, then sleeps in `Atomics.wait`.
    */
   waitForRecords(timeoutMs: number = Infinity): boolean {
-    for (let i = 0; i < this.spins; i++) if (this.available() > 0) return true;
+    if (this.spinForRecords()) return true;
     const seen = this.readCursor;
     // Atomics.store (seq-cst) of the flag before the re-check: pairs with publish()'s
     // store-cursor-then-load-flag (Dekker-style; needs the total order seq-cst gives).
@@ -285,7 +292,7 @@ export class Ring {
 
   /** Main-thread side of `waitForRecords()`: the event loop keeps running while it sleeps. */
   async waitForRecordsAsync(timeoutMs: number = Infinity): Promise<boolean> {
-    for (let i = 0; i < this.spins; i++) if (this.available() > 0) return true;
+    if (this.spinForRecords()) return true;
     const seen = this.readCursor;
     // Atomics.store (seq-cst): as in waitForRecords().
     Atomics.store(this.header, iConsumerSleeping, 1);
@@ -300,6 +307,17 @@ export class Ring {
       Atomics.store(this.header, iConsumerSleeping, 0);
     }
     return this.available() > 0;
+  }
+
+  /** Spins up to `spinMicros` for a record to be published; true when one is. */
+  private spinForRecords(): boolean {
+    if (this.available() > 0) return true;
+    if (this.spinMicros <= 0) return false;
+    const spinEnd = performance.now() + this.spinMicros / 1000;
+    do {
+      for (let i = 0; i < 64; i++) if (this.available() > 0) return true;
+    } while (performance.now() < spinEnd);
+    return false;
   }
 
   /**

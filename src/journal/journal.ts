@@ -1,0 +1,319 @@
+/**
+ * @module journal/journal
+ *
+ * The append-only journal: one global sequence, every record checksummed and hash-chained
+ * (format in `record.ts`), stored through a `JournalStorage` (LMDB in production).
+ *
+ * Writing: `append(kind, payload)` assigns the next seq and queues the record; it returns at
+ * once. Appends made in one event-loop turn form one group commit: at the end of the turn
+ * (setImmediate) the journal asks the storage for a flush promise covering them. `durable(seq)`
+ * resolves only when the record `seq` is flushed to disk: acknowledge a client then, never
+ * earlier. `isBehind()` says when too many records wait for their flush, so the gateway can
+ * answer 503 before memory or latency run away.
+ *
+ * Opening (`Journal.open`): reads the last record and verifies records from `verifyFrom`
+ * (default: all) to the end: checksum, sequence, hash chain. A damaged last record is a torn
+ * write: it is deleted with a loud log line. Anything else wrong refuses to start with a
+ * `JournalCorruptError` naming the seq.
+ *
+ * Reading: `range(from, to)` yields verified entries in order (replay, feed resume,
+ * replication, the operator tool); it throws `JournalCorruptError` at the first bad record.
+ *
+ * Invariants: seqs are 1, 2, 3… without gaps; `flushedSeq ≤ lastSeq`; a seq reported durable
+ * stays on disk through a power cut; after a storage failure nothing more is accepted.
+ * Caller obligations: single thread (the one that owns the journal); a payload's bytes are
+ * copied at `append`, so the caller may reuse its buffer.
+ *
+ * May import: journal/record, journal/checksum, journal/storage.
+ */
+import type { JournalStorage } from './storage.ts';
+import {
+  Chain,
+  JournalCorruptError,
+  MAX_PAYLOAD_BYTES,
+  PROBLEM_TEXT,
+  Problem,
+  chainOf,
+  checkRecord,
+  isDamage,
+  kJournalHeaderBytes,
+  kJournalPayloadLength,
+  recordKindOf,
+  viewOf,
+  writeRecord,
+} from './record.ts';
+
+/** The subset of a pino logger the journal uses (pino loggers satisfy it). */
+export interface JournalLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export const consoleLogger: JournalLogger = {
+  info: (fields, message) => console.log(`[journal] ${message}`, JSON.stringify(fields)),
+  error: (fields, message) => console.error(`[journal] ERROR ${message}`, JSON.stringify(fields)),
+};
+
+export interface JournalOptions {
+  logger?: JournalLogger;
+  /** `isBehind()` turns true above this many appended-but-unflushed records (default 100,000). */
+  maxUnflushed?: number;
+  /** First seq verified on open (default 1: everything). Pass the replay start to open faster. */
+  verifyFrom?: number;
+  /** Inspect only: a torn tail is reported but not deleted, and `append` is refused. */
+  readOnly?: boolean;
+}
+
+/** One record as `range` yields it. The object and its views are reused: copy what you keep. */
+export interface JournalEntry {
+  seq: number;
+  kind: number;
+  /** The whole record (header + payload). */
+  record: Uint8Array;
+  /** A view over `record.buffer`; the payload starts at `payloadOffset` in it. */
+  view: DataView;
+  payloadOffset: number;
+  payloadLength: number;
+}
+
+/** The journal can no longer accept writes (the storage failed). Maps to HTTP 500. */
+export class JournalFailedError extends Error {
+  constructor(cause: unknown) {
+    super(`journal storage failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'JournalFailedError';
+  }
+}
+
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+const SLAB_BYTES = 1 << 20;
+const RESOLVED = Promise.resolve();
+
+export class Journal {
+  private readonly storage: JournalStorage;
+  private readonly logger: JournalLogger;
+  private readonly maxUnflushed: number;
+  private last: number;
+  private flushed: number;
+  private readonly chain: Chain;
+  private waiters: Waiter[] = [];
+  private waiterHead = 0;
+  private turnScheduled = false;
+  private failure: JournalFailedError | null = null;
+  private closed: boolean;
+  // Records are carved from slabs that are never rewritten: the storage may hold a record's
+  // bytes until its flush, and a slab is garbage once every record in it is released.
+  private slab = new Uint8Array(SLAB_BYTES);
+  private slabView = new DataView(this.slab.buffer);
+  private slabUsed = 0;
+
+  private constructor(storage: JournalStorage, lastSeq: number, chain: Chain, options: JournalOptions) {
+    this.storage = storage;
+    this.logger = options.logger ?? consoleLogger;
+    this.maxUnflushed = options.maxUnflushed ?? 100_000;
+    this.last = lastSeq;
+    this.flushed = lastSeq;
+    this.chain = chain;
+    this.closed = options.readOnly === true;
+  }
+
+  /** Opens the journal on `storage`: verifies, repairs a torn tail, refuses corruption. */
+  static async open(storage: JournalStorage, options: JournalOptions = {}): Promise<Journal> {
+    const logger = options.logger ?? consoleLogger;
+    const lastKey = storage.lastKey();
+    const chain = new Chain();
+    if (lastKey === 0) return new Journal(storage, 0, chain, options);
+    const firstKey = storage.firstKey();
+    if (firstKey !== 1) throw new JournalCorruptError(1, Problem.Sequence);
+    const from = Math.min(Math.max(1, options.verifyFrom ?? 1), lastKey);
+    if (from > 1) {
+      const previous = storage.get(from - 1);
+      const problem = previous ? checkRecord(previous, from - 1, new Chain()) : Problem.Sequence;
+      // The link of `previous` itself is not checked (its predecessor is not read): a chain
+      // problem is expected there, anything else is damage in the middle.
+      if (previous === undefined || (problem !== Problem.Ok && problem !== Problem.Chain)) throw new JournalCorruptError(from - 1, problem);
+      chainOf(previous, chain);
+    }
+    let expected = from;
+    let torn = false;
+    for (const record of storage.range(from, lastKey)) {
+      const problem = checkRecord(record, expected, chain);
+      if (problem !== Problem.Ok) {
+        if (expected === lastKey && isDamage(problem)) {
+          torn = true;
+          break;
+        }
+        throw new JournalCorruptError(expected, problem);
+      }
+      expected++;
+    }
+    if (!torn && expected !== lastKey + 1) throw new JournalCorruptError(expected, Problem.Sequence);
+    if (torn) {
+      logger.error(
+        { seq: lastKey, problem: PROBLEM_TEXT[checkRecord(storage.get(lastKey) ?? new Uint8Array(0), lastKey, new Chain())] },
+        `TORN TAIL: the last journal record (seq ${lastKey}) is incomplete, as a power cut mid-write leaves it; it was never acknowledged. ${options.readOnly ? 'Read-only: left in place' : 'Deleting it'}; continuing from seq ${lastKey - 1}.`,
+      );
+      if (!options.readOnly) await storage.truncateAfter(lastKey - 1);
+    }
+    const lastSeq = torn ? lastKey - 1 : lastKey;
+    logger.info({ lastSeq, verifiedFrom: from }, 'journal opened');
+    return new Journal(storage, lastSeq, chain, options);
+  }
+
+  /** The last seq appended (0 when empty). */
+  lastSeq(): number {
+    return this.last;
+  }
+
+  /** The highest seq known flushed to disk. */
+  flushedSeq(): number {
+    return this.flushed;
+  }
+
+  /** Records appended but not yet flushed. */
+  unflushed(): number {
+    return this.last - this.flushed;
+  }
+
+  /** True when the caller should refuse new writes (HTTP 503): the flush is too far behind, or the storage failed. */
+  isBehind(): boolean {
+    return this.failure !== null || this.last - this.flushed > this.maxUnflushed;
+  }
+
+  /** Appends one record and returns its seq. Durable only once `durable(seq)` resolves. */
+  append(kind: number, payload: Uint8Array, start = 0, length: number = payload.length - start): number {
+    if (this.failure) throw this.failure;
+    if (this.closed) throw new Error('journal: append after close (or on a read-only journal)');
+    if (length > MAX_PAYLOAD_BYTES) throw new RangeError(`journal: payload of ${length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+    const size = kJournalHeaderBytes + length;
+    if (this.slabUsed + size > this.slab.length) {
+      this.slab = new Uint8Array(Math.max(SLAB_BYTES, size));
+      this.slabView = new DataView(this.slab.buffer);
+      this.slabUsed = 0;
+    }
+    const offset = this.slabUsed;
+    const seq = this.last + 1;
+    writeRecord(this.slab, this.slabView, offset, seq, kind, this.chain, payload, start, length);
+    this.slabUsed += (size + 7) & ~7;
+    this.last = seq;
+    this.storage.put(seq, this.slab.subarray(offset, offset + size));
+    if (!this.turnScheduled) {
+      this.turnScheduled = true;
+      setImmediate(this.endTurn);
+    }
+    return seq;
+  }
+
+  /** Resolves when record `seq` (and every one before it) is flushed; rejects if the storage fails first. */
+  durable(seq: number): Promise<void> {
+    if (seq <= this.flushed) return RESOLVED;
+    if (this.failure) return Promise.reject(this.failure);
+    if (seq > this.last) return Promise.reject(new RangeError(`journal: seq ${seq} was never appended (last ${this.last})`));
+    return new Promise((resolve, reject) => {
+      const waiter = { seq, resolve, reject };
+      const waiters = this.waiters;
+      // Callers ask in ascending order almost always: append; else insert in place.
+      let i = waiters.length;
+      while (i > this.waiterHead && waiters[i - 1].seq > seq) i--;
+      if (i === waiters.length) waiters.push(waiter);
+      else waiters.splice(i, 0, waiter);
+    });
+  }
+
+  /** The group commit: one flush promise for everything appended in this turn. */
+  private readonly endTurn = (): void => {
+    this.turnScheduled = false;
+    const upTo = this.last;
+    this.storage.sync().then(
+      () => this.markFlushed(upTo),
+      (error: unknown) => this.fail(error),
+    );
+  };
+
+  private markFlushed(upTo: number): void {
+    if (upTo <= this.flushed) return;
+    this.flushed = upTo;
+    const waiters = this.waiters;
+    let head = this.waiterHead;
+    while (head < waiters.length && waiters[head].seq <= upTo) waiters[head++].resolve();
+    if (head === waiters.length) {
+      this.waiters = [];
+      this.waiterHead = 0;
+    } else if (head > 1024) {
+      this.waiters = waiters.slice(head);
+      this.waiterHead = 0;
+    } else {
+      this.waiterHead = head;
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.failure) return;
+    this.failure = new JournalFailedError(error);
+    this.logger.error({ lastSeq: this.last, flushedSeq: this.flushed, error: String(error) }, 'journal storage failed: no further writes are accepted');
+    for (let i = this.waiterHead; i < this.waiters.length; i++) this.waiters[i].reject(this.failure);
+    this.waiters = [];
+    this.waiterHead = 0;
+  }
+
+  /**
+   * Verified entries with `from ≤ seq ≤ to` (default: to the end), in order. The entry object
+   * is reused between steps. Throws `JournalCorruptError` at the first bad record or gap.
+   */
+  *range(from: number, to: number = this.last): Generator<JournalEntry> {
+    if (from < 1) from = 1;
+    if (to > this.last) to = this.last;
+    if (from > to) return;
+    const chain = new Chain();
+    if (from > 1) {
+      const previous = this.storage.get(from - 1);
+      if (!previous) throw new JournalCorruptError(from - 1, Problem.Sequence);
+      const problem = checkRecord(previous, from - 1, new Chain());
+      if (problem !== Problem.Ok && problem !== Problem.Chain) throw new JournalCorruptError(from - 1, problem);
+      chainOf(previous, chain);
+    }
+    const entry: JournalEntry = { seq: 0, kind: 0, record: new Uint8Array(0), view: viewOf(new Uint8Array(0)), payloadOffset: 0, payloadLength: 0 };
+    let expected = from;
+    for (const record of this.storage.range(from, to)) {
+      const problem = checkRecord(record, expected, chain);
+      if (problem !== Problem.Ok) throw new JournalCorruptError(expected, problem);
+      const view = viewOf(record);
+      entry.seq = expected;
+      entry.kind = recordKindOf(view, record.byteOffset);
+      entry.record = record;
+      entry.view = view;
+      entry.payloadOffset = record.byteOffset + kJournalHeaderBytes;
+      entry.payloadLength = view.getUint32(record.byteOffset + kJournalPayloadLength, true);
+      yield entry;
+      expected++;
+    }
+    if (expected !== to + 1) throw new JournalCorruptError(expected, Problem.Sequence);
+  }
+
+  /** Bytes used on disk. */
+  sizeBytes(): number {
+    return this.storage.sizeBytes();
+  }
+
+  /** Waits for every appended record to be flushed, then closes the storage. */
+  async close(): Promise<void> {
+    if (this.closed) return this.storage.close();
+    this.closed = true;
+    if (!this.failure && this.last > this.flushed) {
+      if (!this.turnScheduled) this.endTurn();
+      await this.durable(this.last);
+    }
+    await this.storage.close();
+  }
+}
+
+/** A copy of an entry's payload (entries are views into a reused buffer). */
+export function payloadOf(entry: JournalEntry): Uint8Array {
+  const copy = new Uint8Array(entry.payloadLength);
+  copy.set(entry.record.subarray(kJournalHeaderBytes, kJournalHeaderBytes + entry.payloadLength));
+  return copy;
+}

@@ -1,0 +1,177 @@
+/**
+ * @module runtime/commands
+ *
+ * The application commands the sequencer journals: everything that changes state and is not
+ * a book event. A command carries its time; executing the same commands and book events in
+ * journal order rebuilds the same state (runtime/exchange.ts).
+ *
+ * Payloads are JSON (bigints as decimal strings): commands are few next to book events, which
+ * travel as fixed binary records (runtime/codec.ts). Kinds start at 64 so they never collide
+ * with the codec's record kinds (commands < 16, book events 16–63).
+ */
+import type { Side } from '../engine/types.ts';
+
+export const CommandKind = {
+  SubmitOrder: 64,
+  CancelOrder: 65,
+  CancelByClientId: 66,
+  CancelAll: 67,
+  Deposit: 70,
+  Withdraw: 71,
+  Faucet: 72,
+  Transfer: 73,
+  SetMargin: 74,
+  Delegation: 75,
+  IndexPrice: 80,
+  Tick: 81,
+} as const;
+export type CommandKind = (typeof CommandKind)[keyof typeof CommandKind];
+
+/** A signed order as admitted by the gateway, in integer units. */
+export interface SubmitOrder {
+  kind: typeof CommandKind.SubmitOrder;
+  time: number;
+  account: string;
+  subaccountIndex: number;
+  market: number;
+  orderType: string;
+  side: Side;
+  price: number;
+  quantity: number;
+  flags: number;
+  expiresAt: number;
+  nonce: number;
+  clientId: string | null;
+  originator: string;
+  originatorFee: number;
+  triggerPrice: number | null;
+  parentOrderId: number | null;
+  period: number | null;
+  trailingPercent: bigint | null;
+  signer: string;
+  signature: string;
+}
+
+export interface CancelOrder {
+  kind: typeof CommandKind.CancelOrder;
+  time: number;
+  orderId: number;
+  /** Who asked (the account or a trade delegate): recorded for audit. */
+  caller: string;
+}
+
+export interface CancelByClientId {
+  kind: typeof CommandKind.CancelByClientId;
+  time: number;
+  account: string;
+  clientId: string;
+  caller: string;
+}
+
+export interface CancelAll {
+  kind: typeof CommandKind.CancelAll;
+  time: number;
+  account: string;
+  subaccountIndex: number;
+  /** One market, or every market when null. */
+  market: number | null;
+  caller: string;
+}
+
+export interface MoneyCommand {
+  kind: typeof CommandKind.Deposit | typeof CommandKind.Withdraw | typeof CommandKind.Faucet;
+  time: number;
+  account: string;
+  subaccountIndex: number;
+  amount: bigint;
+}
+
+export interface Transfer {
+  kind: typeof CommandKind.Transfer;
+  time: number;
+  accountFrom: string;
+  subaccountIndexFrom: number;
+  accountTo: string;
+  subaccountIndexTo: number;
+  amount: bigint;
+  feedId: string;
+  nonce: number;
+  expiresAt: number;
+  target: string;
+  signer: string;
+  signature: string;
+}
+
+export interface SetMargin {
+  kind: typeof CommandKind.SetMargin;
+  time: number;
+  account: string;
+  subaccountIndex: number;
+  market: number;
+  isolated: boolean;
+  margin: bigint;
+  nonce: number;
+  expiresAt: number;
+  signer: string;
+  signature: string;
+}
+
+export interface Delegation {
+  kind: typeof CommandKind.Delegation;
+  time: number;
+  account: string;
+  subaccountIndex: number;
+  delegate: string;
+  scopes: string;
+  action: 'add' | 'remove';
+  nonce: number;
+  expiresAt: number;
+  signer: string;
+  signature: string;
+}
+
+export interface IndexPrice {
+  kind: typeof CommandKind.IndexPrice;
+  time: number;
+  market: number;
+  price: number;
+}
+
+/** The clock: expiry, funding samples and liquidation checks run at a tick's time. */
+export interface Tick {
+  kind: typeof CommandKind.Tick;
+  time: number;
+}
+
+export type Command =
+  | SubmitOrder
+  | CancelOrder
+  | CancelByClientId
+  | CancelAll
+  | MoneyCommand
+  | Transfer
+  | SetMargin
+  | Delegation
+  | IndexPrice
+  | Tick;
+
+const BIGINT_FIELDS = ['amount', 'margin', 'trailingPercent'] as const;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function isCommandKind(kind: number): kind is CommandKind {
+  return kind >= 64 && kind < 128;
+}
+
+export function encodeCommand(command: Command): Uint8Array {
+  return encoder.encode(JSON.stringify(command, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)));
+}
+
+export function decodeCommand(bytes: Uint8Array): Command {
+  const raw = JSON.parse(decoder.decode(bytes)) as Record<string, unknown>;
+  for (const field of BIGINT_FIELDS) {
+    const v = raw[field];
+    if (typeof v === 'string') raw[field] = BigInt(v);
+  }
+  return raw as unknown as Command;
+}

@@ -1,0 +1,161 @@
+/**
+ * @module runtime/order-registry
+ *
+ * The main thread's read model of orders: what each order is (the signed request's fields)
+ * and where it stands (status, remaining, settled, times, sequence number), kept up to date
+ * from the book's events. It answers GET /account/order for live orders without asking a
+ * market thread, keeps clientIds unique among an account's open orders across markets, and
+ * hands every change to a listener (the history projection, the feeds).
+ *
+ * Deterministic: it changes only through `submitted` and the book events, so replaying the
+ * journal rebuilds it exactly. Terminal orders leave memory once reported.
+ */
+import type { Side } from '../engine/types.ts';
+import type { OrderStatus } from '../history/types.ts';
+import { REASON_TEXT } from '../engine/codes.ts';
+
+export interface OrderState {
+  orderId: number;
+  market: number;
+  owner: number;
+  account: string;
+  subaccountIndex: number;
+  orderType: string;
+  side: Side;
+  price: number;
+  /** Lots accepted (after a reduce-only cap); the requested size until the book accepts it. */
+  quantity: number;
+  remaining: number;
+  settled: number;
+  flags: number;
+  expiresAt: number;
+  nonce: number;
+  clientId: string | null;
+  originator: string;
+  originatorFee: number;
+  triggerPrice: number | null;
+  parentOrderId: number | null;
+  period: number | null;
+  trailingPercent: string | null;
+  groupId: string | null;
+  ocoGroupId: string | null;
+  status: OrderStatus;
+  reason: string | null;
+  createdAt: number;
+  updatedAt: number;
+  lastUpdateSequenceNumber: number;
+}
+
+export type OrderChangeListener = (order: OrderState) => void;
+
+const TERMINAL: ReadonlySet<OrderStatus> = new Set(['filled', 'cancelled', 'expired', 'rejected']);
+
+export function isTerminal(status: OrderStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+function clientKey(account: string, clientId: string): string {
+  return `${account}\u0000${clientId}`;
+}
+
+export class OrderRegistry {
+  private readonly open = new Map<number, OrderState>();
+  private readonly byClientId = new Map<string, number>();
+
+  constructor(private readonly onChange: OrderChangeListener = () => {}) {}
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  get(orderId: number): OrderState | undefined {
+    return this.open.get(orderId);
+  }
+
+  /** The open order of `account` with this clientId, if any (any subaccount, any market). */
+  byClient(account: string, clientId: string): OrderState | undefined {
+    const id = this.byClientId.get(clientKey(account, clientId));
+    return id === undefined ? undefined : this.open.get(id);
+  }
+
+  /** Open orders of one subaccount (optionally one market), oldest first. */
+  ofOwner(owner: number, market?: number): OrderState[] {
+    const out: OrderState[] = [];
+    for (const o of this.open.values()) if (o.owner === owner && (market === undefined || o.market === market)) out.push(o);
+    return out;
+  }
+
+  /** A new order entered the pipeline (status `new` until the book says otherwise). */
+  submitted(order: OrderState): void {
+    this.open.set(order.orderId, order);
+    if (order.clientId !== null) this.byClientId.set(clientKey(order.account, order.clientId), order.orderId);
+  }
+
+  /** A submission refused before it reached a book: reported once as `rejected`, never held. */
+  refused(order: OrderState, reason: string): void {
+    order.status = 'rejected';
+    order.reason = reason;
+    order.remaining = 0;
+    this.onChange(order);
+  }
+
+  accepted(orderId: number, quantity: number, seq: number, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    o.quantity = quantity;
+    o.remaining = quantity;
+    this.touch(o, seq, time);
+  }
+
+  rested(orderId: number, seq: number, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    this.touch(o, seq, time);
+    this.onChange(o);
+  }
+
+  filled(orderId: number, quantity: number, remaining: number, seq: number, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    o.settled += quantity;
+    o.remaining = remaining;
+    o.status = remaining === 0 ? 'filled' : 'partiallyFilled';
+    this.touch(o, seq, time);
+    if (remaining === 0) this.finish(o);
+    else this.onChange(o);
+  }
+
+  ended(orderId: number, status: 'cancelled' | 'expired' | 'rejected', reasonCode: number, seq: number, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    o.status = status;
+    o.reason = REASON_TEXT[reasonCode] ?? String(reasonCode);
+    if (status === 'rejected') o.remaining = 0;
+    this.touch(o, seq, time);
+    this.finish(o);
+  }
+
+  private touch(o: OrderState, seq: number, time: number): void {
+    o.lastUpdateSequenceNumber = seq;
+    o.updatedAt = time;
+  }
+
+  private finish(o: OrderState): void {
+    this.open.delete(o.orderId);
+    if (o.clientId !== null && this.byClientId.get(clientKey(o.account, o.clientId)) === o.orderId) {
+      this.byClientId.delete(clientKey(o.account, o.clientId));
+    }
+    this.onChange(o);
+  }
+
+  /** Live orders in id order: the registry's part of a snapshot. */
+  snapshot(): OrderState[] {
+    return [...this.open.values()].sort((a, b) => a.orderId - b.orderId).map((o) => ({ ...o }));
+  }
+
+  static restore(orders: readonly OrderState[], onChange?: OrderChangeListener): OrderRegistry {
+    const registry = new OrderRegistry(onChange);
+    for (const o of orders) registry.submitted({ ...o });
+    return registry;
+  }
+}

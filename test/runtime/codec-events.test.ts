@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { BookEventWriter, RecordBuffer, decodeEvent, decodeRecords, recordMarket, ringSink } from '../../src/runtime/codec.ts';
+import { Ring } from '../../src/runtime/ring.ts';
+import { RecordingListener, replayCalls, type Call } from './fixtures/recorders.ts';
+
+const id = fc.maxSafeInteger();
+const side = fc.constantFrom(1, -1);
+const small = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
+
+const event: fc.Arbitrary<Call> = fc.oneof(
+  fc.tuple(fc.constant('onAccepted'), id, id, id, side, id, id, id),
+  fc.tuple(fc.constant('onRested'), id, id, id, side, id, id, id),
+  fc.tuple(fc.constant('onFill'), id, id, id, id, id, side, id, id, id, id, id),
+  fc.tuple(fc.constant('onCancelled'), id, id, id, id, small, id),
+  fc.tuple(fc.constant('onExpired'), id, id, id, id, small, id),
+  fc.tuple(fc.constant('onRejected'), id, id, id, small, id),
+  fc.tuple(fc.constant('onLevel'), id, side, id, id, id),
+) as fc.Arbitrary<Call>;
+
+test('every book event survives BookEventWriter → RecordBuffer → decodeEvent exactly', () => {
+  fc.assert(
+    fc.property(fc.array(event, { maxLength: 200 }), fc.integer({ min: 0, max: 0xffffffff }), (calls, market) => {
+      const buffer = new RecordBuffer(16); // starts tiny: growth is part of the test
+      replayCalls(calls, new BookEventWriter(buffer, market));
+      assert.equal(buffer.count, calls.length);
+      const listener = new RecordingListener();
+      const count = decodeRecords(buffer.view, 0, buffer.length, (view, offset) => {
+        assert.equal(recordMarket(view, offset), market);
+        decodeEvent(view, offset, listener);
+      });
+      assert.equal(count, calls.length);
+      assert.deepEqual(listener.calls, calls);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('book events written straight into a ring slot decode the same', () => {
+  const ring = Ring.create(256);
+  fc.assert(
+    fc.property(fc.array(event, { maxLength: 256 }), (calls) => {
+      replayCalls(calls, new BookEventWriter(ringSink(ring), 7));
+      ring.publish();
+      const listener = new RecordingListener();
+      ring.drain((view, offset) => decodeEvent(view, offset, listener));
+      assert.deepEqual(listener.calls, calls);
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test('decodeRecords refuses a record whose length runs past the end', () => {
+  const buffer = new RecordBuffer();
+  new BookEventWriter(buffer, 0).onLevel(1, 1, 10, 5, 1000);
+  assert.throws(() => decodeRecords(buffer.view, 0, buffer.length - 1, () => {}), /bad record length/);
+});
