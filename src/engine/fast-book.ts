@@ -11,16 +11,19 @@
  *    `PriceLevels`): a cancel unlinks in O(1), never walking the level;
  *  - its owner's orders (`prevOfOwner`/`nextOfOwner`, head in `ownerHead`), for cancelAll and
  *    ordersOf without scanning the book.
- * Indexes: `slotById` (orderId → slot), `clientIds` (account → clientId → slot, touched only
- * for orders that carry a clientId), `expiry` (min-heap of (expiresAt, orderId), lazy
- * deletion, rebuilt when stale entries outnumber live ones).
+ * Indexes: `slotById` (orderId → slot) and `ownerHead` (owner → first slot), both
+ * `SlotIndex` typed-array hash tables that do not allocate under churn; `clientIds`
+ * (account → clientId → slot, a Map touched only for orders that carry a clientId);
+ * `expiry` (min-heap of (expiresAt, orderId), lazy deletion, rebuilt when stale entries
+ * outnumber live ones).
  *
  * Complexity: place O(1) at an existing level or the top, O(log L + d) to open a level d
  * places from the best (L levels on that side); each fill, self-trade expiry and cancel O(1)
  * plus O(log L + d) when it empties a level; cancelAll O(k log k) for k orders; expiry
  * O(log n) per order; best prices O(1); depth O(levels read).
- * Determinism: the maps are only looked up, never iterated on a path that emits events or
- * shapes state (validation iterates them only to check them).
+ * Determinism: the indexes are only looked up, never iterated on a path that emits events or
+ * orders anything (validation iterates them to check them; the expiry rebuild refills a heap
+ * whose pop order is fixed by its keys).
  * May import: engine/ only (and @noble/hashes through state-hash).
  */
 import { EngineCode, Reason } from './codes.ts';
@@ -28,6 +31,7 @@ import { ExpiryHeap } from './expiry-heap.ts';
 import { depthBucket, depthMultiple, orderView, reduceOnlyQuantity, shapeRejection } from './order-rules.ts';
 import type { RestingFields } from './order-rules.ts';
 import { NO_LEVEL, NO_SLOT, PriceLevels, grownFloat64, grownInt32, grownInt8 } from './price-levels.ts';
+import { SlotIndex } from './slot-index.ts';
 import { StateHasher } from './state-hash.ts';
 import { OrderFlag } from './types.ts';
 import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderView, PlaceOrder, Side } from './types.ts';
@@ -68,8 +72,8 @@ export class FastOrderBook implements OrderBook {
 
   private readonly bids = new PriceLevels(1);
   private readonly asks = new PriceLevels(-1);
-  private readonly slotById = new Map<number, number>();
-  private readonly ownerHead = new Map<number, number>();
+  private readonly slotById = new SlotIndex(INITIAL_SLOTS);
+  private readonly ownerHead = new SlotIndex(256);
   private readonly clientIds = new Map<number, Map<string, number>>();
   private readonly expiry = new ExpiryHeap();
   /** Live orders with an expiresAt (each has at least one heap entry). */
@@ -156,7 +160,7 @@ export class FastOrderBook implements OrderBook {
   cancel(orderId: number, owner: number, time: number): number {
     if (this.expiry.topTime <= time) this.expireDue(time);
     const slot = this.slotById.get(orderId);
-    if (slot === undefined) return EngineCode.OrderNotFound;
+    if (slot === NO_SLOT) return EngineCode.OrderNotFound;
     if (this.ownerAt[slot] !== owner) return EngineCode.NotOwner;
     this.cancelSlot(slot, Reason.Cancelled, time);
     return EngineCode.Ok;
@@ -173,12 +177,12 @@ export class FastOrderBook implements OrderBook {
   cancelAll(owner: number, time: number, reason: number): number {
     if (this.expiry.topTime <= time) this.expireDue(time);
     let n = 0;
-    for (let slot = this.ownerHead.get(owner) ?? NO_SLOT; slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
+    for (let slot = this.ownerHead.get(owner); slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
       if (n === this.scratchIds.length) this.scratchIds = grownFloat64(this.scratchIds, n * 2);
       this.scratchIds[n++] = this.orderIdAt[slot];
     }
     const ids = this.scratchIds.subarray(0, n).sort();
-    for (let i = 0; i < n; i++) this.cancelSlot(this.slotById.get(ids[i]) as number, reason, time);
+    for (let i = 0; i < n; i++) this.cancelSlot(this.slotById.get(ids[i]), reason, time);
     return n;
   }
 
@@ -214,7 +218,7 @@ export class FastOrderBook implements OrderBook {
 
   order(orderId: number): OrderView | undefined {
     const slot = this.slotById.get(orderId);
-    return slot === undefined ? undefined : orderView(this.fields(slot));
+    return slot === NO_SLOT ? undefined : orderView(this.fields(slot));
   }
 
   orderByClientId(account: number, clientId: string): OrderView | undefined {
@@ -224,7 +228,7 @@ export class FastOrderBook implements OrderBook {
 
   ordersOf(owner: number): OrderView[] {
     const out: OrderView[] = [];
-    for (let slot = this.ownerHead.get(owner) ?? NO_SLOT; slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
+    for (let slot = this.ownerHead.get(owner); slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
       out.push(orderView(this.fields(slot)));
     }
     return out.sort((a, b) => a.orderId - b.orderId);
@@ -278,7 +282,7 @@ export class FastOrderBook implements OrderBook {
     if (bid !== 0 && ask !== 0 && bid >= ask) throw new Error(`book crossed at rest: best bid ${bid} >= best ask ${ask}`);
 
     let owned = 0;
-    for (const [owner, head] of this.ownerHead) {
+    this.ownerHead.forEach((owner, head) => {
       let prev = NO_SLOT;
       for (let slot = head; slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
         if (this.prevOfOwner[slot] !== prev || this.ownerAt[slot] !== owner) throw new Error(`owner ${owner}: order list broken at order ${this.orderIdAt[slot]}`);
@@ -286,7 +290,7 @@ export class FastOrderBook implements OrderBook {
         prev = slot;
         owned++;
       }
-    }
+    });
     if (owned !== this.live) throw new Error(`owner lists hold ${owned} orders, book ${this.live}`);
 
     let withClientId = 0;
@@ -300,10 +304,10 @@ export class FastOrderBook implements OrderBook {
       }
     }
     let expiring = 0;
-    for (const slot of this.slotById.values()) {
+    this.slotById.forEach((_orderId, slot) => {
       if (this.clientIdAt[slot] !== null) withClientId--;
       if (this.expiresAtAt[slot] > 0) expiring++;
-    }
+    });
     if (withClientId !== 0) throw new Error('clientId index and orders with a clientId disagree');
     if (expiring !== this.expiring || this.expiry.size < expiring) throw new Error(`expiry: ${expiring} expiring orders, counted ${this.expiring}, heap ${this.expiry.size}`);
   }
@@ -367,7 +371,7 @@ export class FastOrderBook implements OrderBook {
       const id = heap.topId;
       heap.pop();
       const slot = this.slotById.get(id);
-      if (slot === undefined || this.expiresAtAt[slot] !== at) continue;
+      if (slot === NO_SLOT || this.expiresAtAt[slot] !== at) continue;
       const side = this.sideAt[slot] as Side;
       const levels = side === 1 ? this.bids : this.asks;
       const level = this.levelAt[slot];
@@ -422,8 +426,8 @@ export class FastOrderBook implements OrderBook {
 
     const ownerFirst = this.ownerHead.get(owner);
     this.prevOfOwner[slot] = NO_SLOT;
-    this.nextOfOwner[slot] = ownerFirst === undefined ? NO_SLOT : ownerFirst;
-    if (ownerFirst !== undefined) this.prevOfOwner[ownerFirst] = slot;
+    this.nextOfOwner[slot] = ownerFirst;
+    if (ownerFirst !== NO_SLOT) this.prevOfOwner[ownerFirst] = slot;
     this.ownerHead.set(owner, slot);
 
     this.slotById.set(orderId, slot);
@@ -477,9 +481,9 @@ export class FastOrderBook implements OrderBook {
   /** Drops stale entries: the heap becomes exactly the live expiring orders. */
   private rebuildExpiry(): void {
     this.expiry.clear();
-    for (const [orderId, slot] of this.slotById) {
+    this.slotById.forEach((orderId, slot) => {
       if (this.expiresAtAt[slot] > 0) this.expiry.push(this.expiresAtAt[slot], orderId);
-    }
+    });
   }
 
   private allocateSlot(): number {

@@ -82,10 +82,19 @@
  * empties). cancelAll O(k log k). expiry O(log n) per order. bestBid/bestAsk O(1).
  * depth O(levels read). snapshot/stateHash O(n). NaiveOrderBook: O(n) per operation.
  *
- * # Known limits
- * A level's total must stay below 2^53 lots. Time is taken as given (the caller keeps it
- * non-decreasing). `side` must be 1 or -1 (the gateway validates it; there is no code for
- * it). Map-based indexes cost a hash per lookup; orderIds above 2^31 are heap numbers.
+ * # Allocation (FastOrderBook)
+ * None per command once warmed up: slots, levels, the id/owner/price indexes (`SlotIndex`,
+ * typed-array hash tables; a JS Map reallocates under churn) and the expiry heap grow by
+ * doubling and recycle through free lists. Exceptions: orders with a clientId touch a Map;
+ * reads (order, ordersOf, depth, snapshot, stateHash) build fresh objects; and V8 boxes any
+ * number outside the small-integer range (every orderId of market index >= 1) when it is
+ * passed to a listener that is not inlined (~16 bytes per such event).
+ *
+ * # Known limits / caller obligations
+ * orderId, owner and account are integers (the sequencer and ledger intern them); price and
+ * quantity are checked. `side` is 1 or -1 (the gateway validates it; there is no code for
+ * it). A level's total stays below 2^53 lots. Time is taken as given (the caller keeps it
+ * non-decreasing). No cap on resting orders: `BookFull` is never returned.
  */
 export { EngineCode, Reason, REASON_TEXT } from './codes.ts';
 export {

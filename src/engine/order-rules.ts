@@ -12,7 +12,7 @@ import { EngineCode } from './codes.ts';
 import type { OrderView, PlaceOrder, Side } from './types.ts';
 
 /** A lot count or a tick count: a positive integer a number holds exactly. */
-export function isPositiveUnits(value: number): boolean {
+function isPositiveUnits(value: number): boolean {
   return Number.isSafeInteger(value) && value > 0;
 }
 

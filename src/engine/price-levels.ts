@@ -9,10 +9,11 @@
  * the best level (highest bid, lowest ask) is always the last entry. The best price is O(1);
  * opening or closing a level costs a binary search plus a move of the entries behind it,
  * which near the top of the book (where nearly all activity is) is a handful. `byPrice`
- * finds the level of an exact price in O(1) and is never iterated.
+ * (a `SlotIndex`) finds the level of an exact price in O(1) and is never iterated.
  *
  * May import: engine/ only.
  */
+import { SlotIndex } from './slot-index.ts';
 import type { Side } from './types.ts';
 
 export const NO_LEVEL = -1;
@@ -25,7 +26,7 @@ export class PriceLevels {
   /** The level at each position of `keys`. */
   private ranked = new Int32Array(64);
   private live = 0;
-  private readonly byPrice = new Map<number, number>();
+  private readonly byPrice = new SlotIndex(64);
 
   /** Per level: price, total resting lots, first and last order slot of its FIFO. */
   price = new Float64Array(64);
@@ -62,8 +63,7 @@ export class PriceLevels {
 
   /** The level at exactly `price`, or NO_LEVEL. */
   find(price: number): number {
-    const level = this.byPrice.get(price);
-    return level === undefined ? NO_LEVEL : level;
+    return this.byPrice.get(price);
   }
 
   /** A new, empty level at `price` (which must have none). */

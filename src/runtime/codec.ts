@@ -30,6 +30,7 @@ import {
   kCancelByClientId,
   kClientIdNull,
   kExpire,
+  kDone,
   kFill,
   kLevel,
   kMaxClientIdBytes,
@@ -307,6 +308,19 @@ export function ringSink(ring: RingProducer): RecordSink {
       ring.commit();
     },
   };
+}
+
+/** Writes the end-of-command marker: the book's return value for the command just handled. */
+export function writeDone(sink: RecordSink, market: number, code: number): void {
+  const offset = sink.reserve();
+  writeHeader(sink.view, offset, RecordKind.Done, kDone.bytes, market);
+  sink.view.setFloat64(offset + kDone.code, code, LE);
+  sink.commit(kDone.bytes);
+}
+
+/** The result code of a `Done` record. */
+export function doneCode(view: DataView, offset: number): number {
+  return view.getFloat64(offset + kDone.code, LE);
 }
 
 // ── Events ──────────────────────────────────────────────────────────────────────────────────

@@ -84,6 +84,8 @@ export const RecordKind = {
   Expired: 20,
   Rejected: 21,
   Level: 22,
+  /** The market thread finished one command; carries the book's result code. Not journaled. */
+  Done: 30,
 } as const;
 export type RecordKind = (typeof RecordKind)[keyof typeof RecordKind];
 
@@ -136,5 +138,8 @@ export const kFill = {
 export const kOrderEnd = { seq: 8, time: 16, orderId: 24, owner: 32, remaining: 40, reason: 48, bytes: 56 } as const;
 
 export const kRejected = { seq: 8, time: 16, orderId: 24, owner: 32, code: 40, bytes: 48 } as const;
+
+/** The end of one command's events: the book's return value (an EngineCode, or a count). */
+export const kDone = { code: 8, bytes: 16 } as const;
 
 export const kLevel = { seq: 8, time: 16, price: 24, quantity: 32, side: 40, bytes: 48 } as const;

@@ -1,0 +1,113 @@
+/**
+ * @module runtime/sequencer
+ *
+ * Stage ③ to ⑥ of the pipeline on the main thread: one writer decides, in order, what every
+ * command does (`Exchange.execute`), journals it, routes book work to the market threads,
+ * applies their events as they come back (R2) and journals those too. A caller's promise
+ * resolves only when the market threads have finished its command and every journal record
+ * up to that point is flushed to disk.
+ *
+ * Backpressure: when the journal or a command ring is behind, `submit` refuses with
+ * `Overloaded` before changing anything, so nothing accepted is ever dropped.
+ */
+import type { Journal } from '../journal/journal.ts';
+import { decodeEvent, doneCode, recordKind, recordLength, recordMarket } from './codec.ts';
+import { RecordKind } from './layout.ts';
+import { encodeCommand, type Command } from './commands.ts';
+import type { Exchange, ExecuteResult } from './exchange.ts';
+import type { MarketLink } from './market-link.ts';
+import type { Projections } from './projections.ts';
+
+export interface Outcome {
+  result: ExecuteResult;
+  /** The book's result per routed command (EngineCode or a count), in `result.routed` order. */
+  bookResults: number[];
+}
+
+export class OverloadedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'OverloadedError';
+  }
+}
+
+interface Completion {
+  waiting: number;
+  result: ExecuteResult;
+  bookResults: number[];
+  resolve: (outcome: Outcome) => void;
+  reject: (error: Error) => void;
+}
+
+/** Commands a single submit may route to one market at most (a tick: expiry + liquidations). */
+const ROOM_NEEDED = 64;
+
+export class Sequencer {
+  /** Per market: completions waiting for the market thread's `Done`, oldest first. */
+  private readonly waiting: Completion[][];
+  private closed = false;
+
+  constructor(
+    readonly exchange: Exchange,
+    private readonly journal: Journal,
+    private readonly links: readonly MarketLink[],
+    private readonly linkOfMarket: readonly MarketLink[],
+    private readonly projections: Projections,
+  ) {
+    this.waiting = exchange.markets.map(() => []);
+  }
+
+  /** Why a write must be refused now, or null. */
+  overloaded(): string | null {
+    if (this.closed) return 'shutting down';
+    if (this.journal.isBehind()) return 'journal is behind';
+    for (const link of this.links) if (!link.hasRoom(ROOM_NEEDED)) return 'a market is behind';
+    return null;
+  }
+
+  /** Decides, journals and routes one command; resolves when its effects are durable. */
+  submit(command: Command): Promise<Outcome> {
+    const busy = this.overloaded();
+    if (busy !== null) return Promise.reject(new OverloadedError(busy));
+    const result = this.exchange.execute(command);
+    if (result.changed) this.journal.append(command.kind, encodeCommand(command));
+    this.projections.flush();
+    if (result.routed.length === 0) {
+      const outcome = { result, bookResults: [] };
+      return result.changed ? this.journal.durable(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
+    }
+    return new Promise<Outcome>((resolve, reject) => {
+      const completion: Completion = { waiting: result.routed.length, result, bookResults: [], resolve, reject };
+      for (const market of result.routed) this.waiting[market].push(completion);
+    });
+  }
+
+  /** A record from a market thread's event ring. */
+  readonly onRecord = (view: DataView, bytes: Uint8Array, offset: number): void => {
+    const kind = recordKind(view, offset);
+    const market = recordMarket(view, offset);
+    if (kind === RecordKind.Done) {
+      const completion = this.waiting[market].shift();
+      if (completion === undefined) throw new Error(`sequencer: Done from market ${market} with no command waiting`);
+      completion.bookResults.push(doneCode(view, offset));
+      if (--completion.waiting === 0) {
+        const outcome = { result: completion.result, bookResults: completion.bookResults };
+        this.journal.durable(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
+      }
+      return;
+    }
+    this.projections.currentSeq = view.getFloat64(offset + 8, true);
+    decodeEvent(view, offset, this.exchange.listener(market));
+    this.journal.append(kind, bytes, offset, recordLength(view, offset));
+  };
+
+  /** After a batch of events: their projections are written together. */
+  readonly onBatch = (): void => {
+    this.projections.flush();
+  };
+
+  /** Refuses new commands; market threads finish what they hold. */
+  close(): void {
+    this.closed = true;
+  }
+}
