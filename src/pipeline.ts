@@ -6,52 +6,135 @@
  *   ① gateway → ② signatures → ③ sequencer + risk → ④ market threads → ⑤ settlement
  *   → ⑥ journal (flushed) → ⑦ reply
  *
- * (docs/architecture.md explains each boundary.) Every stage is handed the interfaces it
- * needs; none reaches into another.
+ * Start-up runs the same path backwards first: the journal is replayed into the exchange
+ * before any market thread or socket opens. docs/architecture.md explains each boundary.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { open } from 'lmdb';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
-import { FastOrderBook } from './engine/fast-book.ts';
-import type { BookListener } from './engine/types.ts';
-import { publishedTypedData } from './auth/typed-data.ts';
-import { startGateway } from './http/gateway.ts';
-import type { MarketDataPort } from './http/ports.ts';
+import type { MarketSpec } from './config/market.ts';
+import { publishedTypedData, eip712Domain } from './auth/typed-data.ts';
+import { SignaturePool } from './auth/signature-pool.ts';
+import { loadRecoveryBackend } from './auth/recovery.ts';
+import { WalletLogin } from './auth/login.ts';
+import { Journal } from './journal/journal.ts';
+import { LmdbJournalStorage } from './journal/lmdb-storage.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
+import { Exchange, type MarketRouter } from './runtime/exchange.ts';
+import { recover } from './runtime/recovery.ts';
+import { MarketLink } from './runtime/market-link.ts';
+import { Sequencer } from './runtime/sequencer.ts';
+import { Projections } from './runtime/projections.ts';
+import { TestnetFeed } from './runtime/testnet-feed.ts';
+import { CommandKind } from './runtime/commands.ts';
+import { startGateway } from './http/gateway.ts';
+import type { MarketDataPort } from './http/ports.ts';
 
 export interface RunningExchange {
   port: number;
+  sequencer: Sequencer;
   stop(): Promise<void>;
 }
 
-/** Until the market threads run, the books live on this thread and ignore their events. */
-const IGNORE_EVENTS: BookListener = {
-  onAccepted() {},
-  onRested() {},
-  onFill() {},
-  onCancelled() {},
-  onExpired() {},
-  onRejected() {},
-  onLevel() {},
-};
+export interface PipelineOptions {
+  clock?: () => number;
+  /** Milliseconds between clock ticks (expiry, funding, liquidations, the testnet feed); default 1000. */
+  tickMs?: number;
+  /** Market threads; default 2, never more than markets. */
+  marketThreads?: number;
+}
 
-export async function startExchange(settings: Settings, logger: Logger, clock: () => number = Date.now): Promise<RunningExchange> {
+/** Splits markets over `count` threads, round-robin. */
+function groups(markets: readonly MarketSpec[], count: number): MarketSpec[][] {
+  const out: MarketSpec[][] = Array.from({ length: Math.max(1, Math.min(count, markets.length)) }, () => []);
+  markets.forEach((m, i) => out[i % out.length].push(m));
+  return out;
+}
+
+/** The token secret of a data directory: given, or made once and kept beside the journal. */
+function tokenSecret(settings: Settings): string {
+  if (settings.jwtSecret !== null) return settings.jwtSecret;
+  const file = join(settings.dataDir, 'jwt-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+export async function startExchange(settings: Settings, logger: Logger, options: PipelineOptions = {}): Promise<RunningExchange> {
+  const clock = options.clock ?? Date.now;
+  const { markets, profile } = settings;
   mkdirSync(settings.dataDir, { recursive: true });
-  // ⑥ one LMDB environment holds the journal, snapshots and the history projections
-  const env = open({ path: settings.dataDir, maxDbs: 32 });
-  const history = new HistoryReader(openHistoryDatabases(env));
 
-  // ④ market books, one per market
-  const books = settings.markets.map((m) => new FastOrderBook(m.index, IGNORE_EVENTS, { minSizeLots: m.minSizeLots }));
+  // ⑥ the journal: every accepted command and every event, flushed before a reply
+  const journal = await Journal.open(LmdbJournalStorage.open(join(settings.dataDir, 'journal')), { logger });
 
-  // ① gateway: reads go straight to the published books
-  const typedData = publishedTypedData(settings.profile);
+  // history projections: derived from the journal, rebuilt at every start, never flushed
+  const historyDir = join(settings.dataDir, 'history');
+  rmSync(historyDir, { recursive: true, force: true });
+  const historyEnv = open({ path: historyDir, maxDbs: 16, noSync: true });
+  const historyDbs = openHistoryDatabases(historyEnv);
+  const projections = new Projections(historyEnv, historyDbs);
+
+  // ③ the exchange's state, rebuilt by replaying the journal on this thread
+  const exchange = new Exchange(markets, NOWHERE, projections.listeners(), { ledger: { faucet: profile.faucet } });
+  const replayed = recover(exchange, journal, () => projections.flush());
+  await journal.durable(journal.lastSeq());
+  logger.info({ commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents, lastSeq: journal.lastSeq() }, 'journal replayed');
+
+  // ④ market threads, starting from the replayed books; ⑤ their events come back to the sequencer
+  let sequencer: Sequencer | undefined;
+  const snapshots = new Map(replayed.books.map((b) => [b.marketIndex, b.snapshot()]));
+  const links = groups(markets, options.marketThreads ?? 2).map(
+    (group) =>
+      new MarketLink(
+        group,
+        snapshots,
+        (view, bytes, offset) => sequencer!.onRecord(view, bytes, offset),
+        () => sequencer!.onBatch(),
+      ),
+  );
+  const linkOfMarket: MarketLink[] = [];
+  for (const link of links) for (const m of link.markets) linkOfMarket[m.index] = link;
+  sequencer = new Sequencer(exchange, journal, links, linkOfMarket, projections);
+  const threads: MarketRouter = {
+    place: (market, cmd) => linkOfMarket[market].place(market, cmd),
+    cancel: (market, orderId, owner, time) => linkOfMarket[market].cancel(market, orderId, owner, time),
+    cancelByClientId: (market, account, clientId, time) => linkOfMarket[market].cancelByClientId(market, account, clientId, time),
+    cancelAll: (market, owner, time, reason) => linkOfMarket[market].cancelAll(market, owner, time, reason),
+    expire: (market, time) => linkOfMarket[market].expire(market, time),
+  };
+  exchange.routeTo(threads);
+
+  // ② signature recovery off the main thread: native libsecp256k1 where it loads, else noble
+  const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
+  const pool = new SignaturePool({ backend });
+  const domain = eip712Domain(profile);
+  const host = new URL(profile.baseUrl).host;
+  const login = new WalletLogin({
+    challenge: { domain: host, uri: profile.baseUrl, chainId: profile.chainId, now: clock },
+    token: { keys: [{ kid: 'k1', secret: new TextEncoder().encode(tokenSecret(settings)) }], issuer: profile.baseUrl, audience: profile.baseUrl, now: clock },
+  });
+
+  // the clock: expiry, funding samples, liquidations, and on testnet the built-in index feed
+  const feed = profile.faucet ? new TestnetFeed(markets) : null;
+  feed?.resumeFrom(markets.map((m) => exchange.ledger.prices(m.index).index));
+  const tick = () => {
+    if (sequencer!.overloaded() !== null) return;
+    const time = clock();
+    if (feed !== null) feed.step().forEach((price, market) => void sequencer!.submit({ kind: CommandKind.IndexPrice, time, market, price }).catch(() => {}));
+    sequencer!.submit({ kind: CommandKind.Tick, time }).catch((error) => logger.error({ err: error }, 'tick failed'));
+  };
+  const ticker = setInterval(tick, options.tickMs ?? 1000);
+
+  // ① the gateway
+  const typedData = publishedTypedData(profile);
   const marketData: MarketDataPort = {
-    profile: settings.profile,
-    markets: settings.markets,
-    book: (index) => books[index],
+    profile,
+    markets,
+    book: (index) => exchange.depth[index],
     typedData: () => typedData,
   };
   const server = await startGateway({
@@ -60,15 +143,36 @@ export async function startExchange(settings: Settings, logger: Logger, clock: (
     clock,
     logger,
     marketData,
-    history,
-    prices: () => ({ mark: 0, index: 0 }),
+    history: new HistoryReader(historyDbs),
+    prices: (market) => {
+      const p = exchange.ledger.prices(market);
+      return { mark: p.mark, index: p.index };
+    },
   });
+  void domain;
+  void login;
 
   return {
     port: server.port,
+    sequencer,
     async stop() {
+      // Stop taking requests, let the market threads finish what they hold, then close the journal.
       server.close();
-      await env.close();
+      clearInterval(ticker);
+      sequencer!.close();
+      for (const link of links) await link.close();
+      await journal.durable(journal.lastSeq());
+      await journal.close();
+      await pool.close();
+      await historyEnv.close();
     },
   };
 }
+
+const NOWHERE: MarketRouter = {
+  place() {},
+  cancel() {},
+  cancelByClientId() {},
+  cancelAll() {},
+  expire() {},
+};

@@ -18,6 +18,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RecordKind } from '../runtime/layout.ts';
+import { CommandKind } from '../runtime/commands.ts';
 import { Journal, consoleLogger, type JournalLogger } from './journal.ts';
 import { LmdbJournalStorage } from './lmdb-storage.ts';
 import { JournalCorruptError } from './record.ts';
@@ -26,7 +27,7 @@ import { verifyJournal, type ReplayTarget } from './verify.ts';
 
 const USAGE = 'usage: npm run journal -- <inspect|verify|copy> --data-dir DIR [--from N] [--to M | --to DIR] [--until N] [--replay MODULE]';
 
-const KIND_NAMES = new Map<number, string>(Object.entries(RecordKind).map(([name, kind]) => [kind, name]));
+const KIND_NAMES = new Map<number, string>([...Object.entries(RecordKind), ...Object.entries(CommandKind)].map(([name, kind]) => [kind, name]));
 
 function parse(argv: string[]): { command: string; flags: Map<string, string> } {
   const [command = '', ...rest] = argv;

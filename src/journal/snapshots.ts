@@ -90,6 +90,8 @@ export class Snapshots {
 
   /** The newest snapshot that verifies (newest first; bad ones are logged and skipped), or undefined. */
   loadLatestValid(): Snapshot | undefined {
+    // A read-only environment has no snapshots database until a writer made one.
+    if ((this.db as unknown) === undefined) return undefined;
     for (const { key, value } of this.db.getRange({ reverse: true })) {
       const snapshot = decode(key, value);
       if (snapshot) return snapshot;
@@ -101,6 +103,7 @@ export class Snapshots {
   /** Every stored snapshot, oldest first, with whether it verifies. */
   list(): SnapshotInfo[] {
     const out: SnapshotInfo[] = [];
+    if ((this.db as unknown) === undefined) return out;
     for (const { key, value } of this.db.getRange()) out.push({ seq: key, sizeBytes: value.length, valid: decode(key, value) !== undefined });
     return out;
   }

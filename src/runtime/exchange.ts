@@ -84,7 +84,7 @@ export class Exchange {
 
   constructor(
     readonly markets: readonly MarketSpec[],
-    private readonly router: MarketRouter,
+    private router: MarketRouter,
     listeners: ExchangeListeners = {},
     options: ExchangeOptions = {},
   ) {
@@ -96,6 +96,11 @@ export class Exchange {
     this.depth = markets.map(() => new DepthMirror());
     this.orderCounts = markets.map(() => 0);
     this.bookListeners = markets.map((m) => this.bookListenerFor(m.index));
+  }
+
+  /** Sends book commands elsewhere from now on (replay's in-process books, then market threads). */
+  routeTo(router: MarketRouter): void {
+    this.router = router;
   }
 
   /** Runs one application command at its own time. */

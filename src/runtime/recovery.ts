@@ -1,0 +1,118 @@
+/**
+ * @module runtime/recovery
+ *
+ * Start-up: rebuilds the exchange from the journal, on this thread, before any market thread
+ * runs. Application commands re-run through `Exchange.execute` against in-process books; the
+ * journaled book events are applied at the positions they had live, and each must equal —
+ * byte for byte — the event the replayed book produced for it (a divergence refuses to start).
+ * Events the books produce that the journal never received (a crash between routing a command
+ * and journaling its events) are applied and journaled at the end: nothing half-applied remains.
+ */
+import { FastOrderBook } from '../engine/fast-book.ts';
+import type { Journal } from '../journal/journal.ts';
+import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from './codec.ts';
+import { decodeCommand, isCommandKind } from './commands.ts';
+import type { Exchange, MarketRouter } from './exchange.ts';
+import type { PlaceOrder } from '../engine/types.ts';
+
+/** Books on this thread whose events are kept, per market, until the journal's copy arrives. */
+class ReplayBooks implements MarketRouter {
+  readonly books: FastOrderBook[];
+  readonly produced: RecordBuffer[];
+  /** Read position in `produced`, per market. */
+  readonly cursor: number[];
+
+  constructor(exchange: Exchange) {
+    this.produced = exchange.markets.map(() => new RecordBuffer(1 << 16));
+    this.cursor = exchange.markets.map(() => 0);
+    this.books = exchange.markets.map((m) => new FastOrderBook(m.index, new BookEventWriter(this.produced[m.index], m.index), { minSizeLots: m.minSizeLots }));
+  }
+
+  place(market: number, cmd: PlaceOrder): void {
+    this.books[market].place(cmd);
+  }
+  cancel(market: number, orderId: number, owner: number, time: number): void {
+    this.books[market].cancel(orderId, owner, time);
+  }
+  cancelByClientId(market: number, account: number, clientId: string, time: number): void {
+    this.books[market].cancelByClientId(account, clientId, time);
+  }
+  cancelAll(market: number, owner: number, time: number, reason: number): void {
+    this.books[market].cancelAll(owner, time, reason);
+  }
+  expire(market: number, time: number): void {
+    this.books[market].expire(time);
+  }
+
+  /** The next produced record of `market` that the journal has not matched yet, or -1. */
+  next(market: number): number {
+    const buffer = this.produced[market];
+    const at = this.cursor[market];
+    if (at >= buffer.length) {
+      // Everything produced is matched: reuse the buffer from the start.
+      buffer.reset();
+      this.cursor[market] = 0;
+      return -1;
+    }
+    this.cursor[market] = at + recordLength(buffer.view, at);
+    return at;
+  }
+}
+
+export class ReplayDivergenceError extends Error {
+  constructor(seq: number, market: number) {
+    super(`replay diverged at journal seq ${seq} (market ${market}): the book produced a different event than the journal holds`);
+    this.name = 'ReplayDivergenceError';
+  }
+}
+
+export interface RecoveryReport {
+  commands: number;
+  events: number;
+  /** Events produced in replay that the journal lacked, now applied and journaled. */
+  recoveredEvents: number;
+  books: FastOrderBook[];
+}
+
+/** Replays the whole journal into `exchange` (fresh) and returns the rebuilt books. */
+export function recover(exchange: Exchange, journal: Journal, onBatch: () => void = () => {}): RecoveryReport {
+  const replay = new ReplayBooks(exchange);
+  exchange.routeTo(replay);
+  let commands = 0;
+  let events = 0;
+  for (const entry of journal.range(1)) {
+    if (isCommandKind(entry.kind)) {
+      exchange.execute(decodeCommand(entry.record.subarray(entry.payloadOffset, entry.payloadOffset + entry.payloadLength)));
+      commands++;
+    } else {
+      const view = entry.view;
+      const offset = entry.payloadOffset;
+      const market = recordMarket(view, offset);
+      const at = replay.next(market);
+      const length = recordLength(view, offset);
+      const produced = replay.produced[market].bytes;
+      if (at < 0 || !sameBytes(produced, at, new Uint8Array(view.buffer, view.byteOffset + offset, length))) {
+        throw new ReplayDivergenceError(entry.seq, market);
+      }
+      decodeEvent(view, offset, exchange.listener(market));
+      events++;
+    }
+    if ((commands + events) % 4096 === 0) onBatch();
+  }
+  let recoveredEvents = 0;
+  for (const m of exchange.markets) {
+    for (let at = replay.next(m.index); at >= 0; at = replay.next(m.index)) {
+      const buffer = replay.produced[m.index];
+      decodeEvent(buffer.view, at, exchange.listener(m.index));
+      journal.append(recordKind(buffer.view, at), buffer.bytes, at, recordLength(buffer.view, at));
+      recoveredEvents++;
+    }
+  }
+  onBatch();
+  return { commands, events, recoveredEvents, books: replay.books };
+}
+
+function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array): boolean {
+  for (let i = 0; i < b.length; i++) if (a[aStart + i] !== b[i]) return false;
+  return true;
+}
