@@ -106,3 +106,20 @@ export interface AuthPort {
   /** Signer recovery off the main thread (the signature pool). */
   recover: SignerRecovery;
 }
+
+import type { Command } from '../runtime/commands.ts';
+import type { Outcome } from '../runtime/sequencer.ts';
+import type { OrderState } from '../runtime/order-registry.ts';
+import type { OrderRecord, OrderQuery } from '../history/types.ts';
+
+/** Orders: writes go through the sequencer, reads to the live registry and the history. */
+export interface OrdersPort {
+  /** Sequences a command; rejects with OverloadedError when the exchange is behind. */
+  submit(command: Command): Promise<Outcome>;
+  live(orderId: number): OrderState | undefined;
+  liveByClient(account: string, clientId: string): OrderState | undefined;
+  liveOf(owner: number, market?: number): OrderState[];
+  stored(orderId: number): OrderRecord | undefined;
+  storedOf(owner: number, query: OrderQuery): OrderRecord[];
+  ownerOf(account: string, subaccountIndex: number): number | undefined;
+}

@@ -1,0 +1,362 @@
+/**
+ * The order routes: submit one or a batch (signed), get, cancel one / a batch / all, list.
+ *
+ * Writes are authorised by their EIP-712 signature (the signer is the account or its trade
+ * delegate); reads and cancels by the bearer token (the caller is the account or a delegate of
+ * that subaccount with the scope). An order of another account is `Order not found` to a reader,
+ * so ids cannot be probed.
+ */
+import { findMarket, type MarketSpec } from '../../config/market.ts';
+import { orderMessage } from '../../auth/typed-data.ts';
+import { recoverRequestSigner, type SignerRecovery } from '../../auth/signed-request.ts';
+import type { Address } from '../../auth/address.ts';
+import { AuthCode } from '../../auth/codes.ts';
+import type { Eip712Domain } from '../../auth/typed-data.ts';
+import { EngineCode } from '../../engine/codes.ts';
+import { parseOrderId } from '../../engine/types.ts';
+import { CommandKind, type SubmitOrder } from '../../runtime/commands.ts';
+import { OverloadedError, type Outcome } from '../../runtime/sequencer.ts';
+import { ExchangeCode } from '../../runtime/exchange.ts';
+import type { OrderStatus } from '../../history/types.ts';
+import { failure, GatewayCode, registerCodes } from '../errors.ts';
+import { codeFailure } from '../codes.ts';
+import { bodyParser, Field } from '../validation.ts';
+import { addressParam, isReply, limitParam, millisParam } from '../account-query.ts';
+import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
+import type { Clock, OrdersPort } from '../ports.ts';
+import type { HttpReply, HttpRequest, Route } from '../uws.ts';
+import { ORDER_REQUEST_SCHEMA, orderIntent, type OrderBody, type OrderIntent } from '../requests/order.ts';
+import { orderView, serializeBatchCancel, serializeOrder, serializeOrderBatch, serializeOrderList, serializeOrders, type OrderLike } from '../order-view.ts';
+
+registerCodes({
+  [ExchangeCode.OrderTypeNotSupported]: { status: 400, text: (t) => `orderType ${t} is not supported yet` },
+  [ExchangeCode.DuplicateClientId]: { status: 409, text: 'clientId is already used by an open order of this account' },
+  [ExchangeCode.OrderNotFound]: { status: 404, text: 'Order not found' },
+  [ExchangeCode.OriginatorNotFound]: { status: 404, text: 'Account not found' },
+  [EngineCode.OrderNotFound]: { status: 404, text: 'Order not found' },
+  [EngineCode.NotOwner]: { status: 404, text: 'Order not found' },
+});
+
+/** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
+export const MAX_BATCH_ORDERS = 100;
+
+const BATCH_SCHEMA = {
+  title: 'OrderBatchRequest',
+  type: 'object',
+  properties: { orders: { type: 'array', minItems: 1, maxItems: MAX_BATCH_ORDERS, items: ORDER_REQUEST_SCHEMA } },
+  required: ['orders'],
+  additionalProperties: false,
+} as const;
+
+const CANCEL_BATCH_SCHEMA = {
+  title: 'BatchCancelRequest',
+  type: 'object',
+  properties: {
+    account: { anyOf: [Field.address, { type: 'null' }] },
+    clientIds: { anyOf: [{ type: 'array', maxItems: 500, items: { type: 'string', maxLength: 36 } }, { type: 'null' }] },
+    orderIds: { anyOf: [{ type: 'array', maxItems: 500, items: { type: 'string', maxLength: 20 } }, { type: 'null' }] },
+  },
+  additionalProperties: false,
+} as const;
+
+export { BATCH_SCHEMA as ORDER_BATCH_REQUEST_SCHEMA, CANCEL_BATCH_SCHEMA as BATCH_CANCEL_REQUEST_SCHEMA };
+
+const parseOrder = bodyParser<OrderBody>(ORDER_REQUEST_SCHEMA);
+const parseBatch = bodyParser<{ orders: OrderBody[] }>(BATCH_SCHEMA);
+const parseCancelBatch = bodyParser<{ account?: string | null; clientIds?: string[] | null; orderIds?: string[] | null }>(CANCEL_BATCH_SCHEMA);
+
+const STATUS_FILTERS: Readonly<Record<string, ReadonlySet<OrderStatus>>> = {
+  open: new Set(['new', 'partiallyFilled']),
+  active: new Set(['new', 'partiallyFilled', 'untriggered']),
+  filled: new Set(['filled']),
+  closed: new Set(['filled', 'cancelled', 'expired', 'rejected']),
+};
+const ORDER_TYPES = new Map(['limit', 'twap', 'takeProfit', 'stopLoss', 'trailingStop', 'iceberg', 'unsupported'].map((t) => [t.toLowerCase(), t]));
+
+export interface OrderRouteOptions {
+  markets: readonly MarketSpec[];
+  orders: OrdersPort;
+  guard: AccountGuard;
+  domain: Eip712Domain;
+  recover: SignerRecovery;
+  clock: Clock;
+}
+
+const json = (body: string): HttpReply => ({ status: 200, body });
+
+function overloadedOr(error: unknown): HttpReply {
+  if (error instanceof OverloadedError) return failure(GatewayCode.Overloaded, error.reason);
+  throw error;
+}
+
+export function orderRoutes(options: OrderRouteOptions): Route[] {
+  const { markets, orders, guard, domain, recover, clock } = options;
+  const view = (o: OrderLike) => orderView(markets, o);
+
+  /** The order as it stands now: live in the registry, or finished in history. */
+  const current = (orderId: number): OrderLike | undefined => {
+    const live = orders.live(orderId);
+    if (live !== undefined) return live;
+    const stored = orders.stored(orderId);
+    return stored === undefined ? undefined : ({ ...stored, market: stored.marketIndex } as unknown as OrderLike);
+  };
+
+  /** Signature → signer, for one order body. */
+  const signerOf = async (body: OrderBody): Promise<Address | HttpReply> => {
+    const message = orderMessage(body);
+    if (!message.ok) return codeFailure(message);
+    const signer = await recoverRequestSigner(recover, domain, 'Order', message.value, body.signatures);
+    return signer.ok ? signer.value : codeFailure(signer);
+  };
+
+  const submitCommand = (intent: OrderIntent, signer: Address): SubmitOrder => ({
+    kind: CommandKind.SubmitOrder,
+    time: clock(),
+    account: intent.account,
+    subaccountIndex: intent.subaccountIndex,
+    market: intent.market.index,
+    orderType: intent.orderType,
+    side: intent.side,
+    price: intent.price,
+    quantity: intent.quantity,
+    flags: intent.flags,
+    expiresAt: intent.expiresAt,
+    nonce: intent.nonce,
+    clientId: intent.clientId,
+    originator: intent.originator,
+    originatorFee: intent.originatorFee,
+    triggerPrice: intent.triggerPrice,
+    parentOrderId: intent.parentOrderId,
+    period: intent.period,
+    trailingPercent: intent.trailingPercent,
+    signer,
+    signature: intent.body.signatures[0],
+  });
+
+  /** Submits one order; the reply's order, or the refusal. */
+  const submitOne = async (intent: OrderIntent, signer: Address): Promise<{ order: OrderLike } | { reply: HttpReply }> => {
+    let outcome: Outcome;
+    try {
+      outcome = await orders.submit(submitCommand(intent, signer));
+    } catch (error) {
+      return { reply: overloadedOr(error) };
+    }
+    const { result } = outcome;
+    if (result.code !== 0) return { reply: codeFailure(result) };
+    const order = current(result.orderId!);
+    if (order === undefined) throw new Error(`order ${result.orderId} vanished after submission`);
+    return { order };
+  };
+
+  const postOrder = async (req: HttpRequest): Promise<HttpReply> => {
+    const parsed = parseOrder(req.body);
+    if (!parsed.ok) return parsed.reply;
+    const intent = orderIntent(parsed.value, markets);
+    if (!intent.ok) return intent.reply;
+    // Idempotency: a clientId already on an open order of the account returns that order.
+    if (intent.intent.clientId !== null) {
+      const existing = orders.liveByClient(intent.intent.account, intent.intent.clientId);
+      if (existing !== undefined) return json(serializeOrders([view(existing)]));
+    }
+    const signer = await signerOf(parsed.value);
+    if (typeof signer !== 'string') return signer;
+    const submitted = await submitOne(intent.intent, signer);
+    return 'reply' in submitted ? submitted.reply : json(serializeOrders([view(submitted.order)]));
+  };
+
+  const postBatch = async (req: HttpRequest): Promise<HttpReply> => {
+    const parsed = parseBatch(req.body);
+    if (!parsed.ok) return parsed.reply;
+    const bodies = parsed.value.orders;
+    const intents: OrderIntent[] = [];
+    for (const body of bodies) {
+      const intent = orderIntent(body, markets);
+      if (!intent.ok) return intent.reply;
+      intents.push(intent.intent);
+    }
+    const first = intents[0];
+    for (const i of intents) {
+      if (i.account !== first.account || i.subaccountIndex !== first.subaccountIndex || i.market !== first.market || i.orderType !== first.orderType || i.period !== first.period) {
+        return failure(GatewayCode.InvalidField, 'account, subaccountIndex, symbol, orderType and period must be the same for every order of a batch');
+      }
+    }
+    if (new Set(intents.map((i) => i.nonce)).size !== intents.length) return failure(GatewayCode.InvalidField, 'each order of a batch needs its own nonce');
+    if (first.orderType !== 'limit') return codeFailure({ code: ExchangeCode.OrderTypeNotSupported, params: { orderType: first.orderType } });
+    const signers = await Promise.all(bodies.map(signerOf));
+    for (const s of signers) if (typeof s !== 'string') return s;
+    const out: OrderLike[] = [];
+    for (let i = 0; i < intents.length; i++) {
+      const submitted = await submitOne(intents[i], signers[i] as Address);
+      // The first refusal stops the batch; orders already placed stay and are reported.
+      if ('reply' in submitted) {
+        if (out.length === 0) return submitted.reply;
+        break;
+      }
+      out.push(submitted.order);
+    }
+    return json(serializeOrderBatch({ orders: out.map(view) }));
+  };
+
+  /** The order named by `orderId`, or by `clientId` + `account`, that `caller` may act on with `scope`. */
+  const lookup = (ctx: CallContext, scope: 'read' | 'trade'): OrderLike | HttpReply => {
+    const idText = ctx.query.get('orderId');
+    let order: OrderLike | undefined;
+    if (idText !== undefined) {
+      const id = parseOrderId(idText);
+      order = id === undefined ? undefined : current(id);
+    } else {
+      const clientId = ctx.query.get('clientId');
+      if (clientId === undefined) return failure(GatewayCode.InvalidField, 'Give orderId, or clientId with account');
+      const account = addressParam(ctx.query, 'account');
+      if (isReply(account)) return account;
+      order = orders.liveByClient(account!, clientId);
+    }
+    if (order === undefined) return codeFailure({ code: ExchangeCode.OrderNotFound });
+    const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, scope, scope === 'read' ? undefined : AuthCode.NotDelegated);
+    if (refused !== undefined) return scope === 'read' ? codeFailure({ code: ExchangeCode.OrderNotFound }) : refused;
+    return order;
+  };
+
+  const getOrder = (_req: HttpRequest, ctx: CallContext): HttpReply => {
+    const order = lookup(ctx, 'read');
+    return isReply(order) ? order : json(serializeOrder(view(order)));
+  };
+
+  /** Cancels one order the caller may trade; the order after the book handled it, or why not. */
+  const cancelOne = async (order: OrderLike, caller: Address): Promise<{ order: OrderLike } | { reason: string; reply: HttpReply }> => {
+    let outcome: Outcome;
+    try {
+      outcome = await orders.submit({ kind: CommandKind.CancelOrder, time: clock(), orderId: order.orderId, caller });
+    } catch (error) {
+      const reply = overloadedOr(error);
+      return { reason: reply.body, reply };
+    }
+    const code = outcome.result.code !== 0 ? outcome.result.code : outcome.bookResults[0];
+    if (code !== 0) return { reason: 'Order not found', reply: codeFailure({ code }) };
+    return { order: current(order.orderId)! };
+  };
+
+  const deleteOrder = async (_req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
+    const order = lookup(ctx, 'trade');
+    if (isReply(order)) return order;
+    const cancelled = await cancelOne(order, ctx.caller);
+    return 'reply' in cancelled ? cancelled.reply : json(serializeOrder(view(cancelled.order)));
+  };
+
+  const cancelBatch = async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
+    const parsed = parseCancelBatch(req.body);
+    if (!parsed.ok) return parsed.reply;
+    const { account, clientIds, orderIds } = parsed.value;
+    const cancelled: ReturnType<typeof view>[] = [];
+    const failed: { clientId: string; orderId: string; reason: string }[] = [];
+    const attempt = async (order: OrderLike | undefined, clientId: string, orderId: string) => {
+      if (order === undefined) return failed.push({ clientId, orderId, reason: 'Order not found' });
+      const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, 'trade', AuthCode.NotDelegated);
+      if (refused !== undefined) return failed.push({ clientId, orderId, reason: refused.body });
+      if (orders.live(order.orderId) === undefined) return failed.push({ clientId, orderId, reason: `Order is ${order.status}` });
+      const result = await cancelOne(order, ctx.caller);
+      if ('reason' in result) failed.push({ clientId, orderId, reason: result.reason });
+      else cancelled.push(view(result.order));
+    };
+    for (const text of orderIds ?? []) {
+      const id = parseOrderId(text);
+      await attempt(id === undefined ? undefined : current(id), '', text);
+    }
+    if ((clientIds ?? []).length > 0 && (account === undefined || account === null)) {
+      for (const clientId of clientIds!) failed.push({ clientId, orderId: '', reason: 'account is required with clientIds' });
+    } else {
+      for (const clientId of clientIds ?? []) await attempt(orders.liveByClient(account!.toLowerCase(), clientId), clientId, '');
+    }
+    return json(serializeBatchCancel({ cancelled, failed }));
+  };
+
+  const cancelAll = async (_req: HttpRequest, ctx: SubaccountContext): Promise<HttpReply> => {
+    let market: MarketSpec | undefined;
+    const symbol = ctx.query.get('symbol');
+    if (symbol !== undefined) {
+      market = findMarket(markets, symbol);
+      if (market === undefined) return failure(GatewayCode.SymbolNotFound);
+    }
+    const owner = orders.ownerOf(ctx.account, ctx.subaccountIndex);
+    const before = owner === undefined ? [] : orders.liveOf(owner, market?.index);
+    if (before.length > 0) {
+      try {
+        await orders.submit({ kind: CommandKind.CancelAll, time: clock(), account: ctx.account, subaccountIndex: ctx.subaccountIndex, market: market?.index ?? null, caller: ctx.caller });
+      } catch (error) {
+        return overloadedOr(error);
+      }
+    }
+    const done = before.map((o) => current(o.orderId)!).filter((o) => o.status === 'cancelled');
+    return json(serializeBatchCancel({ cancelled: done.map(view), failed: [] }));
+  };
+
+  const listOrders = (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
+    const q = ctx.query;
+    const limit = limitParam(q, 500, 500);
+    if (isReply(limit)) return limit;
+    const window: Record<string, number | undefined> = {};
+    for (const name of ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo']) {
+      const value = millisParam(q, name);
+      if (isReply(value)) return value;
+      window[name] = value;
+    }
+    const created = window.createdFrom !== undefined || window.createdTo !== undefined;
+    const updated = window.updatedFrom !== undefined || window.updatedTo !== undefined;
+    if (created && updated) return failure(GatewayCode.InvalidField, 'The created filters and the updated filters cannot be combined');
+    const statusText = q.get('status');
+    const statuses = statusText === undefined ? undefined : STATUS_FILTERS[statusText];
+    if (statusText !== undefined && statuses === undefined) return failure(GatewayCode.InvalidField, 'status must be one of open, active, filled, closed');
+    let orderTypes: Set<string> | undefined;
+    const typeText = q.get('orderType');
+    if (typeText !== undefined) {
+      orderTypes = new Set();
+      for (const t of typeText.split(',')) {
+        const type = ORDER_TYPES.get(t.trim().toLowerCase());
+        if (type === undefined) return failure(GatewayCode.InvalidField, `orderType ${t} is not an order type`);
+        orderTypes.add(type);
+      }
+    }
+    let marketIndex: number | undefined;
+    const symbol = q.get('symbol');
+    if (symbol !== undefined) {
+      const market = findMarket(markets, symbol);
+      if (market === undefined) return failure(GatewayCode.SymbolNotFound);
+      marketIndex = market.index;
+    }
+    const owner = orders.ownerOf(ctx.account, ctx.subaccountIndex);
+    const found =
+      owner === undefined
+        ? []
+        : orders.storedOf(owner, {
+            by: created ? 'created' : 'updated',
+            from: created ? window.createdFrom : window.updatedFrom,
+            to: created ? window.createdTo : window.updatedTo,
+            limit,
+            statuses,
+            marketIndex,
+            orderTypes,
+          });
+    const list = found.map((r) => {
+      const live = orders.live(r.orderId);
+      return view(live ?? ({ ...r, market: r.marketIndex } as unknown as OrderLike));
+    });
+    return json(serializeOrderList({ asks: list.filter((o) => o.quantity.startsWith('-')), bids: list.filter((o) => !o.quantity.startsWith('-')), total: list.length }));
+  };
+
+  return [
+    { method: 'post', pattern: '/account/order', handler: guard.guarded((req) => postOrder(req)) },
+    { method: 'post', pattern: '/account/orders', handler: guard.guarded((req) => postBatch(req)) },
+    { method: 'get', pattern: '/account/order', handler: guard.guarded(getOrder, { params: ['orderId', 'clientId', 'account'] }) },
+    { method: 'delete', pattern: '/account/order', handler: guard.guarded(deleteOrder, { params: ['orderId', 'clientId', 'account'] }) },
+    { method: 'post', pattern: '/account/orders/cancel', handler: guard.guarded(cancelBatch) },
+    { method: 'delete', pattern: '/account/orders', handler: guard.guarded(cancelAll, { scope: 'trade', params: ['symbol'], denied: AuthCode.NotDelegated }) },
+    {
+      method: 'get',
+      pattern: '/account/orders',
+      handler: guard.guarded(listOrders, {
+        scope: 'read',
+        params: ['orderType', 'status', 'symbol', 'createdFrom', 'createdTo', 'updatedFrom', 'updatedTo', 'limit'],
+      }),
+    },
+  ];
+}
