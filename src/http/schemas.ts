@@ -170,3 +170,275 @@ export const ACCOUNT_FILL_SCHEMA = {
 } as const;
 
 export const ACCOUNT_FILLS_SCHEMA = { title: 'AccountFills', type: 'array', items: ACCOUNT_FILL_SCHEMA, description: 'newest first' } as const;
+
+// ── Account API (login, stats, positions, balance, margin, transfers, delegates, nonces) ───
+
+const ADDRESS = { type: 'string', pattern: '^0x[0-9a-f]{40}$', description: 'lowercase 0x address' } as const;
+const USD = { type: 'string', description: 'decimal string, USD (collateral, 6 decimals at most)' } as const;
+const FRACTION = { type: 'string', description: 'decimal fraction (0.05 = 5 %), 8 decimals at most' } as const;
+const MILLIS = { type: 'integer', description: 'milliseconds since the Unix epoch' } as const;
+const SUBACCOUNT = { type: 'integer', minimum: 0, maximum: 2147483647 } as const;
+
+/** The body of a signed write that succeeded: JSON `null`. */
+export const NULL_SCHEMA = { title: 'Null', type: 'null', description: 'null: the write is durable' } as const;
+
+export const CHALLENGE_SCHEMA = {
+  title: 'LoginChallenge',
+  type: 'object',
+  properties: {
+    message: { type: 'string', description: 'EIP-4361 (Sign-In with Ethereum) message to sign with personal_sign, exactly as given' },
+    nonce: { type: 'string', description: '17 alphanumeric characters, single use' },
+    expiresAt: { ...MILLIS, description: 'the challenge must be redeemed before this time (ms)' },
+  },
+  required: ['message', 'nonce', 'expiresAt'],
+} as const;
+
+export const LOGIN_SCHEMA = {
+  title: 'AccessToken',
+  type: 'object',
+  properties: {
+    token: { type: 'string', description: 'JWT access token: send as `Authorization: Bearer <token>`' },
+    expiresAt: { ...MILLIS, description: 'the token expires at this time (ms); log in again after it' },
+    address: ADDRESS,
+  },
+  required: ['token', 'expiresAt', 'address'],
+} as const;
+
+export const ACCOUNT_STATS_SCHEMA = {
+  title: 'AccountStatistics',
+  type: 'object',
+  properties: {
+    account: ADDRESS,
+    subaccountIndex: SUBACCOUNT,
+    accountValue: { ...USD, description: 'USD: crossEquity + Σ isolated (margin + unrealized PnL)' },
+    crossEquity: { ...USD, description: 'USD: collateral + unrealized PnL of cross positions' },
+    crossLeverage: { ...FRACTION, description: 'ratio: Σ cross notional at mark / crossEquity (0 when equity ≤ 0)' },
+    crossMarginRatio: { ...FRACTION, description: 'ratio: Σ cross maintenance margin / crossEquity (liquidation at 1)' },
+    crossMarginUsage: { ...FRACTION, description: 'ratio: initialMarginRequirement / crossEquity' },
+    freeCollateral: { ...USD, description: 'USD that may leave the subaccount (transfer, withdraw): never unrealized profit' },
+    freeCollateralCross: { ...USD, description: 'USD available for new orders: crossEquity − initialMarginRequirement, ≥ 0' },
+    initialMarginRequirement: { ...USD, description: 'USD: Σ cross initial margin + open-order holds' },
+    maintMargin: { ...USD, description: 'USD: Σ maintenance margin of all positions' },
+    upnl: { ...USD, description: 'USD: unrealized PnL of all positions at the mark price' },
+  },
+  required: ['account', 'subaccountIndex', 'accountValue', 'crossEquity', 'crossLeverage', 'crossMarginRatio', 'crossMarginUsage', 'freeCollateral', 'freeCollateralCross', 'initialMarginRequirement', 'maintMargin', 'upnl'],
+} as const;
+
+export const POSITION_SCHEMA = {
+  title: 'Position',
+  type: 'object',
+  properties: {
+    account: ADDRESS,
+    subaccountIndex: SUBACCOUNT,
+    symbol: { type: 'string' },
+    quantity: { type: 'string', description: 'signed decimal: positive long, negative short' },
+    basis: { ...USD, description: 'USD: signed entry cost (long ≥ 0, short ≤ 0); entry price = basis / quantity' },
+    fees: { ...USD, description: 'USD: trading fees paid since the position opened (negative = rebates)' },
+    funding: { ...USD, description: 'USD: funding since the position opened (+ received, − paid)' },
+    margin: { ...USD, description: 'USD reserved for an isolated position (0 for cross)' },
+    isolated: { type: 'boolean' },
+    markPrice: { type: ['string', 'null'], description: 'decimal price, null before the first mark' },
+    unrealizedPnl: { ...USD, description: 'USD: quantity × mark − basis' },
+    updatedAt: { ...MILLIS, description: 'last change (ms)' },
+  },
+  required: ['account', 'subaccountIndex', 'symbol', 'quantity', 'basis', 'fees', 'funding', 'margin', 'isolated', 'markPrice', 'unrealizedPnl', 'updatedAt'],
+} as const;
+
+export const POSITIONS_SCHEMA = {
+  title: 'Positions',
+  type: 'object',
+  properties: { positions: { type: 'array', items: POSITION_SCHEMA, description: 'open positions, in markets-file order' } },
+  required: ['positions'],
+} as const;
+
+export const BALANCE_SCHEMA = {
+  title: 'Balance',
+  type: 'object',
+  properties: {
+    account: ADDRESS,
+    subaccountIndex: SUBACCOUNT,
+    collateral: { ...USD, description: 'USD: cross collateral (deposits, transfers, realized PnL, fees, funding); may be negative while unrealized profit covers it' },
+    isolatedMargin: { ...USD, description: 'USD held by isolated positions' },
+    orderHolds: { ...USD, description: 'USD reserved by open orders (initial margin and fees)' },
+    initialMarginRequirement: { ...USD, description: 'USD: cross positions’ initial margin + orderHolds' },
+    freeCollateral: { ...USD, description: 'USD transferable now (POST /account/transfer may move at most this)' },
+    freeCollateralCross: { ...USD, description: 'USD available for new orders' },
+    accountValue: { ...USD, description: 'USD: everything at the mark price' },
+    upnl: { ...USD, description: 'USD: unrealized PnL at the mark price' },
+  },
+  required: ['account', 'subaccountIndex', 'collateral', 'isolatedMargin', 'orderHolds', 'initialMarginRequirement', 'freeCollateral', 'freeCollateralCross', 'accountValue', 'upnl'],
+} as const;
+
+export const MARGIN_SETTING_SCHEMA = {
+  title: 'MarginSetting',
+  type: 'object',
+  properties: {
+    symbol: { type: 'string' },
+    isolated: { type: 'boolean', description: 'true: isolated margin in this market; false: cross' },
+    margin: { ...FRACTION, description: 'desired initial margin fraction (0.33 = 33 %); the market default until set' },
+    leverage: { type: 'string', description: 'decimal: 1 / margin, 8 decimals, truncated' },
+    maxLeverage: { type: 'integer', description: "the market's maximum; margin ≥ 1 / maxLeverage" },
+  },
+  required: ['symbol', 'isolated', 'margin', 'leverage', 'maxLeverage'],
+} as const;
+
+export const MARGIN_SETTINGS_SCHEMA = {
+  title: 'MarginSettings',
+  type: 'object',
+  properties: { account: ADDRESS, subaccountIndex: SUBACCOUNT, markets: { type: 'array', items: MARGIN_SETTING_SCHEMA } },
+  required: ['account', 'subaccountIndex', 'markets'],
+} as const;
+
+export const TRANSFER_SCHEMA = {
+  title: 'Transfer',
+  type: 'object',
+  properties: {
+    id: { type: 'integer', description: 'sequence number of the transfer (unique, increasing)' },
+    time: MILLIS,
+    direction: { type: 'string', enum: ['in', 'out'], description: 'in: credited to the subaccount asked about; out: debited from it' },
+    accountFrom: ADDRESS,
+    subaccountIndexFrom: SUBACCOUNT,
+    accountTo: ADDRESS,
+    subaccountIndexTo: SUBACCOUNT,
+    amount: USD,
+  },
+  required: ['id', 'time', 'direction', 'accountFrom', 'subaccountIndexFrom', 'accountTo', 'subaccountIndexTo', 'amount'],
+} as const;
+
+export const TRANSFERS_SCHEMA = {
+  title: 'Transfers',
+  type: 'object',
+  properties: { transfers: { type: 'array', items: TRANSFER_SCHEMA, description: 'newest first' } },
+  required: ['transfers'],
+} as const;
+
+export const DELEGATE_SCHEMA = {
+  title: 'Delegate',
+  type: 'object',
+  properties: {
+    subaccountIndex: SUBACCOUNT,
+    delegate: ADDRESS,
+    scopes: { type: 'array', items: { type: 'string', enum: ['trade', 'read'] }, description: 'trade: orders, cancels, margin updates; read: orders, stats, positions, fills' },
+  },
+  required: ['subaccountIndex', 'delegate', 'scopes'],
+} as const;
+
+export const DELEGATES_SCHEMA = {
+  title: 'Delegates',
+  type: 'object',
+  properties: { account: ADDRESS, subaccountIndex: SUBACCOUNT, delegates: { type: 'array', items: DELEGATE_SCHEMA } },
+  required: ['account', 'subaccountIndex', 'delegates'],
+} as const;
+
+export const SIGNERS_SCHEMA = {
+  title: 'Signers',
+  type: 'object',
+  properties: {
+    account: ADDRESS,
+    subaccountIndex: SUBACCOUNT,
+    signers: { type: 'array', items: ADDRESS, description: "addresses whose signature is accepted for the subaccount's orders and margin updates: the account first, then its trade delegates" },
+  },
+  required: ['account', 'subaccountIndex', 'signers'],
+} as const;
+
+export const NONCE_SCHEMA = {
+  title: 'NextNonce',
+  type: 'object',
+  properties: {
+    account: ADDRESS,
+    subaccountIndex: SUBACCOUNT,
+    signer: ADDRESS,
+    nonce: { type: 'integer', minimum: 0, description: 'one above the highest nonce accepted for (account, subaccountIndex, signer); 0 when none' },
+  },
+  required: ['account', 'subaccountIndex', 'signer', 'nonce'],
+} as const;
+
+// ── Orders (placeholder until the order routes supply theirs) ──────────────────────────────
+
+const NULLABLE_STRING = { type: ['string', 'null'] } as const;
+
+/** The spec's Order resource. Placeholder: the order routes own the final schema. */
+export const ORDER_SCHEMA = {
+  title: 'Order',
+  type: 'object',
+  properties: {
+    account: ADDRESS,
+    clientId: NULLABLE_STRING,
+    createdAt: MILLIS,
+    expiresAt: { type: 'integer', minimum: 0, description: 'milliseconds; 0 = good till cancelled' },
+    flags: {
+      type: 'object',
+      properties: { ioc: { type: 'boolean' }, postOnly: { type: 'boolean' }, reduceOnly: { type: 'boolean' }, selfTradeExpire: { type: 'integer' } },
+      required: ['ioc', 'postOnly', 'reduceOnly', 'selfTradeExpire'],
+    },
+    groupId: { type: 'string' },
+    lastUpdateSequenceNumber: { type: 'integer', description: 'market sequence number of the last event that touched the order' },
+    nonce: { type: 'integer', minimum: 0 },
+    ocoGroupId: { type: 'string' },
+    orderId: { type: 'string', description: '0x + 16 hex digits' },
+    orderType: { type: 'string', enum: ['unsupported', 'limit', 'twap', 'takeProfit', 'stopLoss', 'trailingStop', 'iceberg'] },
+    originator: ADDRESS,
+    originatorFee: { type: 'integer', minimum: 0, description: 'fraction of notional in 10^-8' },
+    parentOrderId: NULLABLE_STRING,
+    period: { type: ['integer', 'null'], minimum: 0, description: 'milliseconds between the orders of a TWAP' },
+    price: DECIMAL,
+    quantity: { ...DECIMAL, description: 'signed: positive buys, negative sells' },
+    reason: { type: 'string' },
+    remaining: DECIMAL,
+    settled: { ...DECIMAL, description: 'quantity filled so far' },
+    status: { type: 'string', enum: ['new', 'partiallyFilled', 'filled', 'cancelled', 'expired', 'rejected', 'untriggered', 'triggered'] },
+    subaccountIndex: SUBACCOUNT,
+    symbol: { type: 'string' },
+    trailingPercent: NULLABLE_STRING,
+    triggerPrice: NULLABLE_STRING,
+    updatedAt: MILLIS,
+  },
+  required: ['account', 'clientId', 'createdAt', 'expiresAt', 'flags', 'nonce', 'orderId', 'orderType', 'price', 'quantity', 'remaining', 'settled', 'status', 'subaccountIndex', 'symbol', 'updatedAt'],
+} as const;
+
+export const ORDERS_SCHEMA = { title: 'OrderArray', type: 'array', items: ORDER_SCHEMA } as const;
+
+export const ORDER_BATCH_SCHEMA = {
+  title: 'OrderBatch',
+  type: 'object',
+  properties: { orders: ORDERS_SCHEMA },
+  required: ['orders'],
+} as const;
+
+export const ORDER_LIST_SCHEMA = {
+  title: 'OrderList',
+  type: 'object',
+  properties: { asks: ORDERS_SCHEMA, bids: ORDERS_SCHEMA, total: { type: 'integer' } },
+  required: ['asks', 'bids', 'total'],
+} as const;
+
+export const BATCH_CANCEL_SCHEMA = {
+  title: 'BatchCancelResult',
+  type: 'object',
+  properties: {
+    cancelled: ORDERS_SCHEMA,
+    failed: {
+      type: 'array',
+      items: { type: 'object', properties: { clientId: { type: 'string' }, orderId: { type: 'string' }, reason: { type: 'string' } }, required: ['clientId', 'orderId', 'reason'] },
+    },
+  },
+  required: ['cancelled', 'failed'],
+} as const;
+
+/** GET /config (documentation only: the route writes it once with JSON.stringify). */
+export const CONFIG_SCHEMA = {
+  title: 'Config',
+  type: 'object',
+  properties: {
+    profile: { type: 'string', enum: ['testnet', 'mainnet'] },
+    chainId: { type: 'integer' },
+    verifyingContract: ADDRESS,
+    baseUrl: { type: 'string' },
+    faucet: { type: 'boolean' },
+    collateral: { type: 'object', properties: { asset: { type: 'string' }, decimals: { type: 'integer' } } },
+    eip712: { type: 'object', description: 'domain, types and primaryTypes to pass to signTypedData (viem, ethers)' },
+    markets: { type: 'array', items: MARKET_SCHEMA },
+    limits: { type: 'object', description: 'request budget and the ranges of depth, limits and the nonce window' },
+  },
+  required: ['profile', 'chainId', 'verifyingContract', 'eip712', 'markets', 'limits'],
+} as const;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnTsWorker } from './fixtures/spawn.ts';
+import { spawnTsWorker } from '../../src/runtime/spawn-worker.ts';
 import { once } from 'node:events';
 import { Ring } from '../../src/runtime/ring.ts';
 import { checkRecord, writeRecord } from './fixtures/ring-records.ts';

@@ -1,0 +1,93 @@
+/**
+ * @module history/transfers
+ *
+ * The transfers projection: every settled transfer between subaccounts, listed per subaccount
+ * for GET /account/transfer/history. One named database in the runtime's LMDB environment
+ * (count it in `maxDbs`: `TRANSFER_DATABASE_COUNT`), written like the other projections —
+ * `onTransfer` inside the write transaction that journals the ledger's `transfer` event, with
+ * `putSync`, so the event and its history are durable together and a replay rebuilds them.
+ *
+ * Key: `[owner, time, id]` → the transfer, once under the debited owner and once under the
+ * credited one (a transfer never goes to its own subaccount). `id` is the caller's unique,
+ * increasing number for the event (the journal sequence number), so two transfers in the same
+ * millisecond keep their order. Amounts are stored as decimal integer strings (base units).
+ * Query: newest first, `from` on or after and `to` before (ms), at most `limit`, optionally
+ * only one direction (read past the other: a filter outside the key).
+ * May import: history/, lmdb types.
+ */
+import type { Database, RootDatabase } from 'lmdb';
+import { KEY_TOP } from './store.ts';
+import type { RangeQuery } from './types.ts';
+
+export const TRANSFER_DATABASE_COUNT = 1;
+
+/** A settled transfer, as the runtime builds it from the ledger's `transfer` event. */
+export interface TransferRecord {
+  /** Unique and increasing: the journal sequence number of the event. */
+  id: number;
+  time: number;
+  fromOwner: number;
+  toOwner: number;
+  accountFrom: string;
+  subaccountIndexFrom: number;
+  accountTo: string;
+  subaccountIndexTo: number;
+  /** Collateral base units (COLLATERAL_SCALE), > 0. */
+  amount: bigint;
+}
+
+interface StoredTransfer {
+  fromOwner: number;
+  toOwner: number;
+  accountFrom: string;
+  subaccountIndexFrom: number;
+  accountTo: string;
+  subaccountIndexTo: number;
+  amount: string;
+}
+
+export interface TransferQuery extends RangeQuery {
+  /** Only transfers into (`in`) or out of (`out`) the subaccount. */
+  direction?: 'in' | 'out';
+}
+
+/** What the transfer history route reads. */
+export interface TransferHistoryReader {
+  transfers(owner: number, query: TransferQuery): TransferRecord[];
+}
+
+export class TransferHistory implements TransferHistoryReader {
+  private readonly db: Database<StoredTransfer, number[]>;
+
+  constructor(root: RootDatabase) {
+    this.db = root.openDB<StoredTransfer, number[]>({ name: 'history.transfers' });
+  }
+
+  /** Records a transfer under both subaccounts. Call inside the journaling write transaction. */
+  onTransfer(t: TransferRecord): void {
+    const stored: StoredTransfer = {
+      fromOwner: t.fromOwner,
+      toOwner: t.toOwner,
+      accountFrom: t.accountFrom,
+      subaccountIndexFrom: t.subaccountIndexFrom,
+      accountTo: t.accountTo,
+      subaccountIndexTo: t.subaccountIndexTo,
+      amount: t.amount.toString(),
+    };
+    this.db.putSync([t.fromOwner, t.time, t.id], stored);
+    this.db.putSync([t.toOwner, t.time, t.id], stored);
+  }
+
+  /** Transfers of a subaccount, newest first. */
+  transfers(owner: number, query: TransferQuery): TransferRecord[] {
+    const out: TransferRecord[] = [];
+    const range = { start: [owner, query.to ?? KEY_TOP], exclusiveStart: true, end: [owner, query.from ?? 0], inclusiveEnd: true, reverse: true };
+    for (const { key, value } of this.db.getRange(range)) {
+      const direction = value.fromOwner === owner ? 'out' : 'in';
+      if (query.direction !== undefined && query.direction !== direction) continue;
+      out.push({ id: key[2], time: key[1], ...value, amount: BigInt(value.amount) });
+      if (out.length >= query.limit) break;
+    }
+    return out;
+  }
+}

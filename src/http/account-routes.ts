@@ -1,0 +1,73 @@
+/**
+ * @module http/account-routes
+ *
+ * The account side of the REST API as one route list the gateway spreads into its table:
+ * wallet login (public, per-source-address budget) and every /account/* route except the order
+ * routes, each behind the `AccountGuard` (token, per-account budget, read authorization).
+ *
+ * Which refusal text a read shows: stats, positions and fills use the one text their spec lists
+ * (`Delegation not allowed for request`) for any caller that may not read; the other reads,
+ * whose spec lists none, tell the two cases apart (`Not delegated for account and subaccount`
+ * for a stranger or another subaccount's delegate, `Delegation not allowed for request` for a
+ * delegate without `read`).
+ * May import: http/, history/ (types), auth/ (types).
+ */
+import type { MarketSpec } from '../config/market.ts';
+import { AuthCode } from '../auth/codes.ts';
+import type { TransferHistoryReader } from '../history/transfers.ts';
+import { AccountGuard } from './auth-guard.ts';
+import { paramNames } from './account-query.ts';
+import type { AccountReadPort, AccountWritePort, AuthPort, Clock } from './ports.ts';
+import type { Route } from './uws.ts';
+import { challengeRoute, loginRoute } from './routes/login.ts';
+import { balanceRoute, BALANCE_QUERY, statsRoute, STATS_QUERY } from './routes/account-stats.ts';
+import { positionsRoute, POSITIONS_QUERY } from './routes/account-positions.ts';
+import { fillsRoute, FILLS_QUERY, type FillHistory } from './routes/account-fills.ts';
+import { marginSettingsRoute, marginUpdateRoute, MARGIN_QUERY } from './routes/account-margin.ts';
+import { transferHistoryRoute, transferRoute, TRANSFER_HISTORY_QUERY } from './routes/account-transfer.ts';
+import { delegatesRoute, DELEGATES_QUERY, delegationRoute, signersRoute, SIGNERS_QUERY } from './routes/account-delegates.ts';
+import { nonceRoute, NONCE_QUERY } from './routes/account-nonce.ts';
+
+export interface AccountApiOptions {
+  markets: readonly MarketSpec[];
+  clock: Clock;
+  accounts: AccountReadPort;
+  writes: AccountWritePort;
+  auth: AuthPort;
+  fills: FillHistory;
+  transfers: TransferHistoryReader;
+}
+
+/** The guard of every /account/* route (share one per process: it holds the budgets). */
+export function accountGuard(options: Pick<AccountApiOptions, 'auth' | 'accounts' | 'clock'>): AccountGuard {
+  return new AccountGuard({ tokens: options.auth.login.tokens, delegations: options.accounts.delegations, clock: options.clock });
+}
+
+/** POST /auth/challenge and POST /auth/login, under the per-source-address budget. */
+export function loginRoutes(auth: AuthPort, guard: AccountGuard): Route[] {
+  return [
+    { method: 'post', pattern: '/auth/challenge', handler: guard.publicLimited(challengeRoute(auth.login)) },
+    { method: 'post', pattern: '/auth/login', handler: guard.publicLimited(loginRoute(auth.login)) },
+  ];
+}
+
+/** Every /account/* route of this module (the order routes are the lead's). */
+export function accountRoutes(options: AccountApiOptions, guard: AccountGuard): Route[] {
+  const { accounts, markets, auth, writes } = options;
+  const read = { scope: 'read' } as const;
+  const spec = { ...read, denied: AuthCode.DelegationNotAllowed } as const;
+  return [
+    { method: 'get', pattern: '/account/stats', handler: guard.guarded(statsRoute(accounts), { ...spec, params: paramNames(STATS_QUERY) }) },
+    { method: 'get', pattern: '/account/positions', handler: guard.guarded(positionsRoute(accounts, markets), { ...spec, params: paramNames(POSITIONS_QUERY) }) },
+    { method: 'get', pattern: '/account/fills', handler: guard.guarded(fillsRoute(accounts, markets, options.fills), { ...spec, params: paramNames(FILLS_QUERY) }) },
+    { method: 'get', pattern: '/account/balance', handler: guard.guarded(balanceRoute(accounts, markets), { ...read, params: paramNames(BALANCE_QUERY) }) },
+    { method: 'get', pattern: '/account/margin', handler: guard.guarded(marginSettingsRoute(accounts, markets), { ...read, params: paramNames(MARGIN_QUERY) }) },
+    { method: 'post', pattern: '/account/margin', handler: guard.guarded(marginUpdateRoute(accounts, markets, guard, auth, writes)) },
+    { method: 'post', pattern: '/account/transfer', handler: guard.guarded(transferRoute(accounts, auth, writes)) },
+    { method: 'get', pattern: '/account/transfer/history', handler: guard.guarded(transferHistoryRoute(accounts, options.transfers), { ...read, params: paramNames(TRANSFER_HISTORY_QUERY) }) },
+    { method: 'get', pattern: '/account/delegates', handler: guard.guarded(delegatesRoute(accounts), { ...read, params: paramNames(DELEGATES_QUERY) }) },
+    { method: 'post', pattern: '/account/delegates', handler: guard.guarded(delegationRoute(auth, writes)) },
+    { method: 'get', pattern: '/account/signers', handler: guard.guarded(signersRoute(accounts), { ...read, params: paramNames(SIGNERS_QUERY) }) },
+    { method: 'get', pattern: '/account/nonce', handler: guard.guarded(nonceRoute(accounts), { ...read, params: paramNames(NONCE_QUERY) }) },
+  ];
+}

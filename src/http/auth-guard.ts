@@ -1,0 +1,152 @@
+/**
+ * @module http/auth-guard
+ *
+ * What stands in front of every /account/* handler, in this order:
+ *  1. the bearer token (`Authorization: Bearer <JWT>`): missing → 401 `Please add the JWT
+ *     token to the header`; bad → 401 `Invalid JWT token`; expired → 401 `JWT token expired,
+ *     please log in again`. Failed attempts spend the source address's budget, so a flood of
+ *     bad tokens is refused (429) like any other flood;
+ *  2. the request budget of the token's account (200/s shared across source addresses, GCRA):
+ *     over budget → 429 with `Retry-After`;
+ *  3. for routes that read a subaccount (`scope` given): the strict query (`account`,
+ *     `subaccountIndex` and the route's own parameters, 400 when wrong), then read
+ *     authorization — the caller is the account, or its delegate for that subaccount holding the
+ *     scope. Refusals: `Not delegated for account and subaccount` / `Delegation not allowed for
+ *     request` (403), or the one text the route's spec lists (`denied`).
+ * Every reply carries `X-RateLimit-Limit` and `X-RateLimit-Remaining` of the budget it spent.
+ * `publicLimited` puts public routes under a per-source-address budget with the same headers.
+ *
+ * Reuse (order routes): `guard.guarded(handler)` → handler gets `{caller, query}`;
+ * `guard.guarded(handler, {scope: 'read', params: [...]})` → also `{account, subaccountIndex}`,
+ * authorised; `guard.authorize(caller, account, subaccountIndex, 'trade')` for a check after a
+ * lookup (cancel by orderId: the order names the subaccount).
+ * May import: http/, auth/ (types and codes).
+ */
+import type { Address } from '../auth/address.ts';
+import { AuthCode } from '../auth/codes.ts';
+import type { DelegationStore, Scope } from '../auth/delegation.ts';
+import type { AccessTokens } from '../auth/token.ts';
+import { codeFailure } from './codes.ts';
+import { addressParam, isReply, strictQuery, subaccountParam } from './account-query.ts';
+import { RateLimiter, type Budget } from './rate-limit.ts';
+import type { Clock } from './ports.ts';
+import type { Handler, HttpReply, HttpRequest } from './uws.ts';
+
+export const ACCOUNT_REQUESTS_PER_SECOND = 200;
+export const ADDRESS_REQUESTS_PER_SECOND = 200;
+const SWEEP_EVERY_MS = 10_000;
+
+export interface CallContext {
+  /** The token's address (lowercase). */
+  caller: Address;
+  /** The strict query: only declared parameters, each once. */
+  query: Map<string, string>;
+}
+
+export interface SubaccountContext extends CallContext {
+  account: Address;
+  subaccountIndex: number;
+}
+
+export interface GuardOptions {
+  tokens: Pick<AccessTokens, 'verifyHeader'>;
+  delegations: Pick<DelegationStore, 'authorizeCaller'>;
+  clock: Clock;
+  /** Per token account; default 200/s. */
+  accountLimiter?: RateLimiter;
+  /** Per source address (public routes, failed authentications); default 200/s. */
+  addressLimiter?: RateLimiter;
+}
+
+export interface ReadOptions {
+  scope: Scope;
+  /** Query parameters besides account and subaccountIndex. */
+  params?: readonly string[];
+  /** The text this route's spec lists for any authorization refusal. */
+  denied?: AuthCode;
+}
+
+type Reply = HttpReply | Promise<HttpReply>;
+
+function withBudget(reply: HttpReply, limit: number, budget: Budget): HttpReply {
+  const headers: Record<string, string> = { ...reply.headers, 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(budget.remaining) };
+  if (!budget.allowed) headers['retry-after'] = String(budget.retryAfterSeconds);
+  return { ...reply, headers };
+}
+
+function tooMany(limiter: RateLimiter, per: 'account' | 'source address'): HttpReply {
+  return { status: 429, body: `Too many requests: at most ${limiter.rate} per second per ${per}, retry after the cool-down`, contentType: 'text/plain; charset=utf-8' };
+}
+
+export class AccountGuard {
+  readonly accountLimiter: RateLimiter;
+  readonly addressLimiter: RateLimiter;
+  private lastSweep = 0;
+
+  constructor(private readonly options: GuardOptions) {
+    this.accountLimiter = options.accountLimiter ?? new RateLimiter(ACCOUNT_REQUESTS_PER_SECOND);
+    this.addressLimiter = options.addressLimiter ?? new RateLimiter(ADDRESS_REQUESTS_PER_SECOND);
+  }
+
+  /** Token and account budget; with `read`, also the subaccount query and its authorization. */
+  guarded(handler: (req: HttpRequest, ctx: CallContext) => Reply, options?: { params?: readonly string[] }): Handler;
+  guarded(handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, options: ReadOptions): Handler;
+  guarded(handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, options: Partial<ReadOptions> = {}): Handler {
+    const allowed = [...new Set([...(options.scope === undefined ? [] : ['account', 'subaccountIndex']), ...(options.params ?? [])])];
+    return async (req) => {
+      const now = this.tick();
+      const verified = await this.options.tokens.verifyHeader(req.authorization);
+      if (!verified.ok) {
+        const budget = this.addressLimiter.take(req.remoteAddress, now);
+        return withBudget(budget.allowed ? codeFailure(verified) : tooMany(this.addressLimiter, 'source address'), this.addressLimiter.rate, budget);
+      }
+      const caller = verified.value;
+      const budget = this.accountLimiter.take(caller, now);
+      const limit = this.accountLimiter.rate;
+      if (!budget.allowed) return withBudget(tooMany(this.accountLimiter, 'account'), limit, budget);
+      const query = strictQuery(req.query, allowed);
+      if (isReply(query)) return withBudget(query, limit, budget);
+      let ctx: SubaccountContext | CallContext = { caller, query };
+      if (options.scope !== undefined) {
+        const account = addressParam(query, 'account');
+        if (isReply(account)) return withBudget(account, limit, budget);
+        const subaccountIndex = subaccountParam(query);
+        if (isReply(subaccountIndex)) return withBudget(subaccountIndex, limit, budget);
+        const refusal = this.authorize(caller, account!, subaccountIndex, options.scope, options.denied);
+        if (refusal !== undefined) return withBudget(refusal, limit, budget);
+        ctx = { caller, query, account: account!, subaccountIndex };
+      }
+      return withBudget(await handler(req, ctx as SubaccountContext), limit, budget);
+    };
+  }
+
+  /**
+   * Whether `caller` may act on the subaccount with `scope`: undefined when allowed, else the
+   * 403 (`denied` replaces the text when the route's spec names one).
+   */
+  authorize(caller: Address, account: Address, subaccountIndex: number, scope: Scope, denied?: AuthCode): HttpReply | undefined {
+    const allowed = this.options.delegations.authorizeCaller(caller, account, subaccountIndex, scope);
+    if (allowed.ok) return undefined;
+    return codeFailure(denied !== undefined && allowed.code !== AuthCode.InvalidSubaccountIndex ? { code: denied } : allowed);
+  }
+
+  /** A public route under the per-source-address budget. */
+  publicLimited(handler: Handler): Handler {
+    return async (req) => {
+      const budget = this.addressLimiter.take(req.remoteAddress, this.tick());
+      const reply = budget.allowed ? await handler(req) : tooMany(this.addressLimiter, 'source address');
+      return withBudget(reply, this.addressLimiter.rate, budget);
+    };
+  }
+
+  /** The time now; forgets refilled budgets every few seconds so memory stays bounded. */
+  private tick(): number {
+    const now = this.options.clock();
+    if (now - this.lastSweep >= SWEEP_EVERY_MS) {
+      this.accountLimiter.sweep(now);
+      this.addressLimiter.sweep(now);
+      this.lastSweep = now;
+    }
+    return now;
+  }
+}

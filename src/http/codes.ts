@@ -1,0 +1,44 @@
+/**
+ * @module http/codes
+ *
+ * Registers the auth (1000s) and ledger (2000s) code tables with the gateway's one mapping
+ * (errors.ts), so a rejection from any part becomes a status and its exact text through
+ * `failure(code, detail)`. Importing this module is enough; `codeFailure` turns a write's
+ * refusal (`{code, params}`) into the reply, filling the text's `<name>` slot from `params`.
+ *
+ * Ledger statuses follow design.md: 404 for an unknown account or market, 409 for a state that
+ * refuses the change (liquidation in progress, an order id already taken), 400 for the rest.
+ * May import: http/errors, auth/codes, ledger/codes.
+ */
+import { AUTH_CODES } from '../auth/codes.ts';
+import { LEDGER_CODE_TEXT, LedgerCode } from '../ledger/codes.ts';
+import { failure, registerCodes } from './errors.ts';
+import type { HttpReply } from './uws.ts';
+
+/** `Unauthorized to change margin for account <account>` → fill the one slot with `detail`. */
+function withSlot(text: string): string | ((detail: string) => string) {
+  return /<\w+>/.test(text) ? (detail: string) => text.replace(/<\w+>/, detail) : text;
+}
+
+const LEDGER_STATUS: Readonly<Record<number, number>> = {
+  [LedgerCode.AccountNotFound]: 404,
+  [LedgerCode.MarketNotFound]: 404,
+  [LedgerCode.OrderExists]: 409,
+  [LedgerCode.InLiquidation]: 409,
+  [LedgerCode.FaucetDisabled]: 403,
+};
+
+registerCodes(Object.fromEntries(Object.entries(AUTH_CODES).map(([code, e]) => [code, { status: e.status, text: withSlot(e.text) }])));
+registerCodes(
+  Object.fromEntries(
+    Object.entries(LEDGER_CODE_TEXT)
+      .filter(([code]) => Number(code) !== LedgerCode.Ok)
+      .map(([code, text]) => [code, { status: LEDGER_STATUS[Number(code)] ?? 400, text }]),
+  ),
+);
+
+/** The reply for a refusal from any part's table (`params` fills the text's slot). */
+export function codeFailure(refusal: { code: number; params?: Readonly<Record<string, string>> }): HttpReply {
+  const detail = refusal.params === undefined ? '' : (Object.values(refusal.params)[0] ?? '');
+  return failure(refusal.code, detail);
+}

@@ -1,0 +1,54 @@
+/**
+ * The POST /account/transfer body: its schema, and the step from a valid body to the signed
+ * `Transfer` message (the body's own strings, as the client signed them) and the amount in
+ * collateral base units. `amount` is a positive decimal with at most 6 decimals (USD); finer
+ * input is refused, never rounded.
+ */
+import { COLLATERAL_SCALE, MAX_UNITS } from '../../config/market.ts';
+import { parseDecimal } from '../../numeric/decimal.ts';
+import type { TransferMessage } from '../../auth/typed-data.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import { Field } from '../validation.ts';
+import type { HttpReply } from '../uws.ts';
+
+export const TRANSFER_REQUEST_SCHEMA = {
+  title: 'TransferRequest',
+  type: 'object',
+  properties: {
+    accountFrom: { ...Field.address, description: 'user debited (must be the signer and the target)' },
+    accountTo: { ...Field.address, description: 'user credited (the same account for a move between its subaccounts)' },
+    subaccountIndexFrom: Field.subaccountIndex,
+    subaccountIndexTo: Field.subaccountIndex,
+    amount: { type: 'string', pattern: '^[0-9]{1,20}(\\.[0-9]{1,40})?$', maxLength: 60, 'x-error': 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"' },
+    feedId: { type: 'string', pattern: '^0x[0-9a-fA-F]{1,64}$', 'x-error': 'feedId must be a 0x-prefixed hex string of at most 32 bytes', description: 'hex id of the market feed to transfer from (signed; collateral is one USD pool)' },
+    nonce: { ...Field.uint64, description: 'unique per (accountFrom, subaccountIndexFrom)' },
+    expiresAt: { ...Field.uint64, description: 'milliseconds; the transfer is refused after it' },
+    target: { ...Field.address, description: 'user requesting the transfer: accountFrom itself (delegates are forbidden)' },
+    signatures: { ...Field.signatures, description: 'exactly one EIP-712 `Transfer` signature by accountFrom' },
+  },
+  required: ['accountFrom', 'accountTo', 'subaccountIndexFrom', 'subaccountIndexTo', 'amount', 'feedId', 'nonce', 'expiresAt', 'target', 'signatures'],
+  additionalProperties: false,
+} as const;
+
+export interface TransferBody {
+  accountFrom: string;
+  accountTo: string;
+  subaccountIndexFrom: number;
+  subaccountIndexTo: number;
+  amount: string;
+  feedId: string;
+  nonce: number;
+  expiresAt: number;
+  target: string;
+  signatures: string[];
+}
+
+export const TRANSFER_AMOUNT_TEXT = 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"';
+
+/** The signed message and the amount in base units, or the 400 refusing the amount. */
+export function transferIntent(body: TransferBody): { ok: true; message: TransferMessage; amount: bigint } | { ok: false; reply: HttpReply } {
+  const amount = parseDecimal(body.amount, COLLATERAL_SCALE, MAX_UNITS);
+  if (!amount.ok || amount.value <= 0n) return { ok: false, reply: failure(GatewayCode.InvalidField, TRANSFER_AMOUNT_TEXT) };
+  const { accountFrom, accountTo, subaccountIndexFrom, subaccountIndexTo, feedId, nonce, expiresAt, target } = body;
+  return { ok: true, amount: amount.value, message: { accountFrom, accountTo, subaccountIndexFrom, subaccountIndexTo, amount: body.amount, feedId, nonce, expiresAt, target } };
+}

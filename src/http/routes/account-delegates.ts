@@ -1,0 +1,67 @@
+/**
+ * Delegation: who may act for a subaccount.
+ *
+ * GET /account/delegates?account=&subaccountIndex= → `{account, subaccountIndex, delegates:
+ * [{subaccountIndex, delegate, scopes}]}`.
+ * GET /account/signers?account=&subaccountIndex= → the addresses whose signature is accepted
+ * for the subaccount's orders and margin updates: the account, then its `trade` delegates.
+ * POST /account/delegates (signed `Delegation`, by the account itself) adds a delegate with
+ * scopes `trade`, `read` or `trade,read`, or removes one; success body `null` once durable. The
+ * token must be the account's own: a delegate → 403 `Delegation not allowed for request`.
+ */
+import fastJson from 'fast-json-stringify';
+import { AuthCode } from '../../auth/codes.ts';
+import { recoverRequestSigner } from '../../auth/signed-request.ts';
+import { failure } from '../errors.ts';
+import { codeFailure } from '../codes.ts';
+import type { CallContext, SubaccountContext } from '../auth-guard.ts';
+import { SUBACCOUNT_PARAMS, type QueryParam } from '../account-query.ts';
+import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
+import { delegationMessage, DELEGATION_REQUEST_SCHEMA, type DelegationBody } from '../requests/delegation.ts';
+import { DELEGATES_SCHEMA, SIGNERS_SCHEMA } from '../schemas.ts';
+import { bodyParser } from '../validation.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+
+export const DELEGATES_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
+export const SIGNERS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
+
+const serializeDelegates = fastJson(DELEGATES_SCHEMA);
+const serializeSigners = fastJson(SIGNERS_SCHEMA);
+const parseBody = bodyParser<DelegationBody>(DELEGATION_REQUEST_SCHEMA);
+
+export function delegatesRoute(accounts: AccountReadPort) {
+  return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
+    const delegates = accounts.delegations.delegates(ctx.account, ctx.subaccountIndex);
+    return { status: 200, body: serializeDelegates({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, delegates }) };
+  };
+}
+
+export function signersRoute(accounts: AccountReadPort) {
+  return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
+    const signers = accounts.delegations.signers(ctx.account, ctx.subaccountIndex);
+    return { status: 200, body: serializeSigners({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, signers }) };
+  };
+}
+
+export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
+  return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
+    const body = parseBody(req.body);
+    if (!body.ok) return body.reply;
+    const account = body.value.account.toLowerCase();
+    if (ctx.caller !== account) return failure(AuthCode.DelegationNotAllowed);
+    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Delegation', delegationMessage(body.value), body.value.signatures);
+    if (!signer.ok) return codeFailure(signer);
+    const result = await writes.changeDelegation({
+      account,
+      subaccountIndex: body.value.subaccountIndex,
+      delegate: body.value.delegate.toLowerCase(),
+      scopes: body.value.scopes,
+      action: body.value.action,
+      nonce: body.value.nonce,
+      expiresAt: body.value.expiresAt,
+      signer: signer.value,
+      signature: body.value.signatures[0],
+    });
+    return result.ok ? { status: 200, body: 'null' } : codeFailure(result);
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * GET /account/fills?account=&subaccountIndex=&symbol=&from=&to=&limit=: the subaccount's
+ * fills, newest first, from the fills projection. `from` (on or after) and `to` (before) in
+ * milliseconds; `limit` 1–5000, default 50 (`Limit must be between 1 and 5000, got <n>`);
+ * `symbol` narrows to one market (404 `Symbol not found` when unknown). A subaccount never
+ * seen has no fills. A failed database read is 500 `Internal server error: Database
+ * connection failed`.
+ */
+import fastJson from 'fast-json-stringify';
+import { findMarket, type MarketSpec } from '../../config/market.ts';
+import type { HistoryReader } from '../../history/reader.ts';
+import { accountFillView } from '../../history/views.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import type { SubaccountContext } from '../auth-guard.ts';
+import { isReply, limitParam, millisParam, SUBACCOUNT_PARAMS, SYMBOL_PARAM, type QueryParam } from '../account-query.ts';
+import type { AccountReadPort } from '../ports.ts';
+import { ACCOUNT_FILLS_SCHEMA } from '../schemas.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+
+export const DEFAULT_FILLS_LIMIT = 50;
+
+const MS = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+export const WINDOW_PARAMS: readonly QueryParam[] = [
+  { name: 'from', required: false, schema: MS, description: 'milliseconds: on or after' },
+  { name: 'to', required: false, schema: MS, description: 'milliseconds: before' },
+];
+
+export const FILLS_QUERY: readonly QueryParam[] = [
+  ...SUBACCOUNT_PARAMS,
+  SYMBOL_PARAM,
+  ...WINDOW_PARAMS,
+  { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; when more match, the newest are kept' },
+];
+
+/** What the fills route reads: `HistoryReader` over LMDB, or a test double. */
+export type FillHistory = Pick<HistoryReader, 'fills'>;
+
+const serialize = fastJson(ACCOUNT_FILLS_SCHEMA);
+
+export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[], history: FillHistory) {
+  return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
+    const symbol = ctx.query.get('symbol');
+    const market = symbol === undefined ? undefined : findMarket(markets, symbol);
+    if (symbol !== undefined && market === undefined) return failure(GatewayCode.SymbolNotFound);
+    const limit = limitParam(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
+    if (isReply(limit)) return limit;
+    const from = millisParam(ctx.query, 'from');
+    if (isReply(from)) return from;
+    const to = millisParam(ctx.query, 'to');
+    if (isReply(to)) return to;
+    const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
+    if (owner === undefined) return { status: 200, body: '[]' };
+    let fills;
+    try {
+      fills = history.fills(owner, { marketIndex: market?.index, from, to, limit });
+    } catch {
+      return failure(GatewayCode.DatabaseFailure);
+    }
+    return { status: 200, body: serialize(fills.map((f) => accountFillView(markets[f.marketIndex], f))) };
+  };
+}

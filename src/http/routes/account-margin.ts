@@ -1,0 +1,78 @@
+/**
+ * GET /account/margin?account=&subaccountIndex=&symbol= → the subaccount's margin setting per
+ * market: `{symbol, isolated, margin, leverage, maxLeverage}` (the market's default fraction
+ * until set; leverage = 1 / margin). Unknown subaccount → 404 `Account not found`.
+ *
+ * POST /account/margin (signed `MarginUpdate`) sets cross/isolated and the desired margin
+ * fraction in one market; success body `null` once durable. The token's caller must be the
+ * account or its `trade` delegate, and so must the signer (the sequencer checks the signer and
+ * the nonce): otherwise 403 `Unauthorized to change margin for account <account>`.
+ */
+import fastJson from 'fast-json-stringify';
+import { findMarket, RATE_ONE, type MarketSpec } from '../../config/market.ts';
+import { AuthCode } from '../../auth/codes.ts';
+import { recoverRequestSigner } from '../../auth/signed-request.ts';
+import { LedgerCode } from '../../ledger/codes.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import { codeFailure } from '../codes.ts';
+import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
+import { SUBACCOUNT_PARAMS, SYMBOL_PARAM, type QueryParam } from '../account-query.ts';
+import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
+import { marginIntent, MARGIN_REQUEST_SCHEMA, type MarginBody } from '../requests/margin.ts';
+import { MARGIN_SETTINGS_SCHEMA } from '../schemas.ts';
+import { bodyParser } from '../validation.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+import { fraction } from './account-stats.ts';
+
+export const MARGIN_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
+
+const serialize = fastJson(MARGIN_SETTINGS_SCHEMA);
+const parseBody = bodyParser<MarginBody>(MARGIN_REQUEST_SCHEMA);
+
+export function marginSettingsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[]) {
+  return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
+    const symbol = ctx.query.get('symbol');
+    const market = symbol === undefined ? undefined : findMarket(markets, symbol);
+    if (symbol !== undefined && market === undefined) return failure(GatewayCode.SymbolNotFound);
+    const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
+    if (owner === undefined) return failure(LedgerCode.AccountNotFound);
+    const list = (market === undefined ? markets : [market]).map((m) => {
+      const setting = accounts.ledger.marginSetting(owner, m.index);
+      return {
+        symbol: m.symbol,
+        isolated: setting.isolated,
+        margin: fraction(setting.fraction),
+        leverage: fraction((RATE_ONE * RATE_ONE) / setting.fraction),
+        maxLeverage: m.maxLeverage,
+      };
+    });
+    return { status: 200, body: serialize({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, markets: list }) };
+  };
+}
+
+export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly MarketSpec[], guard: AccountGuard, auth: AuthPort, writes: AccountWritePort) {
+  return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
+    const body = parseBody(req.body);
+    if (!body.ok) return body.reply;
+    const intent = marginIntent(body.value, markets);
+    if (!intent.ok) return intent.reply;
+    const account = body.value.account.toLowerCase() as `0x${string}`;
+    const unauthorized = { code: AuthCode.UnauthorizedMargin, params: { account } };
+    if (guard.authorize(ctx.caller, account, body.value.subaccountIndex, 'trade') !== undefined) return codeFailure(unauthorized);
+    if (accounts.ledger.findOwner(account, body.value.subaccountIndex) === undefined) return failure(LedgerCode.AccountNotFound);
+    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'MarginUpdate', intent.message, body.value.signatures);
+    if (!signer.ok) return codeFailure(signer);
+    const result = await writes.setMargin({
+      account,
+      subaccountIndex: body.value.subaccountIndex,
+      marketIndex: intent.market.index,
+      isolated: body.value.isolated,
+      margin: intent.fraction,
+      nonce: body.value.nonce,
+      expiresAt: body.value.expiresAt,
+      signer: signer.value,
+      signature: body.value.signatures[0],
+    });
+    return result.ok ? { status: 200, body: 'null' } : codeFailure(result);
+  };
+}

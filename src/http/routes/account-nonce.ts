@@ -1,0 +1,29 @@
+/**
+ * GET /account/nonce?account=&subaccountIndex=&signer= → `{account, subaccountIndex, signer,
+ * nonce}`: the next nonce to sign for (account, subaccountIndex, signer) — one above the
+ * highest accepted, 0 when none. `signer` defaults to the account (a delegate has its own
+ * window in the account). Any unused nonce above the window's floor is accepted too (concurrent
+ * clients); this is the one that is certainly fresh.
+ */
+import fastJson from 'fast-json-stringify';
+import type { SubaccountContext } from '../auth-guard.ts';
+import { addressParam, isReply, SUBACCOUNT_PARAMS, type QueryParam } from '../account-query.ts';
+import type { AccountReadPort } from '../ports.ts';
+import { NONCE_SCHEMA } from '../schemas.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+
+export const NONCE_QUERY: readonly QueryParam[] = [
+  ...SUBACCOUNT_PARAMS,
+  { name: 'signer', required: false, schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' }, description: 'the address that signs (the account or a delegate); default the account' },
+];
+
+const serialize = fastJson(NONCE_SCHEMA);
+
+export function nonceRoute(accounts: AccountReadPort) {
+  return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
+    const signer = addressParam(ctx.query, 'signer', false);
+    if (isReply(signer)) return signer;
+    const key = { account: ctx.account, subaccountIndex: ctx.subaccountIndex, signer: signer ?? ctx.account };
+    return { status: 200, body: serialize({ ...key, nonce: accounts.nonces.nextNonce(key) }) };
+  };
+}

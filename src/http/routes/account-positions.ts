@@ -1,0 +1,52 @@
+/**
+ * GET /account/positions?account=&subaccountIndex=&symbol=: the subaccount's open positions
+ * (`{positions: [...]}`, markets-file order), each with the spec's fields — quantity a signed
+ * decimal (positive long), basis/fees/funding/margin decimal USD, updatedAt ms — plus
+ * `isolated`, `markPrice` and `unrealizedPnl`. An unknown symbol is 404 `Symbol not found`;
+ * a subaccount never seen has no positions (empty list).
+ */
+import fastJson from 'fast-json-stringify';
+import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../../config/market.ts';
+import type { Position } from '../../ledger/position.ts';
+import { notionalScale, valueAt, type NotionalScale } from '../../ledger/units.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import type { SubaccountContext } from '../auth-guard.ts';
+import { SUBACCOUNT_PARAMS, SYMBOL_PARAM, type QueryParam } from '../account-query.ts';
+import type { AccountReadPort } from '../ports.ts';
+import { POSITIONS_SCHEMA } from '../schemas.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+import { usd } from './account-stats.ts';
+
+export const POSITIONS_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
+
+const serialize = fastJson(POSITIONS_SCHEMA);
+
+export function positionsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[]) {
+  const scales: NotionalScale[] = markets.map(notionalScale);
+  const view = (ctx: SubaccountContext, p: Position) => {
+    const market = markets[p.market];
+    const mark = accounts.ledger.prices(p.market).mark;
+    return {
+      account: ctx.account,
+      subaccountIndex: ctx.subaccountIndex,
+      symbol: market.symbol,
+      quantity: lotsToQuantity(market, p.quantity),
+      basis: usd(p.basis),
+      fees: usd(p.fees),
+      funding: usd(p.funding),
+      margin: usd(p.margin),
+      isolated: p.isolated,
+      markPrice: mark > 0 ? ticksToPrice(market, mark) : null,
+      unrealizedPnl: mark > 0 ? usd(valueAt(scales[p.market], mark, p.quantity) - p.basis) : '0',
+      updatedAt: p.updatedAt,
+    };
+  };
+  return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
+    const symbol = ctx.query.get('symbol');
+    const market = symbol === undefined ? undefined : findMarket(markets, symbol);
+    if (symbol !== undefined && market === undefined) return failure(GatewayCode.SymbolNotFound);
+    const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
+    const positions = owner === undefined ? [] : accounts.ledger.positionsOf(owner).filter((p) => market === undefined || p.market === market.index);
+    return { status: 200, body: serialize({ positions: positions.map((p) => view(ctx, p)) }) };
+  };
+}

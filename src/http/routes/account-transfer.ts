@@ -1,0 +1,101 @@
+/**
+ * POST /account/transfer (signed `Transfer`) moves collateral between subaccounts or users;
+ * success body `null` once durable. Only `accountFrom` itself may move its money: the token
+ * must be its own, `target` must be `accountFrom`, and the signature must be its own — a
+ * delegate anywhere in this is 403 `Delegation not allowed for request`. More than the
+ * sender's `freeCollateral` → 400 `Transfer amount exceeds available balance`.
+ *
+ * GET /account/transfer/history?account=&subaccountIndex=&direction=&from=&to=&limit= → the
+ * subaccount's transfers in and out, newest first (`{transfers: [...]}`), from the transfers
+ * projection: `direction` `in` or `out` narrows; `from`/`to` ms; `limit` 1–5000, default 50.
+ */
+import fastJson from 'fast-json-stringify';
+import { COLLATERAL_SCALE } from '../../config/market.ts';
+import { formatDecimal } from '../../numeric/decimal.ts';
+import { AuthCode } from '../../auth/codes.ts';
+import { recoverRequestSigner } from '../../auth/signed-request.ts';
+import { LedgerCode } from '../../ledger/codes.ts';
+import type { TransferHistoryReader, TransferRecord } from '../../history/transfers.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import { codeFailure } from '../codes.ts';
+import type { CallContext, SubaccountContext } from '../auth-guard.ts';
+import { isReply, limitParam, millisParam, SUBACCOUNT_PARAMS, type QueryParam } from '../account-query.ts';
+import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
+import { transferIntent, TRANSFER_REQUEST_SCHEMA, type TransferBody } from '../requests/transfer.ts';
+import { TRANSFERS_SCHEMA } from '../schemas.ts';
+import { bodyParser } from '../validation.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+import { DEFAULT_FILLS_LIMIT, WINDOW_PARAMS } from './account-fills.ts';
+
+export const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
+  ...SUBACCOUNT_PARAMS,
+  { name: 'direction', required: false, schema: { type: 'string', enum: ['in', 'out'] }, description: 'in: credited to this subaccount; out: debited from it; both when absent' },
+  ...WINDOW_PARAMS,
+  { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; the newest are kept' },
+];
+
+const parseBody = bodyParser<TransferBody>(TRANSFER_REQUEST_SCHEMA);
+const serialize = fastJson(TRANSFERS_SCHEMA);
+
+export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes: AccountWritePort) {
+  return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
+    const body = parseBody(req.body);
+    if (!body.ok) return body.reply;
+    const intent = transferIntent(body.value);
+    if (!intent.ok) return intent.reply;
+    const from = body.value.accountFrom.toLowerCase();
+    if (ctx.caller !== from || body.value.target.toLowerCase() !== from) return failure(AuthCode.DelegationNotAllowed);
+    if (accounts.ledger.findOwner(from, body.value.subaccountIndexFrom) === undefined) return failure(LedgerCode.AccountNotFound);
+    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Transfer', intent.message, body.value.signatures);
+    if (!signer.ok) return codeFailure(signer);
+    const result = await writes.transfer({
+      accountFrom: from,
+      accountTo: body.value.accountTo.toLowerCase(),
+      subaccountIndexFrom: body.value.subaccountIndexFrom,
+      subaccountIndexTo: body.value.subaccountIndexTo,
+      amount: intent.amount,
+      feedId: body.value.feedId,
+      nonce: body.value.nonce,
+      expiresAt: body.value.expiresAt,
+      target: body.value.target.toLowerCase(),
+      signer: signer.value,
+      signature: body.value.signatures[0],
+    });
+    return result.ok ? { status: 200, body: 'null' } : codeFailure(result);
+  };
+}
+
+function transferView(owner: number, t: TransferRecord) {
+  return {
+    id: t.id,
+    time: t.time,
+    direction: t.fromOwner === owner ? 'out' : 'in',
+    accountFrom: t.accountFrom,
+    subaccountIndexFrom: t.subaccountIndexFrom,
+    accountTo: t.accountTo,
+    subaccountIndexTo: t.subaccountIndexTo,
+    amount: formatDecimal(t.amount, COLLATERAL_SCALE),
+  };
+}
+
+export function transferHistoryRoute(accounts: AccountReadPort, history: TransferHistoryReader) {
+  return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
+    const direction = ctx.query.get('direction');
+    if (direction !== undefined && direction !== 'in' && direction !== 'out') return failure(GatewayCode.InvalidField, `direction must be in or out, got ${direction}`);
+    const limit = limitParam(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
+    if (isReply(limit)) return limit;
+    const from = millisParam(ctx.query, 'from');
+    if (isReply(from)) return from;
+    const to = millisParam(ctx.query, 'to');
+    if (isReply(to)) return to;
+    const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
+    if (owner === undefined) return { status: 200, body: serialize({ transfers: [] }) };
+    let list;
+    try {
+      list = history.transfers(owner, { direction, from, to, limit });
+    } catch {
+      return failure(GatewayCode.DatabaseFailure);
+    }
+    return { status: 200, body: serialize({ transfers: list.map((t) => transferView(owner, t)) }) };
+  };
+}

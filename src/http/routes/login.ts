@@ -1,0 +1,56 @@
+/**
+ * Wallet login: POST /auth/challenge {address} → {message, nonce, expiresAt}; the wallet signs
+ * `message` with personal_sign (EIP-191); POST /auth/login {message, signature} → {token,
+ * expiresAt, address}. A challenge is single-use and lives 5 minutes; the token 15 minutes.
+ * Refusals are the auth part's texts (401 for a challenge not found, expired, edited or signed
+ * by another key; 400 for a bad address). Public routes: limited per source address by the
+ * gateway, not by account.
+ */
+import fastJson from 'fast-json-stringify';
+import type { WalletLogin } from '../../auth/login.ts';
+import { codeFailure } from '../codes.ts';
+import { CHALLENGE_SCHEMA, LOGIN_SCHEMA } from '../schemas.ts';
+import { bodyParser, Field } from '../validation.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
+
+export const CHALLENGE_REQUEST_SCHEMA = {
+  title: 'ChallengeRequest',
+  type: 'object',
+  properties: { address: { ...Field.address, 'x-error': 'Invalid address' } },
+  required: ['address'],
+  additionalProperties: false,
+} as const;
+
+export const LOGIN_REQUEST_SCHEMA = {
+  title: 'LoginRequest',
+  type: 'object',
+  properties: {
+    message: { type: 'string', maxLength: 2000, description: 'the challenge message, byte for byte' },
+    signature: { type: 'string', maxLength: 200, description: 'personal_sign signature, 0x + 130 hex digits' },
+  },
+  required: ['message', 'signature'],
+  additionalProperties: false,
+} as const;
+
+const parseChallenge = bodyParser<{ address: string }>(CHALLENGE_REQUEST_SCHEMA);
+const parseLogin = bodyParser<{ message: string; signature: string }>(LOGIN_REQUEST_SCHEMA);
+const serializeChallenge = fastJson(CHALLENGE_SCHEMA);
+const serializeLogin = fastJson(LOGIN_SCHEMA);
+
+export function challengeRoute(login: Pick<WalletLogin, 'challenge'>) {
+  return (req: HttpRequest): HttpReply => {
+    const body = parseChallenge(req.body);
+    if (!body.ok) return body.reply;
+    const challenge = login.challenge(body.value.address);
+    return challenge.ok ? { status: 200, body: serializeChallenge(challenge.value) } : codeFailure(challenge);
+  };
+}
+
+export function loginRoute(login: Pick<WalletLogin, 'login'>) {
+  return async (req: HttpRequest): Promise<HttpReply> => {
+    const body = parseLogin(req.body);
+    if (!body.ok) return body.reply;
+    const issued = await login.login(body.value.message, body.value.signature);
+    return issued.ok ? { status: 200, body: serializeLogin(issued.value) } : codeFailure(issued);
+  };
+}

@@ -1,0 +1,382 @@
+/**
+ * GET /openapi.json and GET /docs: the OpenAPI 3.1 document of the whole REST API and a
+ * self-contained HTML reference page generated from it (no script, no CDN, no external file).
+ *
+ * The document is built from the same objects the routes use: request body schemas from
+ * requests/*.ts (ajv), response schemas from schemas.ts (fast-json-stringify), query parameters
+ * from the routes' declarations (account routes) or written here (public and order routes),
+ * and every error a route can answer with its status and exact text (plain-text bodies; a `<n>`
+ * in a text stands for the value sent). Built once, served as a constant.
+ * The order routes' response schemas are placeholders (`ORDER_SCHEMA`) until the order routes
+ * supply theirs.
+ */
+import { ORDER_REQUEST_SCHEMA } from '../requests/order.ts';
+import { TRANSFER_REQUEST_SCHEMA } from '../requests/transfer.ts';
+import { MARGIN_REQUEST_SCHEMA } from '../requests/margin.ts';
+import { DELEGATION_REQUEST_SCHEMA } from '../requests/delegation.ts';
+import { CHALLENGE_REQUEST_SCHEMA, LOGIN_REQUEST_SCHEMA } from './login.ts';
+import * as S from '../schemas.ts';
+import { SUBACCOUNT_PARAMS, type QueryParam } from '../account-query.ts';
+import { STATS_QUERY, BALANCE_QUERY } from './account-stats.ts';
+import { POSITIONS_QUERY } from './account-positions.ts';
+import { FILLS_QUERY } from './account-fills.ts';
+import { MARGIN_QUERY } from './account-margin.ts';
+import { TRANSFER_HISTORY_QUERY } from './account-transfer.ts';
+import { DELEGATES_QUERY, SIGNERS_QUERY } from './account-delegates.ts';
+import { NONCE_QUERY } from './account-nonce.ts';
+import type { Route, HttpReply } from '../uws.ts';
+
+type Schema = Readonly<Record<string, unknown>>;
+type Errors = ReadonlyArray<readonly [number, string]>;
+
+export interface Operation {
+  method: 'get' | 'post' | 'delete';
+  /** OpenAPI form: `/book/{symbol}`. */
+  path: string;
+  tag: 'Market data' | 'Login' | 'Account' | 'Orders' | 'Transfers' | 'Delegation' | 'Reference';
+  summary: string;
+  description: string;
+  /** Bearer token and per-account budget (every /account/* route). */
+  auth: boolean;
+  /** A signed write: EIP-712 signature, nonce and expiry errors apply. */
+  signed?: boolean;
+  pathParams?: readonly QueryParam[];
+  query?: readonly QueryParam[];
+  body?: Schema;
+  /** Success schema; `null` for a plain `null` body. */
+  response: Schema;
+  contentType?: 'application/json' | 'text/html';
+  errors: Errors;
+}
+
+// ── errors shared by many routes ─────────────────────────────────────────────────────────────
+
+const SYMBOL_NOT_FOUND = [404, 'Symbol not found'] as const;
+const DB_FAILURE = [500, 'Internal server error: Database connection failed'] as const;
+const LIMIT_5000 = [400, 'Limit must be between 1 and 5000, got <n>'] as const;
+const WINDOW = [400, '<from|to> must be an integer >= 0 (milliseconds), got <value>'] as const;
+const BAD_QUERY: Errors = [
+  [400, 'Unknown query parameter <name>; allowed: <names>'],
+  [400, 'Query parameter <name> given more than once'],
+  [400, 'Missing query parameter <name>'],
+  [400, 'account must be a 0x-prefixed 20-byte hex address'],
+  [400, 'Invalid subaccount index'],
+];
+const BAD_BODY: Errors = [
+  [400, 'Request body must be valid JSON'],
+  [400, 'Missing field <name> / Unknown field <name> / <field> must be …'],
+  [400, 'Invalid subaccount index'],
+];
+const TOKEN: Errors = [
+  [401, 'Please add the JWT token to the header'],
+  [401, 'Invalid JWT token'],
+  [401, 'JWT token expired, please log in again'],
+  [429, 'Too many requests: at most 200 per second per account, retry after the cool-down'],
+];
+const SIGNED: Errors = [
+  [400, 'Invalid signature'],
+  [400, 'Request expired'],
+  [409, 'Nonce already used'],
+  [409, 'Nonce too low: must be greater than <min>'],
+  [503, 'Service overloaded: <reason>'],
+  DB_FAILURE,
+];
+const READ_DENIED_SPEC: Errors = [[403, 'Delegation not allowed for request']];
+const READ_DENIED: Errors = [
+  [403, 'Not delegated for account and subaccount'],
+  [403, 'Delegation not allowed for request'],
+];
+const PUBLIC_BUDGET = [429, 'Too many requests: at most 200 per second per source address, retry after the cool-down'] as const;
+
+// ── parameters of the public and order routes ────────────────────────────────────────────────
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => ({ type: 'integer', minimum: min, maximum: max });
+const param = (name: string, schema: Schema, description: string, required = false): QueryParam => ({ name, required, schema, description });
+const SYMBOL_PATH = [param('symbol', { type: 'string' }, 'market: `BASE-QUOTE-PERP` or a bare base such as `BTC`', true)];
+const MS_WINDOW = [param('from', int(0), 'milliseconds: on or after'), param('to', int(0), 'milliseconds: before')];
+const ONE_MARKET = [param('symbol', { type: 'string' }, 'only this market; all markets when absent')];
+const ORDER_LOOKUP = [
+  param('orderId', { type: 'string' }, 'the order id (`0x` + 16 hex digits)'),
+  param('clientId', { type: 'string' }, 'the client id; required when orderId is absent'),
+  param('account', { type: 'string' }, 'the account the clientId belongs to; required with clientId'),
+];
+const ORDER_TYPES = ['unsupported', 'limit', 'twap', 'takeProfit', 'stopLoss', 'trailingStop', 'iceberg'];
+const ORDER_LIST_QUERY = [
+  ...SUBACCOUNT_PARAMS,
+  param('orderType', { type: 'array', items: { type: 'string', enum: ORDER_TYPES } }, 'one or more order types (repeat the parameter)'),
+  param('status', { type: 'string', enum: ['open', 'active', 'filled', 'closed'] }, 'open = new or partiallyFilled; active = open, untriggered or a pending TWAP/iceberg child; filled; closed = filled, cancelled, expired or rejected'),
+  param('symbol', { type: 'string' }, 'one market'),
+  param('createdFrom', int(0), 'ms, created on or after (not with updated*)'),
+  param('createdTo', int(0), 'ms, created before (not with updated*)'),
+  param('updatedFrom', int(0), 'ms, updated on or after (not with created*)'),
+  param('updatedTo', int(0), 'ms, updated before (not with created*)'),
+  param('limit', int(1, 500), '1 to 500'),
+];
+
+const ORDER_BATCH_REQUEST = {
+  title: 'OrderBatchRequest',
+  type: 'object',
+  properties: { orders: { type: 'array', minItems: 1, items: ORDER_REQUEST_SCHEMA } },
+  required: ['orders'],
+  additionalProperties: false,
+} as const;
+
+const BATCH_CANCEL_REQUEST = {
+  title: 'BatchCancelRequest',
+  type: 'object',
+  properties: {
+    account: { type: ['string', 'null'] },
+    clientIds: { type: ['array', 'null'], items: { type: 'string' } },
+    orderIds: { type: ['array', 'null'], items: { type: 'string' } },
+  },
+  additionalProperties: false,
+} as const;
+
+const NULL: Schema = S.NULL_SCHEMA;
+const TEXT: Schema = { type: 'string' };
+
+/** Every route of the REST API. */
+export const OPERATIONS: readonly Operation[] = [
+  // Market data
+  { method: 'get', path: '/config', tag: 'Market data', summary: 'Deployment configuration', description: 'Profile, chain id, verifying contract, the EIP-712 domain and types to sign with (`eip712`: pass `domain`, `types` and a primary type to viem or ethers `signTypedData`), markets and limits.', auth: false, response: S.CONFIG_SCHEMA, errors: [PUBLIC_BUDGET] },
+  { method: 'get', path: '/markets', tag: 'Market data', summary: 'Markets', description: 'Every market with its tick, lot, minimum size, leverage, margin tiers, fees and funding parameters (decimal strings).', auth: false, response: S.MARKETS_SCHEMA, errors: [PUBLIC_BUDGET] },
+  { method: 'get', path: '/time', tag: 'Market data', summary: 'Server time', description: 'Milliseconds since the epoch: align `expiresAt` and nonces with it.', auth: false, response: S.TIME_SCHEMA, errors: [PUBLIC_BUDGET] },
+  {
+    method: 'get', path: '/book/{symbol}', tag: 'Market data', summary: 'Order book', description: 'L2 snapshot: asks ascending, bids descending, `time` in seconds.', auth: false, pathParams: SYMBOL_PATH,
+    query: [param('depth', int(1, 5000), 'levels per side, 1 to 5000, default 100'), param('tickSize', { type: 'string' }, 'aggregate to the base tick times 1, 2, 5, 10, 100 or 1000')],
+    response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+  },
+  {
+    method: 'get', path: '/candles/{symbol}', tag: 'Market data', summary: 'Candles', description: 'Candles of one interval, ascending by start (`time` in seconds); periods without trades are absent.', auth: false, pathParams: SYMBOL_PATH,
+    query: [param('interval', { type: 'string', enum: ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h', '12h', '1d'] }, 'default 1m'), ...MS_WINDOW, param('limit', int(1, 5000), '1 to 5000, default 1000; the newest are kept')],
+    response: S.CANDLES_SCHEMA, errors: [[404, 'Market <symbol> not found'], [400, 'Interval must be one of 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, got <interval>'], LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
+  },
+  {
+    method: 'get', path: '/trades/{symbol}', tag: 'Market data', summary: 'Public trades', description: 'Trades of a market, newest first (`time` in seconds, `side` of the aggressor).', auth: false, pathParams: SYMBOL_PATH,
+    query: [param('limit', int(1, 5000), '1 to 5000, default 100'), ...MS_WINDOW],
+    response: S.PUBLIC_TRADES_SCHEMA, errors: [SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
+  },
+  { method: 'get', path: '/price', tag: 'Market data', summary: 'Mark, index and last prices', description: 'One entry per market (or the one `symbol` names); null when not known yet.', auth: false, query: ONE_MARKET, response: S.PRICES_SCHEMA, errors: [SYMBOL_NOT_FOUND, DB_FAILURE, PUBLIC_BUDGET] },
+  { method: 'get', path: '/summary', tag: 'Market data', summary: '24-hour summary', description: 'Open, high, low, close, volume and change over the 1440 minutes ending now.', auth: false, query: ONE_MARKET, response: S.SUMMARY_SCHEMA, errors: [SYMBOL_NOT_FOUND, DB_FAILURE, PUBLIC_BUDGET] },
+
+  // Login
+  { method: 'post', path: '/auth/challenge', tag: 'Login', summary: 'Login challenge', description: 'An EIP-4361 (Sign-In with Ethereum) message for the address, valid 5 minutes and usable once. Sign it with `personal_sign` (viem `signMessage`, ethers `signMessage`) and send it to POST /auth/login.', auth: false, body: CHALLENGE_REQUEST_SCHEMA, response: S.CHALLENGE_SCHEMA, errors: [[400, 'Invalid address'], [400, 'Request body must be valid JSON'], [503, 'Too many pending login challenges, retry later'], PUBLIC_BUDGET] },
+  {
+    method: 'post', path: '/auth/login', tag: 'Login', summary: 'Exchange a signed challenge for a token', description: 'Returns a JWT access token (15 minutes) for the address that signed the challenge. Send it as `Authorization: Bearer <token>` on every /account/* route. One attempt per challenge.', auth: false, body: LOGIN_REQUEST_SCHEMA, response: S.LOGIN_SCHEMA,
+    errors: [[401, 'Login challenge not found or already used'], [401, 'Login challenge expired'], [401, 'Login message does not match the challenge'], [400, 'Invalid signature'], [400, 'Request body must be valid JSON'], PUBLIC_BUDGET],
+  },
+
+  // Account reads
+  { method: 'get', path: '/account/stats', tag: 'Account', summary: 'Account statistics', description: 'Valuation of the subaccount at the mark price. Money in USD decimal strings; ratios as decimal fractions (0.5 = 50 %).', auth: true, query: STATS_QUERY, response: S.ACCOUNT_STATS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED_SPEC, [404, 'Account not found']] },
+  { method: 'get', path: '/account/balance', tag: 'Account', summary: 'Balance', description: 'Collateral, isolated margin, order holds and what is free to transfer or to trade.', auth: true, query: BALANCE_QUERY, response: S.BALANCE_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [404, 'Account not found']] },
+  { method: 'get', path: '/account/positions', tag: 'Account', summary: 'Open positions', description: 'Quantity signed (positive long); basis, fees, funding and margin in USD; updatedAt in ms.', auth: true, query: POSITIONS_QUERY, response: S.POSITIONS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED_SPEC, SYMBOL_NOT_FOUND] },
+  { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED_SPEC, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE] },
+  { method: 'get', path: '/account/margin', tag: 'Account', summary: 'Margin settings', description: 'Cross or isolated, the margin fraction and the leverage it means, per market.', auth: true, query: MARGIN_QUERY, response: S.MARGIN_SETTINGS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, SYMBOL_NOT_FOUND, [404, 'Account not found']] },
+  {
+    method: 'post', path: '/account/margin', tag: 'Account', summary: 'Set margin', description: 'Signed `MarginUpdate` (EIP-712) by the account or a `trade` delegate: cross/isolated and the desired margin fraction in one market (0.33 = 33 %, about 3× leverage), at least 1 / maxLeverage.', auth: true, signed: true, body: MARGIN_REQUEST_SCHEMA, response: NULL,
+    errors: [...BAD_BODY, [400, 'margin must be a fraction greater than 0 and at most 1 with at most 8 decimals, such as "0.33"'], [400, 'Margin must be between 1/maxLeverage and 1'], [400, 'Insufficient margin'], [403, 'Unauthorized to change margin for account <account>'], [404, 'Account not found'], SYMBOL_NOT_FOUND, [409, 'Account is being liquidated']],
+  },
+  { method: 'get', path: '/account/nonce', tag: 'Account', summary: 'Next nonce', description: 'The next nonce to sign for (account, subaccountIndex, signer).', auth: true, query: NONCE_QUERY, response: S.NONCE_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [400, 'signer must be a 0x-prefixed 20-byte hex address']] },
+
+  // Transfers
+  {
+    method: 'post', path: '/account/transfer', tag: 'Transfers', summary: 'Transfer collateral', description: 'Signed `Transfer` by `accountFrom` (= `target`, = the token’s account); delegates are forbidden. At most the sender’s freeCollateral.', auth: true, signed: true, body: TRANSFER_REQUEST_SCHEMA, response: NULL,
+    errors: [...BAD_BODY, [400, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"'], [400, 'Transfer amount exceeds available balance'], [400, 'Cannot transfer to the same subaccount'], [403, 'Delegation not allowed for request'], [404, 'Account not found']],
+  },
+  { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [400, 'direction must be in or out, got <value>'], LIMIT_5000, WINDOW, DB_FAILURE] },
+
+  // Delegation
+  { method: 'get', path: '/account/delegates', tag: 'Delegation', summary: 'Delegates', description: 'Delegates of the subaccount and their scopes.', auth: true, query: DELEGATES_QUERY, response: S.DELEGATES_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED] },
+  {
+    method: 'post', path: '/account/delegates', tag: 'Delegation', summary: 'Add or remove a delegate', description: 'Signed `Delegation` by the account itself (token and signature). `add` grants `trade`, `read` or `trade,read` (replacing earlier scopes); `remove` revokes (sign `scopes: ""`).', auth: true, signed: true, body: DELEGATION_REQUEST_SCHEMA, response: NULL,
+    errors: [...BAD_BODY, [400, 'Invalid delegation scopes: use trade, read or trade,read'], [400, 'An account cannot delegate to itself'], [403, 'Delegation not allowed for request'], [404, 'Delegate not found']],
+  },
+  { method: 'get', path: '/account/signers', tag: 'Delegation', summary: 'Accepted signers', description: 'Addresses whose signature is accepted for the subaccount’s orders and margin updates.', auth: true, query: SIGNERS_QUERY, response: S.SIGNERS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED] },
+
+  // Orders (the order routes' own module; responses are the spec's Order)
+  {
+    method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: 'Signed `Order` (EIP-712) by the account or a `trade` delegate. Quantity positive buys, negative sells; orderType in any letter case.', auth: true, signed: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
+    errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND],
+  },
+  {
+    method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order; all or nothing.', auth: true, signed: true, body: ORDER_BATCH_REQUEST, response: S.ORDER_BATCH_SCHEMA,
+    errors: [...BAD_BODY, [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND],
+  },
+  { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [404, 'Order not found']] },
+  { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [403, 'Not delegated for account and subaccount'], [404, 'Order not found']] },
+  { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds; what could not be cancelled is listed in `failed` with its reason.', auth: true, body: BATCH_CANCEL_REQUEST, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, [403, 'Not delegated for account and subaccount']] },
+  { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market). Parameters settled by the order routes.', auth: true, query: [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')], response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, [403, 'Not delegated for account and subaccount'], SYMBOL_NOT_FOUND] },
+  { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND] },
+
+  // Reference
+  { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object' }, errors: [] },
+  { method: 'get', path: '/docs', tag: 'Reference', summary: 'API reference page', description: 'This document as a self-contained HTML page.', auth: false, response: TEXT, contentType: 'text/html', errors: [] },
+];
+
+// ── the document ─────────────────────────────────────────────────────────────────────────────
+
+const INTRO = [
+  'REST API of a perpetual-futures exchange. Success bodies are JSON; error bodies are plain text with the messages listed per route.',
+  'Decimals (prices, quantities, USD amounts, fractions) are strings with no exponent; an input finer than the tick, lot or unit is refused, never rounded. Times: milliseconds for account data and every query filter; seconds for public market-data `time` fields.',
+  'Authentication: POST /auth/challenge → sign the message with personal_sign → POST /auth/login → `Authorization: Bearer <token>` on every /account/* route. A caller reads its own subaccounts, or those that delegated `read` to it (`trade` for orders, cancels and margin). Writes (orders, transfers, margin, delegation) also carry an EIP-712 signature (domain and types from GET /config), a nonce and expiresAt (ms).',
+  'Budget: 200 requests per second per account (the token’s account, shared across source addresses); public routes per source address. Every response carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; over budget is 429 with `Retry-After` (seconds).',
+].join('\n\n');
+
+function errorResponses(op: Operation): Record<string, unknown> {
+  const all: Array<readonly [number, string]> = [...(op.auth ? TOKEN : []), ...(op.signed ? SIGNED : []), ...op.errors];
+  const byStatus = new Map<number, string[]>();
+  for (const [status, text] of all) {
+    const list = byStatus.get(status) ?? [];
+    if (!list.includes(text)) list.push(text);
+    byStatus.set(status, list);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [status, texts] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: texts.map((t) => `\`${t}\``).join('; '),
+      ...(status === 429 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } } : {}),
+      content: { 'text/plain': { schema: { type: 'string' }, examples: Object.fromEntries(texts.map((t, i) => [`e${i + 1}`, { value: t }])) } },
+    };
+  }
+  return out;
+}
+
+function parameters(op: Operation): unknown[] {
+  const list = (where: 'path' | 'query', params: readonly QueryParam[] = []) =>
+    params.map((p) => ({ name: p.name, in: where, required: where === 'path' || p.required, description: p.description, schema: p.schema, ...(p.schema.type === 'array' ? { style: 'form', explode: true } : {}) }));
+  return [...list('path', op.pathParams), ...list('query', op.query)];
+}
+
+/** Registers a titled schema once under components and answers a `$ref` to it. */
+function ref(components: Record<string, unknown>, schema: Schema): Schema {
+  const title = schema.title;
+  if (typeof title !== 'string') return schema;
+  components[title] = schema;
+  return { $ref: `#/components/schemas/${title}` };
+}
+
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': { description: 'requests per second of the budget this request spent', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'requests left in the current burst', schema: { type: 'integer' } },
+};
+
+export function openApiDocument(servers: ReadonlyArray<{ url: string; description: string }> = []): Record<string, unknown> {
+  const schemas: Record<string, unknown> = {};
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const success = op.contentType === 'text/html'
+      ? { description: 'HTML', content: { 'text/html': { schema: TEXT } } }
+      : { description: op.response === NULL ? '`null`: the write is durable' : 'OK', headers: RATE_HEADERS, content: { 'application/json': { schema: ref(schemas, op.response) } } };
+    paths[op.path] ??= {};
+    paths[op.path][op.method] = {
+      tags: [op.tag],
+      summary: op.summary,
+      description: op.description,
+      operationId: `${op.method}${op.path.replace(/[{}]/g, '').split(/[/.]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}`,
+      ...(op.auth ? { security: [{ bearer: [] }] } : { security: [] }),
+      parameters: parameters(op),
+      ...(op.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(schemas, op.body) } } } }),
+      responses: { '200': success, ...errorResponses(op) },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Perpetual futures exchange REST API', version: '1.0.0', description: INTRO },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers,
+    tags: ['Market data', 'Login', 'Account', 'Transfers', 'Delegation', 'Orders', 'Reference'].map((name) => ({ name })),
+    paths,
+    components: { schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'from POST /auth/login' } } },
+  };
+}
+
+// ── the HTML page ────────────────────────────────────────────────────────────────────────────
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Escapes, then renders `code` spans. */
+const prose = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+function typeOf(schema: Schema): string {
+  if (typeof schema.$ref === 'string') return schema.$ref.split('/').pop()!;
+  const type = Array.isArray(schema.type) ? schema.type.join(' | ') : String(schema.type ?? (schema.anyOf ? (schema.anyOf as Schema[]).map(typeOf).join(' | ') : 'any'));
+  if (type === 'array' && schema.items) return `array of ${typeOf(schema.items as Schema)}`;
+  if (Array.isArray(schema.enum)) return `${type}: ${schema.enum.join(', ')}`;
+  if (typeof schema.title === 'string') return schema.title;
+  return type;
+}
+
+function fieldRows(schema: Schema, prefix = ''): string[] {
+  const target = schema.type === 'array' && schema.items ? (schema.items as Schema) : schema;
+  const props = target.properties as Record<string, Schema> | undefined;
+  if (props === undefined) return [];
+  const required = new Set((target.required as string[] | undefined) ?? []);
+  const rows: string[] = [];
+  for (const [name, s] of Object.entries(props)) {
+    const inner = (s.anyOf as Schema[] | undefined)?.find((x) => x.type !== 'null') ?? s;
+    rows.push(`<tr><td><code>${escapeHtml(prefix + name)}</code></td><td>${escapeHtml(typeOf(s))}</td><td>${required.has(name) ? 'yes' : ''}</td><td>${prose(String(s.description ?? inner.description ?? s['x-error'] ?? ''))}</td></tr>`);
+    const nested = inner.type === 'array' ? (inner.items as Schema | undefined) : inner;
+    if (nested?.properties && prefix.split('.').length < 3) rows.push(...fieldRows(nested, `${prefix}${name}${inner.type === 'array' ? '[]' : ''}.`));
+  }
+  return rows;
+}
+
+function table(head: string[], rows: string[]): string {
+  return rows.length === 0 ? '' : `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+const anchor = (op: Operation) => `${op.method}-${op.path.replace(/[^a-z0-9]+/gi, '-')}`;
+
+export function referencePage(document: Record<string, unknown>): string {
+  const info = document.info as { title: string; description: string };
+  const sections: string[] = [];
+  const tags = (document.tags as Array<{ name: string }>).map((t) => t.name);
+  const nav = tags.map((tag) => `<li>${escapeHtml(tag)}<ul>${OPERATIONS.filter((o) => o.tag === tag).map((o) => `<li><a href="#${anchor(o)}"><span class="m ${o.method}">${o.method.toUpperCase()}</span> ${escapeHtml(o.path)}</a></li>`).join('')}</ul></li>`).join('');
+  for (const tag of tags) {
+    sections.push(`<h2>${escapeHtml(tag)}</h2>`);
+    for (const op of OPERATIONS.filter((o) => o.tag === tag)) {
+      const params = [...(op.pathParams ?? []).map((p) => ({ ...p, where: 'path', required: true })), ...(op.query ?? []).map((p) => ({ ...p, where: 'query' }))];
+      const errors = errorResponses(op) as Record<string, { content: { 'text/plain': { examples: Record<string, { value: string }> } } }>;
+      const errorRows = Object.entries(errors).flatMap(([status, r]) => Object.values(r.content['text/plain'].examples).map((e) => `<tr><td>${status}</td><td><code>${escapeHtml(e.value)}</code></td></tr>`));
+      sections.push(`<section id="${anchor(op)}">
+<h3><span class="m ${op.method}">${op.method.toUpperCase()}</span> ${escapeHtml(op.path)} <small>${escapeHtml(op.summary)}</small></h3>
+<p>${prose(op.description)}</p>
+<p class="meta">${op.auth ? 'Bearer token · 200 requests/s per account' : 'Public · budget per source address'}${op.signed ? ' · EIP-712 signature, nonce, expiresAt' : ''}</p>
+${params.length ? `<h4>Parameters</h4>${table(['name', 'in', 'type', 'required', 'description'], params.map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.where}</td><td>${escapeHtml(typeOf(p.schema))}</td><td>${p.required ? 'yes' : ''}</td><td>${prose(p.description)}</td></tr>`))}` : ''}
+${op.body ? `<h4>Body <code>${escapeHtml(String(op.body.title ?? ''))}</code></h4>${table(['field', 'type', 'required', 'description'], fieldRows(op.body))}` : ''}
+<h4>Response 200 <code>${escapeHtml(op.contentType === 'text/html' ? 'text/html' : op.response === NULL ? 'null' : String(op.response.title ?? typeOf(op.response)))}</code></h4>
+${table(['field', 'type', 'required', 'description'], fieldRows(op.response))}
+${errorRows.length ? `<h4>Errors (plain text)</h4>${table(['status', 'body'], errorRows)}` : ''}
+</section>`);
+    }
+  }
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(info.title)}</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;margin:0;display:flex;color:#1d1d1f}
+nav{width:300px;flex:none;height:100vh;overflow:auto;position:sticky;top:0;background:#f5f5f7;padding:1em;box-sizing:border-box;font-size:13px}
+nav ul{list-style:none;padding-left:.6em}nav a{text-decoration:none;color:inherit}
+main{padding:1em 2.5em;max-width:1000px;overflow-x:auto}
+section{border-top:1px solid #ddd;padding:.5em 0 1em}
+table{border-collapse:collapse;margin:.4em 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}th{background:#f5f5f7}
+code{font:12px ui-monospace,monospace;background:#f0f0f2;padding:0 3px;border-radius:3px}
+.m{display:inline-block;min-width:4.2em;font:bold 11px ui-monospace,monospace;color:#fff;border-radius:3px;padding:1px 4px;text-align:center}
+.get{background:#2f7d32}.post{background:#1565c0}.delete{background:#c62828}
+.meta{color:#666;font-size:13px}small{color:#666;font-weight:normal}
+</style></head>
+<body><nav><strong>${escapeHtml(info.title)}</strong><p><a href="/openapi.json">openapi.json</a></p><ul>${nav}</ul></nav>
+<main><h1>${escapeHtml(info.title)}</h1>${info.description.split('\n\n').map((p) => `<p>${prose(p)}</p>`).join('')}
+${sections.join('\n')}
+</main></body></html>`;
+}
+
+/** GET /openapi.json and GET /docs, built once. */
+export function docsRoutes(servers: ReadonlyArray<{ url: string; description: string }> = []): Route[] {
+  const document = openApiDocument(servers);
+  const json: HttpReply = { status: 200, body: JSON.stringify(document) };
+  const html: HttpReply = { status: 200, body: referencePage(document), contentType: 'text/html; charset=utf-8' };
+  return [
+    { method: 'get', pattern: '/openapi.json', handler: () => json },
+    { method: 'get', pattern: '/docs', handler: () => html },
+  ];
+}
