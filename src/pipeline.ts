@@ -31,6 +31,7 @@ import { Sequencer } from './runtime/sequencer.ts';
 import { Projections } from './runtime/projections.ts';
 import { TestnetFeed } from './runtime/testnet-feed.ts';
 import { CommandKind } from './runtime/commands.ts';
+import { accountWrites } from './runtime/account-writes.ts';
 import { startGateway } from './http/gateway.ts';
 import type { MarketDataPort } from './http/ports.ts';
 
@@ -80,6 +81,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
 
   // ③ the exchange's state, rebuilt by replaying the journal on this thread
   const exchange = new Exchange(markets, NOWHERE, projections.listeners(), { ledger: { faucet: profile.faucet } });
+  projections.identity = (owner) => exchange.ledger.identity(owner);
   const replayed = recover(exchange, journal, () => projections.flush());
   await journal.durable(journal.lastSeq());
   logger.info({ commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents, lastSeq: journal.lastSeq() }, 'journal replayed');
@@ -137,20 +139,45 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     book: (index) => exchange.depth[index],
     typedData: () => typedData,
   };
+  const history = new HistoryReader(historyDbs);
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
     clock,
     logger,
     marketData,
-    history: new HistoryReader(historyDbs),
+    history,
     prices: (market) => {
       const p = exchange.ledger.prices(market);
       return { mark: p.mark, index: p.index };
     },
+    accounts: {
+      accounts: { ledger: exchange.ledger, delegations: exchange.delegations, nonces: exchange.nonces },
+      writes: accountWrites(sequencer, clock),
+      auth: { login, domain, recover: (digest, signature) => pool.recover(digest, signature) },
+      fills: history,
+      transfers: projections.transfers,
+    },
+    orders: {
+      submit: (command) => sequencer!.submit(command),
+      live: (orderId) => exchange.orders.get(orderId),
+      liveByClient: (account, clientId) => exchange.orders.byClient(account, clientId),
+      liveOf: (owner, market) => exchange.orders.ofOwner(owner, market),
+      stored: (orderId) => history.order(orderId),
+      storedOf: (owner, query) => history.orders(owner, query),
+      ownerOf: (account, subaccountIndex) => exchange.ledger.findOwner(account, subaccountIndex),
+    },
+    operator: {
+      key: settings.operatorKey,
+      port: {
+        submit: (command) => sequencer!.submit(command),
+        stateHash: async () => {
+          const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
+          return { exchange: exchange.stateHash(), books, lastSeq: journal.lastSeq() };
+        },
+      },
+    },
   });
-  void domain;
-  void login;
 
   return {
     port: server.port,

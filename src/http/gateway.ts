@@ -1,9 +1,11 @@
 /**
  * @module http/gateway
  *
- * The route table of the REST API and what happens around every request: unknown paths get
- * 404, known paths with another method 405, a thrown error (a broken invariant) 500 with the
- * error logged. Routes themselves live one concept per file in ./routes/.
+ * The route table of the REST API and what happens around every request: public routes run
+ * under the per-source-address budget, /account/* routes behind the account guard (token,
+ * per-account budget, read authorization); unknown paths get 404, known paths with another
+ * method 405, a thrown error (a broken invariant) 500 with the error logged. Routes themselves
+ * live one concept per file in ./routes/.
  * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts.
  */
 import type { Logger } from 'pino';
@@ -14,7 +16,12 @@ import { configRoute, marketsRoute, timeRoute } from './routes/markets.ts';
 import { candlesRoute } from './routes/candles.ts';
 import { tradesRoute } from './routes/trades.ts';
 import { pricesRoute, summaryRoute } from './routes/price.ts';
-import type { Clock, MarketDataPort, MarketHistory, PriceSource } from './ports.ts';
+import { docsRoutes } from './routes/openapi.ts';
+import { orderRoutes } from './routes/orders.ts';
+import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
+import { AccountGuard } from './auth-guard.ts';
+import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
+import type { Clock, MarketDataPort, MarketHistory, OrdersPort, PriceSource } from './ports.ts';
 
 export interface GatewayOptions {
   host: string;
@@ -24,12 +31,19 @@ export interface GatewayOptions {
   marketData: MarketDataPort;
   history: MarketHistory;
   prices: PriceSource;
+  /** Login and the /account/* routes; without it the gateway serves public market data only. */
+  accounts?: Omit<AccountApiOptions, 'markets' | 'clock'>;
+  orders?: OrdersPort;
+  operator?: { port: OperatorPort; key: string };
   maxBodyBytes?: number;
 }
 
 export function routes(options: GatewayOptions): Route[] {
   const { marketData, clock } = options;
-  return [
+  const markets = marketData.markets;
+  const guard = options.accounts === undefined ? undefined : new AccountGuard({ tokens: options.accounts.auth.login.tokens, delegations: options.accounts.accounts.delegations, clock });
+  const open = guard === undefined ? (r: Route) => r : (r: Route) => ({ ...r, handler: guard.publicLimited(r.handler) });
+  const publicRoutes: Route[] = [
     { method: 'get', pattern: '/config', handler: configRoute(marketData) },
     { method: 'get', pattern: '/markets', handler: marketsRoute(marketData) },
     { method: 'get', pattern: '/time', handler: timeRoute(clock) },
@@ -38,7 +52,29 @@ export function routes(options: GatewayOptions): Route[] {
     { method: 'get', pattern: '/trades/:symbol', handler: tradesRoute(marketData, options.history) },
     { method: 'get', pattern: '/price', handler: pricesRoute(marketData, options.history, options.prices, clock) },
     { method: 'get', pattern: '/summary', handler: summaryRoute(marketData, options.history, clock) },
+    ...docsRoutes([{ url: marketData.profile.baseUrl, description: marketData.profile.name }]),
   ];
+  const table = publicRoutes.map(open);
+  if (guard !== undefined && options.accounts !== undefined) {
+    const accounts = { ...options.accounts, markets, clock };
+    table.push(...loginRoutes(accounts.auth, guard), ...accountRoutes(accounts, guard));
+    if (options.orders !== undefined) {
+      table.push(...orderRoutes({ markets, orders: options.orders, guard, domain: accounts.auth.domain, recover: accounts.auth.recover, clock }));
+    }
+  }
+  if (options.operator !== undefined) {
+    table.push(
+      ...operatorRoutes({
+        markets,
+        operator: options.operator.port,
+        operatorKey: options.operator.key,
+        faucet: marketData.profile.faucet,
+        clock,
+        publicLimited: guard === undefined ? (h) => h : (h) => guard.publicLimited(h),
+      }),
+    );
+  }
+  return table;
 }
 
 /** A path pattern as a RegExp, to tell 405 (known path) from 404. */

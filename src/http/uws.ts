@@ -26,6 +26,8 @@ export interface HttpRequest {
   /** Route parameters in pattern order (`/book/:symbol` → [symbol]). */
   params: string[];
   authorization: string;
+  /** `X-Operator-Key`, for the operator API. */
+  operatorKey: string;
   contentType: string;
   remoteAddress: string;
   body: Buffer | null;
@@ -98,6 +100,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       query: req.getQuery() ?? '',
       params,
       authorization: req.getHeader('authorization'),
+      operatorKey: req.getHeader('x-operator-key'),
       contentType: req.getHeader('content-type'),
       remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
       body: null,

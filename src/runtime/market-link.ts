@@ -25,6 +25,7 @@ export class MarketLink {
   private readonly worker: Worker;
   private readonly pending = new Map<number, (value: unknown) => void>();
   private nextRequest = 1;
+  /** False once the thread is terminated: the drain loop stops without waiting for it. */
   private running = true;
   private readonly drained: Promise<void>;
 
@@ -110,20 +111,22 @@ export class MarketLink {
   private async drain(): Promise<void> {
     const ring = this.events;
     const handle = (view: DataView, offset: number) => this.onRecord(view, ring.bytes, offset);
-    while (this.running || ring.available() > 0) {
-      if (ring.available() === 0) await ring.waitForRecordsAsync(this.running ? 100 : 0);
+    for (;;) {
+      if (ring.available() === 0) {
+        // The worker closes its event ring as it exits: nothing more will come.
+        if (ring.isClosed() || !this.running) break;
+        await ring.waitForRecordsAsync(100);
+      }
       if (ring.drain(handle) > 0) this.onBatch();
-      if (!this.running && ring.available() === 0 && ring.isClosed()) break;
     }
   }
 
   /** Stops the thread after it has handled every command sent, and delivers its last events. */
   async close(): Promise<void> {
     this.commands.close();
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    await exited;
-    this.running = false;
     await this.drained;
+    this.running = false;
+    await new Promise<void>((resolve) => (this.worker.threadId < 0 ? resolve() : this.worker.once('exit', () => resolve())));
   }
 
   /** Ends the thread at once (a crash in tests, or after a fatal error). */

@@ -80,3 +80,5 @@ for (;;) {
 }
 events.publish();
 events.close();
+// tsx's loader hooks keep this thread's event loop alive: end the thread explicitly.
+process.exit(0);

@@ -1,0 +1,78 @@
+/**
+ * @module conditional/trigger-order
+ *
+ * One untriggered takeProfit, stopLoss or trailingStop: the fields it will enter the book
+ * with, its trigger, its OCO pair if any, and the intrusive links of the structures that index
+ * it (heap slots, trailing bucket, pairing-heap links) so that no index allocates per order
+ * beyond this record.
+ * May import: conditional/ and engine/types.
+ */
+import type { Side } from '../engine/types.ts';
+import type { OcoPair } from './oco-pair.ts';
+import type { Bucket } from './trailing-ladder.ts';
+import { senseOf } from './trigger-math.ts';
+import { TriggerKind } from './types.ts';
+import type { PlaceTrigger } from './types.ts';
+
+export class TriggerOrder {
+  readonly orderId: number;
+  readonly owner: number;
+  readonly account: number;
+  readonly side: Side;
+  readonly kind: TriggerKind;
+  readonly price: number;
+  readonly quantity: number;
+  readonly flags: number;
+  readonly expiresAt: number;
+  readonly clientId: string | null;
+  /** Ticks; 0 for a trailing stop (its trigger follows its anchor). */
+  readonly triggerPrice: number;
+  /** RATE_SCALE units as a number (exact: below 10^8); 0 unless trailing. */
+  readonly percent: number;
+  readonly createdAt: number;
+  /** +1: fires when the mark falls to the trigger; −1: when it rises to it. */
+  readonly sense: 1 | -1;
+  /** Fixed triggers: sense × triggerPrice, the key the index orders by. */
+  readonly key: number;
+
+  /** The TP/SL pair it belongs to, or null. */
+  pair: OcoPair | null = null;
+  /** Lots it enters the book with (a parent-attached leg: what the parent has filled, capped). */
+  armedQuantity: number;
+  /** In the trigger index, so a mark can fire it (a parent-attached leg waits for the parent's first fill). */
+  armed = false;
+
+  /** Position in the index's heap or list (−1 when in none). */
+  slot = -1;
+  /** Position in the expiry heap (−1 when in none). */
+  expirySlot = -1;
+  /** Trailing stops in the fast index: the bucket joined (follow `Bucket.into` to the live one). */
+  bucket: Bucket | null = null;
+  /** Pairing-heap links inside a trailing bucket: first child, next sibling, previous (parent if first child). */
+  child: TriggerOrder | null = null;
+  next: TriggerOrder | null = null;
+  prev: TriggerOrder | null = null;
+
+  constructor(cmd: PlaceTrigger, percent: number) {
+    this.orderId = cmd.orderId;
+    this.owner = cmd.owner;
+    this.account = cmd.account;
+    this.side = cmd.side;
+    this.kind = cmd.kind;
+    this.price = cmd.price;
+    this.quantity = cmd.quantity;
+    this.flags = cmd.flags;
+    this.expiresAt = cmd.expiresAt;
+    this.clientId = cmd.clientId;
+    this.triggerPrice = cmd.triggerPrice;
+    this.percent = percent;
+    this.createdAt = cmd.time;
+    this.sense = senseOf(cmd.kind, cmd.side);
+    this.key = this.sense * cmd.triggerPrice;
+    this.armedQuantity = cmd.quantity;
+  }
+
+  get trailing(): boolean {
+    return this.kind === TriggerKind.TrailingStop;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The operator API (what a chain bridge and the exchange's operator call), behind the
+ * `X-Operator-Key` header: credit deposits, debit withdrawals, feed index prices, and read the
+ * state hash. On testnet, `POST /faucet` credits test collateral
+ * to anyone, under the per-source-address request budget.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../../config/market.ts';
+import { parseDecimal } from '../../numeric/decimal.ts';
+import { CommandKind, type Command } from '../../runtime/commands.ts';
+import { OverloadedError, type Outcome } from '../../runtime/sequencer.ts';
+import { failure, GatewayCode } from '../errors.ts';
+import { codeFailure } from '../codes.ts';
+import { bodyParser, Field } from '../validation.ts';
+import type { Clock } from '../ports.ts';
+import type { Handler, HttpReply, HttpRequest, Route } from '../uws.ts';
+
+export interface OperatorPort {
+  submit(command: Command): Promise<Outcome>;
+  /** The hash of the whole state: the sequencer's machine and every book. */
+  stateHash(): Promise<{ exchange: string; books: { market: number; hash: string }[]; lastSeq: number }>;
+}
+
+export interface OperatorRouteOptions {
+  markets: readonly MarketSpec[];
+  operator: OperatorPort;
+  operatorKey: string;
+  faucet: boolean;
+  clock: Clock;
+  /** Wraps a public route in the per-source-address budget. */
+  publicLimited: (handler: Handler) => Handler;
+}
+
+const AMOUNT = { ...Field.decimal, description: 'USD amount, at most 6 decimals, positive' };
+const MONEY_SCHEMA = {
+  type: 'object',
+  properties: { account: Field.address, subaccountIndex: Field.subaccountIndex, amount: AMOUNT },
+  required: ['account', 'subaccountIndex', 'amount'],
+  additionalProperties: false,
+} as const;
+const FAUCET_SCHEMA = {
+  type: 'object',
+  properties: { account: Field.address, subaccountIndex: Field.subaccountIndex },
+  required: ['account'],
+  additionalProperties: false,
+} as const;
+const PRICE_SCHEMA = {
+  type: 'object',
+  properties: { symbol: { type: 'string', maxLength: 40 }, price: Field.decimal },
+  required: ['symbol', 'price'],
+  additionalProperties: false,
+} as const;
+
+export { MONEY_SCHEMA as OPERATOR_MONEY_SCHEMA, FAUCET_SCHEMA, PRICE_SCHEMA as OPERATOR_PRICE_SCHEMA };
+
+/** Testnet faucet credit per request: 10,000 USD. */
+export const FAUCET_AMOUNT = 10_000n * 10n ** BigInt(COLLATERAL_SCALE);
+
+const parseMoney = bodyParser<{ account: string; subaccountIndex: number; amount: string }>(MONEY_SCHEMA);
+const parseFaucet = bodyParser<{ account: string; subaccountIndex?: number }>(FAUCET_SCHEMA);
+const parsePrice = bodyParser<{ symbol: string; price: string }>(PRICE_SCHEMA);
+
+function amountOf(text: string): bigint | HttpReply {
+  const parsed = parseDecimal(text, COLLATERAL_SCALE);
+  if (!parsed.ok || parsed.value <= 0n) return failure(GatewayCode.InvalidField, 'amount must be a positive decimal string with at most 6 decimals');
+  return parsed.value;
+}
+
+const isReply = (v: unknown): v is HttpReply => typeof v === 'object' && v !== null && 'status' in v;
+const NULL_BODY: HttpReply = { status: 200, body: 'null' };
+
+export function operatorRoutes(options: OperatorRouteOptions): Route[] {
+  const { markets, operator, clock } = options;
+  const key = Buffer.from(options.operatorKey);
+
+  const keyed =
+    (handler: Handler): Handler =>
+    (req) => {
+      const given = Buffer.from(req.operatorKey);
+      if (given.length !== key.length || !timingSafeEqual(given, key)) return { status: 401, body: 'Operator key missing or wrong: send X-Operator-Key', contentType: 'text/plain; charset=utf-8' };
+      return handler(req);
+    };
+
+  const run = async (command: Command): Promise<HttpReply> => {
+    try {
+      const { result } = await operator.submit(command);
+      return result.code === 0 ? NULL_BODY : codeFailure(result);
+    } catch (error) {
+      if (error instanceof OverloadedError) return failure(GatewayCode.Overloaded, error.reason);
+      throw error;
+    }
+  };
+
+  const money = (kind: typeof CommandKind.Deposit | typeof CommandKind.Withdraw) => async (req: HttpRequest) => {
+    const body = parseMoney(req.body);
+    if (!body.ok) return body.reply;
+    const amount = amountOf(body.value.amount);
+    if (isReply(amount)) return amount;
+    return run({ kind, time: clock(), account: body.value.account.toLowerCase(), subaccountIndex: body.value.subaccountIndex, amount });
+  };
+
+  const routes: Route[] = [
+    { method: 'post', pattern: '/operator/deposit', handler: keyed(money(CommandKind.Deposit)) },
+    { method: 'post', pattern: '/operator/withdraw', handler: keyed(money(CommandKind.Withdraw)) },
+    {
+      method: 'post',
+      pattern: '/operator/index-price',
+      handler: keyed(async (req) => {
+        const body = parsePrice(req.body);
+        if (!body.ok) return body.reply;
+        const market = findMarket(markets, body.value.symbol);
+        if (market === undefined) return failure(GatewayCode.SymbolNotFound);
+        const ticks = priceToTicks(market, body.value.price);
+        if (typeof ticks !== 'number') return failure(GatewayCode.InvalidField, `price must be a positive multiple of the tick size ${market.tickSize}`);
+        return run({ kind: CommandKind.IndexPrice, time: clock(), market: market.index, price: ticks });
+      }),
+    },
+    {
+      method: 'get',
+      pattern: '/operator/state-hash',
+      handler: keyed(async () => ({ status: 200, body: JSON.stringify(await operator.stateHash()) })),
+    },
+  ];
+  if (options.faucet) {
+    routes.push({
+      method: 'post',
+      pattern: '/faucet',
+      handler: options.publicLimited(async (req) => {
+        const body = parseFaucet(req.body);
+        if (!body.ok) return body.reply;
+        return run({ kind: CommandKind.Faucet, time: clock(), account: body.value.account.toLowerCase(), subaccountIndex: body.value.subaccountIndex ?? 0, amount: FAUCET_AMOUNT });
+      }),
+    });
+  }
+  return routes;
+}
+

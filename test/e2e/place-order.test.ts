@@ -1,0 +1,83 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestExchange, Trader } from './harness.ts';
+
+test('a signed limit order rests, shows on the book, and a crossing order fills it', async () => {
+  const ex = await startTestExchange();
+  const alice = await new Trader(ex).login();
+  const bob = await new Trader(ex).login();
+  await alice.fund('100000');
+  await bob.fund('100000');
+
+  const rest = await alice.place({ price: '95000', quantity: '0.5', clientId: 'alice-1' });
+  assert.equal(rest.status, 200, rest.text);
+  const [resting] = rest.json();
+  assert.equal(resting.status, 'new');
+  assert.equal(resting.price, '95000');
+  assert.equal(resting.quantity, '0.5');
+  assert.equal(resting.remaining, '0.5');
+  assert.equal(resting.settled, '0');
+  assert.equal(resting.account, alice.address);
+  assert.match(resting.orderId, /^0x[0-9a-f]{16}$/);
+  assert.equal(resting.clientId, 'alice-1');
+  assert.deepEqual(resting.flags, { ioc: false, postOnly: false, reduceOnly: false, selfTradeExpire: 1 });
+
+  const book = (await ex.request('GET', '/book/BTC-USD-PERP?depth=5')).json();
+  assert.deepEqual(book.bids, [{ price: '95000', quantity: '0.5' }]);
+  assert.deepEqual(book.asks, []);
+
+  const take = await bob.place({ price: '94000', quantity: '-0.2' });
+  assert.equal(take.status, 200, take.text);
+  const [taker] = take.json();
+  assert.equal(taker.status, 'filled');
+  assert.equal(taker.settled, '0.2');
+  assert.equal(taker.quantity, '-0.2');
+
+  const after = (await alice.get(`/account/order?orderId=${resting.orderId}`)).json();
+  assert.equal(after.status, 'partiallyFilled');
+  assert.equal(after.remaining, '0.3');
+  assert.equal(after.settled, '0.2');
+  assert.ok(after.lastUpdateSequenceNumber > resting.lastUpdateSequenceNumber);
+
+  const positions = (await alice.get(`/account/positions?account=${alice.address}&subaccountIndex=0`)).json();
+  assert.equal(positions.positions.length, 1);
+  assert.equal(positions.positions[0].quantity, '0.2');
+  const bobPositions = (await bob.get(`/account/positions?account=${bob.address}&subaccountIndex=0`)).json();
+  assert.equal(bobPositions.positions[0].quantity, '-0.2');
+
+  const trades = (await ex.request('GET', '/trades/BTC-USD-PERP')).json();
+  assert.equal(trades.length, 1);
+  assert.equal(trades[0].price, '95000');
+  assert.equal(trades[0].quantity, '0.2');
+});
+
+test('an order signed by someone else, or with a field changed after signing, is refused', async () => {
+  const ex = await startTestExchange();
+  const alice = await new Trader(ex).login();
+  const mallory = await new Trader(ex).login();
+  await alice.fund();
+
+  const forged = await alice.signedOrder({ price: '95000', quantity: '0.1' }, mallory.wallet);
+  const r1 = await ex.request('POST', '/account/order', forged, alice.auth());
+  assert.equal(r1.status, 400);
+  assert.equal(r1.text, 'Invalid signature');
+
+  const body = await alice.signedOrder({ price: '95000', quantity: '0.1' });
+  const r2 = await ex.request('POST', '/account/order', { ...body, price: '96000' }, alice.auth());
+  assert.equal(r2.status, 400);
+  assert.equal(r2.text, 'Invalid signature');
+
+  const ok = await ex.request('POST', '/account/order', body, alice.auth());
+  assert.equal(ok.status, 200, ok.text);
+  const replay = await ex.request('POST', '/account/order', body, alice.auth());
+  assert.equal(replay.status, 409);
+  assert.equal(replay.text, 'Nonce already used');
+});
+
+test('order routes need the bearer token', async () => {
+  const ex = await startTestExchange();
+  const alice = await new Trader(ex).login();
+  const r = await ex.request('POST', '/account/order', await alice.signedOrder({ price: '1', quantity: '1' }));
+  assert.equal(r.status, 401);
+  assert.equal(r.text, 'Please add the JWT token to the header');
+});
