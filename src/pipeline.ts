@@ -84,7 +84,17 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   projections.identity = (owner) => exchange.ledger.identity(owner);
   const replayed = recover(exchange, journal, () => projections.flush());
   await journal.durable(journal.lastSeq());
-  logger.info({ commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents, lastSeq: journal.lastSeq() }, 'journal replayed');
+  logger.info(
+    {
+      commands: replayed.commands,
+      events: replayed.events,
+      recoveredEvents: replayed.recoveredEvents,
+      lastSeq: journal.lastSeq(),
+      stateHash: exchange.stateHash(),
+      books: replayed.books.map((b) => ({ market: b.marketIndex, hash: b.stateHash() })),
+    },
+    'journal replayed',
+  );
 
   // ④ market threads, starting from the replayed books; ⑤ their events come back to the sequencer
   let sequencer: Sequencer | undefined;
@@ -173,7 +183,13 @@ export async function startExchange(settings: Settings, logger: Logger, options:
         submit: (command) => sequencer!.submit(command),
         stateHash: async () => {
           const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
-          return { exchange: exchange.stateHash(), books, lastSeq: journal.lastSeq() };
+          let problem: string | null = null;
+          try {
+            exchange.validateInternalState();
+          } catch (error) {
+            problem = (error as Error).message;
+          }
+          return { exchange: exchange.stateHash(), books, lastSeq: journal.lastSeq(), problem };
         },
       },
     },
@@ -187,8 +203,11 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       server.close();
       clearInterval(ticker);
       sequencer!.close();
+      await sequencer!.idle();
+      const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
       for (const link of links) await link.close();
       await journal.durable(journal.lastSeq());
+      logger.info({ lastSeq: journal.lastSeq(), stateHash: exchange.stateHash(), books }, 'stopped');
       await journal.close();
       await pool.close();
       await historyEnv.close();

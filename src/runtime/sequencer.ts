@@ -39,6 +39,11 @@ interface Completion {
   reject: (error: Error) => void;
 }
 
+/** The completion of a book command issued while handling an event: nobody waits for it. */
+function unsolicited(): Completion {
+  return { waiting: 1, result: { code: 0, changed: true, routed: [] }, bookResults: [], resolve: () => {}, reject: () => {} };
+}
+
 /** Commands a single submit may route to one market at most (a tick: expiry + liquidations). */
 const ROOM_NEEDED = 64;
 
@@ -98,6 +103,8 @@ export class Sequencer {
     }
     this.projections.currentSeq = view.getFloat64(offset + 8, true);
     decodeEvent(view, offset, this.exchange.listener(market));
+    // Book commands the event caused (a conditional order it fired): their Done has no caller.
+    for (const m of this.exchange.takeUnsolicitedRoutes()) this.waiting[m].push(unsolicited());
     this.journal.append(kind, bytes, offset, recordLength(view, offset));
   };
 
@@ -109,5 +116,10 @@ export class Sequencer {
   /** Refuses new commands; market threads finish what they hold. */
   close(): void {
     this.closed = true;
+  }
+
+  /** Resolves once every routed command has come back from its market thread. */
+  async idle(): Promise<void> {
+    while (this.waiting.some((queue) => queue.length > 0)) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

@@ -19,21 +19,21 @@ export interface Reply {
   json<T = any>(): T;
 }
 
-export interface TestExchange {
+/** What a trader talks to: a base URL with the operator key at hand. */
+export interface ApiClient {
   url: string;
-  dataDir: string;
-  exchange: RunningExchange;
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   operator(method: string, path: string, body?: unknown): Promise<Reply>;
+}
+
+export interface TestExchange extends ApiClient {
+  dataDir: string;
+  exchange: RunningExchange;
   stop(): Promise<void>;
 }
 
-export async function startTestExchange(options: { dataDir?: string; tickMs?: number } = {}): Promise<TestExchange> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'perp-e2e-'));
-  const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {});
-  const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: options.tickMs ?? 60_000 });
-  const url = `http://127.0.0.1:${exchange.port}`;
-  let stopped = false;
+/** A client of the exchange at `url` (a server in another process, say). */
+export function apiClient(url: string): ApiClient {
   const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
     const res = await fetch(url + path, {
       method,
@@ -43,6 +43,15 @@ export async function startTestExchange(options: { dataDir?: string; tickMs?: nu
     const text = await res.text();
     return { status: res.status, text, headers: res.headers, json: () => JSON.parse(text) };
   };
+  return { url, request, operator: (method, path, body) => request(method, path, body, { 'x-operator-key': TESTNET_OPERATOR_KEY }) };
+}
+
+export async function startTestExchange(options: { dataDir?: string; tickMs?: number } = {}): Promise<TestExchange> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'perp-e2e-'));
+  const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {});
+  const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: options.tickMs ?? 60_000 });
+  const client = apiClient(`http://127.0.0.1:${exchange.port}`);
+  let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
@@ -52,14 +61,7 @@ export async function startTestExchange(options: { dataDir?: string; tickMs?: nu
     await stop();
     if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
   });
-  return {
-    url,
-    dataDir,
-    exchange,
-    request,
-    operator: (method, path, body) => request(method, path, body, { 'x-operator-key': TESTNET_OPERATOR_KEY }),
-    stop,
-  };
+  return { ...client, dataDir, exchange, stop };
 }
 
 export interface OrderFields {
@@ -84,7 +86,11 @@ export class Trader {
   private nonce = Date.now() * 1000;
   private config: any;
 
-  constructor(readonly ex: TestExchange, key = generatePrivateKey()) {
+  constructor(
+    /** Where it trades; a crash test points it at each restarted server in turn. */
+    public ex: ApiClient,
+    key = generatePrivateKey(),
+  ) {
     this.wallet = privateKeyToAccount(key);
   }
 

@@ -17,8 +17,8 @@ import type { Handler, HttpReply, HttpRequest, Route } from '../uws.ts';
 
 export interface OperatorPort {
   submit(command: Command): Promise<Outcome>;
-  /** The hash of the whole state: the sequencer's machine and every book. */
-  stateHash(): Promise<{ exchange: string; books: { market: number; hash: string }[]; lastSeq: number }>;
+  /** The hash of the whole state (the sequencer's machine and every book), and the first broken invariant or null. */
+  stateHash(): Promise<{ exchange: string; books: { market: number; hash: string }[]; lastSeq: number; problem: string | null }>;
 }
 
 export interface OperatorRouteOptions {
