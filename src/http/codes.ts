@@ -8,9 +8,13 @@
  *
  * Ledger statuses follow design.md: 404 for an unknown account or market, 409 for a state that
  * refuses the change (liquidation in progress, an order id already taken), 400 for the rest.
- * May import: http/errors, auth/codes, ledger/codes.
+ * Conditional-order codes (4000s) the same way: 404 for a parent or order that is not there (or
+ * not the caller's), 409 when the market's or account's state refuses the order now (the mark
+ * already crossed the trigger, no mark yet, no position to close, an id in use), 400 for the rest.
+ * May import: http/errors, auth/codes, ledger/codes, conditional/codes.
  */
 import { AUTH_CODES } from '../auth/codes.ts';
+import { CONDITIONAL_TEXT, ConditionalCode } from '../conditional/codes.ts';
 import { LEDGER_CODE_TEXT, LedgerCode } from '../ledger/codes.ts';
 import { failure, registerCodes } from './errors.ts';
 import type { HttpReply } from './uws.ts';
@@ -34,6 +38,25 @@ registerCodes(
     Object.entries(LEDGER_CODE_TEXT)
       .filter(([code]) => Number(code) !== LedgerCode.Ok)
       .map(([code, text]) => [code, { status: LEDGER_STATUS[Number(code)] ?? 400, text }]),
+  ),
+);
+
+const CONDITIONAL_STATUS: Readonly<Record<number, number>> = {
+  [ConditionalCode.OrderIdExists]: 409,
+  [ConditionalCode.GroupIdExists]: 409,
+  [ConditionalCode.TriggerAlreadyCrossed]: 409,
+  [ConditionalCode.MarkPriceUnknown]: 409,
+  [ConditionalCode.NoPositionToClose]: 409,
+  [ConditionalCode.ParentNotFound]: 404,
+  [ConditionalCode.OrderNotFound]: 404,
+  [ConditionalCode.NotOwner]: 404,
+};
+
+registerCodes(
+  Object.fromEntries(
+    Object.values(ConditionalCode)
+      .filter((code) => code !== ConditionalCode.Ok)
+      .map((code) => [code, { status: CONDITIONAL_STATUS[code] ?? 400, text: CONDITIONAL_TEXT[code] }]),
   ),
 );
 

@@ -16,6 +16,8 @@ export const CommandKind = {
   CancelOrder: 65,
   CancelByClientId: 66,
   CancelAll: 67,
+  SubmitPair: 68,
+  SubmitSlices: 69,
   Deposit: 70,
   Withdraw: 71,
   Faucet: 72,
@@ -50,6 +52,32 @@ export interface SubmitOrder {
   trailingPercent: bigint | null;
   signer: string;
   signature: string;
+}
+
+/** One order of a batch: a `SubmitOrder` without the command's kind and time (each has its own nonce and signature). */
+export type BatchOrder = Omit<SubmitOrder, 'kind' | 'time'>;
+
+/**
+ * A TP/SL pair (POST /account/orders): one takeProfit and one stopLoss, one OCO group. Both
+ * legs carry the same `parentOrderId`: null attaches the pair to the position, an orderId to
+ * that resting order. Admitted whole or not at all.
+ */
+export interface SubmitPair {
+  kind: typeof CommandKind.SubmitPair;
+  time: number;
+  takeProfit: BatchOrder;
+  stopLoss: BatchOrder;
+}
+
+/**
+ * A TWAP (child i enters at time + i × period) or an iceberg (the next child enters when the
+ * previous one has fully filled): every child a signed order of its own, admitted all or none.
+ */
+export interface SubmitSlices {
+  kind: typeof CommandKind.SubmitSlices;
+  time: number;
+  orderType: 'twap' | 'iceberg';
+  orders: BatchOrder[];
 }
 
 export interface CancelOrder {
@@ -145,6 +173,8 @@ export interface Tick {
 
 export type Command =
   | SubmitOrder
+  | SubmitPair
+  | SubmitSlices
   | CancelOrder
   | CancelByClientId
   | CancelAll
@@ -167,11 +197,19 @@ export function encodeCommand(command: Command): Uint8Array {
   return encoder.encode(JSON.stringify(command, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)));
 }
 
-export function decodeCommand(bytes: Uint8Array): Command {
-  const raw = JSON.parse(decoder.decode(bytes)) as Record<string, unknown>;
+function reviveBigints(raw: Record<string, unknown>): void {
   for (const field of BIGINT_FIELDS) {
     const v = raw[field];
     if (typeof v === 'string') raw[field] = BigInt(v);
+  }
+}
+
+export function decodeCommand(bytes: Uint8Array): Command {
+  const raw = JSON.parse(decoder.decode(bytes)) as Record<string, unknown>;
+  reviveBigints(raw);
+  // Batches nest their orders (SubmitPair's legs, SubmitSlices' children).
+  for (const nested of [raw.takeProfit, raw.stopLoss, ...(Array.isArray(raw.orders) ? raw.orders : [])]) {
+    if (typeof nested === 'object' && nested !== null) reviveBigints(nested as Record<string, unknown>);
   }
   return raw as unknown as Command;
 }

@@ -11,8 +11,22 @@
  * (a market thread's ring live, an in-process book in replay), and their events come back
  * through `listener(market)`.
  *
- * May import: engine/, ledger/, auth/ (pure stores), config/, runtime/commands, runtime/
- * order-registry, runtime/depth-mirror. No I/O, no clock.
+ * Conditional orders are here: one `ConditionalBook` per market (docs/conditional-orders.md),
+ * because a trigger needs the ledger — the mark, the position at trigger time and the R1 hold
+ * of the released order. It is fed the mark after every IndexPrice, Tick and fill, the clock on
+ * Tick, every fill and every order leaving a book, and every position change. What it asks for
+ * is queued and applied once the current command or book event is done (never re-entrantly): a
+ * release goes the way of a submitted limit order (ledger.admitOrder, registry, router.place)
+ * under the conditional order's own orderId, which no book has seen. Releases made while
+ * executing a command are in its `routed`; those made while handling a book event are
+ * "unsolicited" (`takeUnsolicitedRoutes`): the sequencer expects a `Done` for them that no
+ * caller awaits.
+ *
+ * Invariant: a ConditionalBook is only ever called inside `execute` or a book event, and a
+ * command that reached one is journaled, so replay feeds it exactly the same inputs.
+ *
+ * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, runtime/commands,
+ * runtime/order-registry, runtime/depth-mirror. No I/O, no clock.
  */
 import { createHash } from 'node:crypto';
 import type { MarketSpec } from '../config/market.ts';
@@ -21,11 +35,12 @@ import { LedgerCode } from '../ledger/codes.ts';
 import type { LedgerEvent } from '../ledger/events.ts';
 import { NonceStore } from '../auth/nonces.ts';
 import { DelegationStore } from '../auth/delegation.ts';
-import { admitDelegationChange, admitSignedWrite } from '../auth/admission.ts';
+import { admitDelegationChange, admitSignedBatch, admitSignedWrite } from '../auth/admission.ts';
 import type { Address } from '../auth/address.ts';
-import { Reason } from '../engine/codes.ts';
-import { OrderFlag, orderIdOf, marketOfOrderId, type BookListener, type PlaceOrder, type Side } from '../engine/types.ts';
-import { CommandKind, type Command, type SubmitOrder } from './commands.ts';
+import { Reason, REASON_TEXT } from '../engine/codes.ts';
+import { OrderFlag, formatOrderId, orderIdOf, marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder, type Side } from '../engine/types.ts';
+import { CONDITIONAL_TEXT, ConditionalBook, ConditionalCode, ConditionalReason, TriggerKind, type ConditionalListener, type OrderFields, type PlaceTrigger } from '../conditional/index.ts';
+import { CommandKind, type BatchOrder, type Command, type SubmitOrder, type SubmitPair, type SubmitSlices } from './commands.ts';
 import { OrderRegistry, type OrderState, type OrderChangeListener } from './order-registry.ts';
 import { DepthMirror } from './depth-mirror.ts';
 
@@ -52,8 +67,10 @@ export interface ExecuteResult {
   params?: Readonly<Record<string, string>>;
   /** False when the command was refused before it changed anything: it need not be journaled. */
   changed: boolean;
-  /** The order a submit or cancel concerns. */
+  /** The order a submit or cancel concerns (a batch: its first order). */
   orderId?: number;
+  /** Every order of a batch (TP/SL pair, TWAP, iceberg), in request order. */
+  orderIds?: number[];
   /** Markets a book command was routed to, once per command (the sequencer awaits their results). */
   routed: number[];
 }
@@ -69,7 +86,49 @@ export interface ExchangeOptions {
   ledger?: LedgerOptions;
 }
 
+const NO_ROUTES: readonly number[] = [];
+
+/** The signed write behind an order: who signed for which subaccount, with which nonce. */
+function signedOrder(o: BatchOrder) {
+  return {
+    action: 'order' as const,
+    account: o.account as Address,
+    subaccountIndex: o.subaccountIndex,
+    signer: o.signer as Address,
+    nonce: o.nonce,
+    expiresAt: o.expiresAt === 0 ? Number.MAX_SAFE_INTEGER : o.expiresAt,
+  };
+}
+
 const NOT_CHANGED = (code: number, params?: Readonly<Record<string, string>>): ExecuteResult => ({ code, params, changed: false, routed: [] });
+
+const TRIGGER_KINDS: Readonly<Record<string, TriggerKind>> = {
+  takeProfit: TriggerKind.TakeProfit,
+  stopLoss: TriggerKind.StopLoss,
+  trailingStop: TriggerKind.TrailingStop,
+};
+
+/** Registry statuses of an order a book holds (or is about to: `triggered` is on its way in). */
+const ON_BOOK: ReadonlySet<string> = new Set(['new', 'partiallyFilled', 'triggered']);
+
+/** `TriggerAlreadyCrossed` → `triggerAlreadyCrossed`: the `reason` of a conditional order refused at placement. */
+const REFUSAL_TEXT: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(ConditionalCode).map(([name, code]) => [code, name.charAt(0).toLowerCase() + name.slice(1)]),
+);
+
+/** What a ConditionalBook asked for, applied after the command or event that caused it. */
+type ConditionalOutput =
+  | { kind: 'release'; market: number; order: PlaceOrder }
+  | { kind: 'ended'; orderId: number; reason: number; time: number };
+
+/** The orders of a batch once admitted: one owner, one market, numbered in request order. */
+interface Entered {
+  owner: number;
+  account: number;
+  market: number;
+  orderIds: number[];
+  states: OrderState[];
+}
 
 export class Exchange {
   readonly ledger: Ledger;
@@ -77,6 +136,12 @@ export class Exchange {
   readonly delegations: DelegationStore;
   readonly orders: OrderRegistry;
   readonly depth: DepthMirror[];
+  /** Per market: its untriggered orders, TP/SL pairs, TWAPs and icebergs. */
+  readonly conditional: ConditionalBook[];
+  /** What the conditional books asked for during the current command or event. */
+  private readonly outputs: ConditionalOutput[] = [];
+  /** Markets routed to while handling book events, once per book command (no caller awaits them). */
+  private unsolicited: number[] = [];
   /** Orders numbered per market; the next orderId is orderIdOf(market, count + 1). */
   private readonly orderCounts: number[];
   private readonly listeners: ExchangeListeners;
@@ -89,11 +154,15 @@ export class Exchange {
     options: ExchangeOptions = {},
   ) {
     this.listeners = listeners;
-    this.ledger = new Ledger(markets, options.ledger, (e) => listeners.ledgerEvent?.(e));
+    this.ledger = new Ledger(markets, options.ledger, (e) => {
+      listeners.ledgerEvent?.(e);
+      if (e.type === 'position') this.conditional[e.market].onPosition(e.owner, e.quantity, e.updatedAt);
+    });
     this.nonces = new NonceStore();
     this.delegations = new DelegationStore();
     this.orders = new OrderRegistry((o) => listeners.orderChanged?.(o));
     this.depth = markets.map(() => new DepthMirror());
+    this.conditional = markets.map((m) => new ConditionalBook(m.index, this.conditionalListenerFor(m.index)));
     this.orderCounts = markets.map(() => 0);
     this.bookListeners = markets.map((m) => this.bookListenerFor(m.index));
   }
@@ -101,32 +170,57 @@ export class Exchange {
   /** Sends book commands elsewhere from now on (replay's in-process books, then market threads). */
   routeTo(router: MarketRouter): void {
     this.router = router;
+    // Whatever was routed before went to the previous router (replay's books), not to threads.
+    this.unsolicited = [];
   }
 
-  /** Runs one application command at its own time. */
+  /** Markets routed to while handling book events since the last call, once per book command. */
+  takeUnsolicitedRoutes(): readonly number[] {
+    if (this.unsolicited.length === 0) return NO_ROUTES;
+    const routes = this.unsolicited;
+    this.unsolicited = [];
+    return routes;
+  }
+
+  /** Runs one application command at its own time, then what it made the conditional books ask for. */
   execute(command: Command): ExecuteResult {
+    const result = this.run(command);
+    if (this.outputs.length > 0) {
+      this.applyConditionalOutputs(result.routed);
+      // A conditional book moved (a timer, a trigger): the command must be replayed.
+      result.changed = true;
+    }
+    return result;
+  }
+
+  private run(command: Command): ExecuteResult {
     const time = command.time;
     switch (command.kind) {
       case CommandKind.SubmitOrder:
         return this.submitOrder(command);
+      case CommandKind.SubmitPair:
+        return this.submitPair(command);
+      case CommandKind.SubmitSlices:
+        return this.submitSlices(command);
       case CommandKind.CancelOrder: {
         const order = this.orders.get(command.orderId);
         if (order === undefined) return NOT_CHANGED(ExchangeCode.OrderNotFound);
-        this.router.cancel(order.market, order.orderId, order.owner, time);
-        return { code: 0, changed: true, orderId: order.orderId, routed: [order.market] };
+        return this.cancelOrder(order, time);
       }
       case CommandKind.CancelByClientId: {
         const order = this.orders.byClient(command.account, command.clientId);
         if (order === undefined) return NOT_CHANGED(ExchangeCode.OrderNotFound);
-        this.router.cancel(order.market, order.orderId, order.owner, time);
-        return { code: 0, changed: true, orderId: order.orderId, routed: [order.market] };
+        return this.cancelOrder(order, time);
       }
       case CommandKind.CancelAll: {
         const owner = this.ledger.findOwner(command.account, command.subaccountIndex);
         if (owner === undefined) return NOT_CHANGED(LedgerCode.AccountNotFound);
-        const markets = new Set(this.orders.ofOwner(owner, command.market ?? undefined).map((o) => o.market));
+        let ended = 0;
+        for (const m of this.markets) if (command.market === null || command.market === m.index) ended += this.conditional[m.index].cancelAll(owner, time, Reason.Cancelled);
+        const onBook = this.orders.ofOwner(owner, command.market ?? undefined).filter((o) => o.status !== 'untriggered');
+        const markets = new Set(onBook.map((o) => o.market));
         for (const market of markets) this.router.cancelAll(market, owner, time, Reason.Cancelled);
-        return { code: 0, changed: markets.size > 0, routed: [...markets] };
+        return { code: 0, changed: markets.size > 0 || ended > 0, routed: [...markets] };
       }
       case CommandKind.Deposit:
         return this.money(this.ledger.deposit(command.account, command.subaccountIndex, command.amount, time));
@@ -168,8 +262,11 @@ export class Exchange {
         if (!admitted.ok) return { code: admitted.code, params: admitted.params, changed: false, routed: [] };
         return { code: 0, changed: true, routed: [] };
       }
-      case CommandKind.IndexPrice:
-        return { code: this.ledger.setIndexPrice(command.market, command.price, time), changed: true, routed: [] };
+      case CommandKind.IndexPrice: {
+        const code = this.ledger.setIndexPrice(command.market, command.price, time);
+        if (code === LedgerCode.Ok) this.markMoved(command.market, time);
+        return { code, changed: true, routed: [] };
+      }
       case CommandKind.Tick:
         return this.tick(time);
     }
@@ -185,34 +282,28 @@ export class Exchange {
   }
 
   private submitOrder(cmd: SubmitOrder): ExecuteResult {
-    if (cmd.orderType !== 'limit') return NOT_CHANGED(ExchangeCode.OrderTypeNotSupported, { orderType: cmd.orderType });
-    const admitted = admitSignedWrite(
-      this,
-      { action: 'order', account: cmd.account as Address, subaccountIndex: cmd.subaccountIndex, signer: cmd.signer as Address, nonce: cmd.nonce, expiresAt: cmd.expiresAt === 0 ? Number.MAX_SAFE_INTEGER : cmd.expiresAt },
-      cmd.time,
-    );
+    const triggerKind = TRIGGER_KINDS[cmd.orderType];
+    if (cmd.orderType !== 'limit' && triggerKind === undefined) return NOT_CHANGED(ExchangeCode.OrderTypeNotSupported, { orderType: cmd.orderType });
+    const admitted = admitSignedWrite(this, signedOrder(cmd), cmd.time);
     if (!admitted.ok) return NOT_CHANGED(admitted.code, admitted.params);
     // From here the nonce is spent: every outcome is journaled.
-    const identity = this.ledger.register(cmd.account, cmd.subaccountIndex);
-    if (typeof identity === 'number') return { code: identity, changed: true, routed: [] };
-    const market = cmd.market;
-    const orderId = orderIdOf(market, ++this.orderCounts[market]);
-    const order = this.orderState(cmd, orderId, identity.owner);
-    if (cmd.clientId !== null && this.orders.byClient(cmd.account, cmd.clientId) !== undefined) {
-      this.orders.refused(order, 'duplicateClientId');
-      return { code: ExchangeCode.DuplicateClientId, changed: true, orderId, routed: [] };
-    }
-    let originator = 0;
-    if (cmd.originatorFee > 0) {
-      const found = this.ledger.findOwner(cmd.originator, 0);
-      if (found === undefined) {
-        this.orders.refused(order, 'originatorNotFound');
-        return { code: ExchangeCode.OriginatorNotFound, changed: true, orderId, routed: [] };
+    const entered = this.enter([cmd], cmd.time);
+    if (!('states' in entered)) return entered;
+    const { owner, market } = entered;
+    const [orderId] = entered.orderIds;
+    const [order] = entered.states;
+    if (triggerKind !== undefined) {
+      const code = this.conditional[market].place(this.trigger(cmd, entered, 0, triggerKind, cmd.time));
+      if (code !== ConditionalCode.Ok) {
+        this.orders.refused(order, REFUSAL_TEXT[code]);
+        return { code, changed: true, orderId, routed: [] };
       }
-      originator = found;
+      this.orders.untriggered(order);
+      return { code: 0, changed: true, orderId, routed: [] };
     }
+    const originator = cmd.originatorFee > 0 ? (this.ledger.findOwner(cmd.originator, 0) as number) : 0;
     const reduceOnly = (cmd.flags & OrderFlag.ReduceOnly) !== 0;
-    const code = this.ledger.admitOrder(orderId, identity.owner, market, cmd.side, cmd.price, cmd.quantity, reduceOnly, cmd.time, {
+    const code = this.ledger.admitOrder(orderId, owner, market, cmd.side, cmd.price, cmd.quantity, reduceOnly, cmd.time, {
       originator,
       originatorFee: BigInt(cmd.originatorFee),
     });
@@ -223,18 +314,214 @@ export class Exchange {
     this.orders.submitted(order);
     this.router.place(market, {
       orderId,
-      owner: identity.owner,
-      account: identity.account,
+      owner,
+      account: entered.account,
       side: cmd.side,
       price: cmd.price,
       quantity: cmd.quantity,
       flags: cmd.flags,
       expiresAt: cmd.expiresAt,
       clientId: cmd.clientId,
-      position: this.ledger.position(identity.owner, market),
+      position: this.ledger.position(owner, market),
       time: cmd.time,
     });
     return { code: 0, changed: true, orderId, routed: [market] };
+  }
+
+  /**
+   * The step every submission shares once its nonces are spent: the subaccount, an orderId per
+   * order (request order), and the checks that refuse the whole submission (a clientId already
+   * live or repeated, an unknown originator) — reported as `rejected` and journaled.
+   */
+  private enter(orders: readonly BatchOrder[], time: number): Entered | ExecuteResult {
+    const first = orders[0];
+    const identity = this.ledger.register(first.account, first.subaccountIndex);
+    if (typeof identity === 'number') return { code: identity, changed: true, routed: [] };
+    const market = first.market;
+    const orderIds = orders.map(() => orderIdOf(market, ++this.orderCounts[market]));
+    const states = orders.map((o, i) => this.orderState({ ...o, kind: CommandKind.SubmitOrder, time }, orderIds[i], identity.owner));
+    const refuse = (code: number, reason: string): ExecuteResult => {
+      for (const s of states) this.orders.refused(s, reason);
+      return { code, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+    };
+    const clientIds = new Set<string>();
+    for (const o of orders) {
+      if (o.clientId === null) continue;
+      if (clientIds.has(o.clientId) || this.orders.byClient(o.account, o.clientId) !== undefined) return refuse(ExchangeCode.DuplicateClientId, 'duplicateClientId');
+      clientIds.add(o.clientId);
+    }
+    for (const o of orders) {
+      if (o.originatorFee > 0 && this.ledger.findOwner(o.originator, 0) === undefined) return refuse(ExchangeCode.OriginatorNotFound, 'originatorNotFound');
+    }
+    return { owner: identity.owner, account: identity.account, market, orderIds, states };
+  }
+
+  /** Order `i` of an admitted submission as the conditional book takes it. */
+  private fields(o: BatchOrder, entered: Entered, i: number): OrderFields {
+    return {
+      orderId: entered.orderIds[i],
+      owner: entered.owner,
+      account: entered.account,
+      side: o.side,
+      price: o.price,
+      quantity: o.quantity,
+      flags: o.flags,
+      expiresAt: o.expiresAt,
+      clientId: o.clientId,
+    };
+  }
+
+  private trigger(o: BatchOrder, entered: Entered, i: number, kind: TriggerKind, time: number): PlaceTrigger {
+    return { ...this.fields(o, entered, i), kind, triggerPrice: o.triggerPrice ?? 0, trailingPercent: o.trailingPercent ?? 0n, time };
+  }
+
+  /** A TP/SL pair: both legs admitted and placed, or neither. */
+  private submitPair(cmd: SubmitPair): ExecuteResult {
+    const { takeProfit: tp, stopLoss: sl, time } = cmd;
+    if (
+      tp.orderType !== 'takeProfit' ||
+      sl.orderType !== 'stopLoss' ||
+      tp.account !== sl.account ||
+      tp.subaccountIndex !== sl.subaccountIndex ||
+      tp.market !== sl.market ||
+      (tp.parentOrderId ?? 0) !== (sl.parentOrderId ?? 0)
+    ) {
+      return NOT_CHANGED(ConditionalCode.InvalidPair);
+    }
+    const admitted = admitSignedBatch(this, [signedOrder(tp), signedOrder(sl)], time);
+    if (!admitted.ok) return NOT_CHANGED(admitted.code, admitted.params);
+    const entered = this.enter([tp, sl], time);
+    if (!('states' in entered)) return entered;
+    const { owner, market, orderIds, states } = entered;
+    const parentOrderId = tp.parentOrderId ?? 0;
+    const parent = parentOrderId === 0 ? undefined : this.orders.get(parentOrderId);
+    const onBook = parent !== undefined && parent.market === market && ON_BOOK.has(parent.status);
+    const code = this.conditional[market].placePair({
+      ocoGroupId: orderIds[0],
+      takeProfit: this.trigger(tp, entered, 0, TriggerKind.TakeProfit, time),
+      stopLoss: this.trigger(sl, entered, 1, TriggerKind.StopLoss, time),
+      parentOrderId,
+      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, settled: parent.settled } : undefined,
+      position: this.ledger.position(owner, market),
+      time,
+    });
+    if (code !== ConditionalCode.Ok) {
+      for (const s of states) this.orders.refused(s, REFUSAL_TEXT[code]);
+      return { code, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+    }
+    for (const s of states) {
+      s.ocoGroupId = formatOrderId(orderIds[0]);
+      this.orders.untriggered(s);
+    }
+    return { code: 0, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+  }
+
+  /** A TWAP or an iceberg: every child admitted and held; the first enters its book now. */
+  private submitSlices(cmd: SubmitSlices): ExecuteResult {
+    const { orders, time } = cmd;
+    const first = orders[0];
+    if (first === undefined || orders.some((o) => o.orderType !== cmd.orderType || o.account !== first.account || o.subaccountIndex !== first.subaccountIndex || o.market !== first.market)) {
+      return NOT_CHANGED(ConditionalCode.InvalidSlices);
+    }
+    const admitted = admitSignedBatch(this, orders.map(signedOrder), time);
+    if (!admitted.ok) return NOT_CHANGED(admitted.code, admitted.params);
+    const entered = this.enter(orders, time);
+    if (!('states' in entered)) return entered;
+    const { owner, market, orderIds, states } = entered;
+    const slices = { groupId: orderIds[0], owner, slices: orders.map((o, i) => this.fields(o, entered, i)), period: first.period ?? 0, time };
+    const book = this.conditional[market];
+    const code = cmd.orderType === 'twap' ? book.placeTwap(slices) : book.placeIceberg(slices);
+    if (code !== ConditionalCode.Ok) {
+      for (const s of states) this.orders.refused(s, REFUSAL_TEXT[code]);
+      return { code, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+    }
+    for (const s of states) {
+      s.groupId = formatOrderId(orderIds[0]);
+      this.orders.untriggered(s);
+    }
+    return { code: 0, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+  }
+
+  /**
+   * Cancels one live order. Untriggered (a conditional order or a pending TWAP / iceberg child)
+   * → its ConditionalBook, no book command — except an iceberg's child on the book, cancelled
+   * with the rest. On a book → the book; an iceberg's child on the book first ends its iceberg.
+   */
+  private cancelOrder(order: OrderState, time: number): ExecuteResult {
+    const { market, orderId, owner } = order;
+    const book = this.conditional[market];
+    const groupId = order.groupId === null ? undefined : parseOrderId(order.groupId);
+    const liveChild = groupId === undefined ? 0 : (book.group(groupId)?.liveSliceId ?? 0);
+    if (order.status === 'untriggered') {
+      const code = book.cancel(orderId, owner, time);
+      if (code !== ConditionalCode.Ok || liveChild === 0) return { code, changed: true, orderId, routed: [] };
+      this.router.cancel(market, liveChild, owner, time);
+      return { code, changed: true, orderId, routed: [market] };
+    }
+    if (groupId !== undefined && liveChild === orderId) book.cancelGroup(groupId, owner, time);
+    this.router.cancel(market, orderId, owner, time);
+    return { code: 0, changed: true, orderId, routed: [market] };
+  }
+
+  /** The mark of `market` may have moved: triggers it crossed fire (applied after the command or event). */
+  private markMoved(market: number, time: number): void {
+    const mark = this.ledger.prices(market).mark;
+    if (mark > 0) this.conditional[market].onMark(mark, time);
+  }
+
+  /** The ConditionalBook's listener for `market`: it only queues (it must not call back into a book). */
+  private conditionalListenerFor(market: number): ConditionalListener {
+    const outputs = this.outputs;
+    return {
+      onRelease(order) {
+        outputs.push({ kind: 'release', market, order });
+      },
+      // The armed quantity shows once the leg is released (its quantity on the book).
+      onArmed() {},
+      onCancelled(orderId, _owner, reason, time) {
+        outputs.push({ kind: 'ended', orderId, reason, time });
+      },
+      // Every child of a TWAP / iceberg is released or ended on its own (onRelease / onCancelled).
+      onGroupEnded() {},
+    };
+  }
+
+  /** Applies what the conditional books asked for, in order (applying may ask for more); routes go to `routed`. */
+  private applyConditionalOutputs(routed: number[]): void {
+    const outputs = this.outputs;
+    for (let i = 0; i < outputs.length; i++) {
+      const out = outputs[i];
+      if (out.kind === 'release') this.release(out.market, out.order, routed);
+      else {
+        const status = out.reason === ConditionalReason.ExpiresAtReached ? 'expired' : 'cancelled';
+        // Reasons only conditional orders have are 4500+; the others are the engine's.
+        const text = (out.reason >= ConditionalReason.OcoTriggered ? CONDITIONAL_TEXT : REASON_TEXT)[out.reason] ?? String(out.reason);
+        this.orders.closed(out.orderId, status, text, out.time);
+      }
+    }
+    outputs.length = 0;
+  }
+
+  /** A released conditional order enters its book as a submitted limit order would: R1 hold, registry, book. */
+  private release(market: number, order: PlaceOrder, routed: number[]): void {
+    const state = this.orders.get(order.orderId);
+    if (state === undefined) throw new Error(`exchange: released order ${order.orderId} is not in the registry`);
+    const originator = state.originatorFee > 0 ? (this.ledger.findOwner(state.originator, 0) ?? 0) : 0;
+    const reduceOnly = (order.flags & OrderFlag.ReduceOnly) !== 0;
+    const code = this.ledger.admitOrder(order.orderId, order.owner, market, order.side, order.price, order.quantity, reduceOnly, order.time, {
+      originator,
+      originatorFee: BigInt(state.originatorFee),
+    });
+    if (code !== LedgerCode.Ok) {
+      this.orders.closed(order.orderId, 'rejected', 'insufficientMargin', order.time);
+      // An iceberg child that cannot enter ends its iceberg.
+      this.conditional[market].onOrderGone(order.orderId, order.time);
+      return;
+    }
+    this.orders.triggered(order.orderId, order.quantity, order.time);
+    order.position = this.ledger.position(order.owner, market);
+    this.router.place(market, order);
+    routed.push(market);
   }
 
   private orderState(cmd: SubmitOrder, orderId: number, owner: number): OrderState {
@@ -278,6 +565,8 @@ export class Exchange {
       routed.push(m.index);
       const depth = this.depth[m.index];
       this.ledger.sampleFunding(m.index, depth.bestBid(), depth.bestAsk(), time);
+      this.conditional[m.index].onTime(time);
+      this.markMoved(m.index, time);
     }
     for (const liq of this.ledger.checkLiquidations(time)) {
       const orderId = orderIdOf(liq.market, ++this.orderCounts[liq.market]);
@@ -337,11 +626,19 @@ export class Exchange {
     const orders = this.orders;
     const ledger = this.ledger;
     const listeners = this.listeners;
+    const conditional = this.conditional;
+    /** After an event: what it made the conditional book ask for, routed without a waiting caller. */
+    const settle = () => {
+      if (this.outputs.length > 0) this.applyConditionalOutputs(this.unsolicited);
+    };
     const end = (orderId: number, status: 'cancelled' | 'expired' | 'rejected', reason: number, seq: number, time: number) => {
       depth.saw(seq);
       ledger.releaseOrder(orderId, time);
       orders.ended(orderId, status, reason, seq, time);
+      conditional[market].onOrderGone(orderId, time);
+      settle();
     };
+    const markMoved = (time: number) => this.markMoved(market, time);
     return {
       onAccepted(seq, orderId, _owner, _side, _price, quantity, time) {
         depth.saw(seq);
@@ -360,6 +657,12 @@ export class Exchange {
         if (makerRemaining === 0) ledger.releaseOrder(makerOrderId, time);
         if (takerRemaining === 0) ledger.releaseOrder(takerOrderId, time);
         listeners.trade?.(market, seq, time, price, quantity, takerSide);
+        const book = conditional[market];
+        book.onFill(makerOrderId, quantity, makerRemaining, time);
+        book.onFill(takerOrderId, quantity, takerRemaining, time);
+        // The trade moved the last price, so perhaps the mark.
+        markMoved(time);
+        settle();
       },
       onCancelled(seq, orderId, _owner, _remaining, reason, time) {
         end(orderId, 'cancelled', reason, seq, time);
@@ -391,14 +694,25 @@ export class Exchange {
     hash.update(JSON.stringify(this.orderCounts));
     hash.update(JSON.stringify(this.orders.snapshot()));
     for (const d of this.depth) hash.update(JSON.stringify(d.snapshot()));
+    for (const c of this.conditional) hash.update(c.stateHash());
     return hash.digest('hex');
   }
 
   validateInternalState(): void {
     this.ledger.validateInternalState();
+    for (const c of this.conditional) c.validateInternalState();
+    if (this.outputs.length > 0) throw new Error('exchange: conditional outputs left unapplied');
+    let untriggered = 0;
     for (const o of this.orders.snapshot()) {
       if (o.remaining <= 0 || o.remaining > o.quantity) throw new Error(`exchange: open order ${o.orderId} has remaining ${o.remaining} of ${o.quantity}`);
+      if (o.status !== 'untriggered') continue;
+      untriggered++;
+      const book = this.conditional[o.market];
+      const held = o.groupId === null ? book.order(o.orderId) !== undefined : book.group(parseOrderId(o.groupId) as number) !== undefined;
+      if (!held) throw new Error(`exchange: untriggered order ${o.orderId} is not in its conditional book`);
     }
+    const triggers = this.conditional.reduce((n, c) => n + c.size, 0);
+    if (triggers > untriggered) throw new Error(`exchange: ${triggers} untriggered orders in the conditional books, ${untriggered} in the registry`);
   }
 }
 

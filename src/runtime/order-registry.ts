@@ -7,8 +7,15 @@
  * market thread, keeps clientIds unique among an account's open orders across markets, and
  * hands every change to a listener (the history projection, the feeds).
  *
- * Deterministic: it changes only through `submitted` and the book events, so replaying the
- * journal rebuilds it exactly. Terminal orders leave memory once reported.
+ * Conditional orders (takeProfit, stopLoss, trailingStop, pair legs, pending TWAP / iceberg
+ * children) are held here from placement as `untriggered`; when released they become
+ * `triggered` under the same orderId and the book's events drive them from there (`new`,
+ * `partiallyFilled`, …). Ending untriggered (cancel, expiry, the other OCO leg firing) is
+ * `closed` with the conditional reason.
+ *
+ * Deterministic: it changes only through `submitted`, the conditional book's outputs and the
+ * book events, so replaying the journal rebuilds it exactly. Terminal orders leave memory once
+ * reported.
  */
 import type { Side } from '../engine/types.ts';
 import type { OrderStatus } from '../history/types.ts';
@@ -91,6 +98,35 @@ export class OrderRegistry {
     if (order.clientId !== null) this.byClientId.set(clientKey(order.account, order.clientId), order.orderId);
   }
 
+  /** A conditional order (or a pending TWAP / iceberg child) placed: held and reported as `untriggered`. */
+  untriggered(order: OrderState): void {
+    order.status = 'untriggered';
+    this.submitted(order);
+    this.onChange(order);
+  }
+
+  /** A conditional order released to its book with `quantity` lots: `triggered` until the book answers. */
+  triggered(orderId: number, quantity: number, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    o.status = 'triggered';
+    o.quantity = quantity;
+    o.remaining = quantity;
+    o.updatedAt = time;
+    this.onChange(o);
+  }
+
+  /** An order that never reached a book ended (an untriggered order cancelled or expired, a release refused by R1). */
+  closed(orderId: number, status: 'cancelled' | 'expired' | 'rejected', reason: string, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    o.status = status;
+    o.reason = reason;
+    if (status === 'rejected') o.remaining = 0;
+    o.updatedAt = time;
+    this.finish(o);
+  }
+
   /** A submission refused before it reached a book: reported once as `rejected`, never held. */
   refused(order: OrderState, reason: string): void {
     order.status = 'rejected';
@@ -102,6 +138,8 @@ export class OrderRegistry {
   accepted(orderId: number, quantity: number, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
+    // A released conditional order is an ordinary book order from here.
+    if (o.status === 'triggered') o.status = 'new';
     o.quantity = quantity;
     o.remaining = quantity;
     this.touch(o, seq, time);
