@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { open } from 'lmdb';
+import { open, type RootDatabase } from 'lmdb';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
 import type { MarketSpec } from './config/market.ts';
@@ -26,6 +26,8 @@ import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
 import { Exchange, type MarketRouter } from './runtime/exchange.ts';
 import { recover } from './runtime/recovery.ts';
+import { decodeSnapshot, encodeSnapshot } from './runtime/snapshot-codec.ts';
+import { Snapshots } from './journal/snapshots.ts';
 import { MarketLink } from './runtime/market-link.ts';
 import { Sequencer } from './runtime/sequencer.ts';
 import { Projections } from './runtime/projections.ts';
@@ -38,7 +40,10 @@ import type { MarketDataPort } from './http/ports.ts';
 export interface RunningExchange {
   port: number;
   sequencer: Sequencer;
-  stop(): Promise<void>;
+  /** What start-up rebuilt: the snapshot it began from and the journal records it replayed after it. */
+  recovery: { snapshotSeq: number; commands: number; events: number; recoveredEvents: number };
+  /** Stops cleanly; `snapshot: false` skips the shutdown snapshot (tests use it to start from an older one). */
+  stop(options?: { snapshot?: boolean }): Promise<void>;
 }
 
 export interface PipelineOptions {
@@ -69,23 +74,43 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   const { markets, profile } = settings;
   mkdirSync(settings.dataDir, { recursive: true });
 
-  // ⑥ the journal: every accepted command and every event, flushed before a reply
-  const journal = await Journal.open(LmdbJournalStorage.open(join(settings.dataDir, 'journal')), { logger });
+  // ⑥ the journal: every accepted command and every event, flushed before a reply; snapshots beside it
+  const storage = LmdbJournalStorage.open(join(settings.dataDir, 'journal'));
+  const snapshots = new Snapshots(storage.env, logger);
 
-  // history projections: derived from the journal, rebuilt at every start, never flushed
+  // history projections: derived from the journal, written without flushing; rebuilt if unreadable
   const historyDir = join(settings.dataDir, 'history');
-  rmSync(historyDir, { recursive: true, force: true });
-  const historyEnv = open({ path: historyDir, maxDbs: 16, noSync: true });
+  let historyEnv: RootDatabase;
+  try {
+    historyEnv = open({ path: historyDir, maxDbs: 16, noSync: true });
+  } catch (error) {
+    logger.error({ err: error }, 'history unreadable: rebuilding it from the journal');
+    rmSync(historyDir, { recursive: true, force: true });
+    historyEnv = open({ path: historyDir, maxDbs: 16, noSync: true });
+  }
   const historyDbs = openHistoryDatabases(historyEnv);
   const projections = new Projections(historyEnv, historyDbs);
 
-  // ③ the exchange's state, rebuilt by replaying the journal on this thread
-  const exchange = new Exchange(markets, NOWHERE, projections.listeners(), { ledger: { faucet: profile.faucet } });
+  // ③ the exchange's state: the newest snapshot history has caught up with, then the journal after it
+  const snapshot = snapshots.loadLatestValid();
+  const start = snapshot !== undefined && snapshot.seq <= projections.projectedSeq ? snapshot : undefined;
+  // Records before the snapshot are not replayed; the replay checks every record it reads.
+  const journal = await Journal.open(storage, { logger, verifyFrom: (start?.seq ?? 0) + 1 });
+  projections.lastSeq = () => journal.lastSeq();
+  const saved = start === undefined ? undefined : decodeSnapshot(start.bytes);
+  const exchange = new Exchange(markets, NOWHERE, projections.listeners(), { ledger: { faucet: profile.faucet } }, saved?.exchange);
   projections.identity = (owner) => exchange.ledger.identity(owner);
-  const replayed = recover(exchange, journal, () => projections.flush());
+  if (start !== undefined && exchange.stateHash() !== start.stateHash) throw new Error(`snapshot at seq ${start.seq} does not restore to its recorded state hash`);
+  const replayed = recover(exchange, journal, {
+    from: (start?.seq ?? 0) + 1,
+    books: saved?.books ?? [],
+    onRecord: (seq) => (projections.applying = seq),
+    onBatch: () => projections.flush(),
+  });
   await journal.durable(journal.lastSeq());
   logger.info(
     {
+      snapshotSeq: start?.seq ?? 0,
       commands: replayed.commands,
       events: replayed.events,
       recoveredEvents: replayed.recoveredEvents,
@@ -98,12 +123,12 @@ export async function startExchange(settings: Settings, logger: Logger, options:
 
   // ④ market threads, starting from the replayed books; ⑤ their events come back to the sequencer
   let sequencer: Sequencer | undefined;
-  const snapshots = new Map(replayed.books.map((b) => [b.marketIndex, b.snapshot()]));
+  const startBooks = new Map(replayed.books.map((b) => [b.marketIndex, b.snapshot()]));
   const links = groups(markets, options.marketThreads ?? 2).map(
     (group) =>
       new MarketLink(
         group,
-        snapshots,
+        startBooks,
         (view, bytes, offset) => sequencer!.onRecord(view, bytes, offset),
         () => sequencer!.onBatch(),
       ),
@@ -119,6 +144,39 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     expire: (market, time) => linkOfMarket[market].expire(market, time),
   };
   exchange.routeTo(threads);
+
+  // snapshots: taken at a quiescent point (new commands wait a moment, nothing is in flight), saved in the background
+  let lastSnapshotSeq = start?.seq ?? 0;
+  const takeSnapshot = async (): Promise<number> => {
+    sequencer!.pause();
+    let seq: number;
+    let bytes: Uint8Array;
+    let hash: string;
+    try {
+      await sequencer!.idle();
+      seq = journal.lastSeq();
+      const books = (await Promise.all(links.map((l) => l.snapshots()))).flat();
+      const state = exchange.snapshot();
+      hash = exchange.stateHash();
+      bytes = encodeSnapshot({ exchange: state, books });
+    } finally {
+      sequencer!.resume();
+    }
+    await journal.durable(seq);
+    await snapshots.save(seq, hash, bytes);
+    await snapshots.prune(3);
+    lastSnapshotSeq = seq;
+    logger.info({ seq, bytes: bytes.length }, 'snapshot saved');
+    return seq;
+  };
+  let snapshotting: Promise<unknown> = Promise.resolve();
+  const snapshotTimer =
+    settings.snapshotIntervalMs > 0
+      ? setInterval(() => {
+          if (journal.lastSeq() === lastSnapshotSeq) return;
+          snapshotting = takeSnapshot().catch((error) => logger.error({ err: error }, 'snapshot failed'));
+        }, settings.snapshotIntervalMs)
+      : undefined;
 
   // ② signature recovery off the main thread: native libsecp256k1 where it loads, else noble
   const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
@@ -181,6 +239,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       key: settings.operatorKey,
       port: {
         submit: (command) => sequencer!.submit(command),
+        snapshot: takeSnapshot,
         stateHash: async () => {
           const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
           let problem: string | null = null;
@@ -198,10 +257,14 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   return {
     port: server.port,
     sequencer,
-    async stop() {
+    recovery: { snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents },
+    async stop(stopOptions = {}) {
       // Stop taking requests, let the market threads finish what they hold, then close the journal.
       server.close();
       clearInterval(ticker);
+      clearInterval(snapshotTimer);
+      await snapshotting;
+      if (stopOptions.snapshot !== false && journal.lastSeq() !== lastSnapshotSeq) await takeSnapshot();
       sequencer!.close();
       await sequencer!.idle();
       const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);

@@ -23,6 +23,8 @@ export interface Settings {
   operatorKey: string;
   /** Secret that signs login tokens; derived per data directory when not given. */
   jwtSecret: string | null;
+  /** Milliseconds between background snapshots (0 = only at shutdown). */
+  snapshotIntervalMs: number;
 }
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
@@ -40,6 +42,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       markets: { type: 'string' },
       'operator-key': { type: 'string' },
       'jwt-secret': { type: 'string' },
+      'snapshot-interval-ms': { type: 'string' },
     },
     strict: true,
   });
@@ -69,5 +72,9 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   const jwtSecret = values['jwt-secret'] ?? env.JWT_SECRET ?? null;
   if (jwtSecret !== null && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET', '(hidden)', 'must be 32 characters or more');
 
-  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret };
+  const intervalText = values['snapshot-interval-ms'] ?? env.SNAPSHOT_INTERVAL_MS ?? '60000';
+  const snapshotIntervalMs = Number(intervalText);
+  if (!/^\d{1,10}$/.test(intervalText)) throw new ConfigError('SNAPSHOT_INTERVAL_MS', intervalText, 'must be an integer number of milliseconds (0 = only at shutdown)');
+
+  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret, snapshotIntervalMs };
 }

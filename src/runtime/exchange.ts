@@ -25,11 +25,12 @@
  * Invariant: a ConditionalBook is only ever called inside `execute` or a book event, and a
  * command that reached one is journaled, so replay feeds it exactly the same inputs.
  *
- * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, runtime/commands,
+ * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, runtime/commands,
  * runtime/order-registry, runtime/depth-mirror. No I/O, no clock.
  */
 import { createHash } from 'node:crypto';
-import type { MarketSpec } from '../config/market.ts';
+import { RATE_SCALE, type MarketSpec } from '../config/market.ts';
+import { formatDecimal } from '../numeric/decimal.ts';
 import { Ledger, type LedgerOptions } from '../ledger/ledger.ts';
 import { LedgerCode } from '../ledger/codes.ts';
 import type { LedgerEvent } from '../ledger/events.ts';
@@ -116,6 +117,17 @@ const REFUSAL_TEXT: Readonly<Record<number, string>> = Object.fromEntries(
   Object.entries(ConditionalCode).map(([name, code]) => [code, name.charAt(0).toLowerCase() + name.slice(1)]),
 );
 
+/** The exchange's state as plain data: what a snapshot stores beside the books. */
+export interface ExchangeSnapshot {
+  ledger: ReturnType<Ledger['snapshot']>;
+  nonces: ReturnType<NonceStore['snapshot']>;
+  delegations: ReturnType<DelegationStore['snapshot']>;
+  orders: OrderState[];
+  depth: ReturnType<DepthMirror['snapshot']>[];
+  conditional: ReturnType<ConditionalBook['snapshot']>[];
+  orderCounts: number[];
+}
+
 /** What a ConditionalBook asked for, applied after the command or event that caused it. */
 type ConditionalOutput =
   | { kind: 'release'; market: number; order: PlaceOrder }
@@ -152,19 +164,38 @@ export class Exchange {
     private router: MarketRouter,
     listeners: ExchangeListeners = {},
     options: ExchangeOptions = {},
+    /** State to start from (a snapshot); a fresh exchange when absent. */
+    from?: ExchangeSnapshot,
   ) {
     this.listeners = listeners;
-    this.ledger = new Ledger(markets, options.ledger, (e) => {
+    const ledgerListener = (e: LedgerEvent) => {
       listeners.ledgerEvent?.(e);
       if (e.type === 'position') this.conditional[e.market].onPosition(e.owner, e.quantity, e.updatedAt);
-    });
-    this.nonces = new NonceStore();
-    this.delegations = new DelegationStore();
-    this.orders = new OrderRegistry((o) => listeners.orderChanged?.(o));
-    this.depth = markets.map(() => new DepthMirror());
-    this.conditional = markets.map((m) => new ConditionalBook(m.index, this.conditionalListenerFor(m.index)));
-    this.orderCounts = markets.map(() => 0);
+    };
+    this.ledger = from ? Ledger.restore(markets, from.ledger, options.ledger, ledgerListener) : new Ledger(markets, options.ledger, ledgerListener);
+    this.nonces = from ? NonceStore.restore(from.nonces) : new NonceStore();
+    this.delegations = from ? DelegationStore.restore(from.delegations) : new DelegationStore();
+    const orderChanged = (o: OrderState) => listeners.orderChanged?.(o);
+    this.orders = from ? OrderRegistry.restore(from.orders, orderChanged) : new OrderRegistry(orderChanged);
+    this.depth = markets.map((m) => (from ? DepthMirror.restore(from.depth[m.index]) : new DepthMirror()));
+    this.conditional = markets.map((m) =>
+      from ? ConditionalBook.restore(from.conditional[m.index], this.conditionalListenerFor(m.index)) : new ConditionalBook(m.index, this.conditionalListenerFor(m.index)),
+    );
+    this.orderCounts = from ? [...from.orderCounts] : markets.map(() => 0);
     this.bookListeners = markets.map((m) => this.bookListenerFor(m.index));
+  }
+
+  /** Everything this machine holds, as plain data (bigints included) for a snapshot. */
+  snapshot(): ExchangeSnapshot {
+    return {
+      ledger: this.ledger.snapshot(),
+      nonces: this.nonces.snapshot(),
+      delegations: this.delegations.snapshot(),
+      orders: this.orders.snapshot(),
+      depth: this.depth.map((d) => d.snapshot()),
+      conditional: this.conditional.map((c) => c.snapshot()),
+      orderCounts: [...this.orderCounts],
+    };
   }
 
   /** Sends book commands elsewhere from now on (replay's in-process books, then market threads). */
@@ -546,7 +577,8 @@ export class Exchange {
       triggerPrice: cmd.triggerPrice,
       parentOrderId: cmd.parentOrderId,
       period: cmd.period,
-      trailingPercent: cmd.trailingPercent === null ? null : cmd.trailingPercent.toString(),
+      // As the user wrote it: a fraction ("0.05"), not RATE_SCALE units.
+      trailingPercent: cmd.trailingPercent === null ? null : formatDecimal(cmd.trailingPercent, RATE_SCALE),
       groupId: null,
       ocoGroupId: null,
       status: 'new',

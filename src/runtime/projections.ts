@@ -1,12 +1,15 @@
 /**
  * @module runtime/projections
  *
- * Turns what the exchange reports (order changes, trades, settled fills, funding rates) into
- * history records, queued and written together once per batch. History is derived data: it
- * lives in its own LMDB environment, is rebuilt from the journal on start-up, and so needs no
- * flush of its own (the journal is what must survive a power cut).
+ * Turns what the exchange reports (order changes, trades, settled fills, funding rates,
+ * transfers) into history records, queued and written together once per batch. History is
+ * derived data: it lives in its own LMDB environment and needs no flush of its own (the journal
+ * is what must survive a power cut). Each batch also records the journal sequence number it
+ * covers (`projectedSeq`), in the same transaction, so a restart projects only what came after
+ * it and never counts a trade into a candle twice. A history that cannot be opened is rebuilt
+ * from the whole journal.
  */
-import type { RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 import type { LedgerEvent } from '../ledger/events.ts';
 import type { Side } from '../engine/types.ts';
 import { HistoryWriter } from '../history/writer.ts';
@@ -24,12 +27,27 @@ export class Projections {
   private transferCount = 0;
   /** Who an owner id is: set once the ledger exists. */
   identity: (owner: number) => OwnerIdentity | undefined = () => undefined;
+  /** The last journal sequence number whose projections are written. */
+  readonly projectedSeq: number;
+  /** The journal record being applied (replay sets it; live it is always past `projectedSeq`). */
+  applying = Number.MAX_SAFE_INTEGER;
+  /** The journal's last sequence number, read when a batch is written. */
+  lastSeq: () => number = () => 0;
+  private readonly meta: Database<number, string>;
   /** The market sequence number of the book event being applied (ledger fills carry none). */
   currentSeq = 0;
 
   constructor(private readonly env: RootDatabase, dbs: HistoryDatabases) {
     this.writer = new HistoryWriter(dbs);
     this.transfers = new TransferHistory(env);
+    this.meta = env.openDB<number, string>({ name: 'history.meta' });
+    this.projectedSeq = this.meta.get('projectedSeq') ?? 0;
+    this.transferCount = this.meta.get('transferCount') ?? 0;
+  }
+
+  /** Queues a write, unless replay is re-applying a record whose projections are already written. */
+  private push(write: () => void): void {
+    if (this.applying > this.projectedSeq) this.queue.push(write);
   }
 
   /** The listeners to hand the Exchange. */
@@ -37,10 +55,10 @@ export class Projections {
     return {
       orderChanged: (o: OrderState) => {
         const record = { ...o, marketIndex: o.market };
-        this.queue.push(() => this.writer.onOrderUpdate(record));
+        this.push(() => this.writer.onOrderUpdate(record));
       },
       trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
-        this.queue.push(() => this.writer.onTrade({ marketIndex: market, seq, time, price, quantity, takerSide }));
+        this.push(() => this.writer.onTrade({ marketIndex: market, seq, time, price, quantity, takerSide }));
       },
       ledgerEvent: (e: LedgerEvent) => {
         if (e.type === 'fill') {
@@ -57,10 +75,11 @@ export class Projections {
             realizedPnl: e.realizedPnl,
             realizedPoints: e.realizedPoints,
           };
-          this.queue.push(() => this.writer.onFill(record));
+          this.push(() => this.writer.onFill(record));
         } else if (e.type === 'transfer') {
           const from = this.identity(e.from)!;
           const to = this.identity(e.to)!;
+          if (this.applying <= this.projectedSeq) return;
           const record = {
             id: ++this.transferCount,
             time: e.time,
@@ -72,22 +91,25 @@ export class Projections {
             subaccountIndexTo: to.subaccountIndex,
             amount: e.amount,
           };
-          this.queue.push(() => this.transfers.onTransfer(record));
+          this.push(() => this.transfers.onTransfer(record));
         } else if (e.type === 'fundingRate') {
           const record = { marketIndex: e.market, time: e.time, rate: e.rate };
-          this.queue.push(() => this.writer.onFundingRate(record));
+          this.push(() => this.writer.onFundingRate(record));
         }
       },
     };
   }
 
-  /** Writes everything queued in one transaction. */
+  /** Writes everything queued in one transaction, with the sequence number it covers. */
   flush(): void {
     if (this.queue.length === 0) return;
     const queue = this.queue;
     this.queue = [];
+    const seq = this.lastSeq();
     this.env.transactionSync(() => {
       for (const write of queue) write();
+      this.meta.putSync('projectedSeq', seq);
+      this.meta.putSync('transferCount', this.transferCount);
     });
   }
 }

@@ -13,7 +13,7 @@ import type { Journal } from '../journal/journal.ts';
 import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from './codec.ts';
 import { decodeCommand, isCommandKind } from './commands.ts';
 import type { Exchange, MarketRouter } from './exchange.ts';
-import type { PlaceOrder } from '../engine/types.ts';
+import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
 
 /** Books on this thread whose events are kept, per market, until the journal's copy arrives. */
 class ReplayBooks implements MarketRouter {
@@ -22,10 +22,15 @@ class ReplayBooks implements MarketRouter {
   /** Read position in `produced`, per market. */
   readonly cursor: number[];
 
-  constructor(exchange: Exchange) {
+  constructor(exchange: Exchange, from: readonly BookSnapshot[]) {
     this.produced = exchange.markets.map(() => new RecordBuffer(1 << 16));
     this.cursor = exchange.markets.map(() => 0);
-    this.books = exchange.markets.map((m) => new FastOrderBook(m.index, new BookEventWriter(this.produced[m.index], m.index), { minSizeLots: m.minSizeLots }));
+    this.books = exchange.markets.map((m) => {
+      const writer = new BookEventWriter(this.produced[m.index], m.index);
+      const snapshot = from.find((b) => b.marketIndex === m.index);
+      const options = { minSizeLots: m.minSizeLots };
+      return snapshot === undefined ? new FastOrderBook(m.index, writer, options) : FastOrderBook.restore(snapshot, writer, options);
+    });
   }
 
   place(market: number, cmd: PlaceOrder): void {
@@ -74,13 +79,29 @@ export interface RecoveryReport {
   books: FastOrderBook[];
 }
 
-/** Replays the whole journal into `exchange` (fresh) and returns the rebuilt books. */
-export function recover(exchange: Exchange, journal: Journal, onBatch: () => void = () => {}): RecoveryReport {
-  const replay = new ReplayBooks(exchange);
+export interface RecoveryOptions {
+  /** The first journal record to replay: 1, or the one after the snapshot the exchange was built from. */
+  from?: number;
+  /** The books at that point (empty for a fresh start). */
+  books?: readonly BookSnapshot[];
+  /** Called with each record's sequence number before it is applied (projections skip what they have). */
+  onRecord?: (seq: number) => void;
+  /** Called every few thousand records and at the end (projections write in batches). */
+  onBatch?: () => void;
+}
+
+/**
+ * Replays the journal from `options.from` into `exchange` (fresh, or restored from the snapshot
+ * taken just before `from`) and returns the rebuilt books.
+ */
+export function recover(exchange: Exchange, journal: Journal, options: RecoveryOptions = {}): RecoveryReport {
+  const onBatch = options.onBatch ?? (() => {});
+  const replay = new ReplayBooks(exchange, options.books ?? []);
   exchange.routeTo(replay);
   let commands = 0;
   let events = 0;
-  for (const entry of journal.range(1)) {
+  for (const entry of journal.range(options.from ?? 1)) {
+    options.onRecord?.(entry.seq);
     if (isCommandKind(entry.kind)) {
       exchange.execute(decodeCommand(entry.record.subarray(entry.payloadOffset, entry.payloadOffset + entry.payloadLength)));
       commands++;
@@ -100,6 +121,7 @@ export function recover(exchange: Exchange, journal: Journal, onBatch: () => voi
     if ((commands + events) % 4096 === 0) onBatch();
   }
   let recoveredEvents = 0;
+  options.onRecord?.(Number.MAX_SAFE_INTEGER);
   for (const m of exchange.markets) {
     for (let at = replay.next(m.index); at >= 0; at = replay.next(m.index)) {
       const buffer = replay.produced[m.index];

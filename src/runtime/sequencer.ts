@@ -51,6 +51,8 @@ export class Sequencer {
   /** Per market: completions waiting for the market thread's `Done`, oldest first. */
   private readonly waiting: Completion[][];
   private closed = false;
+  /** While a snapshot is taken, new commands wait here (briefly) instead of entering. */
+  private gate: { promise: Promise<void>; open: () => void } | null = null;
 
   constructor(
     readonly exchange: Exchange,
@@ -72,6 +74,7 @@ export class Sequencer {
 
   /** Decides, journals and routes one command; resolves when its effects are durable. */
   submit(command: Command): Promise<Outcome> {
+    if (this.gate !== null) return this.gate.promise.then(() => this.submit(command));
     const busy = this.overloaded();
     if (busy !== null) return Promise.reject(new OverloadedError(busy));
     const result = this.exchange.execute(command);
@@ -116,6 +119,20 @@ export class Sequencer {
   /** Refuses new commands; market threads finish what they hold. */
   close(): void {
     this.closed = true;
+  }
+
+  /** Holds new commands back (they wait, they are not refused) until `resume`. */
+  pause(): void {
+    if (this.gate !== null) return;
+    let open = () => {};
+    const promise = new Promise<void>((resolve) => (open = resolve));
+    this.gate = { promise, open };
+  }
+
+  resume(): void {
+    const gate = this.gate;
+    this.gate = null;
+    gate?.open();
   }
 
   /** Resolves once every routed command has come back from its market thread. */

@@ -8,6 +8,8 @@
  *  - the invariants hold (money conserved, positions net to zero, holds consistent: nothing
  *    unacknowledged is half-applied);
  *  - and at the end, the state hash of a live server equals the hash after replaying its journal.
+ * The server snapshots every 250 ms, so kills also land during snapshots and restarts start
+ * from a snapshot plus the journal after it.
  *
  * CRASH_ROUNDS sets the number of kills (default 20); CRASH_SEED replays a run.
  */
@@ -46,7 +48,7 @@ interface Server {
 async function startServer(dataDir: string): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info' },
+    env: { ...process.env, LOG_LEVEL: 'info', SNAPSHOT_INTERVAL_MS: '250' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -29,7 +29,7 @@ export interface ApiClient {
 export interface TestExchange extends ApiClient {
   dataDir: string;
   exchange: RunningExchange;
-  stop(): Promise<void>;
+  stop(options?: { snapshot?: boolean }): Promise<void>;
 }
 
 /** A client of the exchange at `url` (a server in another process, say). */
@@ -52,10 +52,10 @@ export async function startTestExchange(options: { dataDir?: string; tickMs?: nu
   const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: options.tickMs ?? 60_000 });
   const client = apiClient(`http://127.0.0.1:${exchange.port}`);
   let stopped = false;
-  const stop = async () => {
+  const stop = async (stopOptions?: { snapshot?: boolean }) => {
     if (stopped) return;
     stopped = true;
-    await exchange.stop();
+    await exchange.stop(stopOptions);
   };
   after(async () => {
     await stop();

@@ -17,6 +17,8 @@ import type { Handler, HttpReply, HttpRequest, Route } from '../uws.ts';
 
 export interface OperatorPort {
   submit(command: Command): Promise<Outcome>;
+  /** Takes a snapshot now; resolves with its journal sequence number once saved. */
+  snapshot(): Promise<number>;
   /** The hash of the whole state (the sequencer's machine and every book), and the first broken invariant or null. */
   stateHash(): Promise<{ exchange: string; books: { market: number; hash: string }[]; lastSeq: number; problem: string | null }>;
 }
@@ -114,6 +116,11 @@ export function operatorRoutes(options: OperatorRouteOptions): Route[] {
         if (typeof ticks !== 'number') return failure(GatewayCode.InvalidField, `price must be a positive multiple of the tick size ${market.tickSize}`);
         return run({ kind: CommandKind.IndexPrice, time: clock(), market: market.index, price: ticks });
       }),
+    },
+    {
+      method: 'post',
+      pattern: '/operator/snapshot',
+      handler: keyed(async () => ({ status: 200, body: JSON.stringify({ seq: await operator.snapshot() }) })),
     },
     {
       method: 'get',
