@@ -9,7 +9,7 @@
  * and journaling its events) are applied and journaled at the end: nothing half-applied remains.
  */
 import { FastOrderBook } from '../engine/fast-book.ts';
-import type { Journal } from '../journal/journal.ts';
+import type { Journal, JournalEntry } from '../journal/journal.ts';
 import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from './codec.ts';
 import { decodeCommand, isCommandKind } from './commands.ts';
 import type { Exchange, MarketRouter } from './exchange.ts';
@@ -90,48 +90,74 @@ export interface RecoveryOptions {
   onBatch?: () => void;
 }
 
+/** Applies journal entries one at a time: a command re-runs, an event must match its book's. */
+export class Replay {
+  private readonly books: ReplayBooks;
+  commands = 0;
+  events = 0;
+
+  constructor(private readonly exchange: Exchange, from: readonly BookSnapshot[] = []) {
+    this.books = new ReplayBooks(exchange, from);
+    exchange.routeTo(this.books);
+  }
+
+  apply(entry: JournalEntry): void {
+    if (isCommandKind(entry.kind)) {
+      this.exchange.execute(decodeCommand(entry.record.subarray(entry.payloadOffset, entry.payloadOffset + entry.payloadLength)));
+      this.commands++;
+      return;
+    }
+    const view = entry.view;
+    const offset = entry.payloadOffset;
+    const market = recordMarket(view, offset);
+    const at = this.books.next(market);
+    const produced = this.books.produced[market].bytes;
+    if (at < 0 || !sameBytes(produced, at, new Uint8Array(view.buffer, view.byteOffset + offset, recordLength(view, offset)))) {
+      throw new ReplayDivergenceError(entry.seq, market);
+    }
+    decodeEvent(view, offset, this.exchange.listener(market));
+    this.events++;
+  }
+
+  /**
+   * Events the books produced that the journal never received (a crash between routing a
+   * command and journaling its events): applied now, and appended to `journal` when given.
+   */
+  finish(journal?: Journal): number {
+    let recovered = 0;
+    for (const m of this.exchange.markets) {
+      for (let at = this.books.next(m.index); at >= 0; at = this.books.next(m.index)) {
+        const buffer = this.books.produced[m.index];
+        decodeEvent(buffer.view, at, this.exchange.listener(m.index));
+        journal?.append(recordKind(buffer.view, at), buffer.bytes, at, recordLength(buffer.view, at));
+        recovered++;
+      }
+    }
+    return recovered;
+  }
+
+  /** The rebuilt books. */
+  get rebuilt(): FastOrderBook[] {
+    return this.books.books;
+  }
+}
+
 /**
  * Replays the journal from `options.from` into `exchange` (fresh, or restored from the snapshot
  * taken just before `from`) and returns the rebuilt books.
  */
 export function recover(exchange: Exchange, journal: Journal, options: RecoveryOptions = {}): RecoveryReport {
   const onBatch = options.onBatch ?? (() => {});
-  const replay = new ReplayBooks(exchange, options.books ?? []);
-  exchange.routeTo(replay);
-  let commands = 0;
-  let events = 0;
+  const replay = new Replay(exchange, options.books ?? []);
   for (const entry of journal.range(options.from ?? 1)) {
     options.onRecord?.(entry.seq);
-    if (isCommandKind(entry.kind)) {
-      exchange.execute(decodeCommand(entry.record.subarray(entry.payloadOffset, entry.payloadOffset + entry.payloadLength)));
-      commands++;
-    } else {
-      const view = entry.view;
-      const offset = entry.payloadOffset;
-      const market = recordMarket(view, offset);
-      const at = replay.next(market);
-      const length = recordLength(view, offset);
-      const produced = replay.produced[market].bytes;
-      if (at < 0 || !sameBytes(produced, at, new Uint8Array(view.buffer, view.byteOffset + offset, length))) {
-        throw new ReplayDivergenceError(entry.seq, market);
-      }
-      decodeEvent(view, offset, exchange.listener(market));
-      events++;
-    }
-    if ((commands + events) % 4096 === 0) onBatch();
+    replay.apply(entry);
+    if ((replay.commands + replay.events) % 4096 === 0) onBatch();
   }
-  let recoveredEvents = 0;
   options.onRecord?.(Number.MAX_SAFE_INTEGER);
-  for (const m of exchange.markets) {
-    for (let at = replay.next(m.index); at >= 0; at = replay.next(m.index)) {
-      const buffer = replay.produced[m.index];
-      decodeEvent(buffer.view, at, exchange.listener(m.index));
-      journal.append(recordKind(buffer.view, at), buffer.bytes, at, recordLength(buffer.view, at));
-      recoveredEvents++;
-    }
-  }
+  const recoveredEvents = replay.finish(journal);
   onBatch();
-  return { commands, events, recoveredEvents, books: replay.books };
+  return { commands: replay.commands, events: replay.events, recoveredEvents, books: replay.rebuilt };
 }
 
 function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array): boolean {

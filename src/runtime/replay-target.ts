@@ -1,0 +1,22 @@
+/**
+ * The operator tool's replay target: `npm run journal -- verify --data-dir DIR/journal
+ * --replay src/runtime/replay-target.ts` replays every record into a fresh exchange and checks
+ * its state hash against every stored snapshot's. Markets and profile come from the same
+ * settings as the server (MARKETS, PROFILE), which must be the ones the journal was written with.
+ */
+import { loadSettings } from '../config/process.ts';
+import type { ReplayTarget } from '../journal/verify.ts';
+import { Exchange, type MarketRouter } from './exchange.ts';
+import { Replay } from './recovery.ts';
+
+const NOWHERE: MarketRouter = { place() {}, cancel() {}, cancelByClientId() {}, cancelAll() {}, expire() {} };
+
+export default function replayTarget(): ReplayTarget {
+  const settings = loadSettings([], process.env);
+  const exchange = new Exchange(settings.markets, NOWHERE, {}, { ledger: { faucet: settings.profile.faucet } });
+  const replay = new Replay(exchange);
+  return {
+    apply: (entry) => replay.apply(entry),
+    stateHash: () => exchange.stateHash(),
+  };
+}
