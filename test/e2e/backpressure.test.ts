@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestExchange, Trader } from './harness.ts';
+
+test('when the journal or a market is behind, writes get 503 with the reason and nothing is accepted', async () => {
+  const ex = await startTestExchange();
+  const alice = await new Trader(ex).login();
+  await alice.fund('100000');
+  const sequencer = ex.exchange.sequencer;
+  const body = await alice.signedOrder({ price: '95000', quantity: '0.1', clientId: 'under-pressure' });
+
+  for (const reason of ['journal is behind', 'a market is behind']) {
+    sequencer.overloaded = () => reason;
+    const refused = await ex.request('POST', '/account/order', body, alice.auth());
+    assert.equal(refused.status, 503);
+    assert.equal(refused.text, `Service overloaded: ${reason}`);
+    assert.match(refused.headers.get('content-type') ?? '', /text\/plain/);
+  }
+  // Reads never wait on the pipeline.
+  assert.equal((await ex.request('GET', '/book/BTC-USD-PERP')).status, 200);
+
+  // Nothing of the refused order was kept: its nonce is unused, so the same signed order goes through.
+  delete (sequencer as { overloaded?: unknown }).overloaded;
+  const accepted = await ex.request('POST', '/account/order', body, alice.auth());
+  assert.equal(accepted.status, 200, accepted.text);
+  assert.equal(accepted.json()[0].clientId, 'under-pressure');
+});
+
+test('the sequencer refuses before changing anything when a command ring has no room', async () => {
+  const ex = await startTestExchange();
+  const sequencer = ex.exchange.sequencer as unknown as { links: { hasRoom(n: number): boolean }[] };
+  const link = sequencer.links[0];
+  const hasRoom = link.hasRoom;
+  link.hasRoom = () => false;
+  assert.equal(ex.exchange.sequencer.overloaded(), 'a market is behind');
+  link.hasRoom = hasRoom;
+  assert.equal(ex.exchange.sequencer.overloaded(), null);
+});
