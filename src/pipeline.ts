@@ -50,8 +50,6 @@ export interface PipelineOptions {
   clock?: () => number;
   /** Milliseconds between clock ticks (expiry, funding, liquidations, the testnet feed); default 1000. */
   tickMs?: number;
-  /** Market threads; default 2, never more than markets. */
-  marketThreads?: number;
 }
 
 /** Splits markets over `count` threads, round-robin. */
@@ -124,7 +122,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // ④ market threads, starting from the replayed books; ⑤ their events come back to the sequencer
   let sequencer: Sequencer | undefined;
   const startBooks = new Map(replayed.books.map((b) => [b.marketIndex, b.snapshot()]));
-  const links = groups(markets, options.marketThreads ?? 2).map(
+  const links = groups(markets, settings.marketThreads).map(
     (group) =>
       new MarketLink(
         group,

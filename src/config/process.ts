@@ -25,6 +25,8 @@ export interface Settings {
   jwtSecret: string | null;
   /** Milliseconds between background snapshots (0 = only at shutdown). */
   snapshotIntervalMs: number;
+  /** Market threads; markets are spread over them round-robin when they outnumber threads. */
+  marketThreads: number;
 }
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
@@ -43,6 +45,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'operator-key': { type: 'string' },
       'jwt-secret': { type: 'string' },
       'snapshot-interval-ms': { type: 'string' },
+      'market-threads': { type: 'string' },
     },
     strict: true,
   });
@@ -76,5 +79,9 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   const snapshotIntervalMs = Number(intervalText);
   if (!/^\d{1,10}$/.test(intervalText)) throw new ConfigError('SNAPSHOT_INTERVAL_MS', intervalText, 'must be an integer number of milliseconds (0 = only at shutdown)');
 
-  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret, snapshotIntervalMs };
+  const threadsText = values['market-threads'] ?? env.MARKET_THREADS ?? '2';
+  const marketThreads = Number(threadsText);
+  if (!/^\d{1,3}$/.test(threadsText) || marketThreads < 1 || marketThreads > 256) throw new ConfigError('MARKET_THREADS', threadsText, 'must be an integer from 1 to 256');
+
+  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret, snapshotIntervalMs, marketThreads };
 }

@@ -8,6 +8,8 @@ test('defaults: port 8080, ./data, testnet, demo markets', () => {
   assert.equal(s.port, 8080);
   assert.equal(s.dataDir, './data');
   assert.equal(s.profile.name, 'testnet');
+  assert.equal(s.marketThreads, 2);
+  assert.equal(s.snapshotIntervalMs, 60_000);
   assert.deepEqual(s.markets.map((m) => m.symbol), ['BTC-USD-PERP', 'ETH-USD-PERP', 'SOL-USD-PERP']);
 });
 
@@ -24,4 +26,6 @@ test('bad settings name the setting and the value', () => {
   assert.throws(() => loadSettings([], { MARKETS: '/nonexistent.json' }), /^ConfigError: MARKETS: must name a readable JSON file/);
   assert.throws(() => loadSettings(['--profile', 'mainnet'], {}), /OPERATOR_KEY: must be set/);
   assert.throws(() => loadSettings(['--bogus'], {}), /Unknown option '--bogus'/);
+  assert.throws(() => loadSettings([], { MARKET_THREADS: '0' }), /^ConfigError: MARKET_THREADS: must be an integer from 1 to 256, got "0"$/);
+  assert.throws(() => loadSettings([], { SNAPSHOT_INTERVAL_MS: '1e3' }), /^ConfigError: SNAPSHOT_INTERVAL_MS: must be an integer number of milliseconds/);
 });
