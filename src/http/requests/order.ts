@@ -106,7 +106,8 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
   if (orderType === undefined) return bad('orderType must be one of limit, twap, takeProfit, stopLoss, trailingStop, iceberg');
   if (orderType === 'unsupported') return bad('orderType unsupported is not supported');
   const period = body.period === undefined || body.period === null ? null : Number(body.period);
-  if (orderType === 'limit' && period !== null && period !== 0) return bad('May not specify period on Limit order');
+  // `May not specify period on Limit order` is the spec's text; the other types say it the same way.
+  if (orderType !== 'twap' && period !== null && period !== 0) return bad(`May not specify period on ${orderType.charAt(0).toUpperCase()}${orderType.slice(1)} order`);
   if (orderType === 'twap' && (period === null || period === 0)) return bad('period must be nonzero for a twap order');
 
   const price = ticks(market, 'price', body.price);
@@ -125,7 +126,9 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
     if (typeof t === 'string') return bad(t);
     triggerPrice = t;
   }
-  if ((orderType === 'takeProfit' || orderType === 'stopLoss') && triggerPrice === null) return bad(`triggerPrice is required for a ${orderType} order`);
+  const fixedTrigger = orderType === 'takeProfit' || orderType === 'stopLoss';
+  if (fixedTrigger && triggerPrice === null) return bad(`triggerPrice is required for a ${orderType} order`);
+  if (!fixedTrigger && triggerPrice !== null) return bad(`May not specify triggerPrice on a ${orderType} order: only takeProfit and stopLoss have one`);
   let trailingPercent: bigint | null = null;
   if (body.trailingPercent !== undefined && body.trailingPercent !== null && body.trailingPercent !== '') {
     const p = parseDecimal(body.trailingPercent, RATE_SCALE);
@@ -133,11 +136,13 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
     trailingPercent = p.value;
   }
   if (orderType === 'trailingStop' && trailingPercent === null) return bad('trailingPercent is required for a trailingStop order');
+  if (orderType !== 'trailingStop' && trailingPercent !== null) return bad(`May not specify trailingPercent on a ${orderType} order: only trailingStop has one`);
   let parentOrderId: number | null = null;
   if (body.parentOrderId !== undefined && body.parentOrderId !== null && body.parentOrderId !== '') {
     const id = parseOrderId(body.parentOrderId);
     if (id === undefined) return bad('parentOrderId must be an orderId such as "0x0000010000000001"');
     parentOrderId = id;
+    if (!fixedTrigger) return bad(`May not specify parentOrderId on a ${orderType} order: it attaches a TP/SL pair to its parent order`);
   }
   return {
     ok: true,

@@ -14,7 +14,7 @@ import { AuthCode } from '../../auth/codes.ts';
 import type { Eip712Domain } from '../../auth/typed-data.ts';
 import { EngineCode } from '../../engine/codes.ts';
 import { parseOrderId } from '../../engine/types.ts';
-import { CommandKind, type SubmitOrder } from '../../runtime/commands.ts';
+import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '../../runtime/commands.ts';
 import { OverloadedError, type Outcome } from '../../runtime/sequencer.ts';
 import { ExchangeCode } from '../../runtime/exchange.ts';
 import type { OrderStatus } from '../../history/types.ts';
@@ -73,6 +73,38 @@ const STATUS_FILTERS: Readonly<Record<string, ReadonlySet<OrderStatus>>> = {
 };
 const ORDER_TYPES = new Map(['limit', 'twap', 'takeProfit', 'stopLoss', 'trailingStop', 'iceberg', 'unsupported'].map((t) => [t.toLowerCase(), t]));
 
+const sameOrderType = 'account, subaccountIndex, symbol, orderType and period must be the same for every order of a batch';
+
+/**
+ * Why a batch breaks the spec's rules (1–7), or null. A batch is limit orders, one TWAP, one
+ * iceberg, or one TP/SL pair (the one batch whose two orderTypes differ); a trailingStop goes alone.
+ */
+function batchRefusal(intents: readonly OrderIntent[]): string | null {
+  const first = intents[0];
+  for (const i of intents) {
+    if (i.account !== first.account || i.subaccountIndex !== first.subaccountIndex || i.market !== first.market || i.period !== first.period) return sameOrderType;
+  }
+  if (new Set(intents.map((i) => i.nonce)).size !== intents.length) return 'each order of a batch needs its own nonce';
+  const types = new Set(intents.map((i) => i.orderType));
+  if (types.has('takeProfit') || types.has('stopLoss')) {
+    if (intents.length !== 2 || !types.has('takeProfit') || !types.has('stopLoss')) return 'A TP/SL pair is exactly two orders: one takeProfit and one stopLoss';
+    if (intents[0].parentOrderId !== intents[1].parentOrderId) return 'Both orders of a TP/SL pair need the same parentOrderId (empty to attach to the position)';
+    if (intents[0].side !== intents[1].side) return 'Both orders of a TP/SL pair need the same side: the side that closes the position or the parent order';
+    return null;
+  }
+  if (types.size !== 1) return sameOrderType;
+  if (first.orderType === 'trailingStop') return 'A trailingStop is submitted alone on POST /account/order';
+  if (first.orderType === 'twap' || first.orderType === 'iceberg') {
+    if (intents.some((i) => i.side !== first.side)) return `Every order of a ${first.orderType} needs the same side`;
+  }
+  if (first.orderType === 'iceberg') {
+    const display = first.quantity;
+    const last = intents[intents.length - 1].quantity;
+    if (intents.slice(0, -1).some((i) => i.quantity !== display) || last > display) return 'Each order of an iceberg has the display quantity (the last one may be smaller)';
+  }
+  return null;
+}
+
 export interface OrderRouteOptions {
   markets: readonly MarketSpec[];
   orders: OrdersPort;
@@ -109,9 +141,9 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     return signer.ok ? signer.value : codeFailure(signer);
   };
 
-  const submitCommand = (intent: OrderIntent, signer: Address): SubmitOrder => ({
-    kind: CommandKind.SubmitOrder,
-    time: clock(),
+  const submitCommand = (intent: OrderIntent, signer: Address): SubmitOrder => ({ kind: CommandKind.SubmitOrder, time: clock(), ...batchOrder(intent, signer) });
+
+  const batchOrder = (intent: OrderIntent, signer: Address): BatchOrder => ({
     account: intent.account,
     subaccountIndex: intent.subaccountIndex,
     market: intent.market.index,
@@ -153,6 +185,9 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     if (!parsed.ok) return parsed.reply;
     const intent = orderIntent(parsed.value, markets);
     if (!intent.ok) return intent.reply;
+    const { orderType, parentOrderId } = intent.intent;
+    if (orderType === 'twap' || orderType === 'iceberg') return failure(GatewayCode.InvalidField, `A ${orderType} is a batch of orders: submit them together on POST /account/orders`);
+    if (parentOrderId !== null) return failure(GatewayCode.InvalidField, 'parentOrderId attaches a TP/SL pair: submit its takeProfit and stopLoss together on POST /account/orders');
     // Idempotency: a clientId already on an open order of the account returns that order.
     if (intent.intent.clientId !== null) {
       const existing = orders.liveByClient(intent.intent.account, intent.intent.clientId);
@@ -174,16 +209,31 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
       if (!intent.ok) return intent.reply;
       intents.push(intent.intent);
     }
+    const refused = batchRefusal(intents);
+    if (refused !== null) return failure(GatewayCode.InvalidField, refused);
     const first = intents[0];
-    for (const i of intents) {
-      if (i.account !== first.account || i.subaccountIndex !== first.subaccountIndex || i.market !== first.market || i.orderType !== first.orderType || i.period !== first.period) {
-        return failure(GatewayCode.InvalidField, 'account, subaccountIndex, symbol, orderType and period must be the same for every order of a batch');
-      }
-    }
-    if (new Set(intents.map((i) => i.nonce)).size !== intents.length) return failure(GatewayCode.InvalidField, 'each order of a batch needs its own nonce');
-    if (first.orderType !== 'limit') return codeFailure({ code: ExchangeCode.OrderTypeNotSupported, params: { orderType: first.orderType } });
     const signers = await Promise.all(bodies.map(signerOf));
     for (const s of signers) if (typeof s !== 'string') return s;
+    if (first.orderType !== 'limit') {
+      // A TP/SL pair, a TWAP or an iceberg: one command, admitted whole or refused whole.
+      const batch = intents.map((intent, i) => batchOrder(intent, signers[i] as Address));
+      const takeProfitAt = intents.findIndex((i) => i.orderType === 'takeProfit');
+      const command: Command =
+        first.orderType === 'twap' || first.orderType === 'iceberg'
+          ? { kind: CommandKind.SubmitSlices, time: clock(), orderType: first.orderType, orders: batch }
+          : { kind: CommandKind.SubmitPair, time: clock(), takeProfit: batch[takeProfitAt], stopLoss: batch[1 - takeProfitAt] };
+      let outcome: Outcome;
+      try {
+        outcome = await orders.submit(command);
+      } catch (error) {
+        return overloadedOr(error);
+      }
+      const { result } = outcome;
+      if (result.code !== 0) return codeFailure(result);
+      // The pair's ids are (takeProfit, stopLoss); the reply keeps the request's order.
+      const ids = command.kind === CommandKind.SubmitPair && takeProfitAt === 1 ? [...result.orderIds!].reverse() : result.orderIds!;
+      return json(serializeOrderBatch({ orders: ids.map((id) => view(current(id)!)) }));
+    }
     const out: OrderLike[] = [];
     for (let i = 0; i < intents.length; i++) {
       const submitted = await submitOne(intents[i], signers[i] as Address);
@@ -231,7 +281,8 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
       const reply = overloadedOr(error);
       return { reason: reply.body, reply };
     }
-    const code = outcome.result.code !== 0 ? outcome.result.code : outcome.bookResults[0];
+    // An untriggered order is cancelled without a book command (no book result).
+    const code = outcome.result.code !== 0 ? outcome.result.code : (outcome.bookResults[0] ?? 0);
     if (code !== 0) return { reason: 'Order not found', reply: codeFailure({ code }) };
     return { order: current(order.orderId)! };
   };

@@ -1,0 +1,150 @@
+/**
+ * What the conditional-order tests share: orders of every type signed with viem exactly as a
+ * client signs them (the types come from GET /config), the operator's index price (with no
+ * Tick the mark is the index), the clock (a Tick at a chosen time through the sequencer), and
+ * reads of orders and positions through the API.
+ */
+import assert from 'node:assert/strict';
+import { CommandKind } from '../../src/runtime/commands.ts';
+import type { Reply, TestExchange, Trader } from './harness.ts';
+
+export const BTC = 'BTC-USD-PERP';
+
+export interface ConditionalOrder {
+  orderType: string;
+  price: string;
+  quantity: string;
+  triggerPrice?: string | null;
+  trailingPercent?: string | null;
+  parentOrderId?: string | null;
+  period?: number | null;
+  ioc?: boolean;
+  postOnly?: boolean;
+  reduceOnly?: boolean;
+  clientId?: string | null;
+  expiresAt?: number;
+  symbol?: string;
+}
+
+const configs = new WeakMap<Trader, Promise<any>>();
+
+/** The signed request body of any order type, as a client builds it with viem. */
+export async function signed(trader: Trader, o: ConditionalOrder): Promise<Record<string, unknown>> {
+  if (!configs.has(trader)) configs.set(trader, trader.ex.request('GET', '/config').then((r) => r.json()));
+  const { domain, types } = (await configs.get(trader)).eip712;
+  const body = {
+    account: trader.address,
+    subaccountIndex: 0,
+    symbol: o.symbol ?? BTC,
+    orderType: o.orderType,
+    price: o.price,
+    quantity: o.quantity,
+    nonce: trader.nextNonce(),
+    expiresAt: o.expiresAt ?? 0,
+    flags: { ioc: o.ioc ?? false, postOnly: o.postOnly ?? false, reduceOnly: o.reduceOnly ?? false },
+    originator: '0x0000000000000000000000000000000000000000',
+    originatorFee: 0,
+    clientId: o.clientId ?? null,
+    triggerPrice: o.triggerPrice ?? null,
+    parentOrderId: o.parentOrderId ?? null,
+    period: o.period ?? null,
+    trailingPercent: o.trailingPercent ?? null,
+  };
+  const signature = await trader.wallet.signTypedData({
+    domain,
+    types: { Order: types.Order },
+    primaryType: 'Order',
+    message: {
+      ...body,
+      // Signed in lowerCamel whatever the spelling sent (`TakeProfit` → `takeProfit`).
+      orderType: body.orderType.charAt(0).toLowerCase() + body.orderType.slice(1),
+      ioc: body.flags.ioc,
+      postOnly: body.flags.postOnly,
+      reduceOnly: body.flags.reduceOnly,
+      clientId: body.clientId ?? '',
+      triggerPrice: body.triggerPrice ?? '',
+      parentOrderId: body.parentOrderId ?? '',
+      period: BigInt(body.period ?? 0),
+      trailingPercent: body.trailingPercent ?? '',
+      nonce: BigInt(body.nonce),
+      expiresAt: BigInt(body.expiresAt),
+      originatorFee: 0n,
+    },
+  });
+  return { ...body, signatures: [signature] };
+}
+
+/** POST /account/order with one signed order of any type. */
+export async function submit(trader: Trader, o: ConditionalOrder): Promise<Reply> {
+  return trader.send('POST', '/account/order', await signed(trader, o));
+}
+
+/** POST /account/orders with a batch of signed orders. */
+export async function submitBatch(trader: Trader, orders: ConditionalOrder[]): Promise<Reply> {
+  const bodies = [];
+  for (const o of orders) bodies.push(await signed(trader, o));
+  return trader.send('POST', '/account/orders', { orders: bodies });
+}
+
+/** Sets the index price through the operator API; with no Tick sampling the book, the mark follows it exactly. */
+export async function setMark(ex: TestExchange, price: string, symbol = BTC): Promise<void> {
+  const r = await ex.operator('POST', '/operator/index-price', { symbol, price });
+  assert.equal(r.status, 200, r.text);
+}
+
+/** Runs the clock to `time` (ms): expiry, funding samples, TWAP children due. */
+export async function tick(ex: TestExchange, time: number): Promise<void> {
+  const outcome = await ex.exchange.sequencer.submit({ kind: CommandKind.Tick, time });
+  assert.equal(outcome.result.code, 0);
+}
+
+export async function order(trader: Trader, orderId: string): Promise<any> {
+  const r = await trader.get(`/account/order?orderId=${orderId}`);
+  assert.equal(r.status, 200, r.text);
+  return r.json();
+}
+
+/** The trader's position in BTC as a decimal string ('0' when flat). */
+export async function position(trader: Trader): Promise<string> {
+  const r = await trader.get(`/account/positions?account=${trader.address}&subaccountIndex=0`);
+  assert.equal(r.status, 200, r.text);
+  const p = r.json().positions.find((x: any) => x.symbol === BTC);
+  return p === undefined ? '0' : p.quantity;
+}
+
+/** Orders of the trader with `status` (open, active, filled, closed), ids ascending. */
+export async function listed(trader: Trader, status: string): Promise<any[]> {
+  const r = await trader.get(`/account/orders?account=${trader.address}&subaccountIndex=0&status=${status}`);
+  assert.equal(r.status, 200, r.text);
+  const list = r.json();
+  return [...list.bids, ...list.asks].sort((a: any, b: any) => (a.orderId < b.orderId ? -1 : 1));
+}
+
+/** Public trades of BTC, oldest first. */
+export async function trades(ex: TestExchange): Promise<any[]> {
+  return (await ex.request('GET', `/trades/${BTC}`)).json();
+}
+
+/** `long` buys `quantity` from `short` at `price`: both hold a position afterwards. */
+export async function openPosition(long: Trader, short: Trader, quantity: string, price: string): Promise<void> {
+  const ask = await submit(short, { orderType: 'limit', price, quantity: `-${quantity}` });
+  assert.equal(ask.status, 200, ask.text);
+  const bid = await submit(long, { orderType: 'limit', price, quantity });
+  assert.equal(bid.status, 200, bid.text);
+  assert.equal(bid.json()[0].status, 'filled');
+}
+
+/**
+ * Waits until the market threads have handled every book command sent so far — including those
+ * a book event caused (an iceberg's next child): a Tick at the current time goes through every
+ * market after them, and its events come back before its reply.
+ */
+export async function caughtUp(ex: TestExchange): Promise<void> {
+  await tick(ex, Date.now());
+}
+
+/** The book's side as [price, quantity] pairs. */
+export async function bookSide(ex: TestExchange, side: 'bids' | 'asks'): Promise<string[][]> {
+  const book = (await ex.request('GET', `/book/${BTC}?depth=5`)).json();
+  return book[side].map((l: any) => [l.price, l.quantity]);
+}

@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestExchange, Trader, type TestExchange } from './harness.ts';
+import { openPosition, order, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
+
+const MINUTE = 60_000;
+const sellStop = (triggerPrice: string): ConditionalOrder => ({ orderType: 'stopLoss', price: '0.1', quantity: '-0.1', triggerPrice, ioc: true, reduceOnly: true });
+
+async function stateHash(ex: TestExchange): Promise<{ exchange: string; books: unknown; problem: string | null }> {
+  const r = await ex.operator('GET', '/operator/state-hash');
+  assert.equal(r.status, 200, r.text);
+  const { exchange, books, problem } = r.json();
+  return { exchange, books, problem };
+}
+
+test('untriggered orders survive restarts (journal replay, then snapshot) and fire once afterwards, never twice', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'perp-conditional-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const first = await startTestExchange({ dataDir });
+  const [alice, bob, carol] = await Promise.all([new Trader(first).login(), new Trader(first).login(), new Trader(first).login()]);
+  await Promise.all([alice.fund('100000'), bob.fund('100000'), carol.fund('100000')]);
+  await setMark(first, '95000');
+  await openPosition(alice, bob, '0.2', '95000');
+
+  const [fired] = (await submit(alice, sellStop('90000'))).json();
+  const [waiting] = (await submit(alice, sellStop('85000'))).json();
+  const twap = (await submitBatch(carol, Array.from({ length: 3 }, () => ({ orderType: 'twap', price: '80000', quantity: '0.01', period: MINUTE })))).json().orders;
+  const t0 = twap[0].createdAt;
+  assert.equal((await submit(carol, { orderType: 'limit', price: '84000', quantity: '0.3' })).status, 200);
+
+  await setMark(first, '90000');
+  assert.equal((await order(alice, fired.orderId)).status, 'filled');
+  assert.equal(await position(alice), '0.1');
+  const before = await stateHash(first);
+  assert.equal(before.problem, null);
+  // As after a crash: no shutdown snapshot, so the next start replays the whole journal.
+  await first.stop({ snapshot: false });
+
+  const second = await startTestExchange({ dataDir });
+  for (const trader of [alice, bob, carol]) trader.ex = second;
+  assert.deepEqual(await stateHash(second), before);
+  assert.equal((await order(alice, waiting.orderId)).status, 'untriggered');
+  assert.equal((await order(alice, fired.orderId)).status, 'filled');
+  assert.deepEqual([(await order(carol, twap[1].orderId)).status, (await order(carol, twap[2].orderId)).status], ['untriggered', 'untriggered']);
+  assert.equal(await position(alice), '0.1');
+  assert.equal((await trades(second)).length, 2);
+
+  // The stop that fired before the restart does not fire again; the waiting one fires once.
+  await setMark(second, '89000');
+  assert.equal((await trades(second)).length, 2);
+  await setMark(second, '85000');
+  assert.equal((await order(alice, waiting.orderId)).status, 'filled');
+  assert.equal(await position(alice), '0');
+  assert.equal((await trades(second)).length, 3);
+  await tick(second, t0 + MINUTE);
+  assert.equal((await order(carol, twap[1].orderId)).status, 'new');
+  const beforeSnapshot = await stateHash(second);
+  await second.stop();
+
+  // From the shutdown snapshot this time.
+  const third = await startTestExchange({ dataDir });
+  for (const trader of [alice, bob, carol]) trader.ex = third;
+  assert.deepEqual(await stateHash(third), beforeSnapshot);
+  assert.equal((await order(carol, twap[2].orderId)).status, 'untriggered');
+  await setMark(third, '80000');
+  await setMark(third, '95000');
+  await setMark(third, '80000');
+  assert.equal((await trades(third)).length, 3);
+  await tick(third, t0 + 2 * MINUTE);
+  assert.equal((await order(carol, twap[2].orderId)).status, 'new');
+  assert.equal(await position(carol), '0.2');
+  assert.equal((await stateHash(third)).problem, null);
+});
