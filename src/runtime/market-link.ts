@@ -4,13 +4,15 @@
  * The main thread's end of one market thread: it encodes book commands into the command ring
  * and hands every record of the event ring to a callback, in order. A full command ring is
  * reported before anything is changed (`hasRoom`), so the sequencer can answer 503 and drop
- * nothing it accepted.
+ * nothing it accepted. Book commands that arise while events are handled (triggered stops, the
+ * next iceberg slice) cannot be refused: when the ring is full they wait, in order, in an
+ * overflow buffer that drains into the ring as the thread frees slots.
  */
 import type { Worker } from 'node:worker_threads';
 import type { MarketSpec } from '../config/market.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
 import { Ring } from './ring.ts';
-import { encodeCancel, encodeCancelAll, encodeCancelByClientId, encodeExpire, encodePlace } from './codec.ts';
+import { RecordBuffer, encodeCancel, encodeCancelAll, encodeCancelByClientId, encodeExpire, encodePlace, recordLength } from './codec.ts';
 import { spawnTsWorker } from './spawn-worker.ts';
 import type { MarketThreadData } from './market-worker.ts';
 
@@ -28,6 +30,9 @@ export class MarketLink {
   /** False once the thread is terminated: the drain loop stops without waiting for it. */
   private running = true;
   private readonly drained: Promise<void>;
+  /** Commands waiting for ring slots, oldest first; `overflowRead` is where the next one starts. */
+  private readonly overflow = new RecordBuffer(4096);
+  private overflowRead = 0;
 
   constructor(
     readonly markets: readonly MarketSpec[],
@@ -49,46 +54,75 @@ export class MarketLink {
     this.drained = this.drain();
   }
 
-  /** Whether `count` more commands fit in the command ring now. */
+  /** Whether `count` more commands fit in the command ring now (and none are waiting). */
   hasRoom(count: number): boolean {
-    return this.commands.freeSlots() >= count;
+    return this.overflow.length === 0 && this.commands.freeSlots() >= count;
   }
 
-  private claim(): number {
-    const offset = this.commands.tryClaim();
-    // The sequencer checked hasRoom before changing any state; a full ring here is a bug.
-    if (offset < 0) throw new Error('market-link: command ring full after hasRoom');
-    return offset;
+  /**
+   * Where to encode the next command: a ring slot, or — when the ring is full or older commands
+   * already wait — the end of the overflow buffer. `commit` keeps it in either case.
+   */
+  private target(): { view: DataView; bytes: Uint8Array; offset: number; ring: boolean } {
+    if (this.overflow.length === 0) {
+      const offset = this.commands.tryClaim();
+      if (offset >= 0) return { view: this.commands.view, bytes: this.commands.bytes, offset, ring: true };
+    }
+    const offset = this.overflow.reserve();
+    return { view: this.overflow.view, bytes: this.overflow.bytes, offset, ring: false };
   }
 
-  private send(): void {
-    this.commands.commit();
-    this.commands.publish();
+  private commit(slot: { view: DataView; offset: number; ring: boolean }): void {
+    if (slot.ring) {
+      this.commands.commit();
+      this.commands.publish();
+    } else {
+      this.overflow.commit(recordLength(slot.view, slot.offset));
+    }
+  }
+
+  /** Moves waiting commands into the ring while it has room. */
+  private drainOverflow(): void {
+    if (this.overflow.length === 0) return;
+    while (this.overflowRead < this.overflow.length) {
+      const length = recordLength(this.overflow.view, this.overflowRead);
+      if (!this.commands.tryWrite(this.overflow.bytes.subarray(this.overflowRead, this.overflowRead + length), length)) break;
+      this.overflowRead += length;
+    }
+    if (this.overflowRead === this.overflow.length) {
+      this.overflow.reset();
+      this.overflowRead = 0;
+    }
   }
 
   place(market: number, cmd: PlaceOrder): void {
-    encodePlace(this.commands.view, this.commands.bytes, this.claim(), market, cmd);
-    this.send();
+    const slot = this.target();
+    encodePlace(slot.view, slot.bytes, slot.offset, market, cmd);
+    this.commit(slot);
   }
 
   cancel(market: number, orderId: number, owner: number, time: number): void {
-    encodeCancel(this.commands.view, this.claim(), market, orderId, owner, time);
-    this.send();
+    const slot = this.target();
+    encodeCancel(slot.view, slot.offset, market, orderId, owner, time);
+    this.commit(slot);
   }
 
   cancelByClientId(market: number, account: number, clientId: string, time: number): void {
-    encodeCancelByClientId(this.commands.view, this.commands.bytes, this.claim(), market, account, clientId, time);
-    this.send();
+    const slot = this.target();
+    encodeCancelByClientId(slot.view, slot.bytes, slot.offset, market, account, clientId, time);
+    this.commit(slot);
   }
 
   cancelAll(market: number, owner: number, time: number, reason: number): void {
-    encodeCancelAll(this.commands.view, this.claim(), market, owner, time, reason);
-    this.send();
+    const slot = this.target();
+    encodeCancelAll(slot.view, slot.offset, market, owner, time, reason);
+    this.commit(slot);
   }
 
   expire(market: number, time: number): void {
-    encodeExpire(this.commands.view, this.claim(), market, time);
-    this.send();
+    const slot = this.target();
+    encodeExpire(slot.view, slot.offset, market, time);
+    this.commit(slot);
   }
 
   /** The books' snapshots, as of every command sent before this call. */
@@ -118,6 +152,8 @@ export class MarketLink {
         await ring.waitForRecordsAsync(100);
       }
       if (ring.drain(handle) > 0) this.onBatch();
+      // The thread took commands off its ring: waiting ones can follow.
+      this.drainOverflow();
     }
   }
 
