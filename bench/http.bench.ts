@@ -1,0 +1,259 @@
+/**
+ * HTTP throughput of the exchange (issue 6), with its baselines measured in the same run.
+ *
+ * 1. Market data. GET /book/BTC-USD-PERP?depth=20 on a book of 30 levels per side (seeded with
+ *    viem-signed resting orders through the API), served by the production route, guard and uWS
+ *    adapter on a side port of the running exchange (the per-source-address budget raised: see
+ *    bench/http/servers.ts). Baseline: a bare uWebSockets.js route in the same process answering
+ *    the very same bytes. Load: autocannon 9, -c 50, two interleaved rounds of 5 s each after a
+ *    1 s warm-up, from a child process (bench/http/load.ts). Target: /book ≥ 70 % of the bare route.
+ * 2. Signed orders end to end: POST /account/order, each reply sent only once the order is matched
+ *    and journaled durably. 20,000 pre-signed limit orders (after 1,000 warm-up orders) from 100
+ *    funded accounts, so no account nears its 200 requests/s budget: crossing pairs at 95,000
+ *    between 50 seller and 50 buyer accounts (half the orders rest, half fill them). -c 50.
+ *    Baselines: the raw capacity of a SignaturePool with the exchange's backend (native
+ *    libsecp256k1 where it loads), every core, recovering the same orders' signatures, measured
+ *    just before, and for latency one durable journal commit at a time (the floor of a durable
+ *    reply, bench/http/durability.ts). Targets: orders/s ≥ 50 % of the capacity, p99 < 50 ms.
+ * Server CPU is `process.cpuUsage()` of this process (every thread: HTTP, sequencer, market
+ * threads, signature workers, LMDB); the load generator's CPU and the machine's (busy, steal,
+ * from /proc/stat) are printed beside each run, with the load average: on 2 shared cores the load
+ * generator is often the limit (notes 2c), and steal varies by ±30 %.
+ * `HTTP_BENCH_ONLY=book` or `=orders` runs one part (to profile it: `node --cpu-prof --import tsx …`).
+ * Runs in about a minute; temporary data dir and child process are removed at the end.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { loadRecoveryBackend } from '../src/auth/recovery.ts';
+import { SignaturePool } from '../src/auth/signature-pool.ts';
+import { eip712Domain } from '../src/auth/typed-data.ts';
+import { report, type Figure } from './report.ts';
+import type { LoadJob, LoadResult } from './http/load.ts';
+import { startBareRoute, startBenchExchange, startBookGateway, type BenchExchange } from './http/servers.ts';
+import { durableCommitLatency } from './http/durability.ts';
+import { apiClient } from '../test/e2e/harness.ts';
+import { checkSignerAgainstViem, openAccounts, pacedClient, signerBackend, signOrder, type BenchTrader, type SignedOrder } from './http/traders.ts';
+
+const CONNECTIONS = 50;
+const ROUND_SECONDS = 5;
+const ROUNDS = 2;
+const LEVELS_PER_SIDE = 30;
+const ACCOUNTS = 100;
+const WARMUP_ORDERS = 1_000;
+const ORDERS = 20_000;
+const BOOK_PATH = '/book/BTC-USD-PERP?depth=20';
+
+// ---- measurement helpers ----
+
+/** Machine-wide CPU from /proc/stat, in core-seconds: busy (all but idle and iowait) and steal. */
+function machineCpu(): { busy: number; steal: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields;
+  return { busy: (user + nice + system + irq + softirq + steal) / 100, steal: steal / 100 };
+}
+
+interface Measured extends LoadResult {
+  /** Server (this process) CPU per 2xx response, µs. */
+  serverMicros: number;
+  serverCores: number;
+  loadCores: number;
+  machineCores: number;
+  stealCores: number;
+}
+
+let loader: ChildProcess;
+type LoadReply = { ok: true; result: LoadResult } | { ok: false; error: string };
+
+async function measure(job: LoadJob): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const machine = machineCpu();
+  const start = performance.now();
+  const reply = await new Promise<LoadReply>((resolve, reject) => {
+    const onExit = (code: number | null): void => reject(new Error(`load generator exited with ${code}`));
+    loader.once('exit', onExit);
+    loader.once('message', (message: LoadReply) => {
+      loader.off('exit', onExit);
+      resolve(message);
+    });
+    loader.send(job);
+  });
+  if (!reply.ok) throw new Error(`load generator: ${reply.error}`);
+  const wall = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  const after = machineCpu();
+  const r = reply.result;
+  const serverSeconds = (used.user + used.system) / 1e6;
+  return {
+    ...r,
+    serverMicros: (serverSeconds / Math.max(1, r.ok)) * 1e6,
+    serverCores: serverSeconds / wall,
+    loadCores: r.cpuSeconds / wall,
+    machineCores: (after.busy - machine.busy) / wall,
+    stealCores: (after.steal - machine.steal) / wall,
+  };
+}
+
+function describe(label: string, m: Measured): void {
+  const codes = Object.entries(m.statusCodes).map(([c, n]) => `${c}×${n}`).join(' ');
+  console.log(
+    `  ${label.padEnd(26)} ${Math.round(m.rate).toString().padStart(6)} /s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  ` +
+      `[${codes}${m.errors ? ` errors×${m.errors}` : ''}${m.timeouts ? ` timeouts×${m.timeouts}` : ''}]  ` +
+      `CPU: server ${m.serverCores.toFixed(2)} + load gen ${m.loadCores.toFixed(2)} cores; others ${Math.max(0, m.machineCores - m.serverCores - m.loadCores).toFixed(2)}, steal ${m.stealCores.toFixed(2)}; machine busy ${m.machineCores.toFixed(2)} of ${availableParallelism()}`,
+  );
+  if (m.firstRefusal !== null) console.log(`    first refusal: ${m.firstRefusal}`);
+}
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Several rounds of one server as one figure set: rates and latencies averaged, CPU per request too. */
+function combine(rounds: Measured[]): { rate: number; p50: number; p99: number; serverMicros: number } {
+  return { rate: mean(rounds.map((r) => r.rate)), p50: mean(rounds.map((r) => r.p50)), p99: mean(rounds.map((r) => r.p99)), serverMicros: mean(rounds.map((r) => r.serverMicros)) };
+}
+
+const load = (): string => loadavg().map((x) => x.toFixed(2)).join(', ');
+
+// ---- 1. GET /book vs a bare uWS route with the same bytes ----
+
+async function bookPart(ex: BenchExchange, bookText: string): Promise<Figure[]> {
+  const book = JSON.parse(bookText) as { asks: unknown[]; bids: unknown[] };
+  const bookGateway = await startBookGateway(ex);
+  const bare = await startBareRoute(bookText);
+  try {
+    const viaGateway = (await (await fetch(`http://127.0.0.1:${bookGateway.port}${BOOK_PATH}`)).json()) as { bids: unknown[] };
+    if (JSON.stringify(viaGateway.bids) !== JSON.stringify(book.bids)) throw new Error('the book gateway does not serve the exchange book');
+    console.log(`\n1. GET ${BOOK_PATH} (${Buffer.byteLength(bookText)} bytes, ${book.asks.length}+${book.bids.length} levels) vs bare uWS, -c ${CONNECTIONS}, ${ROUNDS}×${ROUND_SECONDS} s interleaved; load average ${load()}`);
+    const get = (port: number, seconds: number): LoadJob => ({ kind: 'get', url: `http://127.0.0.1:${port}`, path: BOOK_PATH, connections: CONNECTIONS, seconds });
+    await measure(get(bare.port, 1));
+    await measure(get(bookGateway.port, 1));
+    const bareRounds: Measured[] = [];
+    const bookRounds: Measured[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const b = await measure(get(bare.port, ROUND_SECONDS));
+      describe(`bare uWS, round ${round}`, b);
+      const g = await measure(get(bookGateway.port, ROUND_SECONDS));
+      describe(`GET /book, round ${round}`, g);
+      bareRounds.push(b);
+      bookRounds.push(g);
+    }
+    const b = combine(bareRounds);
+    const g = combine(bookRounds);
+    return [
+      { name: `bare uWS route, same ${Buffer.byteLength(bookText)} B body`, value: b.rate, unit: 'req/s' },
+      { name: 'GET /book depth=20 (route + guard + adapter)', value: g.rate, unit: 'req/s', baseline: { name: 'bare uWS', value: b.rate } },
+      { name: 'GET /book p50', value: g.p50, unit: 'ms', baseline: { name: 'bare uWS p50', value: b.p50 } },
+      { name: 'GET /book p99', value: g.p99, unit: 'ms', baseline: { name: 'bare uWS p99', value: b.p99 } },
+      { name: 'GET /book server CPU per request', value: g.serverMicros, unit: 'µs', baseline: { name: 'bare uWS', value: b.serverMicros } },
+    ];
+  } finally {
+    bookGateway.close();
+    bare.close();
+  }
+}
+
+// ---- 2. signed orders end to end ----
+
+async function ordersPart(ex: BenchExchange, sellers: BenchTrader[], buyers: BenchTrader[]): Promise<Figure[]> {
+  const domain = eip712Domain(ex.settings.profile);
+  await checkSignerAgainstViem(domain, sellers[0], { price: '95000', quantity: '-0.001' });
+  const signStart = performance.now();
+  /** Order i: pair i >> 1, a seller's ask then a buyer's bid at 95,000; accounts rotate every pair. */
+  const sign = (count: number): SignedOrder[] =>
+    Array.from({ length: count }, (_, i) => {
+      const pair = i >> 1;
+      const trader = (i & 1) === 0 ? sellers[pair % sellers.length] : buyers[pair % buyers.length];
+      return signOrder(domain, trader, { price: '95000', quantity: (i & 1) === 0 ? '-0.001' : '0.001' });
+    });
+  // autocannon builds each connection's first request once more before sending it: spare bodies.
+  const warmup = sign(WARMUP_ORDERS + 2 * CONNECTIONS);
+  const orders = sign(ORDERS + 2 * CONNECTIONS);
+  const signRate = ((warmup.length + orders.length) / (performance.now() - signStart)) * 1000;
+  console.log(`\n2. POST /account/order: ${ORDERS} signed orders (${signerBackend} signer, ${signRate.toFixed(0)}/s, checked against viem), ${sellers.length + buyers.length} accounts, -c ${CONNECTIONS}; load average ${load()}`);
+  const bodiesFile = (name: string, list: SignedOrder[]): string => {
+    const file = join(ex.dataDir, `${name}.json`);
+    writeFileSync(file, JSON.stringify(list.map((o) => [o.token, o.body])));
+    return file;
+  };
+  const post = (file: string): LoadJob => ({ kind: 'post', url: ex.url, path: '/account/order', connections: CONNECTIONS, bodiesFile: file });
+
+  // The pool's raw capacity: a pool like the exchange's, every core, the same orders' signatures.
+  const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
+  const pool = new SignaturePool({ backend });
+  let capacity: number;
+  let poolMicros: number;
+  try {
+    await Promise.all(warmup.map((o) => pool.recover(o.digest, o.signature)));
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    const signers = await Promise.all(orders.map((o) => pool.recover(o.digest, o.signature)));
+    capacity = orders.length / ((performance.now() - start) / 1000);
+    const used = process.cpuUsage(cpu);
+    poolMicros = (used.user + used.system) / orders.length;
+    if (signers.some((s) => s === null)) throw new Error('the pool refused a bench signature');
+  } finally {
+    await pool.close();
+  }
+  console.log(`  signature pool (${backend}, ${availableParallelism()} threads, batches of 64): ${Math.round(capacity)} recoveries/s, ${poolMicros.toFixed(1)} µs CPU each`);
+  const floor = await durableCommitLatency(join(ex.dataDir, 'probe'), 300);
+  console.log(`  one durable journal commit at a time (the floor): p50 ${floor.p50.toFixed(2)} ms, p99 ${floor.p99.toFixed(2)} ms`);
+
+  describe('warm-up orders', await measure(post(bodiesFile('warmup', warmup))));
+  const submitted = await measure(post(bodiesFile('orders', orders)));
+  describe('signed orders', submitted);
+  const state = (await apiClient(ex.url).operator('GET', '/operator/state-hash')).json() as { problem: string | null };
+  if (state.problem !== null) throw new Error(`exchange invariant broken after the bench: ${state.problem}`);
+  console.log(`  after: exchange state valid; load average ${load()}`);
+  return [
+    { name: `signature pool capacity (${backend}, ${availableParallelism()} threads)`, value: capacity, unit: 'recoveries/s' },
+    { name: 'signed orders, durable, end to end', value: submitted.rate, unit: 'orders/s', baseline: { name: 'pool capacity', value: capacity } },
+    { name: 'signed order p50', value: submitted.p50, unit: 'ms', baseline: { name: '1 durable commit p50', value: floor.p50 } },
+    { name: 'signed order p99', value: submitted.p99, unit: 'ms', baseline: { name: '1 durable commit p99', value: floor.p99 } },
+    { name: 'signed order server CPU per order', value: submitted.serverMicros, unit: 'µs', baseline: { name: 'pool CPU per recovery', value: poolMicros } },
+  ];
+}
+
+// ---- the run ----
+
+const only = process.env.HTTP_BENCH_ONLY;
+if (only !== undefined && only !== 'book' && only !== 'orders') throw new Error(`HTTP_BENCH_ONLY must be "book" or "orders", got ${only}`);
+console.log(`http bench: ${availableParallelism()} cores, load average ${load()} (1, 5, 15 min)`);
+const ex = await startBenchExchange();
+loader = fork(new URL('./http/load.ts', import.meta.url), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const figures: Figure[] = [];
+try {
+  // Accounts: logged in and funded through the API, paced under the per-address budget of 200/s.
+  const setupStart = performance.now();
+  const client = pacedClient(ex.url, 150);
+  const accounts = await openAccounts(client, ACCOUNTS, '1000000');
+  const sellers = accounts.filter((_, i) => i % 2 === 0);
+  const buyers = accounts.filter((_, i) => i % 2 === 1);
+  // The book: LEVELS_PER_SIDE resting levels a side, 94,900 down and 95,100 up, viem-signed.
+  const seeded = await Promise.all(
+    Array.from({ length: LEVELS_PER_SIDE }, (_, k) => [
+      buyers[k % 10].trader.place({ price: String(94_900 - 10 * k), quantity: (0.001 * (1 + (k % 7))).toFixed(3) }),
+      sellers[k % 10].trader.place({ price: String(95_100 + 10 * k), quantity: (-0.001 * (1 + (k % 5))).toFixed(3) }),
+    ]).flat(),
+  );
+  const badSeed = seeded.find((r) => r.status !== 200);
+  if (badSeed !== undefined) throw new Error(`seed order refused: ${badSeed.status} ${badSeed.text}`);
+  const bookText = await (await fetch(ex.url + BOOK_PATH)).text();
+  const book = JSON.parse(bookText) as { asks: unknown[]; bids: unknown[] };
+  if (book.asks.length < 20 || book.bids.length < 20) throw new Error(`book not seeded: ${bookText}`);
+  console.log(`  setup: ${ACCOUNTS} accounts logged in and funded, ${seeded.length} resting orders, in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
+
+  if (only !== 'orders') figures.push(...(await bookPart(ex, bookText)));
+  if (only !== 'book') figures.push(...(await ordersPart(ex, sellers, buyers)));
+} finally {
+  if (loader.connected) loader.disconnect();
+  await ex.stop();
+}
+report('http', figures);
+const ratio = (name: string): string => {
+  const f = figures.find((x) => x.name.startsWith(name));
+  return f?.baseline === undefined ? 'not run' : `${((f.value / f.baseline.value) * 100).toFixed(0)} %`;
+};
+const p99 = figures.find((f) => f.name === 'signed order p99');
+console.log(`targets: /book at ${ratio('GET /book depth')} of the bare route (≥ 70 %); orders at ${ratio('signed orders,')} of the pool's capacity (≥ 50 %), p99 ${p99 === undefined ? 'not run' : `${p99.value.toFixed(1)} ms`} (< 50 ms)`);
+console.log(`load average at the end: ${load()}`);
+process.exit(0);

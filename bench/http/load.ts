@@ -1,0 +1,129 @@
+/**
+ * @module bench/http/load
+ *
+ * The load generator of bench/http.bench.ts, run as a CHILD process (`fork`) so autocannon never
+ * shares an event loop with the server it measures. The parent sends one `LoadJob` at a time over
+ * IPC and gets one `LoadResult` back. Loopback only; every job is bounded (a duration, or a fixed
+ * amount of requests).
+ *
+ * Latencies are taken from autocannon's per-response event (fractional milliseconds, 2xx only),
+ * not from its histogram, which records whole milliseconds. The child also reports its own CPU
+ * time: on a 2-core box the load generator is often the bottleneck (notes 2c).
+ *
+ * May import: autocannon (CommonJS, untyped: the part used is declared here), node:fs, ../report.
+ */
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import type { EventEmitter } from 'node:events';
+import { percentile } from '../report.ts';
+
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
+  onResponse?: (status: number, body: string) => void;
+}
+
+interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+
+type Autocannon = (
+  options: { url: string; connections: number; duration?: number; amount?: number; requests?: AutocannonRequest[]; timeout?: number },
+  done: (error: Error | null, result: AutocannonResult) => void,
+) => EventEmitter;
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/** GET `path` for `seconds`, or POST every body of `bodiesFile` once (JSON `[token, body][]`). */
+export type LoadJob =
+  | { kind: 'get'; url: string; path: string; connections: number; seconds: number }
+  | { kind: 'post'; url: string; path: string; connections: number; bodiesFile: string };
+
+export interface LoadResult {
+  /** 2xx responses, and their number per second of the run. */
+  ok: number;
+  rate: number;
+  responses: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  statusCodes: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  /** The first non-2xx body seen, to say why requests were refused. */
+  firstRefusal: string | null;
+  /** CPU time of this process during the run, in core-seconds. */
+  cpuSeconds: number;
+}
+
+function run(job: LoadJob): Promise<LoadResult> {
+  let firstRefusal: string | null = null;
+  const onResponse = (status: number, body: string): void => {
+    if (status >= 300 && firstRefusal === null) firstRefusal = `${status} ${body.slice(0, 200)}`;
+  };
+  let requests: AutocannonRequest[];
+  let amount: number | undefined;
+  if (job.kind === 'get') {
+    requests = [{ method: 'GET', path: job.path, onResponse }];
+  } else {
+    const bodies = JSON.parse(readFileSync(job.bodiesFile, 'utf8')) as [string, string][];
+    let next = 0;
+    amount = bodies.length;
+    requests = [
+      {
+        method: 'POST',
+        path: job.path,
+        setupRequest: (request) => {
+          const [token, body] = bodies[Math.min(next++, bodies.length - 1)];
+          return { ...request, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body };
+        },
+        onResponse,
+      },
+    ];
+  }
+  const latencies: number[] = [];
+  const cpuBefore = process.cpuUsage();
+  return new Promise((resolve, reject) => {
+    const tracker = autocannon(
+      { url: job.url, connections: job.connections, ...(job.kind === 'get' ? { duration: job.seconds } : { amount }), requests, timeout: 10 },
+      (error, result) => {
+        if (error) {
+          reject(error);
+          return;
+        }
+        const cpu = process.cpuUsage(cpuBefore);
+        const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
+        resolve({
+          ok: latencies.length,
+          rate: latencies.length / result.duration,
+          responses: Object.values(statusCodes).reduce((a, b) => a + b, 0),
+          seconds: result.duration,
+          p50: percentile(latencies, 50),
+          p99: percentile(latencies, 99),
+          statusCodes,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          firstRefusal,
+          cpuSeconds: (cpu.user + cpu.system) / 1e6,
+        });
+      },
+    );
+    tracker.on('response', (_client: unknown, status: number, _bytes: number, millis: number) => {
+      if (status >= 200 && status < 300) latencies.push(millis);
+    });
+  });
+}
+
+process.on('message', (job: LoadJob) => {
+  run(job).then(
+    (result) => process.send!({ ok: true, result }),
+    (error: Error) => process.send!({ ok: false, error: error.message }),
+  );
+});
+process.on('disconnect', () => process.exit(0));
