@@ -271,6 +271,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       logger.info({ lastSeq: journal.lastSeq(), stateHash: exchange.stateHash(), books }, 'stopped');
       await journal.close();
       await pool.close();
+      projections.flush();
       await historyEnv.close();
     },
   };

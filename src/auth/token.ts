@@ -47,6 +47,7 @@ export interface IssuedToken {
 const ALGORITHM = 'HS256';
 const TYPE = 'at+jwt';
 const CLOCK_TOLERANCE_SECONDS = 5;
+const VERIFIED_CACHE_SIZE = 100_000;
 
 export class AccessTokens {
   private readonly keys: ReadonlyMap<string, Uint8Array>;
@@ -92,8 +93,30 @@ export class AccessTokens {
     return this.verify(match[1]);
   }
 
+  /**
+   * Tokens already verified, until they expire: a bot sends the same token with every request,
+   * and a signature check per request would cost the gateway thread more than the rest of a
+   * read. Bounded: the map is dropped whole when it grows past `VERIFIED_CACHE_SIZE`.
+   */
+  private readonly verified = new Map<string, { address: Address; expiresAtMs: number }>();
+
   /** The caller's address from a bare token. */
   async verify(token: string): Promise<AuthResult<Address>> {
+    const known = this.verified.get(token);
+    if (known !== undefined) {
+      if (this.now() < known.expiresAtMs) return accepted(known.address);
+      this.verified.delete(token);
+    }
+    const checked = await this.verifyOnce(token);
+    if (checked.ok) {
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.clear();
+      this.verified.set(token, { address: checked.value.address, expiresAtMs: checked.value.expiresAtMs });
+      return accepted(checked.value.address);
+    }
+    return checked;
+  }
+
+  private async verifyOnce(token: string): Promise<AuthResult<{ address: Address; expiresAtMs: number }>> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(
@@ -117,6 +140,7 @@ export class AccessTokens {
       return refused(error instanceof errors.JWTExpired ? AuthCode.ExpiredToken : AuthCode.InvalidToken);
     }
     const address = toAddress(payload.sub);
-    return address === undefined || address !== payload.sub ? refused(AuthCode.InvalidToken) : accepted(address);
+    if (address === undefined || address !== payload.sub) return refused(AuthCode.InvalidToken);
+    return accepted({ address, expiresAtMs: (payload.exp as number) * 1000 + CLOCK_TOLERANCE_SECONDS * 1000 });
   }
 }

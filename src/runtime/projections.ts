@@ -100,6 +100,22 @@ export class Projections {
     };
   }
 
+  private scheduled = false;
+
+  /**
+   * Writes what is queued at the end of this event-loop turn: one transaction for everything a
+   * turn produced. It runs before any reply of the turn goes out, because replies wait for the
+   * journal's flush, which completes in a later turn.
+   */
+  flushSoon(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
   /** Writes everything queued in one transaction, with the sequence number it covers. */
   flush(): void {
     if (this.queue.length === 0) return;

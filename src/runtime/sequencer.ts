@@ -79,7 +79,7 @@ export class Sequencer {
     if (busy !== null) return Promise.reject(new OverloadedError(busy));
     const result = this.exchange.execute(command);
     if (result.changed) this.journal.append(command.kind, encodeCommand(command));
-    this.projections.flush();
+    this.projections.flushSoon();
     if (result.routed.length === 0) {
       const outcome = { result, bookResults: [] };
       return result.changed ? this.journal.durable(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
@@ -111,9 +111,9 @@ export class Sequencer {
     this.journal.append(kind, bytes, offset, recordLength(view, offset));
   };
 
-  /** After a batch of events: their projections are written together. */
+  /** After a batch of events: their projections are written with the rest of the turn's. */
   readonly onBatch = (): void => {
-    this.projections.flush();
+    this.projections.flushSoon();
   };
 
   /** Refuses new commands; market threads finish what they hold. */

@@ -13,6 +13,7 @@ import type { HttpReply, HttpRequest } from '../uws.ts';
 import { BOOK_SCHEMA } from '../schemas.ts';
 
 export const DEFAULT_BOOK_DEPTH = 100;
+const BOOK_CACHE_ENTRIES = 64;
 export const TICK_MULTIPLIERS = [1, 2, 5, 10, 100, 1000] as const;
 
 const serialize = fastJson(BOOK_SCHEMA);
@@ -29,7 +30,19 @@ function levels(market: MarketSpec, list: Level[]): { price: string; quantity: s
   return list.map((l) => ({ price: ticksToPrice(market, l.price), quantity: lotsToQuantity(market, l.quantity) }));
 }
 
+/**
+ * The last body served per (market, depth, tick multiple): reused while the book's sequence
+ * and the second are unchanged, because bots poll far more often than a book changes and
+ * formatting decimals is most of a request's cost.
+ */
+interface CachedBook {
+  sequence: number;
+  second: number;
+  body: string;
+}
+
 export function bookRoute(port: MarketDataPort, clock: Clock) {
+  const cache = new Map<string, CachedBook>();
   return (req: HttpRequest): HttpReply => {
     const market = findMarket(port.markets, req.params[0]);
     if (market === undefined) return failure(GatewayCode.SymbolNotFound);
@@ -50,12 +63,19 @@ export function bookRoute(port: MarketDataPort, clock: Clock) {
     }
     const book = port.book(market.index);
     const sequence = book.sequence;
+    const second = Math.floor(clock() / 1000);
+    const key = `${market.index}:${depth}:${multiple}`;
+    const cached = cache.get(key);
+    if (cached !== undefined && cached.sequence === sequence && cached.second === second) return { status: 200, body: cached.body };
     const body = serialize({
       asks: levels(market, book.depth(Side.Sell, depth, multiple)),
       bids: levels(market, book.depth(Side.Buy, depth, multiple)),
       sequence_number: sequence,
-      time: Math.floor(clock() / 1000),
+      time: second,
     });
+    // A client cycling through depths must not grow memory: a few dozen entries are plenty.
+    if (cache.size >= BOOK_CACHE_ENTRIES && !cache.has(key)) cache.clear();
+    cache.set(key, { sequence, second, body });
     return { status: 200, body };
   };
 }
