@@ -220,7 +220,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     accounts: {
       accounts: { ledger: exchange.ledger, delegations: exchange.delegations, nonces: exchange.nonces },
       writes: accountWrites(sequencer, clock),
-      auth: { login, domain, recover: (digest, signature) => pool.recover(digest, signature) },
+      auth: { login, domain, recover: pool.recoverTyped },
       fills: history,
       transfers: projections.transfers,
     },

@@ -21,7 +21,16 @@ import { Piscina } from 'piscina';
 import { bytesToHex, type Address } from './address.ts';
 import { loadRecoveryBackend, type BackendName } from './recovery.ts';
 import { signatureBytes } from './signature.ts';
-import { ITEM_BYTES, RESULT_BYTES, type RecoverBatchTask } from './signature-worker.ts';
+import { ITEM_BYTES, RESULT_BYTES, type RecoverBatchTask, type RecoverTypedTask, type TypedResult } from './signature-worker.ts';
+import { accepted, refused, type AuthCode, type AuthResult } from './codes.ts';
+import type { Eip712Domain, MessageOf, PrimaryType } from './typed-data.ts';
+
+interface WaitingTyped {
+  domain: Eip712Domain;
+  item: RecoverTypedTask['items'][number];
+  resolve(result: AuthResult<Address>): void;
+  reject(error: unknown): void;
+}
 
 export interface SignaturePoolOptions {
   /** Default 'noble'. 'native' throws at construction where libsecp256k1 does not load. */
@@ -45,6 +54,7 @@ export class SignaturePool {
   readonly batchSize: number;
   private readonly piscina: Piscina;
   private waiting: Waiting[] = [];
+  private waitingTyped: WaitingTyped[] = [];
   private flushScheduled = false;
   private closed = false;
 
@@ -75,6 +85,22 @@ export class SignaturePool {
     });
   }
 
+  /**
+   * The signer of a typed message: the worker computes the EIP-712 digest and recovers, so the
+   * calling thread only clones a small object. Batched like `recover`.
+   */
+  recoverTyped = <T extends PrimaryType>(domain: Eip712Domain, primaryType: T, message: MessageOf[T], signature: string): Promise<AuthResult<Address>> => {
+    if (this.closed) return Promise.reject(new Error('signature pool is closed'));
+    return new Promise<AuthResult<Address>>((resolve, reject) => {
+      this.waitingTyped.push({ domain, item: { primaryType, message, signature }, resolve, reject });
+      if (this.waitingTyped.length >= this.batchSize) this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  };
+
   /** Sends what is waiting, then stops the workers once every task has finished. */
   async close(): Promise<void> {
     this.flush();
@@ -84,6 +110,7 @@ export class SignaturePool {
 
   private flush(): void {
     this.flushScheduled = false;
+    this.flushTyped();
     const batch = this.waiting;
     if (batch.length === 0) return;
     this.waiting = [];
@@ -107,5 +134,26 @@ export class SignaturePool {
         for (const waiting of batch) waiting.reject(error);
       },
     );
+  }
+
+  /** One task per domain (in practice one: the deployment's). */
+  private flushTyped(): void {
+    const batch = this.waitingTyped;
+    if (batch.length === 0) return;
+    this.waitingTyped = [];
+    const domain = batch[0].domain;
+    const same = batch.filter((w) => w.domain === domain);
+    const other = batch.filter((w) => w.domain !== domain);
+    if (other.length > 0) this.waitingTyped.push(...other);
+    const task: RecoverTypedTask = { kind: 'typed', backend: this.backend, domain, items: same.map((w) => w.item) };
+    (this.piscina.run(task) as Promise<TypedResult[]>).then(
+      (results) => {
+        results.forEach((r, i) => same[i].resolve(typeof r === 'string' ? accepted(r) : refused(r.code as AuthCode, r.params)));
+      },
+      (error: unknown) => {
+        for (const waiting of same) waiting.reject(error);
+      },
+    );
+    if (this.waitingTyped.length > 0) this.flushTyped();
   }
 }

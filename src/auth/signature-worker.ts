@@ -6,8 +6,11 @@
  * May import: ./recovery, ./address (through it). No state besides the loaded backend.
  * Invariants: writes only the result slot of each item; never throws on bad signatures.
  */
-import { hexInto } from './address.ts';
+import { hexInto, type Address } from './address.ts';
 import { loadRecoveryBackend, type BackendName } from './recovery.ts';
+import { signatureBytes } from './signature.ts';
+import { typedDataDigest, type Eip712Domain, type PrimaryType } from './typed-data.ts';
+import { AuthCode } from './codes.ts';
 
 export interface RecoverBatchTask {
   buffer: SharedArrayBuffer;
@@ -15,12 +18,36 @@ export interface RecoverBatchTask {
   backend: BackendName;
 }
 
+/** Typed messages to digest and recover (structured-cloned: small objects). */
+export interface RecoverTypedTask {
+  kind: 'typed';
+  backend: BackendName;
+  domain: Eip712Domain;
+  items: { primaryType: PrimaryType; message: unknown; signature: string }[];
+}
+
+/** Per item: the signer, or the AuthCode of the refusal (and its params). */
+export type TypedResult = Address | { code: number; params?: Readonly<Record<string, string>> };
+
 /** Bytes per item: digest (32) then signature (65). */
 export const ITEM_BYTES = 97;
 /** Bytes per result: 1 (recovered) then the address (20). */
 export const RESULT_BYTES = 21;
 
-export default function recoverBatch(task: RecoverBatchTask): number {
+function recoverTyped(task: RecoverTypedTask): TypedResult[] {
+  const backend = loadRecoveryBackend(task.backend);
+  if (backend === undefined) throw new Error(`recovery backend ${task.backend} does not load in this worker`);
+  return task.items.map((item) => {
+    const digest = typedDataDigest(task.domain, item.primaryType, item.message as never);
+    if (!digest.ok) return { code: digest.code, params: digest.params };
+    const signature = signatureBytes(item.signature);
+    const signer = signature === undefined ? null : backend.recover(digest.value, signature);
+    return signer ?? { code: AuthCode.InvalidSignature };
+  });
+}
+
+export default function recoverBatch(task: RecoverBatchTask | RecoverTypedTask): number | TypedResult[] {
+  if ('kind' in task) return recoverTyped(task);
   const backend = loadRecoveryBackend(task.backend);
   if (backend === undefined) throw new Error(`recovery backend ${task.backend} does not load in this worker`);
   const bytes = new Uint8Array(task.buffer);

@@ -26,17 +26,31 @@ export function inlineRecovery(backend: RecoveryBackend): SignerRecovery {
   };
 }
 
+/**
+ * Recovers the signer of a typed message: digest and recovery together, so the signature pool
+ * can do both off the gateway thread (the digest is ~16 keccak blocks, most of a write's cost
+ * on that thread). A field that does not fit its type is `Invalid <field>`.
+ */
+export type TypedRecovery = <T extends PrimaryType>(domain: Eip712Domain, primaryType: T, message: MessageOf[T], signature: string) => Promise<AuthResult<Address>>;
+
+/** A `TypedRecovery` that computes the digest on the calling thread, then uses `recover`. */
+export function typedRecoveryOf(recover: SignerRecovery): TypedRecovery {
+  return async (domain, primaryType, message, signature) => {
+    const digest = typedDataDigest(domain, primaryType, message);
+    if (!digest.ok) return digest;
+    const signer = await recover(digest.value, signature);
+    return signer === null ? refused(AuthCode.InvalidSignature) : accepted(signer);
+  };
+}
+
 /** The address that signed `message` as `primaryType` under `domain`. */
 export async function recoverRequestSigner<T extends PrimaryType>(
-  recover: SignerRecovery,
+  recover: TypedRecovery,
   domain: Eip712Domain,
   primaryType: T,
   message: MessageOf[T],
   signatures: unknown,
 ): Promise<AuthResult<Address>> {
   if (!Array.isArray(signatures) || signatures.length !== 1 || typeof signatures[0] !== 'string') return refused(AuthCode.InvalidSignature);
-  const digest = typedDataDigest(domain, primaryType, message);
-  if (!digest.ok) return digest;
-  const signer = await recover(digest.value, signatures[0]);
-  return signer === null ? refused(AuthCode.InvalidSignature) : accepted(signer);
+  return recover(domain, primaryType, message, signatures[0]);
 }

@@ -32,7 +32,7 @@ import type { Ledger } from '../ledger/ledger.ts';
 import type { DelegationStore } from '../auth/delegation.ts';
 import type { NonceStore } from '../auth/nonces.ts';
 import type { WalletLogin } from '../auth/login.ts';
-import type { SignerRecovery } from '../auth/signed-request.ts';
+import type { TypedRecovery } from '../auth/signed-request.ts';
 import type { Eip712Domain } from '../auth/typed-data.ts';
 
 /**
@@ -103,8 +103,8 @@ export interface AccountWritePort {
 export interface AuthPort {
   login: WalletLogin;
   domain: Eip712Domain;
-  /** Signer recovery off the main thread (the signature pool). */
-  recover: SignerRecovery;
+  /** Digest and signer recovery off the main thread (the signature pool). */
+  recover: TypedRecovery;
 }
 
 import type { Command } from '../runtime/commands.ts';

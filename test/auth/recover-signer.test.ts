@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nobleBackend } from '../../src/auth/recovery.ts';
-import { inlineRecovery, recoverRequestSigner } from '../../src/auth/signed-request.ts';
+import { inlineRecovery, recoverRequestSigner, typedRecoveryOf } from '../../src/auth/signed-request.ts';
 import { TYPES, type MessageOf, type PrimaryType } from '../../src/auth/typed-data.ts';
 import {
   ALICE, ALICE_BUY_5_AT_10_LIMIT, ALICE_DELEGATES_TRADE_READ_TO_BOB, ALICE_ETHERS, ALICE_ISOLATED_MARGIN_033,
@@ -34,10 +34,10 @@ for (const [library, sign] of [['viem', (t: PrimaryType, m: never) => signWithVi
     test(`${library} signs a ${primaryType}; the server recovers Alice; each changed field recovers someone else`, async () => {
       const message = MESSAGES[primaryType];
       const signature = await sign(primaryType, message as never);
-      assert.deepEqual(await recoverRequestSigner(recover, TESTNET_DOMAIN, primaryType, message, [signature]), { ok: true, value: ALICE });
+      assert.deepEqual(await recoverRequestSigner(typedRecoveryOf(recover), TESTNET_DOMAIN, primaryType, message, [signature]), { ok: true, value: ALICE });
       for (const field of TYPES[primaryType]) {
         const tampered = changed(message, field.name, field.type) as MessageOf[typeof primaryType];
-        const result = await recoverRequestSigner(recover, TESTNET_DOMAIN, primaryType, tampered, [signature]);
+        const result = await recoverRequestSigner(typedRecoveryOf(recover), TESTNET_DOMAIN, primaryType, tampered, [signature]);
         assert.ok(!result.ok || result.value !== ALICE, `${field.name} changed but Alice still recovered`);
       }
     });

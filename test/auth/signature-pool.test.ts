@@ -50,3 +50,22 @@ test('a closed pool refuses new work', async () => {
   await pool.close();
   await assert.rejects(pool.recover(new Uint8Array(32), `0x${'11'.repeat(65)}`), /closed/);
 });
+
+test('typed recovery in the pool: the worker digests and recovers, tampered messages and bad fields are refused', async () => {
+  const { ALICE, ALICE_BUY_5_AT_10_LIMIT, ALICE_VIEM, signWithViem, TESTNET_DOMAIN } = await import('./fixtures.ts');
+  const { AuthCode } = await import('../../src/auth/codes.ts');
+  const pool = new SignaturePool({ backend: 'noble', threads: 2, batchSize: 8 });
+  try {
+    const signature = await signWithViem(ALICE_VIEM, 'Order', ALICE_BUY_5_AT_10_LIMIT);
+    const good = await Promise.all(Array.from({ length: 20 }, () => pool.recoverTyped(TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, signature)));
+    for (const r of good) assert.deepEqual(r, { ok: true, value: ALICE });
+    const tampered = await pool.recoverTyped(TESTNET_DOMAIN, 'Order', { ...ALICE_BUY_5_AT_10_LIMIT, price: '11' }, signature);
+    assert.ok(tampered.ok ? tampered.value !== ALICE : tampered.code === AuthCode.InvalidSignature);
+    const badField = await pool.recoverTyped(TESTNET_DOMAIN, 'Order', { ...ALICE_BUY_5_AT_10_LIMIT, nonce: -1 }, signature);
+    assert.equal(badField.ok, false);
+    const garbled = await pool.recoverTyped(TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, 'zz');
+    assert.deepEqual(garbled, { ok: false, code: AuthCode.InvalidSignature });
+  } finally {
+    await pool.close();
+  }
+});

@@ -16,7 +16,7 @@ import { DelegationStore } from '../../src/auth/delegation.ts';
 import { NonceStore } from '../../src/auth/nonces.ts';
 import { WalletLogin } from '../../src/auth/login.ts';
 import { nobleBackend } from '../../src/auth/recovery.ts';
-import { inlineRecovery } from '../../src/auth/signed-request.ts';
+import { inlineRecovery, typedRecoveryOf } from '../../src/auth/signed-request.ts';
 import { eip712Domain, TYPES, type MessageOf, type PrimaryType } from '../../src/auth/typed-data.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
@@ -98,7 +98,7 @@ export async function startAccountServer(): Promise<AccountServer> {
     challenge: { domain: 'testnet.perp.example', uri: PROFILE.baseUrl, chainId: PROFILE.chainId, now },
     token: { keys: [{ kid: 'k1', secret: new Uint8Array(32).fill(7) }], issuer: PROFILE.baseUrl, audience: 'perp-api', now },
   });
-  const auth: AuthPort = { login, domain: DOMAIN, recover: inlineRecovery(nobleBackend) };
+  const auth: AuthPort = { login, domain: DOMAIN, recover: typedRecoveryOf(inlineRecovery(nobleBackend)) };
   const accounts: AccountReadPort = { ledger, delegations, nonces };
   const writes: AccountServer['writes'] = [];
 

@@ -8,7 +8,7 @@
  */
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import { orderMessage } from '../../auth/typed-data.ts';
-import { recoverRequestSigner, type SignerRecovery } from '../../auth/signed-request.ts';
+import { recoverRequestSigner, type TypedRecovery } from '../../auth/signed-request.ts';
 import type { Address } from '../../auth/address.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import type { Eip712Domain } from '../../auth/typed-data.ts';
@@ -110,7 +110,7 @@ export interface OrderRouteOptions {
   orders: OrdersPort;
   guard: AccountGuard;
   domain: Eip712Domain;
-  recover: SignerRecovery;
+  recover: TypedRecovery;
   clock: Clock;
 }
 
