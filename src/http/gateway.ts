@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import { failure, GatewayCode } from './errors.ts';
 import { startHttpServer, type HttpServer, type Route, type HttpRequest } from './uws.ts';
-import { bookRoute } from './routes/book.ts';
+import { bookRoute, orderbookRoute } from './routes/book.ts';
 import { configRoute, marketsRoute, timeRoute } from './routes/markets.ts';
 import { candlesRoute } from './routes/candles.ts';
 import { tradesRoute } from './routes/trades.ts';
@@ -48,6 +48,7 @@ export function routes(options: GatewayOptions): Route[] {
     { method: 'get', pattern: '/markets', handler: marketsRoute(marketData) },
     { method: 'get', pattern: '/time', handler: timeRoute(clock) },
     { method: 'get', pattern: '/book/:symbol', handler: bookRoute(marketData, clock) },
+    { method: 'get', pattern: '/orderbook', handler: orderbookRoute(bookRoute(marketData, clock)) },
     { method: 'get', pattern: '/candles/:symbol', handler: candlesRoute(marketData, options.history) },
     { method: 'get', pattern: '/trades/:symbol', handler: tradesRoute(marketData, options.history) },
     { method: 'get', pattern: '/price', handler: pricesRoute(marketData, options.history, options.prices, clock) },

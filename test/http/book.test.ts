@@ -92,3 +92,14 @@ test('unknown routes get 404 and known routes with another method 405', async ()
   assert.equal(wrong.status, 405);
   assert.equal(wrong.headers.get('allow'), 'GET');
 });
+
+test('GET /orderbook?symbol= answers the same snapshot as GET /book/{symbol}', async () => {
+  const server = await startTestGateway(port(new RecordingBook()));
+  const byPath = await server.get('/book/BTC-USD-PERP?depth=2');
+  const byQuery = await server.get('/orderbook?symbol=BTC-USD-PERP&depth=2');
+  assert.equal(byQuery.status, 200);
+  assert.deepEqual(byQuery.json(), byPath.json());
+  const missing = await server.get('/orderbook');
+  assert.equal(missing.status, 404);
+  assert.equal(missing.text, 'Symbol not found');
+});

@@ -19,7 +19,7 @@ const document = (await server.get('/openapi.json')).json();
 
 /** Every route of the API: public market data, login, account, orders (spec), reference. */
 const ROUTES = [
-  'get /config', 'get /markets', 'get /time', 'get /book/{symbol}', 'get /candles/{symbol}', 'get /trades/{symbol}', 'get /price', 'get /summary',
+  'get /config', 'get /markets', 'get /time', 'get /book/{symbol}', 'get /orderbook', 'get /candles/{symbol}', 'get /trades/{symbol}', 'get /price', 'get /summary',
   'post /auth/challenge', 'post /auth/login',
   'get /account/stats', 'get /account/positions', 'get /account/fills', 'get /account/balance', 'get /account/margin', 'post /account/margin',
   'post /account/transfer', 'get /account/transfer/history', 'get /account/delegates', 'post /account/delegates', 'get /account/signers', 'get /account/nonce',

@@ -79,3 +79,8 @@ export function bookRoute(port: MarketDataPort, clock: Clock) {
     return { status: 200, body };
   };
 }
+
+/** GET /orderbook?symbol=: the book route with the market in the query string. */
+export function orderbookRoute(book: (req: HttpRequest) => HttpReply) {
+  return (req: HttpRequest): HttpReply => book({ ...req, params: [parseQuery(req.query).get('symbol') ?? ''] });
+}

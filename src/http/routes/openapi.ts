@@ -147,6 +147,11 @@ export const OPERATIONS: readonly Operation[] = [
     response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
   },
   {
+    method: 'get', path: '/orderbook', tag: 'Market data', summary: 'Order book (query form)', description: 'The same snapshot as GET /book/{symbol}, with the market in the `symbol` query parameter.', auth: false,
+    query: [param('symbol', { type: 'string' }, 'market, e.g. BTC-USD-PERP or BTC', true), param('depth', int(1, 5000), 'levels per side, 1 to 5000, default 100'), param('tickSize', { type: 'string' }, 'aggregate to the base tick times 1, 2, 5, 10, 100 or 1000')],
+    response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+  },
+  {
     method: 'get', path: '/candles/{symbol}', tag: 'Market data', summary: 'Candles', description: 'Candles of one interval, ascending by start (`time` in seconds); periods without trades are absent.', auth: false, pathParams: SYMBOL_PATH,
     query: [param('interval', { type: 'string', enum: ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h', '12h', '1d'] }, 'default 1m'), ...MS_WINDOW, param('limit', int(1, 5000), '1 to 5000, default 1000; the newest are kept')],
     response: S.CANDLES_SCHEMA, errors: [[404, 'Market <symbol> not found'], [400, 'Interval must be one of 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, got <interval>'], LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],

@@ -188,13 +188,18 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     const { orderType, parentOrderId } = intent.intent;
     if (orderType === 'twap' || orderType === 'iceberg') return failure(GatewayCode.InvalidField, `A ${orderType} is a batch of orders: submit them together on POST /account/orders`);
     if (parentOrderId !== null) return failure(GatewayCode.InvalidField, 'parentOrderId attaches a TP/SL pair: submit its takeProfit and stopLoss together on POST /account/orders');
-    // Idempotency: a clientId already on an open order of the account returns that order.
-    if (intent.intent.clientId !== null) {
-      const existing = orders.liveByClient(intent.intent.account, intent.intent.clientId);
-      if (existing !== undefined) return json(serializeOrders([view(existing)]));
-    }
     const signer = await signerOf(parsed.value);
     if (typeof signer !== 'string') return signer;
+    // Idempotency: a resubmission whose clientId is on an open order of the same subaccount
+    // returns that order. Only after the signature proves the signer may trade for it: nobody
+    // reads another account's order by guessing a clientId.
+    const { account, subaccountIndex, clientId } = intent.intent;
+    if (clientId !== null) {
+      const existing = orders.liveByClient(account, clientId);
+      if (existing !== undefined && existing.subaccountIndex === subaccountIndex && guard.authorize(signer, account as Address, subaccountIndex, 'trade') === undefined) {
+        return json(serializeOrders([view(existing)]));
+      }
+    }
     const submitted = await submitOne(intent.intent, signer);
     return 'reply' in submitted ? submitted.reply : json(serializeOrders([view(submitted.order)]));
   };
