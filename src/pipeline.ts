@@ -98,7 +98,11 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   const saved = start === undefined ? undefined : decodeSnapshot(start.bytes);
   const exchange = new Exchange(markets, NOWHERE, projections.listeners(), { ledger: { faucet: profile.faucet } }, saved?.exchange);
   projections.identity = (owner) => exchange.ledger.identity(owner);
-  if (start !== undefined && exchange.stateHash() !== start.stateHash) throw new Error(`snapshot at seq ${start.seq} does not restore to its recorded state hash`);
+  if (start !== undefined && exchange.stateHash() !== start.stateHash) {
+    const now = exchange.stateHashes();
+    const differ = Object.keys(now).filter((part) => now[part] !== saved!.hashes?.[part]);
+    throw new Error(`snapshot at seq ${start.seq} does not restore to its recorded state hash (parts that differ: ${differ.join(', ')})`);
+  }
   const replayed = recover(exchange, journal, {
     from: (start?.seq ?? 0) + 1,
     books: saved?.books ?? [],
@@ -153,10 +157,12 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     try {
       await sequencer!.idle();
       seq = journal.lastSeq();
+      // History must reach the snapshot, or the next start cannot begin from it.
+      projections.flush(true);
       const books = (await Promise.all(links.map((l) => l.snapshots()))).flat();
       const state = exchange.snapshot();
       hash = exchange.stateHash();
-      bytes = encodeSnapshot({ exchange: state, books });
+      bytes = encodeSnapshot({ exchange: state, books, hashes: exchange.stateHashes() });
     } finally {
       sequencer!.resume();
     }
@@ -167,12 +173,23 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     logger.info({ seq, bytes: bytes.length }, 'snapshot saved');
     return seq;
   };
-  let snapshotting: Promise<unknown> = Promise.resolve();
+  // One snapshot at a time: two overlapping captures would let the first resume the sequencer
+  // while the second still reads, and record a journal position older than its state.
+  let snapshotQueue: Promise<unknown> = Promise.resolve();
+  let snapshotPending = false;
+  const snapshotInTurn = (): Promise<number> => {
+    const run = snapshotQueue.then(takeSnapshot);
+    snapshotQueue = run.catch((error) => logger.error({ err: error }, 'snapshot failed'));
+    return run;
+  };
   const snapshotTimer =
     settings.snapshotIntervalMs > 0
       ? setInterval(() => {
-          if (journal.lastSeq() === lastSnapshotSeq) return;
-          snapshotting = takeSnapshot().catch((error) => logger.error({ err: error }, 'snapshot failed'));
+          if (snapshotPending || journal.lastSeq() === lastSnapshotSeq) return;
+          snapshotPending = true;
+          void snapshotInTurn()
+            .catch(() => {})
+            .finally(() => (snapshotPending = false));
         }, settings.snapshotIntervalMs)
       : undefined;
 
@@ -237,7 +254,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       key: settings.operatorKey,
       port: {
         submit: (command) => sequencer!.submit(command),
-        snapshot: takeSnapshot,
+        snapshot: snapshotInTurn,
         stateHash: async () => {
           const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
           let problem: string | null = null;
@@ -261,8 +278,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       server.close();
       clearInterval(ticker);
       clearInterval(snapshotTimer);
-      await snapshotting;
-      if (stopOptions.snapshot !== false && journal.lastSeq() !== lastSnapshotSeq) await takeSnapshot();
+      await snapshotQueue;
+      if (stopOptions.snapshot !== false && journal.lastSeq() !== lastSnapshotSeq) await snapshotInTurn();
       sequencer!.close();
       await sequencer!.idle();
       const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);

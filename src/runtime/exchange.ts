@@ -720,14 +720,22 @@ export class Exchange {
   /** A hash over everything this machine holds (books are hashed by their own threads). */
   stateHash(): string {
     const hash = createHash('sha256');
-    hash.update(this.ledger.stateHash());
-    hash.update(this.nonces.stateHash());
-    hash.update(this.delegations.stateHash());
-    hash.update(JSON.stringify(this.orderCounts));
-    hash.update(JSON.stringify(this.orders.snapshot()));
-    for (const d of this.depth) hash.update(JSON.stringify(d.snapshot()));
-    for (const c of this.conditional) hash.update(c.stateHash());
+    for (const part of Object.values(this.stateHashes())) hash.update(part);
     return hash.digest('hex');
+  }
+
+  /** The hash of each part, so a mismatch can name the part that differs. */
+  stateHashes(): Record<string, string> {
+    const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+    return {
+      ledger: this.ledger.stateHash(),
+      nonces: this.nonces.stateHash(),
+      delegations: this.delegations.stateHash(),
+      orderCounts: digest(JSON.stringify(this.orderCounts)),
+      orders: digest(JSON.stringify(this.orders.snapshot())),
+      depth: digest(JSON.stringify(this.depth.map((d) => d.snapshot()))),
+      conditional: digest(this.conditional.map((c) => c.stateHash()).join()),
+    };
   }
 
   validateInternalState(): void {

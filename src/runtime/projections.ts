@@ -116,9 +116,13 @@ export class Projections {
     });
   }
 
-  /** Writes everything queued in one transaction, with the sequence number it covers. */
-  flush(): void {
-    if (this.queue.length === 0) return;
+  /**
+   * Writes everything queued in one transaction, with the sequence number it covers. With
+   * `markDone`, the marker moves to the journal's end even when nothing is queued: records that
+   * project to nothing (ticks, index prices) are projected too.
+   */
+  flush(markDone = false): void {
+    if (this.queue.length === 0 && !markDone) return;
     const queue = this.queue;
     this.queue = [];
     const seq = this.lastSeq();

@@ -11,6 +11,8 @@ import type { ExchangeSnapshot } from './exchange.ts';
 export interface SystemSnapshot {
   exchange: ExchangeSnapshot;
   books: BookSnapshot[];
+  /** The exchange's per-part hashes when it was taken (`Exchange.stateHashes`). */
+  hashes: Record<string, string>;
 }
 
 const encoder = new TextEncoder();
