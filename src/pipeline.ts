@@ -26,7 +26,7 @@ import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
 import { Exchange, type MarketRouter } from './runtime/exchange.ts';
 import { recover } from './runtime/recovery.ts';
-import { decodeSnapshot, encodeSnapshot } from './runtime/snapshot-codec.ts';
+import { decodeSnapshot, encodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
 import { Snapshots } from './journal/snapshots.ts';
 import { MarketLink } from './runtime/market-link.ts';
 import { Sequencer } from './runtime/sequencer.ts';
@@ -89,23 +89,34 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   const historyDbs = openHistoryDatabases(historyEnv);
   const projections = new Projections(historyEnv, historyDbs);
 
-  // ③ the exchange's state: the newest snapshot history has caught up with, then the journal after it
-  const snapshot = snapshots.loadLatestValid();
-  const start = snapshot !== undefined && snapshot.seq <= projections.projectedSeq ? snapshot : undefined;
+  // ③ the exchange's state: the newest snapshot that history has caught up with and that restores
+  // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
+  // is the truth — so one that does not restore is logged loudly and an older one (or none) used.
+  const listeners = projections.listeners();
+  const ledgerOptions = { ledger: { faucet: profile.faucet } };
+  let start: { seq: number; saved: SystemSnapshot } | undefined;
+  let exchange: Exchange | undefined;
+  for (const candidate of snapshots.validNewestFirst()) {
+    if (candidate.seq > projections.projectedSeq) continue;
+    const saved = decodeSnapshot(candidate.bytes);
+    const restored = new Exchange(markets, NOWHERE, listeners, ledgerOptions, saved.exchange);
+    if (restored.stateHash() === candidate.stateHash) {
+      start = { seq: candidate.seq, saved };
+      exchange = restored;
+      break;
+    }
+    const now = restored.stateHashes();
+    const differ = Object.keys(now).filter((part) => now[part] !== saved.hashes?.[part]);
+    logger.error({ seq: candidate.seq, differ }, 'snapshot does not restore to its recorded state hash: trying an older one');
+  }
+  exchange ??= new Exchange(markets, NOWHERE, listeners, ledgerOptions);
+  projections.identity = (owner) => exchange!.ledger.identity(owner);
   // Records before the snapshot are not replayed; the replay checks every record it reads.
   const journal = await Journal.open(storage, { logger, verifyFrom: (start?.seq ?? 0) + 1 });
   projections.lastSeq = () => journal.lastSeq();
-  const saved = start === undefined ? undefined : decodeSnapshot(start.bytes);
-  const exchange = new Exchange(markets, NOWHERE, projections.listeners(), { ledger: { faucet: profile.faucet } }, saved?.exchange);
-  projections.identity = (owner) => exchange.ledger.identity(owner);
-  if (start !== undefined && exchange.stateHash() !== start.stateHash) {
-    const now = exchange.stateHashes();
-    const differ = Object.keys(now).filter((part) => now[part] !== saved!.hashes?.[part]);
-    throw new Error(`snapshot at seq ${start.seq} does not restore to its recorded state hash (parts that differ: ${differ.join(', ')})`);
-  }
   const replayed = recover(exchange, journal, {
     from: (start?.seq ?? 0) + 1,
-    books: saved?.books ?? [],
+    books: start?.saved.books ?? [],
     onRecord: (seq) => (projections.applying = seq),
     onBatch: () => projections.flush(),
   });

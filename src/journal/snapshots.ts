@@ -101,6 +101,15 @@ export class Snapshots {
   }
 
   /** Every stored snapshot, oldest first, with whether it verifies. */
+  /** Every snapshot that verifies, newest first (a caller that cannot use one tries the next). */
+  *validNewestFirst(): Generator<Snapshot> {
+    if ((this.db as unknown) === undefined) return;
+    for (const { key, value } of this.db.getRange({ reverse: true })) {
+      const snapshot = decode(key, value);
+      if (snapshot) yield snapshot;
+    }
+  }
+
   list(): SnapshotInfo[] {
     const out: SnapshotInfo[] = [];
     if ((this.db as unknown) === undefined) return out;
