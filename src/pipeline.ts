@@ -24,7 +24,7 @@ import { Journal } from './journal/journal.ts';
 import { LmdbJournalStorage } from './journal/lmdb-storage.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
-import { Exchange, type MarketRouter } from './runtime/exchange.ts';
+import { Exchange, NO_ROUTER, type MarketRouter } from './runtime/exchange.ts';
 import { recover } from './runtime/recovery.ts';
 import { decodeSnapshot, encodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
 import { Snapshots } from './journal/snapshots.ts';
@@ -99,7 +99,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   for (const candidate of snapshots.validNewestFirst()) {
     if (candidate.seq > projections.projectedSeq) continue;
     const saved = decodeSnapshot(candidate.bytes);
-    const restored = new Exchange(markets, NOWHERE, listeners, ledgerOptions, saved.exchange);
+    const restored = new Exchange(markets, NO_ROUTER, listeners, ledgerOptions, saved.exchange);
     if (restored.stateHash() === candidate.stateHash) {
       start = { seq: candidate.seq, saved };
       exchange = restored;
@@ -109,7 +109,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     const differ = Object.keys(now).filter((part) => now[part] !== saved.hashes?.[part]);
     logger.error({ seq: candidate.seq, differ }, 'snapshot does not restore to its recorded state hash: trying an older one');
   }
-  exchange ??= new Exchange(markets, NOWHERE, listeners, ledgerOptions);
+  exchange ??= new Exchange(markets, NO_ROUTER, listeners, ledgerOptions);
   projections.identity = (owner) => exchange!.ledger.identity(owner);
   // Records before the snapshot are not replayed; the replay checks every record it reads.
   const journal = await Journal.open(storage, { logger, verifyFrom: (start?.seq ?? 0) + 1 });
@@ -305,10 +305,3 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   };
 }
 
-const NOWHERE: MarketRouter = {
-  place() {},
-  cancel() {},
-  cancelByClientId() {},
-  cancelAll() {},
-  expire() {},
-};

@@ -48,20 +48,8 @@ export interface AccountReadPort {
 /** The outcome of a write: accepted, or a code from the auth (1000s), ledger (2000s), engine (3000s) or gateway (9000s) table. */
 export type WriteResult<T = null> = { ok: true; value: T } | { ok: false; code: number; params?: Readonly<Record<string, string>> };
 
-export interface TransferWrite {
-  accountFrom: string;
-  accountTo: string;
-  subaccountIndexFrom: number;
-  subaccountIndexTo: number;
-  /** Collateral base units (COLLATERAL_SCALE). */
-  amount: bigint;
-  feedId: string;
-  nonce: number;
-  expiresAt: number;
-  target: string;
-  signer: string;
-  signature: string;
-}
+/** A signed transfer as the gateway validated it: the journaled command without its kind and time. */
+export type TransferWrite = Omit<TransferCommand, 'kind' | 'time'>;
 
 export interface MarginWrite {
   account: string;
@@ -76,17 +64,8 @@ export interface MarginWrite {
   signature: string;
 }
 
-export interface DelegationWrite {
-  account: string;
-  subaccountIndex: number;
-  delegate: string;
-  scopes: string;
-  action: 'add' | 'remove';
-  nonce: number;
-  expiresAt: number;
-  signer: string;
-  signature: string;
-}
+/** A signed delegation change: the journaled command without its kind and time. */
+export type DelegationWrite = Omit<DelegationCommand, 'kind' | 'time'>;
 
 /**
  * Signed account writes. The gateway has validated the body and recovered the signer; the
@@ -107,7 +86,7 @@ export interface AuthPort {
   recover: TypedRecovery;
 }
 
-import type { Command } from '../runtime/commands.ts';
+import type { Command, Transfer as TransferCommand, Delegation as DelegationCommand } from '../runtime/commands.ts';
 import type { Outcome } from '../runtime/sequencer.ts';
 import type { OrderState } from '../runtime/order-registry.ts';
 import type { OrderRecord, OrderQuery } from '../history/types.ts';

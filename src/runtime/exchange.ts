@@ -54,6 +54,9 @@ export interface MarketRouter {
   expire(market: number, time: number): void;
 }
 
+/** A router that sends nowhere: an exchange that only replays or restores has no books yet. */
+export const NO_ROUTER: MarketRouter = { place() {}, cancel() {}, cancelByClientId() {}, cancelAll() {}, expire() {} };
+
 /** Codes of this stage (9100s): refusals that are neither auth, ledger nor engine rules. */
 export const ExchangeCode = {
   OrderTypeNotSupported: 9101,

@@ -6,14 +6,13 @@
  */
 import { loadSettings } from '../config/process.ts';
 import type { ReplayTarget } from '../journal/verify.ts';
-import { Exchange, type MarketRouter } from './exchange.ts';
+import { Exchange, NO_ROUTER } from './exchange.ts';
 import { Replay } from './recovery.ts';
 
-const NOWHERE: MarketRouter = { place() {}, cancel() {}, cancelByClientId() {}, cancelAll() {}, expire() {} };
 
 export default function replayTarget(): ReplayTarget {
   const settings = loadSettings([], process.env);
-  const exchange = new Exchange(settings.markets, NOWHERE, {}, { ledger: { faucet: settings.profile.faucet } });
+  const exchange = new Exchange(settings.markets, NO_ROUTER, {}, { ledger: { faucet: settings.profile.faucet } });
   const replay = new Replay(exchange);
   return {
     apply: (entry) => replay.apply(entry),
