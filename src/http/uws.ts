@@ -87,13 +87,26 @@ function write(res: Uws.HttpResponse, reply: HttpReply): void {
 
 const NEEDS_BODY = new Set(['post', 'put', 'patch', 'delete']);
 
+/**
+ * A path parameter, percent-decoded; a malformed escape (`%`, `%ZZ`, a broken UTF-8 sequence)
+ * is kept as written, so the route answers it like any unknown name instead of throwing
+ * inside the server's callback.
+ */
+function decodeParameter(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const app = uws.App();
 
   const serve = (res: Uws.HttpResponse, req: Uws.HttpRequest, handler: Handler, paramCount: number): void => {
     // req is only valid in this callback: copy everything now.
     const params: string[] = [];
-    for (let i = 0; i < paramCount; i++) params.push(decodeURIComponent(req.getParameter(i)));
+    for (let i = 0; i < paramCount; i++) params.push(decodeParameter(req.getParameter(i)));
     const request: HttpRequest = {
       method: req.getMethod(),
       path: req.getUrl(),

@@ -92,6 +92,8 @@ export class DepthMirror implements BookReader {
     const mirror = new DepthMirror();
     for (const [p, q] of data.bids) mirror.level(data.sequence, Side.Buy, p, q);
     for (const [p, q] of data.asks) mirror.level(data.sequence, Side.Sell, p, q);
+    // An empty book has no level to carry the sequence: set it directly.
+    mirror.sequence = data.sequence;
     return mirror;
   }
 }

@@ -1,0 +1,120 @@
+/**
+ * A raw HTTP/1.1 client for the fuzz test: one loopback TCP connection per request, bytes
+ * written exactly as given (any method token, an undecoded request target with percent
+ * garbage or UTF-8, any header, a body of any size or none, with a length or chunked), so the
+ * fuzzer can send what `fetch` refuses to build. It answers what came back: a parsed response,
+ * the connection closed without one (the HTTP layer refused the framing), or nothing before
+ * the timeout.
+ *
+ * The source address is chosen per request among 127.0.0.0/8 (Linux routes all of it to
+ * loopback), so the public per-source-address budget spreads over several keys.
+ */
+import net from 'node:net';
+
+export interface RawRequest {
+  method: string;
+  /** Path and query exactly as they go on the request line. */
+  target: string;
+  headers: ReadonlyArray<readonly [string, string]>;
+  body?: Buffer;
+  /** Send the body with Transfer-Encoding: chunked in pieces of this many bytes, no Content-Length. */
+  chunkBytes?: number;
+}
+
+export interface RawResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Map<string, string>;
+  body: Buffer;
+}
+
+export type Exchange =
+  | { kind: 'response'; response: RawResponse }
+  | { kind: 'closed'; detail: string }
+  | { kind: 'timeout' };
+
+/** The request as bytes: request line, Host, the given headers, then the body with its length or chunked. */
+export function encodeRequest(req: RawRequest): Buffer {
+  let head = `${req.method} ${req.target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`;
+  for (const [name, value] of req.headers) head += `${name}: ${value}\r\n`;
+  if (req.body === undefined) return Buffer.from(head + '\r\n', 'utf8');
+  if (req.chunkBytes === undefined) return Buffer.concat([Buffer.from(`${head}Content-Length: ${req.body.length}\r\n\r\n`, 'utf8'), req.body]);
+  const parts: Buffer[] = [Buffer.from(`${head}Transfer-Encoding: chunked\r\n\r\n`, 'utf8')];
+  for (let at = 0; at < req.body.length; at += req.chunkBytes) {
+    const chunk = req.body.subarray(at, at + req.chunkBytes);
+    parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from('0\r\n\r\n'));
+  return Buffer.concat(parts);
+}
+
+/** The response at the start of `data` once complete, or undefined while more bytes are due. */
+function parseResponse(data: Buffer, method: string, closed: boolean): RawResponse | undefined {
+  const end = data.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const lines = data.subarray(0, end).toString('latin1').split('\r\n');
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0])?.[1] ?? NaN);
+  if (!Number.isInteger(status)) throw new Error(`not an HTTP status line: ${JSON.stringify(lines[0])}`);
+  const headers = new Map<string, string>();
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+  }
+  const rest = data.subarray(end + 4);
+  if (method === 'HEAD' || status === 204 || status === 304) return { status, headers, body: Buffer.alloc(0) };
+  const length = headers.get('content-length');
+  if (length !== undefined) {
+    const n = Number(length);
+    return rest.length >= n ? { status, headers, body: rest.subarray(0, n) } : undefined;
+  }
+  if (/chunked/i.test(headers.get('transfer-encoding') ?? '')) {
+    const chunks: Buffer[] = [];
+    let at = 0;
+    for (;;) {
+      const lineEnd = rest.indexOf('\r\n', at);
+      if (lineEnd < 0) return undefined;
+      const size = parseInt(rest.subarray(at, lineEnd).toString('latin1'), 16);
+      if (size === 0) return { status, headers, body: Buffer.concat(chunks) };
+      if (rest.length < lineEnd + 2 + size + 2) return undefined;
+      chunks.push(rest.subarray(lineEnd + 2, lineEnd + 2 + size));
+      at = lineEnd + 2 + size + 2;
+    }
+  }
+  // Neither length nor chunks: the body runs until the connection closes.
+  return closed ? { status, headers, body: rest } : undefined;
+}
+
+export function send(port: number, req: RawRequest, options: { sourceAddress: string; timeoutMs: number }): Promise<Exchange> {
+  return new Promise((resolve) => {
+    let done = false;
+    let received = Buffer.alloc(0);
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: options.sourceAddress });
+    const finish = (result: Exchange) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(() => finish({ kind: 'timeout' }), options.timeoutMs);
+    const tryParse = (closed: boolean) => {
+      let response: RawResponse | undefined;
+      try {
+        response = parseResponse(received, req.method, closed);
+      } catch (error) {
+        finish({ kind: 'closed', detail: (error as Error).message });
+        return;
+      }
+      if (response !== undefined) finish({ kind: 'response', response });
+      else if (closed) finish({ kind: 'closed', detail: received.length === 0 ? 'no bytes' : `partial response: ${JSON.stringify(received.subarray(0, 200).toString('latin1'))}` });
+    };
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      tryParse(false);
+    });
+    // A server that answers early (413) may reset while the body is still being written.
+    socket.on('error', () => tryParse(true));
+    socket.on('close', () => tryParse(true));
+    socket.write(encodeRequest(req));
+  });
+}
