@@ -209,39 +209,7 @@ export interface AnyOrder {
   clientId?: string | null;
 }
 
-/** The signed body of an order of any type (the harness signs limit orders only). */
-export async function signedOrderOf(trader: Trader, o: AnyOrder): Promise<Record<string, unknown>> {
-  const { domain, types } = await typedData(trader.ex);
-  const body = {
-    account: trader.address,
-    subaccountIndex: 0,
-    symbol: o.symbol ?? BTC,
-    orderType: o.orderType,
-    price: o.price,
-    quantity: o.quantity,
-    nonce: trader.nextNonce(),
-    expiresAt: 0,
-    flags: { ioc: o.ioc ?? false, postOnly: o.postOnly ?? false, reduceOnly: o.reduceOnly ?? false },
-    originator: '0x0000000000000000000000000000000000000000',
-    originatorFee: 0,
-    clientId: o.clientId ?? null,
-    triggerPrice: o.triggerPrice ?? null,
-    parentOrderId: o.parentOrderId ?? null,
-    period: o.period ?? null,
-    trailingPercent: o.trailingPercent ?? null,
-  };
-  const message = {
-    ...body,
-    ...body.flags,
-    clientId: body.clientId ?? '',
-    triggerPrice: body.triggerPrice ?? '',
-    parentOrderId: body.parentOrderId ?? '',
-    trailingPercent: body.trailingPercent ?? '',
-    period: BigInt(body.period ?? 0),
-    nonce: BigInt(body.nonce),
-    expiresAt: BigInt(body.expiresAt),
-    originatorFee: 0n,
-  };
-  const signature = await trader.wallet.signTypedData({ domain, types: { Order: types.Order }, primaryType: 'Order', message });
-  return { ...body, signatures: [signature] };
+/** The signed body of an order of any type. */
+export function signedOrderOf(trader: Trader, o: AnyOrder): Promise<Record<string, unknown>> {
+  return trader.signedOrder(o);
 }

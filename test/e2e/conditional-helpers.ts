@@ -26,52 +26,9 @@ export interface ConditionalOrder {
   symbol?: string;
 }
 
-const configs = new WeakMap<Trader, Promise<any>>();
-
 /** The signed request body of any order type, as a client builds it with viem. */
-export async function signed(trader: Trader, o: ConditionalOrder): Promise<Record<string, unknown>> {
-  if (!configs.has(trader)) configs.set(trader, trader.ex.request('GET', '/config').then((r) => r.json()));
-  const { domain, types } = (await configs.get(trader)).eip712;
-  const body = {
-    account: trader.address,
-    subaccountIndex: 0,
-    symbol: o.symbol ?? BTC,
-    orderType: o.orderType,
-    price: o.price,
-    quantity: o.quantity,
-    nonce: trader.nextNonce(),
-    expiresAt: o.expiresAt ?? 0,
-    flags: { ioc: o.ioc ?? false, postOnly: o.postOnly ?? false, reduceOnly: o.reduceOnly ?? false },
-    originator: '0x0000000000000000000000000000000000000000',
-    originatorFee: 0,
-    clientId: o.clientId ?? null,
-    triggerPrice: o.triggerPrice ?? null,
-    parentOrderId: o.parentOrderId ?? null,
-    period: o.period ?? null,
-    trailingPercent: o.trailingPercent ?? null,
-  };
-  const signature = await trader.wallet.signTypedData({
-    domain,
-    types: { Order: types.Order },
-    primaryType: 'Order',
-    message: {
-      ...body,
-      // Signed in lowerCamel whatever the spelling sent (`TakeProfit` → `takeProfit`).
-      orderType: body.orderType.charAt(0).toLowerCase() + body.orderType.slice(1),
-      ioc: body.flags.ioc,
-      postOnly: body.flags.postOnly,
-      reduceOnly: body.flags.reduceOnly,
-      clientId: body.clientId ?? '',
-      triggerPrice: body.triggerPrice ?? '',
-      parentOrderId: body.parentOrderId ?? '',
-      period: BigInt(body.period ?? 0),
-      trailingPercent: body.trailingPercent ?? '',
-      nonce: BigInt(body.nonce),
-      expiresAt: BigInt(body.expiresAt),
-      originatorFee: 0n,
-    },
-  });
-  return { ...body, signatures: [signature] };
+export function signed(trader: Trader, o: ConditionalOrder): Promise<Record<string, unknown>> {
+  return trader.signedOrder(o);
 }
 
 /** POST /account/order with one signed order of any type. */

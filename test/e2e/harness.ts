@@ -77,6 +77,9 @@ export interface OrderFields {
   subaccountIndex?: number;
   nonce?: number;
   period?: number | null;
+  triggerPrice?: string | null;
+  trailingPercent?: string | null;
+  parentOrderId?: string | null;
 }
 
 /** A wallet that trades through the API: logs in, signs orders with viem, reads its account. */
@@ -121,7 +124,7 @@ export class Trader {
     return { authorization: `Bearer ${this.token}` };
   }
 
-  /** The signed request body of an order, as a client builds it. */
+  /** The signed request body of an order of any type, as a client builds it (orderType signed in lowerCamel). */
   async signedOrder(fields: OrderFields, signer: PrivateKeyAccount = this.wallet): Promise<Record<string, unknown>> {
     const body = {
       account: this.address,
@@ -136,10 +139,10 @@ export class Trader {
       originator: '0x0000000000000000000000000000000000000000',
       originatorFee: 0,
       clientId: fields.clientId ?? null,
-      triggerPrice: null,
-      parentOrderId: null,
+      triggerPrice: fields.triggerPrice ?? null,
+      parentOrderId: fields.parentOrderId ?? null,
       period: fields.period ?? null,
-      trailingPercent: null,
+      trailingPercent: fields.trailingPercent ?? null,
     };
     const { domain, types } = this.config.eip712;
     const signature = await signer.signTypedData({
@@ -153,10 +156,10 @@ export class Trader {
         postOnly: body.flags.postOnly,
         reduceOnly: body.flags.reduceOnly,
         clientId: body.clientId ?? '',
-        triggerPrice: '',
-        parentOrderId: '',
+        triggerPrice: body.triggerPrice ?? '',
+        parentOrderId: body.parentOrderId ?? '',
         period: BigInt(body.period ?? 0),
-        trailingPercent: '',
+        trailingPercent: body.trailingPercent ?? '',
         nonce: BigInt(body.nonce),
         expiresAt: BigInt(body.expiresAt),
         originatorFee: 0n,
