@@ -15,16 +15,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { apiClient, Trader, type ApiClient } from './harness.ts';
+import { Trader, type ApiClient } from './harness.ts';
+import { startServerProcess } from './server-process.ts';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A small seeded generator, so a failing run can be replayed with CRASH_SEED. */
 function random(seed: number): () => number {
@@ -35,42 +33,6 @@ function random(seed: number): () => number {
     s ^= s << 5;
     return (s >>> 0) / 2 ** 32;
   };
-}
-
-interface Server {
-  child: ChildProcess;
-  client: ApiClient;
-  exited: Promise<number | null>;
-  /** The JSON log lines the server printed so far. */
-  log: Record<string, any>[];
-}
-
-async function startServer(dataDir: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', SNAPSHOT_INTERVAL_MS: '250' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const log: Record<string, any>[] = [];
-  const port = await new Promise<number>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        if (!line.startsWith('{')) continue;
-        const entry = JSON.parse(line);
-        log.push(entry);
-        if (entry.msg === 'exchange ready') resolve(entry.port);
-      }
-    });
-    exited.then((code) => reject(new Error(`server exited with ${code} before it was ready: ${stderr}`)));
-  });
-  return { child, client: apiClient(`http://127.0.0.1:${port}`), exited, log };
 }
 
 interface Acknowledged {
@@ -88,7 +50,7 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
   /** Snapshots a restart could not use (it fell back to an older one or the whole journal). */
   const unusable: Record<string, unknown>[] = [];
   const started = async () => {
-    const s = await startServer(dataDir);
+    const s = await startServerProcess([], { SNAPSHOT_INTERVAL_MS: '250' }, dataDir);
     unusable.push(...s.log.filter((e) => e.msg?.startsWith('snapshot does not restore')));
     return s;
   };
@@ -154,8 +116,7 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
       let alive = true;
       const loaders = traders.map((_, i) => load(i, () => alive));
       await new Promise((r) => setTimeout(r, 150 + Math.floor(rand() * 700)));
-      server.child.kill('SIGKILL');
-      await server.exited;
+      await server.kill('SIGKILL');
       alive = false;
       await Promise.all(loaders);
       server = await started();
@@ -178,17 +139,16 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
     }
 
     // The state a server stops with equals the state the next one rebuilds from the journal.
-    server.child.kill('SIGTERM');
-    assert.equal(await server.exited, 0);
-    const stopped = server.log.find((e) => e.msg === 'stopped')!;
+    await server.kill('SIGTERM');
+    assert.equal(server.exit(), 'exit code 0');
+    const stopped = server.logged('stopped')!;
     server = await started();
-    const replayed = server.log.find((e) => e.msg === 'journal replayed')!;
+    const replayed = server.logged('journal replayed')!;
     assert.equal(replayed.lastSeq, stopped.lastSeq);
     assert.equal(replayed.stateHash, stopped.stateHash, 'exchange state hash differs after replay');
     assert.deepEqual(replayed.books, stopped.books, 'book hashes differ after replay');
   } finally {
-    server.child.kill('SIGKILL');
-    await server.exited;
+    await server.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -22,7 +22,7 @@ import fc from 'fast-check';
 import { openApiDocument } from '../../src/http/routes/openapi.ts';
 import { TESTNET_OPERATOR_KEY } from '../../src/config/process.ts';
 import { Trader } from './harness.ts';
-import { startFuzzServer, type FuzzServer } from './fuzz-server.ts';
+import { startServerProcess as startFuzzServer, type ServerProcess as FuzzServer } from './server-process.ts';
 import { send } from './fuzz-http.ts';
 import { decimalUnits, MALFORMED_ESCAPES, planArbitrary, type FuzzMarket, type FuzzWorld } from './fuzz-plans.ts';
 import { describeSent, FuzzExecutor, violation } from './fuzz-executor.ts';

@@ -1,8 +1,8 @@
 /**
- * The exchange the fuzz test attacks, as its own process (`src/main.ts` on a temporary data
- * directory and a free loopback port), so that a request that kills the server is reported
- * with the request and the process's last words instead of taking the test runner down with
- * it. The server's JSON log is kept: a 500 is explained by its `handler failed` entry (the
+ * The exchange as its own process (`src/main.ts` on a temporary data directory and a free
+ * loopback port), for the tests that kill it (crash/restart) or may kill it by accident (the
+ * fuzzer): a dying server is reported with its last words instead of taking the test runner
+ * down. The server's JSON log is kept: a 500 is explained by its `handler failed` entry (the
  * error and its stack). A server can be stopped keeping its data directory and started again
  * on it (the journal replayed).
  */
@@ -15,7 +15,7 @@ import { apiClient, type ApiClient } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export interface FuzzServer {
+export interface ServerProcess {
   port: number;
   dataDir: string;
   client: ApiClient;
@@ -27,12 +27,16 @@ export interface FuzzServer {
   logged(msg: string): Record<string, any> | undefined;
   /** The last 4 KiB of stderr. */
   stderr(): string;
+  /** Every JSON log entry so far, in order. */
+  log: Record<string, any>[];
+  /** Sends `signal` and waits for the process to end. */
+  kill(signal: NodeJS.Signals): Promise<void>;
   /** SIGTERM, then the data directory is removed unless `keepData`. */
   stop(keepData?: boolean): Promise<void>;
 }
 
 /** Starts `src/main.ts` with `args` (after port, host and data directory) and `env` added, on a new data directory or `dataDir`. */
-export async function startFuzzServer(args: readonly string[] = [], env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'perp-fuzz-'))): Promise<FuzzServer> {
+export async function startServerProcess(args: readonly string[] = [], env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'perp-server-'))): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
@@ -51,6 +55,7 @@ export async function startFuzzServer(args: readonly string[] = [], env: Record<
     }),
   );
   const errors: Record<string, any>[] = [];
+  const log: Record<string, any>[] = [];
   const last = new Map<string, Record<string, any>>();
   const port = await new Promise<number>((resolve, reject) => {
     let buffered = '';
@@ -62,6 +67,7 @@ export async function startFuzzServer(args: readonly string[] = [], env: Record<
         if (!line.startsWith('{')) continue;
         const entry = JSON.parse(line);
         if (entry.msg === 'exchange ready') resolve(entry.port);
+        log.push(entry);
         if (entry.level >= 50) errors.push(entry);
         last.set(entry.msg, entry);
       }
@@ -75,6 +81,11 @@ export async function startFuzzServer(args: readonly string[] = [], env: Record<
     exit: () => exit,
     errors,
     logged: (msg) => last.get(msg),
+    log,
+    kill: async (signal) => {
+      if (exit === undefined) child.kill(signal);
+      await exited;
+    },
     stderr: () => stderr,
     stop: async (keepData = false) => {
       if (exit === undefined) {
