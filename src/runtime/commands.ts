@@ -38,17 +38,24 @@ export interface SubmitOrder {
   market: number;
   orderType: string;
   side: Side;
+  /** Ticks. */
   price: number;
+  /** Lots, unsigned (`side` gives the direction). */
   quantity: number;
+  /** Bits of `OrderFlag`. */
   flags: number;
+  /** Milliseconds; 0 = good till cancelled. */
   expiresAt: number;
   nonce: number;
   clientId: string | null;
   originator: string;
+  /** Fraction of notional in 10^-8. */
   originatorFee: number;
+  /** Ticks. */
   triggerPrice: number | null;
   parentOrderId: number | null;
   period: number | null;
+  /** Fraction at RATE_SCALE (0.05 = 5%). */
   trailingPercent: bigint | null;
   signer: string;
   signature: string;

@@ -8,6 +8,7 @@ import { findMarket, priceToTicks, quantityToLots, lotsToQuantity, RATE_SCALE, t
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { OrderFlag, Side, parseOrderId } from '../../engine/types.ts';
 import { canonicalOrderType, type OrderRequest } from '../../auth/typed-data.ts';
+import type { BatchOrder } from '../../runtime/commands.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
@@ -61,30 +62,16 @@ export type OrderBody = OrderRequest & {
 
 export type OrderType = 'limit' | 'twap' | 'takeProfit' | 'stopLoss' | 'trailingStop' | 'iceberg';
 
-/** A valid order in integer units, ready for the sequencer. */
-export interface OrderIntent {
+/**
+ * A valid order in integer units, ready for the sequencer: the journaled order's fields (see
+ * `BatchOrder` in runtime/commands.ts for their units), with the market itself and the body
+ * whose strings were signed, and without the signer, which is recovered later.
+ */
+export type OrderIntent = Omit<BatchOrder, 'market' | 'orderType' | 'signer' | 'signature'> & {
   market: MarketSpec;
-  account: string;
-  subaccountIndex: number;
   orderType: OrderType;
-  side: Side;
-  /** Ticks. */
-  price: number;
-  /** Lots, unsigned. */
-  quantity: number;
-  flags: number;
-  expiresAt: number;
-  nonce: number;
-  clientId: string | null;
-  originator: string;
-  originatorFee: number;
-  triggerPrice: number | null;
-  parentOrderId: number | null;
-  period: number | null;
-  /** Fraction at RATE_SCALE (0.05 = 5%). */
-  trailingPercent: bigint | null;
   body: OrderBody;
-}
+};
 
 export type IntentResult = { ok: true; intent: OrderIntent } | { ok: false; reply: HttpReply };
 

@@ -143,27 +143,10 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
 
   const submitCommand = (intent: OrderIntent, signer: Address): SubmitOrder => ({ kind: CommandKind.SubmitOrder, time: clock(), ...batchOrder(intent, signer) });
 
-  const batchOrder = (intent: OrderIntent, signer: Address): BatchOrder => ({
-    account: intent.account,
-    subaccountIndex: intent.subaccountIndex,
-    market: intent.market.index,
-    orderType: intent.orderType,
-    side: intent.side,
-    price: intent.price,
-    quantity: intent.quantity,
-    flags: intent.flags,
-    expiresAt: intent.expiresAt,
-    nonce: intent.nonce,
-    clientId: intent.clientId,
-    originator: intent.originator,
-    originatorFee: intent.originatorFee,
-    triggerPrice: intent.triggerPrice,
-    parentOrderId: intent.parentOrderId,
-    period: intent.period,
-    trailingPercent: intent.trailingPercent,
-    signer,
-    signature: intent.body.signatures[0],
-  });
+  const batchOrder = (intent: OrderIntent, signer: Address): BatchOrder => {
+    const { market, body, ...fields } = intent;
+    return { ...fields, market: market.index, signer, signature: body.signatures[0] };
+  };
 
   /** Submits one order; the reply's order, or the refusal. */
   const submitOne = async (intent: OrderIntent, signer: Address): Promise<{ order: OrderLike } | { reply: HttpReply }> => {
