@@ -16,7 +16,7 @@ import { canonicalOrderType } from '../../src/auth/typed-data.ts';
 import { send, type Exchange, type RawRequest } from './fuzz-http.ts';
 import { renderJson, resolveRefs, Ref } from './fuzz-schema.ts';
 import type { AuthSpec, FuzzWorld, OrderDraft, Plan, SignedSpec, Tamper } from './fuzz-plans.ts';
-import type { Trader } from './harness.ts';
+import { orderTypedMessage, type Trader } from './harness.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Methods uWebSockets.js parses; other tokens may be dropped without a response. */
@@ -138,22 +138,8 @@ export class FuzzExecutor {
       period: draft.period,
       trailingPercent: draft.trailingPercent,
     };
-    // The null mapping of auth/typed-data: absent strings sign as "", an absent period as 0.
-    const signature = await this.sign(this.trader(signer).wallet, 'Order', {
-      ...body,
-      orderType: canonicalOrderType(body.orderType) ?? body.orderType,
-      ioc: body.flags.ioc,
-      postOnly: body.flags.postOnly,
-      reduceOnly: body.flags.reduceOnly,
-      clientId: body.clientId ?? '',
-      triggerPrice: body.triggerPrice ?? '',
-      parentOrderId: body.parentOrderId ?? '',
-      period: BigInt(body.period ?? 0),
-      trailingPercent: body.trailingPercent ?? '',
-      nonce: BigInt(body.nonce),
-      expiresAt: BigInt(body.expiresAt),
-      originatorFee: 0n,
-    });
+    // A hostile orderType signs in the spelling the server would canonicalise it to, if any.
+    const signature = await this.sign(this.trader(signer).wallet, 'Order', orderTypedMessage({ ...body, orderType: canonicalOrderType(body.orderType) ?? body.orderType }));
     return { ...body, signatures: [signature] };
   }
 
