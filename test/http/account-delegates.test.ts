@@ -1,15 +1,10 @@
 /** POST/GET /account/delegates, GET /account/signers and GET /account/nonce over HTTP with signed `Delegation` changes. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { privateKeyToAccount } from 'viem/accounts';
+import { ALICE_VIEM as ALICE_WALLET, ALICE, BOB_VIEM as BOB_WALLET, BOB } from '../auth/fixtures.ts';
 import type { DelegationMessage } from '../../src/auth/typed-data.ts';
 import { startAccountServer, sign, NOW, IN_ONE_HOUR, USD } from './account-server.ts';
-import type { Address } from '../../src/auth/address.ts';
 
-const ALICE_WALLET = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const BOB_WALLET = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
-const ALICE = ALICE_WALLET.address.toLowerCase() as Address;
-const BOB = BOB_WALLET.address.toLowerCase() as Address;
 
 const server = await startAccountServer();
 server.ledger.deposit(ALICE, 0, 1000n * USD, NOW);

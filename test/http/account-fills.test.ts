@@ -1,12 +1,9 @@
 /** GET /account/fills over HTTP: newest first from the LMDB fills projection, filters, limits, texts. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { privateKeyToAccount } from 'viem/accounts';
+import { ALICE_VIEM as ALICE_WALLET, ALICE } from '../auth/fixtures.ts';
 import { startAccountServer, NOW, USD } from './account-server.ts';
-import type { Address } from '../../src/auth/address.ts';
 
-const ALICE_WALLET = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const ALICE = ALICE_WALLET.address.toLowerCase() as Address;
 
 const server = await startAccountServer();
 const token = await server.login(ALICE_WALLET);

@@ -1,15 +1,10 @@
 /** GET /account/stats, /account/balance, /account/positions and /account/margin over HTTP, against a real ledger. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { privateKeyToAccount } from 'viem/accounts';
+import { ALICE_VIEM as ALICE_WALLET, ALICE, BOB_VIEM as BOB_WALLET, BOB } from '../auth/fixtures.ts';
 import { Side } from '../../src/engine/types.ts';
 import { startAccountServer, NOW, USD } from './account-server.ts';
-import type { Address } from '../../src/auth/address.ts';
 
-const ALICE_WALLET = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const BOB_WALLET = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
-const ALICE = ALICE_WALLET.address.toLowerCase() as Address;
-const BOB = BOB_WALLET.address.toLowerCase() as Address;
 const BTC = 0;
 
 const server = await startAccountServer();

@@ -1,12 +1,10 @@
 /** POST /auth/challenge and POST /auth/login over HTTP with real wallets (viem and ethers personal_sign). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { privateKeyToAccount } from 'viem/accounts';
+import { ALICE_VIEM as ALICE, BOB_VIEM as BOB } from '../auth/fixtures.ts';
 import { Wallet as EthersWallet } from 'ethers';
 import { startAccountServer, NOW } from './account-server.ts';
 
-const ALICE = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const BOB = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
 const ALICE_ETHERS = new EthersWallet('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
 const server = await startAccountServer();

@@ -6,13 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { privateKeyToAccount } from 'viem/accounts';
+import { ALICE_VIEM as ALICE_WALLET, ALICE } from '../auth/fixtures.ts';
 import { startAccountServer, NOW, USD } from './account-server.ts';
 import { OPERATIONS } from '../../src/http/routes/openapi.ts';
-import type { Address } from '../../src/auth/address.ts';
 
-const ALICE_WALLET = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const ALICE = ALICE_WALLET.address.toLowerCase() as Address;
 
 const server = await startAccountServer();
 const document = (await server.get('/openapi.json')).json();
