@@ -148,7 +148,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   );
   const linkOfMarket: MarketLink[] = [];
   for (const link of links) for (const m of link.markets) linkOfMarket[m.index] = link;
-  sequencer = new Sequencer(exchange, journal, links, linkOfMarket, projections);
+  sequencer = new Sequencer(exchange, journal, links, projections);
   const threads: MarketRouter = {
     place: (market, cmd) => linkOfMarket[market].place(market, cmd),
     cancel: (market, orderId, owner, time) => linkOfMarket[market].cancel(market, orderId, owner, time),

@@ -119,7 +119,6 @@ export class DelegationStore {
     const checked = this.check(change, signer);
     if (!checked.ok) return checked;
     const { account, delegate, scopes } = checked.value;
-    const key = subaccountKey(account, change.subaccountIndex);
     if (change.action === 'remove') this.revoke(account, change.subaccountIndex, delegate);
     else this.grant(account, change.subaccountIndex, delegate, scopes);
     return accepted(undefined);

@@ -22,7 +22,7 @@ import { RATE_ONE, type MarketSpec } from '../config/market.ts';
 import type { Side } from '../engine/types.ts';
 import { AccountRegistry, isSubaccountIndex, normalizeAddress, type OwnerIdentity } from './accounts.ts';
 import { LedgerCode } from './codes.ts';
-import type { BalanceReason, InsuranceReason, LedgerEvent, LedgerListener, LiquidationOrder } from './events.ts';
+import type { BalanceReason, InsuranceReason, LedgerListener, LiquidationOrder } from './events.ts';
 import { DEFAULT_LIQUIDATION_FEE, tradingFee } from './fees.ts';
 import { fundingRate, newFunding, nextBoundary, type FundingRecord } from './funding.ts';
 import { bankruptcyPrice, liquidationLimit, rankForDeleveraging, type DeleverageCandidate } from './liquidation.ts';

@@ -58,7 +58,6 @@ export class Sequencer {
     readonly exchange: Exchange,
     private readonly journal: Journal,
     private readonly links: readonly MarketLink[],
-    private readonly linkOfMarket: readonly MarketLink[],
     private readonly projections: Projections,
   ) {
     this.waiting = exchange.markets.map(() => []);
