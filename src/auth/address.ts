@@ -4,11 +4,11 @@
  * Ethereum addresses and hex bytes at the edge of the auth part. Inside it an address is
  * always the lowercase `0x` + 40 hex form (`Address`); EIP-55 checksummed text is produced only
  * where a standard asks for it (the SIWE message).
- * May import: @noble/hashes.
+ * May import: ./keccak.
  * Invariants: `toAddress` accepts any letter case (the checksum is not enforced: an address in
  * a signed request is bound by the signature anyway) and returns lowercase.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.ts';
 
 /** Lowercase `0x` + 40 hex digits. */
 export type Address = `0x${string}`;
@@ -53,13 +53,13 @@ export function hexInto(hex: string, out: Uint8Array, offset = 0): boolean {
 
 /** The address of a 64-byte uncompressed public key (x ‖ y): the last 20 bytes of its keccak. */
 export function addressOfPublicKey(xy: Uint8Array): Address {
-  return `0x${bytesToHex(keccak_256(xy).subarray(12))}`;
+  return `0x${bytesToHex(keccak256(xy).subarray(12))}`;
 }
 
 /** EIP-55 mixed-case checksum form of an address. */
 export function checksumAddress(address: Address): string {
   const hex = address.slice(2).toLowerCase();
-  const hash = bytesToHex(keccak_256(new TextEncoder().encode(hex)));
+  const hash = bytesToHex(keccak256(new TextEncoder().encode(hex)));
   let out = '0x';
   for (let i = 0; i < 40; i++) out += parseInt(hash[i], 16) >= 8 ? hex[i].toUpperCase() : hex[i];
   return out;

@@ -5,7 +5,7 @@
  * address with a server nonce and an expiry; redeem it once with its EIP-191 `personal_sign`
  * signature for the signing address.
  *
- * May import: @noble/hashes, ./address, ./codes, ./signed-request (type). An adapter: the
+ * May import: ./keccak, ./address, ./codes, ./signed-request (type). An adapter: the
  * random source and the clock are injected (defaults: crypto.getRandomValues, Date.now).
  *
  * Invariants:
@@ -17,7 +17,7 @@
  *    issued (insertion order is expiry order, the TTL being constant).
  * Limits: in memory, per process: a challenge must be redeemed by the process that issued it.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.ts';
 import { checksumAddress, toAddress, type Address } from './address.ts';
 import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
 import type { SignerRecovery } from './signed-request.ts';
@@ -64,7 +64,7 @@ export function personalMessageDigest(message: string): Uint8Array {
   const payload = new Uint8Array(prefix.length + body.length);
   payload.set(prefix);
   payload.set(body, prefix.length);
-  return keccak_256(payload);
+  return keccak256(payload);
 }
 
 export interface SiweFields {

@@ -136,7 +136,11 @@ export class SignaturePool {
     );
   }
 
-  /** One task per domain (in practice one: the deployment's). */
+  /**
+   * One domain at a time (in practice one: the deployment's), split evenly over the threads:
+   * one task per thread, so a turn's signatures are recovered in parallel, not one by one
+   * on a single worker while the others idle.
+   */
   private flushTyped(): void {
     const batch = this.waitingTyped;
     if (batch.length === 0) return;
@@ -145,15 +149,20 @@ export class SignaturePool {
     const same = batch.filter((w) => w.domain === domain);
     const other = batch.filter((w) => w.domain !== domain);
     if (other.length > 0) this.waitingTyped.push(...other);
-    const task: RecoverTypedTask = { kind: 'typed', backend: this.backend, domain, items: same.map((w) => w.item) };
+    const chunk = Math.ceil(same.length / Math.min(this.threads, same.length));
+    for (let at = 0; at < same.length; at += chunk) this.runTyped(domain, same.slice(at, at + chunk));
+    if (this.waitingTyped.length > 0) this.flushTyped();
+  }
+
+  private runTyped(domain: Eip712Domain, waiting: WaitingTyped[]): void {
+    const task: RecoverTypedTask = { kind: 'typed', backend: this.backend, domain, items: waiting.map((w) => w.item) };
     (this.piscina.run(task) as Promise<TypedResult[]>).then(
       (results) => {
-        results.forEach((r, i) => same[i].resolve(typeof r === 'string' ? accepted(r) : refused(r.code as AuthCode, r.params)));
+        results.forEach((r, i) => waiting[i].resolve(typeof r === 'string' ? accepted(r) : refused(r.code as AuthCode, r.params)));
       },
       (error: unknown) => {
-        for (const waiting of same) waiting.reject(error);
+        for (const w of waiting) w.reject(error);
       },
     );
-    if (this.waitingTyped.length > 0) this.flushTyped();
   }
 }

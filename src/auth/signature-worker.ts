@@ -3,7 +3,7 @@
  *
  * The piscina worker of `SignaturePool`: recovers a batch of signers in place in a
  * SharedArrayBuffer laid out by the pool (see `BatchLayout` in ./signature-pool.ts).
- * May import: ./recovery, ./address (through it). No state besides the loaded backend.
+ * May import: ./recovery, ./address, ./signature, ./typed-data, ./keccak, ./codes. No state besides the loaded backend.
  * Invariants: writes only the result slot of each item; never throws on bad signatures.
  */
 import { hexInto, type Address } from './address.ts';
@@ -11,6 +11,7 @@ import { loadRecoveryBackend, type BackendName } from './recovery.ts';
 import { signatureBytes } from './signature.ts';
 import { typedDataDigest, type Eip712Domain, type PrimaryType } from './typed-data.ts';
 import { AuthCode } from './codes.ts';
+import { keccakReady } from './keccak.ts';
 
 export interface RecoverBatchTask {
   buffer: SharedArrayBuffer;
@@ -46,7 +47,9 @@ function recoverTyped(task: RecoverTypedTask): TypedResult[] {
   });
 }
 
-export default function recoverBatch(task: RecoverBatchTask | RecoverTypedTask): number | TypedResult[] {
+export default async function recoverBatch(task: RecoverBatchTask | RecoverTypedTask): Promise<number | TypedResult[]> {
+  // The first task waits for the WebAssembly keccak; every later one finds it ready.
+  await keccakReady;
   if ('kind' in task) return recoverTyped(task);
   const backend = loadRecoveryBackend(task.backend);
   if (backend === undefined) throw new Error(`recovery backend ${task.backend} does not load in this worker`);

@@ -5,9 +5,9 @@
  * (Order, Transfer, MarginUpdate, Delegation), in the exact shape viem and ethers
  * `signTypedData` take, so `GET /config` publishes `publishedTypedData(profile)` verbatim; and
  * the digest (`\x19\x01 ‖ domainSeparator ‖ hashStruct(message)`) computed here with a small
- * EIP-712 encoder for flat structs over keccak_256.
+ * EIP-712 encoder for flat structs over keccak-256.
  *
- * May import: @noble/hashes, config/profile (type), ./address, ./codes.
+ * May import: ./keccak, config/profile (type), ./address, ./codes.
  *
  * Invariants:
  *  - The action is part of what is signed: each action has its own primary type, hence its own
@@ -26,7 +26,7 @@
  * Limits: flat structs only (no arrays, no nested structs) and the atomic types address, bool,
  * string, uint8…uint256 — all the published types need.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.ts';
 import type { Profile } from '../config/profile.ts';
 import { hexInto, toAddress } from './address.ts';
 import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
@@ -257,7 +257,7 @@ const utf8 = new TextEncoder();
 const TYPE_HASH = new Map<string, Uint8Array>(
   [['EIP712Domain', DOMAIN_TYPE] as const, ...Object.entries(TYPES)].map(([name, fields]) => [
     name,
-    keccak_256(utf8.encode(encodeTypeString(name, fields))),
+    keccak256(utf8.encode(encodeTypeString(name, fields))),
   ]),
 );
 
@@ -267,7 +267,7 @@ function encodeField(type: string, value: unknown, out: Uint8Array, word: number
   switch (type) {
     case 'string':
       if (typeof value !== 'string') return false;
-      out.set(keccak_256(utf8.encode(value)), at);
+      out.set(keccak256(utf8.encode(value)), at);
       return true;
     case 'bool':
       if (typeof value !== 'boolean') return false;
@@ -297,7 +297,7 @@ function hashStruct(typeName: string, fields: readonly TypedField[], message: Re
   for (let i = 0; i < fields.length; i++) {
     if (!encodeField(fields[i].type, message[fields[i].name], encoded, i + 1)) return refused(AuthCode.InvalidField, { field: fields[i].name });
   }
-  return accepted(keccak_256(encoded));
+  return accepted(keccak256(encoded));
 }
 
 const separators = new Map<string, Uint8Array>();
@@ -329,5 +329,5 @@ export function typedDataDigest<T extends PrimaryType>(domain: Eip712Domain, pri
   payload[1] = 0x01;
   payload.set(domainSeparator(domain), 2);
   payload.set(struct.value, 34);
-  return accepted(keccak_256(payload));
+  return accepted(keccak256(payload));
 }

@@ -1,11 +1,9 @@
 /**
  * @module history/store
  *
- * The history projections' named databases inside the runtime's LMDB environment, their key
- * layouts and value codecs. The environment is passed in, never opened here: the runtime
- * opens one environment for the journal and the projections so that a batch of events and
- * their projections commit in one transaction (open it with `maxDbs` ≥ the journal's
- * databases + `HISTORY_DATABASE_COUNT`).
+ * The history projections' named databases, their key layouts and value codecs. The
+ * environment is passed in, never opened here: the runtime opens one for history beside the
+ * journal's (open it with `maxDbs` ≥ `HISTORY_DATABASE_COUNT` + the runtime's own).
  *
  * Keys (lmdb ordered-binary arrays of integers, so ranges sort numerically):
  * ```

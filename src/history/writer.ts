@@ -1,78 +1,157 @@
 /**
  * @module history/writer
  *
- * Feeds the history projections from journaled events. The runtime calls one method per
- * event, inside the same LMDB write transaction that journals the event
- * (`root.transaction(cb)` for grouped commits or `root.transactionSync(cb)`), so an event and
- * its projections become durable together and a replay rebuilds exactly what was lost.
+ * Feeds the history projections from journaled events, one batch (one LMDB write transaction)
+ * at a time: `batch(fn)` runs `fn`, which calls one method per event, then writes what the
+ * batch changed and commits. Trades and fills are written as they come; candles and orders are
+ * collected in the batch and each written once, in its final state, when the batch ends — a
+ * batch of a thousand trades writes 11 candles per market, not 11,000, and an order accepted
+ * and filled in one batch is written once.
  *
- * Writes are `putSync`/`removeSync`. Inside a transaction callback lmdb-js performs them
- * at once in the open write transaction (no separate commit, no promise per write), reads in
- * the same callback see them (the read-modify-write of candles and order indexes relies on
- * it), and a failure throws there, aborting the caller's transaction, instead of rejecting a
- * promise that nobody awaits. Called outside a transaction each write would commit on its
- * own: a misuse, not supported.
+ * Writes are `putSync`/`removeSync` inside the batch's `transactionSync`: performed at once in
+ * the open transaction, visible to reads in it, and a failure throws there and aborts the
+ * whole batch.
  *
- * State lives only in LMDB (no cache beside it), so an aborted transaction leaves nothing
- * stale behind and a restart needs no warm-up. Cost per trade: 2 trade puts, 11 candle
- * get+put (one funding read when a candle opens).
+ * Cache: the newest candle of each (market, interval) as committed, so a trade reads no candle
+ * from LMDB except when a period opens or an older one is touched. It only ever holds what is
+ * committed: an aborted batch clears it. Cost per trade: 2 trade puts and 11 in-memory candle
+ * updates; per batch, one put per touched candle and per changed order (plus one order read).
  * May import: history/, config/, engine/types.
  */
-import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type CandleInterval, type CandleState } from './candles.ts';
+import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type Candle, type CandleInterval, type CandleState } from './candles.ts';
 import { KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, type HistoryDatabases } from './store.ts';
 import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
 
+/** Slot of (market, interval) in the candle maps. */
+const slot = (marketIndex: number, interval: number): number => marketIndex * CANDLE_INTERVALS.length + interval;
+
 export class HistoryWriter {
+  /** Newest committed candle per slot. */
+  private readonly newest = new Map<number, Candle>();
+  /** Candles this batch changed, per slot and start. */
+  private readonly dirtyCandles = new Map<number, Map<number, Candle>>();
+  /** Orders this batch changed, in their latest state. */
+  private readonly dirtyOrders = new Map<number, OrderRecord>();
+  private inBatch = false;
+
   constructor(private readonly dbs: HistoryDatabases) {}
+
+  /**
+   * Runs `fn` (the batch's events) and then `after` (the caller's own writes, such as a
+   * progress marker) in one write transaction, and commits. Throws what they throw, with
+   * nothing of the batch written.
+   */
+  batch(fn: (writer: HistoryWriter) => void, after?: () => void): void {
+    if (this.inBatch) throw new Error('history batches do not nest');
+    this.inBatch = true;
+    try {
+      this.dbs.root.transactionSync(() => {
+        fn(this);
+        this.writeCandles();
+        this.writeOrders();
+        after?.();
+      });
+      for (const [key, candles] of this.dirtyCandles) {
+        for (const candle of candles.values()) {
+          const newest = this.newest.get(key);
+          if (newest === undefined || candle.start >= newest.start) this.newest.set(key, candle);
+        }
+      }
+    } catch (error) {
+      this.newest.clear();
+      throw error;
+    } finally {
+      this.dirtyCandles.clear();
+      this.dirtyOrders.clear();
+      this.inBatch = false;
+    }
+  }
 
   /** A fill of the book: the public trade, and the candles of every interval. */
   onTrade(trade: TradeRecord): void {
+    this.assertInBatch();
     const stored = storeTrade(trade);
     this.dbs.trades.putSync([trade.marketIndex, trade.seq], stored);
     this.dbs.tradesByTime.putSync([trade.marketIndex, trade.time, trade.seq], stored);
     const candles = candlesAfterTrade(this.candleState(trade.marketIndex), trade.time, trade.price, trade.quantity);
-    for (let i = 0; i < CANDLE_INTERVALS.length; i++) {
-      this.dbs.candles.putSync([trade.marketIndex, i, candles[i].start], storeCandle(candles[i]));
-    }
+    for (let i = 0; i < CANDLE_INTERVALS.length; i++) this.touchCandle(trade.marketIndex, i, candles[i]);
   }
 
   /** One subaccount's side of a fill, with what the ledger realized on it. */
   onFill(fill: AccountFillRecord): void {
+    this.assertInBatch();
     this.dbs.fills.putSync([fill.owner, fill.time, fill.marketIndex, fill.seq], storeFill(fill));
   }
 
   /** The order's state after any change (accepted, filled, cancelled, triggered …). */
   onOrderUpdate(order: OrderRecord): void {
-    const previous = this.dbs.orders.get(order.orderId);
-    if (previous !== undefined) {
-      if (previous.updatedAt !== order.updatedAt || previous.owner !== order.owner) {
-        this.dbs.ordersByUpdated.removeSync([previous.owner, previous.updatedAt, previous.orderId]);
-      }
-      if (previous.createdAt !== order.createdAt || previous.owner !== order.owner) {
-        this.dbs.ordersByCreated.removeSync([previous.owner, previous.createdAt, previous.orderId]);
-      }
-    }
-    this.dbs.orders.putSync(order.orderId, order);
-    this.dbs.ordersByUpdated.putSync([order.owner, order.updatedAt, order.orderId], order.orderId);
-    this.dbs.ordersByCreated.putSync([order.owner, order.createdAt, order.orderId], order.orderId);
+    this.assertInBatch();
+    this.dirtyOrders.set(order.orderId, order);
   }
 
   /** A funding rate settled: the market's rate history, and the candles of its period. */
   onFundingRate(record: FundingRateRecord): void {
+    this.assertInBatch();
     this.dbs.funding.putSync([record.marketIndex, record.time], record.rate.toString());
     for (const { interval, candle } of candlesAfterFundingRate(this.candleState(record.marketIndex), record.time, record.rate)) {
-      this.dbs.candles.putSync([record.marketIndex, interval.index, candle.start], storeCandle(candle));
+      this.touchCandle(record.marketIndex, interval.index, candle);
     }
   }
 
+  private assertInBatch(): void {
+    if (!this.inBatch) throw new Error('history writes happen inside HistoryWriter.batch');
+  }
+
+  private touchCandle(marketIndex: number, interval: number, candle: Candle): void {
+    const key = slot(marketIndex, interval);
+    let candles = this.dirtyCandles.get(key);
+    if (candles === undefined) this.dirtyCandles.set(key, (candles = new Map()));
+    candles.set(candle.start, candle);
+  }
+
+  private writeCandles(): void {
+    for (const [key, candles] of this.dirtyCandles) {
+      const marketIndex = Math.floor(key / CANDLE_INTERVALS.length);
+      const interval = key % CANDLE_INTERVALS.length;
+      for (const candle of candles.values()) this.dbs.candles.putSync([marketIndex, interval, candle.start], storeCandle(candle));
+    }
+  }
+
+  /** Each changed order once: its superseded index entries removed, its latest state stored. */
+  private writeOrders(): void {
+    for (const order of this.dirtyOrders.values()) {
+      const previous = this.dbs.orders.get(order.orderId);
+      if (previous !== undefined) {
+        if (previous.updatedAt !== order.updatedAt || previous.owner !== order.owner) {
+          this.dbs.ordersByUpdated.removeSync([previous.owner, previous.updatedAt, previous.orderId]);
+        }
+        if (previous.createdAt !== order.createdAt || previous.owner !== order.owner) {
+          this.dbs.ordersByCreated.removeSync([previous.owner, previous.createdAt, previous.orderId]);
+        }
+      }
+      this.dbs.orders.putSync(order.orderId, order);
+      this.dbs.ordersByUpdated.putSync([order.owner, order.updatedAt, order.orderId], order.orderId);
+      this.dbs.ordersByCreated.putSync([order.owner, order.createdAt, order.orderId], order.orderId);
+    }
+  }
+
+  /** Candles as this batch sees them: its own changes, then the newest committed, then LMDB. */
   private candleState(marketIndex: number): CandleState {
     const { candles, funding } = this.dbs;
     return {
-      candle(interval: CandleInterval, start: number) {
+      candle: (interval: CandleInterval, start: number) => {
+        const key = slot(marketIndex, interval.index);
+        const changed = this.dirtyCandles.get(key)?.get(start);
+        if (changed !== undefined) return changed;
+        const newest = this.newest.get(key);
+        if (newest !== undefined && newest.start === start) return newest;
+        // Nothing newer than the cached candle exists unless this batch made it (checked above).
+        if (newest !== undefined && start > newest.start) return undefined;
         const stored = candles.get([marketIndex, interval.index, start]);
         return stored === undefined ? undefined : loadCandle(start, stored);
       },
-      latestFundingRate() {
+      // Read in the open transaction, so a rate settled earlier in this batch counts.
+      latestFundingRate: () => {
         for (const { value } of funding.getRange({ start: [marketIndex, KEY_TOP], end: [marketIndex], reverse: true, limit: 1 })) {
           return BigInt(value);
         }

@@ -22,7 +22,7 @@ import type { ExchangeListeners } from './exchange.ts';
 export class Projections {
   private readonly writer: HistoryWriter;
   readonly transfers: TransferHistory;
-  private queue: (() => void)[] = [];
+  private queue: ((writer: HistoryWriter) => void)[] = [];
   /** Transfers numbered in the order they settle (history is rebuilt in journal order). */
   private transferCount = 0;
   /** Who an owner id is: set once the ledger exists. */
@@ -46,7 +46,7 @@ export class Projections {
   }
 
   /** Queues a write, unless replay is re-applying a record whose projections are already written. */
-  private push(write: () => void): void {
+  private push(write: (writer: HistoryWriter) => void): void {
     if (this.applying > this.projectedSeq) this.queue.push(write);
   }
 
@@ -55,10 +55,10 @@ export class Projections {
     return {
       orderChanged: (o: OrderState) => {
         const record = { ...o, marketIndex: o.market };
-        this.push(() => this.writer.onOrderUpdate(record));
+        this.push((w) => w.onOrderUpdate(record));
       },
       trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
-        this.push(() => this.writer.onTrade({ marketIndex: market, seq, time, price, quantity, takerSide }));
+        this.push((w) => w.onTrade({ marketIndex: market, seq, time, price, quantity, takerSide }));
       },
       ledgerEvent: (e: LedgerEvent) => {
         if (e.type === 'fill') {
@@ -75,7 +75,7 @@ export class Projections {
             realizedPnl: e.realizedPnl,
             realizedPoints: e.realizedPoints,
           };
-          this.push(() => this.writer.onFill(record));
+          this.push((w) => w.onFill(record));
         } else if (e.type === 'transfer') {
           const from = this.identity(e.from)!;
           const to = this.identity(e.to)!;
@@ -94,7 +94,7 @@ export class Projections {
           this.push(() => this.transfers.onTransfer(record));
         } else if (e.type === 'fundingRate') {
           const record = { marketIndex: e.market, time: e.time, rate: e.rate };
-          this.push(() => this.writer.onFundingRate(record));
+          this.push((w) => w.onFundingRate(record));
         }
       },
     };
@@ -126,10 +126,14 @@ export class Projections {
     const queue = this.queue;
     this.queue = [];
     const seq = this.lastSeq();
-    this.env.transactionSync(() => {
-      for (const write of queue) write();
-      this.meta.putSync('projectedSeq', seq);
-      this.meta.putSync('transferCount', this.transferCount);
-    });
+    this.writer.batch(
+      (writer) => {
+        for (const write of queue) write(writer);
+      },
+      () => {
+        this.meta.putSync('projectedSeq', seq);
+        this.meta.putSync('transferCount', this.transferCount);
+      },
+    );
   }
 }

@@ -163,23 +163,61 @@ test('property: every interval\'s candles equal a naive recomputation from the r
   );
 });
 
-test('property: the LMDB projection stores the same candles as the naive recomputation', () => {
+test('property: the LMDB projection stores the same candles as the naive recomputation, however the events are batched', () => {
   const history = openTempHistory();
   let market = 0;
   let seq = 0;
   fc.assert(
-    fc.property(eventsArb, (events) => {
+    fc.property(eventsArb, fc.array(fc.integer({ min: 1, max: 8 }), { maxLength: 20 }), (events, batchSizes) => {
       market++; // a fresh market per run: runs do not see each other's candles
-      history.write((w) => {
-        for (const e of events) {
-          if (e.kind === 'trade') w.onTrade({ marketIndex: market, seq: ++seq, time: e.time, price: e.price, quantity: e.quantity, takerSide: Side.Buy });
-          else w.onFundingRate({ marketIndex: market, time: e.time, rate: e.rate });
-        }
-      });
+      // Batches of the given sizes, the rest in one: candles carried from batch to batch by the writer's cache.
+      const batches: Event[][] = [];
+      let at = 0;
+      for (const size of batchSizes) {
+        if (at >= events.length) break;
+        batches.push(events.slice(at, (at += size)));
+      }
+      if (at < events.length) batches.push(events.slice(at));
+      for (const batch of batches) {
+        history.write((w) => {
+          for (const e of batch) {
+            if (e.kind === 'trade') w.onTrade({ marketIndex: market, seq: ++seq, time: e.time, price: e.price, quantity: e.quantity, takerSide: Side.Buy });
+            else w.onFundingRate({ marketIndex: market, time: e.time, rate: e.rate });
+          }
+        });
+      }
       for (const interval of CANDLE_INTERVALS) {
         assert.deepEqual(history.reader.candles(market, interval, { limit: 5000 }), naiveCandles(events, interval), interval.name);
       }
     }),
     { numRuns: 100 },
+  );
+});
+
+test('property: trades out of time order, in any batches, give the candles of the in-memory aggregation', () => {
+  const history = openTempHistory();
+  let market = 1_000;
+  let seq = 0;
+  const tradesArb = eventsArb
+    .map((events) => events.filter((e) => e.kind === 'trade'))
+    .chain((trades) => fc.tuple(fc.shuffledSubarray(trades, { minLength: trades.length, maxLength: trades.length }), fc.array(fc.integer({ min: 1, max: 6 }), { maxLength: 20 })));
+  fc.assert(
+    fc.property(tradesArb, ([trades, batchSizes]) => {
+      market++;
+      let at = 0;
+      for (const size of [...batchSizes, trades.length]) {
+        if (at >= trades.length) break;
+        const batch = trades.slice(at, (at += size));
+        history.write((w) => {
+          for (const e of batch) if (e.kind === 'trade') w.onTrade({ marketIndex: market, seq: ++seq, time: e.time, price: e.price, quantity: e.quantity, takerSide: Side.Buy });
+        });
+      }
+      const expected = aggregateInMemory(trades);
+      for (const interval of CANDLE_INTERVALS) {
+        const want = [...expected.entries()].filter(([k]) => k.startsWith(`${interval.index}:`)).map(([, c]) => c).sort((a, b) => a.start - b.start);
+        assert.deepEqual(history.reader.candles(market, interval, { limit: 5000 }), want, interval.name);
+      }
+    }),
+    { numRuns: 150 },
   );
 });

@@ -192,4 +192,6 @@ test('projections commit and abort with the caller\'s transaction', () => {
   assert.deepEqual(reader.fundingRates(3, { limit: 10 }), []);
   h.write((w) => w.onTrade(trade));
   assert.deepEqual(reader.trades(3, { limit: 10 }), [trade]);
+  const [minute] = reader.candles(3, CANDLE_INTERVALS[0], { limit: 10 });
+  assert.deepEqual([minute.trades, minute.volume, minute.fundingRate], [1, 1n, null], 'the aborted batch left nothing in the candles either');
 });

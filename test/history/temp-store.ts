@@ -13,7 +13,7 @@ export interface TempHistory {
   dbs: HistoryDatabases;
   writer: HistoryWriter;
   reader: HistoryReader;
-  /** Runs `fn` in one write transaction, as the runtime does with a journaled batch. */
+  /** Runs `fn` as one history batch (one write transaction), as the runtime does per turn. */
   write(fn: (writer: HistoryWriter) => void): void;
 }
 
@@ -27,5 +27,5 @@ export function openTempHistory(): TempHistory {
   });
   const dbs = openHistoryDatabases(root);
   const writer = new HistoryWriter(dbs);
-  return { root, dbs, writer, reader: new HistoryReader(dbs), write: (fn) => root.transactionSync(() => fn(writer)) };
+  return { root, dbs, writer, reader: new HistoryReader(dbs), write: (fn) => writer.batch(fn) };
 }
