@@ -4,7 +4,7 @@
  * The whole exchange wired in one place. Read top to bottom, it is the path of a request:
  *
  *   ① gateway → ② signatures → ③ sequencer + risk → ④ market threads → ⑤ settlement
- *   → ⑥ journal (flushed) → ⑦ reply
+ *   → ⑥ journal (flushed) + history (projection thread) → ⑦ reply
  *
  * Start-up runs the same path backwards first: the journal is replayed into the exchange
  * before any market thread or socket opens. docs/architecture.md explains each boundary.
@@ -31,6 +31,7 @@ import { Snapshots } from './journal/snapshots.ts';
 import { MarketLink } from './runtime/market-link.ts';
 import { Sequencer } from './runtime/sequencer.ts';
 import { Projections } from './runtime/projections.ts';
+import { HISTORY_ENV_OPTIONS } from './runtime/history-env.ts';
 import { TestnetFeed } from './runtime/testnet-feed.ts';
 import { CommandKind } from './runtime/commands.ts';
 import { accountWrites } from './runtime/account-writes.ts';
@@ -76,18 +77,17 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   const storage = LmdbJournalStorage.open(join(settings.dataDir, 'journal'));
   const snapshots = new Snapshots(storage.env, logger);
 
-  // history projections: derived from the journal, written without flushing; rebuilt if unreadable
+  // ⑥ history projections: derived from the journal, written without flushing; rebuilt if unreadable
   const historyDir = join(settings.dataDir, 'history');
   let historyEnv: RootDatabase;
   try {
-    historyEnv = open({ path: historyDir, maxDbs: 16, noSync: true });
+    historyEnv = open({ path: historyDir, ...HISTORY_ENV_OPTIONS });
   } catch (error) {
     logger.error({ err: error }, 'history unreadable: rebuilding it from the journal');
     rmSync(historyDir, { recursive: true, force: true });
-    historyEnv = open({ path: historyDir, maxDbs: 16, noSync: true });
+    historyEnv = open({ path: historyDir, ...HISTORY_ENV_OPTIONS });
   }
-  const historyDbs = openHistoryDatabases(historyEnv);
-  const projections = new Projections(historyEnv, historyDbs);
+  const projections = new Projections(historyEnv);
 
   // ③ the exchange's state: the newest snapshot that history has caught up with and that restores
   // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
@@ -121,6 +121,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     onBatch: () => projections.flush(),
   });
   await journal.durable(journal.lastSeq());
+  // From here on history is written on its own thread; the main thread only builds the records.
+  projections.startThread(historyDir);
   logger.info(
     {
       snapshotSeq: start?.seq ?? 0,
@@ -169,7 +171,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       await sequencer!.idle();
       seq = journal.lastSeq();
       // History must reach the snapshot, or the next start cannot begin from it.
-      projections.flush(true);
+      await projections.settle();
       const books = (await Promise.all(links.map((l) => l.snapshots()))).flat();
       const state = exchange.snapshot();
       hash = exchange.stateHash();
@@ -233,7 +235,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     book: (index) => exchange.depth[index],
     typedData: () => typedData,
   };
-  const history = new HistoryReader(historyDbs);
+  const history = new HistoryReader(openHistoryDatabases(historyEnv));
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
@@ -299,7 +301,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       logger.info({ lastSeq: journal.lastSeq(), stateHash: exchange.stateHash(), books }, 'stopped');
       await journal.close();
       await pool.close();
-      projections.flush();
+      await projections.close();
       await historyEnv.close();
     },
   };

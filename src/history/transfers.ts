@@ -2,10 +2,9 @@
  * @module history/transfers
  *
  * The transfers projection: every settled transfer between subaccounts, listed per subaccount
- * for GET /account/transfer/history. One named database in the runtime's LMDB environment
- * (count it in `maxDbs`: `TRANSFER_DATABASE_COUNT`), written like the other projections —
- * `onTransfer` inside the write transaction that journals the ledger's `transfer` event, with
- * `putSync`, so the event and its history are durable together and a replay rebuilds them.
+ * for GET /account/transfer/history. One named database in the history environment (count it
+ * in `maxDbs`: `TRANSFER_DATABASE_COUNT`), written like the other projections — `onTransfer`
+ * inside a history batch's write transaction (history/batch), with `putSync`.
  *
  * Key: `[owner, time, id]` → the transfer, once under the debited owner and once under the
  * credited one (a transfer never goes to its own subaccount). `id` is the caller's unique,
@@ -63,7 +62,7 @@ export class TransferHistory implements TransferHistoryReader {
     this.db = root.openDB<StoredTransfer, number[]>({ name: 'history.transfers' });
   }
 
-  /** Records a transfer under both subaccounts. Call inside the journaling write transaction. */
+  /** Records a transfer under both subaccounts. Call inside a history batch's write transaction. */
   onTransfer(t: TransferRecord): void {
     const stored: StoredTransfer = {
       fromOwner: t.fromOwner,

@@ -2,51 +2,83 @@
  * @module runtime/projections
  *
  * Turns what the exchange reports (order changes, trades, settled fills, funding rates,
- * transfers) into history records, queued and written together once per batch. History is
- * derived data: it lives in its own LMDB environment and needs no flush of its own (the journal
- * is what must survive a power cut). Each batch also records the journal sequence number it
- * covers (`projectedSeq`), in the same transaction, so a restart projects only what came after
- * it and never counts a trade into a candle twice. A history that cannot be opened is rebuilt
- * from the whole journal.
+ * transfers) into history records and gets them written, a batch per event-loop turn. History
+ * is derived data in its own LMDB environment: the journal is what must survive a power cut.
+ * Each batch carries the journal sequence number it covers (`HistoryBatch.seq`), written in
+ * the same transaction, so a restart projects only what came after it and never counts a
+ * trade into a candle twice.
+ *
+ * Two ways of writing, one format: during start-up replay batches are written on this thread,
+ * in order, before anything else runs; once the exchange is live (`startThread`) they go to
+ * the projection thread (runtime/projection-worker), and the main thread only builds records.
+ * A reply waits for `caughtUp(seq)` as well as the journal, so an order a client was told is
+ * filled is already in GET /account/order and its fills in GET /account/fills.
+ *
+ * Invariants: batches are written in the order they are made; a batch's seq is the journal's
+ * last seq when it was made, so it covers every record of that turn. Backpressure: `behind()`
+ * names the reason to refuse new writes when the projection thread lags.
  */
-import type { Database, RootDatabase } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
+import type { Worker } from 'node:worker_threads';
 import type { LedgerEvent } from '../ledger/events.ts';
 import type { Side } from '../engine/types.ts';
-import { HistoryWriter } from '../history/writer.ts';
-import { TransferHistory } from '../history/transfers.ts';
+import { HistoryStore, type HistoryWrite } from '../history/batch.ts';
+import type { TransferHistory } from '../history/transfers.ts';
 import type { OwnerIdentity } from '../ledger/accounts.ts';
-import type { HistoryDatabases } from '../history/store.ts';
 import type { OrderState } from './order-registry.ts';
 import type { ExchangeListeners } from './exchange.ts';
+import { spawnTsWorker } from './spawn-worker.ts';
+import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
+
+/** Batches the projection thread may have unwritten before new writes are refused. */
+const MAX_BATCHES_IN_FLIGHT = 256;
+
+const RESOLVED = Promise.resolve();
+
+interface Waiter {
+  seq: number;
+  resolve(): void;
+  reject(error: Error): void;
+}
 
 export class Projections {
-  private readonly writer: HistoryWriter;
+  private readonly store: HistoryStore;
+  /** For reads of the transfer history (the gateway's). */
   readonly transfers: TransferHistory;
-  private queue: ((writer: HistoryWriter) => void)[] = [];
+  private queue: HistoryWrite[] = [];
   /** Transfers numbered in the order they settle (history is rebuilt in journal order). */
-  private transferCount = 0;
+  private transferCount: number;
   /** Who an owner id is: set once the ledger exists. */
   identity: (owner: number) => OwnerIdentity | undefined = () => undefined;
-  /** The last journal sequence number whose projections are written. */
+  /** The last journal sequence number whose projections were written before this start. */
   readonly projectedSeq: number;
   /** The journal record being applied (replay sets it; live it is always past `projectedSeq`). */
   applying = Number.MAX_SAFE_INTEGER;
-  /** The journal's last sequence number, read when a batch is written. */
+  /** The journal's last sequence number, read when a batch is made. */
   lastSeq: () => number = () => 0;
-  private readonly meta: Database<number, string>;
   /** The market sequence number of the book event being applied (ledger fills carry none). */
   currentSeq = 0;
 
-  constructor(private readonly env: RootDatabase, dbs: HistoryDatabases) {
-    this.writer = new HistoryWriter(dbs);
-    this.transfers = new TransferHistory(env);
-    this.meta = env.openDB<number, string>({ name: 'history.meta' });
-    this.projectedSeq = this.meta.get('projectedSeq') ?? 0;
-    this.transferCount = this.meta.get('transferCount') ?? 0;
+  private thread: Worker | null = null;
+  /** Seq of the newest batch handed to the thread, and of the newest it reported written. */
+  private sentSeq = 0;
+  private writtenSeq = 0;
+  private inFlight = 0;
+  private waiters: Waiter[] = [];
+  private failure: Error | null = null;
+  private closed: (() => void) | null = null;
+  private scheduled = false;
+
+  constructor(private readonly env: RootDatabase) {
+    this.store = new HistoryStore(env);
+    this.transfers = this.store.transfers;
+    const position = this.store.position();
+    this.projectedSeq = position.seq;
+    this.transferCount = position.transferCount;
   }
 
   /** Queues a write, unless replay is re-applying a record whose projections are already written. */
-  private push(write: (writer: HistoryWriter) => void): void {
+  private push(write: HistoryWrite): void {
     if (this.applying > this.projectedSeq) this.queue.push(write);
   }
 
@@ -54,59 +86,64 @@ export class Projections {
   listeners(): ExchangeListeners {
     return {
       orderChanged: (o: OrderState) => {
-        const record = { ...o, marketIndex: o.market };
-        this.push((w) => w.onOrderUpdate(record));
+        this.push({ kind: 'order', record: { ...o, marketIndex: o.market } });
       },
       trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
-        this.push((w) => w.onTrade({ marketIndex: market, seq, time, price, quantity, takerSide }));
+        this.push({ kind: 'trade', record: { marketIndex: market, seq, time, price, quantity, takerSide } });
       },
       ledgerEvent: (e: LedgerEvent) => {
         if (e.type === 'fill') {
-          const record = {
-            owner: e.owner,
-            marketIndex: e.market,
-            seq: this.currentSeq,
-            time: e.time,
-            orderId: e.orderId,
-            price: e.price,
-            quantity: e.side * e.quantity,
-            realizedExposure: e.realizedExposure,
-            realizedFunding: e.realizedFunding,
-            realizedPnl: e.realizedPnl,
-            realizedPoints: e.realizedPoints,
-          };
-          this.push((w) => w.onFill(record));
+          this.push({
+            kind: 'fill',
+            record: {
+              owner: e.owner,
+              marketIndex: e.market,
+              seq: this.currentSeq,
+              time: e.time,
+              orderId: e.orderId,
+              price: e.price,
+              quantity: e.side * e.quantity,
+              realizedExposure: e.realizedExposure,
+              realizedFunding: e.realizedFunding,
+              realizedPnl: e.realizedPnl,
+              realizedPoints: e.realizedPoints,
+            },
+          });
         } else if (e.type === 'transfer') {
+          if (this.applying <= this.projectedSeq) return;
           const from = this.identity(e.from)!;
           const to = this.identity(e.to)!;
-          if (this.applying <= this.projectedSeq) return;
-          const record = {
-            id: ++this.transferCount,
-            time: e.time,
-            fromOwner: e.from,
-            toOwner: e.to,
-            accountFrom: from.address,
-            subaccountIndexFrom: from.subaccountIndex,
-            accountTo: to.address,
-            subaccountIndexTo: to.subaccountIndex,
-            amount: e.amount,
-          };
-          this.push(() => this.transfers.onTransfer(record));
+          this.push({
+            kind: 'transfer',
+            record: {
+              id: ++this.transferCount,
+              time: e.time,
+              fromOwner: e.from,
+              toOwner: e.to,
+              accountFrom: from.address,
+              subaccountIndexFrom: from.subaccountIndex,
+              accountTo: to.address,
+              subaccountIndexTo: to.subaccountIndex,
+              amount: e.amount,
+            },
+          });
         } else if (e.type === 'fundingRate') {
-          const record = { marketIndex: e.market, time: e.time, rate: e.rate };
-          this.push((w) => w.onFundingRate(record));
+          this.push({ kind: 'fundingRate', record: { marketIndex: e.market, time: e.time, rate: e.rate } });
         }
       },
     };
   }
 
-  private scheduled = false;
+  /** From now on batches are written by the projection thread. Call once replay is done. */
+  startThread(path: string): void {
+    this.flush();
+    const data: ProjectionThreadData = { path };
+    this.thread = spawnTsWorker(new URL('./projection-worker.ts', import.meta.url), { workerData: data });
+    this.thread.on('message', (report: ProjectionReport) => this.onReport(report));
+    this.thread.on('error', (error) => this.fail(error));
+  }
 
-  /**
-   * Writes what is queued at the end of this event-loop turn: one transaction for everything a
-   * turn produced. It runs before any reply of the turn goes out, because replies wait for the
-   * journal's flush, which completes in a later turn.
-   */
+  /** Writes what is queued at the end of this event-loop turn: one batch for the whole turn. */
   flushSoon(): void {
     if (this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;
@@ -117,23 +154,85 @@ export class Projections {
   }
 
   /**
-   * Writes everything queued in one transaction, with the sequence number it covers. With
-   * `markDone`, the marker moves to the journal's end even when nothing is queued: records that
-   * project to nothing (ticks, index prices) are projected too.
+   * Makes a batch of everything queued, covering the journal up to now, and writes it (replay)
+   * or hands it to the projection thread (live). With `markDone` a batch is made even when
+   * nothing is queued: records that project to nothing (ticks, index prices) are covered too.
    */
   flush(markDone = false): void {
     if (this.queue.length === 0 && !markDone) return;
-    const queue = this.queue;
+    const batch = { seq: this.lastSeq(), transferCount: this.transferCount, writes: this.queue };
     this.queue = [];
-    const seq = this.lastSeq();
-    this.writer.batch(
-      (writer) => {
-        for (const write of queue) write(writer);
-      },
-      () => {
-        this.meta.putSync('projectedSeq', seq);
-        this.meta.putSync('transferCount', this.transferCount);
-      },
-    );
+    if (this.thread === null) {
+      this.store.write(batch);
+      this.writtenSeq = this.sentSeq = batch.seq;
+      return;
+    }
+    this.sentSeq = batch.seq;
+    this.inFlight++;
+    this.thread.postMessage({ type: 'batch', batch } satisfies ProjectionMessage);
+  }
+
+  /**
+   * Resolves when every history record of the journal up to `seq` is written (and readable
+   * here): at once when nothing up to it is still queued or in flight.
+   */
+  caughtUp(seq: number): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    if (this.queue.length === 0 && (this.inFlight === 0 || seq <= this.writtenSeq)) return RESOLVED;
+    return new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  /** Why new writes should be refused now, or null. */
+  behind(): string | null {
+    if (this.failure !== null) return 'history cannot be written';
+    return this.inFlight > MAX_BATCHES_IN_FLIGHT ? 'history is behind' : null;
+  }
+
+  /** Every record so far written, and the position moved to the journal's end. */
+  settle(): Promise<void> {
+    this.flush(true);
+    return this.caughtUp(this.sentSeq);
+  }
+
+  /** Writes what is left, then stops the projection thread. */
+  async close(): Promise<void> {
+    await this.settle();
+    const thread = this.thread;
+    if (thread === null) return;
+    await new Promise<void>((resolve) => {
+      this.closed = resolve;
+      thread.postMessage({ type: 'close' } satisfies ProjectionMessage);
+    });
+    await thread.terminate();
+    this.thread = null;
+  }
+
+  private onReport(report: ProjectionReport): void {
+    if (report.type === 'closed') {
+      this.closed?.();
+      return;
+    }
+    if (report.type === 'failed') {
+      this.fail(new Error(`history write failed: ${report.error}`));
+      return;
+    }
+    this.inFlight--;
+    this.writtenSeq = report.seq;
+    // lmdb-js keeps a read transaction open on this thread: renew it, so reads see the batch.
+    this.env.resetReadTxn();
+    const all = this.inFlight === 0 && this.queue.length === 0;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) {
+      if (all || w.seq <= report.seq) w.resolve();
+      else this.waiters.push(w);
+    }
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w.reject(this.failure);
   }
 }

@@ -4,10 +4,10 @@
  * Stage ③ to ⑥ of the pipeline on the main thread: one writer decides, in order, what every
  * command does (`Exchange.execute`), journals it, routes book work to the market threads,
  * applies their events as they come back (R2) and journals those too. A caller's promise
- * resolves only when the market threads have finished its command and every journal record
- * up to that point is flushed to disk.
+ * resolves only when the market threads have finished its command, every journal record up
+ * to that point is flushed to disk and the history it projects to is written.
  *
- * Backpressure: when the journal or a command ring is behind, `submit` refuses with
+ * Backpressure: when the journal, the history or a command ring is behind, `submit` refuses with
  * `Overloaded` before changing anything, so nothing accepted is ever dropped.
  */
 import type { Journal } from '../journal/journal.ts';
@@ -67,6 +67,8 @@ export class Sequencer {
   overloaded(): string | null {
     if (this.closed) return 'shutting down';
     if (this.journal.isBehind()) return 'journal is behind';
+    const history = this.projections.behind();
+    if (history !== null) return history;
     for (const link of this.links) if (!link.hasRoom(ROOM_NEEDED)) return 'a market is behind';
     return null;
   }
@@ -81,7 +83,7 @@ export class Sequencer {
     this.projections.flushSoon();
     if (result.routed.length === 0) {
       const outcome = { result, bookResults: [] };
-      return result.changed ? this.journal.durable(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
+      return result.changed ? this.settled(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
     }
     return new Promise<Outcome>((resolve, reject) => {
       const completion: Completion = { waiting: result.routed.length, result, bookResults: [], resolve, reject };
@@ -99,7 +101,7 @@ export class Sequencer {
       completion.bookResults.push(doneCode(view, offset));
       if (--completion.waiting === 0) {
         const outcome = { result: completion.result, bookResults: completion.bookResults };
-        this.journal.durable(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
+        this.settled(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
       }
       return;
     }
@@ -109,6 +111,12 @@ export class Sequencer {
     for (const m of this.exchange.takeUnsolicitedRoutes()) this.waiting[m].push(unsolicited());
     this.journal.append(kind, bytes, offset, recordLength(view, offset));
   };
+
+  /** When a reply may go out: the journal flushed up to `seq`, and its history written. */
+  private settled(seq: number): Promise<void> {
+    const projections = this.projections;
+    return this.journal.durable(seq).then(() => projections.caughtUp(seq));
+  }
 
   /** After a batch of events: their projections are written with the rest of the turn's. */
   readonly onBatch = (): void => {

@@ -1,0 +1,75 @@
+/**
+ * @module history/batch
+ *
+ * One batch of history: the records a stretch of the journal projects to, and the journal
+ * position it brings the projections to. A batch is plain data (structured-clonable), so the
+ * runtime can write it on the thread that replays the journal or hand it to the projection
+ * thread; `HistoryStore.write` is the one place a batch becomes LMDB writes, in one
+ * transaction together with the position it covers.
+ *
+ * May import: history/, lmdb types.
+ */
+import type { Database, RootDatabase } from 'lmdb';
+import { HistoryWriter } from './writer.ts';
+import { TransferHistory, type TransferRecord } from './transfers.ts';
+import { openHistoryDatabases } from './store.ts';
+import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
+
+export type HistoryWrite =
+  | { kind: 'order'; record: OrderRecord }
+  | { kind: 'trade'; record: TradeRecord }
+  | { kind: 'fill'; record: AccountFillRecord }
+  | { kind: 'fundingRate'; record: FundingRateRecord }
+  | { kind: 'transfer'; record: TransferRecord };
+
+export interface HistoryBatch {
+  /** The journal sequence number every record up to is projected once this batch is written. */
+  seq: number;
+  /** Transfers numbered so far (numbering continues across restarts). */
+  transferCount: number;
+  writes: HistoryWrite[];
+}
+
+/** Where the projections stand: read at start-up, written with every batch. */
+export interface HistoryPosition {
+  seq: number;
+  transferCount: number;
+}
+
+/** The projections' databases in one environment, written a batch at a time. */
+export class HistoryStore {
+  private readonly writer: HistoryWriter;
+  readonly transfers: TransferHistory;
+  private readonly meta: Database<number, string>;
+
+  constructor(root: RootDatabase) {
+    this.writer = new HistoryWriter(openHistoryDatabases(root));
+    this.transfers = new TransferHistory(root);
+    this.meta = root.openDB<number, string>({ name: 'history.meta' });
+  }
+
+  position(): HistoryPosition {
+    return { seq: this.meta.get('projectedSeq') ?? 0, transferCount: this.meta.get('transferCount') ?? 0 };
+  }
+
+  /** Writes the batch and its position in one transaction; throws with nothing written. */
+  write(batch: HistoryBatch): void {
+    this.writer.batch(
+      (w) => {
+        for (const write of batch.writes) {
+          switch (write.kind) {
+            case 'order': w.onOrderUpdate(write.record); break;
+            case 'trade': w.onTrade(write.record); break;
+            case 'fill': w.onFill(write.record); break;
+            case 'fundingRate': w.onFundingRate(write.record); break;
+            case 'transfer': this.transfers.onTransfer(write.record); break;
+          }
+        }
+      },
+      () => {
+        this.meta.putSync('projectedSeq', batch.seq);
+        this.meta.putSync('transferCount', batch.transferCount);
+      },
+    );
+  }
+}
