@@ -75,11 +75,21 @@ export class MarketLink {
   private commit(slot: { view: DataView; offset: number; ring: boolean }): void {
     if (slot.ring) {
       this.commands.commit();
-      this.commands.publish();
+      // Visible at once to a thread that is awake; a sleeping one is woken once per turn.
+      if (this.commands.publishWithoutWake() && !this.wakeScheduled) {
+        this.wakeScheduled = true;
+        setImmediate(this.wakeThread);
+      }
     } else {
       this.overflow.commit(recordLength(slot.view, slot.offset));
     }
   }
+
+  private wakeScheduled = false;
+  private readonly wakeThread = (): void => {
+    this.wakeScheduled = false;
+    this.commands.wake();
+  };
 
   /** Moves waiting commands into the ring while it has room. */
   private drainOverflow(): void {

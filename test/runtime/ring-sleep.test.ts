@@ -24,6 +24,27 @@ test('a consumer asleep in Atomics.wait is woken by the publish that follows', a
   await worker.terminate();
 });
 
+test('publishWithoutWake owes a sleeping consumer a wake: it stays asleep until wake()', async () => {
+  const ring = Ring.create(8, 64);
+  const worker = spawnTsWorker(WORKER, { workerData: { mode: 'echo-one', buffer: ring.buffer } });
+  let replied = false;
+  const reply = once(worker, 'message').then((m) => ((replied = true), m));
+  const sleeping = new Int32Array(ring.buffer, kRingConsumerSleeping, 1);
+  for (let i = 0; i < 500 && Atomics.load(sleeping, 0) === 0; i++) await sleep(10);
+  assert.equal(Atomics.load(sleeping, 0), 1, 'the consumer went to sleep');
+  const offset = ring.tryClaim();
+  ring.view.setUint32(offset, 777, true);
+  ring.commit();
+  assert.equal(ring.publishWithoutWake(), true, 'a wake is owed');
+  assert.equal(ring.publishWithoutWake(), false, 'nothing new to publish');
+  await sleep(200);
+  assert.equal(replied, false, 'without the wake the consumer sleeps on');
+  ring.wake();
+  const [message] = (await reply) as [{ value: number }];
+  assert.equal(message.value, 777);
+  await worker.terminate();
+});
+
 test('the main thread waits with Atomics.waitAsync without blocking its event loop', async () => {
   const ring = Ring.create(8, 64);
   ring.spinMicros = 0;
