@@ -12,9 +12,11 @@
  *    funded accounts, so no account nears its 200 requests/s budget: crossing pairs at 95,000
  *    between 50 seller and 50 buyer accounts (half the orders rest, half fill them). -c 50.
  *    Baselines: the raw capacity of a SignaturePool with the exchange's backend (native
- *    libsecp256k1 where it loads), every core, recovering the same orders' signatures, measured
- *    just before, and for latency one durable journal commit at a time (the floor of a durable
- *    reply, bench/http/durability.ts). Targets: orders/s ≥ 50 % of the capacity, p99 < 50 ms.
+ *    libsecp256k1 where it loads), every core, flooded with the same orders just before: as the
+ *    exchange uses it (EIP-712 digest + recovery per order, the headline share) and recovery
+ *    alone from precomputed digests (printed beside it); for latency, one durable journal
+ *    commit at a time (the floor of a durable reply, bench/http/durability.ts).
+ *    Targets: orders/s ≥ 50 % of the capacity, p99 < 50 ms.
  * Server CPU is `process.cpuUsage()` of this process (every thread: HTTP, sequencer, market
  * threads, signature workers, LMDB); the load generator's CPU and the machine's (busy, steal,
  * from /proc/stat) are printed beside each run, with the load average: on 2 shared cores the load
@@ -177,24 +179,35 @@ async function ordersPart(ex: BenchExchange, sellers: BenchTrader[], buyers: Ben
   };
   const post = (file: string): LoadJob => ({ kind: 'post', url: ex.url, path: '/account/order', connections: CONNECTIONS, bodiesFile: file });
 
-  // The pool's raw capacity: a pool like the exchange's, every core, the same orders' signatures.
+  // The pool's raw capacity, on a pool like the exchange's (every core, same backend), flooded
+  // with the same orders: (a) verifying them as the exchange asks it to — EIP-712 digest and
+  // signer recovery in the worker — and (b) recovery alone from precomputed digests.
   const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
   const pool = new SignaturePool({ backend });
-  let capacity: number;
-  let poolMicros: number;
-  try {
-    await Promise.all(warmup.map((o) => pool.recover(o.digest, o.signature)));
+  const flood = async (label: string, verify: (o: SignedOrder) => Promise<unknown>): Promise<{ rate: number; micros: number }> => {
+    await Promise.all(warmup.map(verify));
     const cpu = process.cpuUsage();
     const start = performance.now();
-    const signers = await Promise.all(orders.map((o) => pool.recover(o.digest, o.signature)));
-    capacity = orders.length / ((performance.now() - start) / 1000);
+    await Promise.all(orders.map(verify));
+    const rate = orders.length / ((performance.now() - start) / 1000);
     const used = process.cpuUsage(cpu);
-    poolMicros = (used.user + used.system) / orders.length;
-    if (signers.some((s) => s === null)) throw new Error('the pool refused a bench signature');
+    const micros = (used.user + used.system) / orders.length;
+    console.log(`  signature pool (${backend}, ${pool.threads} threads), ${label}: ${Math.round(rate)}/s, ${micros.toFixed(1)} µs CPU each`);
+    return { rate, micros };
+  };
+  let typed: { rate: number; micros: number };
+  let raw: { rate: number; micros: number };
+  try {
+    typed = await flood('digest + recovery per order', async (o) => {
+      const r = await pool.recoverTyped(domain, 'Order', o.message, o.signature);
+      if (!r.ok) throw new Error('the pool refused a bench signature');
+    });
+    raw = await flood('recovery alone (precomputed digests)', async (o) => {
+      if ((await pool.recover(o.digest, o.signature)) === null) throw new Error('the pool refused a bench signature');
+    });
   } finally {
     await pool.close();
   }
-  console.log(`  signature pool (${backend}, ${availableParallelism()} threads, batches of 64): ${Math.round(capacity)} recoveries/s, ${poolMicros.toFixed(1)} µs CPU each`);
   const floor = await durableCommitLatency(join(ex.dataDir, 'probe'), 300);
   console.log(`  one durable journal commit at a time (the floor): p50 ${floor.p50.toFixed(2)} ms, p99 ${floor.p99.toFixed(2)} ms`);
 
@@ -205,11 +218,13 @@ async function ordersPart(ex: BenchExchange, sellers: BenchTrader[], buyers: Ben
   if (state.problem !== null) throw new Error(`exchange invariant broken after the bench: ${state.problem}`);
   console.log(`  after: exchange state valid; load average ${load()}`);
   return [
-    { name: `signature pool capacity (${backend}, ${availableParallelism()} threads)`, value: capacity, unit: 'recoveries/s' },
-    { name: 'signed orders, durable, end to end', value: submitted.rate, unit: 'orders/s', baseline: { name: 'pool capacity', value: capacity } },
+    { name: `signature pool capacity, digest + recovery (${backend}, ${availableParallelism()} threads)`, value: typed.rate, unit: 'orders/s' },
+    { name: `signature pool capacity, recovery alone (${backend}, ${availableParallelism()} threads)`, value: raw.rate, unit: 'recoveries/s' },
+    { name: 'signed orders, durable, end to end', value: submitted.rate, unit: 'orders/s', baseline: { name: 'pool capacity (digest + recovery)', value: typed.rate } },
+    { name: 'signed orders vs recovery alone', value: submitted.rate, unit: 'orders/s', baseline: { name: 'pool capacity (recovery alone)', value: raw.rate } },
     { name: 'signed order p50', value: submitted.p50, unit: 'ms', baseline: { name: '1 durable commit p50', value: floor.p50 } },
     { name: 'signed order p99', value: submitted.p99, unit: 'ms', baseline: { name: '1 durable commit p99', value: floor.p99 } },
-    { name: 'signed order server CPU per order', value: submitted.serverMicros, unit: 'µs', baseline: { name: 'pool CPU per recovery', value: poolMicros } },
+    { name: 'signed order server CPU per order', value: submitted.serverMicros, unit: 'µs', baseline: { name: 'pool CPU per order verified', value: typed.micros } },
   ];
 }
 
@@ -254,6 +269,9 @@ const ratio = (name: string): string => {
   return f?.baseline === undefined ? 'not run' : `${((f.value / f.baseline.value) * 100).toFixed(0)} %`;
 };
 const p99 = figures.find((f) => f.name === 'signed order p99');
-console.log(`targets: /book at ${ratio('GET /book depth')} of the bare route (≥ 70 %); orders at ${ratio('signed orders,')} of the pool's capacity (≥ 50 %), p99 ${p99 === undefined ? 'not run' : `${p99.value.toFixed(1)} ms`} (< 50 ms)`);
+console.log(
+  `targets: /book at ${ratio('GET /book depth')} of the bare route (≥ 70 %); orders at ${ratio('signed orders,')} of the pool's capacity ` +
+    `(${ratio('signed orders vs')} of recovery alone) (≥ 50 %), p99 ${p99 === undefined ? 'not run' : `${p99.value.toFixed(1)} ms`} (< 50 ms)`,
+);
 console.log(`load average at the end: ${load()}`);
 process.exit(0);

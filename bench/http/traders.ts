@@ -16,7 +16,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { generatePrivateKey } from 'viem/accounts';
 import { apiClient, Trader, type ApiClient, type OrderFields } from '../../test/e2e/harness.ts';
 import { bytesToHex } from '../../src/auth/address.ts';
-import { orderMessage, typedDataDigest, type Eip712Domain, type OrderRequest } from '../../src/auth/typed-data.ts';
+import { orderMessage, typedDataDigest, type Eip712Domain, type OrderMessage, type OrderRequest } from '../../src/auth/typed-data.ts';
 
 /** The part of the `secp256k1` package's API used here (it ships no types). */
 interface NativeSigner {
@@ -95,6 +95,8 @@ export interface SignedOrder {
   token: string;
   /** The POST /account/order body, as JSON text. */
   body: string;
+  /** The EIP-712 message the body maps to, and its digest. */
+  message: OrderMessage;
   digest: Uint8Array;
   signature: string;
 }
@@ -129,7 +131,7 @@ export function signOrder(domain: Eip712Domain, bt: BenchTrader, fields: OrderFi
   const digest = typedDataDigest(domain, 'Order', message.value);
   if (!digest.ok) throw new Error(`order digest refused: ${JSON.stringify(digest)}`);
   const signature = sign(digest.value, bt.key);
-  return { token: bt.trader.token, body: JSON.stringify({ ...body, signatures: [signature] }), digest: digest.value, signature };
+  return { token: bt.trader.token, body: JSON.stringify({ ...body, signatures: [signature] }), message: message.value, digest: digest.value, signature };
 }
 
 /** Throws unless the fast signer and viem (with the types from GET /config) sign `fields` alike. */
