@@ -259,7 +259,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       live: (orderId) => exchange.orders.get(orderId),
       liveByClient: (account, clientId) => exchange.orders.byClient(account, clientId),
       liveOf: (owner, market) => exchange.orders.ofOwner(owner, market),
-      stored: (orderId) => history.order(orderId),
+      stored: (orderId) => projections.recentlyFinished(orderId) ?? history.order(orderId),
       storedOf: (owner, query) => history.orders(owner, query),
       ownerOf: (account, subaccountIndex) => exchange.ledger.findOwner(account, subaccountIndex),
     },

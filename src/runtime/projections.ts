@@ -25,10 +25,14 @@ import type { Side } from '../engine/types.ts';
 import { HistoryStore, type HistoryWrite } from '../history/batch.ts';
 import type { TransferHistory } from '../history/transfers.ts';
 import type { OwnerIdentity } from '../ledger/accounts.ts';
-import type { OrderState } from './order-registry.ts';
+import { isTerminal, type OrderState } from './order-registry.ts';
+import type { OrderRecord } from '../history/types.ts';
 import type { ExchangeListeners } from './exchange.ts';
 import { spawnTsWorker } from './spawn-worker.ts';
 import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
+
+/** Finished orders kept in memory for replies and lookups (a read cache of history.orders). */
+const RECENT_FINISHED_ORDERS = 8192;
 
 /** Batches the projection thread may have unwritten before new writes are refused. */
 const MAX_BATCHES_IN_FLIGHT = 256;
@@ -68,6 +72,8 @@ export class Projections {
   private failure: Error | null = null;
   private closed: (() => void) | null = null;
   private scheduled = false;
+  /** The last finished orders, oldest first (Map insertion order). */
+  private readonly finished = new Map<number, OrderRecord>();
 
   constructor(private readonly env: RootDatabase) {
     this.store = new HistoryStore(env);
@@ -86,7 +92,9 @@ export class Projections {
   listeners(): ExchangeListeners {
     return {
       orderChanged: (o: OrderState) => {
-        this.push({ kind: 'order', record: { ...o, marketIndex: o.market } });
+        const record = { ...o, marketIndex: o.market };
+        this.push({ kind: 'order', record });
+        if (isTerminal(o.status)) this.rememberFinished(record);
       },
       trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
         this.push({ kind: 'trade', record: { marketIndex: market, seq, time, price, quantity, takerSide } });
@@ -132,6 +140,20 @@ export class Projections {
         }
       },
     };
+  }
+
+  /**
+   * A finished order as history stores it, when it is among the last ones to finish: the reply
+   * to an order that filled at once, and lookups soon after, need no LMDB read and decode.
+   */
+  recentlyFinished(orderId: number): OrderRecord | undefined {
+    return this.finished.get(orderId);
+  }
+
+  private rememberFinished(record: OrderRecord): void {
+    this.finished.delete(record.orderId);
+    this.finished.set(record.orderId, record);
+    if (this.finished.size > RECENT_FINISHED_ORDERS) this.finished.delete(this.finished.keys().next().value!);
   }
 
   /** From now on batches are written by the projection thread. Call once replay is done. */

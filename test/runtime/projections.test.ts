@@ -1,0 +1,66 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import { Projections } from '../../src/runtime/projections.ts';
+import { HISTORY_ENV_OPTIONS } from '../../src/runtime/history-env.ts';
+import { HistoryReader } from '../../src/history/reader.ts';
+import { openHistoryDatabases } from '../../src/history/store.ts';
+import { Side } from '../../src/engine/types.ts';
+import type { OrderState } from '../../src/runtime/order-registry.ts';
+
+function tempHistory() {
+  const path = mkdtempSync(join(tmpdir(), 'projections-test-'));
+  const env = open({ path, ...HISTORY_ENV_OPTIONS });
+  after(async () => {
+    await env.close();
+    rmSync(path, { recursive: true, force: true });
+  });
+  return { path, env, reader: new HistoryReader(openHistoryDatabases(env)) };
+}
+
+const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
+
+/** ALICE's order 7: 0.002 BTC bought at 95,000 in one fill, with the large nonce wallets use. */
+const ALICE_ORDER_7_FILLED: OrderState = {
+  orderId: 7, market: 0, owner: 1, account: '0x00000000000000000000000000000000000a11ce', subaccountIndex: 0,
+  orderType: 'limit', side: Side.Buy, price: 950_000, quantity: 20, remaining: 0, settled: 20, flags: 0, expiresAt: 0,
+  nonce: 1_763_802_000_123, clientId: 'alice-7', originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
+  triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, groupId: null, ocoGroupId: null,
+  status: 'filled', reason: null, createdAt: T0, updatedAt: T0 + 5, lastUpdateSequenceNumber: 12,
+};
+
+test('a finished order kept in memory equals the one history stores', () => {
+  const h = tempHistory();
+  const projections = new Projections(h.env);
+  projections.lastSeq = () => 3;
+  projections.listeners().orderChanged(ALICE_ORDER_7_FILLED);
+  projections.flush();
+  assert.deepEqual(projections.recentlyFinished(7), h.reader.order(7));
+  assert.equal(projections.recentlyFinished(8), undefined);
+});
+
+test('on the projection thread: caughtUp resolves once the batch is written and readable here', async () => {
+  const h = tempHistory();
+  const projections = new Projections(h.env);
+  let seq = 0;
+  projections.lastSeq = () => seq;
+  projections.startThread(h.path);
+  assert.deepEqual(h.reader.trades(0, { limit: 100 }), [], 'a read before: this thread now holds a read transaction');
+  const { trade, orderChanged } = projections.listeners();
+  for (let i = 1; i <= 50; i++) {
+    seq = i;
+    trade(0, i, T0 + i, 950_000 + i, 1, Side.Buy);
+    orderChanged({ ...ALICE_ORDER_7_FILLED, orderId: 100 + i, status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
+    projections.flushSoon();
+    if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await projections.caughtUp(seq);
+  assert.equal(h.reader.trades(0, { limit: 100 }).length, 50, 'every trade readable on this thread');
+  assert.equal(h.reader.order(150)?.status, 'new');
+  assert.equal(projections.behind(), null);
+  await projections.close();
+  assert.equal(new Projections(h.env).projectedSeq, 50, 'the position reached is stored with the batch');
+});
