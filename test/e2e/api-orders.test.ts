@@ -110,7 +110,7 @@ test('POST /account/order: another account cannot read an order through its clie
   assertError(unsigned, 400, 'Invalid signature');
 });
 
-test('POST /account/order: refusals — period on a limit order, a bad signature, an unknown symbol, a bad subaccount index, no token', async () => {
+test('POST /account/order: refusals — period on a limit order, a bad signature, an unknown symbol, a bad subaccount index, no token, an attached stopLoss', async () => {
   const alice = await newTrader();
   assertError(await alice.place({ price: '80000', quantity: '0.01', period: 1000 }), 400, 'May not specify period on Limit order');
   const body = await alice.signedOrder({ price: '80000', quantity: '0.01' });
@@ -125,6 +125,10 @@ test('POST /account/order: refusals — period on a limit order, a bad signature
   assertError(await alice.place({ price: '80000', quantity: '0' }), 400, 'quantity must not be zero: positive buys, negative sells');
   assertError(await alice.place({ price: '80000', quantity: '1e-2' }), 400, 'quantity must be a signed decimal string: positive buys, negative sells');
   assertError(await alice.place({ price: '80000', quantity: '1000' }), 400, 'Insufficient margin');
+  const unsignedStop = { ...(await alice.signedOrder({ price: '80000', quantity: '0.01' })), stopLoss: { triggerPrice: '70000' } };
+  assertError(await ex.request('POST', '/account/order', unsignedStop, alice.auth()), 400, 'stopLoss objects on an order are not supported: submit a takeProfit and stopLoss pair on POST /account/orders');
+  const nullObjects = { ...(await alice.signedOrder({ price: '80000', quantity: '0.01' })), stopLoss: null, takeProfit: null };
+  assert.equal((await ex.request('POST', '/account/order', nullObjects, alice.auth())).status, 200, 'null objects are the same as none');
   // a future expiresAt (ms) is kept as sent
   const expiresAt = Date.now() + 3_600_000;
   const [expiring] = ok(await alice.place({ price: '80000', quantity: '0.01', expiresAt }));

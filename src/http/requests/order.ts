@@ -105,6 +105,13 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
   if (lots === 0) return bad('quantity must not be zero: positive buys, negative sells');
   if (Math.abs(lots) < market.minSizeLots) return bad(`quantity must be at least the minimum size ${lotsToQuantity(market, market.minSizeLots)}`);
 
+  // Attached objects are not part of the signed message and their shape is not settled: a
+  // stop the trader believes is set but is not would be worse than a clear refusal.
+  for (const attached of ['stopLoss', 'takeProfit'] as const) {
+    if (body[attached] !== undefined && body[attached] !== null) {
+      return bad(`${attached} objects on an order are not supported: submit a takeProfit and stopLoss pair on POST /account/orders`);
+    }
+  }
   const { ioc, postOnly, reduceOnly } = body.flags;
   if (ioc && postOnly) return bad('flags ioc and postOnly cannot both be set');
   let triggerPrice: number | null = null;
