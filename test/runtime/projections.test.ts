@@ -36,7 +36,7 @@ test('a finished order kept in memory equals the one history stores', () => {
   const h = tempHistory();
   const projections = new Projections(h.env);
   projections.lastSeq = () => 3;
-  projections.listeners().orderChanged(ALICE_ORDER_7_FILLED);
+  projections.listeners().orderChanged!(ALICE_ORDER_7_FILLED);
   projections.flush();
   assert.deepEqual(projections.recentlyFinished(7), h.reader.order(7));
   assert.equal(projections.recentlyFinished(8), undefined);
@@ -52,8 +52,8 @@ test('on the projection thread: caughtUp resolves once the batch is written and 
   const { trade, orderChanged } = projections.listeners();
   for (let i = 1; i <= 50; i++) {
     seq = i;
-    trade(0, i, T0 + i, 950_000 + i, 1, Side.Buy);
-    orderChanged({ ...ALICE_ORDER_7_FILLED, orderId: 100 + i, status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
+    trade!(0, i, T0 + i, 950_000 + i, 1, Side.Buy);
+    orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: 100 + i, status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
     projections.flushSoon();
     if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
