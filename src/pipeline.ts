@@ -239,6 +239,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
+    trustedProxies: settings.trustedProxies,
     clock,
     logger,
     marketData,

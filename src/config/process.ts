@@ -4,13 +4,14 @@
  * The process's settings from flags and environment (flags win): port, host, data directory,
  * profile, markets file, operator key. A bad setting stops the start with a message naming
  * the setting and the value.
- * May import: config/, node:fs, node:util.
+ * May import: config/, node:fs, node:util, http/client-address (the one address format).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseMarkets, type MarketSpec } from './market.ts';
 import { PROFILES, isProfileName, type Profile } from './profile.ts';
+import { normalize } from '../http/client-address.ts';
 
 export interface Settings {
   host: string;
@@ -27,6 +28,8 @@ export interface Settings {
   snapshotIntervalMs: number;
   /** Market threads; markets are spread over them round-robin when they outnumber threads. */
   marketThreads: number;
+  /** Proxies whose `X-Forwarded-For` names the client (canonical IP addresses); default none. */
+  trustedProxies: string[];
 }
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
@@ -46,6 +49,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'jwt-secret': { type: 'string' },
       'snapshot-interval-ms': { type: 'string' },
       'market-threads': { type: 'string' },
+      'trusted-proxies': { type: 'string' },
     },
     strict: true,
   });
@@ -83,5 +87,13 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   const marketThreads = Number(threadsText);
   if (!/^\d{1,3}$/.test(threadsText) || marketThreads < 1 || marketThreads > 256) throw new ConfigError('MARKET_THREADS', threadsText, 'must be an integer from 1 to 256');
 
-  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret, snapshotIntervalMs, marketThreads };
+  const proxiesText = values['trusted-proxies'] ?? env.TRUSTED_PROXIES ?? '';
+  const trustedProxies: string[] = [];
+  for (const entry of proxiesText.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const address = normalize(entry);
+    if (address === undefined) throw new ConfigError('TRUSTED_PROXIES', entry, 'must be a comma-separated list of IP addresses');
+    trustedProxies.push(address);
+  }
+
+  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret, snapshotIntervalMs, marketThreads, trustedProxies };
 }

@@ -36,6 +36,8 @@ export interface GatewayOptions {
   orders?: OrdersPort;
   operator?: { port: OperatorPort; key: string };
   maxBodyBytes?: number;
+  /** Proxies whose `X-Forwarded-For` is believed for the per-address budget; default none. */
+  trustedProxies?: readonly string[];
 }
 
 export function routes(options: GatewayOptions): Route[] {
@@ -91,6 +93,7 @@ export function startGateway(options: GatewayOptions): Promise<HttpServer> {
     port: options.port,
     routes: table,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    trustedProxies: new Set(options.trustedProxies ?? []),
     fallback: (req: HttpRequest) => {
       const allowed = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
       if (allowed.length === 0) return failure(GatewayCode.RouteNotFound, req.path);

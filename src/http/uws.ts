@@ -12,6 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import { clientAddress, normalize } from './client-address.ts';
 
 const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
 
@@ -29,6 +30,7 @@ export interface HttpRequest {
   /** `X-Operator-Key`, for the operator API. */
   operatorKey: string;
   contentType: string;
+  /** The client's address: the socket peer, or the client a trusted proxy forwarded for. */
   remoteAddress: string;
   body: Buffer | null;
 }
@@ -59,6 +61,8 @@ export interface HttpServerOptions {
   /** Called when a handler throws or rejects: a broken invariant, answered 500. */
   onHandlerError: (error: unknown, req: HttpRequest) => HttpReply;
   maxBodyBytes: number;
+  /** Proxies whose `X-Forwarded-For` is believed (normalized IP addresses); default none. */
+  trustedProxies?: ReadonlySet<string>;
 }
 
 export interface HttpServer {
@@ -102,11 +106,13 @@ function decodeParameter(raw: string): string {
 
 export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const app = uws.App();
+  const trusted = options.trustedProxies ?? new Set<string>();
 
   const serve = (res: Uws.HttpResponse, req: Uws.HttpRequest, handler: Handler, paramCount: number): void => {
     // req is only valid in this callback: copy everything now.
     const params: string[] = [];
     for (let i = 0; i < paramCount; i++) params.push(decodeParameter(req.getParameter(i)));
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
     const request: HttpRequest = {
       method: req.getMethod(),
       path: req.getUrl(),
@@ -115,7 +121,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       authorization: req.getHeader('authorization'),
       operatorKey: req.getHeader('x-operator-key'),
       contentType: req.getHeader('content-type'),
-      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      remoteAddress: trusted.size === 0 ? peer : clientAddress(normalize(peer) ?? peer, req.getHeader('x-forwarded-for'), trusted),
       body: null,
     };
     const declaredLength = Number(req.getHeader('content-length') || '0');

@@ -29,3 +29,12 @@ test('bad settings name the setting and the value', () => {
   assert.throws(() => loadSettings([], { MARKET_THREADS: '0' }), /^ConfigError: MARKET_THREADS: must be an integer from 1 to 256, got "0"$/);
   assert.throws(() => loadSettings([], { SNAPSHOT_INTERVAL_MS: '1e3' }), /^ConfigError: SNAPSHOT_INTERVAL_MS: must be an integer number of milliseconds/);
 });
+
+test('TRUSTED_PROXIES: a comma-separated list of IP addresses, kept in canonical form; anything else stops the start', () => {
+  assert.deepEqual(loadSettings([], {}).trustedProxies, []);
+  assert.deepEqual(loadSettings([], { TRUSTED_PROXIES: '10.0.0.2, 0:0:0:0:0:0:0:1' }).trustedProxies, ['10.0.0.2', '::1']);
+  assert.throws(
+    () => loadSettings(['--trusted-proxies', '10.0.0.2,lb.internal'], {}),
+    (e: unknown) => e instanceof ConfigError && e.message === 'TRUSTED_PROXIES: must be a comma-separated list of IP addresses, got "lb.internal"',
+  );
+});

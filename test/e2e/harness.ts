@@ -46,9 +46,10 @@ export function apiClient(url: string): ApiClient {
   return { url, request, operator: (method, path, body) => request(method, path, body, { 'x-operator-key': TESTNET_OPERATOR_KEY }) };
 }
 
-export async function startTestExchange(options: { dataDir?: string; tickMs?: number } = {}): Promise<TestExchange> {
+export async function startTestExchange(options: { dataDir?: string; tickMs?: number; trustedProxies?: string } = {}): Promise<TestExchange> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'perp-e2e-'));
-  const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {});
+  const proxies = options.trustedProxies === undefined ? [] : ['--trusted-proxies', options.trustedProxies];
+  const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...proxies], {});
   const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: options.tickMs ?? 60_000 });
   const client = apiClient(`http://127.0.0.1:${exchange.port}`);
   let stopped = false;
