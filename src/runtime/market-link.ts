@@ -154,6 +154,9 @@ export class MarketLink {
 
   private async drain(): Promise<void> {
     const ring = this.events;
+    // No spinning on the main thread: it has requests to serve while the market thread works,
+    // and a wake-up costs it nothing but the event-loop turn that delivers it.
+    ring.spinMicros = 0;
     const handle = (view: DataView, offset: number) => this.onRecord(view, ring.bytes, offset);
     for (;;) {
       if (ring.available() === 0) {
