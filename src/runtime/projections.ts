@@ -72,8 +72,10 @@ export class Projections {
   private failure: Error | null = null;
   private closed: (() => void) | null = null;
   private scheduled = false;
-  /** The last finished orders, oldest first (Map insertion order). */
+  /** The last finished orders by orderId, and their ids in the order they finished (a ring). */
   private readonly finished = new Map<number, OrderRecord>();
+  private readonly finishedIds = new Float64Array(RECENT_FINISHED_ORDERS);
+  private finishedNext = 0;
 
   constructor(private readonly env: RootDatabase) {
     this.store = new HistoryStore(env);
@@ -151,9 +153,16 @@ export class Projections {
   }
 
   private rememberFinished(record: OrderRecord): void {
-    this.finished.delete(record.orderId);
+    if (this.finished.has(record.orderId)) {
+      this.finished.set(record.orderId, record);
+      return;
+    }
+    // The slot the new order takes holds the oldest one kept: forget that one.
+    const slot = this.finishedNext;
+    if (this.finished.size >= RECENT_FINISHED_ORDERS) this.finished.delete(this.finishedIds[slot]);
+    this.finishedIds[slot] = record.orderId;
+    this.finishedNext = (slot + 1) % RECENT_FINISHED_ORDERS;
     this.finished.set(record.orderId, record);
-    if (this.finished.size > RECENT_FINISHED_ORDERS) this.finished.delete(this.finished.keys().next().value!);
   }
 
   /** From now on batches are written by the projection thread. Call once replay is done. */

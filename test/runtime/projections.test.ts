@@ -64,3 +64,15 @@ test('on the projection thread: caughtUp resolves once the batch is written and 
   await projections.close();
   assert.equal(new Projections(h.env).projectedSeq, 50, 'the position reached is stored with the batch');
 });
+
+test('finished orders are kept up to a bound, the oldest forgotten first', () => {
+  const h = tempHistory();
+  const projections = new Projections(h.env);
+  const { orderChanged } = projections.listeners();
+  const total = 8192 + 10;
+  for (let id = 1; id <= total; id++) orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: id });
+  orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: total, reason: 'reported twice' });
+  assert.equal(projections.recentlyFinished(10), undefined, 'the oldest are forgotten');
+  assert.equal(projections.recentlyFinished(11)?.orderId, 11, 'the bound is 8192 orders');
+  assert.equal(projections.recentlyFinished(total)?.reason, 'reported twice', 'a second report replaces the first');
+});
