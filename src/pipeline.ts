@@ -25,6 +25,7 @@ import { LmdbJournalStorage } from './journal/lmdb-storage.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
 import { Exchange, NO_ROUTER, type MarketRouter } from './runtime/exchange.ts';
+import type { OrderState } from './runtime/order-registry.ts';
 import { recover } from './runtime/recovery.ts';
 import { decodeSnapshot, encodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
 import { Snapshots } from './journal/snapshots.ts';
@@ -236,6 +237,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     typedData: () => typedData,
   };
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
+  const shown = (o: OrderState | undefined) => (o === undefined ? undefined : exchange.presented(o));
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
@@ -257,9 +259,9 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     },
     orders: {
       submit: (command) => sequencer!.submit(command),
-      live: (orderId) => exchange.orders.get(orderId),
-      liveByClient: (account, clientId) => exchange.orders.byClient(account, clientId),
-      liveOf: (owner, market) => exchange.orders.ofOwner(owner, market),
+      live: (orderId) => shown(exchange.orders.get(orderId)),
+      liveByClient: (account, clientId) => shown(exchange.orders.byClient(account, clientId)),
+      liveOf: (owner, market) => exchange.orders.ofOwner(owner, market).map((o) => exchange.presented(o)),
       stored: (orderId) => projections.recentlyFinished(orderId) ?? history.order(orderId),
       storedOf: (owner, query) => history.orders(owner, query),
       ownerOf: (account, subaccountIndex) => exchange.ledger.findOwner(account, subaccountIndex),

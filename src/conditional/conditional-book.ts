@@ -517,8 +517,10 @@ export class ConditionalBook {
   /** A fired order enters the book; its pair's other leg is cancelled. */
   private trigger(o: TriggerOrder, time: number): void {
     const pair = o.pair;
+    // A trailing stop's trigger moved with its anchor: the index recorded where it fired.
+    const triggerPrice = o.trailing ? o.firedTrigger : o.triggerPrice;
     this.forget(o);
-    this.listener.onRelease(toPlaceOrder(o, time), Release.Triggered, 0, time);
+    this.listener.onRelease(toPlaceOrder(o, time), Release.Triggered, 0, time, triggerPrice);
     if (pair !== null) {
       this.dropPair(pair);
       const other = pair.other(o);
@@ -609,7 +611,7 @@ export class ConditionalBook {
       if (g.slot >= 0) this.dueTwaps.update(g);
       else this.dueTwaps.push(g);
     }
-    this.listener.onRelease({ ...slice, position: 0, time }, Release.TwapSlice, g.groupId, time);
+    this.listener.onRelease({ ...slice, position: 0, time }, Release.TwapSlice, g.groupId, time, 0);
     if (g.next === g.slices.length) this.endGroup(g, GroupEnd.Completed, time);
   }
 
@@ -618,7 +620,7 @@ export class ConditionalBook {
     this.pendingSlices.delete(slice.orderId);
     g.liveSliceId = slice.orderId;
     this.liveIcebergSlices.set(slice.orderId, g);
-    this.listener.onRelease({ ...slice, position: 0, time }, Release.IcebergSlice, g.groupId, time);
+    this.listener.onRelease({ ...slice, position: 0, time }, Release.IcebergSlice, g.groupId, time, 0);
   }
 
   /** Cancels the unreleased slices, ascending, then ends the group for `reason`. */

@@ -45,6 +45,7 @@ export class NaiveTriggerIndex implements TriggerIndex {
       const e = this.entries[i];
       const markKey = e.order.sense * mark;
       if (markKey <= e.triggerKey) {
+        e.order.firedTrigger = e.order.sense * e.triggerKey;
         out.push(e.order);
         this.remove(e.order);
         continue;

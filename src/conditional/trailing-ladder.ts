@@ -116,6 +116,7 @@ export class TrailingLadder {
         b.root = this.heap.pop(o);
         b.size--;
         o.bucket = null;
+        o.firedTrigger = this.sense * trailingKey(b.anchorKey, o.percent, this.sense);
         out.push(o);
         this.count--;
       } while (b.root !== null && trailingKey(b.anchorKey, b.root.percent, this.sense) >= markKey);

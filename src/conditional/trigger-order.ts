@@ -41,6 +41,8 @@ export class TriggerOrder {
   armedQuantity: number;
   /** In the trigger index, so a mark can fire it (a parent-attached leg waits for the parent's first fill). */
   armed = false;
+  /** The trigger price (ticks) the mark crossed, set by the index that fires it (0 before). */
+  firedTrigger = 0;
 
   /** Position in the index's heap or list (−1 when in none). */
   slot = -1;

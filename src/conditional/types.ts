@@ -74,8 +74,10 @@ export interface ConditionalListener {
    * Enter `order` into the order book now. The object is fresh and belongs to the receiver.
    * `order.position` is 0: the runtime sets the owner's position before `book.place` (the engine
    * caps a reduce-only order by it). `groupId` is the TWAP / iceberg, 0 for a triggered order.
+   * `triggerPrice` is the trigger the mark crossed (for a trailing stop, where its anchor had
+   * put it), 0 for a TWAP or iceberg slice.
    */
-  onRelease(order: PlaceOrder, why: Release, groupId: number, time: number): void;
+  onRelease(order: PlaceOrder, why: Release, groupId: number, time: number, triggerPrice: number): void;
   /** A parent-attached pair leg now enters the book with `quantity` lots when it triggers. */
   onArmed(orderId: number, owner: number, quantity: number, time: number): void;
   /** An untriggered order or a pending slice ended here without entering the book. */

@@ -133,7 +133,7 @@ export interface ExchangeSnapshot {
 
 /** What a ConditionalBook asked for, applied after the command or event that caused it. */
 type ConditionalOutput =
-  | { kind: 'release'; market: number; order: PlaceOrder }
+  | { kind: 'release'; market: number; order: PlaceOrder; triggerPrice: number }
   | { kind: 'ended'; orderId: number; reason: number; time: number };
 
 /** The orders of a batch once admitted: one owner, one market, numbered in request order. */
@@ -507,8 +507,8 @@ export class Exchange {
   private conditionalListenerFor(market: number): ConditionalListener {
     const outputs = this.outputs;
     return {
-      onRelease(order) {
-        outputs.push({ kind: 'release', market, order });
+      onRelease(order, _why, _groupId, _time, triggerPrice) {
+        outputs.push({ kind: 'release', market, order, triggerPrice });
       },
       // The armed quantity shows once the leg is released (its quantity on the book).
       onArmed() {},
@@ -525,7 +525,7 @@ export class Exchange {
     const outputs = this.outputs;
     for (let i = 0; i < outputs.length; i++) {
       const out = outputs[i];
-      if (out.kind === 'release') this.release(out.market, out.order, routed);
+      if (out.kind === 'release') this.release(out.market, out.order, out.triggerPrice, routed);
       else {
         const status = out.reason === ConditionalReason.ExpiresAtReached ? 'expired' : 'cancelled';
         // Reasons only conditional orders have are 4500+; the others are the engine's.
@@ -537,7 +537,7 @@ export class Exchange {
   }
 
   /** A released conditional order enters its book as a submitted limit order would: R1 hold, registry, book. */
-  private release(market: number, order: PlaceOrder, routed: number[]): void {
+  private release(market: number, order: PlaceOrder, triggerPrice: number, routed: number[]): void {
     const state = this.orders.get(order.orderId);
     if (state === undefined) throw new Error(`exchange: released order ${order.orderId} is not in the registry`);
     const originator = state.originatorFee > 0 ? (this.ledger.findOwner(state.originator, 0) ?? 0) : 0;
@@ -552,7 +552,7 @@ export class Exchange {
       this.conditional[market].onOrderGone(order.orderId, order.time);
       return;
     }
-    this.orders.triggered(order.orderId, order.quantity, order.time);
+    this.orders.triggered(order.orderId, order.quantity, order.time, triggerPrice);
     order.position = this.ledger.position(order.owner, market);
     this.router.place(market, order);
     routed.push(market);
@@ -712,6 +712,16 @@ export class Exchange {
         depth.level(seq, side, price, quantity);
       },
     };
+  }
+
+  /**
+   * An open order as its owner sees it: an untriggered trailing stop shows the trigger price
+   * it would fire at now (its anchor moves with the mark, so the registry does not hold it).
+   */
+  presented(o: OrderState): OrderState {
+    if (o.orderType !== 'trailingStop' || o.status !== 'untriggered') return o;
+    const live = this.conditional[o.market].order(o.orderId);
+    return live === undefined ? o : { ...o, triggerPrice: live.triggerPrice };
   }
 
   /** The market an orderId belongs to, when it names one of ours. */

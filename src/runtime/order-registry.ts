@@ -105,11 +105,15 @@ export class OrderRegistry {
     this.onChange(order);
   }
 
-  /** A conditional order released to its book with `quantity` lots: `triggered` until the book answers. */
-  triggered(orderId: number, quantity: number, time: number): void {
+  /**
+   * A conditional order released to its book with `quantity` lots: `triggered` until the book
+   * answers. A trailing stop keeps the trigger it fired at (`triggerPrice`, ticks; 0 for a slice).
+   */
+  triggered(orderId: number, quantity: number, time: number, triggerPrice: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     o.status = 'triggered';
+    if (o.triggerPrice === null && triggerPrice > 0) o.triggerPrice = triggerPrice;
     o.quantity = quantity;
     o.remaining = quantity;
     o.updatedAt = time;

@@ -146,6 +146,7 @@ function run(stream: Command[]): { released: number } {
     const expectedEvents = naiveEvents.take();
     assert.equal(actual, expected, `step ${step} (${c.kind}): code`);
     assert.deepEqual(fastEvents.take(), expectedEvents, `step ${step} (${c.kind}): outputs`);
+    assert.deepEqual(fastEvents.triggerPrices.splice(0), naiveEvents.triggerPrices.splice(0), `step ${step} (${c.kind}): trigger prices fired at`);
     released += expectedEvents.filter((e) => e.type === 'release').length;
     fast.validateInternalState();
     naive.validateInternalState();

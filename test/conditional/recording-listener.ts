@@ -12,6 +12,8 @@ export type ConditionalEvent =
 
 export class RecordingListener implements ConditionalListener {
   events: ConditionalEvent[] = [];
+  /** The trigger price of each release, in order (kept apart: most tests compare events only). */
+  triggerPrices: number[] = [];
 
   /** The events recorded since the last call. */
   take(): ConditionalEvent[] {
@@ -25,8 +27,9 @@ export class RecordingListener implements ConditionalListener {
     return this.take().flatMap((e) => (e.type === 'release' ? [e.order.orderId] : []));
   }
 
-  onRelease(order: PlaceOrder, why: Release, groupId: number, time: number): void {
+  onRelease(order: PlaceOrder, why: Release, groupId: number, time: number, triggerPrice: number): void {
     this.events.push({ type: 'release', order, why, groupId, time });
+    this.triggerPrices.push(triggerPrice);
   }
   onArmed(orderId: number, owner: number, quantity: number, time: number): void {
     this.events.push({ type: 'armed', orderId, owner, quantity, time });

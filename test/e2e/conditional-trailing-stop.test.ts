@@ -22,7 +22,7 @@ test('a sell trailingStop follows the highest mark and fires 5 % below it, once'
   assert.equal(stop.status, 'untriggered');
   assert.equal(stop.orderType, 'trailingStop');
   assert.equal(stop.trailingPercent, '0.05');
-  assert.equal(stop.triggerPrice, null);
+  assert.equal(stop.triggerPrice, '95000', 'the trigger it would fire at now: 5 % under the mark of 100000');
 
   assert.equal((await submit(carol, { orderType: 'limit', price: '90000', quantity: '0.3' })).status, 200);
 
@@ -32,13 +32,18 @@ test('a sell trailingStop follows the highest mark and fires 5 % below it, once'
   // The mark rises to 110000: the trigger follows to 104500; 105000 is above it.
   await setMark(ex, '110000');
   await setMark(ex, '105000');
-  assert.equal((await order(alice, stop.orderId)).status, 'untriggered');
+  const trailing = await order(alice, stop.orderId);
+  assert.equal(trailing.status, 'untriggered');
+  assert.equal(trailing.triggerPrice, '104500', 'the trigger followed the highest mark');
+  const listed = (await alice.get(`/account/orders?account=${alice.address}&subaccountIndex=0&status=active`)).json() as { asks: { orderId: string; triggerPrice: string | null }[] };
+  assert.equal(listed.asks.find((o) => o.orderId === stop.orderId)?.triggerPrice, '104500', 'the list shows it too');
   assert.equal(await position(alice), '0.1');
 
   await setMark(ex, '104500');
   const fired = await order(alice, stop.orderId);
   assert.equal(fired.status, 'filled');
   assert.equal(fired.settled, '0.1');
+  assert.equal(fired.triggerPrice, '104500', 'a fired trailing stop keeps the trigger it fired at');
   assert.equal(await position(alice), '0');
 
   await setMark(ex, '120000');
