@@ -435,7 +435,7 @@ test('GET /account/orders: status=active also lists untriggered conditional orde
   }
   assert.deepEqual([takeProfit.orderType, takeProfit.triggerPrice, takeProfit.trailingPercent], ['takeProfit', '4000', null]);
   assert.deepEqual([stopLoss.orderType, stopLoss.triggerPrice], ['stopLoss', '3000']);
-  assert.deepEqual([trailing.orderType, trailing.triggerPrice, trailing.trailingPercent], ['trailingStop', null, '0.05']);
+  assert.deepEqual([trailing.orderType, trailing.triggerPrice, trailing.trailingPercent], ['trailingStop', '3325', '0.05'], 'a trailing stop shows where it would fire now: 5 % under the mark of 3500');
 
   const ids = (list: any) => [...list.asks, ...list.bids].map((o: any) => o.orderId).sort();
   const conditional = [takeProfit.orderId, stopLoss.orderId, trailing.orderId].sort();
