@@ -26,7 +26,7 @@
  * command that reached one is journaled, so replay feeds it exactly the same inputs.
  *
  * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, runtime/commands,
- * runtime/order-registry, runtime/depth-mirror. No I/O, no clock.
+ * runtime/order-registry, runtime/depth-mirror, runtime/settlement (R2, the book events). No I/O, no clock.
  */
 import { createHash } from 'node:crypto';
 import { RATE_SCALE, type MarketSpec } from '../config/market.ts';
@@ -44,6 +44,7 @@ import { CONDITIONAL_TEXT, ConditionalBook, ConditionalCode, ConditionalReason, 
 import { CommandKind, type BatchOrder, type Command, type SubmitOrder, type SubmitPair, type SubmitSlices } from './commands.ts';
 import { OrderRegistry, type OrderState, type OrderChangeListener } from './order-registry.ts';
 import { DepthMirror } from './depth-mirror.ts';
+import { settlementListener } from './settlement.ts';
 
 /** Where book commands go: a market thread's ring live, an in-process book in replay. */
 export interface MarketRouter {
@@ -159,7 +160,6 @@ export class Exchange {
   private unsolicited: number[] = [];
   /** Orders numbered per market; the next orderId is orderIdOf(market, count + 1). */
   private readonly orderCounts: number[];
-  private readonly listeners: ExchangeListeners;
   private readonly bookListeners: BookListener[];
 
   constructor(
@@ -170,7 +170,6 @@ export class Exchange {
     /** State to start from (a snapshot); a fresh exchange when absent. */
     from?: ExchangeSnapshot,
   ) {
-    this.listeners = listeners;
     const ledgerListener = (e: LedgerEvent) => {
       listeners.ledgerEvent?.(e);
       if (e.type === 'position') this.conditional[e.market].onPosition(e.owner, e.quantity, e.updatedAt);
@@ -185,7 +184,21 @@ export class Exchange {
       from ? ConditionalBook.restore(from.conditional[m.index], this.conditionalListenerFor(m.index)) : new ConditionalBook(m.index, this.conditionalListenerFor(m.index)),
     );
     this.orderCounts = from ? [...from.orderCounts] : markets.map(() => 0);
-    this.bookListeners = markets.map((m) => this.bookListenerFor(m.index));
+    this.bookListeners = markets.map((m) =>
+      settlementListener({
+        market: m.index,
+        depth: this.depth[m.index],
+        orders: this.orders,
+        ledger: this.ledger,
+        conditional: this.conditional[m.index],
+        trade: listeners.trade,
+        markMoved: (time) => this.markMoved(m.index, time),
+        // What the event made the conditional book ask for is routed without a waiting caller.
+        afterEvent: () => {
+          if (this.outputs.length > 0) this.applyConditionalOutputs(this.unsolicited);
+        },
+      }),
+    );
   }
 
   /** Everything this machine holds, as plain data (bigints included) for a snapshot. */
@@ -654,64 +667,6 @@ export class Exchange {
       routed.push(liq.market);
     }
     return { code: 0, changed: true, routed };
-  }
-
-  private bookListenerFor(market: number): BookListener {
-    const depth = this.depth[market];
-    const orders = this.orders;
-    const ledger = this.ledger;
-    const listeners = this.listeners;
-    const conditional = this.conditional;
-    /** After an event: what it made the conditional book ask for, routed without a waiting caller. */
-    const settle = () => {
-      if (this.outputs.length > 0) this.applyConditionalOutputs(this.unsolicited);
-    };
-    const end = (orderId: number, status: 'cancelled' | 'expired' | 'rejected', reason: number, seq: number, time: number) => {
-      depth.saw(seq);
-      ledger.releaseOrder(orderId, time);
-      orders.ended(orderId, status, reason, seq, time);
-      conditional[market].onOrderGone(orderId, time);
-      settle();
-    };
-    const markMoved = (time: number) => this.markMoved(market, time);
-    return {
-      onAccepted(seq, orderId, _owner, _side, _price, quantity, time) {
-        depth.saw(seq);
-        orders.accepted(orderId, quantity, seq, time);
-      },
-      onRested(seq, orderId, _owner, _side, _price, _remaining, time) {
-        depth.saw(seq);
-        orders.rested(orderId, seq, time);
-      },
-      onFill(seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, makerRemaining, takerRemaining, time) {
-        depth.saw(seq);
-        ledger.settleFill(makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, market, price, quantity, time);
-        orders.filled(makerOrderId, quantity, makerRemaining, seq, time);
-        orders.filled(takerOrderId, quantity, takerRemaining, seq, time);
-        // A reduce-only order capped by the book holds more lots in the ledger than it filled.
-        if (makerRemaining === 0) ledger.releaseOrder(makerOrderId, time);
-        if (takerRemaining === 0) ledger.releaseOrder(takerOrderId, time);
-        listeners.trade?.(market, seq, time, price, quantity, takerSide);
-        const book = conditional[market];
-        book.onFill(makerOrderId, quantity, makerRemaining, time);
-        book.onFill(takerOrderId, quantity, takerRemaining, time);
-        // The trade moved the last price, so perhaps the mark.
-        markMoved(time);
-        settle();
-      },
-      onCancelled(seq, orderId, _owner, _remaining, reason, time) {
-        end(orderId, 'cancelled', reason, seq, time);
-      },
-      onExpired(seq, orderId, _owner, _remaining, reason, time) {
-        end(orderId, 'expired', reason, seq, time);
-      },
-      onRejected(seq, orderId, _owner, code, time) {
-        end(orderId, 'rejected', code, seq, time);
-      },
-      onLevel(seq, side, price, quantity) {
-        depth.level(seq, side, price, quantity);
-      },
-    };
   }
 
   /**
