@@ -1,9 +1,18 @@
 /**
  * @module journal/lmdb-storage
  *
- * The journal's records in LMDB (lmdb-js): database `journal` of an environment at `dir`,
- * key = seq as 8 bytes big-endian (so key order is seq order and a range read for a feed
- * resume or replication is one cursor walk), value = the record bytes.
+ * The journal's records in LMDB (lmdb-js), in database `journal.blocks` of an environment at
+ * `dir`: the records of one group commit are stored together as one value (a block: the
+ * records back to back, each self-delimiting by its header's payload length), under the seq
+ * of its first record as 8 bytes big-endian — so key order is seq order, and a range read for
+ * a feed resume, a replication catch-up or a replay is one cursor walk. One LMDB put per
+ * event-loop turn instead of one per record: the records of a signed order (its command and
+ * three or four book events) cost the writer one entry, not four. Blocks hold at most
+ * `MAX_BLOCK_RECORDS` records.
+ *
+ * Older data directories kept one record per key in database `journal`: opening one for
+ * writing moves its records into blocks first (one transaction); a read-only open asks for
+ * that upgrade instead.
  *
  * Durability: lmdb-js batches the writes of one event-loop turn into one transaction,
  * committed on its writer thread. Under its default `overlappingSync`, a write's promise
@@ -13,15 +22,70 @@
  * to disk (with `overlappingSync: false` every commit is flushed and `flushed` resolves at
  * commit). See docs/journal.md and test/journal/durable-ack.test.ts.
  *
- * Reads: values are views into lmdb-js's shared read buffer (no copy), valid until the next
- * read; `get` copies.
+ * Reads: `range` copies each block once and hands out views into the copy; `get` copies the
+ * record.
  *
- * May import: lmdb, node:fs, node:path, journal/storage.
+ * May import: lmdb, node:fs, node:path, journal/storage, journal/record (the header layout).
  */
 import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lmdb';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JournalStorage } from './storage.ts';
+import { kJournalHeaderBytes, kJournalPayloadLength } from './record.ts';
+
+/** Most records in one block (a burst of a turn is split). */
+export const MAX_BLOCK_RECORDS = 4096;
+
+/** Bytes of the record starting at `at` in `block` (clamped to the block: a damaged length reads as the rest). */
+function recordSpan(block: Uint8Array, at: number): number {
+  if (block.length - at < kJournalHeaderBytes) return block.length - at;
+  const payload = new DataView(block.buffer, block.byteOffset + at + kJournalPayloadLength, 4).getUint32(0, true);
+  return Math.min(kJournalHeaderBytes + payload, block.length - at);
+}
+
+/** The records of a block, in order (views into it). */
+function* blockRecords(block: Uint8Array): Generator<Uint8Array> {
+  for (let at = 0; at < block.length; ) {
+    const span = recordSpan(block, at);
+    yield block.subarray(at, at + span);
+    at += span;
+  }
+}
+
+/** Byte offset of the `index`-th record of a block, or -1 past its end. */
+function recordOffset(block: Uint8Array, index: number): number {
+  let at = 0;
+  for (let i = 0; i < index; i++) {
+    if (at >= block.length) return -1;
+    at += recordSpan(block, at);
+  }
+  return at < block.length ? at : -1;
+}
+
+function recordCount(block: Uint8Array): number {
+  let count = 0;
+  for (let at = 0; at < block.length; at += recordSpan(block, at)) count++;
+  return count;
+}
+
+/** A copy of `bytes[start, end)` (lmdb-js hands out Buffers, whose `slice` is a view, not a copy). */
+function copyOf(bytes: Uint8Array, start = 0, end = bytes.length): Uint8Array {
+  const out = new Uint8Array(end - start);
+  out.set(bytes.subarray(start, end));
+  return out;
+}
+
+function concat(records: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const r of records) size += r.length;
+  const block = new Uint8Array(size);
+  let at = 0;
+  for (const r of records) {
+    block.set(r, at);
+    at += r.length;
+  }
+  return block;
+}
 
 /** Keys as 8-byte big-endian integers (lmdb-js key encoder protocol). */
 export const seqKeyEncoder = {
@@ -76,58 +140,101 @@ export function openEnvironment(dir: string, options: LmdbJournalOptions = {}): 
 
 export class LmdbJournalStorage implements JournalStorage {
   readonly env: RootDatabase;
-  readonly records: Database<Uint8Array, number>;
+  /** Blocks of records under the seq of their first record. */
+  readonly blocks: Database<Uint8Array, number>;
   private readonly ownsEnv: boolean;
   private readonly readOnly: boolean;
+  /** Records put since the last `sync`, and the seq of the first. */
+  private pending: Uint8Array[] = [];
+  private pendingFrom = 0;
 
   constructor(env: RootDatabase, ownsEnv = false, readOnly = false) {
     this.env = env;
     this.ownsEnv = ownsEnv;
     this.readOnly = readOnly;
     // keyEncoder is an lmdb-js option its typings omit.
-    this.records = env.openDB<Uint8Array, number>('journal', { keyEncoder: seqKeyEncoder, encoder: passThrough } as DatabaseOptions);
+    const options = { keyEncoder: seqKeyEncoder, encoder: passThrough } as DatabaseOptions;
+    this.blocks = env.openDB<Uint8Array, number>('journal.blocks', options);
+    this.upgradeRecordPerKey(env.openDB<Uint8Array, number>('journal', options));
   }
 
   /** The journal of the data directory `dir` (environment opened here, closed by `close()`). */
   static open(dir: string, options: LmdbJournalOptions = {}): LmdbJournalStorage {
-    return new LmdbJournalStorage(openEnvironment(dir, options), true, options.readOnly === true);
+    const env = openEnvironment(dir, options);
+    try {
+      return new LmdbJournalStorage(env, true, options.readOnly === true);
+    } catch (error) {
+      void env.close();
+      throw error;
+    }
   }
 
   put(seq: number, record: Uint8Array): void {
-    // The promise is not needed: durability is observed through sync(); failures surface there.
-    void this.records.put(seq, record);
+    if (this.pending.length === 0) this.pendingFrom = seq;
+    else if (seq !== this.pendingFrom + this.pending.length) throw new Error(`journal storage: put ${seq} after ${this.pendingFrom + this.pending.length - 1}`);
+    // Kept by reference until the block is written at `sync` (the journal does not reuse it).
+    this.pending.push(record);
   }
 
   sync(): Promise<void> {
+    this.writePending();
     // `flushed` is a thenable bound to the flush of the transaction holding the latest writes.
-    return Promise.resolve(this.records.flushed).then(() => undefined);
+    return Promise.resolve(this.blocks.flushed).then(() => undefined);
+  }
+
+  /** Writes what was put since the last sync as blocks (the promise is not needed: durability is observed through sync()). */
+  private writePending(): void {
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i += MAX_BLOCK_RECORDS) {
+      void this.blocks.put(this.pendingFrom + i, concat(pending.slice(i, i + MAX_BLOCK_RECORDS)));
+    }
+    this.pending = [];
   }
 
   lastKey(): number {
-    for (const key of this.records.getKeys({ reverse: true, limit: 1 })) return key;
+    for (const { key, value } of this.blocks.getRange({ reverse: true, limit: 1 })) return key + recordCount(value) - 1;
     return 0;
   }
 
   firstKey(): number {
-    for (const key of this.records.getKeys({ limit: 1 })) return key;
+    for (const key of this.blocks.getKeys({ limit: 1 })) return key;
     return 0;
   }
 
   get(seq: number): Uint8Array | undefined {
-    const value = this.records.get(seq);
-    if (value === undefined) return undefined;
-    const copy = new Uint8Array(value.length);
-    copy.set(value.subarray(0, value.length));
-    return copy;
+    for (const { key, value } of this.blocks.getRange({ start: seq, reverse: true, limit: 1 })) {
+      const at = recordOffset(value, seq - key);
+      if (at < 0) return undefined;
+      return copyOf(value, at, at + recordSpan(value, at));
+    }
+    return undefined;
   }
 
-  range(from: number, to: number): Iterable<Uint8Array> {
-    return this.records.getRange({ start: from, end: to + 1 }).map((entry) => entry.value);
+  *range(from: number, to: number): Iterable<Uint8Array> {
+    let start = from;
+    for (const key of this.blocks.getKeys({ start: from, reverse: true, limit: 1 })) start = key;
+    for (const { key, value } of this.blocks.getRange({ start, end: to + 1 })) {
+      // One copy per block: the caller may read LMDB (any database) between records, which
+      // would overwrite lmdb-js's shared read buffer under a view.
+      const block = copyOf(value);
+      let seq = key;
+      for (const record of blockRecords(block)) {
+        if (seq > to) return;
+        if (seq >= from) yield record;
+        seq++;
+      }
+    }
   }
 
   async truncateAfter(seq: number): Promise<void> {
-    await this.records.transaction(() => {
-      for (const key of this.records.getKeys({ start: seq + 1 })) this.records.remove(key);
+    this.writePending();
+    await this.blocks.transaction(() => {
+      for (const { key, value } of this.blocks.getRange({ start: seq, reverse: true, limit: 1 })) {
+        // The block holding `seq` keeps its records up to it.
+        const end = recordOffset(value, seq - key + 1);
+        if (end >= 0) this.blocks.put(key, copyOf(value, 0, end));
+      }
+      for (const key of this.blocks.getKeys({ start: seq + 1 })) this.blocks.remove(key);
     });
     await this.sync();
   }
@@ -143,5 +250,27 @@ export class LmdbJournalStorage implements JournalStorage {
   async close(): Promise<void> {
     if (!this.readOnly) await this.sync();
     if (this.ownsEnv) await this.env.close();
+  }
+
+  /** Moves the records of the one-record-per-key layout (before blocks) into blocks. */
+  private upgradeRecordPerKey(legacy: Database<Uint8Array, number>): void {
+    let first = 0;
+    for (const key of legacy.getKeys({ limit: 1 })) first = key;
+    if (first === 0) return;
+    if (this.readOnly) throw new Error('journal: this data directory uses the one-record-per-key layout; start the exchange on it once to upgrade it, then read it');
+    this.env.transactionSync(() => {
+      let block: Uint8Array[] = [];
+      let blockFrom = first;
+      for (const { key, value } of legacy.getRange({ start: first })) {
+        if (block.length === 0) blockFrom = key;
+        block.push(copyOf(value));
+        if (block.length === MAX_BLOCK_RECORDS) {
+          this.blocks.putSync(blockFrom, concat(block));
+          block = [];
+        }
+      }
+      if (block.length > 0) this.blocks.putSync(blockFrom, concat(block));
+      legacy.clearSync();
+    });
   }
 }

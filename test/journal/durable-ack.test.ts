@@ -35,9 +35,9 @@ test('with LMDB, durable(seq) waits for lmdb-js `flushed`, not for the commit', 
     // Gate lmdb-js's `flushed`: the journal must not resolve until the real flush AND the gate.
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
-    const realFlushed = storage.records.flushed;
+    const realFlushed = storage.blocks.flushed;
     let flushedTaken = 0;
-    Object.defineProperty(storage.records, 'flushed', {
+    Object.defineProperty(storage.blocks, 'flushed', {
       configurable: true,
       get: () => {
         flushedTaken++;
@@ -47,16 +47,16 @@ test('with LMDB, durable(seq) waits for lmdb-js `flushed`, not for the commit', 
     const seq = journal.append(1, payloadFor(1));
     let durable = false;
     void journal.durable(seq).then(() => (durable = true));
-    await storage.records.committed; // the transaction is committed (visible) …
+    await storage.blocks.committed; // the transaction is committed (visible) …
     await turns(3);
-    assert.equal(storage.records.get(seq) !== undefined, true, 'committed and readable');
+    assert.equal(storage.get(seq) !== undefined, true, 'committed and readable');
     assert.equal(durable, false, '… yet not acknowledged: the flush has not been reported');
     assert.ok(flushedTaken >= 1, 'the journal asked lmdb-js for `flushed`');
     openGate();
     await turns(3);
     await journal.durable(seq);
     assert.equal(durable, true);
-    delete (storage.records as unknown as Record<string, unknown>).flushed;
+    delete (storage.blocks as unknown as Record<string, unknown>).flushed;
     await journal.close();
   } finally {
     dir.remove();
