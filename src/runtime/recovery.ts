@@ -103,7 +103,8 @@ export class Replay {
 
   apply(entry: JournalEntry): void {
     if (isCommandKind(entry.kind)) {
-      this.exchange.execute(decodeCommand(entry.record.subarray(entry.payloadOffset, entry.payloadOffset + entry.payloadLength)));
+      // payloadOffset counts from the start of the record's buffer (the entry's view), not the record.
+      this.exchange.execute(decodeCommand(new Uint8Array(entry.view.buffer, entry.view.byteOffset + entry.payloadOffset, entry.payloadLength)));
       this.commands++;
       return;
     }
