@@ -4,14 +4,14 @@
  * The process's settings from flags and environment (flags win): port, host, data directory,
  * profile, markets file, operator key. A bad setting stops the start with a message naming
  * the setting and the value.
- * May import: config/, node:fs, node:util, http/client-address (the one address format).
+ * May import: config/, node:fs, node:util.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseMarkets, type MarketSpec } from './market.ts';
 import { PROFILES, isProfileName, type Profile } from './profile.ts';
-import { normalize } from '../http/client-address.ts';
+import { canonicalIp } from './ip-address.ts';
 
 export interface Settings {
   host: string;
@@ -90,7 +90,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   const proxiesText = values['trusted-proxies'] ?? env.TRUSTED_PROXIES ?? '';
   const trustedProxies: string[] = [];
   for (const entry of proxiesText.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
-    const address = normalize(entry);
+    const address = canonicalIp(entry);
     if (address === undefined) throw new ConfigError('TRUSTED_PROXIES', entry, 'must be a comma-separated list of IP addresses');
     trustedProxies.push(address);
   }

@@ -12,7 +12,8 @@
  */
 import { createRequire } from 'node:module';
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
-import { clientAddress, normalize } from './client-address.ts';
+import { clientAddress } from './client-address.ts';
+import { canonicalIp } from '../config/ip-address.ts';
 
 const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
 
@@ -121,7 +122,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       authorization: req.getHeader('authorization'),
       operatorKey: req.getHeader('x-operator-key'),
       contentType: req.getHeader('content-type'),
-      remoteAddress: trusted.size === 0 ? peer : clientAddress(normalize(peer) ?? peer, req.getHeader('x-forwarded-for'), trusted),
+      remoteAddress: trusted.size === 0 ? peer : clientAddress(canonicalIp(peer) ?? peer, req.getHeader('x-forwarded-for'), trusted),
       body: null,
     };
     const declaredLength = Number(req.getHeader('content-length') || '0');

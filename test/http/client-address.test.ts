@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientAddress, normalize } from '../../src/http/client-address.ts';
+import { clientAddress } from '../../src/http/client-address.ts';
+import { canonicalIp } from '../../src/config/ip-address.ts';
 
 const LOAD_BALANCER = '10.0.0.2';
 const EDGE_PROXY = '10.0.0.3';
@@ -21,10 +22,10 @@ test('behind trusted proxies the client is the rightmost address that is not one
 });
 
 test('addresses are compared in one canonical form', () => {
-  assert.equal(normalize('0000:0000:0000:0000:0000:0000:0000:0001'), '::1', 'the long form uWebSockets.js reports');
-  assert.equal(normalize('0000:0000:0000:0000:0000:ffff:7f00:0001'), '127.0.0.1');
-  assert.equal(normalize('2001:DB8::1'), '2001:db8::1');
-  assert.equal(normalize('127.0.0.1'), '127.0.0.1');
-  assert.equal(normalize('1.2.3'), undefined);
-  assert.equal(normalize('localhost'), undefined);
+  assert.equal(canonicalIp('0000:0000:0000:0000:0000:0000:0000:0001'), '::1', 'the long form uWebSockets.js reports');
+  assert.equal(canonicalIp('0000:0000:0000:0000:0000:ffff:7f00:0001'), '127.0.0.1');
+  assert.equal(canonicalIp('2001:DB8::1'), '2001:db8::1');
+  assert.equal(canonicalIp('127.0.0.1'), '127.0.0.1');
+  assert.equal(canonicalIp('1.2.3'), undefined);
+  assert.equal(canonicalIp('localhost'), undefined);
 });
