@@ -1,0 +1,24 @@
+/**
+ * @module history
+ *
+ * The read side of the exchange: trades, candles of eleven intervals, account fills, orders
+ * (open and finished), funding rates and transfers, as LMDB projections of the journal — built
+ * incrementally as events happen, never recomputed per request. The gateway reads them
+ * directly and never waits on matching.
+ *
+ * Owns: the records (types.ts), the key layouts and codecs (store.ts), candle aggregation
+ * (candles.ts, pure), writing a batch in one transaction with the journal position it reaches
+ * (batch.ts, writer.ts), the queries (reader.ts, transfers.ts) and their API shapes (views.ts).
+ * May import: lmdb, engine/types, config/, numeric/. Opens no environment and starts no thread:
+ * the runtime does both (runtime/projections, runtime/projection-worker).
+ *
+ * Invariants: a batch and its position commit together, so a restart projects exactly what came
+ * after it; candles equal a recomputation from the raw trades however events are batched.
+ * Limits: history is derived data written without fsync; a lost tail is projected again from
+ * the journal, and an unreadable environment is rebuilt from the whole journal (a long start).
+ */
+export { HistoryStore, type HistoryBatch, type HistoryWrite } from './batch.ts';
+export { HistoryReader } from './reader.ts';
+export { HistoryWriter } from './writer.ts';
+export { openHistoryDatabases, HISTORY_DATABASE_COUNT } from './store.ts';
+export { CANDLE_INTERVALS, intervalByName, type Candle, type CandleInterval } from './candles.ts';

@@ -1,0 +1,25 @@
+/**
+ * @module http
+ *
+ * The REST gateway: every route of the spec on uWebSockets.js, from bytes to a command or a
+ * read and back. It parses, validates against one JSON schema per route, authenticates (JWT,
+ * signatures through the pool), applies the rate limits, and maps every refusal to the spec's
+ * status and text in one table (errors.ts, codes.ts). It decides nothing about money: writes go
+ * to the sequencer through ports (ports.ts), reads go to the depth mirrors and history.
+ *
+ * Owns: the one uWebSockets.js adapter (uws.ts), the route table (gateway.ts) and routes
+ * (routes/), request schemas and their conversion to integer units (requests/, validation.ts,
+ * schemas.ts), fast-json-stringify serializers and the OpenAPI document (routes/openapi.ts),
+ * the account guard and GCRA limits (auth-guard.ts, rate-limit.ts), the client address behind
+ * trusted proxies (client-address.ts), the order view (order-view.ts).
+ * May import: auth/, config/, history/, numeric/, engine/types, ledger/ (types, read-only
+ * queries), runtime/ (command kinds and result types), uWebSockets.js (uws.ts only), ajv,
+ * fast-json-stringify.
+ *
+ * Invariants: every malformed input is a 4xx with a clear text, never a 5xx; a 500 means a
+ * broken invariant and is logged; a reply for a write goes out only after the write is durable.
+ * Limits: HTTP/1.1 only; the public per-address budget trusts `X-Forwarded-For` only from
+ * `TRUSTED_PROXIES`.
+ */
+export { startGateway, type GatewayOptions } from './gateway.ts';
+export { startHttpServer, type HttpRequest, type HttpReply, type Route, type HttpServer } from './uws.ts';

@@ -1,0 +1,24 @@
+/**
+ * @module journal
+ *
+ * The exchange's memory: one append-only, checksummed, hash-chained sequence of records (every
+ * accepted command and every book event), and the snapshots taken beside it. Everything else
+ * — the exchange's state, history, a replica — is derived from it.
+ *
+ * Owns: the record format (record.ts, one global seq from 1 without gaps), group commit and
+ * acknowledge-on-flush (journal.ts: `append` returns a seq at once, `durable(seq)` resolves when
+ * it is on disk), torn-tail repair vs refusal of corruption at open, storage behind one
+ * interface (storage.ts) — LMDB blocks in production (lmdb-storage.ts), a simulated disk with
+ * power cuts for tests (simulated-storage.ts) — snapshots (snapshots.ts), verification and the
+ * operator tool (verify.ts, cli.ts).
+ * May import: lmdb, node:fs, node:path; the CLI also names runtime record kinds to print them.
+ * Nothing here knows what a record means.
+ *
+ * Invariants: seqs are dense; `flushedSeq ≤ lastSeq`; a seq reported durable survives a power
+ * cut; a record that is damaged anywhere but at the tail stops the start.
+ * Limits: one writer process per data directory; a payload is at most 1 MiB.
+ */
+export { Journal, JournalFailedError, payloadOf, type JournalEntry, type JournalOptions, type JournalLogger } from './journal.ts';
+export type { JournalStorage } from './storage.ts';
+export { LmdbJournalStorage, openEnvironment } from './lmdb-storage.ts';
+export { Snapshots } from './snapshots.ts';
