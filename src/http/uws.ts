@@ -167,7 +167,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         return;
       }
       // uWS neuters the ArrayBuffer after this callback returns: copy it.
-      chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+      chunks.push(Buffer.from(chunk.slice(0)));
       if (isLast) {
         request.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
         run();
