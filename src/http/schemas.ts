@@ -389,8 +389,11 @@ export const ORDER_SCHEMA = {
     status: { type: 'string', enum: ['new', 'partiallyFilled', 'filled', 'cancelled', 'expired', 'rejected', 'untriggered', 'triggered'] },
     subaccountIndex: SUBACCOUNT,
     symbol: { type: 'string' },
-    trailingPercent: NULLABLE_STRING,
-    triggerPrice: NULLABLE_STRING,
+    trailingPercent: { ...NULLABLE_STRING, description: 'trailingStop: the fraction it trails the best mark by, such as "0.05"' },
+    triggerPrice: {
+      ...NULLABLE_STRING,
+      description: 'takeProfit / stopLoss: the trigger as submitted; trailingStop: while untriggered the trigger it would fire at now (it follows the mark), once fired the trigger the mark crossed; null for other types',
+    },
     updatedAt: MILLIS,
   },
   required: ['account', 'clientId', 'createdAt', 'expiresAt', 'flags', 'nonce', 'orderId', 'orderType', 'price', 'quantity', 'remaining', 'settled', 'status', 'subaccountIndex', 'symbol', 'updatedAt'],
