@@ -8,6 +8,10 @@ import { bytesToHex } from '../../src/auth/address.ts';
 import { AuthCode } from '../../src/auth/codes.ts';
 import { domainSeparator, eip712Domain, orderMessage, PRIMARY_TYPES, publishedTypedData, typedDataDigest, TYPES, type PrimaryType } from '../../src/auth/typed-data.ts';
 import { ALICE, ALICE_BUY_5_AT_10_LIMIT, forViem, MAINNET, TESTNET, TESTNET_DOMAIN } from './fixtures.ts';
+import { keccakReady } from '../../src/auth/keccak.ts';
+
+// The digests below are computed with the WebAssembly keccak the exchange uses, not the fallback.
+await keccakReady;
 
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${bytesToHex(b)}`);
 const text = fc.string({ unit: 'grapheme', maxLength: 24 });
