@@ -27,6 +27,7 @@ import { FastOrderBook } from '../src/engine/fast-book.ts';
 import { OrderFlag, orderIdOf } from '../src/engine/types.ts';
 import type { BookListener, PlaceOrder, Side } from '../src/engine/types.ts';
 import { percentile, report } from './report.ts';
+import { seeded } from './seeded.ts';
 import type { Figure } from './report.ts';
 
 const MID = 100_000;
@@ -76,18 +77,6 @@ class LiveOrders implements BookListener {
     }
     this.at.delete(id);
   }
-}
-
-/** mulberry32: a seeded generator, so every run benchmarks the same streams. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** One command of a stream: a limit (GTC or IOC) or a cancel. */

@@ -23,24 +23,13 @@ import { TriggerKind } from '../src/conditional/types.ts';
 import type { ConditionalListener, PlaceTrigger } from '../src/conditional/types.ts';
 import type { PlaceOrder } from '../src/engine/types.ts';
 import { percentile, report } from './report.ts';
+import { seeded } from './seeded.ts';
 import type { Figure } from './report.ts';
 
 const MARK = 100_000;
 const PATH_LENGTH = 20_000;
 const NAIVE_LARGE_PATH = 1_000;
 const CRASH_REPEATS = 5;
-
-/** mulberry32: a seeded generator, so every run benchmarks the same books and paths. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Keeps what fired, so the bench can replace it after the timed call (a listener must not call back). */
 class FiredOrders implements ConditionalListener {

@@ -101,31 +101,9 @@ export interface SignedOrder {
   signature: string;
 }
 
-/** The request body `Trader.signedOrder` builds, without the signature. */
-function unsignedBody(t: Trader, fields: OrderFields, nonce: number): OrderRequest {
-  return {
-    account: t.address,
-    subaccountIndex: fields.subaccountIndex ?? 0,
-    symbol: fields.symbol ?? 'BTC-USD-PERP',
-    orderType: fields.orderType ?? 'limit',
-    price: fields.price,
-    quantity: fields.quantity,
-    nonce,
-    expiresAt: fields.expiresAt ?? 0,
-    flags: { ioc: fields.ioc ?? false, postOnly: fields.postOnly ?? false, reduceOnly: fields.reduceOnly ?? false },
-    originator: '0x0000000000000000000000000000000000000000',
-    originatorFee: 0,
-    clientId: fields.clientId ?? null,
-    triggerPrice: null,
-    parentOrderId: null,
-    period: fields.period ?? null,
-    trailingPercent: null,
-  };
-}
-
 /** One signed order of `bt` with its next nonce. */
 export function signOrder(domain: Eip712Domain, bt: BenchTrader, fields: OrderFields): SignedOrder {
-  const body = unsignedBody(bt.trader, fields, fields.nonce ?? bt.trader.nextNonce());
+  const body: OrderRequest = bt.trader.orderBody(fields);
   const message = orderMessage(body);
   if (!message.ok) throw new Error(`order message refused: ${JSON.stringify(message)}`);
   const digest = typedDataDigest(domain, 'Order', message.value);

@@ -64,6 +64,17 @@ export function limitParam(query: Map<string, string>, fallback: number, max: nu
   return max === 5000 ? failure(GatewayCode.LimitOutOfRange, text) : invalid(`Limit must be between 1 and ${max}, got ${text}`);
 }
 
+/** `limit`, `from` and `to` of a history read, or the refusal of the first that is wrong. */
+export function rangeParams(query: Map<string, string>, fallback: number, max: number): { limit: number; from: number | undefined; to: number | undefined } | HttpReply {
+  const limit = limitParam(query, fallback, max);
+  if (isReply(limit)) return limit;
+  const from = millisParam(query, 'from');
+  if (isReply(from)) return from;
+  const to = millisParam(query, 'to');
+  if (isReply(to)) return to;
+  return { limit, from, to };
+}
+
 /** A query parameter as the routes declare it: the guard accepts exactly these, OpenAPI lists them. */
 export interface QueryParam {
   name: string;

@@ -194,22 +194,3 @@ export function sub(trader: Trader, subaccountIndex = 0): string {
   return `account=${trader.address}&subaccountIndex=${subaccountIndex}`;
 }
 
-export interface AnyOrder {
-  orderType: string;
-  price: string;
-  quantity: string;
-  symbol?: string;
-  triggerPrice?: string | null;
-  trailingPercent?: string | null;
-  parentOrderId?: string | null;
-  period?: number | null;
-  ioc?: boolean;
-  postOnly?: boolean;
-  reduceOnly?: boolean;
-  clientId?: string | null;
-}
-
-/** The signed body of an order of any type. */
-export function signedOrderOf(trader: Trader, o: AnyOrder): Promise<Record<string, unknown>> {
-  return trader.signedOrder(o);
-}

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, Trader } from './harness.ts';
-import { assertError, assertOrderShape, BTC, delegate, ETH, ok, signedOrderOf as signedAny, sleep, SOL, sub } from './api-helpers.ts';
+import { assertError, assertOrderShape, BTC, delegate, ETH, ok, sleep, SOL, sub } from './api-helpers.ts';
 
 const ex = await startTestExchange();
 const newTrader = async (funds = '1000000') => {
@@ -426,9 +426,9 @@ test('GET /account/orders: status=active also lists untriggered conditional orde
   ok(await kim.place({ symbol: ETH, price: '3500', quantity: '-0.5' }));
   assert.equal(ok(await lee.place({ symbol: ETH, price: '3500', quantity: '0.5' }))[0].status, 'filled');
 
-  const pair = ok(await lee.send('POST', '/account/orders', { orders: [await signedAny(lee, LEE_TAKE_PROFIT_0_5_ETH_AT_4000), await signedAny(lee, LEE_STOP_LOSS_0_5_ETH_AT_3000)] }));
+  const pair = ok(await lee.send('POST', '/account/orders', { orders: [await lee.signedOrder(LEE_TAKE_PROFIT_0_5_ETH_AT_4000), await lee.signedOrder(LEE_STOP_LOSS_0_5_ETH_AT_3000)] }));
   const [takeProfit, stopLoss] = pair.orders;
-  const [trailing] = ok(await lee.send('POST', '/account/order', await signedAny(lee, LEE_TRAILING_STOP_0_5_ETH_5_PERCENT)));
+  const [trailing] = ok(await lee.send('POST', '/account/order', await lee.signedOrder(LEE_TRAILING_STOP_0_5_ETH_5_PERCENT)));
   for (const o of [takeProfit, stopLoss, trailing]) {
     assertOrderShape(o);
     assert.equal(o.status, 'untriggered');

@@ -6,40 +6,22 @@
  */
 import assert from 'node:assert/strict';
 import { CommandKind } from '../../src/runtime/commands.ts';
-import type { Reply, TestExchange, Trader } from './harness.ts';
+import type { OrderFields, Reply, TestExchange, Trader } from './harness.ts';
 
 export const BTC = 'BTC-USD-PERP';
 
-export interface ConditionalOrder {
-  orderType: string;
-  price: string;
-  quantity: string;
-  triggerPrice?: string | null;
-  trailingPercent?: string | null;
-  parentOrderId?: string | null;
-  period?: number | null;
-  ioc?: boolean;
-  postOnly?: boolean;
-  reduceOnly?: boolean;
-  clientId?: string | null;
-  expiresAt?: number;
-  symbol?: string;
-}
-
-/** The signed request body of any order type, as a client builds it with viem. */
-export function signed(trader: Trader, o: ConditionalOrder): Promise<Record<string, unknown>> {
-  return trader.signedOrder(o);
-}
+/** An order of any type, as the tests write it: the harness's fields with the type named. */
+export type ConditionalOrder = OrderFields & { orderType: string };
 
 /** POST /account/order with one signed order of any type. */
 export async function submit(trader: Trader, o: ConditionalOrder): Promise<Reply> {
-  return trader.send('POST', '/account/order', await signed(trader, o));
+  return trader.send('POST', '/account/order', await trader.signedOrder(o));
 }
 
 /** POST /account/orders with a batch of signed orders. */
 export async function submitBatch(trader: Trader, orders: ConditionalOrder[]): Promise<Reply> {
   const bodies = [];
-  for (const o of orders) bodies.push(await signed(trader, o));
+  for (const o of orders) bodies.push(await trader.signedOrder(o));
   return trader.send('POST', '/account/orders', { orders: bodies });
 }
 

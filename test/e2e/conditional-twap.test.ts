@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, Trader } from './harness.ts';
-import { bookSide, order, setMark, signed, submitBatch, tick, type ConditionalOrder } from './conditional-helpers.ts';
+import { bookSide, order, setMark, submitBatch, tick, type ConditionalOrder } from './conditional-helpers.ts';
 
 const MINUTE = 60_000;
 
@@ -72,7 +72,7 @@ test('TWAP batches break no rule: nonzero period, one period, one side', async (
   const twoSides = await submitBatch(alice, [...twap(1, '0.1'), ...twap(1, '-0.1')]);
   assert.equal(twoSides.status, 400);
   assert.equal(twoSides.text, 'Every order of a twap needs the same side');
-  const alone = await alice.send('POST', '/account/order', await signed(alice, twap(1, '0.1')[0]));
+  const alone = await alice.send('POST', '/account/order', await alice.signedOrder(twap(1, '0.1')[0]));
   assert.equal(alone.status, 400);
   assert.equal(alone.text, 'A twap is a batch of orders: submit them together on POST /account/orders');
 });

@@ -164,16 +164,16 @@ export class Trader {
     return { authorization: `Bearer ${this.token}` };
   }
 
-  /** The signed request body of an order of any type, as a client builds it (orderType signed in lowerCamel). */
-  async signedOrder(fields: OrderFields, signer: PrivateKeyAccount = this.wallet): Promise<Record<string, unknown>> {
-    const body = {
+  /** The request body of an order of any type, before its signature: every field a client sends. */
+  orderBody(fields: OrderFields, nonce: number = fields.nonce ?? this.nextNonce()) {
+    return {
       account: this.address,
       subaccountIndex: fields.subaccountIndex ?? 0,
       symbol: fields.symbol ?? 'BTC-USD-PERP',
       orderType: fields.orderType ?? 'limit',
       price: fields.price,
       quantity: fields.quantity,
-      nonce: fields.nonce ?? this.nextNonce(),
+      nonce,
       expiresAt: fields.expiresAt ?? 0,
       flags: { ioc: fields.ioc ?? false, postOnly: fields.postOnly ?? false, reduceOnly: fields.reduceOnly ?? false },
       originator: '0x0000000000000000000000000000000000000000',
@@ -184,6 +184,11 @@ export class Trader {
       period: fields.period ?? null,
       trailingPercent: fields.trailingPercent ?? null,
     };
+  }
+
+  /** The signed request body of an order of any type, as a client builds it (orderType signed in lowerCamel). */
+  async signedOrder(fields: OrderFields, signer: PrivateKeyAccount = this.wallet): Promise<Record<string, unknown>> {
+    const body = this.orderBody(fields);
     const { domain, types } = this.config.eip712;
     const signature = await signer.signTypedData({
       domain,

@@ -19,7 +19,7 @@ import type { TransferHistoryReader, TransferRecord } from '../../history/transf
 import { failure, GatewayCode } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
-import { isReply, limitParam, millisParam, SUBACCOUNT_PARAMS, type QueryParam } from '../account-query.ts';
+import { isReply, rangeParams, SUBACCOUNT_PARAMS, type QueryParam } from '../account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { transferIntent, TRANSFER_REQUEST_SCHEMA, type TransferBody } from '../requests/transfer.ts';
 import { TRANSFERS_SCHEMA } from '../schemas.ts';
@@ -82,12 +82,9 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const direction = ctx.query.get('direction');
     if (direction !== undefined && direction !== 'in' && direction !== 'out') return failure(GatewayCode.InvalidField, `direction must be in or out, got ${direction}`);
-    const limit = limitParam(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
-    if (isReply(limit)) return limit;
-    const from = millisParam(ctx.query, 'from');
-    if (isReply(from)) return from;
-    const to = millisParam(ctx.query, 'to');
-    if (isReply(to)) return to;
+    const range = rangeParams(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
+    if (isReply(range)) return range;
+    const { limit, from, to } = range;
     const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
     if (owner === undefined) return { status: 200, body: serialize({ transfers: [] }) };
     let list;

@@ -13,7 +13,8 @@ import { failure, GatewayCode } from '../errors.ts';
 import { parseQuery } from '../query.ts';
 import { CANDLES_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
-import { isReply, parseWindow, type MarketList } from './trades.ts';
+import { parseWindow, type MarketList } from './trades.ts';
+import { isReply } from '../account-query.ts';
 
 export const DEFAULT_CANDLES_LIMIT = 1000;
 

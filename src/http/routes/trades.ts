@@ -4,6 +4,7 @@
  * each trade's `time` in seconds. Also the window parameters' parser that GET /candles shares.
  */
 import fastJson from 'fast-json-stringify';
+import { isReply } from '../account-query.ts';
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import type { MarketHistory, RangeQuery } from '../../history/types.ts';
 import { tradeView } from '../../history/views.ts';
@@ -40,10 +41,6 @@ export function parseWindow(query: Query, defaultLimit: number): RangeQuery | Ht
     window[name] = n;
   }
   return window;
-}
-
-export function isReply(value: object): value is HttpReply {
-  return 'status' in value;
 }
 
 export function tradesRoute(marketData: MarketList, history: MarketHistory) {
