@@ -311,9 +311,12 @@ export class Journal {
   }
 }
 
+/** An entry's payload as a view into its record, valid while the entry is (no copy). */
+export function payloadView(entry: JournalEntry): Uint8Array {
+  return entry.record.subarray(kJournalHeaderBytes, kJournalHeaderBytes + entry.payloadLength);
+}
+
 /** A copy of an entry's payload (entries are views into a reused buffer). */
 export function payloadOf(entry: JournalEntry): Uint8Array {
-  const copy = new Uint8Array(entry.payloadLength);
-  copy.set(entry.record.subarray(kJournalHeaderBytes, kJournalHeaderBytes + entry.payloadLength));
-  return copy;
+  return new Uint8Array(payloadView(entry));
 }

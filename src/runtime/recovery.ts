@@ -9,7 +9,7 @@
  * and journaling its events) are applied and journaled at the end: nothing half-applied remains.
  */
 import { FastOrderBook } from '../engine/fast-book.ts';
-import type { Journal, JournalEntry } from '../journal/journal.ts';
+import { payloadView, type Journal, type JournalEntry } from '../journal/journal.ts';
 import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from './codec.ts';
 import { decodeCommand, isCommandKind } from './commands.ts';
 import type { Exchange, MarketRouter } from './exchange.ts';
@@ -103,8 +103,7 @@ export class Replay {
 
   apply(entry: JournalEntry): void {
     if (isCommandKind(entry.kind)) {
-      // payloadOffset counts from the start of the record's buffer (the entry's view), not the record.
-      this.exchange.execute(decodeCommand(new Uint8Array(entry.view.buffer, entry.view.byteOffset + entry.payloadOffset, entry.payloadLength)));
+      this.exchange.execute(decodeCommand(payloadView(entry)));
       this.commands++;
       return;
     }
