@@ -158,33 +158,23 @@ export class Ring {
 
   /** Makes every committed slot visible to the consumer and wakes it if it sleeps. */
   publish(): void {
-    if (this.claimed === this.published) return;
+    if (this.publishWithoutWake()) this.wake();
+  }
+
+  /**
+   * Makes every committed slot visible and returns true when the consumer sleeps and is owed a
+   * wake (`wake()`), without waking it: a producer that publishes many times in one event-loop
+   * turn pays for one wake-up (a futex syscall) instead of one per record.
+   */
+  publishWithoutWake(): boolean {
+    if (this.claimed === this.published) return false;
     this.published = this.claimed;
     // Atomics.store (seq-cst) is the release: the plain writes into the slots happen before
     // it, and the consumer's Atomics.load of this cursor happens after it.
     Atomics.store(this.header, iProducer, this.published);
     // Atomics.load (seq-cst) after the store above (StoreLoad order, which seq-cst gives):
     // either the consumer's re-check after raising its flag sees our cursor, or we see its
-    // flag here and notify. No wake-up is lost.
-    if (Atomics.load(this.header, iConsumerSleeping) !== 0) {
-      // Atomics.notify wakes the consumer blocked in Atomics.wait/waitAsync on the cursor word.
-      Atomics.notify(this.header, iProducer, 1);
-    }
-  }
-
-  /**
-   * Like `publish()`, but leaves the wake-up to the caller: makes every committed slot visible
-   * and returns true when the consumer sleeps and must be woken with `wake()`. A producer that
-   * publishes many times in one event-loop turn pays for one wake-up (a futex syscall) instead
-   * of one per record.
-   */
-  publishWithoutWake(): boolean {
-    if (this.claimed === this.published) return false;
-    this.published = this.claimed;
-    // Atomics.store (seq-cst): the release, as in publish().
-    Atomics.store(this.header, iProducer, this.published);
-    // Atomics.load (seq-cst) after the store: the same Dekker pairing as publish(); a consumer
-    // that raised its flag before our store is owed a wake, which the caller delivers later.
+    // flag here and it is owed a wake. No wake-up is lost.
     return Atomics.load(this.header, iConsumerSleeping) !== 0;
   }
 
