@@ -169,6 +169,9 @@ export interface DelegationMessage {
   expiresAt: Uint;
 }
 
+/** The JSON request body that carries a signed message: its fields (nonce and expiresAt as JSON numbers) and the signature. */
+export type SignedRequest<M extends { nonce: Uint; expiresAt: Uint }> = Omit<M, 'nonce' | 'expiresAt'> & { nonce: number; expiresAt: number; signatures: string[] };
+
 export interface MessageOf {
   Order: OrderMessage;
   Transfer: TransferMessage;

@@ -3,7 +3,7 @@
  * one subaccount), its schema, and the signed `Delegation` message. Only the account itself
  * signs it; `scopes` is `trade`, `read` or `trade,read` for `add` and "" for `remove`.
  */
-import type { DelegationMessage } from '../../auth/typed-data.ts';
+import type { DelegationMessage, SignedRequest } from '../../auth/typed-data.ts';
 import { Field } from '../validation.ts';
 
 export const DELEGATION_REQUEST_SCHEMA = {
@@ -23,16 +23,8 @@ export const DELEGATION_REQUEST_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export interface DelegationBody {
-  account: string;
-  subaccountIndex: number;
-  delegate: string;
-  scopes: string;
-  action: 'add' | 'remove';
-  nonce: number;
-  expiresAt: number;
-  signatures: string[];
-}
+/** The request body: the signed message's fields as JSON carries them, and the signature. */
+export type DelegationBody = SignedRequest<DelegationMessage>;
 
 export function delegationMessage(body: DelegationBody): DelegationMessage {
   const { account, subaccountIndex, delegate, scopes, action, nonce, expiresAt } = body;

@@ -6,7 +6,7 @@
  */
 import { findMarket, MAX_UNITS, RATE_ONE, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
-import type { MarginUpdateMessage } from '../../auth/typed-data.ts';
+import type { MarginUpdateMessage, SignedRequest } from '../../auth/typed-data.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
@@ -28,16 +28,8 @@ export const MARGIN_REQUEST_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export interface MarginBody {
-  account: string;
-  subaccountIndex: number;
-  symbol: string;
-  isolated: boolean;
-  margin: string;
-  nonce: number;
-  expiresAt: number;
-  signatures: string[];
-}
+/** The request body: the signed message's fields as JSON carries them, and the signature. */
+export type MarginBody = SignedRequest<MarginUpdateMessage>;
 
 export const MARGIN_FRACTION_TEXT = 'margin must be a fraction greater than 0 and at most 1 with at most 8 decimals, such as "0.33"';
 

@@ -6,7 +6,7 @@
  */
 import { COLLATERAL_SCALE, MAX_UNITS } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
-import type { TransferMessage } from '../../auth/typed-data.ts';
+import type { TransferMessage, SignedRequest } from '../../auth/typed-data.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
@@ -30,18 +30,8 @@ export const TRANSFER_REQUEST_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export interface TransferBody {
-  accountFrom: string;
-  accountTo: string;
-  subaccountIndexFrom: number;
-  subaccountIndexTo: number;
-  amount: string;
-  feedId: string;
-  nonce: number;
-  expiresAt: number;
-  target: string;
-  signatures: string[];
-}
+/** The request body: the signed message's fields as JSON carries them, and the signature. */
+export type TransferBody = SignedRequest<TransferMessage>;
 
 export const TRANSFER_AMOUNT_TEXT = 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"';
 
