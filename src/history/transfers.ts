@@ -8,7 +8,7 @@
  *
  * Key: `[owner, time, id]` → the transfer, once under the debited owner and once under the
  * credited one (a transfer never goes to its own subaccount). `id` is the caller's unique,
- * increasing number for the event (the journal sequence number), so two transfers in the same
+ * increasing number for the event (the order transfers settle in), so two transfers in the same
  * millisecond keep their order. Amounts are stored as decimal integer strings (base units).
  * Query: newest first, `from` on or after and `to` before (ms), at most `limit`, optionally
  * only one direction (read past the other: a filter outside the key).
@@ -22,7 +22,7 @@ export const TRANSFER_DATABASE_COUNT = 1;
 
 /** A settled transfer, as the runtime builds it from the ledger's `transfer` event. */
 export interface TransferRecord {
-  /** Unique and increasing: the journal sequence number of the event. */
+  /** Unique and increasing: transfers are numbered in the order they settle (kept across restarts). */
   id: number;
   time: number;
   fromOwner: number;
@@ -35,15 +35,8 @@ export interface TransferRecord {
   amount: bigint;
 }
 
-interface StoredTransfer {
-  fromOwner: number;
-  toOwner: number;
-  accountFrom: string;
-  subaccountIndexFrom: number;
-  accountTo: string;
-  subaccountIndexTo: number;
-  amount: string;
-}
+/** As stored: the key holds the owner, time and id; the amount is a decimal integer string. */
+type StoredTransfer = Omit<TransferRecord, 'id' | 'time' | 'amount'> & { amount: string };
 
 export interface TransferQuery extends RangeQuery {
   /** Only transfers into (`in`) or out of (`out`) the subaccount. */
