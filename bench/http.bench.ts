@@ -38,7 +38,7 @@ import { durableCommitLatency } from './http/durability.ts';
 import { apiClient } from '../test/e2e/harness.ts';
 import { checkSignerAgainstViem, openAccounts, pacedClient, signerBackend, signOrder, type BenchTrader, type SignedOrder } from './http/traders.ts';
 
-const CONNECTIONS = 50;
+const CONNECTIONS = Number(process.env.HTTP_BENCH_CONNECTIONS ?? 50);
 const ROUND_SECONDS = 5;
 const ROUNDS = 2;
 const LEVELS_PER_SIDE = 30;

@@ -2,10 +2,14 @@
  * @module auth/signature-pool
  *
  * Signer recovery off the main thread: a piscina pool of `signature-worker.ts` threads. Calls
- * to `recover` are collected until `batchSize` are waiting or the event loop turns
- * (setImmediate), then sent as one task in a SharedArrayBuffer (no copy, no per-signature
- * message): `count × (digest 32 ‖ signature 65)` followed by `count × (flag 1 ‖ address 20)`
- * that the worker fills in.
+ * are collected and sent as tasks, one per idle thread, at the end of the event-loop turn
+ * (setImmediate). At most one task per thread is in flight: what arrives while every thread is
+ * busy waits and goes, all of it, with the next task a finishing thread is handed. Each post
+ * costs the main thread a message and a wake-up whatever its size, so under load tasks grow
+ * instead of multiplying; when idle a call still leaves at the end of its turn. `recover`
+ * tasks travel in a SharedArrayBuffer (no copy, no per-signature message):
+ * `count × (digest 32 ‖ signature 65)` followed by `count × (flag 1 ‖ address 20)` that the
+ * worker fills in.
  *
  * May import: piscina, node:os, ./address, ./signature, ./recovery (type), ./signature-worker (types).
  *
@@ -21,13 +25,13 @@ import { Piscina } from 'piscina';
 import { bytesToHex, type Address } from './address.ts';
 import { loadRecoveryBackend, type BackendName } from './recovery.ts';
 import { signatureBytes } from './signature.ts';
-import { ITEM_BYTES, RESULT_BYTES, type RecoverBatchTask, type RecoverTypedTask, type TypedResult } from './signature-worker.ts';
+import { encodeTypedBatch, ITEM_BYTES, RESULT_BYTES, type RecoverBatchTask, type RecoverTypedTask, type TypedBatch, type TypedResult } from './signature-worker.ts';
 import { accepted, refused, type AuthCode, type AuthResult } from './codes.ts';
 import type { Eip712Domain, MessageOf, PrimaryType } from './typed-data.ts';
 
 interface WaitingTyped {
   domain: Eip712Domain;
-  item: RecoverTypedTask['items'][number];
+  item: TypedBatch['items'][number];
   resolve(result: AuthResult<Address>): void;
   reject(error: unknown): void;
 }
@@ -37,7 +41,7 @@ export interface SignaturePoolOptions {
   backend?: BackendName;
   /** Worker threads; default every core (`os.availableParallelism()`). */
   threads?: number;
-  /** Most signatures per task; default 64. */
+  /** Most signatures per task; default 256. */
   batchSize?: number;
 }
 
@@ -57,17 +61,26 @@ export class SignaturePool {
   private waitingTyped: WaitingTyped[] = [];
   private flushScheduled = false;
   private closed = false;
+  /** Tasks posted and not yet finished: at most one per thread. */
+  private inFlight = 0;
+  /** Set by `close`: called once the last task has finished and nothing waits. */
+  private drained: (() => void) | null = null;
 
   constructor(options: SignaturePoolOptions = {}) {
     this.backend = options.backend ?? 'noble';
     if (loadRecoveryBackend(this.backend) === undefined) throw new Error(`recovery backend ${this.backend} is not available`);
     this.threads = Math.max(1, options.threads ?? availableParallelism());
-    this.batchSize = Math.max(1, options.batchSize ?? 64);
+    this.batchSize = Math.max(1, options.batchSize ?? 256);
     this.piscina = new Piscina({
       filename: new URL('./signature-worker.ts', import.meta.url).href,
       minThreads: this.threads,
       maxThreads: this.threads,
     });
+  }
+
+  /** Tasks the workers have finished so far (each carries every signature waiting when it left). */
+  get tasks(): number {
+    return this.piscina.completed;
   }
 
   /** The signer of `digest`, or null when `signature` (`0x` + 130 hex) is invalid. */
@@ -77,11 +90,7 @@ export class SignaturePool {
     if (sig === undefined || digest.length !== 32) return Promise.resolve(null);
     return new Promise<Address | null>((resolve, reject) => {
       this.waiting.push({ digest, signature: sig, resolve, reject });
-      if (this.waiting.length >= this.batchSize) this.flush();
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.flushSoon();
     });
   }
 
@@ -93,27 +102,39 @@ export class SignaturePool {
     if (this.closed) return Promise.reject(new Error('signature pool is closed'));
     return new Promise<AuthResult<Address>>((resolve, reject) => {
       this.waitingTyped.push({ domain, item: { primaryType, message, signature }, resolve, reject });
-      if (this.waitingTyped.length >= this.batchSize) this.flush();
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.flushSoon();
     });
   };
 
+  private flushSoon(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(this.flush);
+  }
+
   /** Sends what is waiting, then stops the workers once every task has finished. */
   async close(): Promise<void> {
-    this.flush();
     this.closed = true;
+    this.flush();
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     await this.piscina.close();
   }
 
-  private flush(): void {
+  /** Hands what is waiting to the idle threads: typed messages first, then raw digests. */
+  private readonly flush = (): void => {
     this.flushScheduled = false;
     this.flushTyped();
-    const batch = this.waiting;
-    if (batch.length === 0) return;
-    this.waiting = [];
+    while (this.waiting.length > 0 && this.inFlight < this.threads) this.runRaw(this.waiting.splice(0, this.batchSize));
+  };
+
+  /** A task finished: its thread takes whatever waits. */
+  private readonly finished = (): void => {
+    this.inFlight--;
+    this.flush();
+    if (this.inFlight === 0) this.drained?.();
+  };
+
+  private runRaw(batch: Waiting[]): void {
     const count = batch.length;
     const buffer = new SharedArrayBuffer(count * (ITEM_BYTES + RESULT_BYTES));
     const bytes = new Uint8Array(buffer);
@@ -122,6 +143,7 @@ export class SignaturePool {
       bytes.set(batch[i].signature, i * ITEM_BYTES + 32);
     }
     const task: RecoverBatchTask = { buffer, count, backend: this.backend };
+    this.inFlight++;
     this.piscina.run(task).then(
       () => {
         const results = count * ITEM_BYTES;
@@ -129,39 +151,44 @@ export class SignaturePool {
           const slot = results + i * RESULT_BYTES;
           batch[i].resolve(bytes[slot] === 1 ? (`0x${bytesToHex(bytes.subarray(slot + 1, slot + RESULT_BYTES))}` as Address) : null);
         }
+        this.finished();
       },
       (error: unknown) => {
         for (const waiting of batch) waiting.reject(error);
+        this.finished();
       },
     );
   }
 
   /**
-   * One domain at a time (in practice one: the deployment's), split evenly over the threads:
-   * one task per thread, so a turn's signatures are recovered in parallel, not one by one
-   * on a single worker while the others idle.
+   * Typed messages of one domain per task (in practice there is one: the deployment's), split
+   * evenly over the idle threads so a turn's signatures are recovered in parallel.
    */
   private flushTyped(): void {
-    const batch = this.waitingTyped;
-    if (batch.length === 0) return;
-    this.waitingTyped = [];
-    const domain = batch[0].domain;
-    const same = batch.filter((w) => w.domain === domain);
-    const other = batch.filter((w) => w.domain !== domain);
-    if (other.length > 0) this.waitingTyped.push(...other);
-    const chunk = Math.ceil(same.length / Math.min(this.threads, same.length));
-    for (let at = 0; at < same.length; at += chunk) this.runTyped(domain, same.slice(at, at + chunk));
-    if (this.waitingTyped.length > 0) this.flushTyped();
+    while (this.waitingTyped.length > 0 && this.inFlight < this.threads) {
+      const domain = this.waitingTyped[0].domain;
+      const same = this.waitingTyped.filter((w) => w.domain === domain);
+      this.waitingTyped = this.waitingTyped.filter((w) => w.domain !== domain);
+      const tasks = Math.min(Math.max(1, this.threads - this.inFlight), same.length);
+      const chunk = Math.min(this.batchSize, Math.ceil(same.length / tasks));
+      let at = 0;
+      for (; at < same.length && this.inFlight < this.threads; at += chunk) this.runTyped(domain, same.slice(at, at + chunk));
+      if (at < same.length) this.waitingTyped.unshift(...same.slice(at));
+    }
   }
 
   private runTyped(domain: Eip712Domain, waiting: WaitingTyped[]): void {
-    const task: RecoverTypedTask = { kind: 'typed', backend: this.backend, domain, items: waiting.map((w) => w.item) };
+    const batch = encodeTypedBatch({ domain, items: waiting.map((w) => w.item) });
+    const task: RecoverTypedTask = { kind: 'typed', backend: this.backend, batch };
+    this.inFlight++;
     (this.piscina.run(task) as Promise<TypedResult[]>).then(
       (results) => {
         results.forEach((r, i) => waiting[i].resolve(typeof r === 'string' ? accepted(r) : refused(r.code as AuthCode, r.params)));
+        this.finished();
       },
       (error: unknown) => {
         for (const w of waiting) w.reject(error);
+        this.finished();
       },
     );
   }

@@ -19,12 +19,38 @@ export interface RecoverBatchTask {
   backend: BackendName;
 }
 
-/** Typed messages to digest and recover (structured-cloned: small objects). */
+/**
+ * Typed messages to digest and recover, as one JSON text (`TypedBatch`): a structured clone
+ * walks every field of every message on both threads, a string crosses as one copy.
+ */
 export interface RecoverTypedTask {
   kind: 'typed';
   backend: BackendName;
+  batch: string;
+}
+
+export interface TypedBatch {
   domain: Eip712Domain;
   items: { primaryType: PrimaryType; message: unknown; signature: string }[];
+}
+
+/** JSON has no bigint: a uint given as one crosses as `{ "$bigint": "<decimal>" }`. */
+const BIGINT_TAG = '$bigint';
+
+export function encodeTypedBatch(batch: TypedBatch): string {
+  try {
+    return JSON.stringify(batch);
+  } catch {
+    // Only a library caller's bigint uint lands here (the gateway's messages hold JSON numbers).
+    return JSON.stringify(batch, (_key, value: unknown) => (typeof value === 'bigint' ? { [BIGINT_TAG]: value.toString() } : value));
+  }
+}
+
+export function decodeTypedBatch(text: string): TypedBatch {
+  if (!text.includes(`"${BIGINT_TAG}"`)) return JSON.parse(text) as TypedBatch;
+  return JSON.parse(text, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && BIGINT_TAG in value ? BigInt((value as Record<string, string>)[BIGINT_TAG]) : value,
+  ) as TypedBatch;
 }
 
 /** Per item: the signer, or the AuthCode of the refusal (and its params). */
@@ -38,8 +64,9 @@ export const RESULT_BYTES = 21;
 function recoverTyped(task: RecoverTypedTask): TypedResult[] {
   const backend = loadRecoveryBackend(task.backend);
   if (backend === undefined) throw new Error(`recovery backend ${task.backend} does not load in this worker`);
-  return task.items.map((item) => {
-    const digest = typedDataDigest(task.domain, item.primaryType, item.message as never);
+  const { domain, items } = decodeTypedBatch(task.batch);
+  return items.map((item) => {
+    const digest = typedDataDigest(domain, item.primaryType, item.message as never);
     if (!digest.ok) return { code: digest.code, params: digest.params };
     const signature = signatureBytes(item.signature);
     const signer = signature === undefined ? null : backend.recover(digest.value, signature);

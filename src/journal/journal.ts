@@ -103,6 +103,8 @@ export class Journal {
   private waiters: Waiter[] = [];
   private waiterHead = 0;
   private turnScheduled = false;
+  /** A flush is in flight: records appended meanwhile wait for it and go in the next one. */
+  private flushing = false;
   private failure: JournalFailedError | null = null;
   private closed: boolean;
   // Records are carved from slabs that are never rewritten: the storage may hold a record's
@@ -224,12 +226,23 @@ export class Journal {
     });
   }
 
-  /** The group commit: one flush promise for everything appended in this turn. */
+  /**
+   * The group commit: one flush for everything appended since the last one. One flush at a
+   * time: what is appended while one is in flight goes in the next, started as soon as it
+   * lands. Under load a commit then covers many turns — each costs the storage a transaction
+   * and a sync, whatever its size — and when idle a record still goes out at the end of its turn.
+   */
   private readonly endTurn = (): void => {
     this.turnScheduled = false;
+    if (this.flushing || this.failure) return;
+    this.flushing = true;
     const upTo = this.last;
     this.storage.sync().then(
-      () => this.markFlushed(upTo),
+      () => {
+        this.flushing = false;
+        this.markFlushed(upTo);
+        if (this.last > upTo) this.endTurn();
+      },
       (error: unknown) => this.fail(error),
     );
   };
@@ -304,7 +317,7 @@ export class Journal {
     if (this.closed) return this.storage.close();
     this.closed = true;
     if (!this.failure && this.last > this.flushed) {
-      if (!this.turnScheduled) this.endTurn();
+      if (!this.turnScheduled && !this.flushing) this.endTurn();
       await this.durable(this.last);
     }
     await this.storage.close();

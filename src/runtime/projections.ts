@@ -34,8 +34,8 @@ import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from '
 /** Finished orders kept in memory for replies and lookups (a read cache of history.orders). */
 const RECENT_FINISHED_ORDERS = 8192;
 
-/** Batches the projection thread may have unwritten before new writes are refused. */
-const MAX_BATCHES_IN_FLIGHT = 256;
+/** History writes that may wait for the projection thread before new commands are refused. */
+const MAX_QUEUED_WRITES = 200_000;
 
 const RESOLVED = Promise.resolve();
 
@@ -64,14 +64,15 @@ export class Projections {
   currentSeq = 0;
 
   private thread: Worker | null = null;
-  /** Seq of the newest batch handed to the thread, and of the newest it reported written. */
-  private sentSeq = 0;
+  /** Seq of the newest batch the thread reported written. */
   private writtenSeq = 0;
   private inFlight = 0;
   private waiters: Waiter[] = [];
   private failure: Error | null = null;
   private closed: (() => void) | null = null;
   private scheduled = false;
+  /** A flush was asked for while a batch was in flight: made when the thread reports it written. */
+  private flushOnReport = false;
   /** The last finished orders by orderId, and their ids in the order they finished (a ring). */
   private readonly finished = new Map<number, OrderRecord>();
   private readonly finishedIds = new Float64Array(RECENT_FINISHED_ORDERS);
@@ -188,17 +189,23 @@ export class Projections {
    * Makes a batch of everything queued, covering the journal up to now, and writes it (replay)
    * or hands it to the projection thread (live). With `markDone` a batch is made even when
    * nothing is queued: records that project to nothing (ticks, index prices) are covered too.
+   * One batch at a time is in flight to the thread: what is queued meanwhile goes as one batch
+   * when it reports back, so under load each message (a copy and a wake-up of the thread) and
+   * each history transaction carries many turns' records.
    */
   flush(markDone = false): void {
     if (this.queue.length === 0 && !markDone) return;
+    if (this.thread !== null && this.inFlight > 0) {
+      this.flushOnReport ||= markDone || this.queue.length > 0;
+      return;
+    }
     const batch = { seq: this.lastSeq(), transferCount: this.transferCount, writes: this.queue };
     this.queue = [];
     if (this.thread === null) {
       this.store.write(batch);
-      this.writtenSeq = this.sentSeq = batch.seq;
+      this.writtenSeq = batch.seq;
       return;
     }
-    this.sentSeq = batch.seq;
     this.inFlight++;
     this.thread.postMessage({ type: 'batch', batch } satisfies ProjectionMessage);
   }
@@ -216,13 +223,13 @@ export class Projections {
   /** Why new writes should be refused now, or null. */
   behind(): string | null {
     if (this.failure !== null) return 'history cannot be written';
-    return this.inFlight > MAX_BATCHES_IN_FLIGHT ? 'history is behind' : null;
+    return this.queue.length > MAX_QUEUED_WRITES ? 'history is behind' : null;
   }
 
   /** Every record so far written, and the position moved to the journal's end. */
   settle(): Promise<void> {
     this.flush(true);
-    return this.caughtUp(this.sentSeq);
+    return this.caughtUp(this.lastSeq());
   }
 
   /** Writes what is left, then stops the projection thread. */
@@ -251,6 +258,10 @@ export class Projections {
     this.writtenSeq = report.seq;
     // lmdb-js keeps a read transaction open on this thread: renew it, so reads see the batch.
     this.env.resetReadTxn();
+    if (this.flushOnReport) {
+      this.flushOnReport = false;
+      this.flush(true);
+    }
     const all = this.inFlight === 0 && this.queue.length === 0;
     const waiting = this.waiters;
     this.waiters = [];

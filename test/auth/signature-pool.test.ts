@@ -59,12 +59,35 @@ test('typed recovery in the pool: the worker digests and recovers, tampered mess
     const signature = await signWithViem(ALICE_VIEM, 'Order', ALICE_BUY_5_AT_10_LIMIT);
     const good = await Promise.all(Array.from({ length: 20 }, () => pool.recoverTyped(TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, signature)));
     for (const r of good) assert.deepEqual(r, { ok: true, value: ALICE });
+    // A library caller may give uints as bigint: they reach the worker (as JSON text) unchanged.
+    const asBigint = await pool.recoverTyped(TESTNET_DOMAIN, 'Order', { ...ALICE_BUY_5_AT_10_LIMIT, nonce: BigInt(ALICE_BUY_5_AT_10_LIMIT.nonce) }, signature);
+    assert.deepEqual(asBigint, { ok: true, value: ALICE });
+    const bigger = await pool.recoverTyped(TESTNET_DOMAIN, 'Order', { ...ALICE_BUY_5_AT_10_LIMIT, nonce: BigInt(ALICE_BUY_5_AT_10_LIMIT.nonce) + 2n ** 60n }, signature);
+    assert.ok(bigger.ok && bigger.value !== ALICE);
     const tampered = await pool.recoverTyped(TESTNET_DOMAIN, 'Order', { ...ALICE_BUY_5_AT_10_LIMIT, price: '11' }, signature);
     assert.ok(tampered.ok ? tampered.value !== ALICE : tampered.code === AuthCode.InvalidSignature);
     const badField = await pool.recoverTyped(TESTNET_DOMAIN, 'Order', { ...ALICE_BUY_5_AT_10_LIMIT, nonce: -1 }, signature);
     assert.equal(badField.ok, false);
     const garbled = await pool.recoverTyped(TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, 'zz');
     assert.deepEqual(garbled, { ok: false, code: AuthCode.InvalidSignature });
+  } finally {
+    await pool.close();
+  }
+});
+
+test('while its thread is busy, what arrives over many turns waits and leaves as one task', async () => {
+  const pool = new SignaturePool({ backend: 'noble', threads: 1 });
+  try {
+    const all = cases(60);
+    const pending: Promise<string | null>[] = [];
+    // Six turns of ten signatures each; noble takes milliseconds a recovery, so the first
+    // task is still running when the later turns end.
+    for (let turn = 0; turn < 6; turn++) {
+      for (const c of all.slice(turn * 10, turn * 10 + 10)) pending.push(pool.recover(c.digest, c.signature));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(await Promise.all(pending), all.map((c) => c.signer));
+    assert.equal(pool.tasks, 2, 'the first turn, then everything that waited for it');
   } finally {
     await pool.close();
   }
