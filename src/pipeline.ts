@@ -209,7 +209,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
 
   // ② signature recovery off the main thread: native libsecp256k1 where it loads, else noble
   const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
-  const pool = new SignaturePool({ backend });
+  const pool = new SignaturePool({ backend, threads: settings.signatureThreads });
   const domain = eip712Domain(profile);
   const host = new URL(profile.baseUrl).host;
   const login = new WalletLogin({

@@ -43,7 +43,9 @@ export interface BenchExchange {
 export async function startBenchExchange(): Promise<BenchExchange> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-bench-http-'));
   try {
-    const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {});
+    // SIGNATURE_THREADS passes through, to compare pool sizes; nothing else of the environment does.
+    const threads = process.env.SIGNATURE_THREADS;
+    const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], threads === undefined ? {} : { SIGNATURE_THREADS: threads });
     // Clock ticks (testnet index feed, funding, expiry) once a minute: the bench measures requests.
     const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: 60_000 });
     return {

@@ -4,9 +4,10 @@
  * The process's settings from flags and environment (flags win): port, host, data directory,
  * profile, markets file, operator key. A bad setting stops the start with a message naming
  * the setting and the value.
- * May import: config/, node:fs, node:util.
+ * May import: config/, node:fs, node:util, node:os.
  */
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseMarkets, type MarketSpec } from './market.ts';
@@ -28,12 +29,22 @@ export interface Settings {
   snapshotIntervalMs: number;
   /** Market threads; markets are spread over them round-robin when they outnumber threads. */
   marketThreads: number;
+  /**
+   * Signature threads. Default: every core but one — the main thread (gateway, sequencer) is
+   * busy all the time and a pool on every core would take turns with it on each.
+   */
+  signatureThreads: number;
   /** Proxies whose `X-Forwarded-For` names the client (canonical IP addresses); default none. */
   trustedProxies: string[];
 }
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
 export const TESTNET_OPERATOR_KEY = 'testnet-operator-key';
+
+/** Every core but one, at least one. */
+export function defaultSignatureThreads(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
 
 /** Reads settings from `argv` (without node and script) and `env`. Throws ConfigError. */
 export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
@@ -49,6 +60,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'jwt-secret': { type: 'string' },
       'snapshot-interval-ms': { type: 'string' },
       'market-threads': { type: 'string' },
+      'signature-threads': { type: 'string' },
       'trusted-proxies': { type: 'string' },
     },
     strict: true,
@@ -87,6 +99,10 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   const marketThreads = Number(threadsText);
   if (!/^\d{1,3}$/.test(threadsText) || marketThreads < 1 || marketThreads > 256) throw new ConfigError('MARKET_THREADS', threadsText, 'must be an integer from 1 to 256');
 
+  const signatureText = values['signature-threads'] ?? env.SIGNATURE_THREADS ?? String(defaultSignatureThreads());
+  const signatureThreads = Number(signatureText);
+  if (!/^\d{1,3}$/.test(signatureText) || signatureThreads < 1 || signatureThreads > 256) throw new ConfigError('SIGNATURE_THREADS', signatureText, 'must be an integer from 1 to 256');
+
   const proxiesText = values['trusted-proxies'] ?? env.TRUSTED_PROXIES ?? '';
   const trustedProxies: string[] = [];
   for (const entry of proxiesText.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
@@ -95,5 +111,5 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     trustedProxies.push(address);
   }
 
-  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret, snapshotIntervalMs, marketThreads, trustedProxies };
+  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret, snapshotIntervalMs, marketThreads, signatureThreads, trustedProxies };
 }

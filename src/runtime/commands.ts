@@ -201,7 +201,14 @@ export function isCommandKind(kind: number): kind is CommandKind {
 }
 
 export function encodeCommand(command: Command): Uint8Array {
-  return encoder.encode(JSON.stringify(command, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)));
+  let text: string;
+  try {
+    // Most commands hold no bigint: plain JSON, without a replacer called on every key.
+    text = JSON.stringify(command);
+  } catch {
+    text = JSON.stringify(command, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  }
+  return encoder.encode(text);
 }
 
 function reviveBigints(raw: Record<string, unknown>): void {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { loadSettings } from '../../src/config/process.ts';
 import { ConfigError } from '../../src/config/market.ts';
 
@@ -9,6 +10,7 @@ test('defaults: port 8080, ./data, testnet, demo markets', () => {
   assert.equal(s.dataDir, './data');
   assert.equal(s.profile.name, 'testnet');
   assert.equal(s.marketThreads, 2);
+  assert.equal(s.signatureThreads, Math.max(1, availableParallelism() - 1), 'every core but the main thread’s');
   assert.equal(s.snapshotIntervalMs, 60_000);
   assert.deepEqual(s.markets.map((m) => m.symbol), ['BTC-USD-PERP', 'ETH-USD-PERP', 'SOL-USD-PERP']);
 });
@@ -27,6 +29,8 @@ test('bad settings name the setting and the value', () => {
   assert.throws(() => loadSettings(['--profile', 'mainnet'], {}), /OPERATOR_KEY: must be set/);
   assert.throws(() => loadSettings(['--bogus'], {}), /Unknown option '--bogus'/);
   assert.throws(() => loadSettings([], { MARKET_THREADS: '0' }), /^ConfigError: MARKET_THREADS: must be an integer from 1 to 256, got "0"$/);
+  assert.throws(() => loadSettings(['--signature-threads', 'all'], {}), /^ConfigError: SIGNATURE_THREADS: must be an integer from 1 to 256, got "all"$/);
+  assert.equal(loadSettings([], { SIGNATURE_THREADS: '3' }).signatureThreads, 3);
   assert.throws(() => loadSettings([], { SNAPSHOT_INTERVAL_MS: '1e3' }), /^ConfigError: SNAPSHOT_INTERVAL_MS: must be an integer number of milliseconds/);
 });
 
