@@ -2,14 +2,16 @@
  * @module auth/signature-pool
  *
  * Signer recovery off the main thread: a piscina pool of `signature-worker.ts` threads. Calls
- * are collected and sent as tasks, one per idle thread, at the end of the event-loop turn
- * (setImmediate). At most one task per thread is in flight: what arrives while every thread is
- * busy waits and goes, all of it, with the next task a finishing thread is handed. Each post
- * costs the main thread a message and a wake-up whatever its size, so under load tasks grow
- * instead of multiplying; when idle a call still leaves at the end of its turn. `recover`
- * tasks travel in a SharedArrayBuffer (no copy, no per-signature message):
- * `count × (digest 32 ‖ signature 65)` followed by `count × (flag 1 ‖ address 20)` that the
- * worker fills in.
+ * are collected and sent at the end of the event-loop turn (setImmediate) as tasks of at most
+ * `batchSize`, spread over the threads. Each thread has at most `tasksPerThread` tasks in
+ * flight (default 2: one running, the next already in its port, so a finishing thread starts
+ * again without waiting for this thread to hand it work); what arrives beyond that waits and
+ * leaves with the next task a finishing thread is handed. Each post costs the main thread a
+ * message and a wake-up whatever its size, so under load tasks fill up instead of multiplying,
+ * and tasks of a few dozen let results stream back while the next ones are verified (measured
+ * with bench/http.bench.ts: docs/benchmarks.md). `recover` tasks travel in a SharedArrayBuffer
+ * (no copy, no per-signature message): `count × (digest 32 ‖ signature 65)` followed by
+ * `count × (flag 1 ‖ address 20)` that the worker fills in.
  *
  * May import: piscina, node:os, ./address, ./signature, ./recovery (type), ./signature-worker (types).
  *
@@ -41,8 +43,10 @@ export interface SignaturePoolOptions {
   backend?: BackendName;
   /** Worker threads; default every core (`os.availableParallelism()`). */
   threads?: number;
-  /** Most signatures per task; default 256. */
+  /** Most signatures per task; default 32. */
   batchSize?: number;
+  /** Tasks in flight per thread; default 2. */
+  tasksPerThread?: number;
 }
 
 interface Waiting {
@@ -56,12 +60,13 @@ export class SignaturePool {
   readonly backend: BackendName;
   readonly threads: number;
   readonly batchSize: number;
+  readonly tasksPerThread: number;
   private readonly piscina: Piscina;
   private waiting: Waiting[] = [];
   private waitingTyped: WaitingTyped[] = [];
   private flushScheduled = false;
   private closed = false;
-  /** Tasks posted and not yet finished: at most one per thread. */
+  /** Tasks posted and not yet finished: at most `tasksPerThread` per thread. */
   private inFlight = 0;
   /** Set by `close`: called once the last task has finished and nothing waits. */
   private drained: (() => void) | null = null;
@@ -70,11 +75,14 @@ export class SignaturePool {
     this.backend = options.backend ?? 'noble';
     if (loadRecoveryBackend(this.backend) === undefined) throw new Error(`recovery backend ${this.backend} is not available`);
     this.threads = Math.max(1, options.threads ?? availableParallelism());
-    this.batchSize = Math.max(1, options.batchSize ?? 256);
+    this.batchSize = Math.max(1, options.batchSize ?? 32);
+    this.tasksPerThread = Math.max(1, options.tasksPerThread ?? 2);
     this.piscina = new Piscina({
       filename: new URL('./signature-worker.ts', import.meta.url).href,
       minThreads: this.threads,
       maxThreads: this.threads,
+      // Tasks beyond the running one wait in the thread's own port, not in piscina's queue.
+      concurrentTasksPerWorker: this.tasksPerThread,
     });
   }
 
@@ -124,7 +132,7 @@ export class SignaturePool {
   private readonly flush = (): void => {
     this.flushScheduled = false;
     this.flushTyped();
-    while (this.waiting.length > 0 && this.inFlight < this.threads) this.runRaw(this.waiting.splice(0, this.batchSize));
+    while (this.waiting.length > 0 && this.inFlight < this.threads * this.tasksPerThread) this.runRaw(this.waiting.splice(0, this.batchSize));
   };
 
   /** A task finished: its thread takes whatever waits. */
@@ -165,14 +173,14 @@ export class SignaturePool {
    * evenly over the idle threads so a turn's signatures are recovered in parallel.
    */
   private flushTyped(): void {
-    while (this.waitingTyped.length > 0 && this.inFlight < this.threads) {
+    while (this.waitingTyped.length > 0 && this.inFlight < this.threads * this.tasksPerThread) {
       const domain = this.waitingTyped[0].domain;
       const same = this.waitingTyped.filter((w) => w.domain === domain);
       this.waitingTyped = this.waitingTyped.filter((w) => w.domain !== domain);
       const tasks = Math.min(Math.max(1, this.threads - this.inFlight), same.length);
       const chunk = Math.min(this.batchSize, Math.ceil(same.length / tasks));
       let at = 0;
-      for (; at < same.length && this.inFlight < this.threads; at += chunk) this.runTyped(domain, same.slice(at, at + chunk));
+      for (; at < same.length && this.inFlight < this.threads * this.tasksPerThread; at += chunk) this.runTyped(domain, same.slice(at, at + chunk));
       if (at < same.length) this.waitingTyped.unshift(...same.slice(at));
     }
   }

@@ -76,7 +76,7 @@ test('typed recovery in the pool: the worker digests and recovers, tampered mess
 });
 
 test('while its thread is busy, what arrives over many turns waits and leaves as one task', async () => {
-  const pool = new SignaturePool({ backend: 'noble', threads: 1 });
+  const pool = new SignaturePool({ backend: 'noble', threads: 1, tasksPerThread: 2, batchSize: 100 });
   try {
     const all = cases(60);
     const pending: Promise<string | null>[] = [];
@@ -87,7 +87,18 @@ test('while its thread is busy, what arrives over many turns waits and leaves as
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     assert.deepEqual(await Promise.all(pending), all.map((c) => c.signer));
-    assert.equal(pool.tasks, 2, 'the first turn, then everything that waited for it');
+    assert.equal(pool.tasks, 3, 'the first turn, the second (queued behind it), then everything that waited');
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a task carries at most batchSize signatures', async () => {
+  const pool = new SignaturePool({ backend: 'noble', threads: 1, batchSize: 8 });
+  try {
+    const all = cases(30);
+    assert.deepEqual(await Promise.all(all.map((c) => pool.recover(c.digest, c.signature))), all.map((c) => c.signer));
+    assert.equal(pool.tasks, 4, '8 + 8 + 8 + 6');
   } finally {
     await pool.close();
   }
