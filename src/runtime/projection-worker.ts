@@ -6,21 +6,23 @@
  * position each one reached. It keeps the history's LMDB work (encoding, B-tree updates,
  * candle upkeep) off the main thread, which only builds the records.
  *
- * Messages in: `{ type: 'batch', batch }`, `{ type: 'close' }`. Out: `{ type: 'written', seq }`
+ * Messages in: `{ type: 'batch', bytes }` (a packed batch), `{ type: 'close' }`. Out: `{ type: 'written', seq }`
  * after each batch commits, `{ type: 'failed', error }` if one cannot be written (nothing more
  * is written after it), `{ type: 'closed' }` once the environment is closed.
- * May import: history/, lmdb.
+ * May import: history/, lmdb, ./history-wire.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { open } from 'lmdb';
-import { HistoryStore, type HistoryBatch } from '../history/batch.ts';
+import { HistoryStore } from '../history/batch.ts';
+import { unpackBatch } from './history-wire.ts';
 import { HISTORY_ENV_OPTIONS } from './history-env.ts';
 
 export interface ProjectionThreadData {
   path: string;
 }
 
-export type ProjectionMessage = { type: 'batch'; batch: HistoryBatch } | { type: 'close' };
+/** A batch travels packed (runtime/history-wire). */
+export type ProjectionMessage = { type: 'batch'; bytes: Uint8Array } | { type: 'close' };
 export type ProjectionReport = { type: 'written'; seq: number } | { type: 'failed'; error: string } | { type: 'closed' };
 
 const port = parentPort!;
@@ -37,8 +39,9 @@ port.on('message', (message: ProjectionMessage) => {
   }
   if (failed) return;
   try {
-    store.write(message.batch);
-    report({ type: 'written', seq: message.batch.seq });
+    const batch = unpackBatch(message.bytes);
+    store.write(batch);
+    report({ type: 'written', seq: batch.seq });
   } catch (error) {
     failed = true;
     report({ type: 'failed', error: String(error) });

@@ -29,6 +29,7 @@ import { isTerminal, type OrderState } from './order-registry.ts';
 import type { OrderRecord } from '../history/types.ts';
 import type { ExchangeListeners } from './exchange.ts';
 import { spawnTsWorker } from './spawn-worker.ts';
+import { packBatch } from './history-wire.ts';
 import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
 
 /** Finished orders kept in memory for replies and lookups (a read cache of history.orders). */
@@ -207,7 +208,8 @@ export class Projections {
       return;
     }
     this.inFlight++;
-    this.thread.postMessage({ type: 'batch', batch } satisfies ProjectionMessage);
+    const bytes = packBatch(batch);
+    this.thread.postMessage({ type: 'batch', bytes } satisfies ProjectionMessage, [bytes.buffer]);
   }
 
   /**
