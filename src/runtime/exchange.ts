@@ -26,25 +26,27 @@
  * command that reached one is journaled, so replay feeds it exactly the same inputs.
  *
  * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, runtime/commands,
- * runtime/order-registry, runtime/depth-mirror, runtime/settlement (R2, the book events). No I/O, no clock.
+ * runtime/codes, runtime/order-registry, runtime/depth-mirror, runtime/order-entry (how orders enter
+ * a book), runtime/settlement (R2, the book events). No I/O, no clock.
  */
 import { createHash } from 'node:crypto';
-import { RATE_SCALE, type MarketSpec } from '../config/market.ts';
-import { formatDecimal } from '../numeric/decimal.ts';
+import type { MarketSpec } from '../config/market.ts';
 import { Ledger, type LedgerOptions } from '../ledger/ledger.ts';
 import { LedgerCode } from '../ledger/codes.ts';
 import type { LedgerEvent } from '../ledger/events.ts';
 import { NonceStore } from '../auth/nonces.ts';
 import { DelegationStore } from '../auth/delegation.ts';
-import { admitDelegationChange, admitSignedBatch, admitSignedWrite } from '../auth/admission.ts';
+import { admitDelegationChange, admitSignedWrite } from '../auth/admission.ts';
 import type { Address } from '../auth/address.ts';
 import { Reason, REASON_TEXT } from '../engine/codes.ts';
-import { OrderFlag, formatOrderId, orderIdOf, marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder, type Side } from '../engine/types.ts';
-import { CONDITIONAL_TEXT, ConditionalBook, ConditionalCode, ConditionalReason, TriggerKind, type ConditionalListener, type OrderFields, type PlaceTrigger } from '../conditional/index.ts';
-import { CommandKind, type BatchOrder, type Command, type SubmitOrder, type SubmitPair, type SubmitSlices } from './commands.ts';
+import { marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder, type Side } from '../engine/types.ts';
+import { CONDITIONAL_TEXT, ConditionalBook, ConditionalCode, ConditionalReason, type ConditionalListener } from '../conditional/index.ts';
+import { CommandKind, type Command } from './commands.ts';
 import { OrderRegistry, type OrderState, type OrderChangeListener } from './order-registry.ts';
 import { DepthMirror } from './depth-mirror.ts';
 import { settlementListener } from './settlement.ts';
+import { OrderEntry } from './order-entry.ts';
+import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 
 /** Where book commands go: a market thread's ring live, an in-process book in replay. */
 export interface MarketRouter {
@@ -58,28 +60,6 @@ export interface MarketRouter {
 /** A router that sends nowhere: an exchange that only replays or restores has no books yet. */
 export const NO_ROUTER: MarketRouter = { place() {}, cancel() {}, cancelByClientId() {}, cancelAll() {}, expire() {} };
 
-/** Codes of this stage (9100s): refusals that are neither auth, ledger nor engine rules. */
-export const ExchangeCode = {
-  OrderTypeNotSupported: 9101,
-  DuplicateClientId: 9102,
-  OrderNotFound: 9103,
-  OriginatorNotFound: 9104,
-} as const;
-
-export interface ExecuteResult {
-  /** 0 when accepted; otherwise a code of auth (1000s), ledger (2000s), engine (3000s) or this stage. */
-  code: number;
-  params?: Readonly<Record<string, string>>;
-  /** False when the command was refused before it changed anything: it need not be journaled. */
-  changed: boolean;
-  /** The order a submit or cancel concerns (a batch: its first order). */
-  orderId?: number;
-  /** Every order of a batch (TP/SL pair, TWAP, iceberg), in request order. */
-  orderIds?: number[];
-  /** Markets a book command was routed to, once per command (the sequencer awaits their results). */
-  routed: number[];
-}
-
 export interface ExchangeListeners {
   orderChanged?: OrderChangeListener;
   ledgerEvent?: (event: LedgerEvent) => void;
@@ -92,34 +72,6 @@ export interface ExchangeOptions {
 }
 
 const NO_ROUTES: readonly number[] = [];
-
-/** The signed write behind an order: who signed for which subaccount, with which nonce. */
-function signedOrder(o: BatchOrder) {
-  return {
-    action: 'order' as const,
-    account: o.account as Address,
-    subaccountIndex: o.subaccountIndex,
-    signer: o.signer as Address,
-    nonce: o.nonce,
-    expiresAt: o.expiresAt === 0 ? Number.MAX_SAFE_INTEGER : o.expiresAt,
-  };
-}
-
-const NOT_CHANGED = (code: number, params?: Readonly<Record<string, string>>): ExecuteResult => ({ code, params, changed: false, routed: [] });
-
-const TRIGGER_KINDS: Readonly<Record<string, TriggerKind>> = {
-  takeProfit: TriggerKind.TakeProfit,
-  stopLoss: TriggerKind.StopLoss,
-  trailingStop: TriggerKind.TrailingStop,
-};
-
-/** Registry statuses of an order a book holds (or is about to: `triggered` is on its way in). */
-const ON_BOOK: ReadonlySet<string> = new Set(['new', 'partiallyFilled', 'triggered']);
-
-/** `TriggerAlreadyCrossed` → `triggerAlreadyCrossed`: the `reason` of a conditional order refused at placement. */
-const REFUSAL_TEXT: Readonly<Record<number, string>> = Object.fromEntries(
-  Object.entries(ConditionalCode).map(([name, code]) => [code, name.charAt(0).toLowerCase() + name.slice(1)]),
-);
 
 /** The exchange's state as plain data: what a snapshot stores beside the books. */
 export interface ExchangeSnapshot {
@@ -137,15 +89,6 @@ type ConditionalOutput =
   | { kind: 'release'; market: number; order: PlaceOrder; triggerPrice: number }
   | { kind: 'ended'; orderId: number; reason: number; time: number };
 
-/** The orders of a batch once admitted: one owner, one market, numbered in request order. */
-interface Entered {
-  owner: number;
-  account: number;
-  market: number;
-  orderIds: number[];
-  states: OrderState[];
-}
-
 export class Exchange {
   readonly ledger: Ledger;
   readonly nonces: NonceStore;
@@ -160,6 +103,8 @@ export class Exchange {
   private unsolicited: number[] = [];
   /** Orders numbered per market; the next orderId is orderIdOf(market, count + 1). */
   private readonly orderCounts: number[];
+  /** Submissions, released conditional orders and liquidations on their way to a book. */
+  private readonly entry: OrderEntry;
   private readonly bookListeners: BookListener[];
 
   constructor(
@@ -184,6 +129,7 @@ export class Exchange {
       from ? ConditionalBook.restore(from.conditional[m.index], this.conditionalListenerFor(m.index)) : new ConditionalBook(m.index, this.conditionalListenerFor(m.index)),
     );
     this.orderCounts = from ? [...from.orderCounts] : markets.map(() => 0);
+    this.entry = new OrderEntry(this, () => this.router, this.orderCounts);
     this.bookListeners = markets.map((m) =>
       settlementListener({
         market: m.index,
@@ -244,24 +190,24 @@ export class Exchange {
     const time = command.time;
     switch (command.kind) {
       case CommandKind.SubmitOrder:
-        return this.submitOrder(command);
+        return this.entry.submitOrder(command);
       case CommandKind.SubmitPair:
-        return this.submitPair(command);
+        return this.entry.submitPair(command);
       case CommandKind.SubmitSlices:
-        return this.submitSlices(command);
+        return this.entry.submitSlices(command);
       case CommandKind.CancelOrder: {
         const order = this.orders.get(command.orderId);
-        if (order === undefined) return NOT_CHANGED(ExchangeCode.OrderNotFound);
+        if (order === undefined) return notChanged(ExchangeCode.OrderNotFound);
         return this.cancelOrder(order, time);
       }
       case CommandKind.CancelByClientId: {
         const order = this.orders.byClient(command.account, command.clientId);
-        if (order === undefined) return NOT_CHANGED(ExchangeCode.OrderNotFound);
+        if (order === undefined) return notChanged(ExchangeCode.OrderNotFound);
         return this.cancelOrder(order, time);
       }
       case CommandKind.CancelAll: {
         const owner = this.ledger.findOwner(command.account, command.subaccountIndex);
-        if (owner === undefined) return NOT_CHANGED(LedgerCode.AccountNotFound);
+        if (owner === undefined) return notChanged(LedgerCode.AccountNotFound);
         let ended = 0;
         for (const m of this.markets) if (command.market === null || command.market === m.index) ended += this.conditional[m.index].cancelAll(owner, time, Reason.Cancelled);
         const onBook = this.orders.ofOwner(owner, command.market ?? undefined).filter((o) => o.status !== 'untriggered');
@@ -290,7 +236,7 @@ export class Exchange {
           },
           time,
         );
-        if (!admitted.ok) return NOT_CHANGED(admitted.code, admitted.params);
+        if (!admitted.ok) return notChanged(admitted.code, admitted.params);
         const code = this.ledger.transfer(command.accountFrom, command.subaccountIndexFrom, command.accountTo, command.subaccountIndexTo, command.amount, time);
         return { code, changed: true, routed: [] };
       }
@@ -300,7 +246,7 @@ export class Exchange {
           { action: 'marginUpdate', account: command.account as Address, subaccountIndex: command.subaccountIndex, signer: command.signer as Address, nonce: command.nonce, expiresAt: command.expiresAt },
           time,
         );
-        if (!admitted.ok) return NOT_CHANGED(admitted.code, admitted.params);
+        if (!admitted.ok) return notChanged(admitted.code, admitted.params);
         const code = this.ledger.setMargin(command.account, command.subaccountIndex, command.market, command.isolated, command.margin, time);
         return { code, changed: true, routed: [] };
       }
@@ -325,168 +271,7 @@ export class Exchange {
   }
 
   private money(code: number): ExecuteResult {
-    return code === LedgerCode.Ok ? { code, changed: true, routed: [] } : NOT_CHANGED(code);
-  }
-
-  private submitOrder(cmd: SubmitOrder): ExecuteResult {
-    const triggerKind = TRIGGER_KINDS[cmd.orderType];
-    if (cmd.orderType !== 'limit' && triggerKind === undefined) return NOT_CHANGED(ExchangeCode.OrderTypeNotSupported, { orderType: cmd.orderType });
-    const admitted = admitSignedWrite(this, signedOrder(cmd), cmd.time);
-    if (!admitted.ok) return NOT_CHANGED(admitted.code, admitted.params);
-    // From here the nonce is spent: every outcome is journaled.
-    const entered = this.enter([cmd], cmd.time);
-    if (!('states' in entered)) return entered;
-    const { owner, market } = entered;
-    const [orderId] = entered.orderIds;
-    const [order] = entered.states;
-    if (triggerKind !== undefined) {
-      const code = this.conditional[market].place(this.trigger(cmd, entered, 0, triggerKind, cmd.time));
-      if (code !== ConditionalCode.Ok) {
-        this.orders.refused(order, REFUSAL_TEXT[code]);
-        return { code, changed: true, orderId, routed: [] };
-      }
-      this.orders.untriggered(order);
-      return { code: 0, changed: true, orderId, routed: [] };
-    }
-    const originator = cmd.originatorFee > 0 ? (this.ledger.findOwner(cmd.originator, 0) as number) : 0;
-    const reduceOnly = (cmd.flags & OrderFlag.ReduceOnly) !== 0;
-    const code = this.ledger.admitOrder(orderId, owner, market, cmd.side, cmd.price, cmd.quantity, reduceOnly, cmd.time, {
-      originator,
-      originatorFee: BigInt(cmd.originatorFee),
-    });
-    if (code !== LedgerCode.Ok) {
-      this.orders.refused(order, 'insufficientMargin');
-      return { code, changed: true, orderId, routed: [] };
-    }
-    this.orders.submitted(order);
-    this.router.place(market, {
-      orderId,
-      owner,
-      account: entered.account,
-      side: cmd.side,
-      price: cmd.price,
-      quantity: cmd.quantity,
-      flags: cmd.flags,
-      expiresAt: cmd.expiresAt,
-      clientId: cmd.clientId,
-      position: this.ledger.position(owner, market),
-      time: cmd.time,
-    });
-    return { code: 0, changed: true, orderId, routed: [market] };
-  }
-
-  /**
-   * The step every submission shares once its nonces are spent: the subaccount, an orderId per
-   * order (request order), and the checks that refuse the whole submission (a clientId already
-   * live or repeated, an unknown originator) — reported as `rejected` and journaled.
-   */
-  private enter(orders: readonly BatchOrder[], time: number): Entered | ExecuteResult {
-    const first = orders[0];
-    const identity = this.ledger.register(first.account, first.subaccountIndex);
-    if (typeof identity === 'number') return { code: identity, changed: true, routed: [] };
-    const market = first.market;
-    const orderIds = orders.map(() => orderIdOf(market, ++this.orderCounts[market]));
-    const states = orders.map((o, i) => this.orderState({ ...o, kind: CommandKind.SubmitOrder, time }, orderIds[i], identity.owner));
-    const refuse = (code: number, reason: string): ExecuteResult => {
-      for (const s of states) this.orders.refused(s, reason);
-      return { code, changed: true, orderId: orderIds[0], orderIds, routed: [] };
-    };
-    const clientIds = new Set<string>();
-    for (const o of orders) {
-      if (o.clientId === null) continue;
-      if (clientIds.has(o.clientId) || this.orders.byClient(o.account, o.clientId) !== undefined) return refuse(ExchangeCode.DuplicateClientId, 'duplicateClientId');
-      clientIds.add(o.clientId);
-    }
-    for (const o of orders) {
-      if (o.originatorFee > 0 && this.ledger.findOwner(o.originator, 0) === undefined) return refuse(ExchangeCode.OriginatorNotFound, 'originatorNotFound');
-    }
-    return { owner: identity.owner, account: identity.account, market, orderIds, states };
-  }
-
-  /** Order `i` of an admitted submission as the conditional book takes it. */
-  private fields(o: BatchOrder, entered: Entered, i: number): OrderFields {
-    return {
-      orderId: entered.orderIds[i],
-      owner: entered.owner,
-      account: entered.account,
-      side: o.side,
-      price: o.price,
-      quantity: o.quantity,
-      flags: o.flags,
-      expiresAt: o.expiresAt,
-      clientId: o.clientId,
-    };
-  }
-
-  private trigger(o: BatchOrder, entered: Entered, i: number, kind: TriggerKind, time: number): PlaceTrigger {
-    return { ...this.fields(o, entered, i), kind, triggerPrice: o.triggerPrice ?? 0, trailingPercent: o.trailingPercent ?? 0n, time };
-  }
-
-  /** A TP/SL pair: both legs admitted and placed, or neither. */
-  private submitPair(cmd: SubmitPair): ExecuteResult {
-    const { takeProfit: tp, stopLoss: sl, time } = cmd;
-    if (
-      tp.orderType !== 'takeProfit' ||
-      sl.orderType !== 'stopLoss' ||
-      tp.account !== sl.account ||
-      tp.subaccountIndex !== sl.subaccountIndex ||
-      tp.market !== sl.market ||
-      (tp.parentOrderId ?? 0) !== (sl.parentOrderId ?? 0)
-    ) {
-      return NOT_CHANGED(ConditionalCode.InvalidPair);
-    }
-    const admitted = admitSignedBatch(this, [signedOrder(tp), signedOrder(sl)], time);
-    if (!admitted.ok) return NOT_CHANGED(admitted.code, admitted.params);
-    const entered = this.enter([tp, sl], time);
-    if (!('states' in entered)) return entered;
-    const { owner, market, orderIds, states } = entered;
-    const parentOrderId = tp.parentOrderId ?? 0;
-    const parent = parentOrderId === 0 ? undefined : this.orders.get(parentOrderId);
-    const onBook = parent !== undefined && parent.market === market && ON_BOOK.has(parent.status);
-    const code = this.conditional[market].placePair({
-      ocoGroupId: orderIds[0],
-      takeProfit: this.trigger(tp, entered, 0, TriggerKind.TakeProfit, time),
-      stopLoss: this.trigger(sl, entered, 1, TriggerKind.StopLoss, time),
-      parentOrderId,
-      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, settled: parent.settled } : undefined,
-      position: this.ledger.position(owner, market),
-      time,
-    });
-    if (code !== ConditionalCode.Ok) {
-      for (const s of states) this.orders.refused(s, REFUSAL_TEXT[code]);
-      return { code, changed: true, orderId: orderIds[0], orderIds, routed: [] };
-    }
-    for (const s of states) {
-      s.ocoGroupId = formatOrderId(orderIds[0]);
-      this.orders.untriggered(s);
-    }
-    return { code: 0, changed: true, orderId: orderIds[0], orderIds, routed: [] };
-  }
-
-  /** A TWAP or an iceberg: every child admitted and held; the first enters its book now. */
-  private submitSlices(cmd: SubmitSlices): ExecuteResult {
-    const { orders, time } = cmd;
-    const first = orders[0];
-    if (first === undefined || orders.some((o) => o.orderType !== cmd.orderType || o.account !== first.account || o.subaccountIndex !== first.subaccountIndex || o.market !== first.market)) {
-      return NOT_CHANGED(ConditionalCode.InvalidSlices);
-    }
-    const admitted = admitSignedBatch(this, orders.map(signedOrder), time);
-    if (!admitted.ok) return NOT_CHANGED(admitted.code, admitted.params);
-    const entered = this.enter(orders, time);
-    if (!('states' in entered)) return entered;
-    const { owner, market, orderIds, states } = entered;
-    const slices = { groupId: orderIds[0], owner, slices: orders.map((o, i) => this.fields(o, entered, i)), period: first.period ?? 0, time };
-    const book = this.conditional[market];
-    const code = cmd.orderType === 'twap' ? book.placeTwap(slices) : book.placeIceberg(slices);
-    if (code !== ConditionalCode.Ok) {
-      for (const s of states) this.orders.refused(s, REFUSAL_TEXT[code]);
-      return { code, changed: true, orderId: orderIds[0], orderIds, routed: [] };
-    }
-    for (const s of states) {
-      s.groupId = formatOrderId(orderIds[0]);
-      this.orders.untriggered(s);
-    }
-    return { code: 0, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+    return code === LedgerCode.Ok ? { code, changed: true, routed: [] } : notChanged(code);
   }
 
   /**
@@ -538,7 +323,9 @@ export class Exchange {
     const outputs = this.outputs;
     for (let i = 0; i < outputs.length; i++) {
       const out = outputs[i];
-      if (out.kind === 'release') this.release(out.market, out.order, out.triggerPrice, routed);
+      if (out.kind === 'release') {
+        if (this.entry.enterReleased(out.market, out.order, out.triggerPrice)) routed.push(out.market);
+      }
       else {
         const status = out.reason === ConditionalReason.ExpiresAtReached ? 'expired' : 'cancelled';
         // Reasons only conditional orders have are 4500+; the others are the engine's.
@@ -547,62 +334,6 @@ export class Exchange {
       }
     }
     outputs.length = 0;
-  }
-
-  /** A released conditional order enters its book as a submitted limit order would: R1 hold, registry, book. */
-  private release(market: number, order: PlaceOrder, triggerPrice: number, routed: number[]): void {
-    const state = this.orders.get(order.orderId);
-    if (state === undefined) throw new Error(`exchange: released order ${order.orderId} is not in the registry`);
-    const originator = state.originatorFee > 0 ? (this.ledger.findOwner(state.originator, 0) ?? 0) : 0;
-    const reduceOnly = (order.flags & OrderFlag.ReduceOnly) !== 0;
-    const code = this.ledger.admitOrder(order.orderId, order.owner, market, order.side, order.price, order.quantity, reduceOnly, order.time, {
-      originator,
-      originatorFee: BigInt(state.originatorFee),
-    });
-    if (code !== LedgerCode.Ok) {
-      this.orders.closed(order.orderId, 'rejected', 'insufficientMargin', order.time);
-      // An iceberg child that cannot enter ends its iceberg.
-      this.conditional[market].onOrderGone(order.orderId, order.time);
-      return;
-    }
-    this.orders.triggered(order.orderId, order.quantity, order.time, triggerPrice);
-    order.position = this.ledger.position(order.owner, market);
-    this.router.place(market, order);
-    routed.push(market);
-  }
-
-  private orderState(cmd: SubmitOrder, orderId: number, owner: number): OrderState {
-    return {
-      orderId,
-      market: cmd.market,
-      owner,
-      account: cmd.account,
-      subaccountIndex: cmd.subaccountIndex,
-      orderType: cmd.orderType,
-      side: cmd.side,
-      price: cmd.price,
-      quantity: cmd.quantity,
-      remaining: cmd.quantity,
-      settled: 0,
-      flags: cmd.flags,
-      expiresAt: cmd.expiresAt,
-      nonce: cmd.nonce,
-      clientId: cmd.clientId,
-      originator: cmd.originator,
-      originatorFee: cmd.originatorFee,
-      triggerPrice: cmd.triggerPrice,
-      parentOrderId: cmd.parentOrderId,
-      period: cmd.period,
-      // As the user wrote it: a fraction ("0.05"), not RATE_SCALE units.
-      trailingPercent: cmd.trailingPercent === null ? null : formatDecimal(cmd.trailingPercent, RATE_SCALE),
-      groupId: null,
-      ocoGroupId: null,
-      status: 'new',
-      reason: null,
-      createdAt: cmd.time,
-      updatedAt: cmd.time,
-      lastUpdateSequenceNumber: 0,
-    };
   }
 
   /** The clock: books expire what is due, funding is sampled, under-margined accounts are liquidated. */
@@ -617,54 +348,7 @@ export class Exchange {
       this.markMoved(m.index, time);
     }
     for (const liq of this.ledger.checkLiquidations(time)) {
-      const orderId = orderIdOf(liq.market, ++this.orderCounts[liq.market]);
-      if (this.ledger.admitOrder(orderId, liq.owner, liq.market, liq.side, liq.price, liq.quantity, true, time, { liquidation: true }) !== LedgerCode.Ok) continue;
-      const identity = this.ledger.identity(liq.owner)!;
-      const flags = OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly;
-      this.orders.submitted({
-        ...this.orderState(
-          {
-            kind: CommandKind.SubmitOrder,
-            time,
-            account: identity.address,
-            subaccountIndex: identity.subaccountIndex,
-            market: liq.market,
-            orderType: 'limit',
-            side: liq.side,
-            price: liq.price,
-            quantity: liq.quantity,
-            flags,
-            expiresAt: 0,
-            nonce: 0,
-            clientId: null,
-            originator: '0x0000000000000000000000000000000000000000',
-            originatorFee: 0,
-            triggerPrice: null,
-            parentOrderId: null,
-            period: null,
-            trailingPercent: null,
-            signer: '',
-            signature: '',
-          },
-          orderId,
-          liq.owner,
-        ),
-        groupId: 'liquidation',
-      });
-      this.router.place(liq.market, {
-        orderId,
-        owner: liq.owner,
-        account: liq.account,
-        side: liq.side,
-        price: liq.price,
-        quantity: liq.quantity,
-        flags,
-        expiresAt: 0,
-        clientId: null,
-        position: this.ledger.position(liq.owner, liq.market),
-        time,
-      });
-      routed.push(liq.market);
+      if (this.entry.enterLiquidation(liq, time)) routed.push(liq.market);
     }
     return { code: 0, changed: true, routed };
   }

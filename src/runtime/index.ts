@@ -5,7 +5,8 @@
  * machine on the main thread that decides everything, in journal order.
  *
  * Owns: the application commands and their codec (commands.ts); the `Exchange` (exchange.ts:
- * ledger, nonces, delegations, order registry, depth mirrors, conditional books) with R2
+ * ledger, nonces, delegations, order registry, depth mirrors, conditional books), with order
+ * entry (order-entry.ts: submissions, released conditional orders, liquidations) and R2
  * settlement of book events (settlement.ts); the `Sequencer` (decide → journal → route →
  * settle → reply when durable and projected); market threads behind SharedArrayBuffer rings
  * (layout.ts, ring.ts, codec.ts, market-link.ts, market-worker.ts); history projection on its
@@ -20,7 +21,8 @@
  * Limits: one process, one main thread: the gateway, the sequencer and settlement share it
  * (docs/benchmarks.md measures what that costs per order).
  */
-export { Exchange, NO_ROUTER, type MarketRouter, type ExecuteResult, type ExchangeListeners } from './exchange.ts';
+export { Exchange, NO_ROUTER, type MarketRouter, type ExchangeListeners } from './exchange.ts';
+export { ExchangeCode, type ExecuteResult } from './codes.ts';
 export { Sequencer, OverloadedError, type Outcome } from './sequencer.ts';
 export { CommandKind, type Command } from './commands.ts';
 export { Projections } from './projections.ts';

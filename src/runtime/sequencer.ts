@@ -14,7 +14,8 @@ import type { Journal } from '../journal/journal.ts';
 import { decodeEvent, doneCode, recordKind, recordLength, recordMarket } from './codec.ts';
 import { RecordKind } from './layout.ts';
 import { encodeCommand, type Command } from './commands.ts';
-import type { Exchange, ExecuteResult } from './exchange.ts';
+import type { Exchange } from './exchange.ts';
+import type { ExecuteResult } from './codes.ts';
 import type { MarketLink } from './market-link.ts';
 import type { Projections } from './projections.ts';
 

@@ -16,7 +16,7 @@ import { EngineCode } from '../../engine/codes.ts';
 import { parseOrderId } from '../../engine/types.ts';
 import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '../../runtime/commands.ts';
 import { OverloadedError, type Outcome } from '../../runtime/sequencer.ts';
-import { ExchangeCode } from '../../runtime/exchange.ts';
+import { ExchangeCode } from '../../runtime/codes.ts';
 import type { OrderStatus } from '../../history/types.ts';
 import { failure, GatewayCode, registerCodes } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
