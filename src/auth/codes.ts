@@ -33,6 +33,7 @@ export const AuthCode = {
   ChallengeMismatch: 1020,
   TooManyChallenges: 1021,
   InvalidAddress: 1022,
+  VerifierBehind: 1023,
 } as const;
 export type AuthCode = (typeof AuthCode)[keyof typeof AuthCode];
 
@@ -65,6 +66,7 @@ export const AUTH_CODES: Readonly<Record<AuthCode, AuthCodeEntry>> = {
   [AuthCode.ChallengeMismatch]: { status: 401, text: 'Login message does not match the challenge' },
   [AuthCode.TooManyChallenges]: { status: 503, text: 'Too many pending login challenges, retry later' },
   [AuthCode.InvalidAddress]: { status: 400, text: 'Invalid address' },
+  [AuthCode.VerifierBehind]: { status: 503, text: 'Service overloaded: signature verification is behind' },
 };
 
 export interface AuthRefusal {

@@ -28,7 +28,7 @@ import { bytesToHex, type Address } from './address.ts';
 import { loadRecoveryBackend, type BackendName } from './recovery.ts';
 import { signatureBytes } from './signature.ts';
 import { encodeTypedBatch, ITEM_BYTES, RESULT_BYTES, type RecoverBatchTask, type RecoverTypedTask, type TypedBatch, type TypedResult } from './signature-worker.ts';
-import { accepted, refused, type AuthCode, type AuthResult } from './codes.ts';
+import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
 import type { Eip712Domain, MessageOf, PrimaryType } from './typed-data.ts';
 
 interface WaitingTyped {
@@ -47,6 +47,11 @@ export interface SignaturePoolOptions {
   batchSize?: number;
   /** Tasks in flight per thread; default 2. */
   tasksPerThread?: number;
+  /**
+   * Typed messages that may wait for a thread (beyond those in flight) before new ones are
+   * refused with `VerifierBehind` (503) instead of queueing without bound; default 10,000.
+   */
+  maxWaiting?: number;
 }
 
 interface Waiting {
@@ -61,6 +66,7 @@ export class SignaturePool {
   readonly threads: number;
   readonly batchSize: number;
   readonly tasksPerThread: number;
+  readonly maxWaiting: number;
   private readonly piscina: Piscina;
   private waiting: Waiting[] = [];
   private waitingTyped: WaitingTyped[] = [];
@@ -77,6 +83,7 @@ export class SignaturePool {
     this.threads = Math.max(1, options.threads ?? availableParallelism());
     this.batchSize = Math.max(1, options.batchSize ?? 32);
     this.tasksPerThread = Math.max(1, options.tasksPerThread ?? 2);
+    this.maxWaiting = Math.max(1, options.maxWaiting ?? 10_000);
     this.piscina = new Piscina({
       filename: new URL('./signature-worker.ts', import.meta.url).href,
       minThreads: this.threads,
@@ -104,10 +111,12 @@ export class SignaturePool {
 
   /**
    * The signer of a typed message: the worker computes the EIP-712 digest and recovers, so the
-   * calling thread only clones a small object. Batched like `recover`.
+   * calling thread only serializes a small object. Batched like `recover`; refused with
+   * `VerifierBehind` when `maxWaiting` messages already wait.
    */
   recoverTyped = <T extends PrimaryType>(domain: Eip712Domain, primaryType: T, message: MessageOf[T], signature: string): Promise<AuthResult<Address>> => {
     if (this.closed) return Promise.reject(new Error('signature pool is closed'));
+    if (this.waitingTyped.length >= this.maxWaiting) return Promise.resolve(refused(AuthCode.VerifierBehind));
     return new Promise<AuthResult<Address>>((resolve, reject) => {
       this.waitingTyped.push({ domain, item: { primaryType, message, signature }, resolve, reject });
       this.flushSoon();

@@ -103,3 +103,21 @@ test('a task carries at most batchSize signatures', async () => {
     await pool.close();
   }
 });
+
+test('a pool too far behind refuses typed messages with 503 VerifierBehind instead of queueing them', async () => {
+  const { ALICE, ALICE_BUY_5_AT_10_LIMIT, ALICE_VIEM, signWithViem, TESTNET_DOMAIN } = await import('./fixtures.ts');
+  const { AuthCode, AUTH_CODES } = await import('../../src/auth/codes.ts');
+  const pool = new SignaturePool({ backend: 'noble', threads: 1, maxWaiting: 5 });
+  try {
+    const signature = await signWithViem(ALICE_VIEM, 'Order', ALICE_BUY_5_AT_10_LIMIT);
+    // Twenty in one turn: five wait for the thread, the other fifteen are refused at once.
+    const results = await Promise.all(Array.from({ length: 20 }, () => pool.recoverTyped(TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, signature)));
+    assert.deepEqual(results.slice(0, 5), Array(5).fill({ ok: true, value: ALICE }));
+    assert.deepEqual(results.slice(5), Array(15).fill({ ok: false, code: AuthCode.VerifierBehind }));
+    assert.deepEqual(AUTH_CODES[AuthCode.VerifierBehind], { status: 503, text: 'Service overloaded: signature verification is behind' });
+    // Once they are through, new ones are taken again.
+    assert.deepEqual(await pool.recoverTyped(TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, signature), { ok: true, value: ALICE });
+  } finally {
+    await pool.close();
+  }
+});
