@@ -15,10 +15,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestExchange, Trader, type TestExchange } from './harness.ts';
+import { startTestExchange, tempDataDir, Trader, type TestExchange } from './harness.ts';
 import { bookSide, listed, openPosition, order, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
 
 const MINUTE = 60_000;
@@ -56,8 +53,7 @@ async function stateHash(ex: TestExchange): Promise<{ exchange: string; books: u
 }
 
 test('every conditional and algorithmic order type survives a journal-replay restart and a snapshot restart, then fires exactly once', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'perp-conditional-all-'));
-  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDataDir(t, 'perp-conditional-all-');
 
   let ex = await startTestExchange({ dataDir });
   const traders = await Promise.all(Array.from({ length: 8 }, () => new Trader(ex).login()));

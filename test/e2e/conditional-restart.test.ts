@@ -1,9 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestExchange, Trader, type TestExchange } from './harness.ts';
+import { startTestExchange, tempDataDir, Trader, type TestExchange } from './harness.ts';
 import { openPosition, order, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
 
 const MINUTE = 60_000;
@@ -17,8 +14,7 @@ async function stateHash(ex: TestExchange): Promise<{ exchange: string; books: u
 }
 
 test('untriggered orders survive restarts (journal replay, then snapshot) and fire once afterwards, never twice', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'perp-conditional-'));
-  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDataDir(t, 'perp-conditional-');
 
   const first = await startTestExchange({ dataDir });
   const [alice, bob, carol] = await Promise.all([new Trader(first).login(), new Trader(first).login(), new Trader(first).login()]);

@@ -3,7 +3,7 @@
  * pool, gateway) on a temporary data directory and a free loopback port, plus traders that log
  * in and sign with viem exactly as a client would, using the types from GET /config.
  */
-import { after } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +46,24 @@ export function apiClient(url: string): ApiClient {
   return { url, request, operator: (method, path, body) => request(method, path, body, { 'x-operator-key': TESTNET_OPERATOR_KEY }) };
 }
 
+/** Exchanges started on a data directory of `tempDataDir`, so it is removed only once they have stopped. */
+const runningOn = new Map<string, Array<() => Promise<void>>>();
+
+/**
+ * A data directory for a restart test: every exchange started on it is stopped after the test,
+ * then it is removed (an exchange's threads hold its LMDB environments while it runs).
+ */
+export function tempDataDir(t: TestContext, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  runningOn.set(dir, []);
+  t.after(async () => {
+    for (const stop of runningOn.get(dir) ?? []) await stop();
+    runningOn.delete(dir);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
 export async function startTestExchange(options: { dataDir?: string; tickMs?: number; trustedProxies?: string } = {}): Promise<TestExchange> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'perp-e2e-'));
   const proxies = options.trustedProxies === undefined ? [] : ['--trusted-proxies', options.trustedProxies];
@@ -58,6 +76,7 @@ export async function startTestExchange(options: { dataDir?: string; tickMs?: nu
     stopped = true;
     await exchange.stop(stopOptions);
   };
+  runningOn.get(dataDir)?.push(stop);
   after(async () => {
     await stop();
     if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });

@@ -1,17 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, tempDataDir, Trader } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 test('the operator tool replays a journal through the cores to every snapshot\'s state hash', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'perp-verify-'));
-  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDataDir(t, 'perp-verify-');
   const ex = await startTestExchange({ dataDir });
   const alice = await new Trader(ex).login();
   const bob = await new Trader(ex).login();

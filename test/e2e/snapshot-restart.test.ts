@@ -1,13 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, tempDataDir, Trader } from './harness.ts';
 
 test('a restart loads the newest snapshot and replays only the journal after it, to the same state', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'perp-snap-'));
-  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDataDir(t, 'perp-snap-');
 
   const first = await startTestExchange({ dataDir });
   const alice = await new Trader(first).login();
