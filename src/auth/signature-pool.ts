@@ -137,7 +137,7 @@ export class SignaturePool {
     await this.piscina.close();
   }
 
-  /** Hands what is waiting to the idle threads: typed messages first, then raw digests. */
+  /** Hands what is waiting to the threads, up to `tasksPerThread` tasks each: typed messages first, then raw digests. */
   private readonly flush = (): void => {
     this.flushScheduled = false;
     this.flushTyped();
@@ -179,7 +179,7 @@ export class SignaturePool {
 
   /**
    * Typed messages of one domain per task (in practice there is one: the deployment's), split
-   * evenly over the idle threads so a turn's signatures are recovered in parallel.
+   * evenly over the threads with room, so a turn's signatures are recovered in parallel.
    */
   private flushTyped(): void {
     while (this.waitingTyped.length > 0 && this.inFlight < this.threads * this.tasksPerThread) {
