@@ -23,6 +23,9 @@ export const GatewayCode = {
 } as const;
 export type GatewayCode = (typeof GatewayCode)[keyof typeof GatewayCode];
 
+/** `Retry-After` of a 503: the backlog of any stage clears within about a second at full load. */
+export const OVERLOADED_RETRY_SECONDS = 1;
+
 interface Entry {
   status: number;
   text: (detail: string) => string;
@@ -46,7 +49,10 @@ const TABLE: Record<number, Entry> = {
 /** The reply for a rejection; `detail` fills the text's slot (a symbol, a number, a field message). */
 export function failure(code: number, detail = ''): HttpReply {
   const entry = TABLE[code] ?? TABLE[GatewayCode.Internal];
-  return { status: entry.status, body: entry.text(detail), contentType: 'text/plain; charset=utf-8' };
+  const reply: HttpReply = { status: entry.status, body: entry.text(detail), contentType: 'text/plain; charset=utf-8' };
+  // A 503 is a moment's overload (a stage behind, too many login challenges): say when to retry.
+  if (entry.status === 503) reply.headers = { 'retry-after': String(OVERLOADED_RETRY_SECONDS) };
+  return reply;
 }
 
 /** Registers another part's code table (auth, ledger, engine) under the same mapping. */

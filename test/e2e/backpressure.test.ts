@@ -15,6 +15,7 @@ test('when the journal or a market is behind, writes get 503 with the reason and
     assert.equal(refused.status, 503);
     assert.equal(refused.text, `Service overloaded: ${reason}`);
     assert.match(refused.headers.get('content-type') ?? '', /text\/plain/);
+    assert.equal(refused.headers.get('retry-after'), '1', 'a 503 says when to retry');
   }
   // Reads never wait on the pipeline.
   assert.equal((await ex.request('GET', '/book/BTC-USD-PERP')).status, 200);

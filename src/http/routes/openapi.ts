@@ -239,7 +239,7 @@ function errorResponses(op: Operation): Record<string, unknown> {
   for (const [status, texts] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: texts.map((t) => `\`${t}\``).join('; '),
-      ...(status === 429 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } } : {}),
+      ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } } : {}),
       content: { 'text/plain': { schema: { type: 'string' }, examples: Object.fromEntries(texts.map((t, i) => [`e${i + 1}`, { value: t }])) } },
     };
   }
