@@ -43,7 +43,7 @@ function recordSpan(block: Uint8Array, at: number): number {
   return Math.min(kJournalHeaderBytes + payload, block.length - at);
 }
 
-/** The records of a block, in order (views into it). */
+/** The records of a block, in order (views into it): the one walk over the block layout. */
 function* blockRecords(block: Uint8Array): Generator<Uint8Array> {
   for (let at = 0; at < block.length; ) {
     const span = recordSpan(block, at);
@@ -54,17 +54,14 @@ function* blockRecords(block: Uint8Array): Generator<Uint8Array> {
 
 /** Byte offset of the `index`-th record of a block, or -1 past its end. */
 function recordOffset(block: Uint8Array, index: number): number {
-  let at = 0;
-  for (let i = 0; i < index; i++) {
-    if (at >= block.length) return -1;
-    at += recordSpan(block, at);
-  }
-  return at < block.length ? at : -1;
+  let i = 0;
+  for (const record of blockRecords(block)) if (i++ === index) return record.byteOffset - block.byteOffset;
+  return -1;
 }
 
 function recordCount(block: Uint8Array): number {
   let count = 0;
-  for (let at = 0; at < block.length; at += recordSpan(block, at)) count++;
+  for (const _ of blockRecords(block)) count++;
   return count;
 }
 
