@@ -65,6 +65,33 @@ test('on the projection thread: caughtUp resolves once the batch is written and 
   assert.equal(new Projections(h.env).projectedSeq, 50, 'the position reached is stored with the batch');
 });
 
+test('one batch in flight: what later turns report while the thread writes goes as one batch', async () => {
+  const h = tempHistory();
+  const projections = new Projections(h.env);
+  let seq = 0;
+  projections.lastSeq = () => seq;
+  projections.startThread(h.path);
+  // Count the batches posted (the thread is still starting: the first one stays in flight).
+  const thread = (projections as unknown as { thread: { postMessage(message: { type: string }, transfer?: unknown): void } }).thread;
+  const post = thread.postMessage.bind(thread);
+  let batches = 0;
+  thread.postMessage = (message, transfer) => {
+    if (message.type === 'batch') batches++;
+    post(message, transfer);
+  };
+  const { trade } = projections.listeners();
+  for (let turn = 1; turn <= 5; turn++) {
+    seq = turn;
+    trade!(0, turn, T0 + turn, 950_000 + turn, 1, Side.Sell);
+    projections.flushSoon();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await projections.caughtUp(seq);
+  assert.equal(batches, 2, 'the first turn, then the four that waited for it');
+  assert.equal(h.reader.trades(0, { limit: 10 }).length, 5, 'every trade written');
+  await projections.close();
+});
+
 test('finished orders are kept up to a bound, the oldest forgotten first', () => {
   const h = tempHistory();
   const projections = new Projections(h.env);
