@@ -8,7 +8,7 @@
  *  - what is signed: the EIP-712 domain per profile and the Order, Transfer, MarginUpdate and
  *    Delegation types, published verbatim by GET /config (typed-data.ts), and their digest;
  *  - signature canonicality (signature.ts) and signer recovery (recovery.ts: noble or native
- *    libsecp256k1), off the main thread in batches (signature-pool.ts + signature-worker.ts);
+ *    libsecp256k1), off the main thread in batches (signature-pool.ts + signature-worker.ts, the tasks between them in signature-tasks.ts);
  *  - replay protection: nonce windows per (account, subaccountIndex, signer) (nonces.ts);
  *  - delegation and the authorization rules and texts of the spec (delegation.ts), combined with
  *    nonces in the synchronous admission step (admission.ts);

@@ -13,7 +13,7 @@
  * (no copy, no per-signature message): `count × (digest 32 ‖ signature 65)` followed by
  * `count × (flag 1 ‖ address 20)` that the worker fills in.
  *
- * May import: piscina, node:os, ./address, ./signature, ./recovery (type), ./signature-worker (types).
+ * May import: piscina, node:os, ./address, ./signature, ./recovery, ./codes, ./typed-data (types), ./signature-tasks.
  *
  * Invariants: every promise settles (null for an invalid signature, the lowercase address
  * otherwise); a malformed hex signature is answered on the main thread without a task;
@@ -27,7 +27,7 @@ import { Piscina } from 'piscina';
 import { bytesToHex, type Address } from './address.ts';
 import { loadRecoveryBackend, type BackendName } from './recovery.ts';
 import { signatureBytes } from './signature.ts';
-import { encodeTypedBatch, ITEM_BYTES, RESULT_BYTES, type RecoverBatchTask, type RecoverTypedTask, type TypedBatch, type TypedResult } from './signature-worker.ts';
+import { encodeTypedBatch, ITEM_BYTES, RESULT_BYTES, type RecoverBatchTask, type RecoverTypedTask, type TypedBatch, type TypedResult } from './signature-tasks.ts';
 import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
 import type { Eip712Domain, MessageOf, PrimaryType } from './typed-data.ts';
 
@@ -141,8 +141,28 @@ export class SignaturePool {
   private readonly flush = (): void => {
     this.flushScheduled = false;
     this.flushTyped();
-    while (this.waiting.length > 0 && this.inFlight < this.threads * this.tasksPerThread) this.runRaw(this.waiting.splice(0, this.batchSize));
+    while (this.waiting.length > 0 && this.hasRoom()) this.runRaw(this.waiting.splice(0, this.batchSize));
   };
+
+  /** Whether a thread can take another task (at most `tasksPerThread` each in flight). */
+  private hasRoom(): boolean {
+    return this.inFlight < this.threads * this.tasksPerThread;
+  }
+
+  /** Posts a task; `settle` hands its result to the callers, a failure rejects them all. */
+  private dispatch<R>(task: RecoverBatchTask | RecoverTypedTask, callers: readonly { reject(error: unknown): void }[], settle: (result: R) => void): void {
+    this.inFlight++;
+    (this.piscina.run(task) as Promise<R>).then(
+      (result) => {
+        settle(result);
+        this.finished();
+      },
+      (error: unknown) => {
+        for (const caller of callers) caller.reject(error);
+        this.finished();
+      },
+    );
+  }
 
   /** A task finished: its thread takes whatever waits. */
   private readonly finished = (): void => {
@@ -159,22 +179,13 @@ export class SignaturePool {
       bytes.set(batch[i].digest, i * ITEM_BYTES);
       bytes.set(batch[i].signature, i * ITEM_BYTES + 32);
     }
-    const task: RecoverBatchTask = { buffer, count, backend: this.backend };
-    this.inFlight++;
-    this.piscina.run(task).then(
-      () => {
-        const results = count * ITEM_BYTES;
-        for (let i = 0; i < count; i++) {
-          const slot = results + i * RESULT_BYTES;
-          batch[i].resolve(bytes[slot] === 1 ? (`0x${bytesToHex(bytes.subarray(slot + 1, slot + RESULT_BYTES))}` as Address) : null);
-        }
-        this.finished();
-      },
-      (error: unknown) => {
-        for (const waiting of batch) waiting.reject(error);
-        this.finished();
-      },
-    );
+    this.dispatch<number>({ buffer, count, backend: this.backend }, batch, () => {
+      const results = count * ITEM_BYTES;
+      for (let i = 0; i < count; i++) {
+        const slot = results + i * RESULT_BYTES;
+        batch[i].resolve(bytes[slot] === 1 ? (`0x${bytesToHex(bytes.subarray(slot + 1, slot + RESULT_BYTES))}` as Address) : null);
+      }
+    });
   }
 
   /**
@@ -182,31 +193,22 @@ export class SignaturePool {
    * evenly over the threads with room, so a turn's signatures are recovered in parallel.
    */
   private flushTyped(): void {
-    while (this.waitingTyped.length > 0 && this.inFlight < this.threads * this.tasksPerThread) {
+    while (this.waitingTyped.length > 0 && this.hasRoom()) {
       const domain = this.waitingTyped[0].domain;
       const same = this.waitingTyped.filter((w) => w.domain === domain);
       this.waitingTyped = this.waitingTyped.filter((w) => w.domain !== domain);
       const tasks = Math.min(Math.max(1, this.threads - this.inFlight), same.length);
       const chunk = Math.min(this.batchSize, Math.ceil(same.length / tasks));
       let at = 0;
-      for (; at < same.length && this.inFlight < this.threads * this.tasksPerThread; at += chunk) this.runTyped(domain, same.slice(at, at + chunk));
+      for (; at < same.length && this.hasRoom(); at += chunk) this.runTyped(domain, same.slice(at, at + chunk));
       if (at < same.length) this.waitingTyped.unshift(...same.slice(at));
     }
   }
 
   private runTyped(domain: Eip712Domain, waiting: WaitingTyped[]): void {
     const batch = encodeTypedBatch({ domain, items: waiting.map((w) => w.item) });
-    const task: RecoverTypedTask = { kind: 'typed', backend: this.backend, batch };
-    this.inFlight++;
-    (this.piscina.run(task) as Promise<TypedResult[]>).then(
-      (results) => {
-        results.forEach((r, i) => waiting[i].resolve(typeof r === 'string' ? accepted(r) : refused(r.code as AuthCode, r.params)));
-        this.finished();
-      },
-      (error: unknown) => {
-        for (const w of waiting) w.reject(error);
-        this.finished();
-      },
-    );
+    this.dispatch<TypedResult[]>({ kind: 'typed', backend: this.backend, batch }, waiting, (results) => {
+      results.forEach((r, i) => waiting[i].resolve(typeof r === 'string' ? accepted(r) : refused(r.code as AuthCode, r.params)));
+    });
   }
 }
