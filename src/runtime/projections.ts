@@ -2,8 +2,8 @@
  * @module runtime/projections
  *
  * Turns what the exchange reports (order changes, trades, settled fills, funding rates,
- * transfers) into history records and gets them written, a batch per event-loop turn. History
- * is derived data in its own LMDB environment: the journal is what must survive a power cut.
+ * transfers) into history records and gets them written in batches. History is derived data
+ * in its own LMDB environment: the journal is what must survive a power cut.
  * Each batch carries the journal sequence number it covers (`HistoryBatch.seq`), written in
  * the same transaction, so a restart projects only what came after it and never counts a
  * trade into a candle twice.
@@ -15,7 +15,7 @@
  * filled is already in GET /account/order and its fills in GET /account/fills.
  *
  * Invariants: batches are written in the order they are made; a batch's seq is the journal's
- * last seq when it was made, so it covers every record of that turn. Backpressure: `behind()`
+ * last seq when it was made, so it covers every record queued before it. Backpressure: `behind()`
  * names the reason to refuse new writes when the projection thread lags.
  */
 import type { RootDatabase } from 'lmdb';
@@ -67,13 +67,14 @@ export class Projections {
   private thread: Worker | null = null;
   /** Seq of the newest batch the thread reported written. */
   private writtenSeq = 0;
-  private inFlight = 0;
+  /** A batch was handed to the thread and not yet reported written (one at a time). */
+  private batchInFlight = false;
   private waiters: Waiter[] = [];
   private failure: Error | null = null;
   private closed: (() => void) | null = null;
   private scheduled = false;
-  /** A flush was asked for while a batch was in flight: made when the thread reports it written. */
-  private flushOnReport = false;
+  /** A `flush(true)` was asked for while a batch was in flight: the next batch moves the position even if empty. */
+  private positionOwed = false;
   /** The last finished orders by orderId, and their ids in the order they finished (a ring). */
   private readonly finished = new Map<number, OrderRecord>();
   private readonly finishedIds = new Float64Array(RECENT_FINISHED_ORDERS);
@@ -196,8 +197,8 @@ export class Projections {
    */
   flush(markDone = false): void {
     if (this.queue.length === 0 && !markDone) return;
-    if (this.thread !== null && this.inFlight > 0) {
-      this.flushOnReport ||= markDone || this.queue.length > 0;
+    if (this.thread !== null && this.batchInFlight) {
+      this.positionOwed ||= markDone;
       return;
     }
     const batch = { seq: this.lastSeq(), transferCount: this.transferCount, writes: this.queue };
@@ -207,7 +208,8 @@ export class Projections {
       this.writtenSeq = batch.seq;
       return;
     }
-    this.inFlight++;
+    this.batchInFlight = true;
+    this.positionOwed = false;
     const bytes = packBatch(batch);
     this.thread.postMessage({ type: 'batch', bytes } satisfies ProjectionMessage, [bytes.buffer]);
   }
@@ -218,7 +220,7 @@ export class Projections {
    */
   caughtUp(seq: number): Promise<void> {
     if (this.failure !== null) return Promise.reject(this.failure);
-    if (this.queue.length === 0 && (this.inFlight === 0 || seq <= this.writtenSeq)) return RESOLVED;
+    if (this.queue.length === 0 && (!this.batchInFlight || seq <= this.writtenSeq)) return RESOLVED;
     return new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
   }
 
@@ -256,15 +258,13 @@ export class Projections {
       this.fail(new Error(`history write failed: ${report.error}`));
       return;
     }
-    this.inFlight--;
+    this.batchInFlight = false;
     this.writtenSeq = report.seq;
     // lmdb-js keeps a read transaction open on this thread: renew it, so reads see the batch.
     this.env.resetReadTxn();
-    if (this.flushOnReport) {
-      this.flushOnReport = false;
-      this.flush(true);
-    }
-    const all = this.inFlight === 0 && this.queue.length === 0;
+    // What was queued while this batch was written goes now, as one batch.
+    this.flush(this.positionOwed);
+    const all = !this.batchInFlight && this.queue.length === 0;
     const waiting = this.waiters;
     this.waiters = [];
     for (const w of waiting) {
