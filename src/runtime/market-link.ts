@@ -33,6 +33,8 @@ export class MarketLink {
   /** Commands waiting for ring slots, oldest first; `overflowRead` is where the next one starts. */
   private readonly overflow = new RecordBuffer(4096);
   private overflowRead = 0;
+  /** A wake of a sleeping market thread is due at the end of this turn (one per turn). */
+  private wakeScheduled = false;
 
   constructor(
     readonly markets: readonly MarketSpec[],
@@ -85,7 +87,6 @@ export class MarketLink {
     }
   }
 
-  private wakeScheduled = false;
   private readonly wakeThread = (): void => {
     this.wakeScheduled = false;
     this.commands.wake();
