@@ -43,6 +43,28 @@ export async function order(trader: Trader, orderId: string): Promise<any> {
   return r.json();
 }
 
+/**
+ * A TP/SL pair after one leg fired: that leg filled with `settled`, the other cancelled as
+ * `ocoTriggered`. Returns the fired leg for further checks.
+ */
+export async function pairFired(trader: Trader, firedId: string, otherId: string, settled: string): Promise<any> {
+  const fired = await order(trader, firedId);
+  assert.equal(fired.status, 'filled');
+  assert.equal(fired.settled, settled);
+  const other = await order(trader, otherId);
+  assert.equal(other.status, 'cancelled');
+  assert.equal(other.reason, 'ocoTriggered');
+  return fired;
+}
+
+/** The exchange's and books' state hashes and its invariant check, from the operator API. */
+export async function stateHash(ex: TestExchange): Promise<{ exchange: string; books: unknown; problem: string | null }> {
+  const r = await ex.operator('GET', '/operator/state-hash');
+  assert.equal(r.status, 200, r.text);
+  const { exchange, books, problem } = r.json();
+  return { exchange, books, problem };
+}
+
 /** The trader's position in BTC as a decimal string ('0' when flat). */
 export async function position(trader: Trader): Promise<string> {
   const r = await trader.get(`/account/positions?account=${trader.address}&subaccountIndex=0`);

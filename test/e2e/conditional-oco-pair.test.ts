@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, Trader } from './harness.ts';
-import { listed, openPosition, order, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from './conditional-helpers.ts';
+import { listed, openPosition, order, pairFired, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from './conditional-helpers.ts';
 
 /** Closing a 0.1 long: market-like legs (a tiny price, IOC, reduce-only), as in the spec's TP/SL sample. */
 const SELL_TP_100000: ConditionalOrder = { orderType: 'TakeProfit', price: '0.1', quantity: '-0.1', triggerPrice: '100000', ioc: true, reduceOnly: true };
@@ -28,12 +28,7 @@ test('a position-attached TP/SL pair: the first leg the mark reaches executes, t
   assert.equal((await order(alice, tp.orderId)).status, 'untriggered');
 
   await setMark(ex, '100000');
-  const executed = await order(alice, tp.orderId);
-  assert.equal(executed.status, 'filled');
-  assert.equal(executed.settled, '0.1');
-  const other = await order(alice, sl.orderId);
-  assert.equal(other.status, 'cancelled');
-  assert.equal(other.reason, 'ocoTriggered');
+  await pairFired(alice, tp.orderId, sl.orderId, '0.1');
   assert.equal(await position(alice), '0');
 
   // The stop is gone: a crash of the mark sells nothing more.

@@ -16,7 +16,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, tempDataDir, Trader, type TestExchange } from './harness.ts';
-import { bookSide, listed, openPosition, order, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
+import { bookSide, listed, openPosition, order, pairFired, stateHash, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
 
 const MINUTE = 60_000;
 const ETH = 'ETH-USD-PERP';
@@ -44,13 +44,6 @@ const sell = (orderType: string, triggerPrice: string, quantity: string, parentO
   ioc: true,
   reduceOnly: true,
 });
-
-async function stateHash(ex: TestExchange): Promise<{ exchange: string; books: unknown; problem: string | null }> {
-  const r = await ex.operator('GET', '/operator/state-hash');
-  assert.equal(r.status, 200, r.text);
-  const { exchange, books, problem } = r.json();
-  return { exchange, books, problem };
-}
 
 test('every conditional and algorithmic order type survives a journal-replay restart and a snapshot restart, then fires exactly once', async (t) => {
   const dataDir = tempDataDir(t, 'perp-conditional-all-');
@@ -205,24 +198,14 @@ test('every conditional and algorithmic order type survives a journal-replay res
 
   // Parent-attached pair: the TP fires with the filled size, the SL is cancelled.
   await setMark(ex, '108000');
-  const erinTook = await order(erin, erinTp.orderId);
-  assert.equal(erinTook.status, 'filled');
+  const erinTook = await pairFired(erin, erinTp.orderId, erinSl.orderId, '0.04');
   assert.equal(erinTook.quantity, '-0.04');
-  assert.equal(erinTook.settled, '0.04');
-  const erinOther = await order(erin, erinSl.orderId);
-  assert.equal(erinOther.status, 'cancelled');
-  assert.equal(erinOther.reason, 'ocoTriggered');
   assert.equal(await position(erin), '0');
   assert.equal((await trades(ex)).length, 5);
 
   // Position-attached pair: the SL fires, the TP is cancelled.
   await setMark(ex, '85000');
-  const daveStopped = await order(dave, daveSl.orderId);
-  assert.equal(daveStopped.status, 'filled');
-  assert.equal(daveStopped.settled, '0.1');
-  const daveOther = await order(dave, daveTp.orderId);
-  assert.equal(daveOther.status, 'cancelled');
-  assert.equal(daveOther.reason, 'ocoTriggered');
+  await pairFired(dave, daveSl.orderId, daveTp.orderId, '0.1');
   assert.equal(await position(dave), '0');
   assert.equal((await trades(ex)).length, 6);
 

@@ -1,17 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, tempDataDir, Trader, type TestExchange } from './harness.ts';
-import { openPosition, order, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
+import { startTestExchange, tempDataDir, Trader } from './harness.ts';
+import { openPosition, order, stateHash, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
 
 const MINUTE = 60_000;
 const sellStop = (triggerPrice: string): ConditionalOrder => ({ orderType: 'stopLoss', price: '0.1', quantity: '-0.1', triggerPrice, ioc: true, reduceOnly: true });
-
-async function stateHash(ex: TestExchange): Promise<{ exchange: string; books: unknown; problem: string | null }> {
-  const r = await ex.operator('GET', '/operator/state-hash');
-  assert.equal(r.status, 200, r.text);
-  const { exchange, books, problem } = r.json();
-  return { exchange, books, problem };
-}
 
 test('untriggered orders survive restarts (journal replay, then snapshot) and fire once afterwards, never twice', async (t) => {
   const dataDir = tempDataDir(t, 'perp-conditional-');

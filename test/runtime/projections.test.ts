@@ -21,6 +21,16 @@ function tempHistory() {
   return { path, env, reader: new HistoryReader(openHistoryDatabases(env)) };
 }
 
+/** Projections writing on their thread into a fresh history; `journal.seq` is the journal position they read. */
+function liveProjections() {
+  const h = tempHistory();
+  const projections = new Projections(h.env);
+  const journal = { seq: 0 };
+  projections.lastSeq = () => journal.seq;
+  projections.startThread(h.path);
+  return { h, projections, journal };
+}
+
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 
 /** ALICE's order 7: 0.002 BTC bought at 95,000 in one fill, with the large nonce wallets use. */
@@ -43,21 +53,17 @@ test('a finished order kept in memory equals the one history stores', () => {
 });
 
 test('on the projection thread: caughtUp resolves once the batch is written and readable here', async () => {
-  const h = tempHistory();
-  const projections = new Projections(h.env);
-  let seq = 0;
-  projections.lastSeq = () => seq;
-  projections.startThread(h.path);
+  const { h, projections, journal } = liveProjections();
   assert.deepEqual(h.reader.trades(0, { limit: 100 }), [], 'a read before: this thread now holds a read transaction');
   const { trade, orderChanged } = projections.listeners();
   for (let i = 1; i <= 50; i++) {
-    seq = i;
+    journal.seq = i;
     trade!(0, i, T0 + i, 950_000 + i, 1, Side.Buy);
     orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: 100 + i, status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
     projections.flushSoon();
     if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
-  await projections.caughtUp(seq);
+  await projections.caughtUp(journal.seq);
   assert.equal(h.reader.trades(0, { limit: 100 }).length, 50, 'every trade readable on this thread');
   assert.equal(h.reader.order(150)?.status, 'new');
   assert.equal(projections.behind(), null);
@@ -66,11 +72,7 @@ test('on the projection thread: caughtUp resolves once the batch is written and 
 });
 
 test('one batch in flight: what later turns report while the thread writes goes as one batch', async () => {
-  const h = tempHistory();
-  const projections = new Projections(h.env);
-  let seq = 0;
-  projections.lastSeq = () => seq;
-  projections.startThread(h.path);
+  const { h, projections, journal } = liveProjections();
   // Count the batches posted (the thread is still starting: the first one stays in flight).
   const thread = (projections as unknown as { thread: { postMessage(message: { type: string }, transfer?: unknown): void } }).thread;
   const post = thread.postMessage.bind(thread);
@@ -81,12 +83,12 @@ test('one batch in flight: what later turns report while the thread writes goes 
   };
   const { trade } = projections.listeners();
   for (let turn = 1; turn <= 5; turn++) {
-    seq = turn;
+    journal.seq = turn;
     trade!(0, turn, T0 + turn, 950_000 + turn, 1, Side.Sell);
     projections.flushSoon();
     await new Promise((resolve) => setImmediate(resolve));
   }
-  await projections.caughtUp(seq);
+  await projections.caughtUp(journal.seq);
   assert.equal(batches, 2, 'the first turn, then the four that waited for it');
   assert.equal(h.reader.trades(0, { limit: 10 }).length, 5, 'every trade written');
   await projections.close();
