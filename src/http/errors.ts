@@ -24,7 +24,7 @@ export const GatewayCode = {
 export type GatewayCode = (typeof GatewayCode)[keyof typeof GatewayCode];
 
 /** `Retry-After` of a 503: the backlog of any stage clears within about a second at full load. */
-export const OVERLOADED_RETRY_SECONDS = 1;
+const OVERLOADED_RETRY_SECONDS = 1;
 
 interface Entry {
   status: number;

@@ -5,8 +5,9 @@
  * (format in `record.ts`), stored through a `JournalStorage` (LMDB in production).
  *
  * Writing: `append(kind, payload)` assigns the next seq and queues the record; it returns at
- * once. Appends made in one event-loop turn form one group commit: at the end of the turn
- * (setImmediate) the journal asks the storage for a flush promise covering them. `durable(seq)`
+ * once. Appends form group commits: at the end of the turn (setImmediate) the journal asks the
+ * storage for a flush covering what was appended, one flush at a time — what is appended while
+ * one is in flight goes in the next (see `endTurn`). `durable(seq)`
  * resolves only when the record `seq` is flushed to disk: acknowledge a client then, never
  * earlier. `isBehind()` says when too many records wait for their flush, so the gateway can
  * answer 503 before memory or latency run away.

@@ -6,15 +6,15 @@
  * records back to back, each self-delimiting by its header's payload length), under the seq
  * of its first record as 8 bytes big-endian — so key order is seq order, and a range read for
  * a feed resume, a replication catch-up or a replay is one cursor walk. One LMDB put per
- * event-loop turn instead of one per record: the records of a signed order (its command and
- * three or four book events) cost the writer one entry, not four. Blocks hold at most
+ * group commit instead of one per record: the records of a signed order (its command and
+ * three or four book events) cost the writer part of one entry, not four. Blocks hold at most
  * `MAX_BLOCK_RECORDS` records.
  *
  * Older data directories kept one record per key in database `journal`: opening one for
  * writing moves its records into blocks first (one transaction); a read-only open asks for
  * that upgrade instead.
  *
- * Durability: lmdb-js batches the writes of one event-loop turn into one transaction,
+ * Durability: lmdb-js batches the writes of one event-loop turn (here: one block) into one transaction,
  * committed on its writer thread. Under its default `overlappingSync`, a write's promise
  * resolves when the transaction is committed (visible, and safe from a process crash) but not
  * yet flushed: a power cut can still lose it. `sync()` therefore returns lmdb-js's `flushed`
