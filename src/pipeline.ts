@@ -258,7 +258,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       transfers: projections.transfers,
     },
     orders: {
-      submit: (command) => sequencer!.submit(command),
+      submit: (command, atCompletion) => sequencer!.submit(command, atCompletion),
       live: (orderId) => shown(exchange.orders.get(orderId)),
       liveByClient: (account, clientId) => shown(exchange.orders.byClient(account, clientId)),
       liveOf: (owner, market) => exchange.orders.ofOwner(owner, market).map((o) => exchange.presented(o)),

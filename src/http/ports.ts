@@ -87,14 +87,17 @@ export interface AuthPort {
 }
 
 import type { Command, Transfer as TransferCommand, Delegation as DelegationCommand } from '../runtime/commands.ts';
-import type { Outcome } from '../runtime/sequencer.ts';
+import type { AtCompletion, Outcome } from '../runtime/sequencer.ts';
 import type { OrderState } from '../runtime/order-registry.ts';
 import type { OrderRecord, OrderQuery } from '../history/types.ts';
 
 /** Orders: writes go through the sequencer, reads to the live registry and the history. */
 export interface OrdersPort {
-  /** Sequences a command; rejects with OverloadedError when the exchange is behind. */
-  submit(command: Command): Promise<Outcome>;
+  /**
+   * Sequences a command; rejects with OverloadedError when the exchange is behind.
+   * `atCompletion` reads what the reply reports when the command is complete (see `Outcome`).
+   */
+  submit<T = undefined>(command: Command, atCompletion?: AtCompletion<T>): Promise<Outcome<T>>;
   live(orderId: number): OrderState | undefined;
   liveByClient(account: string, clientId: string): OrderState | undefined;
   liveOf(owner: number, market?: number): OrderState[];

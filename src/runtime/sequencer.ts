@@ -5,7 +5,9 @@
  * command does (`Exchange.execute`), journals it, routes book work to the market threads,
  * applies their events as they come back (R2) and journals those too. A caller's promise
  * resolves only when the market threads have finished its command, every journal record up
- * to that point is flushed to disk and the history it projects to is written.
+ * to that point is flushed to disk and the history it projects to is written. What the caller
+ * reports back is read at completion (`atCompletion`), not when the promise resolves: by then
+ * later commands may have changed the same orders with records not yet on disk.
  *
  * Backpressure: when the journal, the history or a command ring is behind, `submit` refuses with
  * `Overloaded` before changing anything, so nothing accepted is ever dropped.
@@ -19,11 +21,19 @@ import type { ExecuteResult } from './codes.ts';
 import type { MarketLink } from './market-link.ts';
 import type { Projections } from './projections.ts';
 
-export interface Outcome {
+export interface Outcome<T = undefined> {
   result: ExecuteResult;
   /** The book's result per routed command (EngineCode or a count), in `result.routed` order. */
   bookResults: number[];
+  /**
+   * What `atCompletion` returned once the command's own effects were applied and before any
+   * later command's — everything it saw is durable when the promise resolves.
+   */
+  completed: T | undefined;
 }
+
+/** Reads the state a reply reports, at the moment the command is complete. */
+export type AtCompletion<T> = (result: ExecuteResult) => T;
 
 export class OverloadedError extends Error {
   constructor(readonly reason: string) {
@@ -36,13 +46,14 @@ interface Completion {
   waiting: number;
   result: ExecuteResult;
   bookResults: number[];
-  resolve: (outcome: Outcome) => void;
+  atCompletion: AtCompletion<unknown> | undefined;
+  resolve: (outcome: Outcome<unknown>) => void;
   reject: (error: Error) => void;
 }
 
 /** The completion of a book command issued while handling an event: nobody waits for it. */
 function unsolicited(): Completion {
-  return { waiting: 1, result: { code: 0, changed: true, routed: [] }, bookResults: [], resolve: () => {}, reject: () => {} };
+  return { waiting: 1, result: { code: 0, changed: true, routed: [] }, bookResults: [], atCompletion: undefined, resolve: () => {}, reject: () => {} };
 }
 
 /** Commands a single submit may route to one market at most (a tick: expiry + liquidations). */
@@ -75,19 +86,19 @@ export class Sequencer {
   }
 
   /** Decides, journals and routes one command; resolves when its effects are durable. */
-  submit(command: Command): Promise<Outcome> {
-    if (this.gate !== null) return this.gate.promise.then(() => this.submit(command));
+  submit<T = undefined>(command: Command, atCompletion?: AtCompletion<T>): Promise<Outcome<T>> {
+    if (this.gate !== null) return this.gate.promise.then(() => this.submit(command, atCompletion));
     const busy = this.overloaded();
     if (busy !== null) return Promise.reject(new OverloadedError(busy));
     const result = this.exchange.execute(command);
     if (result.changed) this.journal.append(command.kind, encodeCommand(command));
     this.projections.flushSoon();
     if (result.routed.length === 0) {
-      const outcome = { result, bookResults: [] };
+      const outcome: Outcome<T> = { result, bookResults: [], completed: atCompletion?.(result) };
       return result.changed ? this.settled(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
     }
-    return new Promise<Outcome>((resolve, reject) => {
-      const completion: Completion = { waiting: result.routed.length, result, bookResults: [], resolve, reject };
+    return new Promise<Outcome<T>>((resolve, reject) => {
+      const completion: Completion = { waiting: result.routed.length, result, bookResults: [], atCompletion, resolve: resolve as Completion['resolve'], reject };
       for (const market of result.routed) this.waiting[market].push(completion);
     });
   }
@@ -101,7 +112,7 @@ export class Sequencer {
       if (completion === undefined) throw new Error(`sequencer: Done from market ${market} with no command waiting`);
       completion.bookResults.push(doneCode(view, offset));
       if (--completion.waiting === 0) {
-        const outcome = { result: completion.result, bookResults: completion.bookResults };
+        const outcome = { result: completion.result, bookResults: completion.bookResults, completed: completion.atCompletion?.(completion.result) };
         this.settled(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
       }
       return;

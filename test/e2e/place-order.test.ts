@@ -81,3 +81,37 @@ test('order routes need the bearer token', async () => {
   assert.equal(r.status, 401);
   assert.equal(r.text, 'Please add the JWT token to the header');
 });
+
+test('the reply reports the order as its own command left it, not fills of later commands still unflushed', async () => {
+  const ex = await startTestExchange();
+  const alice = await new Trader(ex).login();
+  const bob = await new Trader(ex).login();
+  await alice.fund('100000');
+  await bob.fund('100000');
+  // Hold the journal's flushes: alice's order is decided, matched and journaled, not durable.
+  const sequencer = ex.exchange.sequencer;
+  const storage = (sequencer as unknown as { journal: { storage: { sync(): Promise<void> } } }).journal.storage;
+  const sync = storage.sync.bind(storage);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  storage.sync = () => gate.then(sync);
+  const registry = sequencer.exchange.orders;
+  const until = async (done: () => boolean) => {
+    while (!done()) await new Promise((resolve) => setTimeout(resolve, 2));
+  };
+
+  const resting = alice.place({ price: '95000', quantity: '0.5', clientId: 'alice-rests' });
+  await until(() => registry.byClient(alice.address, 'alice-rests') !== undefined);
+  const orderId = registry.byClient(alice.address, 'alice-rests')!.orderId;
+  // Bob's order fills it in memory while alice's reply still waits for the flush.
+  const taking = bob.place({ price: '95000', quantity: '-0.5' });
+  await until(() => registry.get(orderId) === undefined);
+  release();
+
+  const [rested] = (await resting).json();
+  assert.equal(rested.status, 'new', 'alice was told what her command did, all of it durable with it');
+  assert.equal(rested.settled, '0');
+  const [took] = (await taking).json();
+  assert.equal(took.status, 'filled');
+  assert.equal((await alice.get(`/account/order?orderId=${rested.orderId}`)).json().status, 'filled');
+});

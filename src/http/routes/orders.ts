@@ -16,6 +16,7 @@ import { EngineCode } from '../../engine/codes.ts';
 import { parseOrderId } from '../../engine/types.ts';
 import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '../../runtime/commands.ts';
 import { OverloadedError, type Outcome } from '../../runtime/sequencer.ts';
+import type { ExecuteResult } from '../../runtime/codes.ts';
 import { ExchangeCode } from '../../runtime/codes.ts';
 import type { OrderStatus } from '../../history/types.ts';
 import { failure, GatewayCode, registerCodes } from '../errors.ts';
@@ -116,6 +117,11 @@ export interface OrderRouteOptions {
 
 const json = (body: string): HttpReply => ({ status: 200, body });
 
+/** An order the exchange accepted a write for is gone: a broken invariant (500). */
+function vanished(): never {
+  throw new Error('an order vanished after the exchange accepted a write for it');
+}
+
 function overloadedOr(error: unknown): HttpReply {
   if (error instanceof OverloadedError) return failure(GatewayCode.Overloaded, error.reason);
   throw error;
@@ -132,6 +138,22 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     const stored = orders.stored(orderId);
     return stored === undefined ? undefined : ({ ...stored, market: stored.marketIndex } as unknown as OrderLike);
   };
+
+  /**
+   * The orders a write reports, copied when the write completes: the reply goes out once that
+   * is durable, and by then later commands may have filled them with records still unflushed.
+   */
+  const atCompletion =
+    (ids: (result: ExecuteResult) => readonly number[]) =>
+    (result: ExecuteResult): (OrderLike | undefined)[] =>
+      result.code === 0
+        ? ids(result).map((id) => {
+            const order = current(id);
+            return order === undefined ? undefined : { ...order };
+          })
+        : [];
+  const theOrder = atCompletion((r) => [r.orderId!]);
+  const theOrders = atCompletion((r) => r.orderIds!);
 
   /** Signature → signer, for one order body. */
   const signerOf = async (body: OrderBody): Promise<Address | HttpReply> => {
@@ -150,17 +172,15 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
 
   /** Submits one order; the reply's order, or the refusal. */
   const submitOne = async (intent: OrderIntent, signer: Address): Promise<{ order: OrderLike } | { reply: HttpReply }> => {
-    let outcome: Outcome;
+    let outcome: Outcome<(OrderLike | undefined)[]>;
     try {
-      outcome = await orders.submit(submitCommand(intent, signer));
+      outcome = await orders.submit(submitCommand(intent, signer), theOrder);
     } catch (error) {
       return { reply: overloadedOr(error) };
     }
     const { result } = outcome;
     if (result.code !== 0) return { reply: codeFailure(result) };
-    const order = current(result.orderId!);
-    if (order === undefined) throw new Error(`order ${result.orderId} vanished after submission`);
-    return { order };
+    return { order: outcome.completed![0] ?? vanished() };
   };
 
   const postOrder = async (req: HttpRequest): Promise<HttpReply> => {
@@ -210,17 +230,17 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
         first.orderType === 'twap' || first.orderType === 'iceberg'
           ? { kind: CommandKind.SubmitSlices, time: clock(), orderType: first.orderType, orders: batch }
           : { kind: CommandKind.SubmitPair, time: clock(), takeProfit: batch[takeProfitAt], stopLoss: batch[1 - takeProfitAt] };
-      let outcome: Outcome;
+      let outcome: Outcome<(OrderLike | undefined)[]>;
       try {
-        outcome = await orders.submit(command);
+        outcome = await orders.submit(command, theOrders);
       } catch (error) {
         return overloadedOr(error);
       }
       const { result } = outcome;
       if (result.code !== 0) return codeFailure(result);
-      // The pair's ids are (takeProfit, stopLoss); the reply keeps the request's order.
-      const ids = command.kind === CommandKind.SubmitPair && takeProfitAt === 1 ? [...result.orderIds!].reverse() : result.orderIds!;
-      return json(serializeOrderBatch({ orders: ids.map((id) => view(current(id)!)) }));
+      // The pair's orders are (takeProfit, stopLoss); the reply keeps the request's order.
+      const placed = command.kind === CommandKind.SubmitPair && takeProfitAt === 1 ? [...outcome.completed!].reverse() : outcome.completed!;
+      return json(serializeOrderBatch({ orders: placed.map((o) => view(o ?? vanished())) }));
     }
     const out: OrderLike[] = [];
     for (let i = 0; i < intents.length; i++) {
@@ -262,9 +282,9 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
 
   /** Cancels one order the caller may trade; the order after the book handled it, or why not. */
   const cancelOne = async (order: OrderLike, caller: Address): Promise<{ order: OrderLike } | { reason: string; reply: HttpReply }> => {
-    let outcome: Outcome;
+    let outcome: Outcome<(OrderLike | undefined)[]>;
     try {
-      outcome = await orders.submit({ kind: CommandKind.CancelOrder, time: clock(), orderId: order.orderId, caller });
+      outcome = await orders.submit({ kind: CommandKind.CancelOrder, time: clock(), orderId: order.orderId, caller }, theOrder);
     } catch (error) {
       const reply = overloadedOr(error);
       return { reason: reply.body, reply };
@@ -272,7 +292,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     // An untriggered order is cancelled without a book command (no book result).
     const code = outcome.result.code !== 0 ? outcome.result.code : (outcome.bookResults[0] ?? 0);
     if (code !== 0) return { reason: 'Order not found', reply: codeFailure({ code }) };
-    return { order: current(order.orderId)! };
+    return { order: outcome.completed![0] ?? vanished() };
   };
 
   const deleteOrder = async (_req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
