@@ -2,12 +2,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, Trader } from './harness.ts';
 
-test('a signed limit order rests, shows on the book, and a crossing order fills it', async () => {
+/** A fresh exchange with two logged-in traders funded with 100,000 each. */
+async function aliceAndBob() {
   const ex = await startTestExchange();
   const alice = await new Trader(ex).login();
   const bob = await new Trader(ex).login();
   await alice.fund('100000');
   await bob.fund('100000');
+  return { ex, alice, bob };
+}
+
+test('a signed limit order rests, shows on the book, and a crossing order fills it', async () => {
+  const { ex, alice, bob } = await aliceAndBob();
 
   const rest = await alice.place({ price: '95000', quantity: '0.5', clientId: 'alice-1' });
   assert.equal(rest.status, 200, rest.text);
@@ -83,11 +89,7 @@ test('order routes need the bearer token', async () => {
 });
 
 test('the reply reports the order as its own command left it, not fills of later commands still unflushed', async () => {
-  const ex = await startTestExchange();
-  const alice = await new Trader(ex).login();
-  const bob = await new Trader(ex).login();
-  await alice.fund('100000');
-  await bob.fund('100000');
+  const { ex, alice, bob } = await aliceAndBob();
   // Hold the journal's flushes: alice's order is decided, matched and journaled, not durable.
   const sequencer = ex.exchange.sequencer;
   const storage = (sequencer as unknown as { journal: { storage: { sync(): Promise<void> } } }).journal.storage;
