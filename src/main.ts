@@ -6,6 +6,7 @@ import { loadSettings } from './config/process.ts';
 import { ConfigError } from './config/market.ts';
 import { createLogger } from './log.ts';
 import { startExchange } from './pipeline.ts';
+import { DataRefusedError } from './journal/refusal.ts';
 
 const logger = createLogger();
 
@@ -18,7 +19,16 @@ try {
   process.exit(2);
 }
 
-const exchange = await startExchange(settings, logger);
+let exchange;
+try {
+  exchange = await startExchange(settings, logger);
+} catch (error) {
+  if (!(error instanceof DataRefusedError)) throw error;
+  // The refusal is the operator's whole report: no stack, and the data directory untouched.
+  logger.fatal({ dataDir: settings.dataDir }, 'refusing to start');
+  console.error(`Cannot start: ${error.message}`);
+  process.exit(1);
+}
 logger.info({ port: exchange.port, profile: settings.profile.name, dataDir: settings.dataDir, markets: settings.markets.map((m) => m.symbol) }, 'exchange ready');
 
 let stopping = false;

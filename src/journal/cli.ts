@@ -21,7 +21,7 @@ import { RecordKind } from '../runtime/layout.ts';
 import { CommandKind } from '../runtime/commands.ts';
 import { Journal, consoleLogger, type JournalLogger } from './journal.ts';
 import { LmdbJournalStorage } from './lmdb-storage.ts';
-import { JournalCorruptError } from './record.ts';
+import { DataRefusedError } from './refusal.ts';
 import { Snapshots } from './snapshots.ts';
 import { verifyJournal, type ReplayTarget } from './verify.ts';
 
@@ -143,7 +143,7 @@ async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (error) {
-    if (error instanceof JournalCorruptError) {
+    if (error instanceof DataRefusedError) {
       console.error(error.message);
       return 1;
     }

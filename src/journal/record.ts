@@ -27,6 +27,7 @@
  *
  * May import: journal/checksum.
  */
+import { DataRefusedError } from './refusal.ts';
 import { crc32, crc32c } from './checksum.ts';
 
 export const kJournalCrc = 0;
@@ -152,12 +153,13 @@ export function recordKindOf(view: DataView, offset = 0): number {
 }
 
 /** A journal that must not be opened: names the first bad record and why. */
-export class JournalCorruptError extends Error {
+export class JournalCorruptError extends DataRefusedError {
+  override name = 'JournalCorruptError';
+
   constructor(
     readonly seq: number,
     readonly problem: Problem,
   ) {
     super(`journal corrupt at seq ${seq}: ${PROBLEM_TEXT[problem]}; refusing to start (restore this data directory from a replica or backup)`);
-    this.name = 'JournalCorruptError';
   }
 }

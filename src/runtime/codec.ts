@@ -40,6 +40,7 @@ import {
   kPlace,
   kRecordKind,
   kRecordLength,
+  kRecordHeaderBytes,
   kRecordMarket,
   kRejected,
 } from './layout.ts';
@@ -56,6 +57,17 @@ export function recordLength(view: DataView, offset: number): number {
 }
 export function recordMarket(view: DataView, offset: number): number {
   return view.getUint32(offset + kRecordMarket, LE);
+}
+/**
+ * Starts a record: clears its `fixedBytes` (a multiple of 8), then writes the header. Every
+ * writer starts here, so each byte of a record is written by this code — the padding after an
+ * int32 field is zero, never what an earlier record left in a reused ring slot or buffer — and
+ * a record's bytes are a function of its fields alone (its canonical encoding, which the
+ * journal stores and replay compares).
+ */
+function startRecord(view: DataView, offset: number, kind: number, fixedBytes: number, market: number): void {
+  for (let at = offset + kRecordHeaderBytes; at < offset + fixedBytes; at += 8) view.setFloat64(at, 0, LE);
+  writeHeader(view, offset, kind, fixedBytes, market);
 }
 function writeHeader(view: DataView, offset: number, kind: number, length: number, market: number): void {
   view.setUint16(offset + kRecordKind, kind, LE);
@@ -112,6 +124,7 @@ export interface CommandHandler {
 
 /** Writes a place-order record at `offset`; returns its length (80 + clientId bytes, ≤ 144). */
 export function encodePlace(view: DataView, bytes: Uint8Array, offset: number, market: number, cmd: PlaceOrder): number {
+  startRecord(view, offset, RecordKind.Place, kPlace.bytes, market);
   view.setFloat64(offset + kPlace.time, cmd.time, LE);
   view.setFloat64(offset + kPlace.orderId, cmd.orderId, LE);
   view.setFloat64(offset + kPlace.owner, cmd.owner, LE);
@@ -135,7 +148,7 @@ export function encodePlace(view: DataView, bytes: Uint8Array, offset: number, m
 }
 
 export function encodeCancel(view: DataView, offset: number, market: number, orderId: number, owner: number, time: number): number {
-  writeHeader(view, offset, RecordKind.Cancel, kCancel.bytes, market);
+  startRecord(view, offset, RecordKind.Cancel, kCancel.bytes, market);
   view.setFloat64(offset + kCancel.time, time, LE);
   view.setFloat64(offset + kCancel.orderId, orderId, LE);
   view.setFloat64(offset + kCancel.owner, owner, LE);
@@ -143,6 +156,7 @@ export function encodeCancel(view: DataView, offset: number, market: number, ord
 }
 
 export function encodeCancelByClientId(view: DataView, bytes: Uint8Array, offset: number, market: number, account: number, clientId: string, time: number): number {
+  startRecord(view, offset, RecordKind.CancelByClientId, kCancelByClientId.bytes, market);
   const n = writeClientId(bytes, offset + kCancelByClientId.clientId, clientId);
   const length = kCancelByClientId.bytes + n;
   writeHeader(view, offset, RecordKind.CancelByClientId, length, market);
@@ -153,7 +167,7 @@ export function encodeCancelByClientId(view: DataView, bytes: Uint8Array, offset
 }
 
 export function encodeCancelAll(view: DataView, offset: number, market: number, owner: number, time: number, reason: number): number {
-  writeHeader(view, offset, RecordKind.CancelAll, kCancelAll.bytes, market);
+  startRecord(view, offset, RecordKind.CancelAll, kCancelAll.bytes, market);
   view.setFloat64(offset + kCancelAll.time, time, LE);
   view.setFloat64(offset + kCancelAll.owner, owner, LE);
   view.setInt32(offset + kCancelAll.reason, reason, LE);
@@ -161,7 +175,7 @@ export function encodeCancelAll(view: DataView, offset: number, market: number, 
 }
 
 export function encodeExpire(view: DataView, offset: number, market: number, time: number): number {
-  writeHeader(view, offset, RecordKind.Expire, kExpire.bytes, market);
+  startRecord(view, offset, RecordKind.Expire, kExpire.bytes, market);
   view.setFloat64(offset + kExpire.time, time, LE);
   return kExpire.bytes;
 }
@@ -313,7 +327,7 @@ export function ringSink(ring: RingProducer): RecordSink {
 /** Writes the end-of-command marker: the book's return value for the command just handled. */
 export function writeDone(sink: RecordSink, market: number, code: number): void {
   const offset = sink.reserve();
-  writeHeader(sink.view, offset, RecordKind.Done, kDone.bytes, market);
+  startRecord(sink.view, offset, RecordKind.Done, kDone.bytes, market);
   sink.view.setFloat64(offset + kDone.code, code, LE);
   sink.commit(kDone.bytes);
 }
@@ -336,7 +350,7 @@ export class BookEventWriter implements BookListener {
   private orderEvent(kind: number, seq: number, orderId: number, owner: number, side: Side, price: number, quantity: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
-    writeHeader(view, offset, kind, kOrderEvent.bytes, this.market);
+    startRecord(view, offset, kind, kOrderEvent.bytes, this.market);
     view.setFloat64(offset + kOrderEvent.seq, seq, LE);
     view.setFloat64(offset + kOrderEvent.time, time, LE);
     view.setFloat64(offset + kOrderEvent.orderId, orderId, LE);
@@ -350,7 +364,7 @@ export class BookEventWriter implements BookListener {
   private orderEnd(kind: number, seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
-    writeHeader(view, offset, kind, kOrderEnd.bytes, this.market);
+    startRecord(view, offset, kind, kOrderEnd.bytes, this.market);
     view.setFloat64(offset + kOrderEnd.seq, seq, LE);
     view.setFloat64(offset + kOrderEnd.time, time, LE);
     view.setFloat64(offset + kOrderEnd.orderId, orderId, LE);
@@ -383,7 +397,7 @@ export class BookEventWriter implements BookListener {
   ): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
-    writeHeader(view, offset, RecordKind.Fill, kFill.bytes, this.market);
+    startRecord(view, offset, RecordKind.Fill, kFill.bytes, this.market);
     view.setFloat64(offset + kFill.seq, seq, LE);
     view.setFloat64(offset + kFill.time, time, LE);
     view.setFloat64(offset + kFill.makerOrderId, makerOrderId, LE);
@@ -409,7 +423,7 @@ export class BookEventWriter implements BookListener {
   onRejected(seq: number, orderId: number, owner: number, code: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
-    writeHeader(view, offset, RecordKind.Rejected, kRejected.bytes, this.market);
+    startRecord(view, offset, RecordKind.Rejected, kRejected.bytes, this.market);
     view.setFloat64(offset + kRejected.seq, seq, LE);
     view.setFloat64(offset + kRejected.time, time, LE);
     view.setFloat64(offset + kRejected.orderId, orderId, LE);
@@ -421,7 +435,7 @@ export class BookEventWriter implements BookListener {
   onLevel(seq: number, side: Side, price: number, quantity: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
-    writeHeader(view, offset, RecordKind.Level, kLevel.bytes, this.market);
+    startRecord(view, offset, RecordKind.Level, kLevel.bytes, this.market);
     view.setFloat64(offset + kLevel.seq, seq, LE);
     view.setFloat64(offset + kLevel.time, time, LE);
     view.setFloat64(offset + kLevel.price, price, LE);
@@ -499,6 +513,82 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
     default:
       throw new Error(`codec: record kind ${kind} at offset ${offset} is not a book event`);
   }
+}
+
+/** An event record as named fields: what a divergence report shows and compares. */
+export interface EventFields {
+  kind: string;
+  market: number;
+  [field: string]: string | number;
+}
+
+const kindNames = new Map<number, string>(Object.entries(RecordKind).map(([name, kind]) => [kind, name]));
+
+/** The name of a record kind (`Fill`), or `kind N` for one this code does not know. */
+export function recordKindName(kind: number): string {
+  return kindNames.get(kind) ?? `kind ${kind}`;
+}
+
+/** Collects one decoded event as fields, named as `BookListener` names its parameters. */
+const fieldCollector = {
+  out: null as EventFields | null,
+  put(fields: Record<string, number>) {
+    Object.assign(this.out!, fields);
+  },
+  onAccepted(seq: number, orderId: number, owner: number, side: Side, price: number, quantity: number, time: number) {
+    this.put({ seq, orderId, owner, side, price, quantity, time });
+  },
+  onRested(seq: number, orderId: number, owner: number, side: Side, price: number, remaining: number, time: number) {
+    this.put({ seq, orderId, owner, side, price, remaining, time });
+  },
+  onFill(seq: number, makerOrderId: number, takerOrderId: number, makerOwner: number, takerOwner: number, takerSide: Side, price: number, quantity: number, makerRemaining: number, takerRemaining: number, time: number) {
+    this.put({ seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, makerRemaining, takerRemaining, time });
+  },
+  onCancelled(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number) {
+    this.put({ seq, orderId, owner, remaining, reason, time });
+  },
+  onExpired(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number) {
+    this.put({ seq, orderId, owner, remaining, reason, time });
+  },
+  onRejected(seq: number, orderId: number, owner: number, code: number, time: number) {
+    this.put({ seq, orderId, owner, code, time });
+  },
+  onLevel(seq: number, side: Side, price: number, quantity: number, time: number) {
+    this.put({ seq, side, price, quantity, time });
+  },
+};
+
+/** The event record at `offset` as named fields (cold path: divergence reports and tests). */
+export function describeEvent(view: DataView, offset: number): EventFields {
+  const out: EventFields = { kind: recordKindName(recordKind(view, offset)), market: recordMarket(view, offset) };
+  fieldCollector.out = out;
+  try {
+    decodeEvent(view, offset, fieldCollector);
+  } finally {
+    fieldCollector.out = null;
+  }
+  return out;
+}
+
+/** The names of the fields in which two described events differ (`kind` first when it does). */
+export function differingFields(a: EventFields, b: EventFields): string[] {
+  const names = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...names].filter((name) => a[name] !== b[name]);
+}
+
+/**
+ * Whether two event records say the same thing: the same bytes (every writer writes all of a
+ * record's bytes, `startRecord`), or else the same decoded fields — records journaled before
+ * writers cleared their padding carry stale bytes there, which carry no meaning.
+ */
+export function sameEvent(a: DataView, aOffset: number, b: DataView, bOffset: number): boolean {
+  const length = recordLength(a, aOffset);
+  if (length === recordLength(b, bOffset)) {
+    let i = 0;
+    while (i < length && a.getUint8(aOffset + i) === b.getUint8(bOffset + i)) i++;
+    if (i === length) return true;
+  }
+  return differingFields(describeEvent(a, aOffset), describeEvent(b, bOffset)).length === 0;
 }
 
 /** True for the kinds `decodeCommand` takes. */

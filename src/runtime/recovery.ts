@@ -4,13 +4,15 @@
  * Start-up: rebuilds the exchange from the journal, on this thread, before any market thread
  * runs. Application commands re-run through `Exchange.execute` against in-process books; the
  * journaled book events are applied at the positions they had live, and each must equal —
- * byte for byte — the event the replayed book produced for it (a divergence refuses to start).
+ * field for field (`sameEvent`) — the event the replayed book produced for it (a divergence
+ * refuses to start, with a report naming the record and what the operator can do).
  * Events the books produce that the journal never received (a crash between routing a command
  * and journaling its events) are applied and journaled at the end: nothing half-applied remains.
  */
 import { FastOrderBook } from '../engine/fast-book.ts';
 import { payloadView, type Journal, type JournalEntry } from '../journal/journal.ts';
-import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from './codec.ts';
+import { DataRefusedError } from '../journal/refusal.ts';
+import { BookEventWriter, RecordBuffer, decodeEvent, describeEvent, differingFields, recordKind, recordLength, recordMarket, sameEvent, type EventFields } from './codec.ts';
 import { decodeCommand, isCommandKind } from './commands.ts';
 import type { Exchange, MarketRouter } from './exchange.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
@@ -64,10 +66,35 @@ class ReplayBooks implements MarketRouter {
   }
 }
 
-export class ReplayDivergenceError extends Error {
-  constructor(seq: number, market: number) {
-    super(`replay diverged at journal seq ${seq} (market ${market}): the book produced a different event than the journal holds`);
-    this.name = 'ReplayDivergenceError';
+/**
+ * Replaying the journal's commands produced a book event other than the one the journal holds
+ * at `seq` (or none). The journal is not damaged — its checksums and hash chain were verified
+ * before replay — but this build's cores decide differently from the build that wrote it, so
+ * starting would serve a state that differs from what was acknowledged. The message names the
+ * record and the differing fields and says what the operator can do; it is the whole report
+ * (the stack adds nothing).
+ */
+export class ReplayDivergenceError extends DataRefusedError {
+  override name = 'ReplayDivergenceError';
+
+  constructor(
+    readonly seq: number,
+    readonly market: number,
+    readonly journaled: EventFields,
+    readonly produced: EventFields | null,
+    readonly fields: readonly string[],
+  ) {
+    const show = (event: EventFields) => `${event.kind} ${JSON.stringify(event)}`;
+    super(
+      [
+        `replay diverged at journal seq ${seq}, market ${market}: the journal holds ${show(journaled)}`,
+        produced === null ? 'but replaying the commands before it produced no further event in that market' : `but replaying the commands before it produced ${show(produced)}; differing fields: ${fields.join(', ')}`,
+        'The journal itself is intact (checksums and hash chain verified): nothing acknowledged is lost.',
+        'This build replays it differently from the build that wrote it, so it will not serve a state other than the one acknowledged.',
+        'To restore service: start the build that wrote this journal on the same data directory (it replays it unchanged),',
+        'and keep the directory as it is. `npm run journal -- verify --data-dir DIR/journal --replay src/runtime/replay-target.ts` prints this report offline.',
+      ].join('\n'),
+    );
   }
 }
 
@@ -111,9 +138,12 @@ export class Replay {
     const offset = entry.payloadOffset;
     const market = recordMarket(view, offset);
     const at = this.books.next(market);
-    const produced = this.books.produced[market].bytes;
-    if (at < 0 || !sameBytes(produced, at, new Uint8Array(view.buffer, view.byteOffset + offset, recordLength(view, offset)))) {
-      throw new ReplayDivergenceError(entry.seq, market);
+    const produced = this.books.produced[market].view;
+    if (at < 0) throw new ReplayDivergenceError(entry.seq, market, describeEvent(view, offset), null, []);
+    if (!sameEvent(produced, at, view, offset)) {
+      const journaled = describeEvent(view, offset);
+      const replayed = describeEvent(produced, at);
+      throw new ReplayDivergenceError(entry.seq, market, journaled, replayed, differingFields(journaled, replayed));
     }
     decodeEvent(view, offset, this.exchange.listener(market));
     this.events++;
@@ -158,9 +188,4 @@ export function recover(exchange: Exchange, journal: Journal, options: RecoveryO
   const recoveredEvents = replay.finish(journal);
   onBatch();
   return { commands: replay.commands, events: replay.events, recoveredEvents, books: replay.rebuilt };
-}
-
-function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array): boolean {
-  for (let i = 0; i < b.length; i++) if (a[aStart + i] !== b[i]) return false;
-  return true;
 }

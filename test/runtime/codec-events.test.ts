@@ -3,21 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BookEventWriter, RecordBuffer, decodeEvent, decodeRecords, recordMarket, ringSink } from '../../src/runtime/codec.ts';
 import { Ring } from '../../src/runtime/ring.ts';
-import { RecordingListener, replayCalls, type Call } from './fixtures/recorders.ts';
-
-const id = fc.maxSafeInteger();
-const side = fc.constantFrom(1, -1);
-const small = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
-
-const event: fc.Arbitrary<Call> = fc.oneof(
-  fc.tuple(fc.constant('onAccepted'), id, id, id, side, id, id, id),
-  fc.tuple(fc.constant('onRested'), id, id, id, side, id, id, id),
-  fc.tuple(fc.constant('onFill'), id, id, id, id, id, side, id, id, id, id, id),
-  fc.tuple(fc.constant('onCancelled'), id, id, id, id, small, id),
-  fc.tuple(fc.constant('onExpired'), id, id, id, id, small, id),
-  fc.tuple(fc.constant('onRejected'), id, id, id, small, id),
-  fc.tuple(fc.constant('onLevel'), id, side, id, id, id),
-) as fc.Arbitrary<Call>;
+import { RecordingListener, replayCalls } from './fixtures/recorders.ts';
+import { event } from './fixtures/arbitrary-records.ts';
 
 test('every book event survives BookEventWriter → RecordBuffer → decodeEvent exactly', () => {
   fc.assert(
