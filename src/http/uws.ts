@@ -140,6 +140,12 @@ function deferToEndOfTurn(run: () => void): void {
   if (afterReads.push(run) === 1) setImmediate(runAfterReads);
 }
 
+/**
+ * A drain ends once no request has started or finished for this long: requests that reached a
+ * connection's buffer before the drain are read (and answered 503) before the connection closes.
+ */
+const DRAIN_QUIET_MS = 100;
+
 const NEEDS_BODY = new Set(['post', 'put', 'patch', 'delete']);
 
 /**
@@ -161,11 +167,13 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   /** Requests started and not yet finished: unanswered, or answered while their handler still runs. */
   let unfinished = 0;
   let draining = false;
-  let onDrained: (() => void) | null = null;
+  /** During a drain: called whenever a request starts or finishes. */
+  let onDrainActivity: (() => void) | null = null;
 
   const serve = (res: Uws.HttpResponse, req: Uws.HttpRequest, handler: Handler, paramCount: number): void => {
     if (draining) {
       write(res, options.shuttingDown, true);
+      onDrainActivity?.();
       return;
     }
     // req is only valid in this callback: copy everything now.
@@ -192,7 +200,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     const release = (): void => {
       if (finished) return;
       finished = true;
-      if (--unfinished === 0) onDrained?.();
+      unfinished--;
+      onDrainActivity?.();
     };
     res.onAborted(() => {
       aborted = true;
@@ -292,15 +301,22 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
           draining = true;
           stopListening();
           return new Promise<number>((resolveDrain) => {
+            let quiet: NodeJS.Timeout | undefined;
             const done = (): void => {
-              clearTimeout(timer);
-              onDrained = null;
+              clearTimeout(grace);
+              clearTimeout(quiet);
+              onDrainActivity = null;
               app.close();
               resolveDrain(unfinished);
             };
-            const timer = setTimeout(done, graceMs);
-            if (unfinished === 0) done();
-            else onDrained = done;
+            const grace = setTimeout(done, graceMs);
+            // Done once nothing is unfinished and the connections have been quiet for a while:
+            // a request already in a socket's buffer is read, and answered, before its connection closes.
+            onDrainActivity = () => {
+              clearTimeout(quiet);
+              if (unfinished === 0) quiet = setTimeout(done, DRAIN_QUIET_MS);
+            };
+            onDrainActivity();
           });
         },
         close: () => {

@@ -168,3 +168,69 @@ export function pipeline(port: number, writes: readonly Buffer[], options: { exp
     });
   });
 }
+
+/** What became of one request on a keep-alive connection. */
+export interface KeptAliveAnswer {
+  /** When the request's last byte was handed to the kernel (ms since the epoch). */
+  sentAt: number;
+  /** The response, or undefined if the connection closed (or was reset) first. */
+  response?: RawResponse;
+}
+
+/**
+ * One keep-alive connection that sends a request, waits for its answer, and sends the next, as an
+ * HTTP client with a connection pool does; it notes when each request was fully written, so a
+ * test can tell a request sent before an event (a SIGTERM) from one sent after it.
+ */
+export class KeepAliveConnection {
+  private received = Buffer.alloc(0);
+  private waiting: ((response: RawResponse | undefined) => void) | null = null;
+  closed = false;
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.on('data', (chunk) => {
+      this.received = Buffer.concat([this.received, chunk]);
+      const next = parseResponse(this.received, 'POST', false);
+      if (next === undefined) return;
+      this.received = this.received.subarray(next.bytes);
+      this.answer(next.response);
+    });
+    const ended = () => {
+      this.closed = true;
+      this.answer(undefined);
+    };
+    socket.on('error', ended);
+    socket.on('close', ended);
+  }
+
+  static open(port: number): Promise<KeepAliveConnection> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ port, host: '127.0.0.1' });
+      socket.once('connect', () => resolve(new KeepAliveConnection(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  private answer(response: RawResponse | undefined): void {
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting?.(response);
+  }
+
+  /** Sends one encoded keep-alive request and waits for its answer or the connection's end. */
+  async send(bytes: Buffer): Promise<KeptAliveAnswer> {
+    if (this.closed) throw new Error('connection closed');
+    let sentAt = Number.POSITIVE_INFINITY;
+    const response = await new Promise<RawResponse | undefined>((resolve) => {
+      this.waiting = resolve;
+      this.socket.write(bytes, (error) => {
+        if (error === undefined || error === null) sentAt = Date.now();
+      });
+    });
+    return { sentAt, response };
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
