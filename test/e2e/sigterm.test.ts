@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,6 +141,16 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
+/** Every process below `pid` (Linux /proc), children first. */
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    for (const child of children === '' ? [] : children.split(' ').map(Number)) out.push(child, ...descendants(child));
+  }
+  return out;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -152,6 +162,7 @@ function alive(pid: number): boolean {
 
 test('SIGTERM to `npm start` stops the exchange cleanly: a snapshot, its stopped line, nothing left listening', { timeout: 60_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-npm-start-'));
+  let started: number[] = [];
   try {
     const npm = spawn('npm', ['start', '--silent', '--', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
       cwd: ROOT,
@@ -161,7 +172,8 @@ test('SIGTERM to `npm start` stops the exchange cleanly: a snapshot, its stopped
     const log: Record<string, any>[] = [];
     let stderr = '';
     npm.stderr.on('data', (chunk) => (stderr += chunk));
-    const exited = new Promise<string>((resolve) => npm.once('close', (code, signal) => resolve(signal ?? `exit code ${code}`)));
+    // 'exit', not 'close': an orphaned exchange would hold the pipes open.
+    const exited = new Promise<string>((resolve) => npm.once('exit', (code, signal) => resolve(signal ?? `exit code ${code}`)));
     const ready = await new Promise<Record<string, any>>((resolve, reject) => {
       let buffered = '';
       npm.stdout.on('data', (chunk) => {
@@ -180,15 +192,17 @@ test('SIGTERM to `npm start` stops the exchange cleanly: a snapshot, its stopped
     // A write, so the stop has something to snapshot.
     const deposit = await apiClient(`http://127.0.0.1:${ready.port}`).operator('POST', '/operator/deposit', { account: '0x00000000000000000000000000000000000000aa', subaccountIndex: 0, amount: '5' });
     assert.equal(deposit.status, 200, deposit.text);
+    started = descendants(npm.pid!);
+    assert.ok(started.length > 0, 'npm started no process');
     npm.kill('SIGTERM');
     await exited;
+    for (let i = 0; i < 50 && started.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(started.filter(alive), [], 'processes npm started outlived it');
+    assert.equal(await listening(ready.port), false, `something still listens on ${ready.port}`);
     assert.ok(log.some((e) => e.msg === 'snapshot saved'), `the exchange took no snapshot on its way out: ${stderr}`);
     assert.ok(log.some((e) => e.msg === 'stopped'), `the exchange did not log its clean stop: ${stderr}`);
-    const exchangePid: number = ready.pid;
-    for (let i = 0; i < 50 && alive(exchangePid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(alive(exchangePid), false, `the exchange (pid ${exchangePid}) outlived npm`);
-    assert.equal(await listening(ready.port), false, `something still listens on ${ready.port}`);
   } finally {
+    for (const pid of started.filter(alive)) process.kill(pid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
