@@ -31,7 +31,9 @@
  * the `shuttingDown` reply and `Connection: close`, every answer still due closes its connection,
  * and the drain resolves once every request that started before has been answered (or its client
  * went away) and its handler has finished — so what a handler started (a journaled write) is done
- * before the pipeline behind it closes. Then the remaining (idle) connections are closed.
+ * before the pipeline behind it closes — and no request has come for `DRAIN_QUIET_MS` (one that
+ * was already in a socket's buffer is read and answered). Then the remaining (idle) connections
+ * are closed.
  * May import: nothing from the cores.
  */
 import { createRequire } from 'node:module';
