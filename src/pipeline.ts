@@ -115,6 +115,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // Records before the snapshot are not replayed; the replay checks every record it reads.
   const journal = await Journal.open(storage, { logger, verifyFrom: (start?.seq ?? 0) + 1 });
   projections.lastSeq = () => journal.lastSeq();
+  // Replay is the long part of a start: the operator sees how much is ahead of it.
+  logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying journal');
   const replayed = recover(exchange, journal, {
     from: (start?.seq ?? 0) + 1,
     books: start?.saved.books ?? [],
@@ -164,6 +166,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // snapshots: taken at a quiescent point (new commands wait a moment, nothing is in flight), saved in the background
   let lastSnapshotSeq = start?.seq ?? 0;
   const takeSnapshot = async (): Promise<number> => {
+    logger.debug('snapshot started');
     sequencer!.pause();
     let seq: number;
     let bytes: Uint8Array;
