@@ -37,8 +37,12 @@ import { PROFILES } from '../../src/config/profile.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EVENTS = Number(process.env.CRASH_SCALE_EVENTS ?? 100_000);
 const SEED = Number(process.env.CRASH_SCALE_SEED ?? Date.now() % 1_000_000);
-/** A restart serves within this (it replays the whole journal: no snapshot yet in round 1). */
-const RESTART_LIMIT_MS = 15_000;
+/**
+ * A restart serves within this, on a 2-core machine shared with other test runs (round 1 and 2
+ * replay the whole journal: no snapshot yet). The time of each restart is printed; docs/journal.md
+ * has the figures of a quiet machine.
+ */
+const RESTART_LIMIT_MS = 30_000;
 /** Concurrent batch streams, each on its own subaccount of both accounts. */
 const PIPELINES = 32;
 const BATCH = 50;
@@ -147,6 +151,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
   /** Every acknowledged order is listed with its clientId and at least the fills its reply reported. */
   const verify = async (client: ApiClient, round: string) => {
     const seen = new Map<string, { clientId: string; settled: string }>();
+    const byClientId = new Map<string, string>();
     for (let account = 0; account < accounts.length; account++) {
       const bt = accounts[account];
       for (let sub = 0; sub < PIPELINES; sub++) {
@@ -158,7 +163,13 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
           const r = await client.request('GET', `/account/orders?account=${bt.trader.address}&subaccountIndex=${sub}&limit=500${window}`, undefined, bt.trader.auth());
           assert.equal(r.status, 200, `${round}: listing orders: ${r.text}`);
           const page: { orderId: string; clientId: string; settled: string; createdAt: number }[] = [...r.json().asks, ...r.json().bids];
-          for (const o of page) seen.set(o.orderId, o);
+          for (const o of page) {
+            // Exactly once: an order's clientId is never listed under a second orderId.
+            const other = byClientId.get(o.clientId);
+            assert.ok(other === undefined || other === o.orderId, `${round}: clientId ${o.clientId} is on orders ${other} and ${o.orderId}`);
+            byClientId.set(o.clientId, o.orderId);
+            seen.set(o.orderId, o);
+          }
           if (page.length < 500) break;
           createdTo = Math.min(...page.map((o) => o.createdAt));
         }
@@ -220,38 +231,55 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
   let checked = await verify(restart.server.client, 'round 1');
   t.diagnostic(`round 1 verified (${checked.readAlone} orders read one by one)`);
 
-  // Round 2: SIGKILL during the start-up replay of the same journal, then a full restart.
+  // Round 2: SIGKILL during the start-up replay of the same journal, then a full restart. The
+  // kill comes a fraction of the last replay's time after `replaying journal`; a kill that
+  // misses (a faster replay) is tried again sooner.
   await restart.server.kill('SIGKILL');
   const replayMs = replayed.time - restart.server.logged('replaying journal')!.time;
-  const starting = spawnServerProcess([], { SNAPSHOT_INTERVAL_MS: '0' }, dataDir);
-  const killedIn = new Promise<void>((resolve) =>
-    starting.onLog((entry) => {
-      if (entry.msg === 'replaying journal') setTimeout(() => void starting.kill('SIGKILL').then(resolve), Math.max(0, replayMs / 2));
-    }),
-  );
-  await Promise.race([killedIn, starting.ready.then(() => {}, () => {})]);
-  await starting.kill('SIGKILL');
-  const messages = starting.log.map((e) => e.msg);
-  assert.ok(messages.includes('replaying journal') && !messages.includes('journal replayed'), `round 2: the kill missed the replay (log: ${messages.join(', ')}; replay took ${replayMs} ms before)`);
+  let killedAfter = -1;
+  for (const fraction of [0.4, 0.2, 0.1, 0]) {
+    const starting = spawnServerProcess([], { SNAPSHOT_INTERVAL_MS: '0' }, dataDir);
+    const killed = new Promise<void>((resolve) =>
+      starting.onLog((entry) => {
+        if (entry.msg === 'replaying journal') setTimeout(() => void starting.kill('SIGKILL').then(resolve), replayMs * fraction);
+      }),
+    );
+    await Promise.race([killed, starting.ready.then(() => {}, () => {})]);
+    await starting.kill('SIGKILL');
+    const messages = starting.log.map((e) => e.msg);
+    assert.ok(messages.includes('replaying journal'), `round 2: the start did not reach the replay (log: ${messages.join(', ')}; ${starting.stderr()})`);
+    if (!messages.includes('journal replayed')) {
+      killedAfter = replayMs * fraction;
+      break;
+    }
+  }
+  assert.ok(killedAfter >= 0, `round 2: no kill landed during a replay of ${replayMs} ms`);
   restart = await started({ SNAPSHOT_INTERVAL_MS: '0' });
   assert.ok(restart.ms < RESTART_LIMIT_MS, `restart took ${restart.ms.toFixed(0)} ms`);
   checked = await verify(restart.server.client, 'round 2');
-  t.diagnostic(`round 2: killed ${replayMs / 2} ms into a ${replayMs} ms replay; restart served after ${restart.ms.toFixed(0)} ms, verified`);
+  t.diagnostic(`round 2: killed ${killedAfter.toFixed(0)} ms into a ${replayMs} ms replay; restart served after ${restart.ms.toFixed(0)} ms, verified`);
   await restart.server.kill('SIGKILL');
 
-  // Rounds 3+: snapshots every 100 ms under load; SIGKILL as soon as one starts, until a kill lands before it is saved.
+  // Rounds 3+: snapshots every 100 ms under load; SIGKILL as soon as one starts (once the load
+  // is under way and two were saved), until a kill lands before that snapshot is saved.
   let landed = 0;
-  for (let round = 3; landed < 2 && round < 10; round++) {
+  const snapshotMs: number[] = [];
+  for (let round = 3; landed === 0 && round < 8; round++) {
     const start = spawnServerProcess([], { SNAPSHOT_INTERVAL_MS: '100', LOG_LEVEL: 'debug' }, dataDir);
+    const before = acked.size;
     let saved = 0;
+    let startedAt = 0;
     let killed: Promise<void> | undefined;
-    // As soon as a snapshot starts (after two were saved, so it captures new state): SIGKILL.
     start.onLog((entry) => {
-      if (entry.msg === 'snapshot saved') saved++;
-      if (entry.msg === 'snapshot started' && saved >= 2) killed ??= start.kill('SIGKILL');
+      if (entry.msg === 'snapshot saved') {
+        saved++;
+        snapshotMs.push(entry.time - startedAt);
+      }
+      if (entry.msg !== 'snapshot started') return;
+      startedAt = entry.time;
+      if (saved >= 2 && acked.size - before >= SNAPSHOT_ROUND_ORDERS / 4) killed ??= start.kill('SIGKILL');
     });
     const loaded = await start.ready;
-    const before = acked.size;
     await load(loaded.client, () => killed !== undefined || acked.size - before >= SNAPSHOT_ROUND_ORDERS);
     await (killed ??= loaded.kill('SIGKILL'));
     const lastEntry = loaded.log.filter((e) => e.msg === 'snapshot started' || e.msg === 'snapshot saved').pop();
@@ -267,6 +295,8 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
     await restart.server.kill('SIGKILL');
   }
   assert.ok(landed > 0, 'no kill landed during a snapshot');
+  snapshotMs.sort((a, b) => a - b);
+  t.diagnostic(`snapshots under load took ${snapshotMs[0]}–${snapshotMs[snapshotMs.length - 1]} ms (median ${snapshotMs[snapshotMs.length >> 1]}) from start to saved`);
 
   // The operator tool replays the whole journal to every snapshot's state hash.
   const verifyStarted = performance.now();
