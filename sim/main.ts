@@ -32,6 +32,7 @@ const { markets } = loadSettings([], {});
 const totals = { commands: 0, crashes: 0, powerLosses: 0, tornTails: 0, snapshots: 0, interrupted: 0, retried: 0, acknowledged: 0, hashChecks: 0 };
 const failed: SeedResult[] = [];
 const started = performance.now();
+const cpuStarted = process.cpuUsage();
 for (let seed = first; seed < first + seeds; seed++) {
   const t = performance.now();
   const r = await runSeed(markets, { seed, commands, faults, hostile, checkEvery });
@@ -58,8 +59,10 @@ for (let seed = first; seed < first + seeds; seed++) {
   }
 }
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuStarted);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 console.log(
-  `${seeds} seeds, ${totals.commands} commands in ${seconds.toFixed(1)} s: ${Math.round(totals.commands / seconds)} commands/s; ${totals.crashes} crashes (${totals.powerLosses} power losses, ${totals.tornTails} torn tails), ` +
+  `${seeds} seeds, ${totals.commands} commands in ${seconds.toFixed(1)} s: ${Math.round(totals.commands / seconds)} commands/s (${Math.round(totals.commands / cpuSeconds)} per CPU-second); ${totals.crashes} crashes (${totals.powerLosses} power losses, ${totals.tornTails} torn tails), ` +
     `${totals.snapshots} snapshots saved (${totals.interrupted} interrupted), ${totals.acknowledged} acknowledged, ${totals.retried} retried, ${totals.hashChecks} hash checks; ${failed.length} failed`,
 );
 process.exit(failed.length > 0 ? 1 : 0);

@@ -39,6 +39,8 @@ export interface SeedOptions {
   accounts?: number;
   /** Full invariant checks (ledger conservation, registry, conditional books) every this many steps; 1 = every step. */
   checkEvery?: number;
+  /** The chance of a crash in each step (default 1/250: one every ~1,600 commands). */
+  crashRate?: number;
 }
 
 export interface SeedResult {
@@ -130,6 +132,7 @@ class Simulation {
   private scannedSeq = 0;
   private slowTurns = 0;
   private readonly checkEvery: number;
+  private readonly crashRate: number;
   private readonly addressIndex = new Map<string, number>();
 
   constructor(
@@ -143,6 +146,7 @@ class Simulation {
     this.table = new StrategyTable(options.hostile ? [...HONEST, ...HOSTILE] : HONEST);
     this.initialTicks = specs.map(initialTicks);
     this.checkEvery = options.checkEvery ?? 64;
+    this.crashRate = options.crashRate ?? 1 / 250;
     this.listeners = {
       orderChanged: (o: OrderState) => {
         if (isTerminal(o.status)) this.finished.set(o.orderId, { settled: o.settled, status: o.status });
@@ -179,18 +183,28 @@ class Simulation {
       this.finished.clear();
       this.advanceClock();
       ctx.time = this.time;
+      // Where in this step a crash strikes, if one does: after the clients, after the markets, or after the flush.
+      const crashAt = this.options.faults && this.faultRng.chance(this.crashRate) ? this.faultRng.below(3) : -1;
       const burst = this.rng.between(1, 12);
       for (let i = 0; i < burst; i++) {
         const command = this.table.pick(this.rng.u32()).next(ctx);
         if (command !== null) this.submit(command);
       }
+      if (crashAt === 0) {
+        await this.crash();
+        continue;
+      }
       this.runMarkets();
       if (this.rng.chance(1 / 400)) this.snapshot();
       await nextTurn();
+      if (crashAt === 1) {
+        await this.crash();
+        continue;
+      }
       this.flushDisk();
       await nextTurn();
       if (this.options.hostile || this.step % this.checkEvery === 0) this.checkLive();
-      if (this.options.faults && this.faultRng.chance(1 / 250)) await this.crash();
+      if (crashAt === 2) await this.crash();
     }
     await this.finish();
   }
