@@ -34,6 +34,8 @@ export interface SimAccount {
 
 export class Clients {
   readonly accounts: SimAccount[];
+  /** Addresses handed out beyond the accounts (a dust flood's recipients). */
+  strangers = 0;
 
   constructor(count: number) {
     this.accounts = Array.from({ length: count }, (_, i) => ({ index: i, address: addressOf(i + 1), nonce: 0, delegate: null, orders: [], clientIds: 0 }));

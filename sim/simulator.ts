@@ -330,6 +330,8 @@ class Simulation {
       this.fail('invariant', (error as Error).message);
     }
     this.checkMoney(exchange, Number.MAX_SAFE_INTEGER);
+    // Issue 13: a shortfall the insurance fund cannot cover must not pass silently.
+    if (this.options.hostile && exchange.ledger.insuranceFund < 0n) this.fail('insurance fund', `the insurance fund is ${exchange.ledger.insuranceFund} (negative)`);
   }
 
   /** Net deposits in the ledger equal what the operator put in and took out (up to journal seq `upTo`). */

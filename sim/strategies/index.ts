@@ -11,6 +11,7 @@ import { funds } from './funds.ts';
 import { marketMaker } from './market-maker.ts';
 import { oracle } from './oracle.ts';
 import { trader } from './trader.ts';
+import { dustFlood, feeSiphon, reduceOnlyLadder } from './hostile.ts';
 
 export interface WeightedStrategy {
   strategy: Strategy;
@@ -27,7 +28,11 @@ export const HONEST: readonly WeightedStrategy[] = [
   { strategy: badInput, weight: 7 },
 ];
 
-export const HOSTILE: readonly WeightedStrategy[] = [];
+export const HOSTILE: readonly WeightedStrategy[] = [
+  { strategy: feeSiphon, weight: 3 },
+  { strategy: reduceOnlyLadder, weight: 3 },
+  { strategy: dustFlood, weight: 2 },
+];
 
 /** Picks strategies by weight with one draw each. */
 export class StrategyTable {
