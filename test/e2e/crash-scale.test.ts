@@ -14,7 +14,7 @@
  * state hash.
  *
  * The orders are signed as a client signs them (bench/http/traders.ts: libsecp256k1 over the
- * EIP-712 digest, checked against viem's signTypedData on a sample) and sent as batches of 100
+ * EIP-712 digest, checked against viem's signTypedData on a sample) and sent as batches of 50
  * (POST /account/orders): one account's 200 requests/s would otherwise cap the load. Each
  * pipeline trades on its own subaccount, so its nonce window sees its nonces in order. In a
  * phase one account rests buys (a tenth far from the market, to stay on the book) and the other
@@ -78,7 +78,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
   const dataDir = tempDataDir(t, 'perp-crash-scale-');
   const rand = random(SEED);
   const acked = new Map<string, Acknowledged>();
-  const unacknowledged = { refused: 0, lost: 0 };
+  const unacknowledged = { refused: 0 };
   let server: ServerProcess | undefined;
   const started = async (env: Record<string, string>) => {
     const start = spawnServerProcess([], env, dataDir);
@@ -192,8 +192,18 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
     }
     const state = (await client.operator('GET', '/operator/state-hash')).json();
     assert.equal(state.problem, null, `${round}: invariant broken after restart: ${state.problem}`);
-    // TODO(durability): compare history with the journal here ("history must not hold what the journal lacks").
     return { readAlone, lastSeq: state.lastSeq as number };
+  };
+
+  /** After a kill: a server started on the data directory serves within the limit and holds every acknowledged order. */
+  const restartAndVerify = async (round: string, env: Record<string, string>) => {
+    // DURABILITY HOOK (issue 12, fault 1: history must not hold what the journal lacks): once
+    // test/e2e/history-check.ts (durability branch) is on main, call here, after every kill and
+    // before the restart: `await assertHistoryMatchesJournal(dataDir);`
+    const { server, ms } = await started(env);
+    assert.ok(ms < RESTART_LIMIT_MS, `${round}: the restart took ${ms.toFixed(0)} ms`);
+    const checked = await verify(server.client, round);
+    return { server, ms, replayed: server.logged('journal replayed')!, ...checked };
   };
 
   // Round 1: load from a fresh data directory until the journal holds EVENTS book events, kill under load.
@@ -220,16 +230,12 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
   await loadAgain;
   const loadSeconds = (performance.now() - loadStarted) / 1000;
 
-  if (process.env.TMP_COPY) (await import('node:fs')).cpSync(dataDir, process.env.TMP_COPY, { recursive: true });
-  let restart = await started({ SNAPSHOT_INTERVAL_MS: '0' });
-  const replayed = restart.server.logged('journal replayed')!;
+  let restart = await restartAndVerify('round 1', { SNAPSHOT_INTERVAL_MS: '0' });
+  const { replayed } = restart;
   t.diagnostic(
-    `round 1: ${acked.size} acknowledged orders (${unacknowledged.refused} refused) in ${loadSeconds.toFixed(1)} s; restart replayed ${replayed.commands} commands and ${replayed.events} book events (last seq ${replayed.lastSeq}) and served after ${restart.ms.toFixed(0)} ms`,
+    `round 1: ${acked.size} acknowledged orders (${unacknowledged.refused} refused) in ${loadSeconds.toFixed(1)} s; the restart replayed ${replayed.commands} commands and ${replayed.events} book events (last seq ${replayed.lastSeq}), served after ${restart.ms.toFixed(0)} ms, verified (${restart.readAlone} orders read one by one)`,
   );
   assert.ok(replayed.events >= EVENTS, `the load journaled only ${replayed.events} book events`);
-  assert.ok(restart.ms < RESTART_LIMIT_MS, `restart took ${restart.ms.toFixed(0)} ms`);
-  let checked = await verify(restart.server.client, 'round 1');
-  t.diagnostic(`round 1 verified (${checked.readAlone} orders read one by one)`);
 
   // Round 2: SIGKILL during the start-up replay of the same journal, then a full restart. The
   // kill comes a fraction of the last replay's time after `replaying journal`; a kill that
@@ -254,9 +260,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
     }
   }
   assert.ok(killedAfter >= 0, `round 2: no kill landed during a replay of ${replayMs} ms`);
-  restart = await started({ SNAPSHOT_INTERVAL_MS: '0' });
-  assert.ok(restart.ms < RESTART_LIMIT_MS, `restart took ${restart.ms.toFixed(0)} ms`);
-  checked = await verify(restart.server.client, 'round 2');
+  restart = await restartAndVerify('round 2', { SNAPSHOT_INTERVAL_MS: '0' });
   t.diagnostic(`round 2: killed ${killedAfter.toFixed(0)} ms into a ${replayMs} ms replay; restart served after ${restart.ms.toFixed(0)} ms, verified`);
   await restart.server.kill('SIGKILL');
 
@@ -285,10 +289,8 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
     const lastEntry = loaded.log.filter((e) => e.msg === 'snapshot started' || e.msg === 'snapshot saved').pop();
     const during = lastEntry?.msg === 'snapshot started';
     if (during) landed++;
-    restart = await started({ SNAPSHOT_INTERVAL_MS: '100' });
-    assert.ok(restart.ms < RESTART_LIMIT_MS, `restart took ${restart.ms.toFixed(0)} ms`);
-    const from = restart.server.logged('journal replayed')!;
-    checked = await verify(restart.server.client, `round ${round}`);
+    restart = await restartAndVerify(`round ${round}`, { SNAPSHOT_INTERVAL_MS: '100' });
+    const from = restart.replayed;
     t.diagnostic(
       `round ${round}: ${acked.size - before} more orders, ${saved} snapshots saved, killed ${during ? 'during a snapshot' : 'between snapshots'}; restart from snapshot ${from.snapshotSeq} (+${from.commands} commands, ${from.events} events) served after ${restart.ms.toFixed(0)} ms, verified`,
     );
@@ -304,5 +306,5 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /checksums, sequence and hash chain OK/);
   assert.match(run.stdout, /snapshots matched [1-9]\d*, mismatched 0/);
-  t.diagnostic(`${acked.size} acknowledged orders over all rounds, last seq ${checked.lastSeq}; journal verify --replay in ${((performance.now() - verifyStarted) / 1000).toFixed(1)} s: ${run.stdout.trim().split('\n').slice(-2).join(' / ')}`);
+  t.diagnostic(`${acked.size} acknowledged orders over all rounds, last seq ${restart.lastSeq}; journal verify --replay in ${((performance.now() - verifyStarted) / 1000).toFixed(1)} s: ${run.stdout.trim().split('\n').slice(-2).join(' / ')}`);
 });
