@@ -18,7 +18,7 @@
  * (POST /account/orders): one account's 200 requests/s would otherwise cap the load. Each
  * pipeline trades on its own subaccount, so its nonce window sees its nonces in order. In a
  * phase one account rests buys (a tenth far from the market, to stay on the book) and the other
- * sells into them with as much; the next phase swaps sides, so positions stay bounded and no
+ * sells into them with as much (each sell as large as three buys); the next phase swaps sides, so positions stay bounded and no
  * account ever meets its own order.
  *
  * CRASH_SCALE_EVENTS sets the load (default 100000), CRASH_SCALE_SEED replays a run.
@@ -135,8 +135,14 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
             return { ...m, price: buy ? m.price - offset : m.price + offset, lots: 1 + Math.floor(rand() * 5), buy, far };
           });
           const crossing = makers.filter((o) => !o.far);
-          // The taker takes as much as rests near the market, at the far end of it.
-          const takers = crossing.map((o) => ({ ...o, price: buy ? m.price - 20 : m.price + 20, buy: !buy }));
+          // The taker takes as much as rests near the market, at the far end of it, each of its
+          // orders as much as three makers (so it fills against several).
+          const takers = Array.from({ length: Math.ceil(crossing.length / 3) }, (_, i) => ({
+            ...m,
+            price: buy ? m.price - 20 : m.price + 20,
+            lots: crossing.slice(3 * i, 3 * i + 3).reduce((sum, o) => sum + o.lots, 0),
+            buy: !buy,
+          }));
           try {
             await sendBatch(client, maker, sub, makers);
             await sendBatch(client, 1 - maker, sub, takers);
