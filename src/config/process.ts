@@ -40,6 +40,10 @@ export interface Settings {
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
 export const TESTNET_OPERATOR_KEY = 'testnet-operator-key';
+/** Shortest operator key mainnet starts with: a guess at 2^-128 needs about 22 random characters; 32 leaves room. */
+export const MAINNET_OPERATOR_KEY_LENGTH = 32;
+/** Keys printed in this project's README and docs: anybody can send them. */
+const PUBLISHED_OPERATOR_KEYS: ReadonlySet<string> = new Set([TESTNET_OPERATOR_KEY]);
 
 /** Every core but one, at least one. */
 export function defaultSignatureThreads(): number {
@@ -88,6 +92,9 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
 
   const operatorKey = values['operator-key'] ?? env.OPERATOR_KEY ?? (profile.faucet ? TESTNET_OPERATOR_KEY : '');
   if (operatorKey.length < 8) throw new ConfigError('OPERATOR_KEY', operatorKey, 'must be set (8 characters or more) outside testnet');
+  if (profile.name === 'mainnet' && (operatorKey.length < MAINNET_OPERATOR_KEY_LENGTH || PUBLISHED_OPERATOR_KEYS.has(operatorKey))) {
+    throw new ConfigError('OPERATOR_KEY', '(hidden)', `must be a secret of ${MAINNET_OPERATOR_KEY_LENGTH} characters or more on mainnet, not a published one such as the testnet default (try: openssl rand -hex 32)`);
+  }
   const jwtSecret = values['jwt-secret'] ?? env.JWT_SECRET ?? null;
   if (jwtSecret !== null && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET', '(hidden)', 'must be 32 characters or more');
 

@@ -42,3 +42,12 @@ test('TRUSTED_PROXIES: a comma-separated list of IP addresses, kept in canonical
     (e: unknown) => e instanceof ConfigError && e.message === 'TRUSTED_PROXIES: must be a comma-separated list of IP addresses, got "lb.internal"',
   );
 });
+
+test('OPERATOR_KEY on mainnet: 32 characters or more and not the published testnet key; testnet keeps its default', () => {
+  const strong = 'k'.repeat(32);
+  assert.equal(loadSettings(['--profile', 'mainnet'], { OPERATOR_KEY: strong }).operatorKey, strong);
+  for (const weak of ['12345678', 'testnet-operator-key', 'k'.repeat(31)]) {
+    assert.throws(() => loadSettings(['--profile', 'mainnet'], { OPERATOR_KEY: weak }), (e: unknown) => e instanceof ConfigError && e.message.startsWith('OPERATOR_KEY: must be a secret of 32 characters or more on mainnet') && !e.message.includes(weak));
+  }
+  assert.equal(loadSettings([], {}).operatorKey, 'testnet-operator-key');
+});
