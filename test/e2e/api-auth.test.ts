@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, tempDataDir, Trader } from './harness.ts';
 import { ADDRESS, assertError, assertMillisNow, delegate, isInteger, ok, revoke, sub } from './api-helpers.ts';
 
 const ex = await startTestExchange();
@@ -174,4 +174,17 @@ test('over the budget of 200 requests a second per account: 429 with Retry-After
   assert.match(refused[0].headers.get('retry-after') ?? '', /^[1-9]\d*$/);
   assert.equal(refused[0].headers.get('x-ratelimit-remaining'), '0');
   assert.equal((await calm.get(`/account/nonce?${sub(calm)}`)).status, 200);
+});
+
+test('a challenge needs no server memory: one issued before a restart logs in after it, once', async (t) => {
+  const dataDir = tempDataDir(t, 'perp-login-');
+  const first = await startTestExchange({ dataDir });
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const challenge = ok(await first.request('POST', '/auth/challenge', { address: wallet.address }));
+  await first.stop();
+  const second = await startTestExchange({ dataDir });
+  const signature = await wallet.signMessage({ message: challenge.message });
+  const session = ok(await second.request('POST', '/auth/login', { message: challenge.message, signature }));
+  assert.equal(session.address, wallet.address.toLowerCase());
+  assertError(await second.request('POST', '/auth/login', { message: challenge.message, signature }), 401, 'Login challenge not found or already used');
 });
