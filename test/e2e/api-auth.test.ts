@@ -87,8 +87,8 @@ test("a token of A reading B's subaccount is refused on every read", async () =>
   // an order of another account is not found, so ids cannot be probed
   assertError(await bob.get(`/account/order?orderId=${order.orderId}`), 404, 'Order not found');
   assertError(await bob.get(`/account/order?clientId=alice-80000&account=${alice.address}`), 404, 'Order not found');
-  // and Bob cannot trade for her with his own signature
-  assertError(await bob.send('POST', '/account/order', await alice.signedOrder({ price: '80000', quantity: '0.01' }, bob.wallet)), 400, 'Invalid signature');
+  // and Bob cannot trade for her with his own signature: he is not delegated (issue 14, item 1)
+  assertError(await bob.send('POST', '/account/order', await alice.signedOrder({ price: '80000', quantity: '0.01' }, bob.wallet)), 403, 'Not delegated for account and subaccount');
   assertError(await bob.send('DELETE', `/account/orders?${q}`), 403, 'Not delegated for account and subaccount');
   assert.equal(ok(await alice.get(`/account/order?orderId=${order.orderId}`)).status, 'new');
 });
@@ -149,8 +149,8 @@ test('a revoked delegate is refused', async () => {
   assertError(await reader.get(`/account/orders?${sub(alice)}`), 403, 'Not delegated for account and subaccount');
   assertError(await reader.get(`/account/order?orderId=${order.orderId}`), 404, 'Order not found');
   assertError(await reader.send('DELETE', `/account/order?orderId=${order.orderId}`), 403, 'Not delegated for account and subaccount');
-  // a signature by the former delegate no longer places orders for her
-  assertError(await reader.send('POST', '/account/order', await alice.signedOrder({ price: '80000', quantity: '0.01' }, reader.wallet)), 400, 'Invalid signature');
+  // a former delegate no longer places orders for her: not delegated, not "invalid"
+  assertError(await reader.send('POST', '/account/order', await alice.signedOrder({ price: '80000', quantity: '0.01' }, reader.wallet)), 403, 'Not delegated for account and subaccount');
 });
 
 test('every response carries the request budget: X-RateLimit-Limit and X-RateLimit-Remaining', async () => {
