@@ -2,15 +2,16 @@
  * @module config/process
  *
  * The process's settings from flags and environment (flags win): port, host, data directory,
- * profile, markets file, operator key. A bad setting stops the start with a message naming
- * the setting and the value.
- * May import: config/, node:fs, node:util, node:os.
+ * profile, markets file, operator key, account limits. A bad setting stops the start with a
+ * message naming the setting and the value.
+ * May import: config/, numeric/, node:fs, node:util, node:os.
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, parseMarkets, type MarketSpec } from './market.ts';
+import { COLLATERAL_SCALE, ConfigError, parseMarkets, type MarketSpec } from './market.ts';
+import { parseDecimal } from '../numeric/decimal.ts';
 import { PROFILES, isProfileName, type Profile } from './profile.ts';
 import { canonicalIp } from './ip-address.ts';
 
@@ -36,6 +37,10 @@ export interface Settings {
   signatureThreads: number;
   /** Proxies whose `X-Forwarded-For` names the client (canonical IP addresses); default none. */
   trustedProxies: string[];
+  /** Smallest transfer, collateral base units (USD × 10^6); default 1 USD. */
+  minTransfer: bigint;
+  /** Most subaccounts one address may hold; default 32. */
+  maxSubaccounts: number;
 }
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
@@ -66,6 +71,8 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'market-threads': { type: 'string' },
       'signature-threads': { type: 'string' },
       'trusted-proxies': { type: 'string' },
+      'min-transfer': { type: 'string' },
+      'max-subaccounts': { type: 'string' },
     },
     strict: true,
   });
@@ -118,5 +125,30 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     trustedProxies.push(address);
   }
 
-  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret, snapshotIntervalMs, marketThreads, signatureThreads, trustedProxies };
+  const minTransferText = values['min-transfer'] ?? env.MIN_TRANSFER ?? '1';
+  const minTransfer = parseDecimal(minTransferText, COLLATERAL_SCALE);
+  if (!minTransfer.ok || minTransfer.value <= 0n) {
+    throw new ConfigError('MIN_TRANSFER', minTransferText, 'must be a positive USD amount with at most 6 decimals');
+  }
+
+  const subaccountsText = values['max-subaccounts'] ?? env.MAX_SUBACCOUNTS ?? '32';
+  const maxSubaccounts = Number(subaccountsText);
+  if (!/^\d{1,5}$/.test(subaccountsText) || maxSubaccounts < 1 || maxSubaccounts > 10_000) throw new ConfigError('MAX_SUBACCOUNTS', subaccountsText, 'must be an integer from 1 to 10000');
+
+  return {
+    host,
+    port,
+    dataDir,
+    profile,
+    marketsFile,
+    markets,
+    operatorKey,
+    jwtSecret,
+    snapshotIntervalMs,
+    marketThreads,
+    signatureThreads,
+    trustedProxies,
+    minTransfer: minTransfer.value,
+    maxSubaccounts,
+  };
 }
