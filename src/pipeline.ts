@@ -94,13 +94,13 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
   // is the truth — so one that does not restore is logged loudly and an older one (or none) used.
   const listeners = projections.listeners();
-  const ledgerOptions = { ledger: { faucet: profile.faucet } };
+  const exchangeOptions = { ledger: { faucet: profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
   let start: { seq: number; saved: SystemSnapshot } | undefined;
   let exchange: Exchange | undefined;
   for (const candidate of snapshots.validNewestFirst()) {
     if (candidate.seq > projections.projectedSeq) continue;
     const saved = decodeSnapshot(candidate.bytes);
-    const restored = new Exchange(markets, NO_ROUTER, listeners, ledgerOptions, saved.exchange);
+    const restored = new Exchange(markets, NO_ROUTER, listeners, exchangeOptions, saved.exchange);
     if (restored.stateHash() === candidate.stateHash) {
       start = { seq: candidate.seq, saved };
       exchange = restored;
@@ -110,7 +110,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     const differ = Object.keys(now).filter((part) => now[part] !== saved.hashes?.[part]);
     logger.error({ seq: candidate.seq, differ }, 'snapshot does not restore to its recorded state hash: trying an older one');
   }
-  exchange ??= new Exchange(markets, NO_ROUTER, listeners, ledgerOptions);
+  exchange ??= new Exchange(markets, NO_ROUTER, listeners, exchangeOptions);
   projections.identity = (owner) => exchange!.ledger.identity(owner);
   // Records before the snapshot are not replayed; the replay checks every record it reads.
   const journal = await Journal.open(storage, { logger, verifyFrom: (start?.seq ?? 0) + 1 });
@@ -235,6 +235,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     markets,
     book: (index) => exchange.depth[index],
     typedData: () => typedData,
+    accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts },
   };
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
   const shown = (o: OrderState | undefined) => (o === undefined ? undefined : exchange.presented(o));
