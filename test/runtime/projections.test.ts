@@ -26,7 +26,7 @@ function liveProjections() {
   const h = tempHistory();
   const projections = new Projections(h.env);
   const journal = { seq: 0 };
-  projections.lastSeq = () => journal.seq;
+  projections.journal = { lastSeq: () => journal.seq, committedSeq: () => journal.seq, whenCommitted: async () => {} };
   projections.startThread(h.path);
   return { h, projections, journal };
 }
@@ -45,7 +45,7 @@ const ALICE_ORDER_7_FILLED: OrderState = {
 test('a finished order kept in memory equals the one history stores', () => {
   const h = tempHistory();
   const projections = new Projections(h.env);
-  projections.lastSeq = () => 3;
+  projections.journal = { lastSeq: () => 3, committedSeq: () => 3, whenCommitted: async () => {} };
   projections.listeners().orderChanged!(ALICE_ORDER_7_FILLED);
   projections.flush();
   assert.deepEqual(projections.recentlyFinished(7), h.reader.order(7));
