@@ -91,6 +91,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     from: (start?.seq ?? 0) + 1,
     books: start?.saved.books ?? [],
     onRecord: (seq) => (projections.applying = seq),
+    onEvent: projections.atEvent,
     onBatch: () => projections.flush(),
   });
   await journal.durable(journal.lastSeq());

@@ -77,7 +77,7 @@ export class Projections {
   applying = Number.MAX_SAFE_INTEGER;
   /** The journal: its last seq is read when a batch is made, and the batch waits for its commit. */
   journal: JournalPosition = { lastSeq: () => 0, committedSeq: () => 0, whenCommitted: () => RESOLVED };
-  /** The market sequence number of the book event being applied (ledger fills carry none). */
+  /** The market sequence number of the book event being applied (ledger fills carry none): set by `atEvent`. */
   currentSeq = 0;
 
   private thread: Worker | null = null;
@@ -108,6 +108,11 @@ export class Projections {
   private push(write: HistoryWrite): void {
     if (this.applying > this.projectedSeq) this.queue.push(write);
   }
+
+  /** Called with each book event before the ledger applies it, live and in replay alike: fills are keyed by its market seq. */
+  readonly atEvent = (view: DataView, offset: number): void => {
+    this.currentSeq = view.getFloat64(offset + 8, true);
+  };
 
   /** The listeners to hand the Exchange. */
   listeners(): ExchangeListeners {

@@ -117,7 +117,7 @@ export class Sequencer {
       }
       return;
     }
-    this.projections.currentSeq = view.getFloat64(offset + 8, true);
+    this.projections.atEvent(view, offset);
     decodeEvent(view, offset, this.exchange.listener(market));
     // Book commands the event caused (a conditional order it fired): their Done has no caller.
     for (const m of this.exchange.takeUnsolicitedRoutes()) this.waiting[m].push(unsolicited());
