@@ -8,10 +8,11 @@
  *     `journal replayed`);
  *  3. while a snapshot is being taken and written (snapshots every 100 ms under load, killed
  *     after `snapshot started`, before its `snapshot saved`).
- * After every restart: it serves within RESTART_LIMIT_MS; every acknowledged order is back with
- * its clientId and at least the fills its reply reported; the invariants hold. At the end the
- * operator tool replays the journal (`npm run journal -- verify --replay`) to every snapshot's
- * state hash.
+ * After every kill, before the restart, history holds nothing the journal lacks
+ * (`assertHistoryMatchesJournal`). After every restart: it serves within RESTART_LIMIT_MS; every
+ * acknowledged order is back with its clientId and at least the fills its reply reported, no
+ * clientId is on two orders; the invariants hold. At the end the operator tool replays the
+ * journal (`npm run journal -- verify --replay`) to every snapshot's state hash.
  *
  * The orders are signed as a client signs them (bench/http/traders.ts: libsecp256k1 over the
  * EIP-712 digest, checked against viem's signTypedData on a sample) and sent as batches of 50
@@ -30,6 +31,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDataDir, type ApiClient } from './harness.ts';
 import { spawnServerProcess, type ServerProcess } from './server-process.ts';
+import { assertHistoryMatchesJournal } from './history-check.ts';
 import { checkSignerAgainstViem, openAccounts, signOrder, type BenchTrader } from '../../bench/http/traders.ts';
 import { eip712Domain } from '../../src/auth/typed-data.ts';
 import { PROFILES } from '../../src/config/profile.ts';
@@ -203,13 +205,12 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
 
   /** After a kill: a server started on the data directory serves within the limit and holds every acknowledged order. */
   const restartAndVerify = async (round: string, env: Record<string, string>) => {
-    // DURABILITY HOOK (issue 12, fault 1: history must not hold what the journal lacks): once
-    // test/e2e/history-check.ts (durability branch) is on main, call here, after every kill and
-    // before the restart: `await assertHistoryMatchesJournal(dataDir);`
+    // History holds nothing the journal lacks (issue 12, fault 1), checked on the dead server's directory.
+    const history = await assertHistoryMatchesJournal(dataDir);
     const { server, ms } = await started(env);
     assert.ok(ms < RESTART_LIMIT_MS, `${round}: the restart took ${ms.toFixed(0)} ms`);
     const checked = await verify(server.client, round);
-    return { server, ms, replayed: server.logged('journal replayed')!, ...checked };
+    return { server, ms, history, replayed: server.logged('journal replayed')!, ...checked };
   };
 
   // Round 1: load from a fresh data directory until the journal holds EVENTS book events, kill under load.
@@ -239,7 +240,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
   let restart = await restartAndVerify('round 1', { SNAPSHOT_INTERVAL_MS: '0' });
   const { replayed } = restart;
   t.diagnostic(
-    `round 1: ${acked.size} acknowledged orders (${unacknowledged.refused} refused) in ${loadSeconds.toFixed(1)} s; the restart replayed ${replayed.commands} commands and ${replayed.events} book events (last seq ${replayed.lastSeq}), served after ${restart.ms.toFixed(0)} ms, verified (${restart.readAlone} orders read one by one)`,
+    `round 1: ${acked.size} acknowledged orders (${unacknowledged.refused} refused) in ${loadSeconds.toFixed(1)} s; the restart replayed ${replayed.commands} commands and ${replayed.events} book events (last seq ${replayed.lastSeq}), served after ${restart.ms.toFixed(0)} ms, verified (${restart.readAlone} orders read one by one; history at seq ${restart.history.projectedSeq} of ${restart.history.lastSeq} before it)`,
   );
   assert.ok(replayed.events >= EVENTS, `the load journaled only ${replayed.events} book events`);
 

@@ -105,7 +105,7 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
   const ready = port.then((port) => ({
     port,
     dataDir,
-    client: apiClient(`http://127.0.0.1:${port}`),
+    client: apiClient(`http://127.0.0.1:${port}`, env.OPERATOR_KEY),
     exit: () => exit,
     errors,
     logged: (msg: string) => last.get(msg),
