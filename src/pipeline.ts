@@ -87,6 +87,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   exchange ??= new Exchange(markets, NO_ROUTER, listeners, exchangeOptions);
   projections.identity = (owner) => exchange!.ledger.identity(owner);
   // Records before the snapshot are not replayed; the replay checks every record it reads.
+  // Replay is the long part of a start: the operator sees how much is ahead of it.
+  logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying journal');
   const replayed = recover(exchange, journal, {
     from: (start?.seq ?? 0) + 1,
     books: start?.saved.books ?? [],
@@ -137,6 +139,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // snapshots: taken at a quiescent point (new commands wait a moment, nothing is in flight), saved in the background
   let lastSnapshotSeq = start?.seq ?? 0;
   const takeSnapshot = async (): Promise<number> => {
+    logger.debug('snapshot started');
     sequencer!.pause();
     let seq: number;
     let bytes: Uint8Array;
