@@ -281,8 +281,9 @@ export class SimNode {
     this.quiesce();
     const seq = this.journal.lastSeq();
     const books = this.markets.map((m) => m.book.snapshot());
-    const hash = this.exchange.stateHash();
-    snapshots.capture(seq, hash, encodeSnapshot({ exchange: this.exchange.snapshot(), books, hashes: this.exchange.stateHashes() }));
+    const hashes = this.exchange.stateHashes();
+    const hash = this.exchange.stateHash(hashes);
+    snapshots.capture(seq, hash, encodeSnapshot({ exchange: this.exchange.snapshot(), books, hashes }));
     return { seq, hash, books: this.markets.map((m) => m.book.stateHash()) };
   }
 }

@@ -56,6 +56,8 @@ export interface SeedResult {
   retried: number;
   recoveredEvents: number;
   hashChecks: number;
+  /** The exchange's state hash at the end of the seed: the same seed ends on the same hash. */
+  stateHash: string;
   violation: Violation | null;
 }
 
@@ -165,6 +167,7 @@ class Simulation {
       retried: 0,
       recoveredEvents: 0,
       hashChecks: 0,
+      stateHash: '',
       violation: null,
     };
   }
@@ -484,6 +487,7 @@ class Simulation {
       if (book.stateHash() !== node.markets[i].book.stateHash()) this.fail('book hash', `a replay of the whole journal rebuilds market ${i}'s book differently`);
     });
     this.result.steps = this.step;
+    this.result.stateHash = node.exchange.stateHash();
     this.result.snapshotsInterrupted = this.snapshots.interrupted;
   }
 }
