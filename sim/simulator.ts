@@ -26,6 +26,7 @@ import { kJournalHeaderBytes } from '../src/journal/record.ts';
 import type { MarketSpec } from '../src/config/market.ts';
 import { AuthCode } from '../src/auth/codes.ts';
 import type { BookListener } from '../src/engine/types.ts';
+import { Bounds } from './bounds.ts';
 import { Prng } from './prng.ts';
 import { CountingLogger, LEDGER_OPTIONS, SimNode, SimSnapshots, nextTurn, restoreNewest, settle } from './node.ts';
 import { Clients, USD, initialTicks, type SimContext } from './clients.ts';
@@ -142,6 +143,8 @@ class Simulation {
   private readonly snapshotRate: number;
   private readonly fullReplayEvery: number;
   private readonly addressIndex = new Map<string, number>();
+  /** Issue 13's bounds (leverage, the insurance fund's moves), checked with every invariant check. */
+  private readonly bounds = new Bounds();
 
   constructor(
     private readonly specs: readonly MarketSpec[],
@@ -161,6 +164,7 @@ class Simulation {
       orderChanged: (o: OrderState) => {
         if (isTerminal(o.status)) this.finished.set(o.orderId, { settled: o.settled, status: o.status });
       },
+      ledgerEvent: (e) => this.bounds.onLedgerEvent(e),
     };
     this.result = {
       seed: options.seed,
@@ -239,7 +243,8 @@ class Simulation {
     this.time += this.rng.chance(0.002) ? this.rng.between(60_000, 3_600_000) : this.rng.between(0, 40);
     if (this.time - this.lastTick >= 1000) {
       this.lastTick = this.time;
-      this.submit({ kind: CommandKind.Tick, time: this.time });
+      // Executed at once unless the sequencer is paused (then it runs later, unchecked).
+      if (this.submit({ kind: CommandKind.Tick, time: this.time }).seq > 0) this.bounds.afterTick(this.node.exchange);
     }
   }
 
@@ -341,8 +346,11 @@ class Simulation {
       this.fail('invariant', (error as Error).message);
     }
     this.checkMoney(exchange, Number.MAX_SAFE_INTEGER);
-    // Issue 13: a shortfall the insurance fund cannot cover must not pass silently.
-    if (this.options.hostile && exchange.ledger.insuranceFund < 0n) this.fail('insurance fund', `the insurance fund is ${exchange.ledger.insuranceFund} (negative)`);
+    // Issue 13: no account above its maximum leverage outside the liquidation window; every insurance move accounted for.
+    if (this.options.hostile) {
+      const broken = this.bounds.check(exchange);
+      if (broken !== null) this.fail(broken.startsWith('owner') ? 'maximum leverage' : 'insurance fund', broken);
+    }
   }
 
   /** Net deposits in the ledger equal what the operator put in and took out (up to journal seq `upTo`). */
@@ -377,8 +385,10 @@ class Simulation {
     const tornBefore = this.logger.tornTails;
     const checkpoints = this.checkpoints;
     let replayedTo: number | undefined;
+    this.bounds.restarting();
     const { node, report } = await SimNode.start(this.specs, disk, this.snapshots, this.listeners, this.logger, {
       onRecord: (seq, exchange) => {
+        this.bounds.started(exchange);
         const after = seq === Number.MAX_SAFE_INTEGER ? replayedTo : seq - 1;
         if (seq !== Number.MAX_SAFE_INTEGER) replayedTo = seq;
         const c = after === undefined ? undefined : checkpoints.find((k) => k.seq === after);
