@@ -145,6 +145,8 @@ class Simulation {
   private readonly addressIndex = new Map<string, number>();
   /** Issue 13's bounds (leverage, the insurance fund's moves), checked with every invariant check. */
   private readonly bounds = new Bounds();
+  /** A command the exchange must refuse that it accepted (reported at the next check). */
+  private wronglyAccepted: string | null = null;
 
   constructor(
     private readonly specs: readonly MarketSpec[],
@@ -258,6 +260,7 @@ class Simulation {
     this.inflight.add(s);
     const promise = this.node.sequencer.submit(command, (result) => {
       s.result = result;
+      if (result.code === 0 && this.clients.mustRefuse.has(command)) this.wronglyAccepted ??= `a ${command.kind} command that must be refused (an order signed by neither the account nor its delegate) was accepted`;
       const ids = result.orderIds ?? (result.orderId !== undefined ? [result.orderId] : []);
       for (const orderId of ids) {
         const live = this.node.exchange.orders.get(orderId);
@@ -347,6 +350,7 @@ class Simulation {
     }
     this.checkMoney(exchange, Number.MAX_SAFE_INTEGER);
     // Issue 13: no account above its maximum leverage outside the liquidation window; every insurance move accounted for.
+    if (this.wronglyAccepted !== null) this.fail('refusal', this.wronglyAccepted);
     if (this.options.hostile) {
       const broken = this.bounds.check(exchange);
       if (broken !== null) this.fail(broken.startsWith('owner') ? 'maximum leverage' : 'insurance fund', broken);
