@@ -151,8 +151,9 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       await projections.settle();
       const books = (await Promise.all(links.map((l) => l.snapshots()))).flat();
       const state = exchange.snapshot();
-      hash = exchange.stateHash();
-      bytes = encodeSnapshot({ exchange: state, books, hashes: exchange.stateHashes() });
+      const hashes = exchange.stateHashes();
+      hash = exchange.stateHash(hashes);
+      bytes = encodeSnapshot({ exchange: state, books, hashes });
     } finally {
       sequencer!.resume();
     }
