@@ -173,6 +173,8 @@ export function pipeline(port: number, writes: readonly Buffer[], options: { exp
 export interface KeptAliveAnswer {
   /** When the request's last byte was handed to the kernel (ms since the epoch). */
   sentAt: number;
+  /** When the response (or the connection's end) came. */
+  answeredAt: number;
   /** The response, or undefined if the connection closed (or was reset) first. */
   response?: RawResponse;
 }
@@ -227,7 +229,7 @@ export class KeepAliveConnection {
         if (error === undefined || error === null) sentAt = Date.now();
       });
     });
-    return { sentAt, response };
+    return { sentAt, answeredAt: Date.now(), response };
   }
 
   close(): void {

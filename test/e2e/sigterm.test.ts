@@ -30,7 +30,7 @@ test('SIGTERM under keep-alive load: every request sent before it is answered (2
   for (const trader of traders) await trader.fund('1000000');
 
   // Signed in advance, so the load is the server's work, not the client's signing.
-  const ORDERS_PER_TRADER = 150;
+  const ORDERS_PER_TRADER = 300;
   const queues = await Promise.all(
     traders.map(async (trader, index) => {
       const requests: Array<{ clientId: string; bytes: Buffer }> = [];
@@ -84,7 +84,7 @@ test('SIGTERM under keep-alive load: every request sent before it is answered (2
     }
     connection.close();
   });
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await new Promise((resolve) => setTimeout(resolve, 800));
   const signalledAt = Date.now();
   await server.kill('SIGTERM');
   await Promise.all([...loops, ...readLoops]);
@@ -113,6 +113,9 @@ test('SIGTERM under keep-alive load: every request sent before it is answered (2
     }
   }
   assert.ok(ok > 0, 'the load placed nothing before the signal');
+  const acrossTheSignal = answers.filter((a) => a.sentAt < signalledAt && a.answeredAt > signalledAt);
+  assert.ok(acrossTheSignal.length > 0, 'no order was in flight when the signal came: the load ended too early to test the drain');
+  t.diagnostic(`${acrossTheSignal.length} orders in flight at the signal, answered ${[...new Set(acrossTheSignal.map((a) => a.response?.status ?? 'never'))].join(', ')}`);
 
   // Every order answered 200 is there after the restart.
   server = await startServerProcess([], {}, dataDir);
