@@ -48,6 +48,13 @@ export interface PipelineOptions {
   tickMs?: number;
 }
 
+/**
+ * How long a stop waits for the requests already running (a write waits for its flush, a few
+ * milliseconds; this bounds a stuck one) before closing what they use. Well inside the 10 s a
+ * process manager (Docker, systemd's default is longer) gives between SIGTERM and SIGKILL.
+ */
+const DRAIN_GRACE_MS = 5_000;
+
 /** Splits markets over `count` threads, round-robin. */
 function groups(markets: readonly MarketSpec[], count: number): MarketSpec[][] {
   const out: MarketSpec[][] = Array.from({ length: Math.max(1, Math.min(count, markets.length)) }, () => []);
@@ -268,8 +275,12 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     sequencer,
     recovery: { snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents },
     async stop(stopOptions = {}) {
-      // Stop taking requests, let the market threads finish what they hold, then close the journal.
-      server.close();
+      // Drain the gateway first: no new connections, 503 for every new request, and the requests
+      // already running get their answers — their writes journaled and flushed while the
+      // signature pool, the sequencer and the journal are still open. Then the market threads
+      // finish what they hold, a snapshot is taken, and the journal closes.
+      const unfinished = await server.drain(DRAIN_GRACE_MS);
+      if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
       clearInterval(ticker);
       clearInterval(snapshotTimer);
       await snapshotQueue;
