@@ -34,6 +34,7 @@ const PHASE_MS = Number(process.env.SNAPSHOT_BENCH_PHASE_MS ?? 6_000);
 interface Phase {
   latencies: number[];
   maxGap: number;
+  maxHeld: number;
   orders: number;
 }
 
@@ -44,13 +45,19 @@ async function load(exchange: RunningExchange, ms: number, firstNonce: number, d
   let running = true;
   let nonce = firstNonce;
   let maxGap = 0;
+  let maxHeld = 0;
   let lastProbe = performance.now();
   const probe = setInterval(() => {
+    const submitted = performance.now();
+    let returned = false;
     void sequencer.submit({ kind: CommandKind.Faucet, time: Date.now(), account: accountAddress(ACCOUNTS + TRADERS + 1), subaccountIndex: 0, amount: 1n }, () => {
       const now = performance.now();
       maxGap = Math.max(maxGap, now - lastProbe);
+      // Executed inside the call: not held back by the sequencer.
+      if (returned) maxHeld = Math.max(maxHeld, now - submitted);
       lastProbe = now;
     });
+    returned = true;
   }, 1);
   const trader = async (lane: number) => {
     for (let k = 0; running; k++) {
@@ -65,6 +72,7 @@ async function load(exchange: RunningExchange, ms: number, firstNonce: number, d
   const lanes = Array.from({ length: IN_FLIGHT }, (_, i) => trader(i));
   await new Promise((r) => setTimeout(r, 500));
   maxGap = 0;
+  maxHeld = 0;
   latencies.length = 0;
   lastProbe = performance.now();
   const t0 = performance.now();
@@ -77,7 +85,7 @@ async function load(exchange: RunningExchange, ms: number, firstNonce: number, d
   running = false;
   await Promise.all(lanes);
   clearInterval(probe);
-  return { latencies, maxGap, orders: latencies.length, duringMs };
+  return { latencies, maxGap, maxHeld, orders: latencies.length, duringMs };
 }
 
 const root = mkdtempSync(join(tmpdir(), 'bench-snapshot-'));
@@ -103,6 +111,7 @@ try {
   await storage.close();
 
   const figures: Figure[] = [
+    { name: `longest a write was held back by a snapshot (${ACCOUNTS} accounts)`, value: withSnapshot.maxHeld, unit: 'ms', baseline: { name: 'no snapshot', value: baseline.maxHeld } },
     { name: `longest write gap during a snapshot (${ACCOUNTS} accounts)`, value: withSnapshot.maxGap, unit: 'ms', baseline: { name: 'no snapshot', value: baseline.maxGap } },
     { name: 'order latency p50 during a snapshot', value: percentile(withSnapshot.latencies, 50), unit: 'ms', baseline: { name: 'no snapshot', value: percentile(baseline.latencies, 50) } },
     { name: 'order latency p99 during a snapshot', value: percentile(withSnapshot.latencies, 99), unit: 'ms', baseline: { name: 'no snapshot', value: percentile(baseline.latencies, 99) } },
