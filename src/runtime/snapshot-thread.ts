@@ -30,6 +30,7 @@ export class SnapshotThread {
   private readonly thread: Worker;
   private pending: { resolve: (saved: SavedSnapshot) => void; reject: (error: Error) => void } | null = null;
   private closed: (() => void) | null = null;
+  private exited = false;
 
   constructor(data: SnapshotThreadData, logger: SnapshotThreadLogger) {
     this.thread = spawnTsWorker(new URL('./snapshot-worker.ts', import.meta.url), { workerData: data });
@@ -42,6 +43,10 @@ export class SnapshotThread {
       logger.error({ err: error }, 'snapshot thread stopped');
       this.settle(error);
     });
+    this.thread.on('exit', () => {
+      this.exited = true;
+      this.settle(new Error('snapshot thread exited'));
+    });
   }
 
   private settle(outcome: SavedSnapshot | Error): void {
@@ -53,6 +58,7 @@ export class SnapshotThread {
 
   /** Saves the snapshot at `seq` (see the module header for what `seq` must be). */
   take(seq: number): Promise<SavedSnapshot> {
+    if (this.exited) return Promise.reject(new Error('snapshot thread exited (see the log); restart to take snapshots again'));
     if (this.pending !== null) return Promise.reject(new Error('snapshot thread: one snapshot at a time'));
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
@@ -65,14 +71,15 @@ export class SnapshotThread {
    * below every later `take` (the journal's flushed seq is).
    */
   follow(seq: number): void {
-    this.thread.postMessage({ type: 'follow', seq } satisfies SnapshotMessage);
+    if (!this.exited) this.thread.postMessage({ type: 'follow', seq } satisfies SnapshotMessage);
   }
 
   /** Closes the thread's LMDB handle and ends it. Call with no snapshot in progress. */
   async close(): Promise<void> {
+    if (this.exited) return;
     await new Promise<void>((resolve) => {
       this.closed = resolve;
-      // A thread that already died has nothing to close.
+      // A thread that dies meanwhile has nothing left to close.
       this.thread.once('exit', () => resolve());
       this.thread.postMessage({ type: 'close' } satisfies SnapshotMessage);
     });
