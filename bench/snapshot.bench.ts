@@ -53,6 +53,7 @@ async function load(exchange: RunningExchange, ms: number, firstNonce: number, d
     void sequencer.submit({ kind: CommandKind.Faucet, time: Date.now(), account: accountAddress(ACCOUNTS + TRADERS + 1), subaccountIndex: 0, amount: 1n }, () => {
       const now = performance.now();
       maxGap = Math.max(maxGap, now - lastProbe);
+      if (now - lastProbe > 100 && process.env.SNAPSHOT_BENCH_DEBUG) console.log(`gap ${(now - lastProbe).toFixed(0)} ms ending at ${(now - T0).toFixed(0)}`);
       // Executed inside the call: not held back by the sequencer.
       if (returned) maxHeld = Math.max(maxHeld, now - submitted);
       lastProbe = now;
@@ -88,10 +89,13 @@ async function load(exchange: RunningExchange, ms: number, firstNonce: number, d
   return { latencies, maxGap, maxHeld, orders: latencies.length, duringMs };
 }
 
+const T0 = performance.now();
 const root = mkdtempSync(join(tmpdir(), 'bench-snapshot-'));
 try {
   const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', root, '--snapshot-interval-ms', '0'], {});
-  const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: 3_600_000 });
+  // The snapshot's own log line says where its time went.
+  const logger = pino({ level: 'info' }, { write: (line: string) => void (line.includes('snapshot') && process.stdout.write(`${(performance.now() - T0).toFixed(0)} ${line}`)) });
+  const exchange = await startExchange(settings, logger, { tickMs: 3_600_000 });
   const t0 = performance.now();
   await populate(exchange.sequencer, ACCOUNTS + TRADERS + 1, Date.now());
   console.log(`${ACCOUNTS + TRADERS + 1} accounts with a position and a resting order in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -99,6 +103,7 @@ try {
   const baseline = await load(exchange, PHASE_MS, 10);
   let snapshotBytes = 0;
   const withSnapshot = await load(exchange, PHASE_MS, 10_000_000, async () => {
+    if (process.env.SNAPSHOT_BENCH_DEBUG) console.log(`snapshot requested at ${(performance.now() - T0).toFixed(0)}`);
     const reply = await fetch(`http://127.0.0.1:${exchange.port}/operator/snapshot`, { method: 'POST', headers: { 'x-operator-key': TESTNET_OPERATOR_KEY } });
     if (reply.status !== 200) throw new Error(`snapshot: ${reply.status} ${await reply.text()}`);
   });

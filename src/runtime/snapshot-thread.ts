@@ -18,8 +18,8 @@ import { spawnTsWorker } from './spawn-worker.ts';
 export interface SavedSnapshot {
   seq: number;
   bytes: number;
-  /** Where the thread spent its time: replaying to `seq` and capturing, then saving. */
-  ms: { replayAndCapture: number; save: number };
+  /** Where the thread spent its time: replaying to `seq` (since it last followed), capturing (state, hashes, encoding), saving (and pruning). */
+  ms: { replay: number; capture: number; save: number };
 }
 
 export interface SnapshotThreadLogger {

@@ -38,7 +38,7 @@ export interface SnapshotThreadData {
 
 export type SnapshotMessage = { type: 'snapshot'; seq: number } | { type: 'follow'; seq: number } | { type: 'close' };
 export type SnapshotReport =
-  | { type: 'saved'; seq: number; bytes: number; ms: { replayAndCapture: number; save: number } }
+  | { type: 'saved'; seq: number; bytes: number; ms: { replay: number; capture: number; save: number } }
   | { type: 'failed'; seq: number; error: string }
   | { type: 'log'; level: 'info' | 'error'; fields: Record<string, unknown>; message: string }
   | { type: 'closed' };
@@ -95,6 +95,7 @@ async function advance(seq: number): Promise<SnapshotReplica> {
 async function take(seq: number): Promise<void> {
   const t0 = performance.now();
   const target = await advance(seq);
+  const t1 = performance.now();
   let captured: CapturedSnapshot;
   try {
     captured = target.capture();
@@ -102,10 +103,10 @@ async function take(seq: number): Promise<void> {
     failure = messageOf(error);
     throw error;
   }
-  const t1 = performance.now();
+  const t2 = performance.now();
   await snapshots.save(captured.seq, captured.stateHash, captured.bytes);
   await snapshots.prune(data.keep);
-  report({ type: 'saved', seq, bytes: captured.bytes.length, ms: { replayAndCapture: t1 - t0, save: performance.now() - t1 } });
+  report({ type: 'saved', seq, bytes: captured.bytes.length, ms: { replay: t1 - t0, capture: t2 - t1, save: performance.now() - t2 } });
 }
 
 // One piece of work at a time, in the order asked; follow requests that pile up meanwhile
