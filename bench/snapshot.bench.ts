@@ -94,7 +94,7 @@ const root = mkdtempSync(join(tmpdir(), 'bench-snapshot-'));
 try {
   const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', root, '--snapshot-interval-ms', '0'], {});
   // The snapshot's own log line says where its time went.
-  const logger = pino({ level: 'info' }, { write: (line: string) => void (line.includes('snapshot') && process.stdout.write(`${(performance.now() - T0).toFixed(0)} ${line}`)) });
+  const logger = pino({ level: 'info' }, { write: (line: string) => void (line.includes('"msg":"snapshot') && process.stdout.write(`${(performance.now() - T0).toFixed(0)} ${line}`)) });
   const exchange = await startExchange(settings, logger, { tickMs: 3_600_000 });
   const t0 = performance.now();
   await populate(exchange.sequencer, ACCOUNTS + TRADERS + 1, Date.now());
