@@ -157,7 +157,7 @@ export class SimSnapshots {
 
 /** History is not simulated: it never holds a reply back and never refuses. */
 const NO_HISTORY: HistorySink = {
-  currentSeq: 0,
+  atEvent: () => {},
   behind: () => null,
   flushSoon: () => {},
   caughtUp: () => Promise.resolve(),

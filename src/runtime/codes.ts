@@ -11,6 +11,10 @@ export const ExchangeCode = {
   DuplicateClientId: 9102,
   OrderNotFound: 9103,
   OriginatorNotFound: 9104,
+  /** A transfer below the minimum (runtime/account-limits.ts); params: minimum (USD). */
+  TransferBelowMinimum: 9105,
+  /** A credit that would create an address's subaccount beyond the bound; params: max. */
+  TooManySubaccounts: 9106,
 } as const;
 
 export interface ExecuteResult {

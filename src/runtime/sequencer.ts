@@ -24,7 +24,7 @@ import type { Projections } from './projections.ts';
 /** What the sequencer needs of a market thread's link: whether its command ring has room. */
 export type CommandRoom = Pick<MarketLink, 'hasRoom'>;
 /** What the sequencer needs of history: its backpressure, its batches and when it caught up. */
-export type HistorySink = Pick<Projections, 'behind' | 'flushSoon' | 'caughtUp' | 'currentSeq'>;
+export type HistorySink = Pick<Projections, 'behind' | 'flushSoon' | 'caughtUp' | 'atEvent'>;
 
 export interface Outcome<T = undefined> {
   result: ExecuteResult;
@@ -131,7 +131,7 @@ export class Sequencer {
       }
       return;
     }
-    this.projections.currentSeq = view.getFloat64(offset + 8, true);
+    this.projections.atEvent(view, offset);
     decodeEvent(view, offset, this.exchange.listener(market));
     // Book commands the event caused (a conditional order it fired): their Done has no caller.
     for (const m of this.exchange.takeUnsolicitedRoutes()) this.waiting[m].push(unsolicited());

@@ -82,7 +82,7 @@ async function advance(seq: number): Promise<SnapshotReplica> {
     if (seq > target.seq) {
       // Records the main thread committed since this thread last read are visible after a reset.
       env.resetReadTxn();
-      const journal = await Journal.open(storage, { readOnly: true, verifyFrom: seq, logger });
+      const journal = await Journal.open(storage, { readOnly: true, verifyFrom: seq, upTo: seq, logger });
       target.advance(journal, seq);
     }
     return target;
