@@ -94,6 +94,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   exchange ??= new Exchange(markets, NO_ROUTER, listeners, exchangeOptions);
   projections.identity = (owner) => exchange!.ledger.identity(owner);
   // Records before the snapshot are not replayed; the replay checks every record it reads.
+  // Replay is the long part of a start: the operator sees how much is ahead of it.
+  logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying journal');
   const replayed = recover(exchange, journal, {
     from: (start?.seq ?? 0) + 1,
     books: start?.saved.books ?? [],
@@ -158,6 +160,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   const follower = setInterval(follow, SNAPSHOT_FOLLOW_MS);
   let lastSnapshotSeq = start?.seq ?? 0;
   const takeSnapshot = async (): Promise<number> => {
+    logger.debug('snapshot started');
     const paused = performance.now();
     sequencer!.pause();
     let seq: number;

@@ -76,13 +76,6 @@ export interface ExchangeOptions {
 
 const NO_ROUTES: readonly number[] = [];
 
-/** `Exchange.stateHash` from the parts `stateHashes` gave (a caller holding them need not hash twice). */
-export function combinedStateHash(parts: Record<string, string>): string {
-  const hash = createHash('sha256');
-  for (const part of Object.values(parts)) hash.update(part);
-  return hash.digest('hex');
-}
-
 /** The exchange's state as plain data: what a snapshot stores beside the books. */
 export interface ExchangeSnapshot {
   ledger: ReturnType<Ledger['snapshot']>;
@@ -386,9 +379,11 @@ export class Exchange {
     return market < this.markets.length ? market : undefined;
   }
 
-  /** A hash over everything this machine holds (books are hashed by their own threads). */
-  stateHash(): string {
-    return combinedStateHash(this.stateHashes());
+  /** A hash over everything this machine holds (books are hashed by their own threads); `parts` when the caller has them already. */
+  stateHash(parts: Record<string, string> = this.stateHashes()): string {
+    const hash = createHash('sha256');
+    for (const part of Object.values(parts)) hash.update(part);
+    return hash.digest('hex');
   }
 
   /** The hash of each part, so a mismatch can name the part that differs. */

@@ -24,7 +24,7 @@
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { Journal } from '../journal/journal.ts';
-import { combinedStateHash, Exchange, NO_ROUTER, type ExchangeOptions } from './exchange.ts';
+import { Exchange, NO_ROUTER, type ExchangeOptions } from './exchange.ts';
 import { Replay } from './recovery.ts';
 import { encodeSnapshot, type SystemSnapshot } from './snapshot-codec.ts';
 
@@ -69,6 +69,6 @@ export class SnapshotReplica {
     if (!this.replay.settled()) throw new Error(`snapshot replica: seq ${this.position} has book events still to come (a command in flight)`);
     const hashes = this.exchange.stateHashes();
     const snapshot: SystemSnapshot = { exchange: this.exchange.snapshot(), books: this.replay.rebuilt.map((b) => b.snapshot()), hashes };
-    return { seq: this.position, stateHash: combinedStateHash(hashes), bytes: encodeSnapshot(snapshot) };
+    return { seq: this.position, stateHash: this.exchange.stateHash(hashes), bytes: encodeSnapshot(snapshot) };
   }
 }
