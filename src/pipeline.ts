@@ -10,6 +10,7 @@
  * before any market thread or socket opens. docs/architecture.md explains each boundary.
  */
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
 import type { MarketSpec } from './config/market.ts';
@@ -22,7 +23,8 @@ import { openHistoryDatabases } from './history/store.ts';
 import { Exchange, NO_ROUTER, type MarketRouter } from './runtime/exchange.ts';
 import type { OrderState } from './runtime/order-registry.ts';
 import { recover } from './runtime/recovery.ts';
-import { decodeSnapshot, encodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
+import { decodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
+import { SnapshotThread } from './runtime/snapshot-thread.ts';
 import { MarketLink } from './runtime/market-link.ts';
 import { Sequencer } from './runtime/sequencer.ts';
 import { openDataDirectory } from './runtime/data-directory.ts';
@@ -54,6 +56,10 @@ export interface PipelineOptions {
  * process manager (Docker, systemd's default is longer) gives between SIGTERM and SIGKILL.
  */
 const DRAIN_GRACE_MS = 5_000;
+/** Snapshots kept on disk: the newest and two older ones to fall back on. */
+const SNAPSHOTS_KEPT = 3;
+/** How often the snapshot thread is told how far the journal is flushed. */
+const SNAPSHOT_FOLLOW_MS = 1000;
 
 /** Splits markets over `count` threads, round-robin. */
 function groups(markets: readonly MarketSpec[], count: number): MarketSpec[][] {
@@ -143,36 +149,45 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   };
   exchange.routeTo(threads);
 
-  // snapshots: taken at a quiescent point (new commands wait a moment, nothing is in flight), saved in the background
+  // snapshots: the sequencer marks a point S with nothing in flight (new commands wait only for
+  // the commands already in flight to come back from the books); the snapshot thread replays
+  // the journal to S on its own copy of the exchange and captures, encodes and saves it there.
+  const snapshotThread = new SnapshotThread(
+    { journalDir: join(settings.dataDir, 'journal'), markets: [...markets], options: exchangeOptions, startSeq: start?.seq ?? 0, keep: SNAPSHOTS_KEPT },
+    logger,
+  );
+  // Between snapshots the thread follows the flushed journal, so a snapshot replays little.
+  let followed = 0;
+  const follow = () => {
+    const flushed = journal.flushedSeq();
+    if (flushed > followed) snapshotThread.follow((followed = flushed));
+  };
+  follow();
+  const follower = setInterval(follow, SNAPSHOT_FOLLOW_MS);
   let lastSnapshotSeq = start?.seq ?? 0;
   const takeSnapshot = async (): Promise<number> => {
     logger.debug('snapshot started');
+    const paused = performance.now();
     sequencer!.pause();
     let seq: number;
-    let bytes: Uint8Array;
-    let hash: string;
     try {
       await sequencer!.idle();
       seq = journal.lastSeq();
-      // History must reach the snapshot, or the next start cannot begin from it.
-      await projections.settle();
-      const books = (await Promise.all(links.map((l) => l.snapshots()))).flat();
-      const state = exchange.snapshot();
-      const hashes = exchange.stateHashes();
-      hash = exchange.stateHash(hashes);
-      bytes = encodeSnapshot({ exchange: state, books, hashes });
     } finally {
       sequencer!.resume();
     }
+    const pausedMs = performance.now() - paused;
+    // S must be flushed (a snapshot never covers what a power cut could take back) and in
+    // history (or the next start cannot begin from it); writes go on meanwhile.
     await journal.durable(seq);
-    await snapshots.save(seq, hash, bytes);
-    await snapshots.prune(3);
+    await projections.settle();
+    const saved = await snapshotThread.take(seq);
     lastSnapshotSeq = seq;
-    logger.info({ seq, bytes: bytes.length }, 'snapshot saved');
+    logger.info({ seq, bytes: saved.bytes, pausedMs, ms: saved.ms }, 'snapshot saved');
     return seq;
   };
-  // One snapshot at a time: two overlapping captures would let the first resume the sequencer
-  // while the second still reads, and record a journal position older than its state.
+  // One snapshot at a time: the thread replays forward only, and a second pause while the first
+  // waits would hold writes back for nothing.
   let snapshotQueue: Promise<unknown> = Promise.resolve();
   let snapshotPending = false;
   const snapshotInTurn = (): Promise<number> => {
@@ -283,8 +298,10 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
       clearInterval(ticker);
       clearInterval(snapshotTimer);
+      clearInterval(follower);
       await snapshotQueue;
       if (stopOptions.snapshot !== false && journal.lastSeq() !== lastSnapshotSeq) await snapshotInTurn();
+      await snapshotThread.close();
       sequencer!.close();
       await sequencer!.idle();
       const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
