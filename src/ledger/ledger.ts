@@ -44,6 +44,22 @@ export interface LedgerOptions {
   liquidationFee?: bigint;
 }
 
+/** Where the money is (`moneyReport`): collateral units; `imbalance` is 0 when money is conserved. */
+export interface MoneyReport {
+  deposited: bigint;
+  fauceted: bigint;
+  withdrawn: bigint;
+  collateral: bigint;
+  isolatedMargin: bigint;
+  /** Σ basis of open positions (the cash paid into them, signed). */
+  openBasis: bigint;
+  /** Negative = a deficit: shortfalls it covered beyond what it held (each one an `insurance` event with reason `shortfall`). */
+  insuranceFund: bigint;
+  feesCollected: bigint;
+  /** held − (deposited + fauceted − withdrawn). */
+  imbalance: bigint;
+}
+
 export interface AdmitExtras {
   /** Owner id paid the originator fee (0 or absent = none). */
   originator?: number;
@@ -276,8 +292,11 @@ export class Ledger {
   /**
    * Admits an order if the owner's free collateral covers its hold: the initial margin by
    * which the worst-case position grows (all open orders on this side filled, this one too)
-   * plus the taker fee on its notional. Buys are valued at their limit, sells at
-   * max(limit, mark). Reduce-only and liquidation orders hold nothing.
+   * plus the taker fee and the originator fee on its notional. Buys are valued at their limit,
+   * sells at max(limit, mark). A reduce-only order holds its fees on the lots it can close
+   * (min(quantity, |position|)), checked against the headroom plus what closing those lots
+   * frees (their initial margin; an isolated position's equity): it opens nothing, but it pays
+   * what it charges. Liquidation orders hold nothing.
    */
   admitOrder(orderId: number, owner: number, market: number, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
     const o = this.owners[owner];
@@ -308,6 +327,24 @@ export class Ledger {
       if (open === undefined) o.openLots.set(market, (open = { buy: 0, sell: 0 }));
       if (side > 0) open.buy += quantity;
       else open.sell += quantity;
+    } else if (!liquidation) {
+      const p = o.positions.get(market);
+      const q = p?.quantity ?? 0;
+      // The book refuses what does not reduce; the fees are held on what can close.
+      const lots = (side > 0 ? q < 0 : q > 0) ? Math.min(quantity, Math.abs(q)) : 0;
+      const at = side > 0 ? price : Math.max(price, m.prices.mark);
+      amount = tradingFee(notional(m.scale, at, lots), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) + owed(notional(m.scale, at, lots), extras?.originatorFee ?? 0n);
+      if (amount > 0n) {
+        const e = exposureOf(o, this.markets, this.scratch);
+        let freed = 0n;
+        if (p !== undefined && p.isolated) freed = p.margin + upnlOf(m, p);
+        else if (p !== undefined) {
+          const fraction = fractionOf(o, m);
+          const size = Math.abs(q);
+          freed = initialMargin(m.spec, notional(m.scale, m.prices.mark, size), fraction) - initialMargin(m.spec, notional(m.scale, m.prices.mark, size - lots), fraction);
+        }
+        if (amount > orderHeadroom(o, e) + (freed > 0n ? freed : 0n)) return LedgerCode.InsufficientMargin;
+      }
     }
     this.holds.set(orderId, {
       orderId,
@@ -393,7 +430,16 @@ export class Ledger {
       m.holders.add(ownerId);
     }
     const t = applyTrade(p, side * quantity, n, this.trade);
-    const fee = tradingFee(n, feeRate);
+    let fee = tradingFee(n, feeRate);
+    if (fee > 0n || originatorFee > 0n) {
+      // No fee takes more than this side can pay once the trade's PnL is in: the trading fee
+      // first, then the originator's. What it cannot pay is not charged — never left for the
+      // insurance fund to cover as a shortfall.
+      let payable = t.realizedPnl + (p.isolated ? p.margin + upnlOf(m, p) + (t.openedLots > 0 && o.collateral > 0n ? o.collateral : 0n) : crossEquity(o, exposureOf(o, this.markets, this.scratch)));
+      if (fee > payable) fee = payable > 0n ? payable : 0n;
+      payable -= fee;
+      if (originatorFee > payable) originatorFee = payable > 0n ? payable : 0n;
+    }
     this.fees += fee;
     p.fees += fee + originatorFee;
     p.updatedAt = time;
@@ -652,11 +698,55 @@ export class Ledger {
 
   // ── state: invariants, hash, snapshot ───────────────────────────────────────────────────
 
+  /**
+   * Where every unit of money is, summed: the conservation law
+   *   Σcollateral + Σisolated margin − Σbasis + insuranceFund + feesCollected = deposits + faucet − withdrawals
+   * (realised PnL and funding have moved into collateral and margin; −Σbasis is the cash paid
+   * into open positions). O(owners + positions), no allocation beyond the result.
+   */
+  moneyReport(): MoneyReport {
+    let collateral = 0n;
+    let isolatedMargin = 0n;
+    let openBasis = 0n;
+    for (let id = 1; id < this.owners.length; id++) {
+      const o = this.owners[id];
+      collateral += o.collateral;
+      for (const p of o.positions.values()) {
+        isolatedMargin += p.margin;
+        openBasis += p.basis;
+      }
+    }
+    const held = collateral + isolatedMargin - openBasis + this.insurance + this.fees;
+    return {
+      deposited: this.deposited,
+      fauceted: this.fauceted,
+      withdrawn: this.withdrawn,
+      collateral,
+      isolatedMargin,
+      openBasis,
+      insuranceFund: this.insurance,
+      feesCollected: this.fees,
+      imbalance: held - this.netDeposits,
+    };
+  }
+
+  /**
+   * Throws unless money is conserved to the unit (no tolerance): the check a simulator or a
+   * test calls after every command or book event (between the two sides of one fill it does
+   * not hold, so never from inside a listener).
+   */
+  checkConservation(): void {
+    const r = this.moneyReport();
+    if (r.imbalance !== 0n) {
+      throw new Error(`ledger: money not conserved by ${r.imbalance}: collateral ${r.collateral} + isolated margin ${r.isolatedMargin} − basis ${r.openBasis} + insurance ${r.insuranceFund} + fees ${r.feesCollected} ≠ deposits ${r.deposited} + faucet ${r.fauceted} − withdrawals ${r.withdrawn}`);
+    }
+  }
+
   /** Throws when an invariant is broken (see the module header). */
   validateInternalState(): void {
     this.registry.validate();
     if (this.owners.length !== this.registry.ownerCount + 1) throw new Error('ledger: owners and registry differ in size');
-    let money = this.insurance + this.fees;
+    this.checkConservation();
     const net = new Array<number>(this.markets.length).fill(0);
     const holdTotals = new Map<number, bigint>();
     const lots = new Map<string, { buy: number; sell: number }>();
@@ -673,7 +763,6 @@ export class Ledger {
     }
     for (let id = 1; id < this.owners.length; id++) {
       const o = this.owners[id];
-      money += o.collateral;
       if (o.holdTotal !== (holdTotals.get(id) ?? 0n)) throw new Error(`ledger: owner ${id} holdTotal ${o.holdTotal} ≠ Σ holds ${holdTotals.get(id) ?? 0n}`);
       for (const [market, l] of o.openLots) {
         const want = lots.get(`${id}/${market}`);
@@ -687,7 +776,6 @@ export class Ledger {
         if (!this.markets[market].holders.has(id)) throw new Error(`ledger: owner ${id} missing from holders of ${market}`);
         if (!p.isolated && p.margin !== 0n) throw new Error(`ledger: cross position of ${id} in ${market} has margin`);
         net[market] += p.quantity;
-        money += p.margin - p.basis;
         if (!p.isolated) crossPositions++;
       }
       if (crossPositions === 0 && o.liquidating.size === 0 && o.collateral < 0n) throw new Error(`ledger: owner ${id} has collateral ${o.collateral} and no cross position`);
@@ -697,7 +785,6 @@ export class Ledger {
       if (net[i] !== 0) throw new Error(`ledger: positions in market ${i} net to ${net[i]}`);
       for (const id of m.holders) if (!this.owners[id].positions.has(i)) throw new Error(`ledger: holder ${id} of ${i} has no position`);
     });
-    if (money !== this.netDeposits) throw new Error(`ledger: money ${money} ≠ net deposits ${this.netDeposits}`);
   }
 
   /** The whole state as plain data (bigints kept as bigint; owners and holds in id order). */

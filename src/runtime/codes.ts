@@ -11,6 +11,8 @@ export const ExchangeCode = {
   DuplicateClientId: 9102,
   OrderNotFound: 9103,
   OriginatorNotFound: 9104,
+  /** The order's originatorFee is above its market's `maxOriginatorFee`. */
+  OriginatorFeeTooHigh: 9105,
 } as const;
 
 export interface ExecuteResult {

@@ -62,8 +62,11 @@ function world(insurance: boolean) {
     onAccepted() {},
     onRested() {},
     onLevel() {},
-    onFill(_seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, _mr, _tr, t) {
+    onFill(_seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, makerRemaining, takerRemaining, t) {
       assert.equal(ledger.settleFill(makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, MARKET_OF(makerOrderId), price, quantity, t), LedgerCode.Ok);
+      // As runtime/settlement does: a reduce-only order capped by the book holds more lots than it filled.
+      if (makerRemaining === 0) ledger.releaseOrder(makerOrderId, t);
+      if (takerRemaining === 0) ledger.releaseOrder(takerOrderId, t);
     },
     onCancelled(_seq, orderId, _owner, _remaining, _reason, t) {
       ledger.releaseOrder(orderId, t);
