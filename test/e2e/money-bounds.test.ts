@@ -1,0 +1,64 @@
+/**
+ * No money from nowhere (issue 13, found 1–4), through HTTP with viem-signed orders: the
+ * originator fee has a published ceiling, a reduce-only order pays its fees out of what its
+ * account holds (never out of the insurance fund), reduce-only orders never open or flip a
+ * position however many rest, and the operator sees where every unit of money is.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestExchange, Trader, type TestExchange } from './harness.ts';
+import { assertError, BTC, ok, sub } from './api-helpers.ts';
+
+async function setIndex(ex: TestExchange, price: string): Promise<void> {
+  ok(await ex.operator('POST', '/operator/index-price', { symbol: BTC, price }));
+}
+
+async function money(ex: TestExchange): Promise<{ problem: string | null; money: Record<string, string> }> {
+  return ok(await ex.operator('GET', '/operator/state-hash'));
+}
+
+const accountValue = async (t: Trader) => ok(await t.get(`/account/stats?${sub(t)}`)).accountValue;
+
+test('the originator fee has a per-market ceiling, published in GET /markets, and an order above it is refused with 400', async () => {
+  const ex = await startTestExchange();
+  const markets = ok(await ex.request('GET', '/markets')).markets;
+  assert.equal(markets.find((m: any) => m.symbol === BTC).maxOriginatorFee, '0.001');
+  const [alice, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
+  await alice.fund('100000');
+  await carol.fund('0.000001');
+  const text = (fee: number | string) => `originatorFee must be at most 100000 (0.001 of notional) in ${BTC}, got ${fee}`;
+  // 100 % of the notional, 1,000 % (the issue's reproduction) and 2^53 − 1.
+  for (const fee of [100_000_000, 1_000_000_000, Number.MAX_SAFE_INTEGER]) {
+    assertError(await alice.place({ price: '90000', quantity: '0.01', originator: carol.address, originatorFee: fee }), 400, text(fee));
+  }
+  assertError(await alice.place({ price: '90000', quantity: '0.01', originator: carol.address, originatorFee: 100_001 }), 400, text(100_001));
+  const [atCeiling] = ok(await alice.place({ price: '90000', quantity: '0.01', originator: carol.address, originatorFee: 100_000 }));
+  assert.equal(atCeiling.status, 'new');
+});
+
+test('a reduce-only close pays its fees only out of what the account holds: the originator gets nothing the insurance fund would pay', async () => {
+  const ex = await startTestExchange();
+  const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
+  await bob.fund('100000');
+  await alice.fund('19.5');
+  await carol.fund('0.000001');
+  await setIndex(ex, '95000');
+  // Alice takes 0.01 long at 95000 at the most leverage she can: 19 USD margin + 0.475 taker fee.
+  ok(await bob.place({ price: '95000', quantity: '-0.01' }));
+  const [bought] = ok(await alice.place({ price: '95000', quantity: '0.01' }));
+  assert.equal(bought.status, 'filled');
+  // She closes reduce-only into a bid 1,900 below: the loss takes 19 of her 19.025 USD, leaving
+  // 0.025 for a taker fee of 0.4655 and an originator fee of 0.931 she names her accomplice for.
+  ok(await bob.place({ price: '93100', quantity: '0.01' }));
+  const [closed] = ok(await alice.place({ price: '93100', quantity: '-0.01', reduceOnly: true, ioc: true, originator: carol.address, originatorFee: 100_000 }));
+  assert.equal(closed.status, 'filled', JSON.stringify(closed));
+
+  assert.equal(await accountValue(carol), '0.000001', 'the accomplice is paid nothing Alice could not pay');
+  assert.equal(await accountValue(alice), '0', 'Alice paid what she had, no more');
+  const state = await money(ex);
+  assert.equal(state.problem, null);
+  assert.equal(state.money.insuranceFund, '0', 'the insurance fund paid no fee');
+  assert.equal(state.money.imbalance, '0');
+  // 0.475 − 0.095 (first fill: Alice's taker fee, Bob's rebate) + 0.025 − 0.0931 (the close: what Alice could pay, Bob's rebate)
+  assert.equal(state.money.feesCollected, '0.3119');
+});
