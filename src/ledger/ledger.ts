@@ -430,6 +430,12 @@ export class Ledger {
       m.holders.add(ownerId);
     }
     const t = applyTrade(p, side * quantity, n, this.trade);
+    // orderId 0: an ADL trade, which no book executed (see `positionOffBook`).
+    if (orderId === 0) {
+      const lots = (o.offBook.get(market) ?? 0) + side * quantity;
+      if (lots === 0) o.offBook.delete(market);
+      else o.offBook.set(market, lots);
+    }
     let fee = tradingFee(n, feeRate);
     if (fee > 0n || originatorFee > 0n) {
       // No fee takes more than this side can pay once the trade's PnL is in: the trading fee
@@ -616,6 +622,16 @@ export class Ledger {
     return this.owners[owner]?.positions.get(market)?.quantity ?? 0;
   }
 
+  /**
+   * What the book of `market` is told with an order of `owner` (`PlaceOrder.position`): the
+   * position less the net lots of the owner's fills that book executed and the ledger settled —
+   * the lots ADL moved. The book adds the fills it executed, so it knows the position as it is
+   * at the book, fills still on their way here included.
+   */
+  positionOffBook(owner: number, market: number): number {
+    return this.owners[owner]?.offBook.get(market) ?? 0;
+  }
+
   /** A copy of the position, or undefined when flat. */
   positionOf(owner: number, market: number): Position | undefined {
     const p = this.owners[owner]?.positions.get(market);
@@ -799,6 +815,7 @@ export class Ledger {
         settings: [...o.settings.entries()].sort((a, b) => a[0] - b[0]).map(([market, s]) => ({ market, ...s })),
         openLots: [...o.openLots.entries()].sort((a, b) => a[0] - b[0]).map(([market, l]) => ({ market, ...l })),
         liquidating: [...o.liquidating].sort((a, b) => a - b),
+        offBook: [...o.offBook.entries()].sort((a, b) => a[0] - b[0]).map(([market, lots]) => ({ market, lots })),
       })),
       holds: [...this.holds.values()].sort((a, b) => a.orderId - b.orderId).map((h) => ({ ...h })),
       markets: this.markets.map((m) => ({
@@ -827,6 +844,10 @@ export class Ledger {
       for (const st of s.settings) o.settings.set(st.market, { isolated: st.isolated, fraction: st.fraction });
       for (const ol of s.openLots) o.openLots.set(ol.market, { buy: ol.buy, sell: ol.sell });
       for (const mk of s.liquidating) o.liquidating.add(mk);
+      // A snapshot from before offBook: the books restored with it count no fills yet, so
+      // everything of the position is off the book (engine/reduce-only-positions `restore`).
+      if (s.offBook === undefined) for (const p of s.positions) o.offBook.set(p.market, p.quantity);
+      else for (const ob of s.offBook) o.offBook.set(ob.market, ob.lots);
     });
     for (const h of snap.holds) l.holds.set(h.orderId, { ...h });
     snap.markets.forEach((sm, i) => {

@@ -57,7 +57,7 @@ const TRIGGER_KINDS: Readonly<Record<string, TriggerKind>> = {
 };
 
 /** Registry statuses of an order a book holds (or is about to: `triggered` is on its way in). */
-const ON_BOOK: ReadonlySet<string> = new Set(['new', 'partiallyFilled', 'triggered']);
+export const ON_BOOK: ReadonlySet<string> = new Set(['new', 'partiallyFilled', 'triggered']);
 
 /** `TriggerAlreadyCrossed` → `triggerAlreadyCrossed`: the `reason` of a conditional order refused at placement. */
 const REFUSAL_TEXT: Readonly<Record<number, string>> = Object.fromEntries(
@@ -231,9 +231,9 @@ export class OrderEntry {
     });
   }
 
-  /** Sends an order whose margin is held to its book, with its owner's position as of now. */
+  /** Sends an order whose margin is held to its book, with what moved its owner's position outside that book (`Ledger.positionOffBook`). */
   private toBook(market: number, order: PlaceOrder): void {
-    order.position = this.state.ledger.position(order.owner, market);
+    order.position = this.state.ledger.positionOffBook(order.owner, market);
     this.router().place(market, order);
   }
 

@@ -98,7 +98,7 @@ function world(insurance: boolean) {
     placed.push(orderId);
     books[market].place({
       orderId, owner, account: ledger.identity(owner)!.account, side, price, quantity: lots, flags, expiresAt: 0, clientId: null,
-      position: ledger.position(owner, market), time,
+      position: ledger.positionOffBook(owner, market), time,
     });
   }
 
