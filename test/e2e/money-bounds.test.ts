@@ -62,3 +62,54 @@ test('a reduce-only close pays its fees only out of what the account holds: the 
   // 0.475 − 0.095 (first fill: Alice's taker fee, Bob's rebate) + 0.025 − 0.0931 (the close: what Alice could pay, Bob's rebate)
   assert.equal(state.money.feesCollected, '0.3119');
 });
+
+async function position(t: Trader): Promise<string> {
+  const positions = ok(await t.get(`/account/positions?${sub(t)}`)).positions;
+  return positions.length === 0 ? '0' : positions[0].quantity;
+}
+
+test('a ladder of reduce-only sells cannot outgrow the long it closes: 60 sells of 0.01 against a 0.01 long leave the account flat, not short 0.59', async () => {
+  const ex = await startTestExchange();
+  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
+  await bob.fund('100000');
+  await alice.fund('100');
+  await setIndex(ex, '95000');
+  ok(await bob.place({ price: '95000', quantity: '-0.01' }));
+  ok(await alice.place({ price: '95000', quantity: '0.01' }));
+  assert.equal(await position(alice), '0.01');
+
+  const ladder = [];
+  for (let i = 0; i < 60; i++) ladder.push((ok(await alice.place({ price: String(95100 + i * 10), quantity: '-0.01', reduceOnly: true })) as any[])[0]);
+  assert.equal(ladder[0].status, 'new');
+  assert.deepEqual(new Set(ladder.slice(1).map((o) => `${o.status} ${o.reason}`)), new Set(['rejected reduceOnlyWouldIncrease']), 'the resting reduce-only sells already close the whole long');
+
+  const [sweep] = ok(await bob.place({ price: '96000', quantity: '0.6', ioc: true }));
+  assert.equal(sweep.settled, '0.01');
+  assert.equal(await position(alice), '0');
+  const stats = ok(await alice.get(`/account/stats?${sub(alice)}`));
+  assert.equal(stats.crossLeverage, '0');
+  assert.equal((await money(ex)).problem, null);
+});
+
+test('a reduce-only order left resting when its position closes leaves the book: it can never open a new position', async () => {
+  const ex = await startTestExchange();
+  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
+  await bob.fund('100000');
+  await alice.fund('100');
+  await setIndex(ex, '95000');
+  ok(await bob.place({ price: '95000', quantity: '-0.01' }));
+  ok(await alice.place({ price: '95000', quantity: '0.01' }));
+  const [takeProfit] = ok(await alice.place({ price: '96000', quantity: '-0.01', reduceOnly: true }));
+  assert.equal(takeProfit.status, 'new');
+  // Alice closes the long with an ordinary sell into Bob's bid: the take-profit no longer reduces anything.
+  ok(await bob.place({ price: '95000', quantity: '0.01' }));
+  const [close] = ok(await alice.place({ price: '95000', quantity: '-0.01' }));
+  assert.equal(close.status, 'filled');
+  const after = ok(await alice.get(`/account/order?orderId=${takeProfit.orderId}`));
+  assert.equal(after.status, 'cancelled');
+  assert.equal(after.reason, 'reduceOnly');
+  // A buyer at 96000 finds nothing of Alice's: she stays flat.
+  const [buy] = ok(await bob.place({ price: '96000', quantity: '0.01', ioc: true }));
+  assert.equal(buy.settled, '0');
+  assert.equal(await position(alice), '0');
+});
