@@ -16,6 +16,9 @@
  *  - Σ quantity = 0 per market; `holders` lists exactly the owners with a position;
  *  - hold totals and open lots equal the sum of the holds; holds are ≥ 0;
  *  - an owner without cross positions and not being liquidated has collateral ≥ 0.
+ * Money rules: every move names its source (a `balance` reason, an `insurance` reason); no fee
+ * is charged beyond what its payer can pay, so the insurance fund covers trading losses only
+ * (`shortfall` events), never a fee; `checkConservation` is the law above, exactly.
  * May import: config/, engine/types, ledger/.
  */
 import { RATE_ONE, type MarketSpec } from '../config/market.ts';
