@@ -9,10 +9,7 @@
  * Start-up runs the same path backwards first: the journal is replayed into the exchange
  * before any market thread or socket opens. docs/architecture.md explains each boundary.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { open, type RootDatabase } from 'lmdb';
+import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
 import { COLLATERAL_SCALE, type MarketSpec } from './config/market.ts';
@@ -22,19 +19,16 @@ import { publishedTypedData, eip712Domain } from './auth/typed-data.ts';
 import { SignaturePool } from './auth/signature-pool.ts';
 import { loadRecoveryBackend } from './auth/recovery.ts';
 import { WalletLogin } from './auth/login.ts';
-import { Journal } from './journal/journal.ts';
-import { LmdbJournalStorage } from './journal/lmdb-storage.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
 import { Exchange, NO_ROUTER, type ExchangeListeners, type MarketRouter } from './runtime/exchange.ts';
 import type { OrderState } from './runtime/order-registry.ts';
 import { recover } from './runtime/recovery.ts';
 import { decodeSnapshot, encodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
-import { Snapshots } from './journal/snapshots.ts';
 import { MarketLink } from './runtime/market-link.ts';
 import { Sequencer } from './runtime/sequencer.ts';
-import { Projections } from './runtime/projections.ts';
-import { HISTORY_ENV_OPTIONS } from './runtime/history-env.ts';
+import { openDataDirectory } from './runtime/data-directory.ts';
+import { tokenSecretOf } from './runtime/token-secret.ts';
 import { TestnetFeed } from './runtime/testnet-feed.ts';
 import { CommandKind } from './runtime/commands.ts';
 import { accountWrites } from './runtime/account-writes.ts';
@@ -63,46 +57,26 @@ function groups(markets: readonly MarketSpec[], count: number): MarketSpec[][] {
   return out;
 }
 
-/** The token secret of a data directory: given, or made once and kept beside the journal. */
-function tokenSecret(settings: Settings): string {
-  if (settings.jwtSecret !== null) return settings.jwtSecret;
-  const file = join(settings.dataDir, 'jwt-secret');
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
-  return readFileSync(file, 'utf8').trim();
-}
-
 export async function startExchange(settings: Settings, logger: Logger, options: PipelineOptions = {}): Promise<RunningExchange> {
   const clock = options.clock ?? Date.now;
   const { markets, profile } = settings;
   mkdirSync(settings.dataDir, { recursive: true });
 
-  // ⑥ the journal: every accepted command and every event, flushed before a reply; snapshots beside it
-  const storage = LmdbJournalStorage.open(join(settings.dataDir, 'journal'));
-  const snapshots = new Snapshots(storage.env, logger);
-
-  // ⑥ history projections: derived from the journal, written without flushing; rebuilt if unreadable
-  const historyDir = join(settings.dataDir, 'history');
-  let historyEnv: RootDatabase;
-  try {
-    historyEnv = open({ path: historyDir, ...HISTORY_ENV_OPTIONS });
-  } catch (error) {
-    logger.error({ err: error }, 'history unreadable: rebuilding it from the journal');
-    rmSync(historyDir, { recursive: true, force: true });
-    historyEnv = open({ path: historyDir, ...HISTORY_ENV_OPTIONS });
-  }
-  const projections = new Projections(historyEnv);
+  // ⑥ the journal (every accepted command and event, flushed before a reply; snapshots beside
+  // it) and history (derived from it, written without flushing): opened and checked to agree
+  const { snapshots, journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger);
 
   // ③ the exchange's state: the newest snapshot that history has caught up with and that restores
   // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
   // is the truth — so one that does not restore is logged loudly and an older one (or none) used.
   const listeners = withShortfallAlarm(projections.listeners(), logger);
-  const ledgerOptions = { ledger: { faucet: profile.faucet } };
+  const exchangeOptions = { ledger: { faucet: profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
   let start: { seq: number; saved: SystemSnapshot } | undefined;
   let exchange: Exchange | undefined;
   for (const candidate of snapshots.validNewestFirst()) {
     if (candidate.seq > projections.projectedSeq) continue;
     const saved = decodeSnapshot(candidate.bytes);
-    const restored = new Exchange(markets, NO_ROUTER, listeners, ledgerOptions, saved.exchange);
+    const restored = new Exchange(markets, NO_ROUTER, listeners, exchangeOptions, saved.exchange);
     if (restored.stateHash() === candidate.stateHash) {
       start = { seq: candidate.seq, saved };
       exchange = restored;
@@ -112,15 +86,14 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     const differ = Object.keys(now).filter((part) => now[part] !== saved.hashes?.[part]);
     logger.error({ seq: candidate.seq, differ }, 'snapshot does not restore to its recorded state hash: trying an older one');
   }
-  exchange ??= new Exchange(markets, NO_ROUTER, listeners, ledgerOptions);
+  exchange ??= new Exchange(markets, NO_ROUTER, listeners, exchangeOptions);
   projections.identity = (owner) => exchange!.ledger.identity(owner);
   // Records before the snapshot are not replayed; the replay checks every record it reads.
-  const journal = await Journal.open(storage, { logger, verifyFrom: (start?.seq ?? 0) + 1 });
-  projections.lastSeq = () => journal.lastSeq();
   const replayed = recover(exchange, journal, {
     from: (start?.seq ?? 0) + 1,
     books: start?.saved.books ?? [],
     onRecord: (seq) => (projections.applying = seq),
+    onEvent: projections.atEvent,
     onBatch: () => projections.flush(),
   });
   await journal.durable(journal.lastSeq());
@@ -216,7 +189,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   const host = new URL(profile.baseUrl).host;
   const login = new WalletLogin({
     challenge: { domain: host, uri: profile.baseUrl, chainId: profile.chainId, now: clock },
-    token: { keys: [{ kid: 'k1', secret: new TextEncoder().encode(tokenSecret(settings)) }], issuer: profile.baseUrl, audience: profile.baseUrl, now: clock },
+    token: { keys: [{ kid: 'k1', secret: new TextEncoder().encode(settings.jwtSecret ?? tokenSecretOf(settings.dataDir, logger)) }], issuer: profile.baseUrl, audience: profile.baseUrl, now: clock },
   });
 
   // the clock: expiry, funding samples, liquidations, and on testnet the built-in index feed
@@ -237,6 +210,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     markets,
     book: (index) => exchange.depth[index],
     typedData: () => typedData,
+    accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts },
   };
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
   const shown = (o: OrderState | undefined) => (o === undefined ? undefined : exchange.presented(o));

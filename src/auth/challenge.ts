@@ -5,20 +5,29 @@
  * address with a server nonce and an expiry; redeem it once with its EIP-191 `personal_sign`
  * signature for the signing address.
  *
- * May import: ./keccak, ./address, ./codes, ./signed-request (type). An adapter: the
- * random source and the clock are injected (defaults: crypto.getRandomValues, Date.now).
+ * Stateless: issuing stores nothing. The nonce is a random salt followed by an HMAC-SHA256, under
+ * the server's challenge key, of (address, issued at, expires at, salt, domain, URI, chain id),
+ * so redeeming recomputes it instead of looking it up. No number of challenge requests, from
+ * however many addresses, can fill anything or lock anybody out.
+ *
+ * May import: node:crypto, ./keccak, ./address, ./codes, ./signed-request (type). An adapter:
+ * the random source and the clock are injected (defaults: crypto.getRandomValues, Date.now).
  *
  * Invariants:
- *  - A message is redeemed only if it is exactly (byte for byte) a message issued here, not
+ *  - A message is redeemed only if it is exactly (byte for byte) a message this key issued, not
  *    redeemed before and not expired; its domain, URI, version and chain id are those configured.
- *    Redeeming consumes the challenge whatever the signature, so each challenge gets one attempt.
- *  - The signature must recover (EIP-191) to the message's address.
- *  - At most `maxPending` unexpired challenges are held; expired ones are dropped as new ones are
- *    issued (insertion order is expiry order, the TTL being constant).
- * Limits: in memory, per process: a challenge must be redeemed by the process that issued it.
+ *    The nonce's MAC is compared in constant time.
+ *  - The signature must recover (EIP-191) to the message's address. A wrong signature spends
+ *    nothing (so it needs no memory): only the address's key can complete its challenge anyway.
+ *  - Single use: a redeemed nonce is remembered until its challenge has expired, in two
+ *    generations swapped every TTL. Each entry is a completed login (a valid wallet signature),
+ *    so the set holds at most the logins of the last two TTLs.
+ * Limits: the redeemed set is per process and in memory: a challenge redeemed just before a
+ * restart could be redeemed once more, by its signer, before it expires.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { keccak256 } from './keccak.ts';
-import { checksumAddress, toAddress, type Address } from './address.ts';
+import { bytesToHex, checksumAddress, toAddress, type Address } from './address.ts';
 import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
 import type { SignerRecovery } from './signed-request.ts';
 
@@ -28,11 +37,11 @@ export interface ChallengeOptions {
   /** The URI of the signing request, e.g. `https://api.perp.example`. */
   uri: string;
   chainId: number;
+  /** Key of the nonces' HMAC, at least 32 bytes (the login derives it from the token key). */
+  secret: Uint8Array;
   statement?: string;
   /** Lifetime of a challenge; default 5 minutes. */
   ttlMs?: number;
-  /** Most unexpired challenges held at once; default 100,000. */
-  maxPending?: number;
   now?: () => number;
   randomBytes?: (length: number) => Uint8Array;
 }
@@ -44,14 +53,11 @@ export interface Challenge {
   expiresAt: number;
 }
 
-interface Pending {
-  address: Address;
-  message: string;
-  expiresAt: number;
-}
-
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const NONCE_LENGTH = 17;
+/** Random bytes of the nonce's salt: two challenges of one address in one millisecond differ. */
+const SALT_BYTES = 8;
+/** MAC bytes in the nonce: 128 bits. */
+const MAC_BYTES = 16;
+const NONCE = new RegExp(`^[0-9a-f]{${2 * SALT_BYTES}}[0-9a-f]{${2 * MAC_BYTES}}$`);
 
 function defaultRandomBytes(length: number): Uint8Array {
   return globalThis.crypto.getRandomValues(new Uint8Array(length));
@@ -99,39 +105,118 @@ export function parseSiweMessage(message: string): SiweFields | undefined {
   };
 }
 
+/** Nonces redeemed in the current and the previous TTL. */
+class RedeemedNonces {
+  private current = new Set<string>();
+  private previous = new Set<string>();
+  private swappedAt = -Infinity;
+
+  constructor(private readonly ttlMs: number) {}
+
+  has(nonce: string, now: number): boolean {
+    this.age(now);
+    return this.current.has(nonce) || this.previous.has(nonce);
+  }
+
+  /** Remembers a nonce whose challenge was issued at most one TTL ago. */
+  add(nonce: string, now: number): void {
+    this.age(now);
+    this.current.add(nonce);
+  }
+
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
+
+  /**
+   * An entry added at `t` (when `swappedAt` > t − TTL) survives until a swap at least one TTL
+   * after `t`, by which time its challenge (issued before `t`, living one TTL) has expired.
+   */
+  private age(now: number): void {
+    if (now - this.swappedAt < this.ttlMs) return;
+    this.previous = now - this.swappedAt < 2 * this.ttlMs ? this.current : new Set();
+    this.current = new Set();
+    this.swappedAt = now;
+  }
+}
+
 export class LoginChallenges {
-  private readonly pending = new Map<string, Pending>();
+  private readonly redeemed: RedeemedNonces;
   private readonly domain: string;
   private readonly uri: string;
   private readonly chainId: number;
+  private readonly secret: Uint8Array;
   private readonly statement: string;
   private readonly ttlMs: number;
-  private readonly maxPending: number;
   private readonly now: () => number;
   private readonly randomBytes: (length: number) => Uint8Array;
 
   constructor(options: ChallengeOptions) {
+    if (options.secret.length < 32) throw new Error('the login challenge key is shorter than 32 bytes');
     this.domain = options.domain;
     this.uri = options.uri;
     this.chainId = options.chainId;
+    this.secret = options.secret;
     this.statement = options.statement ?? 'Sign in to the exchange API.';
     this.ttlMs = options.ttlMs ?? 5 * 60_000;
-    this.maxPending = options.maxPending ?? 100_000;
     this.now = options.now ?? Date.now;
     this.randomBytes = options.randomBytes ?? defaultRandomBytes;
+    this.redeemed = new RedeemedNonces(this.ttlMs);
   }
 
-  /** A new challenge for `address` (any letter case). */
+  /** A new challenge for `address` (any letter case). Stores nothing. */
   issue(addressText: string): AuthResult<Challenge> {
     const address = toAddress(addressText);
     if (address === undefined) return refused(AuthCode.InvalidAddress);
+    const issuedAt = this.now();
+    const expiresAt = issuedAt + this.ttlMs;
+    const nonce = this.nonceFor(address, issuedAt, expiresAt, bytesToHex(this.randomBytes(SALT_BYTES)));
+    return accepted({ message: this.messageOf(address, nonce, issuedAt, expiresAt), nonce, expiresAt });
+  }
+
+  /** The address that signed an unexpired, unused challenge issued under this key (consumed once signed). */
+  async redeem(message: unknown, signature: unknown, recover: SignerRecovery): Promise<AuthResult<Address>> {
+    const fields = typeof message === 'string' ? parseSiweMessage(message) : undefined;
+    if (fields === undefined || fields.domain !== this.domain || fields.uri !== this.uri || fields.chainId !== this.chainId) {
+      return refused(AuthCode.ChallengeMismatch);
+    }
+    const address = toAddress(fields.address);
+    const issuedAt = Date.parse(fields.issuedAt);
+    const expiresAt = fields.expirationTime === undefined ? NaN : Date.parse(fields.expirationTime);
+    if (address === undefined || !Number.isSafeInteger(issuedAt) || !Number.isSafeInteger(expiresAt) || !NONCE.test(fields.nonce)) {
+      return refused(AuthCode.ChallengeNotFound);
+    }
+    // A nonce of our shape whose MAC fails: a field it binds was edited (or another key issued it).
+    const expected = this.nonceFor(address, issuedAt, expiresAt, fields.nonce.slice(0, 2 * SALT_BYTES));
+    if (!timingSafeEqual(Buffer.from(expected), Buffer.from(fields.nonce))) return refused(AuthCode.ChallengeMismatch);
+    // The nonce is ours; the rest of the message must be what we wrote around it.
+    if (message !== this.messageOf(address, expected, issuedAt, expiresAt)) return refused(AuthCode.ChallengeMismatch);
     const now = this.now();
-    this.dropExpired(now);
-    if (this.pending.size >= this.maxPending) return refused(AuthCode.TooManyChallenges);
-    let nonce = this.newNonce();
-    while (this.pending.has(nonce)) nonce = this.newNonce();
-    const expiresAt = now + this.ttlMs;
-    const message = [
+    if (expiresAt <= now) return refused(AuthCode.ChallengeExpired);
+    if (this.redeemed.has(expected, now)) return refused(AuthCode.ChallengeNotFound);
+    if (typeof signature !== 'string') return refused(AuthCode.InvalidSignature);
+    const signer = await recover(personalMessageDigest(message), signature);
+    if (signer !== address) return refused(AuthCode.InvalidSignature);
+    // Checked again after the await: two logins racing with one challenge get one token.
+    const later = this.now();
+    if (this.redeemed.has(expected, later)) return refused(AuthCode.ChallengeNotFound);
+    this.redeemed.add(expected, later);
+    return accepted(address);
+  }
+
+  /** Redeemed nonces remembered (completed logins of the last two TTLs at most). */
+  get redeemedCount(): number {
+    return this.redeemed.size;
+  }
+
+  /** Salt (hex) then HMAC-SHA256 (hex, truncated) of everything the message binds. */
+  private nonceFor(address: Address, issuedAt: number, expiresAt: number, salt: string): string {
+    const mac = createHmac('sha256', this.secret).update(`${address}|${issuedAt}|${expiresAt}|${salt}|${this.domain}|${this.uri}|${this.chainId}`).digest('hex');
+    return salt + mac.slice(0, 2 * MAC_BYTES);
+  }
+
+  private messageOf(address: Address, nonce: string, issuedAt: number, expiresAt: number): string {
+    return [
       `${this.domain} wants you to sign in with your Ethereum account:`,
       checksumAddress(address),
       '',
@@ -141,49 +226,8 @@ export class LoginChallenges {
       'Version: 1',
       `Chain ID: ${this.chainId}`,
       `Nonce: ${nonce}`,
-      `Issued At: ${new Date(now).toISOString()}`,
+      `Issued At: ${new Date(issuedAt).toISOString()}`,
       `Expiration Time: ${new Date(expiresAt).toISOString()}`,
     ].join('\n');
-    this.pending.set(nonce, { address, message, expiresAt });
-    return accepted({ message, nonce, expiresAt });
-  }
-
-  /** The address that signed an issued, unexpired, unused challenge (consumed by this call). */
-  async redeem(message: unknown, signature: unknown, recover: SignerRecovery): Promise<AuthResult<Address>> {
-    const fields = typeof message === 'string' ? parseSiweMessage(message) : undefined;
-    if (fields === undefined || fields.domain !== this.domain || fields.uri !== this.uri || fields.chainId !== this.chainId) {
-      return refused(AuthCode.ChallengeMismatch);
-    }
-    const pending = this.pending.get(fields.nonce);
-    if (pending === undefined) return refused(AuthCode.ChallengeNotFound);
-    if (pending.message !== message) return refused(AuthCode.ChallengeMismatch);
-    this.pending.delete(fields.nonce);
-    if (pending.expiresAt <= this.now()) return refused(AuthCode.ChallengeExpired);
-    if (typeof signature !== 'string') return refused(AuthCode.InvalidSignature);
-    const signer = await recover(personalMessageDigest(pending.message), signature);
-    return signer === pending.address ? accepted(pending.address) : refused(AuthCode.InvalidSignature);
-  }
-
-  /** Unexpired challenges held. */
-  get size(): number {
-    return this.pending.size;
-  }
-
-  private dropExpired(now: number): void {
-    for (const [nonce, pending] of this.pending) {
-      if (pending.expiresAt > now) break;
-      this.pending.delete(nonce);
-    }
-  }
-
-  private newNonce(): string {
-    let nonce = '';
-    while (nonce.length < NONCE_LENGTH) {
-      for (const byte of this.randomBytes(NONCE_LENGTH)) {
-        // 248 = 4 × 62: rejecting larger bytes keeps every character equally likely.
-        if (byte < 248 && nonce.length < NONCE_LENGTH) nonce += ALPHANUMERIC[byte % 62];
-      }
-    }
-    return nonce;
   }
 }

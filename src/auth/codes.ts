@@ -31,7 +31,7 @@ export const AuthCode = {
   ChallengeNotFound: 1018,
   ChallengeExpired: 1019,
   ChallengeMismatch: 1020,
-  TooManyChallenges: 1021,
+  // 1021 (TooManyChallenges) is retired: challenges are stateless and have no cap.
   InvalidAddress: 1022,
   VerifierBehind: 1023,
 } as const;
@@ -64,7 +64,6 @@ export const AUTH_CODES: Readonly<Record<AuthCode, AuthCodeEntry>> = {
   [AuthCode.ChallengeNotFound]: { status: 401, text: 'Login challenge not found or already used' },
   [AuthCode.ChallengeExpired]: { status: 401, text: 'Login challenge expired' },
   [AuthCode.ChallengeMismatch]: { status: 401, text: 'Login message does not match the challenge' },
-  [AuthCode.TooManyChallenges]: { status: 503, text: 'Too many pending login challenges, retry later' },
   [AuthCode.InvalidAddress]: { status: 400, text: 'Invalid address' },
   [AuthCode.VerifierBehind]: { status: 503, text: 'Service overloaded: signature verification is behind' },
 };

@@ -32,8 +32,9 @@
  * Invariants: every signature rejection is `Invalid signature`; high-s is refused; v as 0/1 or
  * 27/28 both accepted (replay keyed on (signer, nonce), never on bytes); the action type is in
  * the type hash; the domain binds chainId and verifyingContract. Addresses are lowercase inside.
- * Limits: nonces and expiresAt are safe integers (≤ 2^53 − 1); login challenges are held in
- * memory by the issuing process; no JWT revocation list (short expiry instead).
+ * Limits: nonces and expiresAt are safe integers (≤ 2^53 − 1); login challenges are stateless
+ * (an HMAC), only the redeemed ones are remembered, per process, until they expire; no JWT
+ * revocation list (short expiry instead).
  */
 export * from './codes.ts';
 export * from './address.ts';

@@ -2,15 +2,16 @@
  * @module config/process
  *
  * The process's settings from flags and environment (flags win): port, host, data directory,
- * profile, markets file, operator key. A bad setting stops the start with a message naming
- * the setting and the value.
- * May import: config/, node:fs, node:util, node:os.
+ * profile, markets file, operator key, account limits. A bad setting stops the start with a
+ * message naming the setting and the value.
+ * May import: config/, numeric/, node:fs, node:util, node:os.
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, parseMarkets, type MarketSpec } from './market.ts';
+import { COLLATERAL_SCALE, ConfigError, parseMarkets, type MarketSpec } from './market.ts';
+import { parseDecimal } from '../numeric/decimal.ts';
 import { PROFILES, isProfileName, type Profile } from './profile.ts';
 import { canonicalIp } from './ip-address.ts';
 
@@ -36,10 +37,18 @@ export interface Settings {
   signatureThreads: number;
   /** Proxies whose `X-Forwarded-For` names the client (canonical IP addresses); default none. */
   trustedProxies: string[];
+  /** Smallest transfer, collateral base units (USD × 10^6); default 1 USD. */
+  minTransfer: bigint;
+  /** Most subaccounts one address may hold; default 32. */
+  maxSubaccounts: number;
 }
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
 export const TESTNET_OPERATOR_KEY = 'testnet-operator-key';
+/** Shortest operator key mainnet starts with: a guess at 2^-128 needs about 22 random characters; 32 leaves room. */
+export const MAINNET_OPERATOR_KEY_LENGTH = 32;
+/** Keys printed in this project's README and docs: anybody can send them. */
+const PUBLISHED_OPERATOR_KEYS: ReadonlySet<string> = new Set([TESTNET_OPERATOR_KEY]);
 
 /** Every core but one, at least one. */
 export function defaultSignatureThreads(): number {
@@ -62,6 +71,8 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'market-threads': { type: 'string' },
       'signature-threads': { type: 'string' },
       'trusted-proxies': { type: 'string' },
+      'min-transfer': { type: 'string' },
+      'max-subaccounts': { type: 'string' },
     },
     strict: true,
   });
@@ -88,6 +99,9 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
 
   const operatorKey = values['operator-key'] ?? env.OPERATOR_KEY ?? (profile.faucet ? TESTNET_OPERATOR_KEY : '');
   if (operatorKey.length < 8) throw new ConfigError('OPERATOR_KEY', operatorKey, 'must be set (8 characters or more) outside testnet');
+  if (profile.name === 'mainnet' && (operatorKey.length < MAINNET_OPERATOR_KEY_LENGTH || PUBLISHED_OPERATOR_KEYS.has(operatorKey))) {
+    throw new ConfigError('OPERATOR_KEY', '(hidden)', `must be a secret of ${MAINNET_OPERATOR_KEY_LENGTH} characters or more on mainnet, not a published one such as the testnet default (try: openssl rand -hex 32)`);
+  }
   const jwtSecret = values['jwt-secret'] ?? env.JWT_SECRET ?? null;
   if (jwtSecret !== null && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET', '(hidden)', 'must be 32 characters or more');
 
@@ -111,5 +125,30 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     trustedProxies.push(address);
   }
 
-  return { host, port, dataDir, profile, marketsFile, markets, operatorKey, jwtSecret, snapshotIntervalMs, marketThreads, signatureThreads, trustedProxies };
+  const minTransferText = values['min-transfer'] ?? env.MIN_TRANSFER ?? '1';
+  const minTransfer = parseDecimal(minTransferText, COLLATERAL_SCALE);
+  if (!minTransfer.ok || minTransfer.value <= 0n) {
+    throw new ConfigError('MIN_TRANSFER', minTransferText, 'must be a positive USD amount with at most 6 decimals');
+  }
+
+  const subaccountsText = values['max-subaccounts'] ?? env.MAX_SUBACCOUNTS ?? '32';
+  const maxSubaccounts = Number(subaccountsText);
+  if (!/^\d{1,5}$/.test(subaccountsText) || maxSubaccounts < 1 || maxSubaccounts > 10_000) throw new ConfigError('MAX_SUBACCOUNTS', subaccountsText, 'must be an integer from 1 to 10000');
+
+  return {
+    host,
+    port,
+    dataDir,
+    profile,
+    marketsFile,
+    markets,
+    operatorKey,
+    jwtSecret,
+    snapshotIntervalMs,
+    marketThreads,
+    signatureThreads,
+    trustedProxies,
+    minTransfer: minTransfer.value,
+    maxSubaccounts,
+  };
 }

@@ -12,14 +12,19 @@
  *     `subaccountIndex` and the route's own parameters, 400 when wrong), then read
  *     authorization — the caller is the account, or its delegate for that subaccount holding the
  *     scope. Refusals: `Not delegated for account and subaccount` / `Delegation not allowed for
- *     request` (403), or the one text the route's spec lists (`denied`).
- * Every reply carries `X-RateLimit-Limit` and `X-RateLimit-Remaining` of the budget it spent.
+ *     request` (403), or the one text the route's spec lists (`denied`);
+ *  4. a request a delegate carries for an account (`actFor`, or `scope` above) is charged to that
+ *     account's budget too: the budget belongs to the account a request acts for, whoever
+ *     carries it, so relaying through other wallets' tokens buys no requests. A caller that is
+ *     neither the account nor its delegate is refused before it can spend the account's budget.
+ * Every reply carries `X-RateLimit-Limit` and `X-RateLimit-Remaining` of the caller's budget.
  * `publicLimited` puts public routes under a per-source-address budget with the same headers.
  *
  * Reuse (order routes): `guard.guarded(handler)` → handler gets `{caller, query}`;
  * `guard.guarded(handler, {scope: 'read', params: [...]})` → also `{account, subaccountIndex}`,
- * authorised; `guard.authorize(caller, account, subaccountIndex, 'trade')` for a check after a
- * lookup (cancel by orderId: the order names the subaccount).
+ * authorised; `guard.actFor(caller, account, subaccountIndex, 'trade')` for a check after the
+ * body or a lookup names the subaccount (an order's account, a cancel by orderId), which also
+ * charges the account; `guard.authorize` checks without charging (who signed an order).
  * May import: http/, auth/ (types and codes).
  */
 import type { Address } from '../auth/address.ts';
@@ -112,7 +117,7 @@ export class AccountGuard {
         if (isReply(account)) return withBudget(account, limit, budget);
         const subaccountIndex = subaccountParam(query);
         if (isReply(subaccountIndex)) return withBudget(subaccountIndex, limit, budget);
-        const refusal = this.authorize(caller, account!, subaccountIndex, options.scope, options.denied);
+        const refusal = this.actFor(caller, account!, subaccountIndex, options.scope, options.denied);
         if (refusal !== undefined) return withBudget(refusal, limit, budget);
         ctx = { caller, query, account: account!, subaccountIndex };
       }
@@ -128,6 +133,22 @@ export class AccountGuard {
     const allowed = this.options.delegations.authorizeCaller(caller, account, subaccountIndex, scope);
     if (allowed.ok) return undefined;
     return codeFailure(denied !== undefined && allowed.code !== AuthCode.InvalidSubaccountIndex ? { code: denied } : allowed);
+  }
+
+  /**
+   * Whether `caller` may act on the subaccount with `scope` (as `authorize`), and then the
+   * account's own budget when the caller is not the account (its own was spent by `guarded`):
+   * undefined when allowed, else the 403 or the 429.
+   */
+  actFor(caller: Address, account: Address, subaccountIndex: number, scope: Scope, denied?: AuthCode): HttpReply | undefined {
+    return this.authorize(caller, account, subaccountIndex, scope, denied) ?? this.charge(caller, account);
+  }
+
+  /** Spends one request of `account`'s budget for a request `caller` carries (nothing when they are one). */
+  charge(caller: Address, account: Address): HttpReply | undefined {
+    if (caller === account) return undefined;
+    const budget = this.accountLimiter.take(account, this.tick());
+    return budget.allowed ? undefined : withBudget(tooMany(this.accountLimiter, 'account'), this.accountLimiter.rate, budget);
   }
 
   /** A public route under the per-source-address budget. */

@@ -11,11 +11,13 @@
  * Conditional-order codes (4000s) the same way: 404 for a parent or order that is not there (or
  * not the caller's), 409 when the market's or account's state refuses the order now (the mark
  * already crossed the trigger, no mark yet, no position to close, an id in use), 400 for the rest.
- * May import: http/errors, auth/codes, ledger/codes, conditional/codes.
+ * The account limits' codes (9100s) are 400.
+ * May import: http/errors, auth/codes, ledger/codes, conditional/codes, runtime/codes.
  */
 import { AUTH_CODES } from '../auth/codes.ts';
 import { CONDITIONAL_TEXT, ConditionalCode } from '../conditional/codes.ts';
 import { LEDGER_CODE_TEXT, LedgerCode } from '../ledger/codes.ts';
+import { ExchangeCode } from '../runtime/codes.ts';
 import { failure, registerCodes } from './errors.ts';
 import type { HttpReply } from './uws.ts';
 
@@ -59,6 +61,12 @@ registerCodes(
       .map((code) => [code, { status: CONDITIONAL_STATUS[code] ?? 400, text: CONDITIONAL_TEXT[code] }]),
   ),
 );
+
+// The account limits (runtime/account-limits.ts), in the style of `Transfer amount exceeds available balance`.
+registerCodes({
+  [ExchangeCode.TransferBelowMinimum]: { status: 400, text: (minimum) => `Transfer amount below the minimum of ${minimum} USD` },
+  [ExchangeCode.TooManySubaccounts]: { status: 400, text: (max) => `Too many subaccounts: an account holds at most ${max}` },
+});
 
 /** The reply for a refusal from any part's table (`params` fills the text's slot). */
 export function codeFailure(refusal: { code: number; params?: Readonly<Record<string, string>> }): HttpReply {

@@ -21,6 +21,8 @@ export interface MarketDataPort {
   book(marketIndex: number): BookReader;
   /** EIP-712 domain and types that clients sign with, exactly as `signTypedData` takes them. */
   typedData(): unknown;
+  /** Minimum transfer (collateral base units) and subaccounts per address, published in GET /config. */
+  readonly accountLimits?: { minTransfer: bigint; maxSubaccounts: number };
 }
 
 /** The gateway's clock: milliseconds. Injected so tests can hold time still. */

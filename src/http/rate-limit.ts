@@ -3,9 +3,11 @@
  *
  * Request budgets by GCRA (generic cell rate algorithm): one "theoretical arrival time" per key,
  * so a key costs one map entry and a check is O(1). `rate` requests per second are allowed,
- * with a burst of up to `rate` requests; once over, a key is refused until its cool-down ends
- * and told when to retry. Keys are accounts (shared across source addresses) for /account/*
- * routes and source addresses for public routes.
+ * with a burst of up to `burst` requests (default: one second's worth); once over, a key is
+ * refused until its cool-down ends and told when to retry. Keys are accounts (shared across
+ * source addresses) for /account/* routes, source addresses for public routes, and source
+ * addresses for failed operator keys (a slow rate, a small burst and a long cool-down: a
+ * lock-out).
  *
  * Time is passed in (milliseconds), so the limiter is deterministic under test. Memory is bounded
  * by `sweep`, which forgets keys whose budget is full again.
@@ -21,16 +23,18 @@ export interface Budget {
 
 export class RateLimiter {
   private readonly interval: number;
+  /** The burst in milliseconds of budget. */
   private readonly burst: number;
   private readonly arrival = new Map<string, number>();
 
   /**
-   * @param rate requests per second
+   * @param rate requests per second (a fraction for slow budgets: 1/60 is one a minute)
    * @param coolDownMs how long a refused key stays refused, at least
+   * @param burst requests allowed at once from a full budget; default one second's worth
    */
-  constructor(readonly rate: number, private readonly coolDownMs = 1000) {
+  constructor(readonly rate: number, private readonly coolDownMs = 1000, burst = rate) {
     this.interval = 1000 / rate;
-    this.burst = 1000; // the burst equals one second of budget
+    this.burst = burst * this.interval;
   }
 
   take(key: string, now: number): Budget {
@@ -38,13 +42,24 @@ export class RateLimiter {
     const next = tat + this.interval;
     if (next - now > this.burst + this.interval / 2) {
       // Refused: hold the key for the cool-down so a client hammering the limit does not
-      // get every other request through.
-      const until = Math.max(tat, now + this.coolDownMs + this.burst);
+      // get every other request through. The key is served again exactly `coolDownMs` from now.
+      const until = Math.max(tat, now + this.coolDownMs + this.burst - this.interval / 2);
       this.arrival.set(key, until);
-      return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((until - this.burst - now) / 1000)) };
+      return { allowed: false, remaining: 0, retryAfterSeconds: this.secondsUntilServed(until, now) };
     }
     this.arrival.set(key, next);
     return { allowed: true, remaining: Math.max(0, Math.floor((this.burst - (next - now)) / this.interval)), retryAfterSeconds: 0 };
+  }
+
+  /** Whole seconds until `key` would be served (0 when it would be now), spending nothing. */
+  retryAfter(key: string, now: number): number {
+    const tat = this.arrival.get(key);
+    if (tat === undefined || tat + this.interval - now <= this.burst + this.interval / 2) return 0;
+    return this.secondsUntilServed(tat, now);
+  }
+
+  private secondsUntilServed(tat: number, now: number): number {
+    return Math.max(1, Math.ceil((tat + this.interval / 2 - this.burst - now) / 1000));
   }
 
   /** Forgets keys whose budget has refilled: they behave exactly like unseen keys. */

@@ -188,7 +188,7 @@ export const CHALLENGE_SCHEMA = {
   type: 'object',
   properties: {
     message: { type: 'string', description: 'EIP-4361 (Sign-In with Ethereum) message to sign with personal_sign, exactly as given' },
-    nonce: { type: 'string', description: '17 alphanumeric characters, single use' },
+    nonce: { type: 'string', description: '48 hex digits (a random salt and an HMAC of the challenge under the server key), single use' },
     expiresAt: { ...MILLIS, description: 'the challenge must be redeemed before this time (ms)' },
   },
   required: ['message', 'nonce', 'expiresAt'],

@@ -91,8 +91,9 @@ async function copy(dir: string, flags: Map<string, string>): Promise<number> {
   const target = flags.get('to');
   if (!target) throw new Error('copy needs --to DIR');
   const source = LmdbJournalStorage.open(dir, { readOnly: true });
-  const journal = await Journal.open(source, { logger: quietLogger, readOnly: true, verifyFrom: source.lastKey() });
-  const until = Math.min(numberFlag(flags, 'until') ?? journal.lastSeq(), journal.lastSeq());
+  // Records after --until are not read: a journal damaged after them still gives up its good prefix.
+  const journal = await Journal.open(source, { logger: quietLogger, readOnly: true, upTo: numberFlag(flags, 'until'), verifyFrom: numberFlag(flags, 'until') ?? source.lastKey() });
+  const until = journal.lastSeq();
   const destination = LmdbJournalStorage.open(target);
   if (destination.lastKey() !== 0) throw new Error(`${target} already holds a journal; copy needs a fresh data directory`);
   let copied = 0;

@@ -14,8 +14,10 @@
  * May import: lmdb, node:fs, node:path; the CLI also names runtime record kinds to print them.
  * Nothing here knows what a record means.
  *
- * Invariants: seqs are dense; `flushedSeq ≤ lastSeq`; a seq reported durable survives a power
- * cut; a record that is damaged anywhere but at the tail stops the start.
+ * Invariants: seqs are dense; `flushedSeq ≤ committedSeq ≤ lastSeq`; a seq reported durable
+ * survives a power cut; a damaged record stops the start unless it is a torn tail that cannot
+ * have been acknowledged (never in LMDB, whose transactions are atomic); a truncated LMDB file
+ * is refused by name before it is mapped (lmdb-file.ts).
  * Limits: one writer process per data directory; a payload is at most 1 MiB.
  */
 export { Journal, JournalFailedError, payloadOf, type JournalEntry, type JournalOptions, type JournalLogger } from './journal.ts';

@@ -13,14 +13,20 @@
  * answer 503 before memory or latency run away.
  *
  * Opening (`Journal.open`): reads the last record and verifies records from `verifyFrom`
- * (default: all) to the end: checksum, sequence, hash chain. A damaged last record is a torn
- * write: it is deleted with a loud log line. Anything else wrong refuses to start with a
- * `JournalCorruptError` naming the seq.
+ * (default: all) to the end: checksum, sequence, hash chain. A damaged last record is deleted
+ * as a torn write, with a loud log line, only when it cannot have been acknowledged: the
+ * storage can tear a write (LMDB cannot: its transactions are atomic), and nothing shows the
+ * record was flushed (`flushedThrough`: a snapshot at or beyond a seq was saved after that seq
+ * was flushed). Anything else wrong refuses to start with a `JournalCorruptError` naming the seq.
+ *
+ * Commit vs flush: `committedSeq()` is the last seq whose write survives a crash of this
+ * process (kill -9), `flushedSeq()` the last that survives a power cut. History is written only
+ * up to what is committed (`whenCommitted`), so a crash never leaves it ahead of the journal.
  *
  * Reading: `range(from, to)` yields verified entries in order (replay, feed resume,
  * replication, the operator tool); it throws `JournalCorruptError` at the first bad record.
  *
- * Invariants: seqs are 1, 2, 3… without gaps; `flushedSeq ≤ lastSeq`; a seq reported durable
+ * Invariants: seqs are 1, 2, 3… without gaps; `flushedSeq ≤ committedSeq ≤ lastSeq`; a seq reported durable
  * stays on disk through a power cut; after a storage failure nothing more is accepted.
  * Caller obligations: single thread (the one that owns the journal); a payload's bytes are
  * copied at `append`, so the caller may reuse its buffer.
@@ -61,8 +67,16 @@ export interface JournalOptions {
   maxUnflushed?: number;
   /** First seq verified on open (default 1: everything). Pass the replay start to open faster. */
   verifyFrom?: number;
+  /**
+   * A seq known flushed before this open — the newest snapshot's (a snapshot is saved only once
+   * the records it covers are flushed). A damaged record at or below it was flushed, and may have
+   * been acknowledged: it is refused as corruption, never deleted as a torn write.
+   */
+  flushedThrough?: number;
   /** Inspect only: a torn tail is reported but not deleted, and `append` is refused. */
   readOnly?: boolean;
+  /** Read-only: open as if the journal ended at this seq (records after it are not read: copy salvages a good prefix). */
+  upTo?: number;
 }
 
 /** One record as `range` yields it. The object and its views are reused: copy what you keep. */
@@ -99,6 +113,8 @@ export class Journal {
   private readonly logger: JournalLogger;
   private readonly maxUnflushed: number;
   private last: number;
+  private committed: number;
+  private commitWaiters: Waiter[] = [];
   private flushed: number;
   private readonly chain: Chain;
   private waiters: Waiter[] = [];
@@ -119,6 +135,7 @@ export class Journal {
     this.logger = options.logger ?? consoleLogger;
     this.maxUnflushed = options.maxUnflushed ?? 100_000;
     this.last = lastSeq;
+    this.committed = lastSeq;
     this.flushed = lastSeq;
     this.chain = chain;
     this.closed = options.readOnly === true;
@@ -127,7 +144,8 @@ export class Journal {
   /** Opens the journal on `storage`: verifies, repairs a torn tail, refuses corruption. */
   static async open(storage: JournalStorage, options: JournalOptions = {}): Promise<Journal> {
     const logger = options.logger ?? consoleLogger;
-    const lastKey = storage.lastKey();
+    if (options.upTo !== undefined && !options.readOnly) throw new Error('journal: upTo is for read-only opens');
+    const lastKey = Math.min(storage.lastKey(), options.upTo ?? Number.MAX_SAFE_INTEGER);
     const chain = new Chain();
     if (lastKey === 0) return new Journal(storage, 0, chain, options);
     const firstKey = storage.firstKey();
@@ -147,6 +165,9 @@ export class Journal {
       const problem = checkRecord(record, expected, chain);
       if (problem !== Problem.Ok) {
         if (expected === lastKey && isDamage(problem)) {
+          const flushedThrough = options.flushedThrough ?? 0;
+          if (!storage.tearsWrites) throw new JournalCorruptError(expected, problem, 'it is the last record, but this storage never tears a write (its transactions are atomic), so it was written whole and may have been acknowledged');
+          if (lastKey <= flushedThrough) throw new JournalCorruptError(expected, problem, `it is the last record, but the snapshot at seq ${flushedThrough} shows it was flushed, so it may have been acknowledged`);
           torn = true;
           break;
         }
@@ -170,6 +191,18 @@ export class Journal {
   /** The last seq appended (0 when empty). */
   lastSeq(): number {
     return this.last;
+  }
+
+  /** The highest seq whose write survives a crash of this process (committed; flushed or not). */
+  committedSeq(): number {
+    return this.committed;
+  }
+
+  /** Resolves once record `seq` (and every one before it) is committed; rejects if the storage fails first. */
+  whenCommitted(seq: number): Promise<void> {
+    if (seq <= this.committed) return RESOLVED;
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.commitWaiters.push({ seq, resolve, reject }));
   }
 
   /** The highest seq known flushed to disk. */
@@ -238,7 +271,10 @@ export class Journal {
     if (this.flushing || this.failure) return;
     this.flushing = true;
     const upTo = this.last;
-    this.storage.sync().then(
+    const flushed = this.storage.sync();
+    // Failures surface through the flush (fail); the commit only moves the committed position.
+    this.storage.committed().then(() => this.markCommitted(upTo), () => {});
+    flushed.then(
       () => {
         this.flushing = false;
         this.markFlushed(upTo);
@@ -248,8 +284,20 @@ export class Journal {
     );
   };
 
+  private markCommitted(upTo: number): void {
+    if (upTo <= this.committed) return;
+    this.committed = upTo;
+    const waiting = this.commitWaiters;
+    this.commitWaiters = [];
+    for (const w of waiting) {
+      if (w.seq <= upTo) w.resolve();
+      else this.commitWaiters.push(w);
+    }
+  }
+
   private markFlushed(upTo: number): void {
     if (upTo <= this.flushed) return;
+    this.markCommitted(upTo);
     this.flushed = upTo;
     const waiters = this.waiters;
     let head = this.waiterHead;
@@ -270,6 +318,8 @@ export class Journal {
     this.failure = new JournalFailedError(error);
     this.logger.error({ lastSeq: this.last, flushedSeq: this.flushed, error: String(error) }, 'journal storage failed: no further writes are accepted');
     for (let i = this.waiterHead; i < this.waiters.length; i++) this.waiters[i].reject(this.failure);
+    for (const w of this.commitWaiters) w.reject(this.failure);
+    this.commitWaiters = [];
     this.waiters = [];
     this.waiterHead = 0;
   }

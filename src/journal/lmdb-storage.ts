@@ -25,12 +25,18 @@
  * Reads: `range` copies each block once and hands out views into the copy; `get` copies the
  * record.
  *
- * May import: lmdb, node:fs, node:path, journal/storage, journal/record (the header layout).
+ * Opening checks the data file against its own header first (journal/lmdb-file): a truncated
+ * file is refused by name instead of crashing the process when lmdb maps it.
+ *
+ * May import: lmdb, node:fs, node:path, journal/storage, journal/record (the header layout),
+ * journal/lmdb-file, journal/refusal.
  */
 import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lmdb';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JournalStorage } from './storage.ts';
+import { checkLmdbFile, lmdbDataFile } from './lmdb-file.ts';
+import { DataRefusedError } from './refusal.ts';
 import { kJournalHeaderBytes, kJournalPayloadLength } from './record.ts';
 
 /** Most records in one block (a burst of a turn is split). */
@@ -136,6 +142,8 @@ export function openEnvironment(dir: string, options: LmdbJournalOptions = {}): 
 }
 
 export class LmdbJournalStorage implements JournalStorage {
+  /** An LMDB transaction is atomic: a record is stored whole or not at all. */
+  readonly tearsWrites = false;
   readonly env: RootDatabase;
   /** Blocks of records under the seq of their first record. */
   readonly blocks: Database<Uint8Array, number>;
@@ -144,6 +152,8 @@ export class LmdbJournalStorage implements JournalStorage {
   /** Records put since the last `sync`, and the seq of the first. */
   private pending: Uint8Array[] = [];
   private pendingFrom = 0;
+  /** The commit of the last block written (lmdb-js resolves a put at commit, before its flush). */
+  private lastCommit: Promise<unknown> = Promise.resolve();
 
   constructor(env: RootDatabase, ownsEnv = false, readOnly = false) {
     this.env = env;
@@ -155,8 +165,21 @@ export class LmdbJournalStorage implements JournalStorage {
     this.upgradeRecordPerKey(env.openDB<Uint8Array, number>('journal', options));
   }
 
-  /** The journal of the data directory `dir` (environment opened here, closed by `close()`). */
+  /**
+   * The journal of the data directory `dir` (environment opened here, closed by `close()`).
+   * A data file shorter than its own header says (truncated) is refused with a
+   * `DataRefusedError` naming it, before lmdb maps it (mapped, it dies with SIGBUS); so is an
+   * empty one opened read-only.
+   */
   static open(dir: string, options: LmdbJournalOptions = {}): LmdbJournalStorage {
+    const file = checkLmdbFile(dir);
+    if (file.state === 'damaged') {
+      throw new DataRefusedError(
+        `the journal file ${lmdbDataFile(dir)} is damaged: ${file.problem}. Nothing was changed. ` +
+          'The journal holds every acknowledged write and cannot be rebuilt: restore the data directory from a replica or backup.',
+      );
+    }
+    if (options.readOnly && file.state !== 'whole') throw new DataRefusedError(`there is no journal to read at ${lmdbDataFile(dir)} (the file is ${file.state})`);
     const env = openEnvironment(dir, options);
     try {
       return new LmdbJournalStorage(env, true, options.readOnly === true);
@@ -173,17 +196,25 @@ export class LmdbJournalStorage implements JournalStorage {
     this.pending.push(record);
   }
 
+  committed(): Promise<void> {
+    this.writePending();
+    return this.lastCommit.then(() => undefined);
+  }
+
   sync(): Promise<void> {
     this.writePending();
     // `flushed` is a thenable bound to the flush of the transaction holding the latest writes.
     return Promise.resolve(this.blocks.flushed).then(() => undefined);
   }
 
-  /** Writes what was put since the last sync as blocks (the promise is not needed: durability is observed through sync()). */
+  /** Writes what was put since the last sync as blocks (durability is observed through sync(), a commit through committed()). */
   private writePending(): void {
     const pending = this.pending;
     for (let i = 0; i < pending.length; i += MAX_BLOCK_RECORDS) {
-      void this.blocks.put(this.pendingFrom + i, concat(pending.slice(i, i + MAX_BLOCK_RECORDS)));
+      const commit = this.blocks.put(this.pendingFrom + i, concat(pending.slice(i, i + MAX_BLOCK_RECORDS)));
+      // A failed write is reported by sync() (and to whoever awaits committed()), not as an unhandled rejection.
+      commit.catch(() => {});
+      this.lastCommit = commit;
     }
     this.pending = [];
   }

@@ -21,9 +21,10 @@
  * is missing, repeated, reordered or copied from another journal breaks the link of the next.
  *
  * Torn vs corrupt: a record that is too short, whose length disagrees with its header, or
- * whose checksum fails, is "damaged". If it is the last one, a write was torn (power cut
- * mid-write) and recovery drops it; anywhere else, or a broken sequence or chain link anywhere,
- * is corruption and the journal refuses to start.
+ * whose checksum fails, is "damaged". If it is the last one and cannot have been acknowledged,
+ * a write was torn (power cut mid-write) and recovery drops it (journal/journal decides when);
+ * anywhere else, or a broken sequence or chain link anywhere, is corruption and the journal
+ * refuses to start.
  *
  * May import: journal/checksum.
  */
@@ -159,7 +160,12 @@ export class JournalCorruptError extends DataRefusedError {
   constructor(
     readonly seq: number,
     readonly problem: Problem,
+    /** Why damage at the tail is not taken for a torn write, when that is the case. */
+    why?: string,
   ) {
-    super(`journal corrupt at seq ${seq}: ${PROBLEM_TEXT[problem]}; refusing to start (restore this data directory from a replica or backup)`);
+    super(
+      `journal corrupt at seq ${seq}: ${PROBLEM_TEXT[problem]}${why === undefined ? '' : ` (${why})`}; refusing to start, nothing was changed. ` +
+        `Restore this data directory from a replica or backup; \`npm run journal -- copy --data-dir DIR/journal --to NEWDIR --until ${Math.max(0, seq - 1)}\` keeps the good records before it.`,
+    );
   }
 }

@@ -38,6 +38,8 @@ export interface PowerLossOptions {
 export class SimulatedJournalStorage implements JournalStorage {
   /** Flush on the next macrotask after each `sync()` instead of waiting for `flush()`. */
   autoFlush: boolean;
+  /** A simulated power cut can tear the write in flight (`powerLoss({ tornBytes })`). */
+  readonly tearsWrites = true;
   private platter = new Map<number, Uint8Array>();
   private cache = new Map<number, Uint8Array>();
   private pending: PendingWrite[] = [];
@@ -59,13 +61,22 @@ export class SimulatedJournalStorage implements JournalStorage {
   }
 
   sync(): Promise<void> {
+    return this.untilFlushed(this.autoFlush);
+  }
+
+  /** The simulated disk has no page cache that outlives the process: committed means flushed (it starts no flush). */
+  committed(): Promise<void> {
+    return this.untilFlushed(false);
+  }
+
+  private untilFlushed(scheduleFlush: boolean): Promise<void> {
     // After a power cut the old process is gone: its pending syncs never complete.
     if (this.dead) return new Promise(() => {});
     if (this.failure) return Promise.reject(this.failure);
     if (this.flushedWrites === this.totalWrites) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.waiters.push({ upTo: this.totalWrites, resolve, reject });
-      if (this.autoFlush) setImmediate(() => this.dead || this.flush());
+      if (scheduleFlush) setImmediate(() => this.dead || this.flush());
     });
   }
 

@@ -43,7 +43,8 @@ export interface SnapshotInfo {
   valid: boolean;
 }
 
-function encode(seq: number, stateHash: string, state: Uint8Array): Uint8Array {
+/** A snapshot record as stored (checksummed header, hash, state); exported for the simulator's storage. */
+export function encodeSnapshotRecord(seq: number, stateHash: string, state: Uint8Array): Uint8Array {
   const hash = new TextEncoder().encode(stateHash);
   const record = new Uint8Array(kSnapshotHeaderBytes + hash.length + state.length);
   const view = new DataView(record.buffer);
@@ -59,7 +60,7 @@ function encode(seq: number, stateHash: string, state: Uint8Array): Uint8Array {
 }
 
 /** The snapshot stored under `key`, or undefined if it fails verification. */
-function decode(key: number, record: Uint8Array): Snapshot | undefined {
+export function decodeSnapshotRecord(key: number, record: Uint8Array): Snapshot | undefined {
   if (record.length < kSnapshotHeaderBytes) return undefined;
   const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
   if (view.getUint32(kSnapshotCrc, true) !== crc32c(record, 4)) return undefined;
@@ -84,7 +85,7 @@ export class Snapshots {
 
   /** Stores a snapshot of the state after journal record `seq`; resolves once it is flushed. */
   async save(seq: number, stateHash: string, bytes: Uint8Array): Promise<void> {
-    await this.db.put(seq, encode(seq, stateHash, bytes));
+    await this.db.put(seq, encodeSnapshotRecord(seq, stateHash, bytes));
     await this.db.flushed;
   }
 
@@ -93,7 +94,7 @@ export class Snapshots {
     // A read-only environment has no snapshots database until a writer made one.
     if ((this.db as unknown) === undefined) return undefined;
     for (const { key, value } of this.db.getRange({ reverse: true })) {
-      const snapshot = decode(key, value);
+      const snapshot = decodeSnapshotRecord(key, value);
       if (snapshot) return snapshot;
       this.logger.error({ seq: key }, `snapshot at seq ${key} fails verification; falling back to an older one`);
     }
@@ -105,7 +106,7 @@ export class Snapshots {
   *validNewestFirst(): Generator<Snapshot> {
     if ((this.db as unknown) === undefined) return;
     for (const { key, value } of this.db.getRange({ reverse: true })) {
-      const snapshot = decode(key, value);
+      const snapshot = decodeSnapshotRecord(key, value);
       if (snapshot) yield snapshot;
     }
   }
@@ -113,7 +114,7 @@ export class Snapshots {
   list(): SnapshotInfo[] {
     const out: SnapshotInfo[] = [];
     if ((this.db as unknown) === undefined) return out;
-    for (const { key, value } of this.db.getRange()) out.push({ seq: key, sizeBytes: value.length, valid: decode(key, value) !== undefined });
+    for (const { key, value } of this.db.getRange()) out.push({ seq: key, sizeBytes: value.length, valid: decodeSnapshotRecord(key, value) !== undefined });
     return out;
   }
 
@@ -123,7 +124,7 @@ export class Snapshots {
     const doomed: number[] = [];
     for (const { key, value } of this.db.getRange({ reverse: true })) {
       if (validSeen >= keep) doomed.push(key);
-      else if (decode(key, value)) validSeen++;
+      else if (decodeSnapshotRecord(key, value)) validSeen++;
     }
     if (doomed.length === 0) return 0;
     await this.db.transaction(() => {

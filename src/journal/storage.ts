@@ -11,6 +11,11 @@
  *   only once a `sync()` promise taken after it has resolved.
  * - `sync()` resolves when every `put` made before the call is flushed to stable storage;
  *   it rejects if the storage failed (the journal then stops accepting writes).
+ * - `committed()` resolves when every `put` made before the call survives a crash of this
+ *   process (kill -9), not necessarily a power cut; it resolves no later than `sync()`.
+ * - `tearsWrites`: whether a power cut can leave a write half done. LMDB cannot (a transaction
+ *   is there whole or not at all, so a damaged record in it is damage, never a torn write); a
+ *   plain file, or the simulated disk, can.
  * - Reads return views that stay valid only until the next read (LMDB reuses its buffer).
  *
  * May import: nothing.
@@ -21,6 +26,10 @@ export interface JournalStorage {
   put(seq: number, record: Uint8Array): void;
   /** Resolves when every earlier `put` is on stable storage. */
   sync(): Promise<void>;
+  /** Resolves when every earlier `put` would survive a crash of this process (commit; a flush counts). */
+  committed(): Promise<void>;
+  /** A power cut can leave the last write torn (false for LMDB: its transactions are atomic). */
+  readonly tearsWrites: boolean;
   /** The highest key stored, or 0 when empty. */
   lastKey(): number;
   /** The lowest key stored, or 0 when empty. */

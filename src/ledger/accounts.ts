@@ -36,6 +36,8 @@ export class AccountRegistry {
   private readonly addresses: string[] = [''];
   /** Index = owner id; slot 0 unused. */
   private readonly owners: OwnerIdentity[] = [{ owner: 0, account: 0, address: '', subaccountIndex: 0 }];
+  /** Index = account id: how many owners (subaccounts) the address has; slot 0 unused. */
+  private readonly subaccounts: number[] = [0];
 
   /** The owner id of (address, subaccountIndex), creating it on first use. Inputs must be valid. */
   intern(address: string, subaccountIndex: number): OwnerIdentity {
@@ -46,8 +48,10 @@ export class AccountRegistry {
     if (account === undefined) {
       account = this.addresses.length;
       this.addresses.push(address);
+      this.subaccounts.push(0);
       this.accountIds.set(address, account);
     }
+    this.subaccounts[account]++;
     const identity = { owner: this.owners.length, account, address, subaccountIndex };
     this.owners.push(identity);
     this.ownerIds.set(key, identity.owner);
@@ -64,6 +68,12 @@ export class AccountRegistry {
 
   identity(owner: number): OwnerIdentity | undefined {
     return owner > 0 ? this.owners[owner] : undefined;
+  }
+
+  /** How many subaccounts `address` holds. */
+  subaccountCount(address: string): number {
+    const account = this.accountIds.get(address.toLowerCase());
+    return account === undefined ? 0 : this.subaccounts[account];
   }
 
   addressOf(account: number): string | undefined {
@@ -85,6 +95,9 @@ export class AccountRegistry {
   }
 
   validate(): void {
+    const counted = this.addresses.map(() => 0);
+    for (let i = 1; i < this.owners.length; i++) counted[this.owners[i].account]++;
+    for (let a = 1; a < counted.length; a++) if (counted[a] !== this.subaccounts[a]) throw new Error(`registry: subaccount count of account ${a} inconsistent`);
     for (let i = 1; i < this.owners.length; i++) {
       const o = this.owners[i];
       if (o.owner !== i || this.ownerIds.get(`${o.address}/${o.subaccountIndex}`) !== i) throw new Error(`registry: owner ${i} inconsistent`);

@@ -11,8 +11,12 @@ export const ExchangeCode = {
   DuplicateClientId: 9102,
   OrderNotFound: 9103,
   OriginatorNotFound: 9104,
+  /** A transfer below the minimum (runtime/account-limits.ts); params: minimum (USD). */
+  TransferBelowMinimum: 9105,
+  /** A credit that would create an address's subaccount beyond the bound; params: max. */
+  TooManySubaccounts: 9106,
   /** The order's originatorFee is above its market's `maxOriginatorFee`. */
-  OriginatorFeeTooHigh: 9105,
+  OriginatorFeeTooHigh: 9107,
 } as const;
 
 export interface ExecuteResult {

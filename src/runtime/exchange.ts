@@ -27,7 +27,7 @@
  *
  * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, runtime/commands,
  * runtime/codes, runtime/order-registry, runtime/depth-mirror, runtime/order-entry (how orders enter
- * a book), runtime/settlement (R2, the book events). No I/O, no clock.
+ * a book), runtime/settlement (R2, the book events), runtime/account-limits. No I/O, no clock.
  */
 import { createHash } from 'node:crypto';
 import type { MarketSpec } from '../config/market.ts';
@@ -47,6 +47,7 @@ import { DepthMirror } from './depth-mirror.ts';
 import { settlementListener } from './settlement.ts';
 import { ON_BOOK, OrderEntry } from './order-entry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
+import { DEFAULT_ACCOUNT_LIMITS, newSubaccountRefusal, transferRefusal, type AccountLimits } from './account-limits.ts';
 
 /** Where book commands go: a market thread's ring live, an in-process book in replay. */
 export interface MarketRouter {
@@ -69,6 +70,8 @@ export interface ExchangeListeners {
 
 export interface ExchangeOptions {
   ledger?: LedgerOptions;
+  /** Minimum transfer and subaccounts per address; default 1 USD and 32. */
+  accountLimits?: AccountLimits;
 }
 
 const NO_ROUTES: readonly number[] = [];
@@ -107,6 +110,7 @@ export class Exchange {
   /** Submissions, released conditional orders and liquidations on their way to a book. */
   private readonly entry: OrderEntry;
   private readonly bookListeners: BookListener[];
+  private readonly accountLimits: AccountLimits;
 
   constructor(
     readonly markets: readonly MarketSpec[],
@@ -127,6 +131,7 @@ export class Exchange {
         this.outputs.push({ kind: 'reduceOnlyStale', market: e.market, owner: e.counterparty, time: e.time });
       }
     };
+    this.accountLimits = options.accountLimits ?? DEFAULT_ACCOUNT_LIMITS;
     this.ledger = from ? Ledger.restore(markets, from.ledger, options.ledger, ledgerListener) : new Ledger(markets, options.ledger, ledgerListener);
     this.nonces = from ? NonceStore.restore(from.nonces) : new NonceStore();
     this.delegations = from ? DelegationStore.restore(from.delegations) : new DelegationStore();
@@ -228,8 +233,13 @@ export class Exchange {
       case CommandKind.Withdraw:
         return this.money(this.ledger.withdraw(command.account, command.subaccountIndex, command.amount, time));
       case CommandKind.Faucet:
-        return this.money(this.ledger.faucet(command.account, command.subaccountIndex, command.amount, time));
+        return (
+          newSubaccountRefusal(this.accountLimits, this.ledger, command.account, command.subaccountIndex) ??
+          this.money(this.ledger.faucet(command.account, command.subaccountIndex, command.amount, time))
+        );
       case CommandKind.Transfer: {
+        const limited = transferRefusal(this.accountLimits, this.ledger, command.amount, command.accountTo.toLowerCase(), command.subaccountIndexTo);
+        if (limited !== undefined) return limited;
         const admitted = admitSignedWrite(
           this,
           {

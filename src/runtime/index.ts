@@ -11,9 +11,12 @@
  * settle → reply when durable and projected); market threads behind SharedArrayBuffer rings
  * (layout.ts, ring.ts, codec.ts, market-link.ts, market-worker.ts); history projection on its
  * own thread (projections.ts, projection-worker.ts); start-up replay with byte-for-byte event
- * checks (recovery.ts) and snapshots (snapshot-codec.ts); the testnet price feed.
+ * checks (recovery.ts) and snapshots (snapshot-codec.ts); opening a data directory and
+ * refusing or repairing what contradicts the journal (data-directory.ts); the token secret
+ * file (token-secret.ts, atomic-file.ts); the testnet price feed.
  * May import: engine/, ledger/, auth/ (stores, admission), conditional/, journal/, history/,
- * config/, numeric/, node:worker_threads; http/ports and http/errors for the ports it implements.
+ * config/, numeric/, node:worker_threads, node:fs and node:crypto (data directory files);
+ * http/ports and http/errors for the ports it implements.
  *
  * Invariants: only the main thread changes the exchange's state, and only through journaled
  * commands and book events; every command that reached a book is journaled before its effects

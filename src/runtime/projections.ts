@@ -14,9 +14,18 @@
  * A reply waits for `caughtUp(seq)` as well as the journal, so an order a client was told is
  * filled is already in GET /account/order and its fills in GET /account/fills.
  *
+ * History never holds what the journal does not: a batch is written only once the journal has
+ * committed every record it covers (`JournalPosition.whenCommitted`), so a crash (kill -9)
+ * cannot leave history ahead of the journal — after one, the journal would hand the lost seqs
+ * and orderIds to new commands, and history would show both. The commit comes well before the
+ * flush a reply waits for, so the reply still waits for the journal's flush and the history
+ * write side by side, not one after the other. (A power cut can still lose journal commits that
+ * the unflushed history kept: start-up rebuilds history then, runtime/data-directory.)
+ *
  * Invariants: batches are written in the order they are made; a batch's seq is the journal's
- * last seq when it was made, so it covers every record queued before it. Backpressure: `behind()`
- * names the reason to refuse new writes when the projection thread lags.
+ * last seq when it was made, so it covers every record queued before it; it is written only
+ * once that seq is committed. Backpressure: `behind()` names the reason to refuse new writes
+ * when the projection thread lags.
  */
 import type { RootDatabase } from 'lmdb';
 import type { Worker } from 'node:worker_threads';
@@ -40,6 +49,13 @@ const MAX_QUEUED_WRITES = 200_000;
 
 const RESOLVED = Promise.resolve();
 
+/** What projections need of the journal: how far it is appended, and when a seq is committed. */
+export interface JournalPosition {
+  lastSeq(): number;
+  committedSeq(): number;
+  whenCommitted(seq: number): Promise<void>;
+}
+
 interface Waiter {
   seq: number;
   resolve(): void;
@@ -59,9 +75,9 @@ export class Projections {
   readonly projectedSeq: number;
   /** The journal record being applied (replay sets it; live it is always past `projectedSeq`). */
   applying = Number.MAX_SAFE_INTEGER;
-  /** The journal's last sequence number, read when a batch is made. */
-  lastSeq: () => number = () => 0;
-  /** The market sequence number of the book event being applied (ledger fills carry none). */
+  /** The journal: its last seq is read when a batch is made, and the batch waits for its commit. */
+  journal: JournalPosition = { lastSeq: () => 0, committedSeq: () => 0, whenCommitted: () => RESOLVED };
+  /** The market sequence number of the book event being applied (ledger fills carry none): set by `atEvent`. */
   currentSeq = 0;
 
   private thread: Worker | null = null;
@@ -92,6 +108,11 @@ export class Projections {
   private push(write: HistoryWrite): void {
     if (this.applying > this.projectedSeq) this.queue.push(write);
   }
+
+  /** Called with each book event before the ledger applies it, live and in replay alike: fills are keyed by its market seq. */
+  readonly atEvent = (view: DataView, offset: number): void => {
+    this.currentSeq = view.getFloat64(offset + 8, true);
+  };
 
   /** The listeners to hand the Exchange. */
   listeners(): ExchangeListeners {
@@ -175,6 +196,8 @@ export class Projections {
     this.thread = spawnTsWorker(new URL('./projection-worker.ts', import.meta.url), { workerData: data });
     this.thread.on('message', (report: ProjectionReport) => this.onReport(report));
     this.thread.on('error', (error) => this.fail(error));
+    // What replay left uncommitted goes as the thread's first batch, once the journal commits it.
+    this.flush();
   }
 
   /** Writes what is queued at the end of this event-loop turn: one batch for the whole turn. */
@@ -201,7 +224,11 @@ export class Projections {
       this.positionOwed ||= markDone;
       return;
     }
-    const batch = { seq: this.lastSeq(), transferCount: this.transferCount, writes: this.queue };
+    const seq = this.journal.lastSeq();
+    // Replay writes here, at once: what the journal has not committed yet (events replay added
+    // at its end) waits in the queue for the first batch of the thread, which waits for it.
+    if (this.thread === null && seq > this.journal.committedSeq()) return;
+    const batch = { seq, transferCount: this.transferCount, writes: this.queue };
     this.queue = [];
     if (this.thread === null) {
       this.store.write(batch);
@@ -211,7 +238,10 @@ export class Projections {
     this.batchInFlight = true;
     this.positionOwed = false;
     const bytes = packBatch(batch);
-    this.thread.postMessage({ type: 'batch', bytes } satisfies ProjectionMessage, [bytes.buffer]);
+    const thread = this.thread;
+    const post = () => thread.postMessage({ type: 'batch', bytes } satisfies ProjectionMessage, [bytes.buffer]);
+    if (seq <= this.journal.committedSeq()) post();
+    else this.journal.whenCommitted(seq).then(post, (error: Error) => this.fail(error));
   }
 
   /**
@@ -233,7 +263,7 @@ export class Projections {
   /** Every record so far written, and the position moved to the journal's end. */
   settle(): Promise<void> {
     this.flush(true);
-    return this.caughtUp(this.lastSeq());
+    return this.caughtUp(this.journal.lastSeq());
   }
 
   /** Writes what is left, then stops the projection thread. */

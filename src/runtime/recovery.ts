@@ -113,6 +113,8 @@ export interface RecoveryOptions {
   books?: readonly BookSnapshot[];
   /** Called with each record's sequence number before it is applied (projections skip what they have). */
   onRecord?: (seq: number) => void;
+  /** Called with each book event (journaled or recovered) just before the ledger applies it (projections key fills by its market seq). */
+  onEvent?: (view: DataView, offset: number) => void;
   /** Called every few thousand records and at the end (projections write in batches). */
   onBatch?: () => void;
 }
@@ -123,7 +125,11 @@ export class Replay {
   commands = 0;
   events = 0;
 
-  constructor(private readonly exchange: Exchange, from: readonly BookSnapshot[] = []) {
+  constructor(
+    private readonly exchange: Exchange,
+    from: readonly BookSnapshot[] = [],
+    private readonly onEvent: (view: DataView, offset: number) => void = () => {},
+  ) {
     this.books = new ReplayBooks(exchange, from);
     exchange.routeTo(this.books);
   }
@@ -145,6 +151,7 @@ export class Replay {
       const replayed = describeEvent(produced, at);
       throw new ReplayDivergenceError(entry.seq, market, journaled, replayed, differingFields(journaled, replayed));
     }
+    this.onEvent(view, offset);
     decodeEvent(view, offset, this.exchange.listener(market));
     this.events++;
   }
@@ -158,6 +165,7 @@ export class Replay {
     for (const m of this.exchange.markets) {
       for (let at = this.books.next(m.index); at >= 0; at = this.books.next(m.index)) {
         const buffer = this.books.produced[m.index];
+        this.onEvent(buffer.view, at);
         decodeEvent(buffer.view, at, this.exchange.listener(m.index));
         journal?.append(recordKind(buffer.view, at), buffer.bytes, at, recordLength(buffer.view, at));
         recovered++;
@@ -178,7 +186,7 @@ export class Replay {
  */
 export function recover(exchange: Exchange, journal: Journal, options: RecoveryOptions = {}): RecoveryReport {
   const onBatch = options.onBatch ?? (() => {});
-  const replay = new Replay(exchange, options.books ?? []);
+  const replay = new Replay(exchange, options.books ?? [], options.onEvent);
   for (const entry of journal.range(options.from ?? 1)) {
     options.onRecord?.(entry.seq);
     replay.apply(entry);

@@ -12,7 +12,7 @@ import { Replay } from './recovery.ts';
 
 export default function replayTarget(): ReplayTarget {
   const settings = loadSettings([], process.env);
-  const exchange = new Exchange(settings.markets, NO_ROUTER, {}, { ledger: { faucet: settings.profile.faucet } });
+  const exchange = new Exchange(settings.markets, NO_ROUTER, {}, { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } });
   const replay = new Replay(exchange);
   return {
     apply: (entry) => replay.apply(entry),

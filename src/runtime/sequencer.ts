@@ -21,6 +21,11 @@ import type { ExecuteResult } from './codes.ts';
 import type { MarketLink } from './market-link.ts';
 import type { Projections } from './projections.ts';
 
+/** What the sequencer needs of a market thread's link: whether its command ring has room. */
+export type CommandRoom = Pick<MarketLink, 'hasRoom'>;
+/** What the sequencer needs of history: its backpressure, its batches and when it caught up. */
+export type HistorySink = Pick<Projections, 'behind' | 'flushSoon' | 'caughtUp' | 'atEvent'>;
+
 export interface Outcome<T = undefined> {
   result: ExecuteResult;
   /** The book's result per routed command (EngineCode or a count), in `result.routed` order. */
@@ -69,8 +74,8 @@ export class Sequencer {
   constructor(
     readonly exchange: Exchange,
     private readonly journal: Journal,
-    private readonly links: readonly MarketLink[],
-    private readonly projections: Projections,
+    private readonly links: readonly CommandRoom[],
+    private readonly projections: HistorySink,
   ) {
     this.waiting = exchange.markets.map(() => []);
   }
@@ -117,7 +122,7 @@ export class Sequencer {
       }
       return;
     }
-    this.projections.currentSeq = view.getFloat64(offset + 8, true);
+    this.projections.atEvent(view, offset);
     decodeEvent(view, offset, this.exchange.listener(market));
     // Book commands the event caused (a conditional order it fired): their Done has no caller.
     for (const m of this.exchange.takeUnsolicitedRoutes()) this.waiting[m].push(unsolicited());

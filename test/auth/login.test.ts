@@ -75,26 +75,61 @@ test('an expired challenge is refused, and so is a message never issued or edite
   assert.deepEqual(await login.login(message, signature), { ok: false, code: AuthCode.ChallengeExpired });
 });
 
-test("Bob signing Alice's challenge is Invalid signature, and the challenge is spent", async () => {
+test("Bob signing Alice's challenge is Invalid signature and spends nothing: only Alice's signature completes it, once", async () => {
   const login = newLogin({ now: NOW });
   const challenge = login.challenge(ALICE);
   assert.ok(challenge.ok);
   assert.deepEqual(await login.login(challenge.value.message, await BOB_VIEM.signMessage({ message: challenge.value.message })), { ok: false, code: AuthCode.InvalidSignature });
-  const late = await login.login(challenge.value.message, await ALICE_VIEM.signMessage({ message: challenge.value.message }));
-  assert.deepEqual(late, { ok: false, code: AuthCode.ChallengeNotFound });
+  assert.equal(login.challenges.redeemedCount, 0, 'a failed attempt is not remembered');
+  const signature = await ALICE_VIEM.signMessage({ message: challenge.value.message });
+  assert.ok((await login.login(challenge.value.message, signature)).ok);
+  assert.deepEqual(await login.login(challenge.value.message, signature), { ok: false, code: AuthCode.ChallengeNotFound });
 });
 
-test('challenges: bad address refused, expired ones dropped, pending ones capped', () => {
+test('two logins racing with one signed challenge: one token', async () => {
+  const login = newLogin({ now: NOW });
+  const challenge = login.challenge(ALICE);
+  assert.ok(challenge.ok);
+  const signature = await ALICE_VIEM.signMessage({ message: challenge.value.message });
+  const results = await Promise.all([login.login(challenge.value.message, signature), login.login(challenge.value.message, signature)]);
+  assert.deepEqual(results.map((r) => r.ok).sort(), [false, true]);
+});
+
+test('challenges are stateless: 120,000 of them store nothing; a redeemed nonce is remembered until its challenge expires, then forgotten', async () => {
   const clock = { now: NOW };
   const login = new WalletLogin({
-    challenge: { domain: 'd.example', uri: 'https://d.example', chainId: 1, ttlMs: 1000, maxPending: 2, now: () => clock.now },
+    challenge: { domain: 'd.example', uri: 'https://d.example', chainId: 1, ttlMs: 1000, now: () => clock.now },
     token: { keys: [{ kid: 'k1', secret: SECRET }], issuer: 'i', audience: 'a' },
   });
   assert.deepEqual(login.challenge('0x12'), { ok: false, code: AuthCode.InvalidAddress });
-  assert.ok(login.challenge(ALICE).ok);
-  assert.ok(login.challenge(ALICE).ok);
-  assert.deepEqual(authError(login.challenge(ALICE) as never), { status: 503, text: 'Too many pending login challenges, retry later' });
-  clock.now += 1000;
-  assert.ok(login.challenge(ALICE).ok);
-  assert.equal(login.challenges.size, 1);
+  // More than the 100,000 pending challenges that used to fill the old table and lock everybody out.
+  for (let i = 0; i < 120_000; i++) assert.ok(login.challenge(ALICE).ok);
+  assert.equal(login.challenges.redeemedCount, 0, 'issuing remembers nothing');
+  const nonces = new Set<string>();
+  for (let i = 0; i < 1000; i++) nonces.add((login.challenge(ALICE) as { value: { nonce: string } }).value.nonce);
+  assert.equal(nonces.size, 1000, 'every challenge of one address in one millisecond is its own');
+
+  for (let round = 0; round < 5; round++) {
+    const c = login.challenge(ALICE);
+    assert.ok(c.ok);
+    const signature = await ALICE_VIEM.signMessage({ message: c.value.message });
+    assert.ok((await login.login(c.value.message, signature)).ok);
+    clock.now += 999;
+    assert.deepEqual(await login.login(c.value.message, signature), { ok: false, code: AuthCode.ChallengeNotFound }, 'used, up to its last millisecond');
+    clock.now += 1;
+    assert.deepEqual(await login.login(c.value.message, signature), { ok: false, code: AuthCode.ChallengeExpired });
+    clock.now += 1500;
+  }
+  assert.ok(login.challenges.redeemedCount <= 2, `the remembered nonces are only the recent ones: ${login.challenges.redeemedCount}`);
+});
+
+test('a challenge issued under another key (another exchange, a rotated secret) does not match', async () => {
+  const other = new WalletLogin({
+    challenge: { domain: 'testnet.perp.example', uri: 'https://testnet.perp.example', chainId: 421614, ttlMs: 60_000, now: () => NOW },
+    token: { keys: [{ kid: 'k1', secret: new Uint8Array(32).fill(3) }], issuer: 'i', audience: 'a' },
+  });
+  const c = other.challenge(ALICE);
+  assert.ok(c.ok);
+  const result = await newLogin({ now: NOW }).login(c.value.message, await ALICE_VIEM.signMessage({ message: c.value.message }));
+  assert.deepEqual(result, { ok: false, code: AuthCode.ChallengeMismatch });
 });

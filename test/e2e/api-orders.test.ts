@@ -106,8 +106,10 @@ test('POST /account/order: another account cannot read an order through its clie
   const forged = await alice.signedOrder({ price: '1', quantity: '1', clientId: 'alice-secret' }, mallory.wallet);
   const byMallory = await ex.request('POST', '/account/order', forged, mallory.auth());
   const unsigned = await ex.request('POST', '/account/order', { ...forged, signatures: ['0x00'] }, mallory.auth());
-  assertError(byMallory, 400, 'Invalid signature');
-  assertError(unsigned, 400, 'Invalid signature');
+  assertError(byMallory, 403, 'Not delegated for account and subaccount');
+  assertError(unsigned, 403, 'Not delegated for account and subaccount');
+  // Alice's own token with Mallory's signature: a signature that is not hers
+  assertError(await ex.request('POST', '/account/order', forged, alice.auth()), 400, 'Invalid signature');
 });
 
 test('POST /account/order: refusals — period on a limit order, a bad signature, an unknown symbol, a bad subaccount index, no token, an attached stopLoss', async () => {

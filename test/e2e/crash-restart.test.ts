@@ -7,6 +7,9 @@
  *  - a fill an acknowledgement reported is not undone (settled never goes down);
  *  - the invariants hold (money conserved, positions net to zero, holds consistent: nothing
  *    unacknowledged is half-applied);
+ *  - history holds nothing the journal does not: after every kill, before the restart, every
+ *    history database equals what projecting the journal up to history's position gives
+ *    (`assertHistoryMatchesJournal`), and that position is within the journal;
  *  - and at the end, the state hash of a live server equals the hash after replaying its journal.
  * The server snapshots every 250 ms, so kills also land during snapshots and restarts start
  * from a snapshot plus the journal after it.
@@ -20,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Trader, type ApiClient } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
+import { assertHistoryMatchesJournal } from './history-check.ts';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
@@ -119,6 +123,7 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
       await server.kill('SIGKILL');
       alive = false;
       await Promise.all(loaders);
+      await assertHistoryMatchesJournal(dataDir);
       server = await started();
       await verify(server.client, round);
     }
@@ -142,6 +147,7 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
     await server.kill('SIGTERM');
     assert.equal(server.exit(), 'exit code 0');
     const stopped = server.logged('stopped')!;
+    await assertHistoryMatchesJournal(dataDir);
     server = await started();
     const replayed = server.logged('journal replayed')!;
     assert.equal(replayed.lastSeq, stopped.lastSeq);

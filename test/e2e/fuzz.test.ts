@@ -20,7 +20,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { openApiDocument } from '../../src/http/routes/openapi.ts';
-import { TESTNET_OPERATOR_KEY } from '../../src/config/process.ts';
 import { Trader } from './harness.ts';
 import { startServerProcess as startFuzzServer, type ServerProcess as FuzzServer } from './server-process.ts';
 import { send } from './fuzz-http.ts';
@@ -36,11 +35,12 @@ const TRADERS = 3;
 /**
  * The mainnet profile: no built-in index feed, so the index prices the fuzzer sets (jumps of up
  * to 10 %) stand until the next one, and the clock's ticks liquidate and fire triggers. Its
- * operator key is the one the harness sends (no faucet on mainnet: POST /faucet is 404).
+ * operator key is a secret of mainnet's length (no faucet on mainnet: POST /faucet is 404).
  * Snapshots every 2 s, so they are taken of the fuzzed state too.
  */
 const SERVER_ARGS = ['--profile', 'mainnet', '--snapshot-interval-ms', '2000'];
-const SERVER_ENV = { OPERATOR_KEY: TESTNET_OPERATOR_KEY };
+const OPERATOR_KEY = 'fuzz-operator-key-0123456789abcdef';
+const SERVER_ENV = { OPERATOR_KEY };
 /** The index prices set before the run; orders are priced around them. */
 const MIDS: Record<string, string> = { 'BTC-USD-PERP': '95000', 'ETH-USD-PERP': '3500', 'SOL-USD-PERP': '180' };
 
@@ -88,7 +88,7 @@ test('requests drawn from the route schemas get no 5xx, never crash the server, 
   let failure: string | undefined;
   const started = Date.now();
   const outcome = await fc.check(
-    fc.asyncProperty(fc.array(planArbitrary(world, TESTNET_OPERATOR_KEY), { minLength: 1, maxLength: MAX_REQUESTS_PER_RUN }), fc.boolean(), async (plans, together) => {
+    fc.asyncProperty(fc.array(planArbitrary(world, OPERATOR_KEY), { minLength: 1, maxLength: MAX_REQUESTS_PER_RUN }), fc.boolean(), async (plans, together) => {
       const sent = together ? await Promise.all(plans.map((p) => executor.run(p))) : [];
       if (!together) for (const p of plans) sent.push(await executor.run(p));
       requests += sent.length;

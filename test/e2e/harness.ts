@@ -32,8 +32,8 @@ export interface TestExchange extends ApiClient {
   stop(options?: { snapshot?: boolean }): Promise<void>;
 }
 
-/** A client of the exchange at `url` (a server in another process, say). */
-export function apiClient(url: string): ApiClient {
+/** A client of the exchange at `url` (a server in another process, say), holding its operator key. */
+export function apiClient(url: string, operatorKey = TESTNET_OPERATOR_KEY): ApiClient {
   const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
     const res = await fetch(url + path, {
       method,
@@ -43,7 +43,7 @@ export function apiClient(url: string): ApiClient {
     const text = await res.text();
     return { status: res.status, text, headers: res.headers, json: () => JSON.parse(text) };
   };
-  return { url, request, operator: (method, path, body) => request(method, path, body, { 'x-operator-key': TESTNET_OPERATOR_KEY }) };
+  return { url, request, operator: (method, path, body) => request(method, path, body, { 'x-operator-key': operatorKey }) };
 }
 
 /** Exchanges started on a data directory of `tempDataDir`, so it is removed only once they have stopped. */

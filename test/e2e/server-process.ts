@@ -77,7 +77,7 @@ export async function startServerProcess(args: readonly string[] = [], env: Reco
   return {
     port,
     dataDir,
-    client: apiClient(`http://127.0.0.1:${port}`),
+    client: apiClient(`http://127.0.0.1:${port}`, env.OPERATOR_KEY),
     exit: () => exit,
     errors,
     logged: (msg) => last.get(msg),

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { Projections } from '../../src/runtime/projections.ts';
+import { Journal } from '../../src/journal/journal.ts';
+import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';
 import { HISTORY_ENV_OPTIONS } from '../../src/runtime/history-env.ts';
 import { HistoryReader } from '../../src/history/reader.ts';
 import { openHistoryDatabases } from '../../src/history/store.ts';
@@ -26,7 +28,7 @@ function liveProjections() {
   const h = tempHistory();
   const projections = new Projections(h.env);
   const journal = { seq: 0 };
-  projections.lastSeq = () => journal.seq;
+  projections.journal = { lastSeq: () => journal.seq, committedSeq: () => journal.seq, whenCommitted: async () => {} };
   projections.startThread(h.path);
   return { h, projections, journal };
 }
@@ -45,7 +47,7 @@ const ALICE_ORDER_7_FILLED: OrderState = {
 test('a finished order kept in memory equals the one history stores', () => {
   const h = tempHistory();
   const projections = new Projections(h.env);
-  projections.lastSeq = () => 3;
+  projections.journal = { lastSeq: () => 3, committedSeq: () => 3, whenCommitted: async () => {} };
   projections.listeners().orderChanged!(ALICE_ORDER_7_FILLED);
   projections.flush();
   assert.deepEqual(projections.recentlyFinished(7), h.reader.order(7));
@@ -104,4 +106,33 @@ test('finished orders are kept up to a bound, the oldest forgotten first', () =>
   assert.equal(projections.recentlyFinished(10), undefined, 'the oldest are forgotten');
   assert.equal(projections.recentlyFinished(11)?.orderId, 11, 'the bound is 8192 orders');
   assert.equal(projections.recentlyFinished(total)?.reason, 'reported twice', 'a second report replaces the first');
+});
+
+test('history is written only once the journal has committed what it covers: a crash never leaves it ahead', async () => {
+  const h = tempHistory();
+  const disk = new SimulatedJournalStorage();
+  const journal = await Journal.open(disk, { logger: { info: () => {}, error: () => {} } });
+  const projections = new Projections(h.env);
+  projections.journal = journal;
+  projections.startThread(h.path);
+  // A first record, committed, so the thread is up and writing before the one that matters.
+  journal.append(1, Uint8Array.of(1));
+  projections.listeners().trade!(0, 1, T0, 950_000, 1, Side.Buy);
+  projections.flushSoon();
+  await new Promise((resolve) => setImmediate(resolve));
+  disk.flush();
+  await projections.caughtUp(1);
+  const seq = journal.append(1, Uint8Array.of(2));
+  projections.listeners().trade!(0, 2, T0, 950_000, 1, Side.Buy);
+  projections.flushSoon();
+  // The batch is ready long before the disk commits the record; it must wait for it.
+  const committedWhenWritten = projections.caughtUp(seq).then(() => journal.committedSeq());
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  h.env.resetReadTxn();
+  assert.equal(new Projections(h.env).projectedSeq, 1, 'history holds a record the journal has not committed');
+  disk.flush();
+  assert.equal(await committedWhenWritten, seq);
+  h.env.resetReadTxn();
+  assert.equal(new Projections(h.env).projectedSeq, seq);
+  await projections.close();
 });

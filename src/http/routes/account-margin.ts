@@ -59,6 +59,8 @@ export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly M
     const account = body.value.account.toLowerCase() as `0x${string}`;
     const unauthorized = { code: AuthCode.UnauthorizedMargin, params: { account } };
     if (guard.authorize(ctx.caller, account, body.value.subaccountIndex, 'trade') !== undefined) return codeFailure(unauthorized);
+    const overBudget = guard.charge(ctx.caller, account);
+    if (overBudget !== undefined) return overBudget;
     if (accounts.ledger.findOwner(account, body.value.subaccountIndex) === undefined) return failure(LedgerCode.AccountNotFound);
     const signer = await recoverRequestSigner(auth.recover, auth.domain, 'MarginUpdate', intent.message, body.value.signatures);
     if (!signer.ok) return codeFailure(signer);

@@ -1,7 +1,7 @@
 /**
  * Wallet login: POST /auth/challenge {address} → {message, nonce, expiresAt}; the wallet signs
  * `message` with personal_sign (EIP-191); POST /auth/login {message, signature} → {token,
- * expiresAt, address}. A challenge is single-use and lives 5 minutes; the token 15 minutes.
+ * expiresAt, address}. A challenge is stateless (auth/challenge.ts), single-use and lives 5 minutes; the token 15 minutes.
  * Refusals are the auth part's texts (401 for a challenge not found, expired, edited or signed
  * by another key; 400 for a bad address). Public routes: limited per source address by the
  * gateway, not by account.

@@ -61,6 +61,9 @@ export function configRoute(port: MarketDataPort) {
       fillsLimit: { min: 1, max: 5000, default: 50 },
       ordersLimit: { min: 1, max: 500 },
       nonceWindow: 100,
+      ...(port.accountLimits === undefined
+        ? {}
+        : { minTransfer: formatDecimal(port.accountLimits.minTransfer, COLLATERAL_SCALE), subaccountsPerAccount: port.accountLimits.maxSubaccounts }),
     },
   });
   return (): HttpReply => ({ status: 200, body });

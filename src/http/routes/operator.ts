@@ -1,10 +1,10 @@
 /**
  * The operator API (what a chain bridge and the exchange's operator call), behind the
- * `X-Operator-Key` header: credit deposits, debit withdrawals, feed index prices, and read the
+ * `X-Operator-Key` header (constant-time, source addresses that guess are locked out:
+ * http/operator-key.ts): credit deposits, debit withdrawals, feed index prices, and read the
  * state hash. On testnet, `POST /faucet` credits test collateral
  * to anyone, under the per-source-address request budget.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { CommandKind, type Command } from '../../runtime/commands.ts';
@@ -12,6 +12,7 @@ import { OverloadedError, type Outcome } from '../../runtime/sequencer.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
 import { bodyParser, Field } from '../validation.ts';
+import { operatorKeyGuard } from '../operator-key.ts';
 import type { Clock } from '../ports.ts';
 import type { Handler, HttpReply, HttpRequest, Route } from '../uws.ts';
 
@@ -73,15 +74,7 @@ const NULL_BODY: HttpReply = { status: 200, body: 'null' };
 
 export function operatorRoutes(options: OperatorRouteOptions): Route[] {
   const { markets, operator, clock } = options;
-  const key = Buffer.from(options.operatorKey);
-
-  const keyed =
-    (handler: Handler): Handler =>
-    (req) => {
-      const given = Buffer.from(req.operatorKey);
-      if (given.length !== key.length || !timingSafeEqual(given, key)) return { status: 401, body: 'Operator key missing or wrong: send X-Operator-Key', contentType: 'text/plain; charset=utf-8' };
-      return handler(req);
-    };
+  const keyed = operatorKeyGuard(options.operatorKey, clock);
 
   const run = async (command: Command): Promise<HttpReply> => {
     try {

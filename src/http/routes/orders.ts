@@ -1,10 +1,15 @@
 /**
  * The order routes: submit one or a batch (signed), get, cancel one / a batch / all, list.
  *
- * Writes are authorised by their EIP-712 signature (the signer is the account or its trade
- * delegate); reads and cancels by the bearer token (the caller is the account or a delegate of
- * that subaccount with the scope). An order of another account is `Order not found` to a reader,
- * so ids cannot be probed.
+ * Writes are authorised twice: the bearer token's caller must be the order's account or its
+ * `trade` delegate on that subaccount (else 403 `Not delegated for account and subaccount`, or
+ * `Delegation not allowed for request` for a delegate without `trade`), checked before the
+ * signature is recovered, and the EIP-712 signer must be the account or its trade delegate.
+ * Reads and cancels are authorised by the token alone (the caller is the account or a delegate
+ * of that subaccount with the scope). Every request is charged to the budget of the account it
+ * acts for, whoever carries it (auth-guard.ts `actFor`): another wallet's token buys an account
+ * no more than its 200 requests a second. An order of another account is `Order not found` to a
+ * reader, so ids cannot be probed.
  */
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import { orderMessage } from '../../auth/typed-data.ts';
@@ -184,20 +189,21 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     return { order: outcome.completed![0] ?? vanished() };
   };
 
-  const postOrder = async (req: HttpRequest): Promise<HttpReply> => {
+  const postOrder = async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
     const parsed = parseOrder(req.body);
     if (!parsed.ok) return parsed.reply;
     const intent = orderIntent(parsed.value, markets);
     if (!intent.ok) return intent.reply;
-    const { orderType, parentOrderId } = intent.intent;
+    const { orderType, parentOrderId, account, subaccountIndex, clientId } = intent.intent;
     if (orderType === 'twap' || orderType === 'iceberg') return failure(GatewayCode.InvalidField, `A ${orderType} is a batch of orders: submit them together on POST /account/orders`);
     if (parentOrderId !== null) return failure(GatewayCode.InvalidField, 'parentOrderId attaches a TP/SL pair: submit its takeProfit and stopLoss together on POST /account/orders');
+    const relayed = guard.actFor(ctx.caller, account as Address, subaccountIndex, 'trade');
+    if (relayed !== undefined) return relayed;
     const signer = await signerOf(parsed.value);
     if (typeof signer !== 'string') return signer;
     // Idempotency: a resubmission whose clientId is on an open order of the same subaccount
     // returns that order. Only after the signature proves the signer may trade for it: nobody
     // reads another account's order by guessing a clientId.
-    const { account, subaccountIndex, clientId } = intent.intent;
     if (clientId !== null) {
       const existing = orders.liveByClient(account, clientId);
       if (existing !== undefined && existing.subaccountIndex === subaccountIndex && guard.authorize(signer, account as Address, subaccountIndex, 'trade') === undefined) {
@@ -208,7 +214,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     return 'reply' in submitted ? submitted.reply : json(serializeOrders([view(submitted.order)]));
   };
 
-  const postBatch = async (req: HttpRequest): Promise<HttpReply> => {
+  const postBatch = async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
     const parsed = parseBatch(req.body);
     if (!parsed.ok) return parsed.reply;
     const bodies = parsed.value.orders;
@@ -221,6 +227,8 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     const refused = batchRefusal(intents);
     if (refused !== null) return failure(GatewayCode.InvalidField, refused);
     const first = intents[0];
+    const relayed = guard.actFor(ctx.caller, first.account as Address, first.subaccountIndex, 'trade');
+    if (relayed !== undefined) return relayed;
     const signers = await Promise.all(bodies.map(signerOf));
     for (const s of signers) if (typeof s !== 'string') return s;
     if (first.orderType !== 'limit') {
@@ -273,7 +281,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     if (order === undefined) return codeFailure({ code: ExchangeCode.OrderNotFound });
     const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, scope, scope === 'read' ? undefined : AuthCode.NotDelegated);
     if (refused !== undefined) return scope === 'read' ? codeFailure({ code: ExchangeCode.OrderNotFound }) : refused;
-    return order;
+    return guard.charge(ctx.caller, order.account as Address) ?? order;
   };
 
   const getOrder = (_req: HttpRequest, ctx: CallContext): HttpReply => {
@@ -309,10 +317,15 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     const { account, clientIds, orderIds } = parsed.value;
     const cancelled: ReturnType<typeof view>[] = [];
     const failed: { clientId: string; orderId: string; reason: string }[] = [];
+    /** Accounts this request has been charged to: once each, however many of their orders it names. */
+    const charged = new Set<string>();
     const attempt = async (order: OrderLike | undefined, clientId: string, orderId: string) => {
       if (order === undefined) return failed.push({ clientId, orderId, reason: 'Order not found' });
-      const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, 'trade', AuthCode.NotDelegated);
+      const refused =
+        guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, 'trade', AuthCode.NotDelegated) ??
+        (charged.has(order.account) ? undefined : guard.charge(ctx.caller, order.account as Address));
       if (refused !== undefined) return failed.push({ clientId, orderId, reason: refused.body });
+      charged.add(order.account);
       if (orders.live(order.orderId) === undefined) return failed.push({ clientId, orderId, reason: `Order is ${order.status}` });
       const result = await cancelOne(order, ctx.caller);
       if ('reason' in result) failed.push({ clientId, orderId, reason: result.reason });
@@ -404,8 +417,8 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
   };
 
   return [
-    { method: 'post', pattern: '/account/order', handler: guard.guarded((req) => postOrder(req)) },
-    { method: 'post', pattern: '/account/orders', handler: guard.guarded((req) => postBatch(req)) },
+    { method: 'post', pattern: '/account/order', handler: guard.guarded(postOrder) },
+    { method: 'post', pattern: '/account/orders', handler: guard.guarded(postBatch) },
     { method: 'get', pattern: '/account/order', handler: guard.guarded(getOrder, { params: ['orderId', 'clientId', 'account'] }) },
     { method: 'delete', pattern: '/account/order', handler: guard.guarded(deleteOrder, { params: ['orderId', 'clientId', 'account'] }) },
     { method: 'post', pattern: '/account/orders/cancel', handler: guard.guarded(cancelBatch) },

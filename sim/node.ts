@@ -1,0 +1,309 @@
+/**
+ * @module sim/node
+ *
+ * One simulated exchange process: the real `Exchange` and `Sequencer`, the real `Journal` on
+ * `SimulatedJournalStorage`, market "threads" that are in-process `FastOrderBook`s behind
+ * command and event buffers (the rings' binary records, handled when the simulator says so),
+ * and snapshots kept in simulated storage. Start-up follows `startExchange` (src/pipeline.ts)
+ * step for step: the newest snapshot that verifies and restores to its hash, `Journal.open`
+ * (torn-tail repair), `recover` from the snapshot's seq, the rebuilt books handed to the market
+ * threads, then the sequencer — without sockets, threads, LMDB or history.
+ *
+ * A crash is the end of a `SimNode`: nothing of it is used again; the next one starts from the
+ * storage it left (`SimulatedJournalStorage.powerLoss`) and the snapshots that were saved.
+ *
+ * May import: src/ (runtime, journal, engine, config), sim/prng. No clock, no Math.random.
+ */
+import type { MarketSpec } from '../src/config/market.ts';
+import { FastOrderBook } from '../src/engine/fast-book.ts';
+import type { PlaceOrder } from '../src/engine/types.ts';
+import { Journal, type JournalLogger } from '../src/journal/journal.ts';
+import { SimulatedJournalStorage } from '../src/journal/simulated-storage.ts';
+import { decodeSnapshotRecord, encodeSnapshotRecord } from '../src/journal/snapshots.ts';
+import { BookEventWriter, RecordBuffer, decodeCommand, encodeCancel, encodeCancelAll, encodeCancelByClientId, encodeExpire, encodePlace, recordLength, writeDone, type CommandHandler } from '../src/runtime/codec.ts';
+import { Exchange, NO_ROUTER, type ExchangeListeners, type MarketRouter } from '../src/runtime/exchange.ts';
+import { recover } from '../src/runtime/recovery.ts';
+import { Sequencer, type HistorySink } from '../src/runtime/sequencer.ts';
+import { decodeSnapshot, encodeSnapshot } from '../src/runtime/snapshot-codec.ts';
+import type { Prng } from './prng.ts';
+
+/** A market thread in process: book commands wait in a buffer until `run` handles them. */
+export class SimMarket implements CommandHandler {
+  private readonly commands = new RecordBuffer(1 << 14);
+  private read = 0;
+  private readonly events = new RecordBuffer(1 << 14);
+  private result = 0;
+
+  readonly index: number;
+  readonly book: FastOrderBook;
+
+  /** The market thread starts from the books start-up rebuilt (as a worker does, through their snapshots). */
+  constructor(market: MarketSpec, from: FastOrderBook | undefined) {
+    this.index = market.index;
+    const writer = new BookEventWriter(this.events, market.index);
+    const options = { minSizeLots: market.minSizeLots };
+    this.book = from === undefined ? new FastOrderBook(market.index, writer, options) : FastOrderBook.restore(from.snapshot(), writer, options);
+  }
+
+  /** Book commands sent and not handled yet. */
+  pending(): boolean {
+    return this.read < this.commands.length;
+  }
+
+  enqueuePlace(cmd: PlaceOrder): void {
+    const at = this.commands.reserve();
+    this.commands.commit(encodePlace(this.commands.view, this.commands.bytes, at, this.index, cmd));
+  }
+  enqueueCancel(orderId: number, owner: number, time: number): void {
+    const at = this.commands.reserve();
+    this.commands.commit(encodeCancel(this.commands.view, at, this.index, orderId, owner, time));
+  }
+  enqueueCancelByClientId(account: number, clientId: string, time: number): void {
+    const at = this.commands.reserve();
+    this.commands.commit(encodeCancelByClientId(this.commands.view, this.commands.bytes, at, this.index, account, clientId, time));
+  }
+  enqueueCancelAll(owner: number, time: number, reason: number): void {
+    const at = this.commands.reserve();
+    this.commands.commit(encodeCancelAll(this.commands.view, at, this.index, owner, time, reason));
+  }
+  enqueueExpire(time: number): void {
+    const at = this.commands.reserve();
+    this.commands.commit(encodeExpire(this.commands.view, at, this.index, time));
+  }
+
+  // CommandHandler: what the market worker does with each command.
+  place(cmd: PlaceOrder): void {
+    this.result = this.book.place(cmd);
+  }
+  cancel(orderId: number, owner: number, time: number): void {
+    this.result = this.book.cancel(orderId, owner, time);
+  }
+  cancelByClientId(account: number, clientId: string, time: number): void {
+    this.result = this.book.cancelByClientId(account, clientId, time);
+  }
+  cancelAll(owner: number, time: number, reason: number): void {
+    this.result = this.book.cancelAll(owner, time, reason);
+  }
+  expire(time: number): void {
+    this.result = this.book.expire(time);
+  }
+
+  /**
+   * The thread takes up to `max` commands (each followed by its `Done`), then the main thread
+   * drains the event batch into `deliver`. Commands the events cause wait for the next run.
+   */
+  run(max: number, deliver: (view: DataView, bytes: Uint8Array, offset: number) => void): number {
+    let handled = 0;
+    while (handled < max && this.read < this.commands.length) {
+      const at = this.read;
+      this.read += recordLength(this.commands.view, at);
+      decodeCommand(this.commands.view, this.commands.bytes, at, this);
+      writeDone(this.events, this.index, this.result);
+      handled++;
+    }
+    if (this.read === this.commands.length) {
+      this.commands.reset();
+      this.read = 0;
+    }
+    // Delivering may enqueue commands (triggered orders) but never writes events: copy-free.
+    const events = this.events;
+    const end = events.length;
+    for (let at = 0; at < end; at += recordLength(events.view, at)) deliver(events.view, events.bytes, at);
+    events.reset();
+    return handled;
+  }
+}
+
+/** Snapshots beside the journal, saved only when the simulator lets the write complete. */
+export class SimSnapshots {
+  /** Stored records by seq (as `Snapshots` stores them: checksummed, possibly torn by a crash). */
+  private readonly stored = new Map<number, Uint8Array>();
+  /** A save under way: captured, waiting for the journal flush and its own write. */
+  pendingSave: { seq: number; record: Uint8Array } | null = null;
+  saved = 0;
+  interrupted = 0;
+
+  capture(seq: number, stateHash: string, bytes: Uint8Array): void {
+    this.pendingSave = { seq, record: encodeSnapshotRecord(seq, stateHash, bytes) };
+  }
+
+  /** The save lands (production: `snapshots.save` then `prune(3)`). */
+  complete(): void {
+    if (this.pendingSave === null) return;
+    this.stored.set(this.pendingSave.seq, this.pendingSave.record);
+    this.pendingSave = null;
+    this.saved++;
+    const keys = [...this.stored.keys()].sort((a, b) => b - a);
+    for (const key of keys.slice(3)) this.stored.delete(key);
+  }
+
+  /** A crash: a save under way is lost, or lands torn (a partial record that fails its checksum). */
+  crash(rng: Prng): void {
+    const save = this.pendingSave;
+    this.pendingSave = null;
+    if (save === null) return;
+    this.interrupted++;
+    if (rng.chance(0.5)) this.stored.set(save.seq, save.record.slice(0, rng.below(save.record.length)));
+  }
+
+  /** Valid snapshots, newest first (`Snapshots.validNewestFirst`). */
+  *validNewestFirst(): Generator<{ seq: number; stateHash: string; bytes: Uint8Array }> {
+    for (const key of [...this.stored.keys()].sort((a, b) => b - a)) {
+      const snapshot = decodeSnapshotRecord(key, this.stored.get(key)!);
+      if (snapshot) yield snapshot;
+    }
+  }
+}
+
+/** History is not simulated: it never holds a reply back and never refuses. */
+const NO_HISTORY: HistorySink = {
+  atEvent: () => {},
+  behind: () => null,
+  flushSoon: () => {},
+  caughtUp: () => Promise.resolve(),
+};
+
+/** Counts what the journal reports (a torn tail repaired) without printing it. */
+export class CountingLogger implements JournalLogger {
+  tornTails = 0;
+  info(): void {}
+  error(_fields: Record<string, unknown>, message: string): void {
+    if (message.startsWith('TORN TAIL')) this.tornTails++;
+  }
+}
+
+export interface StartHooks {
+  /** Before journal record `seq` is applied in recovery (MAX_SAFE_INTEGER: after the last). */
+  onRecord?(seq: number, exchange: Exchange): void;
+  /** A snapshot verified by its checksum whose restored state does not match its hash. */
+  onBadSnapshot?(seq: number, differ: string[]): void;
+}
+
+export interface StartReport {
+  snapshotSeq: number;
+  /** The journal's last seq after opening it (torn tail removed), before recovered events were appended. */
+  openedSeq: number;
+  recoveredEvents: number;
+  replayedRecords: number;
+}
+
+export class SimNode {
+  readonly markets: SimMarket[];
+  readonly sequencer: Sequencer;
+
+  private constructor(
+    readonly specs: readonly MarketSpec[],
+    readonly storage: SimulatedJournalStorage,
+    readonly journal: Journal,
+    readonly exchange: Exchange,
+    books: FastOrderBook[],
+  ) {
+    this.markets = specs.map((m) => new SimMarket(m, books[m.index]));
+    const room = specs.map(() => ({ hasRoom: () => true }));
+    this.sequencer = new Sequencer(exchange, journal, room, NO_HISTORY);
+    const markets = this.markets;
+    const router: MarketRouter = {
+      place: (market, cmd) => markets[market].enqueuePlace(cmd),
+      cancel: (market, orderId, owner, time) => markets[market].enqueueCancel(orderId, owner, time),
+      cancelByClientId: (market, account, clientId, time) => markets[market].enqueueCancelByClientId(account, clientId, time),
+      cancelAll: (market, owner, time, reason) => markets[market].enqueueCancelAll(owner, time, reason),
+      expire: (market, time) => markets[market].enqueueExpire(time),
+    };
+    exchange.routeTo(router);
+  }
+
+  /** Start-up as `startExchange` does it, on what `storage` and `snapshots` hold. */
+  static async start(
+    specs: readonly MarketSpec[],
+    storage: SimulatedJournalStorage,
+    snapshots: SimSnapshots,
+    listeners: ExchangeListeners,
+    logger: CountingLogger,
+    hooks: StartHooks = {},
+  ): Promise<{ node: SimNode; report: StartReport }> {
+    const ledgerOptions = { ledger: { faucet: true } };
+    let startSeq = 0;
+    let books: ReturnType<typeof decodeSnapshot>['books'] = [];
+    let exchange: Exchange | undefined;
+    for (const candidate of snapshots.validNewestFirst()) {
+      const saved = decodeSnapshot(candidate.bytes);
+      const restored = new Exchange(specs, NO_ROUTER, listeners, ledgerOptions, saved.exchange);
+      if (restored.stateHash() === candidate.stateHash) {
+        startSeq = candidate.seq;
+        books = saved.books;
+        exchange = restored;
+        break;
+      }
+      const now = restored.stateHashes();
+      hooks.onBadSnapshot?.(candidate.seq, Object.keys(now).filter((part) => now[part] !== saved.hashes?.[part]));
+    }
+    exchange ??= new Exchange(specs, NO_ROUTER, listeners, ledgerOptions);
+    const journal = await Journal.open(storage, { logger, verifyFrom: startSeq + 1 });
+    const openedSeq = journal.lastSeq();
+    const replayed = recover(exchange, journal, {
+      from: startSeq + 1,
+      books,
+      onRecord: hooks.onRecord === undefined ? undefined : (seq) => hooks.onRecord!(seq, exchange!),
+    });
+    await settle(storage, journal.durable(journal.lastSeq()));
+    const node = new SimNode(specs, storage, journal, exchange, replayed.books);
+    return {
+      node,
+      report: { snapshotSeq: startSeq, openedSeq, recoveredEvents: replayed.recoveredEvents, replayedRecords: replayed.commands + replayed.events },
+    };
+  }
+
+  /** The fresh exchange on empty storage. */
+  static async fresh(specs: readonly MarketSpec[], listeners: ExchangeListeners, logger: CountingLogger): Promise<SimNode> {
+    const { node } = await SimNode.start(specs, new SimulatedJournalStorage(), new SimSnapshots(), listeners, logger);
+    return node;
+  }
+
+  /** Book commands waiting in any market. */
+  busy(): boolean {
+    for (const m of this.markets) if (m.pending()) return true;
+    return false;
+  }
+
+  /** Lets market `market` handle up to `max` commands and hands their events to the sequencer. */
+  runMarket(market: number, max: number): void {
+    const sequencer = this.sequencer;
+    if (this.markets[market].run(max, sequencer.onRecord) > 0) sequencer.onBatch();
+  }
+
+  /** Every market runs until nothing is left (the sequencer's `idle`, synchronously). */
+  quiesce(): void {
+    while (this.busy()) for (const m of this.markets) this.runMarket(m.index, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** A snapshot as `takeSnapshot` captures it: at a quiescent point, the exchange and every book. */
+  captureSnapshot(snapshots: SimSnapshots): { seq: number; hash: string; books: string[] } {
+    this.quiesce();
+    const seq = this.journal.lastSeq();
+    const books = this.markets.map((m) => m.book.snapshot());
+    const hash = this.exchange.stateHash();
+    snapshots.capture(seq, hash, encodeSnapshot({ exchange: this.exchange.snapshot(), books, hashes: this.exchange.stateHashes() }));
+    return { seq, hash, books: this.markets.map((m) => m.book.stateHash()) };
+  }
+}
+
+/** Flushes the simulated disk turn by turn until `done` settles (a start-up's own writes). */
+export async function settle(storage: SimulatedJournalStorage, done: Promise<unknown>): Promise<void> {
+  let finished = false;
+  done.then(
+    () => (finished = true),
+    () => (finished = true),
+  );
+  for (let turns = 0; !finished; turns++) {
+    if (turns > 1000) throw new Error('sim: a start-up write never became durable');
+    await nextTurn();
+    storage.flush();
+    await nextTurn();
+  }
+  await done;
+}
+
+/** One event-loop turn: the journal's end-of-turn flush request runs, promises settle. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,48 @@
+/**
+ * @module http/operator-key
+ *
+ * The door of the operator API: the `X-Operator-Key` header, compared in constant time, and a
+ * lock-out of the source addresses that guess. A wrong or missing key is 401 for the first
+ * `OPERATOR_KEY_FAILURES` failures of an address; after that the address is refused with 429
+ * and `Retry-After` for `OPERATOR_LOCKOUT_MS`, whatever key it sends (a correct guess during the
+ * lock-out would otherwise be told apart from a wrong one), and earns one more attempt a minute.
+ * 2,000 guesses a second become five, then one a minute.
+ *
+ * Invariants: the key is compared as SHA-256 digests with `timingSafeEqual` (fixed length, so
+ * neither the key's length nor its prefix leaks through timing); only failures spend the budget.
+ * May import: node:crypto, http/rate-limit, http/uws (types).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { RateLimiter } from './rate-limit.ts';
+import type { Handler, HttpReply } from './uws.ts';
+
+/** Wrong keys an address may send before it is locked out. */
+export const OPERATOR_KEY_FAILURES = 5;
+/** How long a locked-out address is refused. */
+export const OPERATOR_LOCKOUT_MS = 60_000;
+const SWEEP_EVERY_MS = 10_000;
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+const text = (status: number, body: string, headers?: Record<string, string>): HttpReply => ({ status, body, contentType: 'text/plain; charset=utf-8', headers });
+
+/** Wraps operator handlers: the key checked, failures counted per source address. */
+export function operatorKeyGuard(operatorKey: string, clock: () => number): (handler: Handler) => Handler {
+  const key = digest(operatorKey);
+  // One failure a minute refills; five at once from a full budget.
+  const failures = new RateLimiter(1 / 60, OPERATOR_LOCKOUT_MS, OPERATOR_KEY_FAILURES);
+  let lastSweep = 0;
+  const lockedOut = (seconds: number) => text(429, `Too many wrong operator keys from this address, retry after ${seconds} s`, { 'retry-after': String(seconds) });
+
+  return (handler) => (req) => {
+    const now = clock();
+    if (now - lastSweep >= SWEEP_EVERY_MS) {
+      failures.sweep(now);
+      lastSweep = now;
+    }
+    const locked = failures.retryAfter(req.remoteAddress, now);
+    if (locked > 0) return lockedOut(locked);
+    if (timingSafeEqual(digest(req.operatorKey), key)) return handler(req);
+    const budget = failures.take(req.remoteAddress, now);
+    return budget.allowed ? text(401, 'Operator key missing or wrong: send X-Operator-Key') : lockedOut(budget.retryAfterSeconds);
+  };
+}
