@@ -123,6 +123,11 @@ export class FastOrderBook implements OrderBook {
   private placeAndMatch(cmd: PlaceOrder): number {
     const time = cmd.time;
     if (this.expiry.topTime <= time) this.expireDue(time);
+    // A reduce-only order tells the position afresh: what no longer fits it leaves first.
+    if ((cmd.flags & OrderFlag.ReduceOnly) !== 0 && this.reduceOnly.told(cmd.owner, cmd.position)) {
+      this.touch(cmd.owner);
+      this.cancelReduceOnlyExcess(time);
+    }
     const side = cmd.side;
     const price = cmd.price;
     const flags = cmd.flags;
@@ -133,7 +138,6 @@ export class FastOrderBook implements OrderBook {
       else if (cmd.clientId !== null && this.clientIds.get(cmd.account)?.has(cmd.clientId) === true) code = EngineCode.ClientIdExists;
       else if (cmd.expiresAt !== 0 && cmd.expiresAt <= time) code = EngineCode.AlreadyExpired;
       else if ((flags & OrderFlag.ReduceOnly) !== 0) {
-        if (this.reduceOnly.told(cmd.owner, cmd.position)) this.touch(cmd.owner);
         const capacity = this.reduceOnly.capacity(cmd.owner, side, cmd.position);
         if (capacity < quantity) quantity = capacity;
         if (quantity === 0) code = EngineCode.ReduceOnlyWouldIncrease;

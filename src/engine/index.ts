@@ -25,6 +25,9 @@
  * # Every command, first
  * Resting orders with 0 < expiresAt <= time expire, in (expiresAt, orderId) order; for each:
  * onExpired(reason ExpiresAtReached), then onLevel for its level. `expire(time)` is only this.
+ * Then, for a reduce-only placement whose `position` changes what the book knew of its owner's
+ * position: the owner's resting reduce-only orders that no longer fit it are cancelled, newest
+ * first (as after a placement, below) — before the placement's own checks.
  *
  * # place(cmd)
  * Checks, in this order; the first that fails emits onRejected(seq, orderId, owner, code, time)

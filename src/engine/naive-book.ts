@@ -73,15 +73,19 @@ export class NaiveOrderBook implements OrderBook {
 
   place(cmd: PlaceOrder): number {
     const code = this.placeAndMatch(cmd);
-    // The touched owners' reduce-only orders that no longer fit: newest first, whole.
+    this.cancelReduceOnlyExcess(cmd.time);
+    return code;
+  }
+
+  /** The touched owners' reduce-only orders that no longer fit their position: newest first, whole. */
+  private cancelReduceOnlyExcess(time: number): void {
     for (const owner of this.touched) {
       while (this.reduceOnly.excess(owner) > 0) {
         const newest = this.orders.filter((o) => o.owner === owner && (o.flags & OrderFlag.ReduceOnly) !== 0).sort(byOrderId).pop()!;
-        this.remove(newest, Reason.ReduceOnlyCancelled, cmd.time);
+        this.remove(newest, Reason.ReduceOnlyCancelled, time);
       }
     }
     this.touched.length = 0;
-    return code;
   }
 
   private touch(owner: number): void {
@@ -91,6 +95,10 @@ export class NaiveOrderBook implements OrderBook {
   private placeAndMatch(cmd: PlaceOrder): number {
     const time = cmd.time;
     this.expireDue(time);
+    if ((cmd.flags & OrderFlag.ReduceOnly) !== 0 && this.reduceOnly.told(cmd.owner, cmd.position)) {
+      this.touch(cmd.owner);
+      this.cancelReduceOnlyExcess(time);
+    }
     let quantity = cmd.quantity;
     let code = shapeRejection(cmd, this.minSizeLots);
     if (code === EngineCode.Ok && this.orders.some((o) => o.orderId === cmd.orderId)) code = EngineCode.OrderIdExists;
@@ -99,7 +107,6 @@ export class NaiveOrderBook implements OrderBook {
     }
     if (code === EngineCode.Ok && cmd.expiresAt !== 0 && cmd.expiresAt <= time) code = EngineCode.AlreadyExpired;
     if (code === EngineCode.Ok && (cmd.flags & OrderFlag.ReduceOnly) !== 0) {
-      if (this.reduceOnly.told(cmd.owner, cmd.position)) this.touch(cmd.owner);
       quantity = Math.min(quantity, this.reduceOnly.capacity(cmd.owner, cmd.side, cmd.position));
       if (quantity === 0) code = EngineCode.ReduceOnlyWouldIncrease;
     }
