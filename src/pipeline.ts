@@ -89,6 +89,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   exchange ??= new Exchange(markets, NO_ROUTER, listeners, exchangeOptions);
   projections.identity = (owner) => exchange!.ledger.identity(owner);
   // Records before the snapshot are not replayed; the replay checks every record it reads.
+  // Replay is the long part of a start: the operator sees how much is ahead of it.
+  logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying journal');
   const replayed = recover(exchange, journal, {
     from: (start?.seq ?? 0) + 1,
     books: start?.saved.books ?? [],
@@ -139,6 +141,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // snapshots: taken at a quiescent point (new commands wait a moment, nothing is in flight), saved in the background
   let lastSnapshotSeq = start?.seq ?? 0;
   const takeSnapshot = async (): Promise<number> => {
+    logger.debug('snapshot started');
     sequencer!.pause();
     let seq: number;
     let bytes: Uint8Array;
@@ -150,8 +153,9 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       await projections.settle();
       const books = (await Promise.all(links.map((l) => l.snapshots()))).flat();
       const state = exchange.snapshot();
-      hash = exchange.stateHash();
-      bytes = encodeSnapshot({ exchange: state, books, hashes: exchange.stateHashes() });
+      const hashes = exchange.stateHashes();
+      hash = exchange.stateHash(hashes);
+      bytes = encodeSnapshot({ exchange: state, books, hashes });
     } finally {
       sequencer!.resume();
     }

@@ -533,18 +533,11 @@ export class Ledger {
       if (o.positions.size === 0) continue;
       const e = exposureOf(o, this.markets, this.scratch);
       const equity = crossEquity(o, e);
-      const crossDue = e.crossMM > 0n && equity < e.crossMM;
       for (const p of o.positions.values()) {
         if (o.liquidating.has(p.market)) continue;
         const m = this.markets[p.market];
-        let share: bigint;
-        if (p.isolated) {
-          share = p.margin + upnlOf(m, p);
-          if (share >= maintenanceMargin(m.spec, notionalAtMark(m, p))) continue;
-        } else {
-          if (!crossDue) continue;
-          share = floorDiv(equity * maintenanceMargin(m.spec, notionalAtMark(m, p)), e.crossMM);
-        }
+        const share = this.dueShare(p, e, equity);
+        if (share === null) continue;
         const bankrupt = bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share);
         const order: LiquidationOrder = {
           owner: id,
@@ -561,6 +554,36 @@ export class Ledger {
       }
     }
     return orders;
+  }
+
+  /**
+   * The markets where `owner` is below maintenance with no liquidation order in flight: what
+   * the next `checkLiquidations` would liquidate (a read, for checks and the simulator).
+   */
+  liquidatable(owner: number): number[] {
+    const o = this.owners[owner];
+    if (o === undefined || owner === 0 || o.positions.size === 0) return [];
+    const e = exposureOf(o, this.markets, this.scratch);
+    const equity = crossEquity(o, e);
+    const due: number[] = [];
+    for (const p of o.positions.values()) if (!o.liquidating.has(p.market) && this.dueShare(p, e, equity) !== null) due.push(p.market);
+    return due;
+  }
+
+  /** Markets where a liquidation order of `owner` is in flight. */
+  liquidatingIn(owner: number): number[] {
+    return [...(this.owners[owner]?.liquidating ?? [])];
+  }
+
+  /** The equity share backing `p` when it is below maintenance (isolated: its own; cross: the account's), else null. */
+  private dueShare(p: Position, e: Exposure, equity: bigint): bigint | null {
+    const m = this.markets[p.market];
+    const mm = maintenanceMargin(m.spec, notionalAtMark(m, p));
+    if (p.isolated) {
+      const share = p.margin + upnlOf(m, p);
+      return share < mm ? share : null;
+    }
+    return e.crossMM > 0n && equity < e.crossMM ? floorDiv(equity * mm, e.crossMM) : null;
   }
 
   private finishLiquidation(o: OwnerState, market: number, time: number): void {
@@ -674,6 +697,11 @@ export class Ledger {
 
   fundingHistory(market: number): readonly FundingRecord[] {
     return this.markets[market].funding.history;
+  }
+
+  /** Owners 1 … ownerCount exist. */
+  get ownerCount(): number {
+    return this.owners.length - 1;
   }
 
   get insuranceFund(): bigint {
