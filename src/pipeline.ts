@@ -13,14 +13,16 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
-import type { MarketSpec } from './config/market.ts';
+import { COLLATERAL_SCALE, type MarketSpec } from './config/market.ts';
+import { formatDecimal } from './numeric/decimal.ts';
+import type { MoneyReport } from './ledger/ledger.ts';
 import { publishedTypedData, eip712Domain } from './auth/typed-data.ts';
 import { SignaturePool } from './auth/signature-pool.ts';
 import { loadRecoveryBackend } from './auth/recovery.ts';
 import { WalletLogin } from './auth/login.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
-import { Exchange, NO_ROUTER, type MarketRouter } from './runtime/exchange.ts';
+import { Exchange, NO_ROUTER, type ExchangeListeners, type MarketRouter } from './runtime/exchange.ts';
 import type { OrderState } from './runtime/order-registry.ts';
 import { recover } from './runtime/recovery.ts';
 import { decodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
@@ -80,7 +82,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // ③ the exchange's state: the newest snapshot that history has caught up with and that restores
   // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
   // is the truth — so one that does not restore is logged loudly and an older one (or none) used.
-  const listeners = projections.listeners();
+  const listeners = withShortfallAlarm(projections.listeners(), logger);
   const exchangeOptions = { ledger: { faucet: profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
   let start: { seq: number; saved: SystemSnapshot } | undefined;
   let exchange: Exchange | undefined;
@@ -279,7 +281,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
           } catch (error) {
             problem = (error as Error).message;
           }
-          return { exchange: exchange.stateHash(), books, lastSeq: journal.lastSeq(), problem };
+          return { exchange: exchange.stateHash(), books, lastSeq: journal.lastSeq(), problem, money: moneyView(exchange.ledger.moneyReport()) };
         },
       },
     },
@@ -316,3 +318,29 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   };
 }
 
+/**
+ * The operator's alarm for the insurance fund: every shortfall it covers (a trading loss beyond
+ * an account's equity) is logged at warn, and at error when it leaves the fund in deficit — the
+ * exchange then owes more than it holds (the ledger has `fundInsurance`; no operator route
+ * calls it yet). The same lines come back when a restart replays the journal.
+ */
+function withShortfallAlarm(listeners: ExchangeListeners, logger: Logger): ExchangeListeners {
+  const next = listeners.ledgerEvent;
+  return {
+    ...listeners,
+    ledgerEvent: (e) => {
+      next?.(e);
+      if (e.type !== 'insurance' || e.reason !== 'shortfall') return;
+      const fields = { owner: e.owner, shortfall: String(-e.delta), insuranceFund: String(e.fund) };
+      if (e.fund < 0n) logger.error(fields, 'insurance fund in deficit: a shortfall exceeded it');
+      else logger.warn(fields, 'insurance fund covered a shortfall');
+    },
+  };
+}
+
+/** The money report as the operator reads it (GET /operator/state-hash): collateral units as decimal strings. */
+function moneyView(r: MoneyReport): Record<keyof MoneyReport, string> {
+  const out = {} as Record<keyof MoneyReport, string>;
+  for (const key of Object.keys(r) as (keyof MoneyReport)[]) out[key] = formatDecimal(r[key], COLLATERAL_SCALE);
+  return out;
+}

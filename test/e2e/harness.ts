@@ -100,6 +100,10 @@ export interface OrderFields {
   triggerPrice?: string | null;
   trailingPercent?: string | null;
   parentOrderId?: string | null;
+  /** Paid the originator fee; the zero address when absent. */
+  originator?: string;
+  /** 10^-8 of notional. */
+  originatorFee?: number;
 }
 
 /** The fields of an order request body a client signs. */
@@ -195,8 +199,8 @@ export class Trader {
       nonce,
       expiresAt: fields.expiresAt ?? 0,
       flags: { ioc: fields.ioc ?? false, postOnly: fields.postOnly ?? false, reduceOnly: fields.reduceOnly ?? false },
-      originator: '0x0000000000000000000000000000000000000000',
-      originatorFee: 0,
+      originator: fields.originator ?? '0x0000000000000000000000000000000000000000',
+      originatorFee: fields.originatorFee ?? 0,
       clientId: fields.clientId ?? null,
       triggerPrice: fields.triggerPrice ?? null,
       parentOrderId: fields.parentOrderId ?? null,
