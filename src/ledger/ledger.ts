@@ -36,7 +36,7 @@ import { fnv1a64 } from './hash.ts';
 import type { LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { crossEquity, exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
-import { abs, ceilDiv, floorDiv, notional, notionalScale, owed } from './units.ts';
+import { abs, ceilDiv, floorDiv, notional, notionalScale, owed, ticksForValue } from './units.ts';
 
 export interface LedgerOptions {
   /** Whether `faucet` credits (testnet). Default false. */
@@ -618,9 +618,13 @@ export class Ledger {
   }
 
   /**
-   * Closes `p` against the most profitable opposite positions at `price`, without fees.
-   * Owners with a liquidation of their own in flight come last: they are not the winners
-   * a bankruptcy is socialised to, and closing them here could bankrupt them in turn.
+   * Closes `p` against the most profitable opposite positions at `price` (its bankruptcy
+   * price), without fees. Owners with a liquidation of their own in flight come last: they are
+   * not the winners a bankruptcy is socialised to. When `price` is beyond the mark (the
+   * position's equity was below zero after the fund paid what it could), each counterparty pays
+   * its share of that loss only as far as its equity above maintenance goes — closed at mark
+   * moved by what it pays, never made bankrupt by another's bankruptcy; what is left unpaid
+   * stays a shortfall of `o`, paid by the winners' profit (`payShortfall`).
    */
   private deleverage(o: OwnerState, m: MarketState, p: Position, price: number, time: number): void {
     const healthy: DeleverageCandidate[] = [];
@@ -635,17 +639,37 @@ export class Ledger {
       (ow.liquidating.size > 0 ? liquidating : healthy).push({ owner: other, quantity: op.quantity, upnl, basis: op.basis, notional: notionalAtMark(m, op), equity });
     }
     const side: Side = p.quantity > 0 ? -1 : 1;
+    const mark = m.prices.mark;
     let left = Math.abs(p.quantity);
+    // The loss beyond the mark the counterparties are asked to carry (0 when `price` is no worse for them than the mark).
+    let loss = side < 0 ? (price > mark ? notional(m.scale, price - mark, left) : 0n) : price < mark ? notional(m.scale, mark - price, left) : 0n;
     for (const c of [...rankForDeleveraging(healthy), ...rankForDeleveraging(liquidating)]) {
       if (left === 0) break;
       const lots = Math.min(left, Math.abs(c.quantity));
+      let at = price;
+      if (loss > 0n) {
+        const share = ceilDiv(loss * BigInt(lots), BigInt(left));
+        const room = this.surplusOverMaintenance(this.owners[c.owner], m);
+        const pays = share < room ? share : room > 0n ? room : 0n;
+        const distance = Number(ticksForValue(m.scale, pays, lots));
+        at = side < 0 ? mark + distance : Math.max(1, mark - distance);
+        loss -= share;
+      }
       left -= lots;
-      const n = notional(m.scale, price, lots);
-      this.emit({ type: 'adl', owner: o.owner, counterparty: c.owner, market: m.spec.index, price, quantity: lots, time });
-      this.settleSide(m, c.owner, 0, (-side) as Side, price, lots, n, 0n, true, time);
-      this.settleSide(m, o.owner, 0, side, price, lots, n, 0n, false, time);
+      const n = notional(m.scale, at, lots);
+      this.emit({ type: 'adl', owner: o.owner, counterparty: c.owner, market: m.spec.index, price: at, quantity: lots, time });
+      this.settleSide(m, c.owner, 0, (-side) as Side, at, lots, n, 0n, true, time);
+      this.settleSide(m, o.owner, 0, side, at, lots, n, 0n, false, time);
     }
     if (left !== 0) throw new Error(`ledger: ADL found no counterparty for ${left} lots in market ${m.spec.index}`);
+  }
+
+  /** What `o` can lose in `m` and stay at its maintenance margin: isolated, its position's; cross, the account's. */
+  private surplusOverMaintenance(o: OwnerState, m: MarketState): bigint {
+    const op = o.positions.get(m.spec.index) as Position;
+    if (op.isolated) return op.margin + upnlOf(m, op) - maintenanceMargin(m.spec, notionalAtMark(m, op));
+    const e = exposureOf(o, this.markets, this.scratch);
+    return crossEquity(o, e) - e.crossMM;
   }
 
   /** An owner with no cross positions left and negative collateral: paid by the fund, then the winners of `market`'s `side`. */
