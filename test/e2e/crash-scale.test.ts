@@ -29,7 +29,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDataDir, type ApiClient } from './harness.ts';
+import { tempDataDir, withinBudget, type ApiClient } from './harness.ts';
 import { spawnServerProcess, type ServerProcess } from './server-process.ts';
 import { assertHistoryMatchesJournal } from './history-check.ts';
 import { checkSignerAgainstViem, openAccounts, signOrder, type BenchTrader } from '../../bench/http/traders.ts';
@@ -168,7 +168,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
         let createdTo: number | undefined;
         for (;;) {
           const window = createdTo === undefined ? '' : `&createdTo=${createdTo}`;
-          const r = await client.request('GET', `/account/orders?account=${bt.trader.address}&subaccountIndex=${sub}&limit=500${window}`, undefined, bt.trader.auth());
+          const r = await withinBudget(() => client.request('GET', `/account/orders?account=${bt.trader.address}&subaccountIndex=${sub}&limit=500${window}`, undefined, bt.trader.auth()));
           assert.equal(r.status, 200, `${round}: listing orders: ${r.text}`);
           const page: { orderId: string; clientId: string; settled: string; createdAt: number }[] = [...r.json().asks, ...r.json().bids];
           for (const o of page) {
@@ -189,7 +189,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
       if (order === undefined) {
         readAlone++;
         const bt = accounts[a.account];
-        const r = await client.request('GET', `/account/order?orderId=${a.orderId}`, undefined, bt.trader.auth());
+        const r = await withinBudget(() => client.request('GET', `/account/order?orderId=${a.orderId}`, undefined, bt.trader.auth()));
         assert.equal(r.status, 200, `${round}: acknowledged order ${a.orderId} (${a.clientId}) lost: ${r.text}`);
         order = r.json();
       }

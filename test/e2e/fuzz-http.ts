@@ -219,14 +219,19 @@ export class KeepAliveConnection {
     waiting?.(response);
   }
 
-  /** Sends one encoded keep-alive request and waits for its answer or the connection's end. */
-  async send(bytes: Buffer): Promise<KeptAliveAnswer> {
+  /**
+   * Sends one encoded keep-alive request and waits for its answer or the connection's end;
+   * `onSent` runs once the request is handed to the kernel, before any answer can be read.
+   */
+  async send(bytes: Buffer, onSent?: () => void): Promise<KeptAliveAnswer> {
     if (this.closed) throw new Error('connection closed');
     let sentAt = Number.POSITIVE_INFINITY;
     const response = await new Promise<RawResponse | undefined>((resolve) => {
       this.waiting = resolve;
       this.socket.write(bytes, (error) => {
-        if (error === undefined || error === null) sentAt = Date.now();
+        if (error !== undefined && error !== null) return;
+        sentAt = Date.now();
+        onSent?.();
       });
     });
     return { sentAt, answeredAt: Date.now(), response };

@@ -12,6 +12,19 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { loadSettings, TESTNET_OPERATOR_KEY } from '../../src/config/process.ts';
 import { startExchange, type RunningExchange } from '../../src/pipeline.ts';
 
+/**
+ * Sends a request again while it is refused 429, after the `Retry-After` the refusal names: a
+ * verifier that reads thousands of orders one by one stays a well-behaved client of the
+ * per-account budget instead of failing on a fast machine.
+ */
+export async function withinBudget(send: () => Promise<Reply>): Promise<Reply> {
+  for (;;) {
+    const reply = await send();
+    if (reply.status !== 429) return reply;
+    await new Promise((resolve) => setTimeout(resolve, Number(reply.headers.get('retry-after') ?? '1') * 1000));
+  }
+}
+
 export interface Reply {
   status: number;
   text: string;

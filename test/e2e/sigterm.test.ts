@@ -54,6 +54,15 @@ test('SIGTERM under keep-alive load: every request sent before it is answered (2
     }),
   );
 
+  // The signal goes out the moment an order has been sent after 800 ms of load: that order is
+  // then in flight when the signal comes (its answer cannot be read before), whatever the
+  // machine's speed — the drain is always tested with a request in flight.
+  const signalAfter = Date.now() + 800;
+  let signalDue!: () => void;
+  const signalling = new Promise<void>((resolve) => (signalDue = resolve));
+  const orderSent = () => {
+    if (Date.now() >= signalAfter) signalDue();
+  };
   const answers: Array<KeptAliveAnswer & { trader: number; clientId: string }> = [];
   const CONNECTIONS_PER_TRADER = 3;
   const loops = queues.flatMap((queue, trader) =>
@@ -61,7 +70,7 @@ test('SIGTERM under keep-alive load: every request sent before it is answered (2
       const connection = await KeepAliveConnection.open(server.port);
       for (let i = lane; i < queue.length; i += CONNECTIONS_PER_TRADER) {
         if (connection.closed) return;
-        const answer = await connection.send(queue[i].bytes);
+        const answer = await connection.send(queue[i].bytes, orderSent);
         answers.push({ ...answer, trader, clientId: queue[i].clientId });
         if (answer.response === undefined) return;
         // Connection: close (the drain's answers): the client stops using this connection.
@@ -84,7 +93,7 @@ test('SIGTERM under keep-alive load: every request sent before it is answered (2
     }
     connection.close();
   });
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  await signalling;
   const signalledAt = Date.now();
   await server.kill('SIGTERM');
   await Promise.all([...loops, ...readLoops]);
@@ -113,7 +122,7 @@ test('SIGTERM under keep-alive load: every request sent before it is answered (2
     }
   }
   assert.ok(ok > 0, 'the load placed nothing before the signal');
-  const acrossTheSignal = answers.filter((a) => a.sentAt < signalledAt && a.answeredAt > signalledAt);
+  const acrossTheSignal = answers.filter((a) => a.sentAt <= signalledAt && a.answeredAt >= signalledAt);
   assert.ok(acrossTheSignal.length > 0, 'no order was in flight when the signal came: the load ended too early to test the drain');
   t.diagnostic(`${acrossTheSignal.length} orders in flight at the signal, answered ${[...new Set(acrossTheSignal.map((a) => a.response?.status ?? 'never'))].join(', ')}`);
 
