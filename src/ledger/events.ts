@@ -126,6 +126,22 @@ export interface DeleverageEvent {
   time: number;
 }
 
+/**
+ * A loss neither the bankrupt's equity nor the insurance fund could pay, and no position was
+ * left to deleverage (the loss was realised by a fill): `counterparty`'s profitable position
+ * opposite it in `market` pays `amount` out of its unrealised profit (its entry cost moves
+ * against it by that much; a `position` event follows).
+ */
+export interface SocialisedLossEvent {
+  type: 'socialisedLoss';
+  /** The bankrupt owner. */
+  owner: number;
+  counterparty: number;
+  market: number;
+  amount: bigint;
+  time: number;
+}
+
 export type InsuranceReason = 'deposit' | 'liquidationFee' | 'shortfall' | 'fundingDust';
 
 export interface InsuranceEvent {
@@ -147,6 +163,7 @@ export type LedgerEvent =
   | MarginEvent
   | LiquidationEvent
   | DeleverageEvent
+  | SocialisedLossEvent
   | InsuranceEvent;
 
 export type LedgerListener = (event: LedgerEvent) => void;

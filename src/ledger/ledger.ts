@@ -36,7 +36,7 @@ import { fnv1a64 } from './hash.ts';
 import type { LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { crossEquity, exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
-import { abs, ceilDiv, floorDiv, notional, notionalScale, owed } from './units.ts';
+import { abs, ceilDiv, floorDiv, notional, notionalScale, owed, ticksForValue } from './units.ts';
 
 export interface LedgerOptions {
   /** Whether `faucet` credits (testnet). Default false. */
@@ -370,7 +370,7 @@ export class Ledger {
     const h = this.holds.get(orderId);
     if (h === undefined) return LedgerCode.Ok;
     this.dropHold(h);
-    if (h.liquidation) this.finishLiquidation(this.owners[h.owner], h.market, time);
+    if (h.liquidation) this.finishLiquidation(this.owners[h.owner], h.market, h.side, time);
     return LedgerCode.Ok;
   }
 
@@ -473,8 +473,8 @@ export class Ledger {
         const release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
         p.margin -= release;
         if (release < 0n) {
-          // A closed isolated position owes more than its margin: the fund covers it.
-          this.moveInsurance(release, 'shortfall', ownerId, time);
+          // A closed isolated position owes more than its margin (zeroed above): the fund, then the winners, pay it.
+          this.payShortfall(o.owner, m, side, -release, time);
         } else {
           cross += release;
         }
@@ -512,8 +512,8 @@ export class Ledger {
       m.holders.delete(ownerId);
     }
     this.emitPosition(ownerId, p);
-    if (!o.liquidating.has(market)) this.coverCrossShortfall(o, time);
-    if (h !== undefined && h.remaining === 0 && h.liquidation) this.finishLiquidation(o, market, time);
+    if (!o.liquidating.has(market)) this.coverCrossShortfall(o, m, side, time);
+    if (h !== undefined && h.remaining === 0 && h.liquidation) this.finishLiquidation(o, market, h.side, time);
   }
 
   // ── liquidation, insurance fund, ADL ────────────────────────────────────────────────────
@@ -586,23 +586,49 @@ export class Ledger {
     return e.crossMM > 0n && equity < e.crossMM ? floorDiv(equity * mm, e.crossMM) : null;
   }
 
-  private finishLiquidation(o: OwnerState, market: number, time: number): void {
+  /**
+   * The liquidation order of `o` in `market` (on `side`) ended. A position still below
+   * maintenance is deleveraged at its bankruptcy price; when its equity share is already below
+   * zero, the insurance fund pays that loss first, up to what it holds, and the bankruptcy price
+   * carries only the rest to the ADL counterparties. Then a cross shortfall left is paid.
+   */
+  private finishLiquidation(o: OwnerState, market: number, side: Side, time: number): void {
     o.liquidating.delete(market);
+    const m = this.markets[market];
     const p = o.positions.get(market);
     if (p !== undefined) {
-      const m = this.markets[market];
       const e = exposureOf(o, this.markets, this.scratch);
       const mm = maintenanceMargin(m.spec, notionalAtMark(m, p));
-      const share = p.isolated ? p.margin + upnlOf(m, p) : e.crossMM > 0n ? floorDiv(crossEquity(o, e) * mm, e.crossMM) : 0n;
+      let share = p.isolated ? p.margin + upnlOf(m, p) : e.crossMM > 0n ? floorDiv(crossEquity(o, e) * mm, e.crossMM) : 0n;
       const stillDue = p.isolated ? share < mm : crossEquity(o, e) < e.crossMM;
-      if (stillDue) this.deleverage(o, m, p, bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share), time);
+      if (stillDue) {
+        const fromFund = share < 0n ? this.fundCanPay(-share) : 0n;
+        if (fromFund > 0n) {
+          this.moveInsurance(-fromFund, 'shortfall', o.owner, time);
+          if (p.isolated) {
+            p.margin += fromFund;
+            this.emitPosition(o.owner, p);
+          } else this.credit(o, fromFund, 'shortfall', time);
+          share += fromFund;
+        }
+        this.deleverage(o, m, p, bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share), time);
+      }
     }
-    this.coverCrossShortfall(o, time);
+    this.coverCrossShortfall(o, m, side, time);
   }
 
-  /** Closes `p` against the most profitable opposite positions at `price`, without fees. */
+  /**
+   * Closes `p` against the most profitable opposite positions at `price` (its bankruptcy
+   * price), without fees. Owners with a liquidation of their own in flight come last: they are
+   * not the winners a bankruptcy is socialised to. When `price` is beyond the mark (the
+   * position's equity was below zero after the fund paid what it could), each counterparty pays
+   * its share of that loss only as far as its equity above maintenance goes — closed at mark
+   * moved by what it pays, never made bankrupt by another's bankruptcy; what is left unpaid
+   * stays a shortfall of `o`, paid by the winners' profit (`payShortfall`).
+   */
   private deleverage(o: OwnerState, m: MarketState, p: Position, price: number, time: number): void {
-    const candidates: DeleverageCandidate[] = [];
+    const healthy: DeleverageCandidate[] = [];
+    const liquidating: DeleverageCandidate[] = [];
     for (const other of m.holders) {
       if (other === o.owner) continue;
       const ow = this.owners[other];
@@ -610,29 +636,104 @@ export class Ledger {
       if (op.quantity > 0 === p.quantity > 0) continue;
       const upnl = upnlOf(m, op);
       const equity = op.isolated ? op.margin + upnl : crossEquity(ow, exposureOf(ow, this.markets, this.scratch));
-      candidates.push({ owner: other, quantity: op.quantity, upnl, basis: op.basis, notional: notionalAtMark(m, op), equity });
+      (ow.liquidating.size > 0 ? liquidating : healthy).push({ owner: other, quantity: op.quantity, upnl, basis: op.basis, notional: notionalAtMark(m, op), equity });
     }
     const side: Side = p.quantity > 0 ? -1 : 1;
+    const mark = m.prices.mark;
     let left = Math.abs(p.quantity);
-    for (const c of rankForDeleveraging(candidates)) {
+    // The loss beyond the mark the counterparties are asked to carry (0 when `price` is no worse for them than the mark).
+    let loss = side < 0 ? (price > mark ? notional(m.scale, price - mark, left) : 0n) : price < mark ? notional(m.scale, mark - price, left) : 0n;
+    for (const c of [...rankForDeleveraging(healthy), ...rankForDeleveraging(liquidating)]) {
       if (left === 0) break;
       const lots = Math.min(left, Math.abs(c.quantity));
+      let at = price;
+      if (loss > 0n) {
+        const share = ceilDiv(loss * BigInt(lots), BigInt(left));
+        const room = this.surplusOverMaintenance(this.owners[c.owner], m);
+        const pays = share < room ? share : room > 0n ? room : 0n;
+        const distance = Number(ticksForValue(m.scale, pays, lots));
+        at = side < 0 ? mark + distance : Math.max(1, mark - distance);
+        loss -= share;
+      }
       left -= lots;
-      const n = notional(m.scale, price, lots);
-      this.emit({ type: 'adl', owner: o.owner, counterparty: c.owner, market: m.spec.index, price, quantity: lots, time });
-      this.settleSide(m, c.owner, 0, (-side) as Side, price, lots, n, 0n, true, time);
-      this.settleSide(m, o.owner, 0, side, price, lots, n, 0n, false, time);
+      const n = notional(m.scale, at, lots);
+      this.emit({ type: 'adl', owner: o.owner, counterparty: c.owner, market: m.spec.index, price: at, quantity: lots, time });
+      this.settleSide(m, c.owner, 0, (-side) as Side, at, lots, n, 0n, true, time);
+      this.settleSide(m, o.owner, 0, side, at, lots, n, 0n, false, time);
     }
     if (left !== 0) throw new Error(`ledger: ADL found no counterparty for ${left} lots in market ${m.spec.index}`);
   }
 
-  /** An owner with no cross positions left and negative collateral: the insurance fund pays. */
-  private coverCrossShortfall(o: OwnerState, time: number): void {
+  /** What `o` can lose in `m` and stay at its maintenance margin: isolated, its position's; cross, the account's. */
+  private surplusOverMaintenance(o: OwnerState, m: MarketState): bigint {
+    const op = o.positions.get(m.spec.index) as Position;
+    if (op.isolated) return op.margin + upnlOf(m, op) - maintenanceMargin(m.spec, notionalAtMark(m, op));
+    const e = exposureOf(o, this.markets, this.scratch);
+    return crossEquity(o, e) - e.crossMM;
+  }
+
+  /** An owner with no cross positions left and negative collateral: paid by the fund, then the winners of `market`'s `side`. */
+  private coverCrossShortfall(o: OwnerState, m: MarketState, side: Side, time: number): void {
     if (o.collateral >= 0n) return;
     for (const p of o.positions.values()) if (!p.isolated) return;
     const shortfall = -o.collateral;
-    this.moveInsurance(-shortfall, 'shortfall', o.owner, time);
+    this.payShortfall(o.owner, m, side, shortfall, time);
     this.credit(o, shortfall, 'shortfall', time);
+  }
+
+  /** What the insurance fund can pay of `amount`: never more than it holds. */
+  private fundCanPay(amount: bigint): bigint {
+    return this.insurance <= 0n ? 0n : amount < this.insurance ? amount : this.insurance;
+  }
+
+  /**
+   * Finds `amount` for a loss `owner` realised in `m` beyond its equity, by closing trades on
+   * `side` (a bankrupt long sells: side −1); the caller credits it. The insurance fund pays
+   * up to what it holds; the rest comes out of the unrealised profit of the positions on `side`
+   * (the winners opposite the loss), in ADL order: first no more than keeps each above its
+   * maintenance margin, then up to all of its profit. Only a loss larger than every opposite
+   * profit in the market leaves the fund below zero (visible: a `shortfall` event, the money
+   * report).
+   */
+  private payShortfall(owner: number, m: MarketState, side: Side, amount: bigint, time: number): void {
+    const fromFund = this.fundCanPay(amount);
+    this.moveInsurance(-fromFund, 'shortfall', owner, time);
+    let left = amount - fromFund;
+    if (left === 0n) return;
+    const candidates: DeleverageCandidate[] = [];
+    for (const other of m.holders) {
+      const op = this.owners[other].positions.get(m.spec.index) as Position;
+      if (other === owner || op.quantity > 0 === side < 0) continue;
+      const upnl = upnlOf(m, op);
+      if (upnl <= 0n) continue;
+      const ow = this.owners[other];
+      const e = exposureOf(ow, this.markets, this.scratch);
+      const equity = op.isolated ? op.margin + upnl : crossEquity(ow, e);
+      const surplus = op.isolated ? equity - maintenanceMargin(m.spec, notionalAtMark(m, op)) : equity - e.crossMM;
+      candidates.push({ owner: other, quantity: op.quantity, upnl, basis: op.basis, notional: notionalAtMark(m, op), equity: surplus });
+    }
+    const ranked = rankForDeleveraging(candidates);
+    const taken = new Map<number, bigint>();
+    for (const keepMaintenance of [true, false]) {
+      for (const c of ranked) {
+        if (left === 0n) break;
+        const already = taken.get(c.owner) ?? 0n;
+        let cap = c.upnl - already;
+        if (keepMaintenance && c.equity - already < cap) cap = c.equity - already;
+        if (cap <= 0n) continue;
+        const x = cap < left ? cap : left;
+        left -= x;
+        taken.set(c.owner, already + x);
+        const op = this.owners[c.owner].positions.get(m.spec.index) as Position;
+        // The entry cost moves against the winner by x: its profit, and the money it holds, fall by x.
+        op.basis += x;
+        op.updatedAt = time;
+        this.emit({ type: 'socialisedLoss', owner, counterparty: c.owner, market: m.spec.index, amount: x, time });
+        this.emitPosition(c.owner, op);
+      }
+    }
+    // Nobody opposite holds that much profit: the fund owes the rest (a deficit the operator sees).
+    this.moveInsurance(-left, 'shortfall', owner, time);
   }
 
   private moveInsurance(delta: bigint, reason: InsuranceReason, owner: number, time: number): void {

@@ -111,3 +111,23 @@ test('a liquidation that recovers before its order ends is not deleveraged', () 
   assert.equal(h.ledger.position(alice, BTC), 1000);
   assert.equal(h.ledger.admitOrder(9, alice, BTC, -1, 100, 1, false, 7), LedgerCode.Ok, 'trading again');
 });
+
+test('FUND_NEVER_BELOW_ZERO: a bankruptcy beyond what the empty fund holds is paid by the ADL counterparties and the winners, none made bankrupt', () => {
+  const h = harness();
+  const { alice, bob, carol } = aliceLong(h);
+  const dave = h.fund(DAVE, usd(1));
+  h.fill(carol, dave, -1, 60, 500); // Dave short 0.5 at 60 with 1 USD: the most leveraged winner
+  h.ledger.setIndexPrice(BTC, 20, 5); // Alice's equity: 19.95 − 80 < 0; bankruptcy price 81
+  const [order] = h.ledger.checkLiquidations(5);
+  run(h, order, 500, carol); // nothing fills
+  const [first, second] = h.ofType('adl');
+  // Dave pays his share (30.5 USD) only as far as his equity above maintenance goes: closed at 60, not 81.
+  assert.deepEqual([first.counterparty, first.price, second.counterparty, second.price], [dave, 60, bob, 81]);
+  assert.ok(h.ledger.collateral(dave) >= 0n, `Dave was made bankrupt: ${h.ledger.collateral(dave)}`);
+  // What Alice still owed came out of Bob's profit, not from an empty fund.
+  assert.equal(h.ledger.position(alice, BTC), 0);
+  assert.equal(h.ledger.collateral(alice), 0n);
+  assert.deepEqual(h.ofType('socialisedLoss').map((s) => s.counterparty), [bob]);
+  assert.equal(h.ledger.insuranceFund, 0n);
+  h.ledger.checkConservation();
+});

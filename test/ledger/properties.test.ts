@@ -175,6 +175,7 @@ function world(insurance: boolean) {
     afterEvents();
     ledger.checkConservation();
     assert.equal(insuranceMoved, ledger.insuranceFund, 'every move of the insurance fund is an insurance event');
+    assert.ok(ledger.insuranceFund >= 0n, `the insurance fund is ${ledger.insuranceFund}`);
     ledger.validateInternalState();
     for (const b of books) b.validateInternalState();
     for (const id of placed) if (ledger.holdOf(id) > 0n) assert.ok(books[MARKET_OF(id)].order(id) !== undefined, `hold of ${id} without a resting order`);
@@ -237,5 +238,5 @@ test('direct fills with no margin checks and mark crashes: money conserved to th
     }),
     { numRuns: 200 },
   );
-  for (const type of ['adl', 'insurance:shortfall', 'insurance:fundingDust', 'insurance:liquidationFee', 'liquidation']) assert.ok((seen.get(type) ?? 0) > 0, `never saw ${type}: ${[...seen]}`);
+  for (const type of ['adl', 'socialisedLoss', 'insurance:shortfall', 'insurance:fundingDust', 'insurance:liquidationFee', 'liquidation']) assert.ok((seen.get(type) ?? 0) > 0, `never saw ${type}: ${[...seen]}`);
 });
