@@ -113,6 +113,14 @@ test('GET /book/{symbol}: Depth must be between 1 and 5000; Symbol not found; a 
   assert.deepEqual(bare.bids, [{ price: '94999.9', quantity: '0.1' }]);
 });
 
+test('GET /orderbook: a missing symbol is a 400 naming it, an unknown one 404 Symbol not found', async () => {
+  assertError(await get('/orderbook'), 400, 'Missing query parameter symbol');
+  assertError(await get('/orderbook?depth=1'), 400, 'Missing query parameter symbol');
+  assertError(await get('/orderbook?symbol='), 400, 'Missing query parameter symbol');
+  assertError(await get('/orderbook?symbol=DOGE-USD-PERP'), 404, 'Symbol not found');
+  assert.deepEqual(ok(await get(`/orderbook?symbol=${BTC}&depth=1`)).bids, [{ price: '94999.9', quantity: '0.1' }]);
+});
+
 // The three trades, with a millisecond mark between each (the trades' `from`/`to` are ms).
 const marks: number[] = [];
 

@@ -245,7 +245,7 @@ test('GET /account/order by orderId and by clientId+account; Order not found; an
   assertError(await cleo.get('/account/order?orderId=not-an-id'), 404, 'Order not found');
   assertError(await cleo.get(`/account/order?clientId=nobody&account=${cleo.address}`), 404, 'Order not found');
   assertError(await cleo.get('/account/order?clientId=cleo-70000'), 400, 'Missing query parameter account');
-  assertError(await cleo.get('/account/order'), 400, 'Give orderId, or clientId with account');
+  assertError(await cleo.get('/account/order'), 400, 'Missing query parameter orderId (or clientId with account)');
   assertError(await mallory.get(`/account/order?orderId=${placed.orderId}`), 404, 'Order not found');
   assertError(await mallory.get(`/account/order?clientId=cleo-70000&account=${cleo.address}`), 404, 'Order not found');
   assertError(await ex.request('GET', `/account/order?orderId=${placed.orderId}`), 401, 'Please add the JWT token to the header');

@@ -149,7 +149,7 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'get', path: '/orderbook', tag: 'Market data', summary: 'Order book (query form)', description: 'The same snapshot as GET /book/{symbol}, with the market in the `symbol` query parameter.', auth: false,
     query: [param('symbol', { type: 'string' }, 'market, e.g. BTC-USD-PERP or BTC', true), param('depth', int(1, 5000), 'levels per side, 1 to 5000, default 100'), param('tickSize', { type: 'string' }, 'aggregate to the base tick times 1, 2, 5, 10, 100 or 1000')],
-    response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+    response: S.BOOK_SCHEMA, errors: [[400, 'Missing query parameter symbol'], SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
   },
   {
     method: 'get', path: '/candles/{symbol}', tag: 'Market data', summary: 'Candles', description: 'Candles of one interval, ascending by start (`time` in seconds); periods without trades are absent.', auth: false, pathParams: SYMBOL_PATH,

@@ -272,7 +272,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
       order = id === undefined ? undefined : current(id);
     } else {
       const clientId = ctx.query.get('clientId');
-      if (clientId === undefined) return failure(GatewayCode.InvalidField, 'Give orderId, or clientId with account');
+      if (clientId === undefined) return failure(GatewayCode.InvalidField, 'Missing query parameter orderId (or clientId with account)');
       const account = addressParam(ctx.query, 'account');
       if (isReply(account)) return account;
       order = orders.liveByClient(account!, clientId);
