@@ -200,8 +200,8 @@ export const OPERATIONS: readonly Operation[] = [
 
   // Orders (the order routes' own module; responses are the spec's Order)
   {
-    method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: 'Signed `Order` (EIP-712) by the account or a `trade` delegate. Quantity positive buys, negative sells; orderType in any letter case.', auth: true, signed: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
-    errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND],
+    method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: 'Signed `Order` (EIP-712) by the account or a `trade` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409.', auth: true, signed: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
+    errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND, [409, 'clientId <id> is already used by open order <orderId> with a different <fields>: resend the same order to get it back, or use a new clientId']],
   },
   {
     method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order; all or nothing.', auth: true, signed: true, body: ORDER_BATCH_REQUEST, response: S.ORDER_BATCH_SCHEMA,

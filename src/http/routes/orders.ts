@@ -32,10 +32,12 @@ import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard
 import type { Clock, OrdersPort } from '../ports.ts';
 import type { HttpReply, HttpRequest, Route } from '../uws.ts';
 import { ORDER_REQUEST_SCHEMA, orderIntent, type OrderBody, type OrderIntent } from '../requests/order.ts';
+import { clientIdInUse, differingTerms } from '../requests/client-id.ts';
 import { orderView, serializeBatchCancel, serializeOrder, serializeOrderBatch, serializeOrderList, serializeOrders, type OrderLike } from '../order-view.ts';
 
 registerCodes({
   [ExchangeCode.OrderTypeNotSupported]: { status: 400, text: (t) => `orderType ${t} is not supported yet` },
+  // The gateway answers a clientId in use first, by name (requests/client-id.ts); this is the race of two at once.
   [ExchangeCode.DuplicateClientId]: { status: 409, text: 'clientId is already used by an open order of this account' },
   [ExchangeCode.OrderNotFound]: { status: 404, text: 'Order not found' },
   [ExchangeCode.OriginatorNotFound]: { status: 404, text: 'Account not found' },
@@ -160,6 +162,10 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
   const theOrder = atCompletion((r) => [r.orderId!]);
   const theOrders = atCompletion((r) => r.orderIds!);
 
+  /** Whether every one of `who` may trade the subaccount of `order` (and so see it). */
+  const mayTrade = (who: readonly Address[], order: OrderLike): boolean =>
+    who.every((a) => guard.authorize(a, order.account as Address, order.subaccountIndex, 'trade') === undefined);
+
   /** Signature → signer, for one order body. */
   const signerOf = async (body: OrderBody): Promise<Address | HttpReply> => {
     const message = orderMessage(body);
@@ -200,13 +206,16 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     if (relayed !== undefined) return relayed;
     const signer = await signerOf(parsed.value);
     if (typeof signer !== 'string') return signer;
-    // Idempotency: a resubmission whose clientId is on an open order of the same subaccount
-    // returns that order. Only after the signature proves the signer may trade for it: nobody
-    // reads another account's order by guessing a clientId.
+    // Idempotency (requests/client-id.ts): a resubmission whose clientId is on an open order
+    // returns that order when it asks for the same terms, else 409 naming what differs. Only
+    // after the signature proves the signer may trade here (a forged one falls through to
+    // `Invalid signature`): nobody reads another account's order by guessing a clientId.
     if (clientId !== null) {
       const existing = orders.liveByClient(account, clientId);
-      if (existing !== undefined && existing.subaccountIndex === subaccountIndex && guard.authorize(signer, account as Address, subaccountIndex, 'trade') === undefined) {
-        return json(serializeOrders([view(existing)]));
+      if (existing !== undefined && guard.authorize(signer, account as Address, subaccountIndex, 'trade') === undefined) {
+        if (!mayTrade([ctx.caller, signer], existing)) return clientIdInUse(clientId);
+        const differing = differingTerms(existing, intent.intent);
+        return differing.length === 0 ? json(serializeOrders([view(existing)])) : clientIdInUse(clientId, existing.orderId, differing);
       }
     }
     const submitted = await submitOne(intent.intent, signer);
@@ -230,6 +239,11 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     if (relayed !== undefined) return relayed;
     const signers = await Promise.all(bodies.map(signerOf));
     for (const s of signers) if (typeof s !== 'string') return s;
+    // A batch is not replayed: a clientId already on an open order refuses it whole, by name.
+    for (const intent of intents) {
+      const existing = intent.clientId === null ? undefined : orders.liveByClient(intent.account, intent.clientId);
+      if (existing !== undefined) return clientIdInUse(intent.clientId!, mayTrade([ctx.caller], existing) ? existing.orderId : undefined);
+    }
     if (first.orderType !== 'limit') {
       // A TP/SL pair, a TWAP or an iceberg: one command, admitted whole or refused whole.
       const batch = intents.map((intent, i) => batchOrder(intent, signers[i] as Address));
