@@ -6,7 +6,8 @@
  * `Delegation not allowed for request` for a delegate without `trade`), checked before the
  * signature is recovered, and the EIP-712 signer must be the account or its trade delegate.
  * Reads and cancels are authorised by the token alone (the caller is the account or a delegate
- * of that subaccount with the scope). Every request is charged to the budget of the account it
+ * of that subaccount with the scope; `trade` includes `read`), refused by the one rule of
+ * docs/auth.md on every route. Every request is charged to the budget of the account it
  * acts for, whoever carries it (auth-guard.ts `actFor`): another wallet's token buys an account
  * no more than its 200 requests a second. An order of another account is `Order not found` to a
  * reader, so ids cannot be probed.
@@ -15,7 +16,6 @@ import { findMarket, type MarketSpec } from '../../config/market.ts';
 import { orderMessage } from '../../auth/typed-data.ts';
 import { recoverRequestSigner, type TypedRecovery } from '../../auth/signed-request.ts';
 import type { Address } from '../../auth/address.ts';
-import { AuthCode } from '../../auth/codes.ts';
 import type { Eip712Domain } from '../../auth/typed-data.ts';
 import { EngineCode } from '../../engine/codes.ts';
 import { parseOrderId } from '../../engine/types.ts';
@@ -292,7 +292,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
       order = orders.liveByClient(account!, clientId);
     }
     if (order === undefined) return codeFailure({ code: ExchangeCode.OrderNotFound });
-    const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, scope, scope === 'read' ? undefined : AuthCode.NotDelegated);
+    const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, scope);
     if (refused !== undefined) return scope === 'read' ? codeFailure({ code: ExchangeCode.OrderNotFound }) : refused;
     return guard.charge(ctx.caller, order.account as Address) ?? order;
   };
@@ -335,7 +335,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     const attempt = async (order: OrderLike | undefined, clientId: string, orderId: string) => {
       if (order === undefined) return failed.push({ clientId, orderId, reason: 'Order not found' });
       const refused =
-        guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, 'trade', AuthCode.NotDelegated) ??
+        guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, 'trade') ??
         (charged.has(order.account) ? undefined : guard.charge(ctx.caller, order.account as Address));
       if (refused !== undefined) return failed.push({ clientId, orderId, reason: refused.body });
       charged.add(order.account);
@@ -435,7 +435,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     { method: 'get', pattern: '/account/order', handler: guard.guarded(getOrder, { params: ['orderId', 'clientId', 'account'] }) },
     { method: 'delete', pattern: '/account/order', handler: guard.guarded(deleteOrder, { params: ['orderId', 'clientId', 'account'] }) },
     { method: 'post', pattern: '/account/orders/cancel', handler: guard.guarded(cancelBatch) },
-    { method: 'delete', pattern: '/account/orders', handler: guard.guarded(cancelAll, { scope: 'trade', params: ['symbol'], denied: AuthCode.NotDelegated }) },
+    { method: 'delete', pattern: '/account/orders', handler: guard.guarded(cancelAll, { scope: 'trade', params: ['symbol'] }) },
     {
       method: 'get',
       pattern: '/account/orders',
