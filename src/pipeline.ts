@@ -192,11 +192,14 @@ export async function startExchange(settings: Settings, logger: Logger, options:
 
   // the clock: expiry, funding samples, liquidations, and on testnet the built-in index feed
   const feed = profile.faucet ? new TestnetFeed(markets) : null;
-  feed?.resumeFrom(markets.map((m) => exchange.ledger.prices(m.index).index));
+  // Every market has its index and mark before the gateway answers: a fresh testnet's first
+  // prices are journaled now, not a tick later (GET /price never shows a null index).
+  const unpriced = feed?.resumeFrom(markets.map((m) => exchange.ledger.prices(m.index).index)) ?? [];
+  await Promise.all(unpriced.map(({ market, price }) => sequencer!.submit({ kind: CommandKind.IndexPrice, time: clock(), market, price })));
   const tick = () => {
     if (sequencer!.overloaded() !== null) return;
     const time = clock();
-    if (feed !== null) feed.step().forEach((price, market) => void sequencer!.submit({ kind: CommandKind.IndexPrice, time, market, price }).catch(() => {}));
+    if (feed !== null) for (const { market, price } of feed.step()) void sequencer!.submit({ kind: CommandKind.IndexPrice, time, market, price }).catch(() => {});
     sequencer!.submit({ kind: CommandKind.Tick, time }).catch((error) => logger.error({ err: error }, 'tick failed'));
   };
   const ticker = setInterval(tick, options.tickMs ?? 1000);
@@ -222,7 +225,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     history,
     prices: (market) => {
       const p = exchange.ledger.prices(market);
-      return { mark: p.mark, index: p.index };
+      return { mark: p.mark, index: p.index, held: feed?.isHeld(market) ?? false };
     },
     accounts: {
       accounts: { ledger: exchange.ledger, delegations: exchange.delegations, nonces: exchange.nonces },
@@ -244,6 +247,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       key: settings.operatorKey,
       port: {
         submit: (command) => sequencer!.submit(command),
+        indexFeed: feed ?? undefined,
         snapshot: snapshotInTurn,
         stateHash: async () => {
           const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);

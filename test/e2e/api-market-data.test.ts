@@ -221,7 +221,7 @@ test('GET /price: every market with markPrice, indexPrice, lastPrice (decimal st
   assertSecondsNow(prices.time, 'price.time');
   assert.deepEqual(prices.prices.map((p: any) => p.symbol), [BTC, ETH, SOL]);
   for (const p of prices.prices) {
-    assert.deepEqual(Object.keys(p).sort(), ['indexPrice', 'lastPrice', 'markPrice', 'symbol']);
+    assert.deepEqual(Object.keys(p).sort(), ['indexHeld', 'indexPrice', 'lastPrice', 'markPrice', 'symbol']);
     for (const f of ['markPrice', 'indexPrice', 'lastPrice']) if (p[f] !== null) assertDecimal(p[f], `${p.symbol}.${f}`, UNSIGNED_DECIMAL);
   }
   const [btc, eth, sol] = prices.prices;
