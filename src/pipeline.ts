@@ -33,6 +33,9 @@ import { accountWrites } from './runtime/account-writes.ts';
 import { startGateway } from './http/gateway.ts';
 import type { MarketDataPort } from './http/ports.ts';
 
+
+/** How often the conditional timers are checked for a due TWAP slice or expiry (ms): their precision. */
+export const RELEASE_POLL_MS = 5;
 export interface RunningExchange {
   port: number;
   sequencer: Sequencer;
@@ -203,6 +206,23 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     sequencer!.submit({ kind: CommandKind.Tick, time }).catch((error) => logger.error({ err: error }, 'tick failed'));
   };
   const ticker = setInterval(tick, options.tickMs ?? 1000);
+  // Conditional timers at their due times, not the next tick: a TWAP slice enters `period` after
+  // the previous one (within RELEASE_POLL_MS), an untriggered order expires at its expiresAt. A
+  // journaled `Release` carries the time, so a replay releases at the same points.
+  const releasing = markets.map(() => false);
+  const releaser = setInterval(() => {
+    if (sequencer!.overloaded() !== null) return;
+    const now = clock();
+    for (const m of markets) {
+      const due = exchange.nextDueAt(m.index);
+      if (due === 0 || due > now || releasing[m.index]) continue;
+      releasing[m.index] = true;
+      sequencer!
+        .submit({ kind: CommandKind.Release, time: now, market: m.index })
+        .catch((error) => logger.error({ err: error }, 'release failed'))
+        .finally(() => (releasing[m.index] = false));
+    }
+  }, RELEASE_POLL_MS);
 
   // ① the gateway
   const typedData = publishedTypedData(profile);
@@ -271,6 +291,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       // Stop taking requests, let the market threads finish what they hold, then close the journal.
       server.close();
       clearInterval(ticker);
+      clearInterval(releaser);
       clearInterval(snapshotTimer);
       await snapshotQueue;
       if (stopOptions.snapshot !== false && journal.lastSeq() !== lastSnapshotSeq) await snapshotInTurn();
