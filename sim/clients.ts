@@ -36,6 +36,10 @@ export class Clients {
   readonly accounts: SimAccount[];
   /** Addresses handed out beyond the accounts (a dust flood's recipients). */
   strangers = 0;
+  /** Commands the exchange must refuse (a relayed order): the simulator checks their replies. */
+  readonly mustRefuse = new WeakSet<Command>();
+  /** What a strategy of several moves remembers between them (per seed). */
+  readonly plans = new Map<string, number>();
 
   constructor(count: number) {
     this.accounts = Array.from({ length: count }, (_, i) => ({ index: i, address: addressOf(i + 1), nonce: 0, delegate: null, orders: [], clientIds: 0 }));

@@ -16,7 +16,7 @@
  */
 import type { MarketSpec } from '../src/config/market.ts';
 import { FastOrderBook } from '../src/engine/fast-book.ts';
-import type { PlaceOrder } from '../src/engine/types.ts';
+import type { BookSnapshot, PlaceOrder } from '../src/engine/types.ts';
 import { Journal, type JournalLogger } from '../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../src/journal/simulated-storage.ts';
 import { decodeSnapshotRecord, encodeSnapshotRecord } from '../src/journal/snapshots.ts';
@@ -187,6 +187,29 @@ export interface StartReport {
   replayedRecords: number;
 }
 
+/** The exchange as the simulated server configures it (the faucet on, as on testnet). */
+export const LEDGER_OPTIONS = { ledger: { faucet: true } };
+
+/**
+ * The newest snapshot that verifies and restores to its recorded hash (`startExchange`'s
+ * choice), restored: its seq, the exchange, the books. Null when none does.
+ */
+export function restoreNewest(
+  specs: readonly MarketSpec[],
+  snapshots: SimSnapshots,
+  listeners: ExchangeListeners,
+  hooks: Pick<StartHooks, 'onBadSnapshot'> = {},
+): { seq: number; exchange: Exchange; books: BookSnapshot[] } | null {
+  for (const candidate of snapshots.validNewestFirst()) {
+    const saved = decodeSnapshot(candidate.bytes);
+    const exchange = new Exchange(specs, NO_ROUTER, listeners, LEDGER_OPTIONS, saved.exchange);
+    const hashes = exchange.stateHashes();
+    if (exchange.stateHash(hashes) === candidate.stateHash) return { seq: candidate.seq, exchange, books: saved.books };
+    hooks.onBadSnapshot?.(candidate.seq, Object.keys(hashes).filter((part) => hashes[part] !== saved.hashes?.[part]));
+  }
+  return null;
+}
+
 export class SimNode {
   readonly markets: SimMarket[];
   readonly sequencer: Sequencer;
@@ -221,29 +244,16 @@ export class SimNode {
     logger: CountingLogger,
     hooks: StartHooks = {},
   ): Promise<{ node: SimNode; report: StartReport }> {
-    const ledgerOptions = { ledger: { faucet: true } };
-    let startSeq = 0;
-    let books: ReturnType<typeof decodeSnapshot>['books'] = [];
-    let exchange: Exchange | undefined;
-    for (const candidate of snapshots.validNewestFirst()) {
-      const saved = decodeSnapshot(candidate.bytes);
-      const restored = new Exchange(specs, NO_ROUTER, listeners, ledgerOptions, saved.exchange);
-      if (restored.stateHash() === candidate.stateHash) {
-        startSeq = candidate.seq;
-        books = saved.books;
-        exchange = restored;
-        break;
-      }
-      const now = restored.stateHashes();
-      hooks.onBadSnapshot?.(candidate.seq, Object.keys(now).filter((part) => now[part] !== saved.hashes?.[part]));
-    }
-    exchange ??= new Exchange(specs, NO_ROUTER, listeners, ledgerOptions);
+    const restored = restoreNewest(specs, snapshots, listeners, hooks);
+    const startSeq = restored?.seq ?? 0;
+    const books = restored?.books ?? [];
+    const exchange = restored?.exchange ?? new Exchange(specs, NO_ROUTER, listeners, LEDGER_OPTIONS);
     const journal = await Journal.open(storage, { logger, verifyFrom: startSeq + 1 });
     const openedSeq = journal.lastSeq();
     const replayed = recover(exchange, journal, {
       from: startSeq + 1,
       books,
-      onRecord: hooks.onRecord === undefined ? undefined : (seq) => hooks.onRecord!(seq, exchange!),
+      onRecord: hooks.onRecord === undefined ? undefined : (seq) => hooks.onRecord!(seq, exchange),
     });
     await settle(storage, journal.durable(journal.lastSeq()));
     const node = new SimNode(specs, storage, journal, exchange, replayed.books);
@@ -281,8 +291,9 @@ export class SimNode {
     this.quiesce();
     const seq = this.journal.lastSeq();
     const books = this.markets.map((m) => m.book.snapshot());
-    const hash = this.exchange.stateHash();
-    snapshots.capture(seq, hash, encodeSnapshot({ exchange: this.exchange.snapshot(), books, hashes: this.exchange.stateHashes() }));
+    const hashes = this.exchange.stateHashes();
+    const hash = this.exchange.stateHash(hashes);
+    snapshots.capture(seq, hash, encodeSnapshot({ exchange: this.exchange.snapshot(), books, hashes }));
     return { seq, hash, books: this.markets.map((m) => m.book.stateHash()) };
   }
 }

@@ -26,8 +26,9 @@ import { kJournalHeaderBytes } from '../src/journal/record.ts';
 import type { MarketSpec } from '../src/config/market.ts';
 import { AuthCode } from '../src/auth/codes.ts';
 import type { BookListener } from '../src/engine/types.ts';
+import { Bounds } from './bounds.ts';
 import { Prng } from './prng.ts';
-import { CountingLogger, SimNode, SimSnapshots, nextTurn, settle } from './node.ts';
+import { CountingLogger, LEDGER_OPTIONS, SimNode, SimSnapshots, nextTurn, restoreNewest, settle } from './node.ts';
 import { Clients, USD, initialTicks, type SimContext } from './clients.ts';
 import { HONEST, HOSTILE, StrategyTable } from './strategies/index.ts';
 
@@ -41,6 +42,10 @@ export interface SeedOptions {
   checkEvery?: number;
   /** The chance of a crash in each step (default 1/250: one every ~1,600 commands). */
   crashRate?: number;
+  /** The chance of a snapshot capture in each step (default 1/50: one every ~330 commands; a restart replays from the newest saved). */
+  snapshotRate?: number;
+  /** Seeds whose number is a multiple of this end with a replay of the whole journal from nothing (default 10); the others from their newest snapshot. */
+  fullReplayEvery?: number;
 }
 
 export interface SeedResult {
@@ -56,6 +61,8 @@ export interface SeedResult {
   retried: number;
   recoveredEvents: number;
   hashChecks: number;
+  /** The exchange's state hash at the end of the seed: the same seed ends on the same hash. */
+  stateHash: string;
   violation: Violation | null;
 }
 
@@ -133,7 +140,13 @@ class Simulation {
   private slowTurns = 0;
   private readonly checkEvery: number;
   private readonly crashRate: number;
+  private readonly snapshotRate: number;
+  private readonly fullReplayEvery: number;
   private readonly addressIndex = new Map<string, number>();
+  /** Issue 13's bounds (leverage, the insurance fund's moves), checked with every invariant check. */
+  private readonly bounds = new Bounds();
+  /** A command the exchange must refuse that it accepted (reported at the next check). */
+  private wronglyAccepted: string | null = null;
 
   constructor(
     private readonly specs: readonly MarketSpec[],
@@ -147,10 +160,13 @@ class Simulation {
     this.initialTicks = specs.map(initialTicks);
     this.checkEvery = options.checkEvery ?? 64;
     this.crashRate = options.crashRate ?? 1 / 250;
+    this.snapshotRate = options.snapshotRate ?? 1 / 150;
+    this.fullReplayEvery = options.fullReplayEvery ?? 10;
     this.listeners = {
       orderChanged: (o: OrderState) => {
         if (isTerminal(o.status)) this.finished.set(o.orderId, { settled: o.settled, status: o.status });
       },
+      ledgerEvent: (e) => this.bounds.onLedgerEvent(e),
     };
     this.result = {
       seed: options.seed,
@@ -165,6 +181,7 @@ class Simulation {
       retried: 0,
       recoveredEvents: 0,
       hashChecks: 0,
+      stateHash: '',
       violation: null,
     };
   }
@@ -195,7 +212,7 @@ class Simulation {
         continue;
       }
       this.runMarkets();
-      if (this.rng.chance(1 / 400)) this.snapshot();
+      if (this.rng.chance(this.snapshotRate)) this.snapshot();
       await nextTurn();
       if (crashAt === 1) {
         await this.crash();
@@ -228,7 +245,8 @@ class Simulation {
     this.time += this.rng.chance(0.002) ? this.rng.between(60_000, 3_600_000) : this.rng.between(0, 40);
     if (this.time - this.lastTick >= 1000) {
       this.lastTick = this.time;
-      this.submit({ kind: CommandKind.Tick, time: this.time });
+      // Executed at once unless the sequencer is paused (then it runs later, unchecked).
+      if (this.submit({ kind: CommandKind.Tick, time: this.time }).seq > 0) this.bounds.afterTick(this.node.exchange);
     }
   }
 
@@ -242,6 +260,7 @@ class Simulation {
     this.inflight.add(s);
     const promise = this.node.sequencer.submit(command, (result) => {
       s.result = result;
+      if (result.code === 0 && this.clients.mustRefuse.has(command)) this.wronglyAccepted ??= `a ${command.kind} command that must be refused (an order signed by neither the account nor its delegate) was accepted`;
       const ids = result.orderIds ?? (result.orderId !== undefined ? [result.orderId] : []);
       for (const orderId of ids) {
         const live = this.node.exchange.orders.get(orderId);
@@ -330,8 +349,12 @@ class Simulation {
       this.fail('invariant', (error as Error).message);
     }
     this.checkMoney(exchange, Number.MAX_SAFE_INTEGER);
-    // Issue 13: a shortfall the insurance fund cannot cover must not pass silently.
-    if (this.options.hostile && exchange.ledger.insuranceFund < 0n) this.fail('insurance fund', `the insurance fund is ${exchange.ledger.insuranceFund} (negative)`);
+    // Issue 13: no account above its maximum leverage outside the liquidation window; every insurance move accounted for.
+    if (this.wronglyAccepted !== null) this.fail('refusal', this.wronglyAccepted);
+    if (this.options.hostile) {
+      const broken = this.bounds.check(exchange);
+      if (broken !== null) this.fail(broken.startsWith('owner') ? 'maximum leverage' : 'insurance fund', broken);
+    }
   }
 
   /** Net deposits in the ledger equal what the operator put in and took out (up to journal seq `upTo`). */
@@ -366,8 +389,10 @@ class Simulation {
     const tornBefore = this.logger.tornTails;
     const checkpoints = this.checkpoints;
     let replayedTo: number | undefined;
+    this.bounds.restarting();
     const { node, report } = await SimNode.start(this.specs, disk, this.snapshots, this.listeners, this.logger, {
       onRecord: (seq, exchange) => {
+        this.bounds.started(exchange);
         const after = seq === Number.MAX_SAFE_INTEGER ? replayedTo : seq - 1;
         if (seq !== Number.MAX_SAFE_INTEGER) replayedTo = seq;
         const c = after === undefined ? undefined : checkpoints.find((k) => k.seq === after);
@@ -463,27 +488,35 @@ class Simulation {
     this.scannedSeq = to;
   }
 
-  /** The end of a seed: everything delivered and flushed; a replay of the whole journal from nothing must equal the running state. */
+  /**
+   * The end of a seed: everything delivered and flushed; a replay of the journal must equal the
+   * running exchange and books. It starts where a clean restart would — the newest snapshot
+   * that restores to its hash — so its cost is the journal's suffix; every `fullReplayEvery`th
+   * seed replays the whole journal from nothing instead.
+   */
   private async finish(): Promise<void> {
     const node = this.node;
     node.quiesce();
     await settle(node.storage, node.journal.durable(node.journal.lastSeq()));
     for (let i = 0; i < 4; i++) await nextTurn();
     this.checkLive();
-    const fresh = new Exchange(this.specs, NO_ROUTER, {}, { ledger: { faucet: true } });
-    const replay = new Replay(fresh);
-    for (const entry of node.journal.range(1)) replay.apply(entry);
+    const start = this.options.seed % this.fullReplayEvery === 0 ? null : restoreNewest(this.specs, this.snapshots, {});
+    const from = start === null ? 0 : start.seq;
+    const replayed = start?.exchange ?? new Exchange(this.specs, NO_ROUTER, {}, LEDGER_OPTIONS);
+    const replay = new Replay(replayed, start?.books ?? []);
+    for (const entry of node.journal.range(from + 1)) replay.apply(entry);
     replay.finish();
     this.result.hashChecks++;
-    if (fresh.stateHash() !== node.exchange.stateHash()) {
-      const a = fresh.stateHashes();
+    if (replayed.stateHash() !== node.exchange.stateHash()) {
+      const a = replayed.stateHashes();
       const b = node.exchange.stateHashes();
-      this.fail('replay hash', `a replay of the whole journal differs from the running exchange in ${Object.keys(a).filter((k) => a[k] !== b[k]).join(', ')}`);
+      this.fail('replay hash', `a replay of the journal after seq ${from} differs from the running exchange in ${Object.keys(a).filter((k) => a[k] !== b[k]).join(', ')}`);
     }
     replay.rebuilt.forEach((book, i) => {
-      if (book.stateHash() !== node.markets[i].book.stateHash()) this.fail('book hash', `a replay of the whole journal rebuilds market ${i}'s book differently`);
+      if (book.stateHash() !== node.markets[i].book.stateHash()) this.fail('book hash', `a replay of the journal after seq ${from} rebuilds market ${i}'s book differently`);
     });
     this.result.steps = this.step;
+    this.result.stateHash = node.exchange.stateHash();
     this.result.snapshotsInterrupted = this.snapshots.interrupted;
   }
 }

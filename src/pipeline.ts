@@ -10,19 +10,23 @@
  * before any market thread or socket opens. docs/architecture.md explains each boundary.
  */
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
-import type { MarketSpec } from './config/market.ts';
+import { COLLATERAL_SCALE, type MarketSpec } from './config/market.ts';
+import { formatDecimal } from './numeric/decimal.ts';
+import type { MoneyReport } from './ledger/ledger.ts';
 import { publishedTypedData, eip712Domain } from './auth/typed-data.ts';
 import { SignaturePool } from './auth/signature-pool.ts';
 import { loadRecoveryBackend } from './auth/recovery.ts';
 import { WalletLogin } from './auth/login.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
-import { Exchange, NO_ROUTER, type MarketRouter } from './runtime/exchange.ts';
+import { Exchange, NO_ROUTER, type ExchangeListeners, type MarketRouter } from './runtime/exchange.ts';
 import type { OrderState } from './runtime/order-registry.ts';
 import { recover } from './runtime/recovery.ts';
-import { decodeSnapshot, encodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
+import { decodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
+import { SnapshotThread } from './runtime/snapshot-thread.ts';
 import { MarketLink } from './runtime/market-link.ts';
 import { Sequencer } from './runtime/sequencer.ts';
 import { openDataDirectory } from './runtime/data-directory.ts';
@@ -51,6 +55,17 @@ export interface PipelineOptions {
   tickMs?: number;
 }
 
+/**
+ * How long a stop waits for the requests already running (a write waits for its flush, a few
+ * milliseconds; this bounds a stuck one) before closing what they use. Well inside the 10 s a
+ * process manager (Docker, systemd's default is longer) gives between SIGTERM and SIGKILL.
+ */
+const DRAIN_GRACE_MS = 5_000;
+/** Snapshots kept on disk: the newest and two older ones to fall back on. */
+const SNAPSHOTS_KEPT = 3;
+/** How often the snapshot thread is told how far the journal is flushed. */
+const SNAPSHOT_FOLLOW_MS = 1000;
+
 /** Splits markets over `count` threads, round-robin. */
 function groups(markets: readonly MarketSpec[], count: number): MarketSpec[][] {
   const out: MarketSpec[][] = Array.from({ length: Math.max(1, Math.min(count, markets.length)) }, () => []);
@@ -70,7 +85,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // ③ the exchange's state: the newest snapshot that history has caught up with and that restores
   // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
   // is the truth — so one that does not restore is logged loudly and an older one (or none) used.
-  const listeners = projections.listeners();
+  const listeners = withShortfallAlarm(projections.listeners(), logger);
   const exchangeOptions = { ledger: { faucet: profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
   let start: { seq: number; saved: SystemSnapshot } | undefined;
   let exchange: Exchange | undefined;
@@ -90,6 +105,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   exchange ??= new Exchange(markets, NO_ROUTER, listeners, exchangeOptions);
   projections.identity = (owner) => exchange!.ledger.identity(owner);
   // Records before the snapshot are not replayed; the replay checks every record it reads.
+  // Replay is the long part of a start: the operator sees how much is ahead of it.
+  logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying journal');
   const replayed = recover(exchange, journal, {
     from: (start?.seq ?? 0) + 1,
     books: start?.saved.books ?? [],
@@ -137,34 +154,45 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   };
   exchange.routeTo(threads);
 
-  // snapshots: taken at a quiescent point (new commands wait a moment, nothing is in flight), saved in the background
+  // snapshots: the sequencer marks a point S with nothing in flight (new commands wait only for
+  // the commands already in flight to come back from the books); the snapshot thread replays
+  // the journal to S on its own copy of the exchange and captures, encodes and saves it there.
+  const snapshotThread = new SnapshotThread(
+    { journalDir: join(settings.dataDir, 'journal'), markets: [...markets], options: exchangeOptions, startSeq: start?.seq ?? 0, keep: SNAPSHOTS_KEPT },
+    logger,
+  );
+  // Between snapshots the thread follows the flushed journal, so a snapshot replays little.
+  let followed = 0;
+  const follow = () => {
+    const flushed = journal.flushedSeq();
+    if (flushed > followed) snapshotThread.follow((followed = flushed));
+  };
+  follow();
+  const follower = setInterval(follow, SNAPSHOT_FOLLOW_MS);
   let lastSnapshotSeq = start?.seq ?? 0;
   const takeSnapshot = async (): Promise<number> => {
+    logger.debug('snapshot started');
+    const paused = performance.now();
     sequencer!.pause();
     let seq: number;
-    let bytes: Uint8Array;
-    let hash: string;
     try {
       await sequencer!.idle();
       seq = journal.lastSeq();
-      // History must reach the snapshot, or the next start cannot begin from it.
-      await projections.settle();
-      const books = (await Promise.all(links.map((l) => l.snapshots()))).flat();
-      const state = exchange.snapshot();
-      hash = exchange.stateHash();
-      bytes = encodeSnapshot({ exchange: state, books, hashes: exchange.stateHashes() });
     } finally {
       sequencer!.resume();
     }
+    const pausedMs = performance.now() - paused;
+    // S must be flushed (a snapshot never covers what a power cut could take back) and in
+    // history (or the next start cannot begin from it); writes go on meanwhile.
     await journal.durable(seq);
-    await snapshots.save(seq, hash, bytes);
-    await snapshots.prune(3);
+    await projections.settle();
+    const saved = await snapshotThread.take(seq);
     lastSnapshotSeq = seq;
-    logger.info({ seq, bytes: bytes.length }, 'snapshot saved');
+    logger.info({ seq, bytes: saved.bytes, pausedMs, ms: saved.ms }, 'snapshot saved');
     return seq;
   };
-  // One snapshot at a time: two overlapping captures would let the first resume the sequencer
-  // while the second still reads, and record a journal position older than its state.
+  // One snapshot at a time: the thread replays forward only, and a second pause while the first
+  // waits would hold writes back for nothing.
   let snapshotQueue: Promise<unknown> = Promise.resolve();
   let snapshotPending = false;
   const snapshotInTurn = (): Promise<number> => {
@@ -277,7 +305,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
           } catch (error) {
             problem = (error as Error).message;
           }
-          return { exchange: exchange.stateHash(), books, lastSeq: journal.lastSeq(), problem };
+          return { exchange: exchange.stateHash(), books, lastSeq: journal.lastSeq(), problem, money: moneyView(exchange.ledger.moneyReport()) };
         },
       },
     },
@@ -288,13 +316,19 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     sequencer,
     recovery: { snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents },
     async stop(stopOptions = {}) {
-      // Stop taking requests, let the market threads finish what they hold, then close the journal.
-      server.close();
+      // Drain the gateway first: no new connections, 503 for every new request, and the requests
+      // already running get their answers — their writes journaled and flushed while the
+      // signature pool, the sequencer and the journal are still open. Then the market threads
+      // finish what they hold, a snapshot is taken, and the journal closes.
+      const unfinished = await server.drain(DRAIN_GRACE_MS);
+      if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
       clearInterval(ticker);
       clearInterval(releaser);
       clearInterval(snapshotTimer);
+      clearInterval(follower);
       await snapshotQueue;
       if (stopOptions.snapshot !== false && journal.lastSeq() !== lastSnapshotSeq) await snapshotInTurn();
+      await snapshotThread.close();
       sequencer!.close();
       await sequencer!.idle();
       const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
@@ -309,3 +343,29 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   };
 }
 
+/**
+ * The operator's alarm for the insurance fund: every shortfall it covers (a trading loss beyond
+ * an account's equity) is logged at warn, and at error when it leaves the fund in deficit — the
+ * exchange then owes more than it holds (the ledger has `fundInsurance`; no operator route
+ * calls it yet). The same lines come back when a restart replays the journal.
+ */
+function withShortfallAlarm(listeners: ExchangeListeners, logger: Logger): ExchangeListeners {
+  const next = listeners.ledgerEvent;
+  return {
+    ...listeners,
+    ledgerEvent: (e) => {
+      next?.(e);
+      if (e.type !== 'insurance' || e.reason !== 'shortfall') return;
+      const fields = { owner: e.owner, shortfall: String(-e.delta), insuranceFund: String(e.fund) };
+      if (e.fund < 0n) logger.error(fields, 'insurance fund in deficit: a shortfall exceeded it');
+      else logger.warn(fields, 'insurance fund covered a shortfall');
+    },
+  };
+}
+
+/** The money report as the operator reads it (GET /operator/state-hash): collateral units as decimal strings. */
+function moneyView(r: MoneyReport): Record<keyof MoneyReport, string> {
+  const out = {} as Record<keyof MoneyReport, string>;
+  for (const key of Object.keys(r) as (keyof MoneyReport)[]) out[key] = formatDecimal(r[key], COLLATERAL_SCALE);
+  return out;
+}

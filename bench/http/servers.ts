@@ -88,6 +88,7 @@ export function startBookGateway(ex: BenchExchange): Promise<HttpServer> {
     port: 0,
     routes: [{ method: 'get', pattern: '/book/:symbol', handler: guard.publicLimited(book) }],
     fallback: (req) => failure(GatewayCode.RouteNotFound, req.path),
+    shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
     onHandlerError: (error) => {
       throw error;
     },
@@ -96,7 +97,7 @@ export function startBookGateway(ex: BenchExchange): Promise<HttpServer> {
 }
 
 /** A bare uWebSockets.js app: GET /* answers `body` as JSON, nothing else. */
-export function startBareRoute(body: string): Promise<HttpServer> {
+export function startBareRoute(body: string): Promise<Pick<HttpServer, 'port' | 'close'>> {
   const app = uws.App();
   app.get('/*', (res) => {
     res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(body);

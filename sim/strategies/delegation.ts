@@ -6,7 +6,7 @@ import { CommandKind, type Command } from '../../src/runtime/commands.ts';
 import { addressOf, type SimContext, type Strategy } from '../clients.ts';
 
 /** Delegates' addresses sit far above the accounts'. */
-const DELEGATE_BASE = 0x100000;
+export const DELEGATE_BASE = 0x100000;
 
 export const delegation: Strategy = {
   name: 'delegation',

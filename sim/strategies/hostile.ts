@@ -1,13 +1,17 @@
 /**
  * Hostile users (issue 13), run only with `--hostile`: a fee siphon (a reduce-only order
  * paying an accomplice an originator fee far beyond its notional), a reduce-only ladder (more
- * resting reduce-only lots than the position holds), and a dust flood (transfers of one base
- * unit to ever new addresses). With them the simulator checks conservation and the insurance
- * fund after every step.
+ * resting reduce-only lots than the position holds), a dust flood (transfers of one base
+ * unit to ever new addresses), relayed orders (an account's order signed by someone it never
+ * delegated to: must be refused) and a liquidation cascade (a whale near maximum leverage,
+ * the opposite book pulled thin, a sharp index move against it). With them the simulator
+ * checks conservation, leverage and the insurance fund after every step (sim/bounds.ts).
  */
 import { OrderFlag, Side } from '../../src/engine/types.ts';
 import { CommandKind, type Command } from '../../src/runtime/commands.ts';
-import { addressOf, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
+import { addressOf, lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
+import { DELEGATE_BASE } from './delegation.ts';
+import { MAKERS } from './market-maker.ts';
 
 /** An account with a position in some market, and that position (lots, signed), or null. */
 function positioned(ctx: SimContext): { account: ReturnType<SimContext['clients']['pick']>; market: number; lots: number } | null {
@@ -73,5 +77,60 @@ export const dustFlood: Strategy = {
       signer: account.address,
       signature: '0x',
     };
+  },
+};
+
+/** An order for one account signed by another account, or by another account's delegate: the exchange must refuse it. */
+export const relayedOrder: Strategy = {
+  name: 'relayedOrder',
+  next(ctx: SimContext): Command | null {
+    const { rng } = ctx;
+    const account = ctx.clients.pick(rng);
+    const relay = ctx.clients.pick(rng);
+    if (relay === account) return null;
+    const market = rng.below(ctx.markets.length);
+    const side = rng.chance(0.5) ? Side.Buy : Side.Sell;
+    const command = submitOrder(ctx, account, {
+      market,
+      side,
+      price: offsetTicks(referenceTicks(ctx, market), side * 20),
+      quantity: ctx.markets[market].minSizeLots,
+      signer: rng.chance(0.5) ? relay.address : addressOf(DELEGATE_BASE + relay.index),
+    });
+    ctx.clients.mustRefuse.add(command);
+    return command;
+  },
+};
+
+/**
+ * A liquidation cascade, in three moves the seed spaces out: a whale takes a position of about
+ * 40 times its collateral; the makers pull their quotes (the book opposite a liquidation is
+ * thin); the index jumps 8–20 % against the whale. The next Tick liquidates into what is left.
+ */
+export const cascade: Strategy = {
+  name: 'cascade',
+  next(ctx: SimContext): Command | null {
+    const { rng, time } = ctx;
+    const plan = ctx.clients.plans;
+    const phase = plan.get('cascade') ?? 0;
+    const market = plan.get('cascadeMarket') ?? rng.below(ctx.markets.length);
+    const whale = ctx.clients.accounts[MAKERS + (plan.get('cascadeWhale') ?? rng.below(ctx.clients.accounts.length - MAKERS))];
+    const side = (plan.get('cascadeSide') ?? (rng.chance(0.5) ? Side.Buy : Side.Sell)) as Side;
+    plan.set('cascadeMarket', market).set('cascadeWhale', whale.index - MAKERS).set('cascadeSide', side);
+    plan.set('cascade', (phase + 1) % 3);
+    const ref = referenceTicks(ctx, market);
+    if (phase === 0) {
+      const owner = ctx.exchange.ledger.findOwner(whale.address, 0);
+      const usd = owner === undefined ? 1_000 : Number(ctx.exchange.ledger.collateral(owner) / 1_000_000n);
+      return submitOrder(ctx, whale, { market, side, price: offsetTicks(ref, side * 200), quantity: lotsForUsd(ctx.markets[market], ref, usd * 40), flags: OrderFlag.ImmediateOrCancel });
+    }
+    if (phase === 1) {
+      const maker = ctx.clients.accounts[rng.below(MAKERS)];
+      return { kind: CommandKind.CancelAll, time, account: maker.address, subaccountIndex: 0, market, caller: maker.address };
+    }
+    plan.delete('cascadeMarket');
+    plan.delete('cascadeWhale');
+    plan.delete('cascadeSide');
+    return { kind: CommandKind.IndexPrice, time, market, price: offsetTicks(ref, -side * rng.between(800, 2000)) };
   },
 };

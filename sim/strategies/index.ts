@@ -11,7 +11,7 @@ import { funds } from './funds.ts';
 import { marketMaker } from './market-maker.ts';
 import { oracle } from './oracle.ts';
 import { trader } from './trader.ts';
-import { dustFlood, feeSiphon, reduceOnlyLadder } from './hostile.ts';
+import { cascade, dustFlood, feeSiphon, reduceOnlyLadder, relayedOrder } from './hostile.ts';
 
 export interface WeightedStrategy {
   strategy: Strategy;
@@ -32,6 +32,8 @@ export const HOSTILE: readonly WeightedStrategy[] = [
   { strategy: feeSiphon, weight: 3 },
   { strategy: reduceOnlyLadder, weight: 3 },
   { strategy: dustFlood, weight: 2 },
+  { strategy: relayedOrder, weight: 2 },
+  { strategy: cascade, weight: 2 },
 ];
 
 /** Picks strategies by weight with one draw each. */

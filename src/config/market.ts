@@ -48,6 +48,8 @@ export interface MarketSpec {
   marginTiers: MarginTier[];
   makerFee: bigint;
   takerFee: bigint;
+  /** Largest `originatorFee` an order may carry, RATE_SCALE fraction of notional (markets file: optional, default `DEFAULT_MAX_ORIGINATOR_FEE`). */
+  maxOriginatorFee: bigint;
   fundingIntervalMs: number;
   fundingRateCap: bigint;
   interestRate: bigint;
@@ -55,6 +57,14 @@ export interface MarketSpec {
   /** Starting index price for the testnet feed (decimal string). */
   initialPrice: string;
 }
+
+/**
+ * The originator fee's ceiling when a market does not set `maxOriginatorFee`: 0.1 % of notional
+ * (what builder fees on perpetuals usually stay under). An order above its market's ceiling is
+ * refused: the fee is charged to the trader and paid out whole, so without a ceiling an order
+ * could move any amount to an originator of its choosing.
+ */
+export const DEFAULT_MAX_ORIGINATOR_FEE = 100_000n;
 
 /** A bad markets file: names the field and the value, as the operator wrote them. */
 export class ConfigError extends Error {
@@ -126,6 +136,7 @@ export function parseMarket(raw: unknown, index: number): MarketSpec {
   const makerFee = rate(`${at}.makerFee`, m.makerFee, true);
   const takerFee = rate(`${at}.takerFee`, m.takerFee);
   if (takerFee + makerFee < 0n) throw new ConfigError(`${at}.makerFee`, m.makerFee, 'rebate must not exceed takerFee');
+  const maxOriginatorFee = m.maxOriginatorFee === undefined ? DEFAULT_MAX_ORIGINATOR_FEE : rate(`${at}.maxOriginatorFee`, m.maxOriginatorFee);
   const fundingIntervalMs = positiveInteger(`${at}.fundingIntervalMs`, m.fundingIntervalMs, 7 * 24 * 3600 * 1000);
   const fundingRateCap = rate(`${at}.fundingRateCap`, m.fundingRateCap);
   const interestRate = rate(`${at}.interestRate`, m.interestRate, true);
@@ -154,6 +165,7 @@ export function parseMarket(raw: unknown, index: number): MarketSpec {
     marginTiers,
     makerFee,
     takerFee,
+    maxOriginatorFee,
     fundingIntervalMs,
     fundingRateCap,
     interestRate,

@@ -28,10 +28,11 @@
  */
 import { EngineCode, Reason } from './codes.ts';
 import { ExpiryHeap } from './expiry-heap.ts';
-import { depthBucket, depthMultiple, orderView, reduceOnlyQuantity, shapeRejection } from './order-rules.ts';
+import { depthBucket, depthMultiple, orderView, shapeRejection } from './order-rules.ts';
 import type { RestingFields } from './order-rules.ts';
 import { NO_LEVEL, NO_SLOT, PriceLevels, grownFloat64, grownInt32, grownInt8 } from './price-levels.ts';
 import { SlotIndex } from './slot-index.ts';
+import { ReduceOnlyPositions, closableLots } from './reduce-only-positions.ts';
 import { StateHasher } from './state-hash.ts';
 import { OrderFlag } from './types.ts';
 import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderView, PlaceOrder, Side } from './types.ts';
@@ -80,6 +81,11 @@ export class FastOrderBook implements OrderBook {
   private expiring = 0;
   /** Reused by cancelAll to order an owner's ids. */
   private scratchIds = new Float64Array(64);
+  /** Positions as this book knows them, and its resting reduce-only lots per owner. */
+  private readonly reduceOnly = new ReduceOnlyPositions();
+  /** Owners with resting reduce-only orders whose position moved during the current place. */
+  private touched = new Float64Array(16);
+  private touchedCount = 0;
 
   constructor(marketIndex: number, listener: BookListener, options: BookOptions = {}) {
     this.marketIndex = marketIndex;
@@ -95,6 +101,7 @@ export class FastOrderBook implements OrderBook {
       book.updatedAtAt[slot] = o.updatedAt;
       book.sequenceAt[slot] = o.lastUpdateSequenceNumber;
     }
+    book.reduceOnly.restore(snapshot.reduceOnly, snapshot.orders, OrderFlag.ReduceOnly);
     book.validateInternalState();
     return book;
   }
@@ -108,8 +115,19 @@ export class FastOrderBook implements OrderBook {
   }
 
   place(cmd: PlaceOrder): number {
+    const code = this.placeAndMatch(cmd);
+    this.cancelReduceOnlyExcess(cmd.time);
+    return code;
+  }
+
+  private placeAndMatch(cmd: PlaceOrder): number {
     const time = cmd.time;
     if (this.expiry.topTime <= time) this.expireDue(time);
+    // A reduce-only order tells the position afresh: what no longer fits it leaves first.
+    if ((cmd.flags & OrderFlag.ReduceOnly) !== 0 && this.reduceOnly.told(cmd.owner, cmd.position)) {
+      this.touch(cmd.owner);
+      this.cancelReduceOnlyExcess(time);
+    }
     const side = cmd.side;
     const price = cmd.price;
     const flags = cmd.flags;
@@ -120,7 +138,8 @@ export class FastOrderBook implements OrderBook {
       else if (cmd.clientId !== null && this.clientIds.get(cmd.account)?.has(cmd.clientId) === true) code = EngineCode.ClientIdExists;
       else if (cmd.expiresAt !== 0 && cmd.expiresAt <= time) code = EngineCode.AlreadyExpired;
       else if ((flags & OrderFlag.ReduceOnly) !== 0) {
-        quantity = reduceOnlyQuantity(side, quantity, cmd.position);
+        const capacity = this.reduceOnly.capacity(cmd.owner, side, cmd.position);
+        if (capacity < quantity) quantity = capacity;
         if (quantity === 0) code = EngineCode.ReduceOnlyWouldIncrease;
       }
     }
@@ -150,6 +169,7 @@ export class FastOrderBook implements OrderBook {
       return EngineCode.Ok;
     }
     const slot = this.rest(cmd.orderId, cmd.owner, cmd.account, side, price, quantity, remaining, flags, cmd.expiresAt, cmd.clientId, time);
+    if ((flags & OrderFlag.ReduceOnly) !== 0) this.reduceOnly.rested(cmd.owner, side, remaining, cmd.position);
     this.sequenceAt[slot] = ++this.seq;
     this.listener.onRested(this.seq, cmd.orderId, cmd.owner, side, price, remaining, time);
     const levels = side === 1 ? this.bids : this.asks;
@@ -237,13 +257,14 @@ export class FastOrderBook implements OrderBook {
   stateHash(): string {
     const hasher = new StateHasher(this.marketIndex, this.seq);
     this.forEachInPriorityOrder((slot) => hasher.add(this.fields(slot)));
+    this.reduceOnly.forEachCount((kind, owner, lots) => hasher.addCount(kind, owner, lots));
     return hasher.digest();
   }
 
   snapshot(): BookSnapshot {
     const orders: OrderView[] = [];
     this.forEachInPriorityOrder((slot) => orders.push(orderView(this.fields(slot))));
-    return { marketIndex: this.marketIndex, sequence: this.seq, orders };
+    return { marketIndex: this.marketIndex, sequence: this.seq, orders, reduceOnly: this.reduceOnly.snapshot() };
   }
 
   validateInternalState(): void {
@@ -309,6 +330,9 @@ export class FastOrderBook implements OrderBook {
       if (this.expiresAtAt[slot] > 0) expiring++;
     });
     if (withClientId !== 0) throw new Error('clientId index and orders with a clientId disagree');
+    const resting: RestingFields[] = [];
+    this.forEachInPriorityOrder((slot) => resting.push(this.fields(slot)));
+    this.reduceOnly.validate(resting, OrderFlag.ReduceOnly);
     if (expiring !== this.expiring || this.expiry.size < expiring) throw new Error(`expiry: ${expiring} expiring orders, counted ${this.expiring}, heap ${this.expiry.size}`);
   }
 
@@ -331,14 +355,44 @@ export class FastOrderBook implements OrderBook {
         listener.onExpired(++this.seq, orderId, owner, left, Reason.SelfTrade, time);
       } else {
         const makerLeft = this.remainingAt[slot];
-        const traded = makerLeft < remaining ? makerLeft : remaining;
+        const makerOwner = this.ownerAt[slot];
+        const makerReduceOnly = (this.flagsAt[slot] & OrderFlag.ReduceOnly) !== 0;
+        let traded = makerLeft < remaining ? makerLeft : remaining;
+        let capped = false;
+        if (makerReduceOnly) {
+          // Re-capped against the position as it is now: other fills may have shrunk or turned it.
+          const closable = closableLots(-cmd.side as Side, this.reduceOnly.position(makerOwner));
+          if (closable === 0) {
+            const orderId = this.orderIdAt[slot];
+            this.removeSlot(slot, makers, level);
+            listener.onCancelled(++this.seq, orderId, makerOwner, makerLeft, Reason.ReduceOnlyCancelled, time);
+            slot = next;
+            continue;
+          }
+          if (closable < traded) {
+            traded = closable;
+            capped = true;
+          }
+        }
         remaining -= traded;
         this.remainingAt[slot] = makerLeft - traded;
         makers.total[level] -= traded;
         this.updatedAtAt[slot] = time;
         this.sequenceAt[slot] = ++this.seq;
-        listener.onFill(this.seq, this.orderIdAt[slot], cmd.orderId, this.ownerAt[slot], cmd.owner, cmd.side, price, traded, makerLeft - traded, remaining, time);
+        if (makerReduceOnly) this.reduceOnly.left(makerOwner, -cmd.side as Side, traded);
+        this.reduceOnly.fill(makerOwner, -cmd.side * traded);
+        this.reduceOnly.fill(cmd.owner, cmd.side * traded);
+        this.touch(makerOwner);
+        this.touch(cmd.owner);
+        listener.onFill(this.seq, this.orderIdAt[slot], cmd.orderId, makerOwner, cmd.owner, cmd.side, price, traded, makerLeft - traded, remaining, time);
         if (makerLeft === traded) this.removeSlot(slot, makers, level);
+        else if (capped) {
+          // It closed the position: the rest would open one.
+          const orderId = this.orderIdAt[slot];
+          const left = this.remainingAt[slot];
+          this.removeSlot(slot, makers, level);
+          listener.onCancelled(++this.seq, orderId, makerOwner, left, Reason.ReduceOnlyCancelled, time);
+        }
       }
       slot = next;
     }
@@ -346,6 +400,33 @@ export class FastOrderBook implements OrderBook {
     if (makers.head[level] === NO_SLOT) makers.close(level);
     listener.onLevel(++this.seq, makers.side, price, total, time);
     return remaining;
+  }
+
+  /** Notes an owner whose position moved, if it has resting reduce-only orders (checked after the command). */
+  private touch(owner: number): void {
+    if (!this.reduceOnly.hasResting(owner)) return;
+    for (let i = 0; i < this.touchedCount; i++) if (this.touched[i] === owner) return;
+    if (this.touchedCount === this.touched.length) this.touched = grownFloat64(this.touched, this.touchedCount * 2);
+    this.touched[this.touchedCount++] = owner;
+  }
+
+  /**
+   * After a placement: the touched owners' resting reduce-only orders that no longer fit the
+   * position are cancelled (reason ReduceOnlyCancelled), newest (highest orderId) first, whole,
+   * until the rest close no more than the position — owners in the order their position moved.
+   */
+  private cancelReduceOnlyExcess(time: number): void {
+    for (let i = 0; i < this.touchedCount; i++) {
+      const owner = this.touched[i];
+      while (this.reduceOnly.excess(owner) > 0) {
+        let newest = NO_SLOT;
+        for (let slot = this.ownerHead.get(owner); slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
+          if ((this.flagsAt[slot] & OrderFlag.ReduceOnly) !== 0 && (newest === NO_SLOT || this.orderIdAt[slot] > this.orderIdAt[newest])) newest = slot;
+        }
+        this.cancelSlot(newest, Reason.ReduceOnlyCancelled, time);
+      }
+    }
+    this.touchedCount = 0;
   }
 
   /** Cancels a live order: event, level update, and the level report. */
@@ -456,6 +537,7 @@ export class FastOrderBook implements OrderBook {
     levels.total[level] -= this.remainingAt[slot];
 
     const owner = this.ownerAt[slot];
+    if ((this.flagsAt[slot] & OrderFlag.ReduceOnly) !== 0) this.reduceOnly.left(owner, this.sideAt[slot] as Side, this.remainingAt[slot]);
     const ownerPrev = this.prevOfOwner[slot];
     const ownerNext = this.nextOfOwner[slot];
     if (ownerPrev !== NO_SLOT) this.nextOfOwner[ownerPrev] = ownerNext;

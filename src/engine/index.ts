@@ -25,6 +25,9 @@
  * # Every command, first
  * Resting orders with 0 < expiresAt <= time expire, in (expiresAt, orderId) order; for each:
  * onExpired(reason ExpiresAtReached), then onLevel for its level. `expire(time)` is only this.
+ * Then, for a reduce-only placement whose `position` changes what the book knew of its owner's
+ * position: the owner's resting reduce-only orders that no longer fit it are cancelled, newest
+ * first (as after a placement, below) — before the placement's own checks.
  *
  * # place(cmd)
  * Checks, in this order; the first that fails emits onRejected(seq, orderId, owner, code, time)
@@ -35,8 +38,11 @@
  *  4. orderId resting on this book → OrderIdExists
  *  5. clientId not null and used by a resting order of the same `account` → ClientIdExists
  *  6. expiresAt ≠ 0 and expiresAt <= time → AlreadyExpired
- *  7. reduce-only: position 0 or on the order's side → ReduceOnlyWouldIncrease; otherwise the
- *     quantity is capped at |position| (the cap may go below minSizeLots: it only reduces)
+ *  7. reduce-only: the quantity is capped at what the position can still close — |position| on
+ *     the closing side, less the owner's resting reduce-only lots in this book; nothing left
+ *     (flat, on the order's side, or already covered) → ReduceOnlyWouldIncrease (the cap may go
+ *     below minSizeLots: it only reduces). The position is the book's own count of the owner's
+ *     fills plus `cmd.position` (engine/reduce-only-positions).
  *  8. post-only and the best opposite price crosses the limit → PostOnlyWouldTake (rejected,
  *     never repriced; this holds even if that opposite order is the same account's)
  * Then onAccepted(seq, orderId, owner, side, price, quantity after the cap, time).
@@ -44,14 +50,22 @@
  * takes asks <= limit, a sell bids >= limit), walk that level's FIFO:
  *  - a maker of the taker's `account` expires: onExpired(reason SelfTrade) (self-trade
  *    prevention, mode "expire maker" = `SELF_TRADE_EXPIRE_MAKER`); matching goes on;
- *  - otherwise they trade min(both) lots at the maker's price:
- *    onFill(seq, maker, taker, makerOwner, takerOwner, takerSide, price, lots,
- *    makerRemaining, takerRemaining, time); a maker at 0 leaves the book.
+ *  - a reduce-only maker whose position can close nothing now is cancelled:
+ *    onCancelled(reason ReduceOnlyCancelled); matching goes on;
+ *  - otherwise they trade min(both, and for a reduce-only maker what its position can close)
+ *    lots at the maker's price: onFill(seq, maker, taker, makerOwner, takerOwner, takerSide,
+ *    price, lots, makerRemaining, takerRemaining, time); a maker at 0 leaves the book; a
+ *    reduce-only maker cut short by its position is cancelled right after its fill
+ *    (onCancelled, reason ReduceOnlyCancelled).
  * When the taker is done with a level (level empty or taker filled): ONE onLevel(seq,
  * makerSide, price, new total, time), total 0 when the level is gone.
  * Then, if lots remain: immediate-or-cancel → onCancelled(reason ImmediateOrCancel); otherwise
  * the order rests at the back of its level: onRested(seq, …, remaining), then onLevel for it.
  * A fully filled taker emits nothing more (its last onFill says takerRemaining 0).
+ * Last, for each owner whose position moved during the placement (in that order) and whose
+ * resting reduce-only lots now exceed what the position can close: its reduce-only orders are
+ * cancelled newest (highest orderId) first, whole, until they fit — each onCancelled(reason
+ * ReduceOnlyCancelled), then onLevel.
  *
  * # Cancels
  * cancel(orderId, owner): not resting → OrderNotFound; resting under another owner →

@@ -12,7 +12,8 @@
  * May import: engine/ only (and @noble/hashes through state-hash).
  */
 import { EngineCode, Reason } from './codes.ts';
-import { crosses, depthBucket, depthMultiple, orderView, reduceOnlyQuantity, shapeRejection } from './order-rules.ts';
+import { crosses, depthBucket, depthMultiple, orderView, shapeRejection } from './order-rules.ts';
+import { ReduceOnlyPositions, closableLots } from './reduce-only-positions.ts';
 import type { RestingFields } from './order-rules.ts';
 import { StateHasher } from './state-hash.ts';
 import { OrderFlag } from './types.ts';
@@ -27,6 +28,9 @@ export class NaiveOrderBook implements OrderBook {
   private readonly orders: RestingFields[] = [];
   private readonly listener: BookListener;
   private readonly minSizeLots: number;
+  private readonly reduceOnly = new ReduceOnlyPositions();
+  /** Owners with resting reduce-only orders whose position moved during the current place, in that order. */
+  private readonly touched: number[] = [];
 
   constructor(marketIndex: number, listener: BookListener, options: BookOptions = {}) {
     this.marketIndex = marketIndex;
@@ -54,6 +58,7 @@ export class NaiveOrderBook implements OrderBook {
         lastUpdateSequenceNumber: o.lastUpdateSequenceNumber,
       });
     }
+    book.reduceOnly.restore(snapshot.reduceOnly, snapshot.orders, OrderFlag.ReduceOnly);
     book.validateInternalState();
     return book;
   }
@@ -67,8 +72,33 @@ export class NaiveOrderBook implements OrderBook {
   }
 
   place(cmd: PlaceOrder): number {
+    const code = this.placeAndMatch(cmd);
+    this.cancelReduceOnlyExcess(cmd.time);
+    return code;
+  }
+
+  /** The touched owners' reduce-only orders that no longer fit their position: newest first, whole. */
+  private cancelReduceOnlyExcess(time: number): void {
+    for (const owner of this.touched) {
+      while (this.reduceOnly.excess(owner) > 0) {
+        const newest = this.orders.filter((o) => o.owner === owner && (o.flags & OrderFlag.ReduceOnly) !== 0).sort(byOrderId).pop()!;
+        this.remove(newest, Reason.ReduceOnlyCancelled, time);
+      }
+    }
+    this.touched.length = 0;
+  }
+
+  private touch(owner: number): void {
+    if (this.reduceOnly.hasResting(owner) && !this.touched.includes(owner)) this.touched.push(owner);
+  }
+
+  private placeAndMatch(cmd: PlaceOrder): number {
     const time = cmd.time;
     this.expireDue(time);
+    if ((cmd.flags & OrderFlag.ReduceOnly) !== 0 && this.reduceOnly.told(cmd.owner, cmd.position)) {
+      this.touch(cmd.owner);
+      this.cancelReduceOnlyExcess(time);
+    }
     let quantity = cmd.quantity;
     let code = shapeRejection(cmd, this.minSizeLots);
     if (code === EngineCode.Ok && this.orders.some((o) => o.orderId === cmd.orderId)) code = EngineCode.OrderIdExists;
@@ -77,7 +107,7 @@ export class NaiveOrderBook implements OrderBook {
     }
     if (code === EngineCode.Ok && cmd.expiresAt !== 0 && cmd.expiresAt <= time) code = EngineCode.AlreadyExpired;
     if (code === EngineCode.Ok && (cmd.flags & OrderFlag.ReduceOnly) !== 0) {
-      quantity = reduceOnlyQuantity(cmd.side, quantity, cmd.position);
+      quantity = Math.min(quantity, this.reduceOnly.capacity(cmd.owner, cmd.side, cmd.position));
       if (quantity === 0) code = EngineCode.ReduceOnlyWouldIncrease;
     }
     if (code === EngineCode.Ok && (cmd.flags & OrderFlag.PostOnly) !== 0) {
@@ -101,20 +131,38 @@ export class NaiveOrderBook implements OrderBook {
         if (maker.side !== makerSide || maker.price !== best) {
           i++;
         } else if (maker.account === cmd.account) {
-          this.orders.splice(i, 1);
+          this.take(i);
           this.listener.onExpired(++this.seq, maker.orderId, maker.owner, maker.remaining, Reason.SelfTrade, time);
         } else {
-          const traded = Math.min(remaining, maker.remaining);
+          const makerReduceOnly = (maker.flags & OrderFlag.ReduceOnly) !== 0;
+          // A reduce-only maker closes at most the position as it is now.
+          const closable = makerReduceOnly ? closableLots(makerSide, this.reduceOnly.position(maker.owner)) : Infinity;
+          if (closable === 0) {
+            this.take(i);
+            this.listener.onCancelled(++this.seq, maker.orderId, maker.owner, maker.remaining, Reason.ReduceOnlyCancelled, time);
+            continue;
+          }
+          const capped = closable < Math.min(remaining, maker.remaining);
+          const traded = Math.min(remaining, maker.remaining, closable);
           maker.remaining -= traded;
           remaining -= traded;
           maker.updatedAt = time;
           maker.lastUpdateSequenceNumber = ++this.seq;
+          if (makerReduceOnly) this.reduceOnly.left(maker.owner, makerSide, traded);
+          this.reduceOnly.fill(maker.owner, makerSide * traded);
+          this.reduceOnly.fill(cmd.owner, cmd.side * traded);
+          this.touch(maker.owner);
+          this.touch(cmd.owner);
           this.listener.onFill(
             this.seq, maker.orderId, cmd.orderId, maker.owner, cmd.owner, cmd.side,
             best, traded, maker.remaining, remaining, time,
           );
-          if (maker.remaining === 0) this.orders.splice(i, 1);
-          else i++;
+          if (maker.remaining === 0) this.take(i);
+          else if (capped) {
+            // It closed the position: the rest would open one.
+            this.take(i);
+            this.listener.onCancelled(++this.seq, maker.orderId, maker.owner, maker.remaining, Reason.ReduceOnlyCancelled, time);
+          } else i++;
         }
       }
       this.listener.onLevel(++this.seq, makerSide, best, this.levelTotal(makerSide, best), time);
@@ -140,6 +188,7 @@ export class NaiveOrderBook implements OrderBook {
       updatedAt: time,
       lastUpdateSequenceNumber: ++this.seq,
     });
+    if ((cmd.flags & OrderFlag.ReduceOnly) !== 0) this.reduceOnly.rested(cmd.owner, cmd.side, remaining, cmd.position);
     this.listener.onRested(this.seq, cmd.orderId, cmd.owner, cmd.side, cmd.price, remaining, time);
     this.listener.onLevel(++this.seq, cmd.side, cmd.price, this.levelTotal(cmd.side, cmd.price), time);
     return EngineCode.Ok;
@@ -212,11 +261,12 @@ export class NaiveOrderBook implements OrderBook {
   stateHash(): string {
     const hasher = new StateHasher(this.marketIndex, this.seq);
     for (const o of this.inPriorityOrder()) hasher.add(o);
+    this.reduceOnly.forEachCount((kind, owner, lots) => hasher.addCount(kind, owner, lots));
     return hasher.digest();
   }
 
   snapshot(): BookSnapshot {
-    return { marketIndex: this.marketIndex, sequence: this.seq, orders: this.inPriorityOrder().map(orderView) };
+    return { marketIndex: this.marketIndex, sequence: this.seq, orders: this.inPriorityOrder().map(orderView), reduceOnly: this.reduceOnly.snapshot() };
   }
 
   validateInternalState(): void {
@@ -237,6 +287,7 @@ export class NaiveOrderBook implements OrderBook {
     const bid = this.best(1);
     const ask = this.best(-1);
     if (bid !== 0 && ask !== 0 && bid >= ask) throw new Error(`book crossed at rest: best bid ${bid} >= best ask ${ask}`);
+    this.reduceOnly.validate(this.orders, OrderFlag.ReduceOnly);
   }
 
   /** Expires every order with 0 < expiresAt <= time, in (expiresAt, orderId) order. */
@@ -245,7 +296,7 @@ export class NaiveOrderBook implements OrderBook {
       .filter((o) => o.expiresAt > 0 && o.expiresAt <= time)
       .sort((a, b) => a.expiresAt - b.expiresAt || a.orderId - b.orderId);
     for (const o of due) {
-      this.orders.splice(this.orders.indexOf(o), 1);
+      this.take(this.orders.indexOf(o));
       this.listener.onExpired(++this.seq, o.orderId, o.owner, o.remaining, Reason.ExpiresAtReached, time);
       this.listener.onLevel(++this.seq, o.side, o.price, this.levelTotal(o.side, o.price), time);
     }
@@ -254,9 +305,16 @@ export class NaiveOrderBook implements OrderBook {
 
   /** Takes a resting order off the book at its owner's or the exchange's request. */
   private remove(o: RestingFields, reason: number, time: number): void {
-    this.orders.splice(this.orders.indexOf(o), 1);
+    this.take(this.orders.indexOf(o));
     this.listener.onCancelled(++this.seq, o.orderId, o.owner, o.remaining, reason, time);
     this.listener.onLevel(++this.seq, o.side, o.price, this.levelTotal(o.side, o.price), time);
+  }
+
+  /** Takes the order at `i` off the book (its remaining reduce-only lots no longer rest). */
+  private take(i: number): void {
+    const o = this.orders[i];
+    this.orders.splice(i, 1);
+    if ((o.flags & OrderFlag.ReduceOnly) !== 0) this.reduceOnly.left(o.owner, o.side, o.remaining);
   }
 
   private findByClientId(account: number, clientId: string): number {

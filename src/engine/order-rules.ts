@@ -1,8 +1,8 @@
 /**
  * @module engine/order-rules
  *
- * The stateless rules both books apply the same way: the shape checks of a placement, the
- * reduce-only cap, when a limit crosses a price, how depth groups prices, and how a resting
+ * The stateless rules both books apply the same way: the shape checks of a placement, when a
+ * limit crosses a price, how depth groups prices, and how a resting
  * order is shown (`OrderView`). What needs book state (duplicate ids, clientIds, the best
  * opposite price) stays in each book, so the naive reference keeps checking the fast one.
  *
@@ -22,15 +22,6 @@ export function shapeRejection(cmd: PlaceOrder, minSizeLots: number): number {
   if (!isPositiveUnits(cmd.price)) return EngineCode.InvalidPrice;
   if (cmd.quantity < minSizeLots) return EngineCode.BelowMinSize;
   return EngineCode.Ok;
-}
-
-/**
- * The quantity a reduce-only order may have: capped at |position|, or 0 when it would not
- * reduce (flat, or on the position's own side).
- */
-export function reduceOnlyQuantity(side: Side, quantity: number, position: number): number {
-  if (position === 0 || Math.sign(position) === side) return 0;
-  return Math.min(quantity, Math.abs(position));
 }
 
 /** Whether a limit of `side` at `limit` trades against a resting opposite order at `price`. */

@@ -4,7 +4,9 @@
  * The canonical hash of a book: SHA-256 over the market index, the sequence, then every
  * resting order in priority order (bids best first, then asks best first, FIFO within a
  * price), each as its 12 numeric fields (float64, little endian: every value is an exact
- * integer) and its clientId (length-prefixed UTF-8, length −1 for null), then the order count.
+ * integer) and its clientId (length-prefixed UTF-8, length −1 for null), then the order count,
+ * then the reduce-only position counts (`engine/reduce-only-positions`: kind, owner, lots as
+ * float64 triples, owners ascending; nothing when there are none).
  * Both books feed the same bytes for the same state, so their hashes agree.
  *
  * May import: engine/ and @noble/hashes (pure, no I/O).
@@ -21,6 +23,7 @@ export class StateHasher {
   private readonly bytes = new Uint8Array(8 * (NUMERIC_FIELDS + 1));
   private readonly view = new DataView(this.bytes.buffer);
   private orders = 0;
+  private countsStarted = false;
 
   constructor(marketIndex: number, sequence: number) {
     this.view.setFloat64(0, marketIndex, true);
@@ -50,10 +53,25 @@ export class StateHasher {
     this.orders++;
   }
 
+  /** One reduce-only count (after every order). */
+  addCount(kind: number, owner: number, lots: number): void {
+    if (!this.countsStarted) {
+      this.view.setFloat64(0, this.orders, true);
+      this.hash.update(this.bytes.subarray(0, 8));
+      this.countsStarted = true;
+    }
+    this.view.setFloat64(0, kind, true);
+    this.view.setFloat64(8, owner, true);
+    this.view.setFloat64(16, lots, true);
+    this.hash.update(this.bytes.subarray(0, 24));
+  }
+
   /** Hex digest; the hasher is spent afterwards. */
   digest(): string {
-    this.view.setFloat64(0, this.orders, true);
-    this.hash.update(this.bytes.subarray(0, 8));
+    if (!this.countsStarted) {
+      this.view.setFloat64(0, this.orders, true);
+      this.hash.update(this.bytes.subarray(0, 8));
+    }
     return bytesToHex(this.hash.digest());
   }
 }

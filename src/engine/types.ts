@@ -17,6 +17,7 @@
  *
  * May import: engine/ only.
  */
+import type { ReduceOnlySnapshot } from './reduce-only-positions.ts';
 
 /** The sign of a quantity: +1 buys (long), -1 sells (short). */
 export const Side = { Buy: 1, Sell: -1 } as const;
@@ -49,7 +50,13 @@ export interface PlaceOrder {
   expiresAt: number;
   /** Unique among the account's open orders when not null. */
   clientId: string | null;
-  /** The owner's signed position in this market, in lots, as the ledger has it now; read only by reduce-only orders. */
+  /**
+   * Read only by reduce-only orders: the owner's signed position in this market, in lots, as the
+   * ledger has it, LESS the net lots of the owner's fills in this book that the ledger has
+   * settled — what moved the position outside this book (ADL). The book adds the fills it has
+   * executed itself, fills on their way to the ledger included (engine/reduce-only-positions).
+   * For an owner this book never filled, simply the position.
+   */
   position: number;
   /** The command's time in milliseconds. */
   time: number;
@@ -170,6 +177,8 @@ export interface BookSnapshot {
   sequence: number;
   /** Resting orders in priority order: bids best first, then asks best first, FIFO within a price. */
   orders: OrderView[];
+  /** The positions the book counts for reduce-only orders; absent in snapshots written before it did. */
+  reduceOnly?: ReduceOnlySnapshot;
 }
 
 /** Bits of an orderId above the per-market counter. */

@@ -4,7 +4,8 @@
  * The route table of the REST API and what happens around every request: public routes run
  * under the per-source-address budget, /account/* routes behind the account guard (token,
  * per-account budget, read authorization); unknown paths get 404, known paths with another
- * method 405, a thrown error (a broken invariant) 500 with the error logged. Routes themselves
+ * method 405, a thrown error (a broken invariant) 500 with the error logged; during a drain
+ * (shutdown) 503 `Service overloaded: shutting down` with `Retry-After`. Routes themselves
  * live one concept per file in ./routes/.
  * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts.
  */
@@ -94,6 +95,8 @@ export function startGateway(options: GatewayOptions): Promise<HttpServer> {
     routes: table,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     trustedProxies: new Set(options.trustedProxies ?? []),
+    // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
+    shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
     fallback: (req: HttpRequest) => {
       const allowed = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
       if (allowed.length === 0) return failure(GatewayCode.RouteNotFound, req.path);

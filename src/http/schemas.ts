@@ -48,12 +48,13 @@ export const MARKET_SCHEMA = {
     marginTiers: { type: 'array', items: MARGIN_TIER_SCHEMA },
     makerFee: DECIMAL,
     takerFee: DECIMAL,
+    maxOriginatorFee: { ...DECIMAL, description: 'largest originatorFee an order may carry, as a fraction of notional (originatorFee / 10^8)' },
     fundingIntervalMs: { type: 'integer' },
     fundingRateCap: DECIMAL,
     interestRate: DECIMAL,
     oracleFeedId: { type: 'string' },
   },
-  required: ['symbol', 'tickSize', 'lotSize', 'minSize', 'maxLeverage', 'initialMarginFraction', 'maintenanceMarginFraction', 'makerFee', 'takerFee', 'oracleFeedId'],
+  required: ['symbol', 'tickSize', 'lotSize', 'minSize', 'maxLeverage', 'initialMarginFraction', 'maintenanceMarginFraction', 'makerFee', 'takerFee', 'maxOriginatorFee', 'oracleFeedId'],
 } as const;
 
 export const MARKETS_SCHEMA = {

@@ -8,6 +8,32 @@
  * at once, because `req` is only valid inside the callback; every response registers
  * `onAborted` before it goes asynchronous; every asynchronous reply is written inside
  * `res.cork`; a body larger than `maxBodyBytes` is refused with 413 without buffering it.
+ *
+ * Pipelining (requests written before the previous answer arrived). uWS answers pipelined
+ * requests in order only while each is answered inside its own callback; when it parses a
+ * request while an earlier one on the connection is still unanswered, it closes the connection
+ * (uWebSockets HttpContext.h: "denying async pipelining") and the earlier one is aborted. Writes
+ * are answered asynchronously (after the journal's flush), so two rules keep "every request is
+ * answered in order, or it took no effect" true:
+ *  - a request with a body runs only after uWS has parsed the rest of the bytes it read with it
+ *    (the handler is deferred to the end of the event-loop turn, `setImmediate`): if a later
+ *    request was among them, uWS has closed the connection by then, and the aborted request is
+ *    never run;
+ *  - while a request is unanswered its connection is not read (`res.pause()` until the reply is
+ *    written), so a request that arrives later waits in the kernel and cannot close the
+ *    connection under a request that is already running.
+ * So a pipelined request is answered when it is the last of what one read brought; a read that
+ * brings several unanswered requests closes the connection with none of them applied, and the
+ * client sends them again (RFC 9112 §9.3.2). Requests answered inside their callback (reads that
+ * need no other thread, refusals) are answered in order however many a read brings.
+ *
+ * Drain (`drain`): the listener closes; every request that starts from then on is answered with
+ * the `shuttingDown` reply and `Connection: close`, every answer still due closes its connection,
+ * and the drain resolves once every request that started before has been answered (or its client
+ * went away) and its handler has finished — so what a handler started (a journaled write) is done
+ * before the pipeline behind it closes — and no request has come for `DRAIN_QUIET_MS` (one that
+ * was already in a socket's buffer is read and answered). Then the remaining (idle) connections
+ * are closed.
  * May import: nothing from the cores.
  */
 import { createRequire } from 'node:module';
@@ -16,6 +42,9 @@ import { clientAddress } from './client-address.ts';
 import { canonicalIp } from '../config/ip-address.ts';
 
 const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
+
+/** The build's `App` has `close()` (closes the listener and every connection); its typings omit it. */
+type App = Uws.TemplatedApp & { close(): void };
 
 export type Method = 'get' | 'post' | 'delete' | 'put' | 'patch' | 'head' | 'options';
 
@@ -64,11 +93,19 @@ export interface HttpServerOptions {
   maxBodyBytes: number;
   /** Proxies whose `X-Forwarded-For` is believed (normalized IP addresses); default none. */
   trustedProxies?: ReadonlySet<string>;
+  /** The answer to every request that starts during a drain (a 503 with `Retry-After`). */
+  shuttingDown: HttpReply;
 }
 
 export interface HttpServer {
   readonly port: number;
-  /** Stops accepting connections; open connections finish their current request. */
+  /**
+   * Stops accepting connections, answers new requests with `shuttingDown`, waits at most
+   * `graceMs` for the requests already started, then closes every connection. Resolves with the
+   * number of requests still unfinished when the grace ran out (0 normally).
+   */
+  drain(graceMs: number): Promise<number>;
+  /** Closes the listener and every connection now; unanswered requests are aborted. */
   close(): void;
 }
 
@@ -83,12 +120,33 @@ function statusLine(status: number): string {
   return STATUS_LINE[status] ?? `${status} Status`;
 }
 
-function write(res: Uws.HttpResponse, reply: HttpReply): void {
+/** Writes the reply; `closeConnection` adds `Connection: close` and closes once it is sent. */
+function write(res: Uws.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
   res.writeStatus(statusLine(reply.status));
   res.writeHeader('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
   if (reply.headers) for (const key in reply.headers) res.writeHeader(key, reply.headers[key]);
-  res.end(reply.body);
+  res.end(reply.body, closeConnection);
 }
+
+/**
+ * Runs what was queued at the end of the event-loop turn, after uWS has parsed everything the
+ * turn's reads brought (see "Pipelining" above). One queue and one `setImmediate` per turn.
+ */
+const afterReads: Array<() => void> = [];
+function runAfterReads(): void {
+  // Entries queued while these run (none expected: they come from uWS callbacks) wait for the next turn.
+  const due = afterReads.splice(0, afterReads.length);
+  for (const run of due) run();
+}
+function deferToEndOfTurn(run: () => void): void {
+  if (afterReads.push(run) === 1) setImmediate(runAfterReads);
+}
+
+/**
+ * A drain ends once no request has started or finished for this long: requests that reached a
+ * connection's buffer before the drain are read (and answered 503) before the connection closes.
+ */
+const DRAIN_QUIET_MS = 100;
 
 const NEEDS_BODY = new Set(['post', 'put', 'patch', 'delete']);
 
@@ -106,10 +164,20 @@ function decodeParameter(raw: string): string {
 }
 
 export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  const app = uws.App();
+  const app = uws.App() as App;
   const trusted = options.trustedProxies ?? new Set<string>();
+  /** Requests started and not yet finished: unanswered, or answered while their handler still runs. */
+  let unfinished = 0;
+  let draining = false;
+  /** During a drain: called whenever a request starts or finishes. */
+  let onDrainActivity: (() => void) | null = null;
 
   const serve = (res: Uws.HttpResponse, req: Uws.HttpRequest, handler: Handler, paramCount: number): void => {
+    if (draining) {
+      write(res, options.shuttingDown, true);
+      onDrainActivity?.();
+      return;
+    }
     // req is only valid in this callback: copy everything now.
     const params: string[] = [];
     for (let i = 0; i < paramCount; i++) params.push(decodeParameter(req.getParameter(i)));
@@ -126,16 +194,40 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       body: null,
     };
     const declaredLength = Number(req.getHeader('content-length') || '0');
+    unfinished++;
     let aborted = false;
+    let running = false;
+    let paused = false;
+    let finished = false;
+    const release = (): void => {
+      if (finished) return;
+      finished = true;
+      unfinished--;
+      onDrainActivity?.();
+    };
     res.onAborted(() => {
       aborted = true;
+      // A handler already running finishes its work (a write it started is completed) first.
+      if (!running) release();
     });
 
     const finish = (reply: HttpReply): void => {
-      if (aborted) return;
-      res.cork(() => write(res, reply));
+      running = false;
+      if (!aborted) {
+        res.cork(() => {
+          if (paused) res.resume();
+          write(res, reply, draining);
+        });
+      }
+      release();
     };
     const run = (): void => {
+      if (aborted) return;
+      if (draining) {
+        finish(options.shuttingDown);
+        return;
+      }
+      running = true;
       let result: HttpReply | Promise<HttpReply>;
       try {
         result = handler(request);
@@ -143,8 +235,14 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         finish(options.onHandlerError(error, request));
         return;
       }
-      if (result instanceof Promise) result.then(finish, (error) => finish(options.onHandlerError(error, request)));
-      else finish(result);
+      if (result instanceof Promise) {
+        // Nothing more is read from this connection until the answer is written.
+        if (!paused) {
+          paused = true;
+          res.pause();
+        }
+        result.then(finish, (error) => finish(options.onHandlerError(error, request)));
+      } else finish(result);
     };
 
     if (!NEEDS_BODY.has(request.method)) {
@@ -170,7 +268,10 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       chunks.push(Buffer.from(chunk.slice(0)));
       if (isLast) {
         request.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-        run();
+        // A write: stop reading, and run it only once uWS has parsed what came with it.
+        paused = true;
+        res.pause();
+        deferToEndOfTurn(run);
       }
     });
   };
@@ -191,9 +292,39 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         reject(new Error(`Cannot listen on ${options.host}:${options.port}`));
         return;
       }
+      let listening = true;
+      const stopListening = (): void => {
+        if (listening) uws.us_listen_socket_close(socket);
+        listening = false;
+      };
       resolve({
         port: uws.us_socket_local_port(socket as unknown as Uws.us_socket),
-        close: () => uws.us_listen_socket_close(socket),
+        drain: (graceMs) => {
+          draining = true;
+          stopListening();
+          return new Promise<number>((resolveDrain) => {
+            let quiet: NodeJS.Timeout | undefined;
+            const done = (): void => {
+              clearTimeout(grace);
+              clearTimeout(quiet);
+              onDrainActivity = null;
+              app.close();
+              resolveDrain(unfinished);
+            };
+            const grace = setTimeout(done, graceMs);
+            // Done once nothing is unfinished and the connections have been quiet for a while:
+            // a request already in a socket's buffer is read, and answered, before its connection closes.
+            onDrainActivity = () => {
+              clearTimeout(quiet);
+              if (unfinished === 0) quiet = setTimeout(done, DRAIN_QUIET_MS);
+            };
+            onDrainActivity();
+          });
+        },
+        close: () => {
+          stopListening();
+          app.close();
+        },
       });
     });
   });

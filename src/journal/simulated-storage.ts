@@ -42,6 +42,8 @@ export class SimulatedJournalStorage implements JournalStorage {
   readonly tearsWrites = true;
   private platter = new Map<number, Uint8Array>();
   private cache = new Map<number, Uint8Array>();
+  /** The highest seq in `cache` (0 when empty), kept as writes and deletes happen. */
+  private last = 0;
   private pending: PendingWrite[] = [];
   private flushedWrites = 0;
   private totalWrites = 0;
@@ -56,6 +58,7 @@ export class SimulatedJournalStorage implements JournalStorage {
   put(seq: number, record: Uint8Array): void {
     this.assertAlive();
     this.cache.set(seq, record);
+    if (seq > this.last) this.last = seq;
     this.pending.push({ seq, record });
     this.totalWrites++;
   }
@@ -113,11 +116,15 @@ export class SimulatedJournalStorage implements JournalStorage {
     this.assertAlive();
     const after = new SimulatedJournalStorage({ autoFlush: this.autoFlush });
     const surviving = Math.min(options.survivingWrites ?? 0, this.pending.length);
-    for (const write of this.pending.slice(0, surviving)) this.applyToPlatter(write);
+    for (let i = 0; i < surviving; i++) this.applyToPlatter(this.pending[i]);
     const torn = this.pending[surviving];
     if (torn?.record && options.tornBytes !== undefined) this.platter.set(torn.seq, torn.record.slice(0, options.tornBytes));
-    for (const [seq, record] of this.platter) after.platter.set(seq, record.slice());
-    after.cache = new Map(after.platter);
+    // This disk is dead: the new one takes its platter as it is. Records are never changed in
+    // place once written (`tear` and `corrupt` replace them), so nothing is copied.
+    after.platter = this.platter;
+    after.cache = new Map(this.platter);
+    after.last = after.scanLastKey();
+    this.platter = new Map();
     this.dead = true;
     this.waiters = [];
     return after;
@@ -141,12 +148,11 @@ export class SimulatedJournalStorage implements JournalStorage {
   drop(seq: number): void {
     this.cache.delete(seq);
     this.platter.delete(seq);
+    if (seq === this.last) this.last = this.scanLastKey();
   }
 
   lastKey(): number {
-    let last = 0;
-    for (const seq of this.cache.keys()) if (seq > last) last = seq;
-    return last;
+    return this.last;
   }
 
   firstKey(): number {
@@ -160,9 +166,17 @@ export class SimulatedJournalStorage implements JournalStorage {
   }
 
   *range(from: number, to: number): Iterable<Uint8Array> {
-    const keys = [...this.cache.keys()].filter((k) => k >= from && k <= to).sort((a, b) => a - b);
-    for (const key of keys) {
-      const record = this.cache.get(key);
+    const high = Math.min(to, this.last);
+    const low = Math.max(from, 0);
+    if (high - low >= 2 * this.cache.size) {
+      // Sparse keys (a test's own seqs): sort what there is rather than walk the gaps.
+      const keys = [...this.cache.keys()].filter((k) => k >= from && k <= to).sort((a, b) => a - b);
+      for (const key of keys) yield this.cache.get(key)!;
+      return;
+    }
+    // A journal's seqs are dense: walk them in order, skipping any dropped one.
+    for (let seq = low; seq <= high; seq++) {
+      const record = this.cache.get(seq);
       if (record) yield record;
     }
   }
@@ -175,6 +189,7 @@ export class SimulatedJournalStorage implements JournalStorage {
         this.totalWrites++;
       }
     }
+    if (this.last > seq) this.last = this.scanLastKey();
     const done = this.sync();
     if (!this.autoFlush) this.flush();
     await done;
@@ -187,6 +202,12 @@ export class SimulatedJournalStorage implements JournalStorage {
   }
 
   async close(): Promise<void> {}
+
+  private scanLastKey(): number {
+    let last = 0;
+    for (const seq of this.cache.keys()) if (seq > last) last = seq;
+    return last;
+  }
 
   private applyToPlatter(write: PendingWrite): void {
     if (write.record) this.platter.set(write.seq, write.record);

@@ -16,6 +16,9 @@
  *  - Σ quantity = 0 per market; `holders` lists exactly the owners with a position;
  *  - hold totals and open lots equal the sum of the holds; holds are ≥ 0;
  *  - an owner without cross positions and not being liquidated has collateral ≥ 0.
+ * Money rules: every move names its source (a `balance` reason, an `insurance` reason); no fee
+ * is charged beyond what its payer can pay, so the insurance fund covers trading losses only
+ * (`shortfall` events), never a fee; `checkConservation` is the law above, exactly.
  * May import: config/, engine/types, ledger/.
  */
 import { RATE_ONE, type MarketSpec } from '../config/market.ts';
@@ -42,6 +45,22 @@ export interface LedgerOptions {
   faucetLimit?: bigint;
   /** Liquidation fee, RATE_SCALE fraction of the liquidated notional. Default 0.5 %. */
   liquidationFee?: bigint;
+}
+
+/** Where the money is (`moneyReport`): collateral units; `imbalance` is 0 when money is conserved. */
+export interface MoneyReport {
+  deposited: bigint;
+  fauceted: bigint;
+  withdrawn: bigint;
+  collateral: bigint;
+  isolatedMargin: bigint;
+  /** Σ basis of open positions (the cash paid into them, signed). */
+  openBasis: bigint;
+  /** Negative = a deficit: shortfalls it covered beyond what it held (each one an `insurance` event with reason `shortfall`). */
+  insuranceFund: bigint;
+  feesCollected: bigint;
+  /** held − (deposited + fauceted − withdrawn). */
+  imbalance: bigint;
 }
 
 export interface AdmitExtras {
@@ -276,8 +295,11 @@ export class Ledger {
   /**
    * Admits an order if the owner's free collateral covers its hold: the initial margin by
    * which the worst-case position grows (all open orders on this side filled, this one too)
-   * plus the taker fee on its notional. Buys are valued at their limit, sells at
-   * max(limit, mark). Reduce-only and liquidation orders hold nothing.
+   * plus the taker fee and the originator fee on its notional. Buys are valued at their limit,
+   * sells at max(limit, mark). A reduce-only order holds its fees on the lots it can close
+   * (min(quantity, |position|)), checked against the headroom plus what closing those lots
+   * frees (their initial margin; an isolated position's equity): it opens nothing, but it pays
+   * what it charges. Liquidation orders hold nothing.
    */
   admitOrder(orderId: number, owner: number, market: number, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
     const o = this.owners[owner];
@@ -308,6 +330,24 @@ export class Ledger {
       if (open === undefined) o.openLots.set(market, (open = { buy: 0, sell: 0 }));
       if (side > 0) open.buy += quantity;
       else open.sell += quantity;
+    } else if (!liquidation) {
+      const p = o.positions.get(market);
+      const q = p?.quantity ?? 0;
+      // The book refuses what does not reduce; the fees are held on what can close.
+      const lots = (side > 0 ? q < 0 : q > 0) ? Math.min(quantity, Math.abs(q)) : 0;
+      const at = side > 0 ? price : Math.max(price, m.prices.mark);
+      amount = tradingFee(notional(m.scale, at, lots), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) + owed(notional(m.scale, at, lots), extras?.originatorFee ?? 0n);
+      if (amount > 0n) {
+        const e = exposureOf(o, this.markets, this.scratch);
+        let freed = 0n;
+        if (p !== undefined && p.isolated) freed = p.margin + upnlOf(m, p);
+        else if (p !== undefined) {
+          const fraction = fractionOf(o, m);
+          const size = Math.abs(q);
+          freed = initialMargin(m.spec, notional(m.scale, m.prices.mark, size), fraction) - initialMargin(m.spec, notional(m.scale, m.prices.mark, size - lots), fraction);
+        }
+        if (amount > orderHeadroom(o, e) + (freed > 0n ? freed : 0n)) return LedgerCode.InsufficientMargin;
+      }
     }
     this.holds.set(orderId, {
       orderId,
@@ -393,7 +433,22 @@ export class Ledger {
       m.holders.add(ownerId);
     }
     const t = applyTrade(p, side * quantity, n, this.trade);
-    const fee = tradingFee(n, feeRate);
+    // orderId 0: an ADL trade, which no book executed (see `positionOffBook`).
+    if (orderId === 0) {
+      const lots = (o.offBook.get(market) ?? 0) + side * quantity;
+      if (lots === 0) o.offBook.delete(market);
+      else o.offBook.set(market, lots);
+    }
+    let fee = tradingFee(n, feeRate);
+    if (fee > 0n || originatorFee > 0n) {
+      // No fee takes more than this side can pay once the trade's PnL is in: the trading fee
+      // first, then the originator's. What it cannot pay is not charged — never left for the
+      // insurance fund to cover as a shortfall.
+      let payable = t.realizedPnl + (p.isolated ? p.margin + upnlOf(m, p) + (t.openedLots > 0 && o.collateral > 0n ? o.collateral : 0n) : crossEquity(o, exposureOf(o, this.markets, this.scratch)));
+      if (fee > payable) fee = payable > 0n ? payable : 0n;
+      payable -= fee;
+      if (originatorFee > payable) originatorFee = payable > 0n ? payable : 0n;
+    }
     this.fees += fee;
     p.fees += fee + originatorFee;
     p.updatedAt = time;
@@ -478,18 +533,11 @@ export class Ledger {
       if (o.positions.size === 0) continue;
       const e = exposureOf(o, this.markets, this.scratch);
       const equity = crossEquity(o, e);
-      const crossDue = e.crossMM > 0n && equity < e.crossMM;
       for (const p of o.positions.values()) {
         if (o.liquidating.has(p.market)) continue;
         const m = this.markets[p.market];
-        let share: bigint;
-        if (p.isolated) {
-          share = p.margin + upnlOf(m, p);
-          if (share >= maintenanceMargin(m.spec, notionalAtMark(m, p))) continue;
-        } else {
-          if (!crossDue) continue;
-          share = floorDiv(equity * maintenanceMargin(m.spec, notionalAtMark(m, p)), e.crossMM);
-        }
+        const share = this.dueShare(p, e, equity);
+        if (share === null) continue;
         const bankrupt = bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share);
         const order: LiquidationOrder = {
           owner: id,
@@ -506,6 +554,36 @@ export class Ledger {
       }
     }
     return orders;
+  }
+
+  /**
+   * The markets where `owner` is below maintenance with no liquidation order in flight: what
+   * the next `checkLiquidations` would liquidate (a read, for checks and the simulator).
+   */
+  liquidatable(owner: number): number[] {
+    const o = this.owners[owner];
+    if (o === undefined || owner === 0 || o.positions.size === 0) return [];
+    const e = exposureOf(o, this.markets, this.scratch);
+    const equity = crossEquity(o, e);
+    const due: number[] = [];
+    for (const p of o.positions.values()) if (!o.liquidating.has(p.market) && this.dueShare(p, e, equity) !== null) due.push(p.market);
+    return due;
+  }
+
+  /** Markets where a liquidation order of `owner` is in flight. */
+  liquidatingIn(owner: number): number[] {
+    return [...(this.owners[owner]?.liquidating ?? [])];
+  }
+
+  /** The equity share backing `p` when it is below maintenance (isolated: its own; cross: the account's), else null. */
+  private dueShare(p: Position, e: Exposure, equity: bigint): bigint | null {
+    const m = this.markets[p.market];
+    const mm = maintenanceMargin(m.spec, notionalAtMark(m, p));
+    if (p.isolated) {
+      const share = p.margin + upnlOf(m, p);
+      return share < mm ? share : null;
+    }
+    return e.crossMM > 0n && equity < e.crossMM ? floorDiv(equity * mm, e.crossMM) : null;
   }
 
   private finishLiquidation(o: OwnerState, market: number, time: number): void {
@@ -570,6 +648,16 @@ export class Ledger {
     return this.owners[owner]?.positions.get(market)?.quantity ?? 0;
   }
 
+  /**
+   * What the book of `market` is told with an order of `owner` (`PlaceOrder.position`): the
+   * position less the net lots of the owner's fills that book executed and the ledger settled —
+   * the lots ADL moved. The book adds the fills it executed, so it knows the position as it is
+   * at the book, fills still on their way here included.
+   */
+  positionOffBook(owner: number, market: number): number {
+    return this.owners[owner]?.offBook.get(market) ?? 0;
+  }
+
   /** A copy of the position, or undefined when flat. */
   positionOf(owner: number, market: number): Position | undefined {
     const p = this.owners[owner]?.positions.get(market);
@@ -609,6 +697,11 @@ export class Ledger {
 
   fundingHistory(market: number): readonly FundingRecord[] {
     return this.markets[market].funding.history;
+  }
+
+  /** Owners 1 … ownerCount exist. */
+  get ownerCount(): number {
+    return this.owners.length - 1;
   }
 
   get insuranceFund(): bigint {
@@ -652,11 +745,55 @@ export class Ledger {
 
   // ── state: invariants, hash, snapshot ───────────────────────────────────────────────────
 
+  /**
+   * Where every unit of money is, summed: the conservation law
+   *   Σcollateral + Σisolated margin − Σbasis + insuranceFund + feesCollected = deposits + faucet − withdrawals
+   * (realised PnL and funding have moved into collateral and margin; −Σbasis is the cash paid
+   * into open positions). O(owners + positions), no allocation beyond the result.
+   */
+  moneyReport(): MoneyReport {
+    let collateral = 0n;
+    let isolatedMargin = 0n;
+    let openBasis = 0n;
+    for (let id = 1; id < this.owners.length; id++) {
+      const o = this.owners[id];
+      collateral += o.collateral;
+      for (const p of o.positions.values()) {
+        isolatedMargin += p.margin;
+        openBasis += p.basis;
+      }
+    }
+    const held = collateral + isolatedMargin - openBasis + this.insurance + this.fees;
+    return {
+      deposited: this.deposited,
+      fauceted: this.fauceted,
+      withdrawn: this.withdrawn,
+      collateral,
+      isolatedMargin,
+      openBasis,
+      insuranceFund: this.insurance,
+      feesCollected: this.fees,
+      imbalance: held - this.netDeposits,
+    };
+  }
+
+  /**
+   * Throws unless money is conserved to the unit (no tolerance): the check a simulator or a
+   * test calls after every command or book event (between the two sides of one fill it does
+   * not hold, so never from inside a listener).
+   */
+  checkConservation(): void {
+    const r = this.moneyReport();
+    if (r.imbalance !== 0n) {
+      throw new Error(`ledger: money not conserved by ${r.imbalance}: collateral ${r.collateral} + isolated margin ${r.isolatedMargin} − basis ${r.openBasis} + insurance ${r.insuranceFund} + fees ${r.feesCollected} ≠ deposits ${r.deposited} + faucet ${r.fauceted} − withdrawals ${r.withdrawn}`);
+    }
+  }
+
   /** Throws when an invariant is broken (see the module header). */
   validateInternalState(): void {
     this.registry.validate();
     if (this.owners.length !== this.registry.ownerCount + 1) throw new Error('ledger: owners and registry differ in size');
-    let money = this.insurance + this.fees;
+    this.checkConservation();
     const net = new Array<number>(this.markets.length).fill(0);
     const holdTotals = new Map<number, bigint>();
     const lots = new Map<string, { buy: number; sell: number }>();
@@ -673,7 +810,6 @@ export class Ledger {
     }
     for (let id = 1; id < this.owners.length; id++) {
       const o = this.owners[id];
-      money += o.collateral;
       if (o.holdTotal !== (holdTotals.get(id) ?? 0n)) throw new Error(`ledger: owner ${id} holdTotal ${o.holdTotal} ≠ Σ holds ${holdTotals.get(id) ?? 0n}`);
       for (const [market, l] of o.openLots) {
         const want = lots.get(`${id}/${market}`);
@@ -687,7 +823,6 @@ export class Ledger {
         if (!this.markets[market].holders.has(id)) throw new Error(`ledger: owner ${id} missing from holders of ${market}`);
         if (!p.isolated && p.margin !== 0n) throw new Error(`ledger: cross position of ${id} in ${market} has margin`);
         net[market] += p.quantity;
-        money += p.margin - p.basis;
         if (!p.isolated) crossPositions++;
       }
       if (crossPositions === 0 && o.liquidating.size === 0 && o.collateral < 0n) throw new Error(`ledger: owner ${id} has collateral ${o.collateral} and no cross position`);
@@ -697,7 +832,6 @@ export class Ledger {
       if (net[i] !== 0) throw new Error(`ledger: positions in market ${i} net to ${net[i]}`);
       for (const id of m.holders) if (!this.owners[id].positions.has(i)) throw new Error(`ledger: holder ${id} of ${i} has no position`);
     });
-    if (money !== this.netDeposits) throw new Error(`ledger: money ${money} ≠ net deposits ${this.netDeposits}`);
   }
 
   /** The whole state as plain data (bigints kept as bigint; owners and holds in id order). */
@@ -712,6 +846,7 @@ export class Ledger {
         settings: [...o.settings.entries()].sort((a, b) => a[0] - b[0]).map(([market, s]) => ({ market, ...s })),
         openLots: [...o.openLots.entries()].sort((a, b) => a[0] - b[0]).map(([market, l]) => ({ market, ...l })),
         liquidating: [...o.liquidating].sort((a, b) => a - b),
+        offBook: [...o.offBook.entries()].sort((a, b) => a[0] - b[0]).map(([market, lots]) => ({ market, lots })),
       })),
       holds: [...this.holds.values()].sort((a, b) => a.orderId - b.orderId).map((h) => ({ ...h })),
       markets: this.markets.map((m) => ({
@@ -740,6 +875,10 @@ export class Ledger {
       for (const st of s.settings) o.settings.set(st.market, { isolated: st.isolated, fraction: st.fraction });
       for (const ol of s.openLots) o.openLots.set(ol.market, { buy: ol.buy, sell: ol.sell });
       for (const mk of s.liquidating) o.liquidating.add(mk);
+      // A snapshot from before offBook: the books restored with it count no fills yet, so
+      // everything of the position is off the book (engine/reduce-only-positions `restore`).
+      if (s.offBook === undefined) for (const p of s.positions) o.offBook.set(p.market, p.quantity);
+      else for (const ob of s.offBook) o.offBook.set(ob.market, ob.lots);
     });
     for (const h of snap.holds) l.holds.set(h.orderId, { ...h });
     snap.markets.forEach((sm, i) => {

@@ -19,6 +19,8 @@ export interface OwnerSnapshot {
   settings: Array<{ market: number; isolated: boolean; fraction: bigint }>;
   openLots: Array<{ market: number; buy: number; sell: number }>;
   liquidating: number[];
+  /** Per market: position lots moved outside the books (ADL), see `OwnerState.offBook`. Absent in snapshots written before it existed. */
+  offBook?: Array<{ market: number; lots: number }>;
 }
 
 export interface LedgerSnapshot {

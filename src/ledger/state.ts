@@ -32,6 +32,13 @@ export interface OwnerState {
   openLots: Map<number, { buy: number; sell: number }>;
   /** Markets with a liquidation order in flight. */
   liquidating: Set<number>;
+  /**
+   * Per market: the position's lots less the net lots of this owner's fills the book executed
+   * and the ledger settled — what ADL moved (0 entries dropped). Sent with every order to the
+   * book, which adds the fills it executed itself to know the position as it is at the book
+   * (engine/reduce-only-positions).
+   */
+  offBook: Map<number, number>;
 }
 
 export interface MarketState {
@@ -62,5 +69,5 @@ export interface Hold {
 }
 
 export function newOwner(owner: number, account: number): OwnerState {
-  return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), liquidating: new Set() };
+  return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), liquidating: new Set(), offBook: new Map() };
 }

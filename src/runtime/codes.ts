@@ -15,6 +15,8 @@ export const ExchangeCode = {
   TransferBelowMinimum: 9105,
   /** A credit that would create an address's subaccount beyond the bound; params: max. */
   TooManySubaccounts: 9106,
+  /** The order's originatorFee is above its market's `maxOriginatorFee`. */
+  OriginatorFeeTooHigh: 9107,
 } as const;
 
 export interface ExecuteResult {

@@ -39,13 +39,13 @@ import { DelegationStore } from '../auth/delegation.ts';
 import { admitDelegationChange, admitSignedWrite } from '../auth/admission.ts';
 import type { Address } from '../auth/address.ts';
 import { Reason, REASON_TEXT } from '../engine/codes.ts';
-import { marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder, type Side } from '../engine/types.ts';
+import { OrderFlag, marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder, type Side } from '../engine/types.ts';
 import { CONDITIONAL_TEXT, ConditionalBook, ConditionalCode, ConditionalReason, type ConditionalListener } from '../conditional/index.ts';
 import { CommandKind, type Command } from './commands.ts';
 import { OrderRegistry, type OrderState, type OrderChangeListener } from './order-registry.ts';
 import { DepthMirror } from './depth-mirror.ts';
 import { settlementListener } from './settlement.ts';
-import { OrderEntry } from './order-entry.ts';
+import { ON_BOOK, OrderEntry } from './order-entry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 import { DEFAULT_ACCOUNT_LIMITS, newSubaccountRefusal, transferRefusal, type AccountLimits } from './account-limits.ts';
 
@@ -87,10 +87,11 @@ export interface ExchangeSnapshot {
   orderCounts: number[];
 }
 
-/** What a ConditionalBook asked for, applied after the command or event that caused it. */
+/** What a ConditionalBook (or an ADL trade) asked for, applied after the command or event that caused it. */
 type ConditionalOutput =
   | { kind: 'release'; market: number; order: PlaceOrder; triggerPrice: number }
-  | { kind: 'ended'; orderId: number; reason: number; time: number };
+  | { kind: 'ended'; orderId: number; reason: number; time: number }
+  | { kind: 'reduceOnlyStale'; market: number; owner: number; time: number };
 
 export class Exchange {
   readonly ledger: Ledger;
@@ -122,6 +123,13 @@ export class Exchange {
     const ledgerListener = (e: LedgerEvent) => {
       listeners.ledgerEvent?.(e);
       if (e.type === 'position') this.conditional[e.market].onPosition(e.owner, e.quantity, e.updatedAt);
+      // ADL moved both positions outside the book, which counts positions only from its own
+      // fills and what each order told it: their resting reduce-only orders leave the book
+      // (a new one carries the new position). Applied after the event, like a conditional output.
+      else if (e.type === 'adl') {
+        this.outputs.push({ kind: 'reduceOnlyStale', market: e.market, owner: e.owner, time: e.time });
+        this.outputs.push({ kind: 'reduceOnlyStale', market: e.market, owner: e.counterparty, time: e.time });
+      }
     };
     this.accountLimits = options.accountLimits ?? DEFAULT_ACCOUNT_LIMITS;
     this.ledger = from ? Ledger.restore(markets, from.ledger, options.ledger, ledgerListener) : new Ledger(markets, options.ledger, ledgerListener);
@@ -339,8 +347,13 @@ export class Exchange {
       const out = outputs[i];
       if (out.kind === 'release') {
         if (this.entry.enterReleased(out.market, out.order, out.triggerPrice)) routed.push(out.market);
-      }
-      else {
+      } else if (out.kind === 'reduceOnlyStale') {
+        for (const o of this.orders.ofOwner(out.owner, out.market)) {
+          if ((o.flags & OrderFlag.ReduceOnly) === 0 || !ON_BOOK.has(o.status)) continue;
+          this.router.cancel(out.market, o.orderId, out.owner, out.time);
+          routed.push(out.market);
+        }
+      } else {
         const status = out.reason === ConditionalReason.ExpiresAtReached ? 'expired' : 'cancelled';
         // Reasons only conditional orders have are 4500+; the others are the engine's.
         const text = (out.reason >= ConditionalReason.OcoTriggered ? CONDITIONAL_TEXT : REASON_TEXT)[out.reason] ?? String(out.reason);
@@ -388,10 +401,10 @@ export class Exchange {
     return market < this.markets.length ? market : undefined;
   }
 
-  /** A hash over everything this machine holds (books are hashed by their own threads). */
-  stateHash(): string {
+  /** A hash over everything this machine holds (books are hashed by their own threads); `parts` when the caller has them already. */
+  stateHash(parts: Record<string, string> = this.stateHashes()): string {
     const hash = createHash('sha256');
-    for (const part of Object.values(this.stateHashes())) hash.update(part);
+    for (const part of Object.values(parts)) hash.update(part);
     return hash.digest('hex');
   }
 

@@ -16,7 +16,7 @@
  * Invariant: a submission that spent its nonces returns `changed: true` (it is journaled),
  * whatever happened after.
  */
-import { RATE_SCALE } from '../config/market.ts';
+import { RATE_SCALE, type MarketSpec } from '../config/market.ts';
 import { formatDecimal } from '../numeric/decimal.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { LedgerCode } from '../ledger/codes.ts';
@@ -32,6 +32,7 @@ import type { MarketRouter } from './exchange.ts';
 
 /** What order entry works on: the exchange's stores (it is handed the exchange itself). */
 export interface OrderEntryState extends AuthState {
+  readonly markets: readonly MarketSpec[];
   readonly ledger: Ledger;
   readonly orders: OrderRegistry;
   readonly conditional: readonly ConditionalBook[];
@@ -56,7 +57,7 @@ const TRIGGER_KINDS: Readonly<Record<string, TriggerKind>> = {
 };
 
 /** Registry statuses of an order a book holds (or is about to: `triggered` is on its way in). */
-const ON_BOOK: ReadonlySet<string> = new Set(['new', 'partiallyFilled', 'triggered']);
+export const ON_BOOK: ReadonlySet<string> = new Set(['new', 'partiallyFilled', 'triggered']);
 
 /** `TriggerAlreadyCrossed` → `triggerAlreadyCrossed`: the `reason` of a conditional order refused at placement. */
 const REFUSAL_TEXT: Readonly<Record<number, string>> = Object.fromEntries(
@@ -230,9 +231,9 @@ export class OrderEntry {
     });
   }
 
-  /** Sends an order whose margin is held to its book, with its owner's position as of now. */
+  /** Sends an order whose margin is held to its book, with what moved its owner's position outside that book (`Ledger.positionOffBook`). */
   private toBook(market: number, order: PlaceOrder): void {
-    order.position = this.state.ledger.position(order.owner, market);
+    order.position = this.state.ledger.positionOffBook(order.owner, market);
     this.router().place(market, order);
   }
 
@@ -274,6 +275,8 @@ export class OrderEntry {
       clientIds.add(o.clientId);
     }
     for (const o of orders) {
+      // The gateway refuses these before the signature; a journaled order is held to it too.
+      if (o.originatorFee > this.state.markets[market].maxOriginatorFee) return refuse(ExchangeCode.OriginatorFeeTooHigh, 'originatorFeeTooHigh');
       if (o.originatorFee > 0 && ledger.findOwner(o.originator, 0) === undefined) return refuse(ExchangeCode.OriginatorNotFound, 'originatorNotFound');
     }
     return { owner: identity.owner, account: identity.account, market, orderIds, states };

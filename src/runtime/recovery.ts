@@ -174,6 +174,14 @@ export class Replay {
     return recovered;
   }
 
+  /**
+   * True when every event the books produced has been matched by the journal: the state is
+   * one the live exchange was in with no command in flight (a snapshot may be taken here).
+   */
+  settled(): boolean {
+    return this.exchange.markets.every((m) => this.books.cursor[m.index] >= this.books.produced[m.index].length);
+  }
+
   /** The rebuilt books. */
   get rebuilt(): FastOrderBook[] {
     return this.books.books;

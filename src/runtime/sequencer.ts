@@ -61,6 +61,8 @@ function unsolicited(): Completion {
   return { waiting: 1, result: { code: 0, changed: true, routed: [] }, bookResults: [], atCompletion: undefined, resolve: () => {}, reject: () => {} };
 }
 
+const RESOLVED = Promise.resolve();
+
 /** Commands a single submit may route to one market at most (a tick: expiry + liquidations). */
 const ROOM_NEEDED = 64;
 
@@ -70,6 +72,8 @@ export class Sequencer {
   private closed = false;
   /** While a snapshot is taken, new commands wait here (briefly) instead of entering. */
   private gate: { promise: Promise<void>; open: () => void } | null = null;
+  /** Callers of `idle()` waiting for the last command in flight to come back. */
+  private idleWaiters: Array<() => void> = [];
 
   constructor(
     readonly exchange: Exchange,
@@ -115,6 +119,11 @@ export class Sequencer {
     if (kind === RecordKind.Done) {
       const completion = this.waiting[market].shift();
       if (completion === undefined) throw new Error(`sequencer: Done from market ${market} with no command waiting`);
+      if (this.idleWaiters.length > 0 && this.inFlight() === 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
       completion.bookResults.push(doneCode(view, offset));
       if (--completion.waiting === 0) {
         const outcome = { result: completion.result, bookResults: completion.bookResults, completed: completion.atCompletion?.(completion.result) };
@@ -159,8 +168,18 @@ export class Sequencer {
     gate?.open();
   }
 
-  /** Resolves once every routed command has come back from its market thread. */
-  async idle(): Promise<void> {
-    while (this.waiting.some((queue) => queue.length > 0)) await new Promise((resolve) => setTimeout(resolve, 5));
+  /**
+   * Resolves once every routed command has come back from its market thread — at the `Done`
+   * that empties the last queue, not on a timer: a snapshot holds new commands back meanwhile.
+   */
+  idle(): Promise<void> {
+    if (this.inFlight() === 0) return RESOLVED;
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private inFlight(): number {
+    let n = 0;
+    for (const queue of this.waiting) n += queue.length;
+    return n;
   }
 }

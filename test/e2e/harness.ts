@@ -12,6 +12,19 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { loadSettings, TESTNET_OPERATOR_KEY } from '../../src/config/process.ts';
 import { startExchange, type RunningExchange } from '../../src/pipeline.ts';
 
+/**
+ * Sends a request again while it is refused 429, after the `Retry-After` the refusal names: a
+ * verifier that reads thousands of orders one by one stays a well-behaved client of the
+ * per-account budget instead of failing on a fast machine.
+ */
+export async function withinBudget(send: () => Promise<Reply>): Promise<Reply> {
+  for (;;) {
+    const reply = await send();
+    if (reply.status !== 429) return reply;
+    await new Promise((resolve) => setTimeout(resolve, Number(reply.headers.get('retry-after') ?? '1') * 1000));
+  }
+}
+
 export interface Reply {
   status: number;
   text: string;
@@ -100,6 +113,10 @@ export interface OrderFields {
   triggerPrice?: string | null;
   trailingPercent?: string | null;
   parentOrderId?: string | null;
+  /** Paid the originator fee; the zero address when absent. */
+  originator?: string;
+  /** 10^-8 of notional. */
+  originatorFee?: number;
 }
 
 /** The fields of an order request body a client signs. */
@@ -195,8 +212,8 @@ export class Trader {
       nonce,
       expiresAt: fields.expiresAt ?? 0,
       flags: { ioc: fields.ioc ?? false, postOnly: fields.postOnly ?? false, reduceOnly: fields.reduceOnly ?? false },
-      originator: '0x0000000000000000000000000000000000000000',
-      originatorFee: 0,
+      originator: fields.originator ?? '0x0000000000000000000000000000000000000000',
+      originatorFee: fields.originatorFee ?? 0,
       clientId: fields.clientId ?? null,
       triggerPrice: fields.triggerPrice ?? null,
       parentOrderId: fields.parentOrderId ?? null,

@@ -4,7 +4,7 @@
  * fuzzer): a dying server is reported with its last words instead of taking the test runner
  * down. The server's JSON log is kept: a 500 is explained by its `handler failed` entry (the
  * error and its stack). A server can be stopped keeping its data directory and started again
- * on it (the journal replayed).
+ * on it (the journal replayed), or killed before it is ready (`spawnServerProcess`).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,8 +35,30 @@ export interface ServerProcess {
   stop(keepData?: boolean): Promise<void>;
 }
 
+/** A server process that may not be ready yet: a crash test can kill it during start-up. */
+export interface StartingServerProcess {
+  dataDir: string;
+  /** Resolves once it logs `exchange ready`; rejects if it exits before. */
+  ready: Promise<ServerProcess>;
+  /** Every JSON log entry so far, in order. */
+  log: Record<string, any>[];
+  /** Calls `listener` with every JSON log entry from now on, as it is read. */
+  onLog(listener: (entry: Record<string, any>) => void): void;
+  /** Sends `signal` and waits for the process to end. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+  /** Once the process has exited: its signal or exit code. */
+  exit(): string | undefined;
+  /** The last 4 KiB of stderr. */
+  stderr(): string;
+}
+
 /** Starts `src/main.ts` with `args` (after port, host and data directory) and `env` added, on a new data directory or `dataDir`. */
-export async function startServerProcess(args: readonly string[] = [], env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'perp-server-'))): Promise<ServerProcess> {
+export async function startServerProcess(args: readonly string[] = [], env: Record<string, string> = {}, dataDir?: string): Promise<ServerProcess> {
+  return spawnServerProcess(args, env, dataDir).ready;
+}
+
+/** `startServerProcess` without waiting for it to be ready. */
+export function spawnServerProcess(args: readonly string[] = [], env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'perp-server-'))): StartingServerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
@@ -56,8 +78,13 @@ export async function startServerProcess(args: readonly string[] = [], env: Reco
   );
   const errors: Record<string, any>[] = [];
   const log: Record<string, any>[] = [];
+  const listeners: Array<(entry: Record<string, any>) => void> = [];
   const last = new Map<string, Record<string, any>>();
-  const port = await new Promise<number>((resolve, reject) => {
+  const kill = async (signal: NodeJS.Signals) => {
+    if (exit === undefined) child.kill(signal);
+    await exited;
+  };
+  const port = new Promise<number>((resolve, reject) => {
     let buffered = '';
     child.stdout.on('data', (chunk) => {
       buffered += chunk;
@@ -70,22 +97,20 @@ export async function startServerProcess(args: readonly string[] = [], env: Reco
         log.push(entry);
         if (entry.level >= 50) errors.push(entry);
         last.set(entry.msg, entry);
+        for (const listener of listeners) listener(entry);
       }
     });
     exited.then(() => reject(new Error(`server exited (${exit}) before it was ready: ${stderr}`)));
   });
-  return {
+  const ready = port.then((port) => ({
     port,
     dataDir,
     client: apiClient(`http://127.0.0.1:${port}`, env.OPERATOR_KEY),
     exit: () => exit,
     errors,
-    logged: (msg) => last.get(msg),
+    logged: (msg: string) => last.get(msg),
     log,
-    kill: async (signal) => {
-      if (exit === undefined) child.kill(signal);
-      await exited;
-    },
+    kill,
     stderr: () => stderr,
     stop: async (keepData = false) => {
       if (exit === undefined) {
@@ -94,5 +119,8 @@ export async function startServerProcess(args: readonly string[] = [], env: Reco
       }
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
-  };
+  }));
+  // A start the caller killed on purpose is not an unhandled rejection.
+  ready.catch(() => {});
+  return { dataDir, ready, log, onLog: (listener) => listeners.push(listener), kill, exit: () => exit, stderr: () => stderr };
 }

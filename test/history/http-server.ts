@@ -38,6 +38,7 @@ export async function startHistoryServer(
     routes,
     maxBodyBytes: 1024,
     fallback: (req) => failure(GatewayCode.RouteNotFound, req.path),
+    shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
     onHandlerError: () => failure(GatewayCode.Internal),
   });
   after(() => server.close());

@@ -146,6 +146,7 @@ export async function startAccountServer(): Promise<AccountServer> {
     port: 0,
     routes,
     maxBodyBytes: 64 * 1024,
+    shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
     fallback: (req) => failure(GatewayCode.RouteNotFound, req.path),
     onHandlerError: (error) => {
       console.error(error);

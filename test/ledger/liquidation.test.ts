@@ -72,8 +72,9 @@ test('SHORTFALL_COVERED_BY_THE_INSURANCE_FUND after a fill below the bankruptcy 
   assert.equal(order.price, 31, 'the fund’s 50 USD extend the limit by 50 ticks');
   run(h, order, 500, carol, 70);
   assert.equal(h.ledger.collateral(alice), 0n);
-  // 19.95 − 30 − 0.035 = −10.085 covered; no liquidation fee from a bankrupt account
-  assert.equal(h.ledger.insuranceFund, usd(50 - 10.085));
+  // 19.95 − 30 = −10.05 covered; a bankrupt account pays no taker fee (0.035) nor liquidation fee:
+  // the fund covers the trading loss only, never a fee.
+  assert.equal(h.ledger.insuranceFund, usd(50 - 10.05));
   assert.deepEqual(h.ofType('insurance').map((e) => e.reason), ['deposit', 'shortfall']);
 });
 

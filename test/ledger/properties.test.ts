@@ -1,9 +1,11 @@
 /**
  * Property tests: random traders, deposits, orders through the reference order book
  * (NaiveOrderBook), cancels, withdrawals and transfers, index moves and crashes, funding
- * periods, and liquidations run to the end (book, then insurance fund, then ADL). After every
- * event: the ledger's invariants (money conserved to the unit, positions net to zero, holds
- * consistent, no stray negative balance) and the book's; a snapshot restores to the same hash.
+ * periods, and liquidations run to the end (book, then insurance fund, then ADL); orders carry
+ * originator fees up to the ceiling. After every event: money conserved to the unit
+ * (`checkConservation`), every insurance-fund move an event, the ledger's other invariants
+ * (positions net to zero, holds consistent, no stray negative balance) and the book's; no
+ * reduce-only fill grew or turned its owner's position; a snapshot restores to the same hash.
  * A second property drives the ledger with direct fills (no holds, no margin checks) to push
  * accounts underwater as often as possible.
  */
@@ -33,6 +35,8 @@ const op = fc.oneof(
       lots: fc.integer({ min: 1, max: 3000 }),
       ioc: fc.boolean(),
       reduceOnly: fc.boolean(),
+      /** 10^-8 of notional, paid to the next trader: up to the default ceiling (0.1 %). */
+      originatorFee: fc.constantFrom(0, 0, 50_000, 100_000),
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
@@ -56,14 +60,31 @@ const count = (e: LedgerEvent) => {
 };
 
 function world(insurance: boolean) {
-  const ledger = new Ledger(MARKETS, { faucet: true }, count);
+  let insuranceMoved = 0n;
+  const adl: Array<[owner: number, market: number]> = [];
+  const ledger = new Ledger(MARKETS, { faucet: true }, (e) => {
+    count(e);
+    if (e.type === 'insurance') insuranceMoved += e.delta;
+    if (e.type === 'adl') adl.push([e.owner, e.market], [e.counterparty, e.market]);
+  });
+  const reduceOnly = new Set<number>();
   let time = 1;
   const listener: BookListener = {
     onAccepted() {},
     onRested() {},
     onLevel() {},
-    onFill(_seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, _mr, _tr, t) {
+    onFill(_seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, makerRemaining, takerRemaining, t) {
+      const market = MARKET_OF(makerOrderId);
+      const before = [ledger.position(makerOwner, market), ledger.position(takerOwner, market)];
       assert.equal(ledger.settleFill(makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, MARKET_OF(makerOrderId), price, quantity, t), LedgerCode.Ok);
+      // As runtime/settlement does: a reduce-only order capped by the book holds more lots than it filled.
+      if (makerRemaining === 0) ledger.releaseOrder(makerOrderId, t);
+      if (takerRemaining === 0) ledger.releaseOrder(takerOrderId, t);
+      [[makerOwner, makerOrderId], [takerOwner, takerOrderId]].forEach(([owner, orderId], i) => {
+        if (!reduceOnly.has(orderId)) return;
+        const after = ledger.position(owner, market);
+        assert.ok(Math.abs(after) <= Math.abs(before[i]) && Math.sign(after) * Math.sign(before[i]) >= 0, `reduce-only order ${orderId} took owner ${owner} from ${before[i]} to ${after}`);
+      });
     },
     onCancelled(_seq, orderId, _owner, _remaining, _reason, t) {
       ledger.releaseOrder(orderId, t);
@@ -87,15 +108,17 @@ function world(insurance: boolean) {
   ledger.setIndexPrice(BTC, 100, 0);
   ledger.setIndexPrice(ETH, 10_000, 0);
 
-  function place(owner: number, market: number, side: Side, price: number, lots: number, flags: number, liquidation: boolean) {
+  function place(owner: number, market: number, side: Side, price: number, lots: number, flags: number, liquidation: boolean, originatorFee = 0) {
     const orderId = orderIdOf(market, ++counters[market]);
-    const reduceOnly = (flags & OrderFlag.ReduceOnly) !== 0;
-    const code = ledger.admitOrder(orderId, owner, market, side, price, lots, reduceOnly, time, { liquidation });
+    const isReduceOnly = (flags & OrderFlag.ReduceOnly) !== 0;
+    const originator = owners[(owners.indexOf(owner) + 1) % owners.length];
+    const code = ledger.admitOrder(orderId, owner, market, side, price, lots, isReduceOnly, time, { liquidation, originator, originatorFee: BigInt(originatorFee) });
     if (code !== LedgerCode.Ok) return;
+    if (isReduceOnly) reduceOnly.add(orderId);
     placed.push(orderId);
     books[market].place({
       orderId, owner, account: ledger.identity(owner)!.account, side, price, quantity: lots, flags, expiresAt: 0, clientId: null,
-      position: ledger.position(owner, market), time,
+      position: ledger.positionOffBook(owner, market), time,
     });
   }
 
@@ -114,7 +137,7 @@ function world(insurance: boolean) {
       }
       case 'order': {
         const flags = (a.ioc ? OrderFlag.ImmediateOrCancel : 0) | (a.reduceOnly ? OrderFlag.ReduceOnly : 0);
-        place(owners[a.who], a.market, a.side, tickOf(a.market, a.price), a.lots, flags, false);
+        place(owners[a.who], a.market, a.side, tickOf(a.market, a.price), a.lots, flags, false, a.originatorFee);
         break;
       }
       case 'cancel': {
@@ -141,7 +164,17 @@ function world(insurance: boolean) {
     }
   }
 
+  /** What the runtime does after an ADL trade: both sides' resting reduce-only orders leave the book. */
+  function afterEvents() {
+    for (const [owner, market] of adl.splice(0)) {
+      for (const o of books[market].ordersOf(owner)) if ((o.flags & OrderFlag.ReduceOnly) !== 0) books[market].cancel(o.orderId, owner, time);
+    }
+  }
+
   function check() {
+    afterEvents();
+    ledger.checkConservation();
+    assert.equal(insuranceMoved, ledger.insuranceFund, 'every move of the insurance fund is an insurance event');
     ledger.validateInternalState();
     for (const b of books) b.validateInternalState();
     for (const id of placed) if (ledger.holdOf(id) > 0n) assert.ok(books[MARKET_OF(id)].order(id) !== undefined, `hold of ${id} without a resting order`);

@@ -5,7 +5,7 @@
  * the body's own strings (what the client signed), not over the converted values.
  */
 import { findMarket, priceToTicks, quantityToLots, lotsToQuantity, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
-import { parseDecimal } from '../../numeric/decimal.ts';
+import { formatDecimal, parseDecimal } from '../../numeric/decimal.ts';
 import { OrderFlag, Side, parseOrderId } from '../../engine/types.ts';
 import { canonicalOrderType, type OrderRequest } from '../../auth/typed-data.ts';
 import type { BatchOrder } from '../../runtime/commands.ts';
@@ -85,6 +85,11 @@ function ticks(market: MarketSpec, field: string, text: string): number | string
   return `${field} must be a decimal string such as "1.5"`;
 }
 
+/** The refusal of an originatorFee above the market's `maxOriginatorFee`: the limit in the field's units and as a fraction. */
+export function originatorFeeTooHigh(market: MarketSpec, fee: string): string {
+  return `originatorFee must be at most ${market.maxOriginatorFee} (${formatDecimal(market.maxOriginatorFee, RATE_SCALE)} of notional) in ${market.symbol}, got ${fee}`;
+}
+
 /** Checks the meaning of a schema-valid body against the markets. */
 export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): IntentResult {
   const market = findMarket(markets, body.symbol);
@@ -112,6 +117,9 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
       return bad(`${attached} objects on an order are not supported: submit a takeProfit and stopLoss pair on POST /account/orders`);
     }
   }
+  // Checked here as well as in the sequencer (OrderEntry): a refusal before the signature costs nothing.
+  const originatorFee = Number(body.originatorFee);
+  if (originatorFee > market.maxOriginatorFee) return bad(originatorFeeTooHigh(market, String(body.originatorFee)));
   const { ioc, postOnly, reduceOnly } = body.flags;
   if (ioc && postOnly) return bad('flags ioc and postOnly cannot both be set');
   let triggerPrice: number | null = null;
@@ -153,7 +161,7 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
       nonce: Number(body.nonce),
       clientId: body.clientId ?? null,
       originator: body.originator.toLowerCase(),
-      originatorFee: Number(body.originatorFee),
+      originatorFee,
       triggerPrice,
       parentOrderId,
       period,

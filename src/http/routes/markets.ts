@@ -26,6 +26,7 @@ export function marketView(m: MarketSpec) {
     })),
     makerFee: formatDecimal(m.makerFee, RATE_SCALE),
     takerFee: formatDecimal(m.takerFee, RATE_SCALE),
+    maxOriginatorFee: formatDecimal(m.maxOriginatorFee, RATE_SCALE),
     fundingIntervalMs: m.fundingIntervalMs,
     fundingRateCap: formatDecimal(m.fundingRateCap, RATE_SCALE),
     interestRate: formatDecimal(m.interestRate, RATE_SCALE),

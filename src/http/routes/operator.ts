@@ -23,7 +23,7 @@ export interface OperatorPort {
   /** Takes a snapshot now; resolves with its journal sequence number once saved. */
   snapshot(): Promise<number>;
   /** The hash of the whole state (the sequencer's machine and every book), and the first broken invariant or null. */
-  stateHash(): Promise<{ exchange: string; books: { market: number; hash: string }[]; lastSeq: number; problem: string | null }>;
+  stateHash(): Promise<{ exchange: string; books: { market: number; hash: string }[]; lastSeq: number; problem: string | null; money: Record<string, string> }>;
   /** The testnet's built-in feed, whose markets an operator-set price holds; absent on mainnet. */
   indexFeed?: { hold(market: number, ticks: number): void; release(market: number): void };
 }

@@ -41,6 +41,7 @@ registerCodes({
   [ExchangeCode.DuplicateClientId]: { status: 409, text: 'clientId is already used by an open order of this account' },
   [ExchangeCode.OrderNotFound]: { status: 404, text: 'Order not found' },
   [ExchangeCode.OriginatorNotFound]: { status: 404, text: 'Account not found' },
+  [ExchangeCode.OriginatorFeeTooHigh]: { status: 400, text: 'originatorFee is above the market\'s maxOriginatorFee (GET /markets)' },
   [EngineCode.OrderNotFound]: { status: 404, text: 'Order not found' },
   [EngineCode.NotOwner]: { status: 404, text: 'Order not found' },
 });

@@ -1,0 +1,93 @@
+/**
+ * @module sim/bounds
+ *
+ * Issue 13's bounds, checked after every event of a hostile run:
+ *
+ * - **Maximum leverage.** An account is above its maximum leverage when it is below
+ *   maintenance — cross equity under the cross maintenance margin, or an isolated position's
+ *   margin + uPnL under its own (leverage beyond 1 / maintenanceMarginFraction, where the
+ *   exchange liquidates) — with no liquidation order in flight (`Ledger.liquidatable`). The
+ *   liquidation engine acts only on a `Tick` (`Ledger.checkLiquidations`), so the liquidation
+ *   window is: from a move of some market's mark (an index price, a fill, funding) to the next
+ *   `Tick`, and while a liquidation order of the account is in flight. Two checks follow:
+ *   right after a `Tick` no account may be liquidatable (the engine acted on all of them), and
+ *   at any point while every mark is where it was at the last `Tick`, no account may be
+ *   liquidatable (trading alone — a fill, a fee, a transfer — never puts one there).
+ * - **The insurance fund's every move accounted for.** Each `insurance` ledger event is summed
+ *   by cause; the fund must equal where it started (zero, or the snapshot a restart began
+ *   from) plus those sums, each event's `fund` must be the running total, and each cause moves
+ *   the fund only its way (liquidation fees and operator deposits in, shortfalls out).
+ *
+ * May import: src/ (ledger and exchange reads), nothing that mutates state.
+ */
+import { RATE_ONE } from '../src/config/market.ts';
+import type { InsuranceReason, LedgerEvent } from '../src/ledger/events.ts';
+import type { Exchange } from '../src/runtime/exchange.ts';
+
+const DIRECTION: Record<InsuranceReason, 1 | -1 | 0> = { deposit: 1, liquidationFee: 1, shortfall: -1, fundingDust: 0 };
+
+export class Bounds {
+  /** The fund when the current process started (null until the restart's first record is replayed). */
+  private base: bigint | null = 0n;
+  private fund = 0n;
+  readonly byCause = new Map<InsuranceReason, bigint>();
+  private marksAtTick: number[] = [];
+  /** The first broken bound seen inside an event listener, reported at the next check. */
+  private broken: string | null = null;
+
+  /** A ledger event of the running (or recovering) exchange. */
+  onLedgerEvent(e: LedgerEvent): void {
+    if (e.type !== 'insurance') return;
+    if (this.base === null) return;
+    const dir = DIRECTION[e.reason];
+    if (dir !== 0 && (e.delta > 0n ? 1 : -1) !== dir) this.broken ??= `an insurance move of ${e.delta} for ${e.reason} goes the wrong way`;
+    this.fund += e.delta;
+    this.byCause.set(e.reason, (this.byCause.get(e.reason) ?? 0n) + e.delta);
+    if (e.fund !== this.fund) this.broken ??= `an insurance event reports the fund at ${e.fund}; its moves sum to ${this.fund}`;
+  }
+
+  /** A process is starting: the tally restarts from the fund the restored state holds, read at its first replayed record. */
+  restarting(): void {
+    this.base = null;
+    this.byCause.clear();
+    this.marksAtTick = [];
+  }
+
+  /** Recovery is about to apply its first record (or none): the fund as the snapshot left it. */
+  started(exchange: Exchange): void {
+    if (this.base !== null) return;
+    this.base = exchange.ledger.insuranceFund;
+    this.fund = this.base;
+  }
+
+  /** Right after a Tick executed: the liquidation engine acted on every account below maintenance (reported at the next check). */
+  afterTick(exchange: Exchange): void {
+    this.marksAtTick = exchange.markets.map((m) => exchange.ledger.prices(m.index).mark);
+    this.broken ??= this.overLeveraged(exchange, 'right after a Tick');
+  }
+
+  /** Every bound now; a description of the first one broken, or null. */
+  check(exchange: Exchange): string | null {
+    if (this.broken !== null) return this.broken;
+    const ledger = exchange.ledger;
+    if (this.base !== null && ledger.insuranceFund !== this.fund) {
+      return `the insurance fund is ${ledger.insuranceFund}, but it started at ${this.base} and its moves (${[...this.byCause].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}) sum to ${this.fund}`;
+    }
+    if (ledger.insuranceFund < 0n) return `the insurance fund is ${ledger.insuranceFund} (negative)`;
+    const marks = this.marksAtTick;
+    if (marks.length === 0 || exchange.markets.some((m) => ledger.prices(m.index).mark !== marks[m.index])) return null;
+    return this.overLeveraged(exchange, 'with every mark where the last Tick left it');
+  }
+
+  private overLeveraged(exchange: Exchange, when: string): string | null {
+    const ledger = exchange.ledger;
+    for (let owner = 1; owner <= ledger.ownerCount; owner++) {
+      const due = ledger.liquidatable(owner);
+      if (due.length === 0) continue;
+      const stats = ledger.stats(owner)!;
+      const leverage = Number(stats.crossLeverage) / Number(RATE_ONE);
+      return `owner ${owner} is below maintenance in market ${due.join(', ')} ${when} (cross equity ${stats.crossEquity}, maintenance ${stats.maintMargin}, leverage ${leverage.toFixed(1)}×), no liquidation in flight`;
+    }
+    return null;
+  }
+}

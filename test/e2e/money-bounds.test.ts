@@ -1,0 +1,115 @@
+/**
+ * No money from nowhere (issue 13, found 1–4), through HTTP with viem-signed orders: the
+ * originator fee has a published ceiling, a reduce-only order pays its fees out of what its
+ * account holds (never out of the insurance fund), reduce-only orders never open or flip a
+ * position however many rest, and the operator sees where every unit of money is.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestExchange, Trader, type TestExchange } from './harness.ts';
+import { assertError, BTC, ok, sub } from './api-helpers.ts';
+
+async function setIndex(ex: TestExchange, price: string): Promise<void> {
+  ok(await ex.operator('POST', '/operator/index-price', { symbol: BTC, price }));
+}
+
+async function money(ex: TestExchange): Promise<{ problem: string | null; money: Record<string, string> }> {
+  return ok(await ex.operator('GET', '/operator/state-hash'));
+}
+
+const accountValue = async (t: Trader) => ok(await t.get(`/account/stats?${sub(t)}`)).accountValue;
+
+test('the originator fee has a per-market ceiling, published in GET /markets, and an order above it is refused with 400', async () => {
+  const ex = await startTestExchange();
+  const markets = ok(await ex.request('GET', '/markets')).markets;
+  assert.equal(markets.find((m: any) => m.symbol === BTC).maxOriginatorFee, '0.001');
+  const [alice, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
+  await alice.fund('100000');
+  await carol.fund('0.000001');
+  const text = (fee: number | string) => `originatorFee must be at most 100000 (0.001 of notional) in ${BTC}, got ${fee}`;
+  // 100 % of the notional, 1,000 % (the issue's reproduction) and 2^53 − 1.
+  for (const fee of [100_000_000, 1_000_000_000, Number.MAX_SAFE_INTEGER]) {
+    assertError(await alice.place({ price: '90000', quantity: '0.01', originator: carol.address, originatorFee: fee }), 400, text(fee));
+  }
+  assertError(await alice.place({ price: '90000', quantity: '0.01', originator: carol.address, originatorFee: 100_001 }), 400, text(100_001));
+  const [atCeiling] = ok(await alice.place({ price: '90000', quantity: '0.01', originator: carol.address, originatorFee: 100_000 }));
+  assert.equal(atCeiling.status, 'new');
+});
+
+test('a reduce-only close pays its fees only out of what the account holds: the originator gets nothing the insurance fund would pay', async () => {
+  const ex = await startTestExchange();
+  const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
+  await bob.fund('100000');
+  await alice.fund('19.5');
+  await carol.fund('0.000001');
+  await setIndex(ex, '95000');
+  // Alice takes 0.01 long at 95000 at the most leverage she can: 19 USD margin + 0.475 taker fee.
+  ok(await bob.place({ price: '95000', quantity: '-0.01' }));
+  const [bought] = ok(await alice.place({ price: '95000', quantity: '0.01' }));
+  assert.equal(bought.status, 'filled');
+  // She closes reduce-only into a bid 1,900 below: the loss takes 19 of her 19.025 USD, leaving
+  // 0.025 for a taker fee of 0.4655 and an originator fee of 0.931 she names her accomplice for.
+  ok(await bob.place({ price: '93100', quantity: '0.01' }));
+  const [closed] = ok(await alice.place({ price: '93100', quantity: '-0.01', reduceOnly: true, ioc: true, originator: carol.address, originatorFee: 100_000 }));
+  assert.equal(closed.status, 'filled', JSON.stringify(closed));
+
+  assert.equal(await accountValue(carol), '0.000001', 'the accomplice is paid nothing Alice could not pay');
+  assert.equal(await accountValue(alice), '0', 'Alice paid what she had, no more');
+  const state = await money(ex);
+  assert.equal(state.problem, null);
+  assert.equal(state.money.insuranceFund, '0', 'the insurance fund paid no fee');
+  assert.equal(state.money.imbalance, '0');
+  // 0.475 − 0.095 (first fill: Alice's taker fee, Bob's rebate) + 0.025 − 0.0931 (the close: what Alice could pay, Bob's rebate)
+  assert.equal(state.money.feesCollected, '0.3119');
+});
+
+async function position(t: Trader): Promise<string> {
+  const positions = ok(await t.get(`/account/positions?${sub(t)}`)).positions;
+  return positions.length === 0 ? '0' : positions[0].quantity;
+}
+
+test('a ladder of reduce-only sells cannot outgrow the long it closes: 60 sells of 0.01 against a 0.01 long leave the account flat, not short 0.59', async () => {
+  const ex = await startTestExchange();
+  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
+  await bob.fund('100000');
+  await alice.fund('100');
+  await setIndex(ex, '95000');
+  ok(await bob.place({ price: '95000', quantity: '-0.01' }));
+  ok(await alice.place({ price: '95000', quantity: '0.01' }));
+  assert.equal(await position(alice), '0.01');
+
+  const ladder = [];
+  for (let i = 0; i < 60; i++) ladder.push((ok(await alice.place({ price: String(95100 + i * 10), quantity: '-0.01', reduceOnly: true })) as any[])[0]);
+  assert.equal(ladder[0].status, 'new');
+  assert.deepEqual(new Set(ladder.slice(1).map((o) => `${o.status} ${o.reason}`)), new Set(['rejected reduceOnlyWouldIncrease']), 'the resting reduce-only sells already close the whole long');
+
+  const [sweep] = ok(await bob.place({ price: '96000', quantity: '0.6', ioc: true }));
+  assert.equal(sweep.settled, '0.01');
+  assert.equal(await position(alice), '0');
+  const stats = ok(await alice.get(`/account/stats?${sub(alice)}`));
+  assert.equal(stats.crossLeverage, '0');
+  assert.equal((await money(ex)).problem, null);
+});
+
+test('a reduce-only order left resting when its position closes leaves the book: it can never open a new position', async () => {
+  const ex = await startTestExchange();
+  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
+  await bob.fund('100000');
+  await alice.fund('100');
+  await setIndex(ex, '95000');
+  ok(await bob.place({ price: '95000', quantity: '-0.01' }));
+  ok(await alice.place({ price: '95000', quantity: '0.01' }));
+  const [takeProfit] = ok(await alice.place({ price: '96000', quantity: '-0.01', reduceOnly: true }));
+  assert.equal(takeProfit.status, 'new');
+  // Alice closes the long with an ordinary sell into Bob's bid: the take-profit no longer reduces anything.
+  ok(await bob.place({ price: '95000', quantity: '0.01' }));
+  const [close] = ok(await alice.place({ price: '95000', quantity: '-0.01' }));
+  assert.equal(close.status, 'filled');
+  const after = ok(await alice.get(`/account/order?orderId=${takeProfit.orderId}`));
+  assert.equal(after.status, 'cancelled');
+  assert.equal(after.reason, 'reduceOnly');
+  // A buyer at 96000 finds nothing of Alice's: she stays flat.
+  const [buy] = ok(await bob.place({ price: '96000', quantity: '0.01', ioc: true }));
+  assert.equal(buy.settled, '0');
+  assert.equal(await position(alice), '0');
+});
