@@ -37,6 +37,9 @@ import { accountWrites } from './runtime/account-writes.ts';
 import { startGateway } from './http/gateway.ts';
 import type { MarketDataPort } from './http/ports.ts';
 
+
+/** How often the conditional timers are checked for a due TWAP slice or expiry (ms): their precision. */
+export const RELEASE_POLL_MS = 5;
 export interface RunningExchange {
   port: number;
   sequencer: Sequencer;
@@ -220,14 +223,34 @@ export async function startExchange(settings: Settings, logger: Logger, options:
 
   // the clock: expiry, funding samples, liquidations, and on testnet the built-in index feed
   const feed = profile.faucet ? new TestnetFeed(markets) : null;
-  feed?.resumeFrom(markets.map((m) => exchange.ledger.prices(m.index).index));
+  // Every market has its index and mark before the gateway answers: a fresh testnet's first
+  // prices are journaled now, not a tick later (GET /price never shows a null index).
+  const unpriced = feed?.resumeFrom(markets.map((m) => exchange.ledger.prices(m.index).index)) ?? [];
+  await Promise.all(unpriced.map(({ market, price }) => sequencer!.submit({ kind: CommandKind.IndexPrice, time: clock(), market, price })));
   const tick = () => {
     if (sequencer!.overloaded() !== null) return;
     const time = clock();
-    if (feed !== null) feed.step().forEach((price, market) => void sequencer!.submit({ kind: CommandKind.IndexPrice, time, market, price }).catch(() => {}));
+    if (feed !== null) for (const { market, price } of feed.step()) void sequencer!.submit({ kind: CommandKind.IndexPrice, time, market, price }).catch(() => {});
     sequencer!.submit({ kind: CommandKind.Tick, time }).catch((error) => logger.error({ err: error }, 'tick failed'));
   };
   const ticker = setInterval(tick, options.tickMs ?? 1000);
+  // Conditional timers at their due times, not the next tick: a TWAP slice enters `period` after
+  // the previous one (within RELEASE_POLL_MS), an untriggered order expires at its expiresAt. A
+  // journaled `Release` carries the time, so a replay releases at the same points.
+  const releasing = markets.map(() => false);
+  const releaser = setInterval(() => {
+    if (sequencer!.overloaded() !== null) return;
+    const now = clock();
+    for (const m of markets) {
+      const due = exchange.nextDueAt(m.index);
+      if (due === 0 || due > now || releasing[m.index]) continue;
+      releasing[m.index] = true;
+      sequencer!
+        .submit({ kind: CommandKind.Release, time: now, market: m.index })
+        .catch((error) => logger.error({ err: error }, 'release failed'))
+        .finally(() => (releasing[m.index] = false));
+    }
+  }, RELEASE_POLL_MS);
 
   // ① the gateway
   const typedData = publishedTypedData(profile);
@@ -250,7 +273,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     history,
     prices: (market) => {
       const p = exchange.ledger.prices(market);
-      return { mark: p.mark, index: p.index };
+      return { mark: p.mark, index: p.index, held: feed?.isHeld(market) ?? false };
     },
     accounts: {
       accounts: { ledger: exchange.ledger, delegations: exchange.delegations, nonces: exchange.nonces },
@@ -272,6 +295,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       key: settings.operatorKey,
       port: {
         submit: (command) => sequencer!.submit(command),
+        indexFeed: feed ?? undefined,
         snapshot: snapshotInTurn,
         stateHash: async () => {
           const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
@@ -299,6 +323,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       const unfinished = await server.drain(DRAIN_GRACE_MS);
       if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
       clearInterval(ticker);
+      clearInterval(releaser);
       clearInterval(snapshotTimer);
       clearInterval(follower);
       await snapshotQueue;

@@ -164,14 +164,17 @@ export class DelegationStore {
 
   /**
    * Authorises a call made with a JWT for `caller` (the token's subject) on a subaccount:
-   * `read` for reads, `trade` for cancels authorised by the token.
+   * `read` for reads, `trade` for cancels authorised by the token. `trade` includes `read`: a
+   * delegate trusted to place and cancel must see the orders, positions and balance it trades
+   * (docs/auth.md "Who may do what"). A caller without any grant on the subaccount is
+   * `NotDelegated`; a delegate of it without the scope `DelegationNotAllowed`.
    */
   authorizeCaller(caller: Address, account: Address, subaccountIndex: unknown, need: Scope): AuthResult<void> {
     if (!validSubaccountIndex(subaccountIndex)) return refused(AuthCode.InvalidSubaccountIndex);
     if (caller === account) return accepted(undefined);
     const scopes = this.scopesOf(account, subaccountIndex, caller);
     if (scopes === undefined) return refused(AuthCode.NotDelegated);
-    return scopes.includes(need) ? accepted(undefined) : refused(AuthCode.DelegationNotAllowed);
+    return scopes.includes(need) || (need === 'read' && scopes.includes('trade')) ? accepted(undefined) : refused(AuthCode.DelegationNotAllowed);
   }
 
   snapshot(): DelegationSnapshot {

@@ -184,6 +184,17 @@ export class ConditionalBook {
     return ConditionalCode.Ok;
   }
 
+  /**
+   * When the timer next has work: the earliest TWAP slice due or untriggered order expiring (ms),
+   * 0 when none. The runtime sends a journaled `Release` at that time, so a slice enters at its
+   * due time, not at the next clock tick, and a replay releases it at the same point.
+   */
+  nextDueAt(): number {
+    const twap = this.dueTwaps.peek()?.dueAt ?? 0;
+    const expiry = this.expiries.peek()?.expiresAt ?? 0;
+    return twap === 0 ? expiry : expiry === 0 ? twap : Math.min(twap, expiry);
+  }
+
   /** The timer: expires untriggered orders with expiresAt <= time and releases the TWAP slices due by then. */
   onTime(time: number): number {
     this.advance(time);

@@ -130,4 +130,5 @@ export interface MarketHistory {
 }
 
 /** Mark and index price of a market in ticks, 0 when unknown (as `ledger/mark-price` keeps them). */
-export type PriceSource = (marketIndex: number) => { mark: number; index: number };
+/** A market's mark and index in ticks (0 = none yet); `held` while an operator-set index holds it (testnet). */
+export type PriceSource = (marketIndex: number) => { mark: number; index: number; held?: boolean };

@@ -5,15 +5,13 @@
  * wallet login (public, per-source-address budget) and every /account/* route except the order
  * routes, each behind the `AccountGuard` (token, per-account budget, read authorization).
  *
- * Which refusal text a read shows: stats, positions and fills use the one text their spec lists
- * (`Delegation not allowed for request`) for any caller that may not read; the other reads,
- * whose spec lists none, tell the two cases apart (`Not delegated for account and subaccount`
- * for a stranger or another subaccount's delegate, `Delegation not allowed for request` for a
- * delegate without `read`).
+ * Which refusal text a route shows is one rule for every route (docs/auth.md "Who may do
+ * what"): `Not delegated for account and subaccount` for a caller with no grant on the
+ * subaccount (a stranger, a revoked delegate, another subaccount's delegate), `Delegation not
+ * allowed for request` for a delegate of it without the scope or where delegates may not act.
  * May import: http/, history/ (types), auth/ (types).
  */
 import type { MarketSpec } from '../config/market.ts';
-import { AuthCode } from '../auth/codes.ts';
 import type { TransferHistoryReader } from '../history/transfers.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { paramNames } from './account-query.ts';
@@ -55,11 +53,10 @@ export function loginRoutes(auth: AuthPort, guard: AccountGuard): Route[] {
 export function accountRoutes(options: AccountApiOptions, guard: AccountGuard): Route[] {
   const { accounts, markets, auth, writes } = options;
   const read = { scope: 'read' } as const;
-  const spec = { ...read, denied: AuthCode.DelegationNotAllowed } as const;
   return [
-    { method: 'get', pattern: '/account/stats', handler: guard.guarded(statsRoute(accounts), { ...spec, params: paramNames(STATS_QUERY) }) },
-    { method: 'get', pattern: '/account/positions', handler: guard.guarded(positionsRoute(accounts, markets), { ...spec, params: paramNames(POSITIONS_QUERY) }) },
-    { method: 'get', pattern: '/account/fills', handler: guard.guarded(fillsRoute(accounts, markets, options.fills), { ...spec, params: paramNames(FILLS_QUERY) }) },
+    { method: 'get', pattern: '/account/stats', handler: guard.guarded(statsRoute(accounts), { ...read, params: paramNames(STATS_QUERY) }) },
+    { method: 'get', pattern: '/account/positions', handler: guard.guarded(positionsRoute(accounts, markets), { ...read, params: paramNames(POSITIONS_QUERY) }) },
+    { method: 'get', pattern: '/account/fills', handler: guard.guarded(fillsRoute(accounts, markets, options.fills), { ...read, params: paramNames(FILLS_QUERY) }) },
     { method: 'get', pattern: '/account/balance', handler: guard.guarded(balanceRoute(accounts, markets), { ...read, params: paramNames(BALANCE_QUERY) }) },
     { method: 'get', pattern: '/account/margin', handler: guard.guarded(marginSettingsRoute(accounts, markets), { ...read, params: paramNames(MARGIN_QUERY) }) },
     { method: 'post', pattern: '/account/margin', handler: guard.guarded(marginUpdateRoute(accounts, markets, guard, auth, writes)) },

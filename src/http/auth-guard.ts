@@ -9,10 +9,11 @@
  *  2. the request budget of the token's account (200/s shared across source addresses, GCRA):
  *     over budget → 429 with `Retry-After`;
  *  3. for routes that read a subaccount (`scope` given): the strict query (`account`,
- *     `subaccountIndex` and the route's own parameters, 400 when wrong), then read
- *     authorization — the caller is the account, or its delegate for that subaccount holding the
- *     scope. Refusals: `Not delegated for account and subaccount` / `Delegation not allowed for
- *     request` (403), or the one text the route's spec lists (`denied`);
+ *     `subaccountIndex` and the route's own parameters, 400 when wrong), then authorization —
+ *     the caller is the account, or its delegate for that subaccount holding the scope (`trade`
+ *     includes `read`). Refusals, the same on every route (docs/auth.md): no grant on that
+ *     subaccount → 403 `Not delegated for account and subaccount`; a delegate of it without the
+ *     scope → 403 `Delegation not allowed for request`;
  *  4. a request a delegate carries for an account (`actFor`, or `scope` above) is charged to that
  *     account's budget too: the budget belongs to the account a request acts for, whoever
  *     carries it, so relaying through other wallets' tokens buys no requests. A caller that is
@@ -28,7 +29,6 @@
  * May import: http/, auth/ (types and codes).
  */
 import type { Address } from '../auth/address.ts';
-import { AuthCode } from '../auth/codes.ts';
 import type { DelegationStore, Scope } from '../auth/delegation.ts';
 import type { AccessTokens } from '../auth/token.ts';
 import { codeFailure } from './codes.ts';
@@ -67,8 +67,6 @@ export interface ReadOptions {
   scope: Scope;
   /** Query parameters besides account and subaccountIndex. */
   params?: readonly string[];
-  /** The text this route's spec lists for any authorization refusal. */
-  denied?: AuthCode;
 }
 
 type Reply = HttpReply | Promise<HttpReply>;
@@ -117,7 +115,7 @@ export class AccountGuard {
         if (isReply(account)) return withBudget(account, limit, budget);
         const subaccountIndex = subaccountParam(query);
         if (isReply(subaccountIndex)) return withBudget(subaccountIndex, limit, budget);
-        const refusal = this.actFor(caller, account!, subaccountIndex, options.scope, options.denied);
+        const refusal = this.actFor(caller, account!, subaccountIndex, options.scope);
         if (refusal !== undefined) return withBudget(refusal, limit, budget);
         ctx = { caller, query, account: account!, subaccountIndex };
       }
@@ -125,14 +123,10 @@ export class AccountGuard {
     };
   }
 
-  /**
-   * Whether `caller` may act on the subaccount with `scope`: undefined when allowed, else the
-   * 403 (`denied` replaces the text when the route's spec names one).
-   */
-  authorize(caller: Address, account: Address, subaccountIndex: number, scope: Scope, denied?: AuthCode): HttpReply | undefined {
+  /** Whether `caller` may act on the subaccount with `scope`: undefined when allowed, else the 403. */
+  authorize(caller: Address, account: Address, subaccountIndex: number, scope: Scope): HttpReply | undefined {
     const allowed = this.options.delegations.authorizeCaller(caller, account, subaccountIndex, scope);
-    if (allowed.ok) return undefined;
-    return codeFailure(denied !== undefined && allowed.code !== AuthCode.InvalidSubaccountIndex ? { code: denied } : allowed);
+    return allowed.ok ? undefined : codeFailure(allowed);
   }
 
   /**
@@ -140,8 +134,8 @@ export class AccountGuard {
    * account's own budget when the caller is not the account (its own was spent by `guarded`):
    * undefined when allowed, else the 403 or the 429.
    */
-  actFor(caller: Address, account: Address, subaccountIndex: number, scope: Scope, denied?: AuthCode): HttpReply | undefined {
-    return this.authorize(caller, account, subaccountIndex, scope, denied) ?? this.charge(caller, account);
+  actFor(caller: Address, account: Address, subaccountIndex: number, scope: Scope): HttpReply | undefined {
+    return this.authorize(caller, account, subaccountIndex, scope) ?? this.charge(caller, account);
   }
 
   /** Spends one request of `account`'s budget for a request `caller` carries (nothing when they are one). */

@@ -69,7 +69,8 @@ export function orderView(markets: readonly MarketSpec[], o: OrderLike) {
     reason: o.reason ?? '',
     remaining: lotsToQuantity(market, o.remaining),
     settled: lotsToQuantity(market, o.settled),
-    status: o.status,
+    // `triggered` is the registry's instant between release and the book (schemas.ts ORDER_STATUSES).
+    status: o.status === 'triggered' ? 'new' : o.status,
     subaccountIndex: o.subaccountIndex,
     symbol: market.symbol,
     trailingPercent: o.trailingPercent,

@@ -115,8 +115,9 @@ export const PRICE_SCHEMA = {
     markPrice: NULLABLE_DECIMAL,
     indexPrice: NULLABLE_DECIMAL,
     lastPrice: NULLABLE_DECIMAL,
+    indexHeld: { type: 'boolean', description: 'testnet: true while an operator-set index price holds the market (POST /operator/index-price), so the built-in feed leaves it alone until POST /operator/index-price/release' },
   },
-  required: ['symbol', 'markPrice', 'indexPrice', 'lastPrice'],
+  required: ['symbol', 'markPrice', 'indexPrice', 'lastPrice', 'indexHeld'],
 } as const;
 
 export const PRICES_SCHEMA = {
@@ -359,6 +360,14 @@ export const NONCE_SCHEMA = {
 const NULLABLE_STRING = { type: ['string', 'null'] } as const;
 
 /** The spec's Order resource. Placeholder: the order routes own the final schema. */
+/**
+ * The order statuses a client sees. The spec lists none beyond `new` and names no `triggered`
+ * status, so a released conditional order on its way into its book (the registry's `triggered`,
+ * for microseconds) is shown as `new` (order-view.ts): a fired order reads `new`, then the book's
+ * statuses, under its own orderId, its `triggerPrice` telling where it fired.
+ */
+export const ORDER_STATUSES = ['new', 'partiallyFilled', 'filled', 'cancelled', 'expired', 'rejected', 'untriggered'] as const;
+
 export const ORDER_SCHEMA = {
   title: 'Order',
   type: 'object',
@@ -387,7 +396,7 @@ export const ORDER_SCHEMA = {
     reason: { type: 'string' },
     remaining: DECIMAL,
     settled: { ...DECIMAL, description: 'quantity filled so far' },
-    status: { type: 'string', enum: ['new', 'partiallyFilled', 'filled', 'cancelled', 'expired', 'rejected', 'untriggered', 'triggered'] },
+    status: { type: 'string', enum: [...ORDER_STATUSES] },
     subaccountIndex: SUBACCOUNT,
     symbol: { type: 'string' },
     trailingPercent: { ...NULLABLE_STRING, description: 'trailingStop: the fraction it trails the best mark by, such as "0.05"' },

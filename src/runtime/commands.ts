@@ -26,6 +26,7 @@ export const CommandKind = {
   Delegation: 75,
   IndexPrice: 80,
   Tick: 81,
+  Release: 82,
 } as const;
 export type CommandKind = (typeof CommandKind)[keyof typeof CommandKind];
 
@@ -178,6 +179,17 @@ export interface Tick {
   time: number;
 }
 
+/**
+ * The conditional timer of one market at a due time (a TWAP slice due, an untriggered order
+ * expiring): what `Tick` does for conditional orders, sent when something is due rather than
+ * once a second, and journaled so a replay releases at the same points.
+ */
+export interface Release {
+  kind: typeof CommandKind.Release;
+  time: number;
+  market: number;
+}
+
 export type Command =
   | SubmitOrder
   | SubmitPair
@@ -190,7 +202,8 @@ export type Command =
   | SetMargin
   | Delegation
   | IndexPrice
-  | Tick;
+  | Tick
+  | Release;
 
 const BIGINT_FIELDS = ['amount', 'margin', 'trailingPercent'] as const;
 const encoder = new TextEncoder();

@@ -280,6 +280,10 @@ export class Exchange {
       }
       case CommandKind.Tick:
         return this.tick(time);
+      case CommandKind.Release:
+        if (this.conditional[command.market] === undefined) return notChanged(LedgerCode.MarketNotFound);
+        this.conditional[command.market].onTime(time);
+        return { code: 0, changed: true, routed: [] };
     }
   }
 
@@ -384,6 +388,11 @@ export class Exchange {
     if (o.orderType !== 'trailingStop' || o.status !== 'untriggered') return o;
     const live = this.conditional[o.market].order(o.orderId);
     return live === undefined ? o : { ...o, triggerPrice: live.triggerPrice };
+  }
+
+  /** When `market`'s conditional timer next has work (ms; 0 = nothing due): see `Release`. */
+  nextDueAt(market: number): number {
+    return this.conditional[market].nextDueAt();
   }
 
   /** The market an orderId belongs to, when it names one of ours. */

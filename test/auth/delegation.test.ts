@@ -69,13 +69,14 @@ test('transfers: only the debited account, as target; a delegate (even with trad
   assert.deepEqual(authError(transfer(CAROL) as never), { status: 400, text: 'Invalid signature' });
 });
 
-test('token callers: reads need the account or a read delegate; a trade-only delegate may not read', () => {
+test('token callers: reads need the account or a delegate with read or trade (trade includes read); trades need trade', () => {
   const store = new DelegationStore();
   store.apply(BOB_TRADES_FOR_ALICE, ALICE);
   store.apply(CAROL_READS_FOR_ALICE, ALICE);
   assert.ok(store.authorizeCaller(ALICE, ALICE, 0, 'read').ok);
   assert.ok(store.authorizeCaller(CAROL, ALICE, 0, 'read').ok);
-  assert.deepEqual(store.authorizeCaller(BOB, ALICE, 0, 'read'), { ok: false, code: AuthCode.DelegationNotAllowed });
+  assert.ok(store.authorizeCaller(BOB, ALICE, 0, 'read').ok, 'a trade delegate sees what it trades');
+  assert.deepEqual(store.authorizeCaller(CAROL, ALICE, 0, 'trade'), { ok: false, code: AuthCode.DelegationNotAllowed });
   assert.deepEqual(store.authorizeCaller(CAROL, ALICE, 3, 'read'), { ok: false, code: AuthCode.NotDelegated });
   assert.deepEqual(store.authorizeCaller(BOB, CAROL, 0, 'read'), { ok: false, code: AuthCode.NotDelegated });
   assert.deepEqual(store.authorizeCaller(ALICE, ALICE, '0', 'read'), { ok: false, code: AuthCode.InvalidSubaccountIndex });

@@ -113,6 +113,14 @@ test('GET /book/{symbol}: Depth must be between 1 and 5000; Symbol not found; a 
   assert.deepEqual(bare.bids, [{ price: '94999.9', quantity: '0.1' }]);
 });
 
+test('GET /orderbook: a missing symbol is a 400 naming it, an unknown one 404 Symbol not found', async () => {
+  assertError(await get('/orderbook'), 400, 'Missing query parameter symbol');
+  assertError(await get('/orderbook?depth=1'), 400, 'Missing query parameter symbol');
+  assertError(await get('/orderbook?symbol='), 400, 'Missing query parameter symbol');
+  assertError(await get('/orderbook?symbol=DOGE-USD-PERP'), 404, 'Symbol not found');
+  assert.deepEqual(ok(await get(`/orderbook?symbol=${BTC}&depth=1`)).bids, [{ price: '94999.9', quantity: '0.1' }]);
+});
+
 // The three trades, with a millisecond mark between each (the trades' `from`/`to` are ms).
 const marks: number[] = [];
 
@@ -213,7 +221,7 @@ test('GET /price: every market with markPrice, indexPrice, lastPrice (decimal st
   assertSecondsNow(prices.time, 'price.time');
   assert.deepEqual(prices.prices.map((p: any) => p.symbol), [BTC, ETH, SOL]);
   for (const p of prices.prices) {
-    assert.deepEqual(Object.keys(p).sort(), ['indexPrice', 'lastPrice', 'markPrice', 'symbol']);
+    assert.deepEqual(Object.keys(p).sort(), ['indexHeld', 'indexPrice', 'lastPrice', 'markPrice', 'symbol']);
     for (const f of ['markPrice', 'indexPrice', 'lastPrice']) if (p[f] !== null) assertDecimal(p[f], `${p.symbol}.${f}`, UNSIGNED_DECIMAL);
   }
   const [btc, eth, sol] = prices.prices;

@@ -74,13 +74,39 @@ test('POST /account/order: resubmitting a clientId of an open order returns the 
   assert.deepEqual(level, { price: '89000', quantity: '0.1' });
   // in a batch the clientId of an open order is refused, not answered
   const batch = await alice.send('POST', '/account/orders', { orders: [await alice.signedOrder(ALICE_BUY_0_1_BTC_AT_89000_ID)] });
-  assertError(batch, 409, 'clientId is already used by an open order of this account');
+  assertError(batch, 409, `clientId alice-idem-89000 is already used by open order ${original.orderId}: resend the same order to get it back, or use a new clientId`);
   // once the order is closed, its clientId names a new order
   ok(await alice.send('DELETE', `/account/order?orderId=${original.orderId}`));
   const [reused] = ok(await alice.place(ALICE_BUY_0_1_BTC_AT_89000_ID));
   assert.notEqual(reused.orderId, original.orderId);
   assert.equal(reused.status, 'new');
   assert.equal(ok(await alice.get(`/account/order?clientId=${ALICE_BUY_0_1_BTC_AT_89000_ID.clientId}&account=${alice.address}`)).orderId, reused.orderId);
+});
+
+test('POST /account/order: a clientId of an open order with other terms is 409 naming the clientId and what differs; nothing placed, no nonce spent', async () => {
+  const alice = await newTrader();
+  const terms = { price: '87000', quantity: '0.1', clientId: 'alice-terms' };
+  const [original] = ok(await alice.place(terms));
+  const inUse = (differs: string) => `clientId alice-terms is already used by open order ${original.orderId} with a different ${differs}: resend the same order to get it back, or use a new clientId`;
+  assertError(await alice.place({ ...terms, price: '86999' }), 409, inUse('price'));
+  assertError(await alice.place({ ...terms, quantity: '0.2' }), 409, inUse('quantity'));
+  assertError(await alice.place({ ...terms, quantity: '-0.1' }), 409, inUse('quantity'));
+  assertError(await alice.place({ ...terms, postOnly: true }), 409, inUse('flags'));
+  assertError(await alice.place({ ...terms, expiresAt: Date.now() + 60_000 }), 409, inUse('expiresAt'));
+  assertError(await alice.place({ ...terms, orderType: 'takeProfit', triggerPrice: '88000' }), 409, inUse('orderType, triggerPrice'));
+  assertError(await alice.place({ ...terms, symbol: ETH, price: '3000' }), 409, inUse('symbol'));
+  // the same terms spelt differently ("87000.0", "0.10", "Limit") are the same order
+  const [same] = ok(await alice.place({ ...terms, price: '87000.0', quantity: '0.10', orderType: 'Limit' }));
+  assert.deepEqual(same, original);
+  assert.equal(ok(await alice.get(`/account/orders?${sub(alice)}`)).total, 1, 'nothing else was placed');
+  // a refused body spent no nonce: once the clientId is free, the very same signed request is placed
+  const refused = await alice.signedOrder({ ...terms, price: '86000' });
+  assertError(await alice.send('POST', '/account/order', refused), 409, inUse('price'));
+  ok(await alice.send('DELETE', `/account/order?orderId=${original.orderId}`));
+  const [placed] = ok(await alice.send('POST', '/account/order', refused));
+  assert.equal(placed.price, '86000');
+  assert.equal(placed.nonce, refused.nonce);
+  ok(await alice.send('DELETE', `/account/orders?${sub(alice)}`));
 });
 
 test('self-trade prevention: a taker meeting its own account\'s resting order expires the maker (reason selfTrade) and goes on', async () => {
@@ -245,7 +271,7 @@ test('GET /account/order by orderId and by clientId+account; Order not found; an
   assertError(await cleo.get('/account/order?orderId=not-an-id'), 404, 'Order not found');
   assertError(await cleo.get(`/account/order?clientId=nobody&account=${cleo.address}`), 404, 'Order not found');
   assertError(await cleo.get('/account/order?clientId=cleo-70000'), 400, 'Missing query parameter account');
-  assertError(await cleo.get('/account/order'), 400, 'Give orderId, or clientId with account');
+  assertError(await cleo.get('/account/order'), 400, 'Missing query parameter orderId (or clientId with account)');
   assertError(await mallory.get(`/account/order?orderId=${placed.orderId}`), 404, 'Order not found');
   assertError(await mallory.get(`/account/order?clientId=cleo-70000&account=${cleo.address}`), 404, 'Order not found');
   assertError(await ex.request('GET', `/account/order?orderId=${placed.orderId}`), 401, 'Please add the JWT token to the header');

@@ -80,3 +80,21 @@ test('a stop whose trigger the mark already crossed is refused; a cancelled stop
   assert.equal(await position(alice), '0.1');
   assert.equal((await order(alice, stop.orderId)).status, 'cancelled');
 });
+
+test('a fired stop is never shown `triggered` (the spec lists no such status): untriggered, then new on the book; the published Order statuses agree', async () => {
+  const ex = await startTestExchange();
+  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
+  await Promise.all([alice.fund('100000'), bob.fund('100000')]);
+  await setMark(ex, '95000');
+  await openPosition(alice, bob, '0.1', '95000');
+  // a stop whose limit price rests once fired: nothing bids at 91000
+  const [stop] = (await submit(alice, { orderType: 'stopLoss', price: '91000', quantity: '-0.1', triggerPrice: '90000', reduceOnly: true })).json();
+  assert.equal(stop.status, 'untriggered');
+  await setMark(ex, '90000');
+  const fired = await order(alice, stop.orderId);
+  assert.equal(fired.status, 'new');
+  assert.equal(fired.triggerPrice, '90000', 'where it fired');
+  assert.deepEqual((await listed(alice, 'open')).map((o) => [o.orderId, o.status]), [[stop.orderId, 'new']]);
+  const statuses = (await ex.request('GET', '/openapi.json')).json().components.schemas.Order.properties.status.enum;
+  assert.deepEqual(statuses, ['new', 'partiallyFilled', 'filled', 'cancelled', 'expired', 'rejected', 'untriggered']);
+});

@@ -10,10 +10,8 @@ test('a sell trailingStop follows the highest mark and fires 5 % below it, once'
   const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
   await Promise.all([alice.fund('100000'), bob.fund('100000'), carol.fund('100000')]);
 
-  const noMark = await submit(alice, TRAILING_SELL_5_PERCENT);
-  assert.equal(noMark.status, 409);
-  assert.equal(noMark.text, 'No mark price yet for this market');
-
+  // A testnet market has a mark from the start (issue 14, item 3), so `No mark price yet for
+  // this market` (409) is a mainnet case before the first index price: test/conditional/trailing-stop.test.ts.
   await setMark(ex, '100000');
   await openPosition(alice, bob, '0.1', '100000');
   const placed = await submit(alice, TRAILING_SELL_5_PERCENT);

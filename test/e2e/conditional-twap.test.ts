@@ -76,3 +76,20 @@ test('TWAP batches break no rule: nonzero period, one period, one side', async (
   assert.equal(alone.status, 400);
   assert.equal(alone.text, 'A twap is a batch of orders: submit them together on POST /account/orders');
 });
+
+test('TWAP children enter at their due times, not at the next clock tick: period 400 ms → 0, 400, 800, 1200 ms', async () => {
+  const ex = await startTestExchange(); // the one-second clock is off (60 s): only the release timer runs
+  const alice = await new Trader(ex).login();
+  await alice.fund('100000');
+  await setMark(ex, '95000');
+  const placed = await submitBatch(alice, twap(4, '0.1', 400).map((o) => ({ ...o, price: '90000' })));
+  assert.equal(placed.status, 200, placed.text);
+  const children = placed.json().orders;
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const now = await Promise.all(children.map((c: any) => order(alice, c.orderId)));
+  assert.deepEqual(now.map((c) => c.status), ['new', 'new', 'new', 'new']);
+  const t0 = now[0].createdAt;
+  // each child's release is its last update (it has rested untouched since)
+  const offsets = now.map((c) => c.updatedAt - t0);
+  for (let i = 1; i < 4; i++) assert.ok(offsets[i] >= 400 * i && offsets[i] <= 400 * i + 60, `child ${i} released at +${offsets[i]} ms: ${offsets.join(', ')}`);
+});

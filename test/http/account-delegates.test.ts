@@ -37,7 +37,7 @@ test('trade,read puts Bob among the signers; remove revokes his reads', async ()
   assert.deepEqual((await server.get(`/account/delegates?${q}`, aliceToken)).json().delegates, []);
   const revoked = await server.get(`/account/stats?${q}`, bobToken);
   assert.equal(revoked.status, 403);
-  assert.equal(revoked.text, 'Delegation not allowed for request');
+  assert.equal(revoked.text, 'Not delegated for account and subaccount');
 });
 
 test('only the account changes its delegates: a delegate token or signature is 403 Delegation not allowed for request', async () => {

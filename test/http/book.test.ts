@@ -100,6 +100,12 @@ test('GET /orderbook?symbol= answers the same snapshot as GET /book/{symbol}', a
   assert.equal(byQuery.status, 200);
   assert.deepEqual(byQuery.json(), byPath.json());
   const missing = await server.get('/orderbook');
-  assert.equal(missing.status, 404);
-  assert.equal(missing.text, 'Symbol not found');
+  assert.equal(missing.status, 400, 'a missing required parameter is a 400 naming it');
+  assert.equal(missing.text, 'Missing query parameter symbol');
+  const empty = await server.get('/orderbook?symbol=&depth=2');
+  assert.equal(empty.status, 400);
+  assert.equal(empty.text, 'Missing query parameter symbol');
+  const unknown = await server.get('/orderbook?symbol=NOPE-USD-PERP');
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.text, 'Symbol not found');
 });

@@ -27,8 +27,8 @@ test('GET /price lists mark, index and last price per market; unknown ones are n
   assert.match(res.contentType, /application\/json/);
   const body = res.json() as { time: number; prices: Record<string, unknown>[] };
   assert.equal(body.time, NOW / 1000);
-  assert.deepEqual(body.prices[0], { symbol: 'BTC-USD-PERP', markPrice: '94061.2', indexPrice: '94070', lastPrice: '94050' });
-  assert.deepEqual(body.prices[1], { symbol: 'ETH-USD-PERP', markPrice: null, indexPrice: '3500', lastPrice: null });
+  assert.deepEqual(body.prices[0], { symbol: 'BTC-USD-PERP', markPrice: '94061.2', indexPrice: '94070', lastPrice: '94050', indexHeld: false });
+  assert.deepEqual(body.prices[1], { symbol: 'ETH-USD-PERP', markPrice: null, indexPrice: '3500', lastPrice: null, indexHeld: false });
   assert.equal(body.prices.length, 3);
 });
 

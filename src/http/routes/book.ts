@@ -80,7 +80,15 @@ export function bookRoute(port: MarketDataPort, clock: Clock) {
   };
 }
 
-/** GET /orderbook?symbol=: the book route with the market in the query string. */
+/**
+ * GET /orderbook?symbol=: the book route with the market in the query string. `symbol` is
+ * required: absent (or empty) is a 400 naming it, not `Symbol not found` — the client forgot a
+ * parameter, it did not name an unknown market.
+ */
 export function orderbookRoute(book: (req: HttpRequest) => HttpReply) {
-  return (req: HttpRequest): HttpReply => book({ ...req, params: [parseQuery(req.query).get('symbol') ?? ''] });
+  return (req: HttpRequest): HttpReply => {
+    const symbol = parseQuery(req.query).get('symbol');
+    if (symbol === null || symbol === '') return failure(GatewayCode.InvalidField, 'Missing query parameter symbol');
+    return book({ ...req, params: [symbol] });
+  };
 }

@@ -81,8 +81,8 @@ const SIGNED: Errors = [
   [503, 'Service overloaded: <reason>'],
   DB_FAILURE,
 ];
-const READ_DENIED_SPEC: Errors = [[403, 'Delegation not allowed for request']];
-const READ_DENIED: Errors = [
+/** The one rule of docs/auth.md: no grant on the subaccount, or a delegate without the scope. */
+const ACCESS_DENIED: Errors = [
   [403, 'Not delegated for account and subaccount'],
   [403, 'Delegation not allowed for request'],
 ];
@@ -149,7 +149,7 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'get', path: '/orderbook', tag: 'Market data', summary: 'Order book (query form)', description: 'The same snapshot as GET /book/{symbol}, with the market in the `symbol` query parameter.', auth: false,
     query: [param('symbol', { type: 'string' }, 'market, e.g. BTC-USD-PERP or BTC', true), param('depth', int(1, 5000), 'levels per side, 1 to 5000, default 100'), param('tickSize', { type: 'string' }, 'aggregate to the base tick times 1, 2, 5, 10, 100 or 1000')],
-    response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+    response: S.BOOK_SCHEMA, errors: [[400, 'Missing query parameter symbol'], SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
   },
   {
     method: 'get', path: '/candles/{symbol}', tag: 'Market data', summary: 'Candles', description: 'Candles of one interval, ascending by start (`time` in seconds); periods without trades are absent.', auth: false, pathParams: SYMBOL_PATH,
@@ -172,46 +172,46 @@ export const OPERATIONS: readonly Operation[] = [
   },
 
   // Account reads
-  { method: 'get', path: '/account/stats', tag: 'Account', summary: 'Account statistics', description: 'Valuation of the subaccount at the mark price. Money in USD decimal strings; ratios as decimal fractions (0.5 = 50 %).', auth: true, query: STATS_QUERY, response: S.ACCOUNT_STATS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED_SPEC, [404, 'Account not found']] },
-  { method: 'get', path: '/account/balance', tag: 'Account', summary: 'Balance', description: 'Collateral, isolated margin, order holds and what is free to transfer or to trade.', auth: true, query: BALANCE_QUERY, response: S.BALANCE_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [404, 'Account not found']] },
-  { method: 'get', path: '/account/positions', tag: 'Account', summary: 'Open positions', description: 'Quantity signed (positive long); basis, fees, funding and margin in USD; updatedAt in ms.', auth: true, query: POSITIONS_QUERY, response: S.POSITIONS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED_SPEC, SYMBOL_NOT_FOUND] },
-  { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED_SPEC, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE] },
-  { method: 'get', path: '/account/margin', tag: 'Account', summary: 'Margin settings', description: 'Cross or isolated, the margin fraction and the leverage it means, per market.', auth: true, query: MARGIN_QUERY, response: S.MARGIN_SETTINGS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, SYMBOL_NOT_FOUND, [404, 'Account not found']] },
+  { method: 'get', path: '/account/stats', tag: 'Account', summary: 'Account statistics', description: 'Valuation of the subaccount at the mark price. Money in USD decimal strings; ratios as decimal fractions (0.5 = 50 %).', auth: true, query: STATS_QUERY, response: S.ACCOUNT_STATS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Account not found']] },
+  { method: 'get', path: '/account/balance', tag: 'Account', summary: 'Balance', description: 'Collateral, isolated margin, order holds and what is free to transfer or to trade.', auth: true, query: BALANCE_QUERY, response: S.BALANCE_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Account not found']] },
+  { method: 'get', path: '/account/positions', tag: 'Account', summary: 'Open positions', description: 'Quantity signed (positive long); basis, fees, funding and margin in USD; updatedAt in ms.', auth: true, query: POSITIONS_QUERY, response: S.POSITIONS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] },
+  { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE] },
+  { method: 'get', path: '/account/margin', tag: 'Account', summary: 'Margin settings', description: 'Cross or isolated, the margin fraction and the leverage it means, per market.', auth: true, query: MARGIN_QUERY, response: S.MARGIN_SETTINGS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, [404, 'Account not found']] },
   {
     method: 'post', path: '/account/margin', tag: 'Account', summary: 'Set margin', description: 'Signed `MarginUpdate` (EIP-712) by the account or a `trade` delegate: cross/isolated and the desired margin fraction in one market (0.33 = 33 %, about 3× leverage), at least 1 / maxLeverage.', auth: true, signed: true, body: MARGIN_REQUEST_SCHEMA, response: NULL,
     errors: [...BAD_BODY, [400, 'margin must be a fraction greater than 0 and at most 1 with at most 8 decimals, such as "0.33"'], [400, 'Margin must be between 1/maxLeverage and 1'], [400, 'Insufficient margin'], [403, 'Unauthorized to change margin for account <account>'], [404, 'Account not found'], SYMBOL_NOT_FOUND, [409, 'Account is being liquidated']],
   },
-  { method: 'get', path: '/account/nonce', tag: 'Account', summary: 'Next nonce', description: 'The next nonce to sign for (account, subaccountIndex, signer).', auth: true, query: NONCE_QUERY, response: S.NONCE_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [400, 'signer must be a 0x-prefixed 20-byte hex address']] },
+  { method: 'get', path: '/account/nonce', tag: 'Account', summary: 'Next nonce', description: 'The next nonce to sign for (account, subaccountIndex, signer).', auth: true, query: NONCE_QUERY, response: S.NONCE_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'signer must be a 0x-prefixed 20-byte hex address']] },
 
   // Transfers
   {
     method: 'post', path: '/account/transfer', tag: 'Transfers', summary: 'Transfer collateral', description: 'Signed `Transfer` by `accountFrom` (= `target`, = the token’s account); delegates are forbidden. At most the sender’s freeCollateral.', auth: true, signed: true, body: TRANSFER_REQUEST_SCHEMA, response: NULL,
     errors: [...BAD_BODY, [400, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"'], [400, 'Transfer amount exceeds available balance'], [400, 'Cannot transfer to the same subaccount'], [403, 'Delegation not allowed for request'], [404, 'Account not found']],
   },
-  { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [400, 'direction must be in or out, got <value>'], LIMIT_5000, WINDOW, DB_FAILURE] },
+  { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'direction must be in or out, got <value>'], LIMIT_5000, WINDOW, DB_FAILURE] },
 
   // Delegation
-  { method: 'get', path: '/account/delegates', tag: 'Delegation', summary: 'Delegates', description: 'Delegates of the subaccount and their scopes.', auth: true, query: DELEGATES_QUERY, response: S.DELEGATES_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED] },
+  { method: 'get', path: '/account/delegates', tag: 'Delegation', summary: 'Delegates', description: 'Delegates of the subaccount and their scopes.', auth: true, query: DELEGATES_QUERY, response: S.DELEGATES_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED] },
   {
     method: 'post', path: '/account/delegates', tag: 'Delegation', summary: 'Add or remove a delegate', description: 'Signed `Delegation` by the account itself (token and signature). `add` grants `trade`, `read` or `trade,read` (replacing earlier scopes); `remove` revokes (sign `scopes: ""`).', auth: true, signed: true, body: DELEGATION_REQUEST_SCHEMA, response: NULL,
     errors: [...BAD_BODY, [400, 'Invalid delegation scopes: use trade, read or trade,read'], [400, 'An account cannot delegate to itself'], [403, 'Delegation not allowed for request'], [404, 'Delegate not found']],
   },
-  { method: 'get', path: '/account/signers', tag: 'Delegation', summary: 'Accepted signers', description: 'Addresses whose signature is accepted for the subaccount’s orders and margin updates.', auth: true, query: SIGNERS_QUERY, response: S.SIGNERS_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED] },
+  { method: 'get', path: '/account/signers', tag: 'Delegation', summary: 'Accepted signers', description: 'Addresses whose signature is accepted for the subaccount’s orders and margin updates.', auth: true, query: SIGNERS_QUERY, response: S.SIGNERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED] },
 
   // Orders (the order routes' own module; responses are the spec's Order)
   {
-    method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: 'Signed `Order` (EIP-712) by the account or a `trade` delegate. Quantity positive buys, negative sells; orderType in any letter case.', auth: true, signed: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
-    errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND],
+    method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: 'Signed `Order` (EIP-712) by the account or a `trade` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409.', auth: true, signed: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
+    errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND, [409, 'clientId <id> is already used by open order <orderId> with a different <fields>: resend the same order to get it back, or use a new clientId']],
   },
   {
     method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order; all or nothing.', auth: true, signed: true, body: ORDER_BATCH_REQUEST, response: S.ORDER_BATCH_SCHEMA,
     errors: [...BAD_BODY, [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND],
   },
-  { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [404, 'Order not found']] },
-  { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [403, 'Not delegated for account and subaccount'], [404, 'Order not found']] },
+  { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Order not found']] },
+  { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Order not found']] },
   { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds; what could not be cancelled is listed in `failed` with its reason.', auth: true, body: BATCH_CANCEL_REQUEST, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, [403, 'Not delegated for account and subaccount']] },
-  { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market). Parameters settled by the order routes.', auth: true, query: [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')], response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, [403, 'Not delegated for account and subaccount'], SYMBOL_NOT_FOUND] },
-  { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...READ_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND] },
+  { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market). Parameters settled by the order routes.', auth: true, query: [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')], response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] },
+  { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND] },
 
   // Reference
   { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object' }, errors: [] },

@@ -2,7 +2,9 @@
  * The operator API (what a chain bridge and the exchange's operator call), behind the
  * `X-Operator-Key` header (constant-time, source addresses that guess are locked out:
  * http/operator-key.ts): credit deposits, debit withdrawals, feed index prices, and read the
- * state hash. On testnet, `POST /faucet` credits test collateral
+ * state hash. On testnet an operator-set index price holds its market: the built-in feed
+ * (runtime/testnet-feed.ts) leaves it alone until POST /operator/index-price/release hands it
+ * back, and GET /price shows `indexHeld`. On testnet, `POST /faucet` credits test collateral
  * to anyone, under the per-source-address request budget.
  */
 import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../../config/market.ts';
@@ -22,6 +24,8 @@ export interface OperatorPort {
   snapshot(): Promise<number>;
   /** The hash of the whole state (the sequencer's machine and every book), and the first broken invariant or null. */
   stateHash(): Promise<{ exchange: string; books: { market: number; hash: string }[]; lastSeq: number; problem: string | null; money: Record<string, string> }>;
+  /** The testnet's built-in feed, whose markets an operator-set price holds; absent on mainnet. */
+  indexFeed?: { hold(market: number, ticks: number): void; release(market: number): void };
 }
 
 export interface OperatorRouteOptions {
@@ -53,6 +57,12 @@ const PRICE_SCHEMA = {
   required: ['symbol', 'price'],
   additionalProperties: false,
 } as const;
+const RELEASE_SCHEMA = {
+  type: 'object',
+  properties: { symbol: { type: 'string', maxLength: 40 } },
+  required: ['symbol'],
+  additionalProperties: false,
+} as const;
 
 export { MONEY_SCHEMA as OPERATOR_MONEY_SCHEMA, FAUCET_SCHEMA, PRICE_SCHEMA as OPERATOR_PRICE_SCHEMA };
 
@@ -62,6 +72,7 @@ export const FAUCET_AMOUNT = 10_000n * 10n ** BigInt(COLLATERAL_SCALE);
 const parseMoney = bodyParser<{ account: string; subaccountIndex: number; amount: string }>(MONEY_SCHEMA);
 const parseFaucet = bodyParser<{ account: string; subaccountIndex?: number }>(FAUCET_SCHEMA);
 const parsePrice = bodyParser<{ symbol: string; price: string }>(PRICE_SCHEMA);
+const parseRelease = bodyParser<{ symbol: string }>(RELEASE_SCHEMA);
 
 function amountOf(text: string): bigint | HttpReply {
   const parsed = parseDecimal(text, COLLATERAL_SCALE);
@@ -107,7 +118,22 @@ export function operatorRoutes(options: OperatorRouteOptions): Route[] {
         if (market === undefined) return failure(GatewayCode.SymbolNotFound);
         const ticks = priceToTicks(market, body.value.price);
         if (typeof ticks !== 'number') return failure(GatewayCode.InvalidField, `price must be a positive multiple of the tick size ${market.tickSize}`);
+        // Held before the command is queued: no feed step queued after it can overwrite it.
+        operator.indexFeed?.hold(market.index, ticks);
         return run({ kind: CommandKind.IndexPrice, time: clock(), market: market.index, price: ticks });
+      }),
+    },
+    {
+      method: 'post',
+      pattern: '/operator/index-price/release',
+      handler: keyed(async (req) => {
+        const body = parseRelease(req.body);
+        if (!body.ok) return body.reply;
+        const market = findMarket(markets, body.value.symbol);
+        if (market === undefined) return failure(GatewayCode.SymbolNotFound);
+        if (operator.indexFeed === undefined) return failure(GatewayCode.InvalidField, 'There is no built-in price feed to hand the market back to (mainnet): index prices come from this API only');
+        operator.indexFeed.release(market.index);
+        return NULL_BODY;
       }),
     },
     {

@@ -6,7 +6,8 @@
  * `Delegation not allowed for request` for a delegate without `trade`), checked before the
  * signature is recovered, and the EIP-712 signer must be the account or its trade delegate.
  * Reads and cancels are authorised by the token alone (the caller is the account or a delegate
- * of that subaccount with the scope). Every request is charged to the budget of the account it
+ * of that subaccount with the scope; `trade` includes `read`), refused by the one rule of
+ * docs/auth.md on every route. Every request is charged to the budget of the account it
  * acts for, whoever carries it (auth-guard.ts `actFor`): another wallet's token buys an account
  * no more than its 200 requests a second. An order of another account is `Order not found` to a
  * reader, so ids cannot be probed.
@@ -15,7 +16,6 @@ import { findMarket, type MarketSpec } from '../../config/market.ts';
 import { orderMessage } from '../../auth/typed-data.ts';
 import { recoverRequestSigner, type TypedRecovery } from '../../auth/signed-request.ts';
 import type { Address } from '../../auth/address.ts';
-import { AuthCode } from '../../auth/codes.ts';
 import type { Eip712Domain } from '../../auth/typed-data.ts';
 import { EngineCode } from '../../engine/codes.ts';
 import { parseOrderId } from '../../engine/types.ts';
@@ -32,10 +32,12 @@ import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard
 import type { Clock, OrdersPort } from '../ports.ts';
 import type { HttpReply, HttpRequest, Route } from '../uws.ts';
 import { ORDER_REQUEST_SCHEMA, orderIntent, type OrderBody, type OrderIntent } from '../requests/order.ts';
+import { clientIdInUse, differingTerms } from '../requests/client-id.ts';
 import { orderView, serializeBatchCancel, serializeOrder, serializeOrderBatch, serializeOrderList, serializeOrders, type OrderLike } from '../order-view.ts';
 
 registerCodes({
   [ExchangeCode.OrderTypeNotSupported]: { status: 400, text: (t) => `orderType ${t} is not supported yet` },
+  // The gateway answers a clientId in use first, by name (requests/client-id.ts); this is the race of two at once.
   [ExchangeCode.DuplicateClientId]: { status: 409, text: 'clientId is already used by an open order of this account' },
   [ExchangeCode.OrderNotFound]: { status: 404, text: 'Order not found' },
   [ExchangeCode.OriginatorNotFound]: { status: 404, text: 'Account not found' },
@@ -161,6 +163,10 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
   const theOrder = atCompletion((r) => [r.orderId!]);
   const theOrders = atCompletion((r) => r.orderIds!);
 
+  /** Whether every one of `who` may trade the subaccount of `order` (and so see it). */
+  const mayTrade = (who: readonly Address[], order: OrderLike): boolean =>
+    who.every((a) => guard.authorize(a, order.account as Address, order.subaccountIndex, 'trade') === undefined);
+
   /** Signature → signer, for one order body. */
   const signerOf = async (body: OrderBody): Promise<Address | HttpReply> => {
     const message = orderMessage(body);
@@ -201,13 +207,16 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     if (relayed !== undefined) return relayed;
     const signer = await signerOf(parsed.value);
     if (typeof signer !== 'string') return signer;
-    // Idempotency: a resubmission whose clientId is on an open order of the same subaccount
-    // returns that order. Only after the signature proves the signer may trade for it: nobody
-    // reads another account's order by guessing a clientId.
+    // Idempotency (requests/client-id.ts): a resubmission whose clientId is on an open order
+    // returns that order when it asks for the same terms, else 409 naming what differs. Only
+    // after the signature proves the signer may trade here (a forged one falls through to
+    // `Invalid signature`): nobody reads another account's order by guessing a clientId.
     if (clientId !== null) {
       const existing = orders.liveByClient(account, clientId);
-      if (existing !== undefined && existing.subaccountIndex === subaccountIndex && guard.authorize(signer, account as Address, subaccountIndex, 'trade') === undefined) {
-        return json(serializeOrders([view(existing)]));
+      if (existing !== undefined && guard.authorize(signer, account as Address, subaccountIndex, 'trade') === undefined) {
+        if (!mayTrade([ctx.caller, signer], existing)) return clientIdInUse(clientId);
+        const differing = differingTerms(existing, intent.intent);
+        return differing.length === 0 ? json(serializeOrders([view(existing)])) : clientIdInUse(clientId, existing.orderId, differing);
       }
     }
     const submitted = await submitOne(intent.intent, signer);
@@ -231,6 +240,11 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     if (relayed !== undefined) return relayed;
     const signers = await Promise.all(bodies.map(signerOf));
     for (const s of signers) if (typeof s !== 'string') return s;
+    // A batch is not replayed: a clientId already on an open order refuses it whole, by name.
+    for (const intent of intents) {
+      const existing = intent.clientId === null ? undefined : orders.liveByClient(intent.account, intent.clientId);
+      if (existing !== undefined) return clientIdInUse(intent.clientId!, mayTrade([ctx.caller], existing) ? existing.orderId : undefined);
+    }
     if (first.orderType !== 'limit') {
       // A TP/SL pair, a TWAP or an iceberg: one command, admitted whole or refused whole.
       const batch = intents.map((intent, i) => batchOrder(intent, signers[i] as Address));
@@ -273,13 +287,13 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
       order = id === undefined ? undefined : current(id);
     } else {
       const clientId = ctx.query.get('clientId');
-      if (clientId === undefined) return failure(GatewayCode.InvalidField, 'Give orderId, or clientId with account');
+      if (clientId === undefined) return failure(GatewayCode.InvalidField, 'Missing query parameter orderId (or clientId with account)');
       const account = addressParam(ctx.query, 'account');
       if (isReply(account)) return account;
       order = orders.liveByClient(account!, clientId);
     }
     if (order === undefined) return codeFailure({ code: ExchangeCode.OrderNotFound });
-    const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, scope, scope === 'read' ? undefined : AuthCode.NotDelegated);
+    const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, scope);
     if (refused !== undefined) return scope === 'read' ? codeFailure({ code: ExchangeCode.OrderNotFound }) : refused;
     return guard.charge(ctx.caller, order.account as Address) ?? order;
   };
@@ -322,7 +336,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     const attempt = async (order: OrderLike | undefined, clientId: string, orderId: string) => {
       if (order === undefined) return failed.push({ clientId, orderId, reason: 'Order not found' });
       const refused =
-        guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, 'trade', AuthCode.NotDelegated) ??
+        guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, 'trade') ??
         (charged.has(order.account) ? undefined : guard.charge(ctx.caller, order.account as Address));
       if (refused !== undefined) return failed.push({ clientId, orderId, reason: refused.body });
       charged.add(order.account);
@@ -422,7 +436,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     { method: 'get', pattern: '/account/order', handler: guard.guarded(getOrder, { params: ['orderId', 'clientId', 'account'] }) },
     { method: 'delete', pattern: '/account/order', handler: guard.guarded(deleteOrder, { params: ['orderId', 'clientId', 'account'] }) },
     { method: 'post', pattern: '/account/orders/cancel', handler: guard.guarded(cancelBatch) },
-    { method: 'delete', pattern: '/account/orders', handler: guard.guarded(cancelAll, { scope: 'trade', params: ['symbol'], denied: AuthCode.NotDelegated }) },
+    { method: 'delete', pattern: '/account/orders', handler: guard.guarded(cancelAll, { scope: 'trade', params: ['symbol'] }) },
     {
       method: 'get',
       pattern: '/account/orders',

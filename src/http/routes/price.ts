@@ -1,8 +1,9 @@
 /**
  * GET /price and GET /summary: every market's prices, and its last 24 hours.
  *
- * GET /price → `{time, prices: [{symbol, markPrice, indexPrice, lastPrice}]}`: mark and index
- * from the ledger's price source, last from the trade history; null when not known yet.
+ * GET /price → `{time, prices: [{symbol, markPrice, indexPrice, lastPrice, indexHeld}]}`: mark
+ * and index from the ledger's price source, last from the trade history; null when not known
+ * yet; `indexHeld` true while an operator-set index holds the market (testnet feed paused).
  * GET /summary → `{time, markets: [{symbol, open, high, low, close, lastPrice, volume,
  * quoteVolume, change, changePercent, trades, openTime}]}` over the 1440 minutes ending with
  * the current one (see `history/views` summaryView). `time` and `openTime` in seconds.
@@ -45,8 +46,8 @@ export function pricesRoute(marketData: MarketList, history: MarketHistory, pric
       return failure(GatewayCode.DatabaseFailure);
     }
     const list = markets.map((market, i) => {
-      const { mark, index } = prices(market.index);
-      return { symbol: market.symbol, markPrice: priceText(market, mark), indexPrice: priceText(market, index), lastPrice: priceText(market, last[i]) };
+      const { mark, index, held } = prices(market.index);
+      return { symbol: market.symbol, markPrice: priceText(market, mark), indexPrice: priceText(market, index), lastPrice: priceText(market, last[i]), indexHeld: held === true };
     });
     return { status: 200, body: serializePrices({ time: secondsOf(clock()), prices: list }) };
   };
