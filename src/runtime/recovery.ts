@@ -12,7 +12,8 @@
 import { FastOrderBook } from '../engine/fast-book.ts';
 import { payloadView, type Journal, type JournalEntry } from '../journal/journal.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
-import { BookEventWriter, RecordBuffer, decodeEvent, describeEvent, differingFields, recordKind, recordLength, recordMarket, sameEvent, type EventFields } from './codec.ts';
+import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from './codec.ts';
+import { describeEvent, differingFields, sameEvent, type EventFields } from './event-fields.ts';
 import { decodeCommand, isCommandKind } from './commands.ts';
 import type { Exchange, MarketRouter } from './exchange.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';

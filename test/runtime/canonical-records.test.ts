@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BookEventWriter, RecordBuffer, describeEvent, differingFields, recordLength, ringSink, sameEvent } from '../../src/runtime/codec.ts';
+import { BookEventWriter, RecordBuffer, recordLength, ringSink } from '../../src/runtime/codec.ts';
+import { describeEvent, differingFields, sameEvent } from '../../src/runtime/event-fields.ts';
 import { kRingSlotsOffset } from '../../src/runtime/layout.ts';
 import { ReplayDivergenceError } from '../../src/runtime/recovery.ts';
 import { Ring } from '../../src/runtime/ring.ts';
