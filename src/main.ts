@@ -29,7 +29,21 @@ try {
   console.error(`Cannot start: ${error.message}`);
   process.exit(1);
 }
-logger.info({ port: exchange.port, profile: settings.profile.name, dataDir: settings.dataDir, markets: settings.markets.map((m) => m.symbol) }, 'exchange ready');
+logger.info(
+  {
+    port: exchange.port,
+    host: settings.host,
+    profile: settings.profile.name,
+    dataDir: settings.dataDir,
+    markets: settings.markets.map((m) => m.symbol),
+    signatureBackend: exchange.threads.signatureBackend,
+    signatureThreads: exchange.threads.signatureThreads,
+    marketThreads: exchange.threads.marketThreads,
+    marketsPerThread: exchange.threads.marketsPerThread,
+    accessLog: settings.accessLog,
+  },
+  'exchange ready',
+);
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

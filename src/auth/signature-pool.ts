@@ -74,6 +74,8 @@ export class SignaturePool {
   private closed = false;
   /** Tasks posted and not yet finished: at most `tasksPerThread` per thread. */
   private inFlight = 0;
+  /** Signatures whose tasks have finished. */
+  private done = 0;
   /** Set by `close`: called once the last task has finished and nothing waits. */
   private drained: (() => void) | null = null;
 
@@ -96,6 +98,16 @@ export class SignaturePool {
   /** Tasks the workers have finished so far (each carries every signature waiting when it left). */
   get tasks(): number {
     return this.piscina.completed;
+  }
+
+  /** Signatures waiting for a thread (not yet in a task). */
+  get queued(): number {
+    return this.waiting.length + this.waitingTyped.length;
+  }
+
+  /** Signatures recovered so far (valid or not). */
+  get recovered(): number {
+    return this.done;
   }
 
   /** The signer of `digest`, or null when `signature` (`0x` + 130 hex) is invalid. */
@@ -154,6 +166,7 @@ export class SignaturePool {
     this.inFlight++;
     (this.piscina.run(task) as Promise<R>).then(
       (result) => {
+        this.done += callers.length;
         settle(result);
         this.finished();
       },

@@ -41,6 +41,8 @@ export interface Settings {
   minTransfer: bigint;
   /** Most subaccounts one address may hold; default 32. */
   maxSubaccounts: number;
+  /** One log line per request (method, path, status, latency, client); default off. */
+  accessLog: boolean;
 }
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
@@ -49,6 +51,12 @@ export const TESTNET_OPERATOR_KEY = 'testnet-operator-key';
 export const MAINNET_OPERATOR_KEY_LENGTH = 32;
 /** Keys printed in this project's README and docs: anybody can send them. */
 const PUBLISHED_OPERATOR_KEYS: ReadonlySet<string> = new Set([TESTNET_OPERATOR_KEY]);
+
+/** The words a switch in the environment may be (`ACCESS_LOG=1`). */
+const SWITCH: ReadonlyMap<string, boolean> = new Map([
+  ['on', true], ['1', true], ['true', true], ['yes', true],
+  ['off', false], ['0', false], ['false', false], ['no', false], ['', false],
+]);
 
 /** Every core but one, at least one. */
 export function defaultSignatureThreads(): number {
@@ -73,6 +81,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'trusted-proxies': { type: 'string' },
       'min-transfer': { type: 'string' },
       'max-subaccounts': { type: 'string' },
+      'access-log': { type: 'boolean' },
     },
     strict: true,
   });
@@ -135,7 +144,12 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   const maxSubaccounts = Number(subaccountsText);
   if (!/^\d{1,5}$/.test(subaccountsText) || maxSubaccounts < 1 || maxSubaccounts > 10_000) throw new ConfigError('MAX_SUBACCOUNTS', subaccountsText, 'must be an integer from 1 to 10000');
 
+  const accessLogText = env.ACCESS_LOG ?? 'off';
+  if (values['access-log'] !== true && !SWITCH.has(accessLogText)) throw new ConfigError('ACCESS_LOG', accessLogText, 'must be on or off (1/0, true/false)');
+  const accessLog = values['access-log'] === true || SWITCH.get(accessLogText) === true;
+
   return {
+    accessLog,
     host,
     port,
     dataDir,

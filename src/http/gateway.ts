@@ -7,11 +7,16 @@
  * method 405, a thrown error (a broken invariant) 500 with the error logged; during a drain
  * (shutdown) 503 `Service overloaded: shutting down` with `Retry-After`. Routes themselves
  * live one concept per file in ./routes/.
+ *
+ * Every answer is counted (`GatewayMetrics`: route pattern, method, status, latency; a refused
+ * order submission by its reason) and logged as the operator asked: a refused write at debug,
+ * every 503 at warn, every request at info with the access log on. /health, /ready and
+ * /metrics are outside the per-address budget.
  * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts.
  */
 import type { Logger } from 'pino';
 import { failure, GatewayCode } from './errors.ts';
-import { startHttpServer, type HttpServer, type Route, type HttpRequest } from './uws.ts';
+import { startHttpServer, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
 import { bookRoute, orderbookRoute } from './routes/book.ts';
 import { configRoute, marketsRoute, timeRoute } from './routes/markets.ts';
 import { candlesRoute } from './routes/candles.ts';
@@ -20,9 +25,10 @@ import { pricesRoute, summaryRoute } from './routes/price.ts';
 import { docsRoutes } from './routes/openapi.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
+import { healthRoutes, metricsRoute } from './routes/operations.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
-import type { Clock, MarketDataPort, MarketHistory, OrdersPort, PriceSource } from './ports.ts';
+import type { Clock, GatewayMetrics, MarketDataPort, MarketHistory, OperationsPort, OrdersPort, PriceSource } from './ports.ts';
 
 export interface GatewayOptions {
   host: string;
@@ -39,6 +45,11 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** Proxies whose `X-Forwarded-For` is believed for the per-address budget; default none. */
   trustedProxies?: readonly string[];
+  /** /health, /ready and /metrics. */
+  operations?: OperationsPort;
+  metrics?: GatewayMetrics;
+  /** One info line per request (method, path, status, milliseconds, client). */
+  accessLog?: boolean;
 }
 
 export function routes(options: GatewayOptions): Route[] {
@@ -59,11 +70,12 @@ export function routes(options: GatewayOptions): Route[] {
     ...docsRoutes([{ url: marketData.profile.baseUrl, description: marketData.profile.name }]),
   ];
   const table = publicRoutes.map(open);
+  if (options.operations !== undefined) table.push(...healthRoutes(options.operations), metricsRoute(options.operations));
   if (guard !== undefined && options.accounts !== undefined) {
     const accounts = { ...options.accounts, markets, clock };
     table.push(...loginRoutes(accounts.auth, guard), ...accountRoutes(accounts, guard));
     if (options.orders !== undefined) {
-      table.push(...orderRoutes({ markets, orders: options.orders, guard, domain: accounts.auth.domain, recover: accounts.auth.recover, clock }));
+      table.push(...orderRoutes({ markets, orders: options.orders, guard, domain: accounts.auth.domain, recover: accounts.auth.recover, clock, metrics: options.metrics }));
     }
   }
   if (options.operator !== undefined) {
@@ -86,10 +98,37 @@ function patternRegExp(pattern: string): RegExp {
   return new RegExp('^' + pattern.replace(/:[^/]+/g, '[^/]+') + '/?$');
 }
 
+/** The text a refusal log line quotes: the reply's own, cut short (a field message can be long). */
+const REASON_CHARS = 200;
+
+/** Counts and logs every answer (see the module header); called once per request, so it allocates only to log. */
+function replyObserver(table: readonly Route[], options: GatewayOptions): NonNullable<HttpServerOptions['onReply']> {
+  const { metrics, logger } = options;
+  const labels = [...table.map((r) => ({ method: r.method.toUpperCase(), pattern: r.pattern })), { method: 'ANY', pattern: 'unmatched' }];
+  metrics?.observeRoutes(labels);
+  const writes = labels.map((l) => l.method !== 'GET' && l.method !== 'ANY');
+  const takesOrders = [...table.map((r) => r.submitsOrders === true), false];
+  const accessLog = options.accessLog === true;
+  return (index, req, reply, seconds) => {
+    const status = reply.status;
+    metrics?.request(index, status, seconds);
+    if (status >= 400) {
+      if (takesOrders[index]) metrics?.orderRefused(reply.code, status);
+      // A 503 is the exchange refusing for its own sake (a stage behind, shutting down): the operator hears of each.
+      if (status === 503) logger.warn({ method: req.method, route: labels[index].pattern, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'overloaded: answered 503');
+      else if (writes[index] && logger.isLevelEnabled('debug')) {
+        logger.debug({ method: req.method, route: labels[index].pattern, status, code: reply.code, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'write refused');
+      }
+    }
+    if (accessLog) logger.info({ method: req.method, path: req.path, status, ms: Math.round(seconds * 1e6) / 1000, client: req.remoteAddress }, 'request');
+  };
+}
+
 export function startGateway(options: GatewayOptions): Promise<HttpServer> {
   const table = routes(options);
   const known = table.map((r) => ({ method: r.method, path: patternRegExp(r.pattern) }));
   return startHttpServer({
+    onReply: replyObserver(table, options),
     host: options.host,
     port: options.port,
     routes: table,

@@ -69,8 +69,11 @@ export interface HttpReply {
   status: number;
   /** JSON text for `application/json`, or a plain-text message. */
   body: string;
-  contentType?: 'application/json' | 'text/plain; charset=utf-8' | 'text/html; charset=utf-8';
+  /** Default: JSON below 400, plain text from 400. */
+  contentType?: string;
   headers?: Record<string, string>;
+  /** The refusal's code (http/errors `failure`), for the refusal log and metrics; never sent. */
+  code?: number;
 }
 
 export type Handler = (req: HttpRequest) => HttpReply | Promise<HttpReply>;
@@ -80,6 +83,8 @@ export interface Route {
   /** uWebSockets.js pattern, e.g. `/book/:symbol`. */
   pattern: string;
   handler: Handler;
+  /** Order entry (POST /account/order, /account/orders): its refusals are counted by reason. */
+  submitsOrders?: boolean;
 }
 
 export interface HttpServerOptions {
@@ -95,6 +100,11 @@ export interface HttpServerOptions {
   trustedProxies?: ReadonlySet<string>;
   /** The answer to every request that starts during a drain (a 503 with `Retry-After`). */
   shuttingDown: HttpReply;
+  /**
+   * Called once per answer written: the route's index in `routes` (`routes.length` for the
+   * fallback), the request, the reply and the seconds since the request arrived.
+   */
+  onReply?: (route: number, req: HttpRequest, reply: HttpReply, seconds: number) => void;
 }
 
 export interface HttpServer {
@@ -172,7 +182,9 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   /** During a drain: called whenever a request starts or finishes. */
   let onDrainActivity: (() => void) | null = null;
 
-  const serve = (res: Uws.HttpResponse, req: Uws.HttpRequest, handler: Handler, paramCount: number): void => {
+  const onReply = options.onReply;
+  const serve = (res: Uws.HttpResponse, req: Uws.HttpRequest, handler: Handler, paramCount: number, routeIndex: number): void => {
+    const arrived = performance.now();
     if (draining) {
       write(res, options.shuttingDown, true);
       onDrainActivity?.();
@@ -218,6 +230,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
           if (paused) res.resume();
           write(res, reply, draining);
         });
+        onReply?.(routeIndex, request, reply, (performance.now() - arrived) / 1000);
       }
       release();
     };
@@ -276,15 +289,16 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     });
   };
 
-  for (const route of options.routes) {
+  options.routes.forEach((route, index) => {
     const paramCount = (route.pattern.match(/\/:/g) ?? []).length;
     const register = app[route.method === 'delete' ? 'del' : route.method].bind(app) as (
       pattern: string,
       h: (res: Uws.HttpResponse, req: Uws.HttpRequest) => void,
     ) => unknown;
-    register(route.pattern, (res, req) => serve(res, req, route.handler, paramCount));
-  }
-  app.any('/*', (res, req) => serve(res, req, options.fallback, 0));
+    register(route.pattern, (res, req) => serve(res, req, route.handler, paramCount, index));
+  });
+  const fallbackIndex = options.routes.length;
+  app.any('/*', (res, req) => serve(res, req, options.fallback, 0, fallbackIndex));
 
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (socket) => {

@@ -254,6 +254,12 @@ export class Projections {
     return new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
   }
 
+  /** Journal records whose history is not written yet: 0 when nothing is queued or in flight (metrics). */
+  lag(): number {
+    if (this.queue.length === 0 && !this.batchInFlight) return 0;
+    return Math.max(0, this.journal.lastSeq() - this.writtenSeq);
+  }
+
   /** Why new writes should be refused now, or null. */
   behind(): string | null {
     if (this.failure !== null) return 'history cannot be written';
