@@ -63,3 +63,11 @@ test('MIN_TRANSFER (USD, default 1) and MAX_SUBACCOUNTS (default 32): the accoun
   }
   assert.throws(() => loadSettings([], { MAX_SUBACCOUNTS: '0' }), /^ConfigError: MAX_SUBACCOUNTS: must be an integer from 1 to 10000, got "0"$/);
 });
+
+test('ACCESS_LOG / --access-log: off by default, on with the flag or a yes-word; another word stops the start', () => {
+  assert.equal(loadSettings([], {}).accessLog, false);
+  assert.equal(loadSettings(['--access-log'], {}).accessLog, true);
+  for (const on of ['on', '1', 'true', 'yes']) assert.equal(loadSettings([], { ACCESS_LOG: on }).accessLog, true, on);
+  for (const off of ['off', '0', 'false', 'no']) assert.equal(loadSettings([], { ACCESS_LOG: off }).accessLog, false, off);
+  assert.throws(() => loadSettings([], { ACCESS_LOG: 'loud' }), /^ConfigError: ACCESS_LOG: must be on or off \(1\/0, true\/false\), got "loud"$/);
+});
