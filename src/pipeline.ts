@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
-import { COLLATERAL_SCALE, type MarketSpec } from './config/market.ts';
+import { COLLATERAL_SCALE, ConfigError, type MarketSpec } from './config/market.ts';
 import { formatDecimal } from './numeric/decimal.ts';
 import type { MoneyReport } from './ledger/ledger.ts';
 import { publishedTypedData, eip712Domain } from './auth/typed-data.ts';
@@ -305,7 +305,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   });
   let stopping = false;
   const shown = (o: OrderState | undefined) => (o === undefined ? undefined : exchange.presented(o));
-  const server = await startGateway({
+  const server = await listening(settings, 'PORT', settings.port, startGateway({
     host: settings.host,
     port: settings.port,
     trustedProxies: settings.trustedProxies,
@@ -359,7 +359,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
         },
       },
     },
-  });
+  }));
 
   return {
     port: server.port,
@@ -413,6 +413,18 @@ function withShortfallAlarm(listeners: ExchangeListeners, logger: Logger): Excha
       else logger.warn(fields, 'insurance fund covered a shortfall');
     },
   };
+}
+
+/**
+ * The listener, or a `ConfigError` naming the port setting when it cannot listen: the preflight
+ * (config/preflight) found the address free a moment before, so another process took it since.
+ */
+async function listening<T>(settings: Settings, setting: string, port: number, server: Promise<T>): Promise<T> {
+  try {
+    return await server;
+  } catch (error) {
+    throw new ConfigError(setting, port, `must be a free port on ${settings.host} (${(error as Error).message})`);
+  }
 }
 
 /** Counts every trade for GET /metrics (the replay's are reset once it is done). */

@@ -43,7 +43,12 @@ export interface Settings {
   maxSubaccounts: number;
   /** One log line per request (method, path, status, latency, client); default off. */
   accessLog: boolean;
+  /** pino level (`LOG_LEVEL`); default info. */
+  logLevel: LogLevel;
 }
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
 export const TESTNET_OPERATOR_KEY = 'testnet-operator-key';
@@ -94,6 +99,9 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   if (!/^\d{1,5}$/.test(portText) || port > 65535) throw new ConfigError('PORT', portText, 'must be an integer from 0 to 65535');
 
   const host = values.host ?? env.HOST ?? '0.0.0.0';
+  if (host !== 'localhost' && canonicalIp(host) === undefined) {
+    throw new ConfigError('HOST', host, 'must be an IP address to listen on (127.0.0.1 for this machine only, 0.0.0.0 for every interface) or localhost');
+  }
   const dataDir = values['data-dir'] ?? env.DATA_DIR ?? (profileName === 'testnet' ? './data' : profile.dataDir);
   if (dataDir.length === 0) throw new ConfigError('DATA_DIR', dataDir, 'must not be empty');
 
@@ -148,8 +156,12 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   if (values['access-log'] !== true && !SWITCH.has(accessLogText)) throw new ConfigError('ACCESS_LOG', accessLogText, 'must be on or off (1/0, true/false)');
   const accessLog = values['access-log'] === true || SWITCH.get(accessLogText) === true;
 
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError('LOG_LEVEL', logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
+
   return {
     accessLog,
+    logLevel: logLevel as LogLevel,
     host,
     port,
     dataDir,
