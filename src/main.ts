@@ -9,6 +9,7 @@ import { ConfigError } from './config/market.ts';
 import { checkDataDirectory, checkListen } from './config/preflight.ts';
 import { createLogger } from './log.ts';
 import { startExchange } from './pipeline.ts';
+import { OPERATOR_HOST } from './http/gateway.ts';
 import { DataRefusedError } from './journal/refusal.ts';
 
 /** A setting's one line and exit status 2; anything else is not a setting's fault and is rethrown. */
@@ -23,6 +24,7 @@ try {
   settings = loadSettings(process.argv.slice(2), process.env);
   checkDataDirectory(settings.dataDir);
   await checkListen(settings.host, settings.port);
+  if (settings.operatorPort !== null) await checkListen(OPERATOR_HOST, settings.operatorPort, 'OPERATOR_PORT');
 } catch (error) {
   refuseSetting(error);
 }
@@ -43,6 +45,7 @@ logger.info(
   {
     port: exchange.port,
     host: settings.host,
+    operatorPort: exchange.operatorPort,
     profile: settings.profile.name,
     dataDir: settings.dataDir,
     markets: settings.markets.map((m) => m.symbol),

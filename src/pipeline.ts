@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
-import { COLLATERAL_SCALE, ConfigError, type MarketSpec } from './config/market.ts';
+import { COLLATERAL_SCALE, type MarketSpec } from './config/market.ts';
 import { formatDecimal } from './numeric/decimal.ts';
 import type { MoneyReport } from './ledger/ledger.ts';
 import { publishedTypedData, eip712Domain } from './auth/typed-data.ts';
@@ -43,6 +43,8 @@ import { ExchangeMetrics } from './metrics.ts';
 export const RELEASE_POLL_MS = 5;
 export interface RunningExchange {
   port: number;
+  /** The operator listener's port (127.0.0.1), or null when the operator API is on `port`. */
+  operatorPort: number | null;
   sequencer: Sequencer;
   /** What runs: the signature backend and the threads (the start-up log line says it). */
   threads: { signatureBackend: 'native' | 'noble'; signatureThreads: number; marketThreads: number; marketsPerThread: string[][] };
@@ -305,7 +307,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   });
   let stopping = false;
   const shown = (o: OrderState | undefined) => (o === undefined ? undefined : exchange.presented(o));
-  const server = await listening(settings, 'PORT', settings.port, startGateway({
+  const server = await startGateway({
     host: settings.host,
     port: settings.port,
     trustedProxies: settings.trustedProxies,
@@ -313,6 +315,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     logger,
     metrics,
     accessLog: settings.accessLog,
+    operatorPort: settings.operatorPort ?? undefined,
     operations: {
       // The listener opens once the journal is replayed: a start-up replay shows as a refused connection.
       notReady: () => (stopping ? 'shutting down' : journal.problem() ?? links.map((l) => l.problem()).find((p) => p !== null) ?? sequencer!.overloaded()),
@@ -359,10 +362,11 @@ export async function startExchange(settings: Settings, logger: Logger, options:
         },
       },
     },
-  }));
+  });
 
   return {
     port: server.port,
+    operatorPort: server.operatorPort,
     sequencer,
     threads: { signatureBackend: backend, signatureThreads: pool.threads, marketThreads: links.length, marketsPerThread: links.map((l) => l.markets.map((m) => m.symbol)) },
     recovery: { snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents },
@@ -413,18 +417,6 @@ function withShortfallAlarm(listeners: ExchangeListeners, logger: Logger): Excha
       else logger.warn(fields, 'insurance fund covered a shortfall');
     },
   };
-}
-
-/**
- * The listener, or a `ConfigError` naming the port setting when it cannot listen: the preflight
- * (config/preflight) found the address free a moment before, so another process took it since.
- */
-async function listening<T>(settings: Settings, setting: string, port: number, server: Promise<T>): Promise<T> {
-  try {
-    return await server;
-  } catch (error) {
-    throw new ConfigError(setting, port, `must be a free port on ${settings.host} (${(error as Error).message})`);
-  }
 }
 
 /** Counts every trade for GET /metrics (the replay's are reset once it is done). */

@@ -45,6 +45,8 @@ export interface Settings {
   accessLog: boolean;
   /** pino level (`LOG_LEVEL`); default info. */
   logLevel: LogLevel;
+  /** The operator API's own port on 127.0.0.1, or null: served on the public port. */
+  operatorPort: number | null;
 }
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -87,6 +89,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'min-transfer': { type: 'string' },
       'max-subaccounts': { type: 'string' },
       'access-log': { type: 'boolean' },
+      'operator-port': { type: 'string' },
     },
     strict: true,
   });
@@ -98,7 +101,8 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   const port = Number(portText);
   if (!/^\d{1,5}$/.test(portText) || port > 65535) throw new ConfigError('PORT', portText, 'must be an integer from 0 to 65535');
 
-  const host = values.host ?? env.HOST ?? '0.0.0.0';
+  // A testnet answers this machine only unless told otherwise: its operator key is published.
+  const host = values.host ?? env.HOST ?? (profileName === 'testnet' ? '127.0.0.1' : '0.0.0.0');
   if (host !== 'localhost' && canonicalIp(host) === undefined) {
     throw new ConfigError('HOST', host, 'must be an IP address to listen on (127.0.0.1 for this machine only, 0.0.0.0 for every interface) or localhost');
   }
@@ -156,12 +160,20 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   if (values['access-log'] !== true && !SWITCH.has(accessLogText)) throw new ConfigError('ACCESS_LOG', accessLogText, 'must be on or off (1/0, true/false)');
   const accessLog = values['access-log'] === true || SWITCH.get(accessLogText) === true;
 
+  const operatorPortText = values['operator-port'] ?? env.OPERATOR_PORT ?? null;
+  const operatorPort = operatorPortText === null ? null : Number(operatorPortText);
+  if (operatorPortText !== null && (!/^\d{1,5}$/.test(operatorPortText) || operatorPort! > 65535)) {
+    throw new ConfigError('OPERATOR_PORT', operatorPortText, 'must be an integer from 0 to 65535');
+  }
+  if (operatorPort !== null && operatorPort !== 0 && operatorPort === port) throw new ConfigError('OPERATOR_PORT', operatorPortText, 'must differ from PORT');
+
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError('LOG_LEVEL', logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
 
   return {
     accessLog,
     logLevel: logLevel as LogLevel,
+    operatorPort,
     host,
     port,
     dataDir,

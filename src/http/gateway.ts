@@ -12,9 +12,14 @@
  * order submission by its reason) and logged as the operator asked: a refused write at debug,
  * every 503 at warn, every request at info with the access log on. /health, /ready and
  * /metrics are outside the per-address budget.
+ *
+ * With an operator port, the operator API and /metrics are served only by a second listener on
+ * 127.0.0.1 (the probes on both); the public listener answers them 404. A listener that cannot
+ * listen is a `ConfigError` naming its port setting.
  * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts.
  */
 import type { Logger } from 'pino';
+import { ConfigError } from '../config/market.ts';
 import { failure, GatewayCode } from './errors.ts';
 import { startHttpServer, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
 import { bookRoute, orderbookRoute } from './routes/book.ts';
@@ -50,6 +55,8 @@ export interface GatewayOptions {
   metrics?: GatewayMetrics;
   /** One info line per request (method, path, status, milliseconds, client). */
   accessLog?: boolean;
+  /** Serve the operator API and /metrics on 127.0.0.1:operatorPort instead of the public listener (0 picks a free port). */
+  operatorPort?: number;
 }
 
 export function routes(options: GatewayOptions): Route[] {
@@ -124,28 +131,81 @@ function replyObserver(table: readonly Route[], options: GatewayOptions): NonNul
   };
 }
 
-export function startGateway(options: GatewayOptions): Promise<HttpServer> {
+/** The exchange's listeners: the public one and, when `operatorPort` is set, the operator's. */
+export interface Gateway extends HttpServer {
+  /** The operator listener's port (on 127.0.0.1), or null when the operator API is on the public port. */
+  readonly operatorPort: number | null;
+}
+
+/** Routes that move to the operator listener when there is one: the operator API and the metrics. */
+const forOperator = (route: Route): boolean => route.pattern.startsWith('/operator/') || route.pattern === '/metrics';
+/** The operator listener's address: this machine only. */
+export const OPERATOR_HOST = '127.0.0.1';
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const table = routes(options);
-  const known = table.map((r) => ({ method: r.method, path: patternRegExp(r.pattern) }));
-  return startHttpServer({
-    onReply: replyObserver(table, options),
-    host: options.host,
-    port: options.port,
-    routes: table,
-    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
-    trustedProxies: new Set(options.trustedProxies ?? []),
-    // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
-    shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
-    fallback: (req: HttpRequest) => {
-      const allowed = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
-      if (allowed.length === 0) return failure(GatewayCode.RouteNotFound, req.path);
-      const reply = failure(GatewayCode.MethodNotAllowed, req.method.toUpperCase());
-      reply.headers = { allow: [...new Set(allowed)].join(', ') };
-      return reply;
+  const observe = replyObserver(table, options);
+  const all = table.map((_, index) => index);
+  const split = options.operatorPort !== undefined;
+  const publicServer = await listen(options, table, observe, 'PORT', options.host, options.port, split ? all.filter((i) => !forOperator(table[i])) : all);
+  if (!split) return { ...publicServer, operatorPort: null };
+  let operatorServer: HttpServer;
+  try {
+    // Probes answer here too: a process manager on this machine may check either port.
+    const operatorRoutes = all.filter((i) => forOperator(table[i]) || table[i].pattern === '/health' || table[i].pattern === '/ready');
+    operatorServer = await listen(options, table, observe, 'OPERATOR_PORT', OPERATOR_HOST, options.operatorPort!, operatorRoutes);
+  } catch (error) {
+    publicServer.close();
+    throw error;
+  }
+  return {
+    port: publicServer.port,
+    operatorPort: operatorServer.port,
+    drain: async (graceMs) => (await Promise.all([publicServer.drain(graceMs), operatorServer.drain(graceMs)])).reduce((a, b) => a + b, 0),
+    close: () => {
+      publicServer.close();
+      operatorServer.close();
     },
-    onHandlerError: (error, req) => {
-      options.logger.error({ err: error, method: req.method, path: req.path }, 'handler failed');
-      return failure(GatewayCode.Internal);
-    },
-  });
+  };
+}
+
+/** One listener serving the routes of `table` at `indices`; a failure to listen names `setting`. */
+async function listen(
+  options: GatewayOptions,
+  table: readonly Route[],
+  observe: NonNullable<HttpServerOptions['onReply']>,
+  setting: string,
+  host: string,
+  port: number,
+  indices: readonly number[],
+): Promise<HttpServer> {
+  const served = indices.map((i) => table[i]);
+  const known = served.map((r) => ({ method: r.method, path: patternRegExp(r.pattern) }));
+  try {
+    return await startHttpServer({
+      // Counted under the route's index in the whole table; this listener's fallback under the table's.
+      onReply: (index, req, reply, seconds) => observe(index === indices.length ? table.length : indices[index], req, reply, seconds),
+      host,
+      port,
+      routes: served,
+      maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+      trustedProxies: new Set(options.trustedProxies ?? []),
+      // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
+      shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
+      fallback: (req: HttpRequest) => {
+        const allowed = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
+        if (allowed.length === 0) return failure(GatewayCode.RouteNotFound, req.path);
+        const reply = failure(GatewayCode.MethodNotAllowed, req.method.toUpperCase());
+        reply.headers = { allow: [...new Set(allowed)].join(', ') };
+        return reply;
+      },
+      onHandlerError: (error, req) => {
+        options.logger.error({ err: error, method: req.method, path: req.path }, 'handler failed');
+        return failure(GatewayCode.Internal);
+      },
+    });
+  } catch (error) {
+    // The preflight (config/preflight) found the address free a moment before: another process took it since.
+    throw new ConfigError(setting, port, `must be a free port on ${host} (${(error as Error).message})`);
+  }
 }

@@ -21,5 +21,5 @@
  * Limits: HTTP/1.1 only; the public per-address budget trusts `X-Forwarded-For` only from
  * `TRUSTED_PROXIES`.
  */
-export { startGateway, type GatewayOptions } from './gateway.ts';
+export { startGateway, type Gateway, type GatewayOptions } from './gateway.ts';
 export { startHttpServer, type HttpRequest, type HttpReply, type Route, type HttpServer } from './uws.ts';
