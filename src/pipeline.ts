@@ -316,6 +316,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     metrics,
     accessLog: settings.accessLog,
     operatorPort: settings.operatorPort ?? undefined,
+    corsOrigins: settings.corsOrigins,
     operations: {
       // The listener opens once the journal is replayed: a start-up replay shows as a refused connection.
       notReady: () => (stopping ? 'shutting down' : journal.problem() ?? links.map((l) => l.problem()).find((p) => p !== null) ?? sequencer!.overloaded()),

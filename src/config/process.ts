@@ -47,6 +47,8 @@ export interface Settings {
   logLevel: LogLevel;
   /** The operator API's own port on 127.0.0.1, or null: served on the public port. */
   operatorPort: number | null;
+  /** Origins browsers may call the public API from (exact origins, or `*`); empty: no CORS. */
+  corsOrigins: string[];
 }
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -64,6 +66,16 @@ const SWITCH: ReadonlyMap<string, boolean> = new Map([
   ['on', true], ['1', true], ['true', true], ['yes', true],
   ['off', false], ['0', false], ['false', false], ['no', false], ['', false],
 ]);
+
+/** The origin (`scheme://host[:port]`) of a URL, or undefined when it is not one. */
+function originOf(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Every core but one, at least one. */
 export function defaultSignatureThreads(): number {
@@ -90,6 +102,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'max-subaccounts': { type: 'string' },
       'access-log': { type: 'boolean' },
       'operator-port': { type: 'string' },
+      'cors-origins': { type: 'string' },
     },
     strict: true,
   });
@@ -167,6 +180,12 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   }
   if (operatorPort !== null && operatorPort !== 0 && operatorPort === port) throw new ConfigError('OPERATOR_PORT', operatorPortText, 'must differ from PORT');
 
+  const corsOrigins: string[] = [];
+  for (const entry of (values['cors-origins'] ?? env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '')) {
+    if (entry !== '*' && originOf(entry) !== entry) throw new ConfigError('CORS_ORIGINS', entry, 'must be * or origins such as https://app.example.com (scheme, host and port; no path or trailing slash)');
+    corsOrigins.push(entry);
+  }
+
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError('LOG_LEVEL', logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -174,6 +193,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     accessLog,
     logLevel: logLevel as LogLevel,
     operatorPort,
+    corsOrigins,
     host,
     port,
     dataDir,

@@ -20,6 +20,7 @@
  */
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/market.ts';
+import { CorsPolicy } from './cors.ts';
 import { failure, GatewayCode } from './errors.ts';
 import { startHttpServer, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
 import { bookRoute, orderbookRoute } from './routes/book.ts';
@@ -57,6 +58,8 @@ export interface GatewayOptions {
   accessLog?: boolean;
   /** Serve the operator API and /metrics on 127.0.0.1:operatorPort instead of the public listener (0 picks a free port). */
   operatorPort?: number;
+  /** Origins browsers may call the public API from (`*` for any); none by default. */
+  corsOrigins?: readonly string[];
 }
 
 export function routes(options: GatewayOptions): Route[] {
@@ -147,13 +150,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const observe = replyObserver(table, options);
   const all = table.map((_, index) => index);
   const split = options.operatorPort !== undefined;
-  const publicServer = await listen(options, table, observe, 'PORT', options.host, options.port, split ? all.filter((i) => !forOperator(table[i])) : all);
+  const cors = options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins);
+  const publicServer = await listen(options, table, observe, 'PORT', options.host, options.port, split ? all.filter((i) => !forOperator(table[i])) : all, cors);
   if (!split) return { ...publicServer, operatorPort: null };
   let operatorServer: HttpServer;
   try {
     // Probes answer here too: a process manager on this machine may check either port.
     const operatorRoutes = all.filter((i) => forOperator(table[i]) || table[i].pattern === '/health' || table[i].pattern === '/ready');
-    operatorServer = await listen(options, table, observe, 'OPERATOR_PORT', OPERATOR_HOST, options.operatorPort!, operatorRoutes);
+    operatorServer = await listen(options, table, observe, 'OPERATOR_PORT', OPERATOR_HOST, options.operatorPort!, operatorRoutes, undefined);
   } catch (error) {
     publicServer.close();
     throw error;
@@ -178,9 +182,11 @@ async function listen(
   host: string,
   port: number,
   indices: readonly number[],
+  cors: CorsPolicy | undefined,
 ): Promise<HttpServer> {
   const served = indices.map((i) => table[i]);
-  const known = served.map((r) => ({ method: r.method, path: patternRegExp(r.pattern) }));
+  // HEAD answers wherever GET does; OPTIONS (a CORS preflight) on every known path.
+  const known = served.flatMap((r) => [r.method, ...(r.method === 'get' ? ['head'] : [])].map((method) => ({ method, path: patternRegExp(r.pattern) })));
   try {
     return await startHttpServer({
       // Counted under the route's index in the whole table; this listener's fallback under the table's.
@@ -188,15 +194,22 @@ async function listen(
       host,
       port,
       routes: served,
+      cors,
+      compress: true,
       maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
       trustedProxies: new Set(options.trustedProxies ?? []),
       // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
       shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
       fallback: (req: HttpRequest) => {
-        const allowed = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
-        if (allowed.length === 0) return failure(GatewayCode.RouteNotFound, req.path);
+        const found = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
+        if (found.length === 0) return failure(GatewayCode.RouteNotFound, req.path);
+        const allow = [...new Set(found), 'OPTIONS'].join(', ');
+        if (req.method === 'options') {
+          const preflight = cors?.preflight(req.origin, allow) ?? null;
+          return { status: 204, body: '', contentType: 'text/plain; charset=utf-8', headers: preflight === null ? { allow } : { allow, ...preflight } };
+        }
         const reply = failure(GatewayCode.MethodNotAllowed, req.method.toUpperCase());
-        reply.headers = { allow: [...new Set(allowed)].join(', ') };
+        reply.headers = { allow };
         return reply;
       },
       onHandlerError: (error, req) => {

@@ -39,6 +39,8 @@
 import { createRequire } from 'node:module';
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
 import { clientAddress } from './client-address.ts';
+import { COMPRESS_MIN_BYTES, compressBody, negotiateEncoding, type Encoding } from './compression.ts';
+import type { CorsPolicy } from './cors.ts';
 import { canonicalIp } from '../config/ip-address.ts';
 
 const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
@@ -60,6 +62,10 @@ export interface HttpRequest {
   /** `X-Operator-Key`, for the operator API. */
   operatorKey: string;
   contentType: string;
+  /** `Origin` (browsers), for CORS; empty when absent. */
+  origin: string;
+  /** `Accept-Encoding`, for compression; empty when absent. */
+  acceptEncoding: string;
   /** The client's address: the socket peer, or the client a trusted proxy forwarded for. */
   remoteAddress: string;
   body: Buffer | null;
@@ -74,6 +80,8 @@ export interface HttpReply {
   headers?: Record<string, string>;
   /** The refusal's code (http/errors `failure`), for the refusal log and metrics; never sent. */
   code?: number;
+  /** The body compressed for this request (set here, by the adapter): sent instead of `body`. */
+  encoded?: { encoding: Encoding; bytes: Buffer };
 }
 
 export type Handler = (req: HttpRequest) => HttpReply | Promise<HttpReply>;
@@ -105,6 +113,10 @@ export interface HttpServerOptions {
    * fallback), the request, the reply and the seconds since the request arrived.
    */
   onReply?: (route: number, req: HttpRequest, reply: HttpReply, seconds: number) => void;
+  /** Cross-origin access for the origins it allows; none without it. */
+  cors?: CorsPolicy;
+  /** Compress large GET bodies for clients that ask (http/compression). */
+  compress?: boolean;
 }
 
 export interface HttpServer {
@@ -130,12 +142,45 @@ function statusLine(status: number): string {
   return STATUS_LINE[status] ?? `${status} Status`;
 }
 
-/** Writes the reply; `closeConnection` adds `Connection: close` and closes once it is sent. */
-function write(res: Uws.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
+/** A successful GET (or HEAD) answer large enough to be sent compressed to a client that asks. */
+function compressible(request: HttpRequest, reply: HttpReply): boolean {
+  return reply.status === 200 && (request.method === 'get' || request.method === 'head') && reply.body.length >= COMPRESS_MIN_BYTES;
+}
+
+/**
+ * Writes the reply; `closeConnection` adds `Connection: close` and closes once it is sent. With
+ * the request: its origin's CORS headers, and for HEAD the headers only (the length the body
+ * would have). `request` is null for a drain's refusal written before the request was read.
+ */
+function write(res: Uws.HttpResponse, reply: HttpReply, closeConnection: boolean, request: HttpRequest | null, options: HttpServerOptions): void {
   res.writeStatus(statusLine(reply.status));
   res.writeHeader('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
   if (reply.headers) for (const key in reply.headers) res.writeHeader(key, reply.headers[key]);
-  res.end(reply.body, closeConnection);
+  if (request === null) {
+    res.end(reply.body, closeConnection);
+    return;
+  }
+  const cors = request.origin === '' ? null : (options.cors?.headers(request.origin) ?? null);
+  if (cors !== null) for (const key in cors) res.writeHeader(key, cors[key]);
+  if (options.compress && compressible(request, reply)) res.writeHeader('vary', 'Accept-Encoding');
+  const body = reply.encoded === undefined ? reply.body : reply.encoded.bytes;
+  if (reply.encoded !== undefined) res.writeHeader('content-encoding', reply.encoded.encoding);
+  if (request.method === 'head') {
+    // This build's endWithoutBody takes no arguments (given a length it leaves the response
+    // unfinished, and the connection's next request is refused as async pipelining): the length
+    // is a plain header, and a drain's close is asked of the client (the drain closes it after).
+    res.writeHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
+    if (closeConnection) res.writeHeader('connection', 'close');
+    res.endWithoutBody();
+  } else res.end(body, closeConnection);
+}
+
+/** The reply with its body compressed as the client asked, when it is worth it; else the reply itself. */
+function encoded(request: HttpRequest, reply: HttpReply): HttpReply | Promise<HttpReply> {
+  if (!compressible(request, reply)) return reply;
+  const encoding = negotiateEncoding(request.acceptEncoding);
+  if (encoding === null) return reply;
+  return compressBody(reply.body, encoding).then((bytes) => ({ ...reply, encoded: { encoding, bytes } }));
 }
 
 /**
@@ -186,7 +231,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   const serve = (res: Uws.HttpResponse, req: Uws.HttpRequest, handler: Handler, paramCount: number, routeIndex: number): void => {
     const arrived = performance.now();
     if (draining) {
-      write(res, options.shuttingDown, true);
+      write(res, options.shuttingDown, true, null, options);
       onDrainActivity?.();
       return;
     }
@@ -202,6 +247,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       authorization: req.getHeader('authorization'),
       operatorKey: req.getHeader('x-operator-key'),
       contentType: req.getHeader('content-type'),
+      origin: req.getHeader('origin'),
+      acceptEncoding: req.getHeader('accept-encoding'),
       remoteAddress: trusted.size === 0 ? peer : clientAddress(canonicalIp(peer) ?? peer, req.getHeader('x-forwarded-for'), trusted),
       body: null,
     };
@@ -228,7 +275,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       if (!aborted) {
         res.cork(() => {
           if (paused) res.resume();
-          write(res, reply, draining);
+          write(res, reply, draining, request, options);
         });
         onReply?.(routeIndex, request, reply, (performance.now() - arrived) / 1000);
       }
@@ -248,6 +295,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         finish(options.onHandlerError(error, request));
         return;
       }
+      if (options.compress && request.acceptEncoding !== '') result = result instanceof Promise ? result.then((reply) => encoded(request, reply)) : encoded(request, result);
       if (result instanceof Promise) {
         // Nothing more is read from this connection until the answer is written.
         if (!paused) {
@@ -296,6 +344,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       h: (res: Uws.HttpResponse, req: Uws.HttpRequest) => void,
     ) => unknown;
     register(route.pattern, (res, req) => serve(res, req, route.handler, paramCount, index));
+    // HEAD is GET without the body (RFC 9110 §9.3.2): the same handler, written headers only.
+    if (route.method === 'get') app.head(route.pattern, (res, req) => serve(res, req, route.handler, paramCount, index));
   });
   const fallbackIndex = options.routes.length;
   app.any('/*', (res, req) => serve(res, req, options.fallback, 0, fallbackIndex));
