@@ -13,7 +13,7 @@ import type { MarketSpec } from '../config/market.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
 import { Ring } from './ring.ts';
 import { RecordBuffer, encodeCancel, encodeCancelAll, encodeCancelByClientId, encodeExpire, encodePlace, recordLength } from './codec.ts';
-import { spawnTsWorker } from './spawn-worker.ts';
+import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import type { MarketThreadData } from './market-worker.ts';
 
 export type RecordHandler = (view: DataView, bytes: Uint8Array, offset: number) => void;
@@ -50,7 +50,7 @@ export class MarketLink {
       events: this.events.buffer,
       markets: markets.map((m) => ({ index: m.index, minSizeLots: m.minSizeLots, snapshot: snapshots.get(m.index) ?? null })),
     };
-    this.worker = spawnTsWorker(new URL('./market-worker.ts', import.meta.url), { workerData: data });
+    this.worker = spawnWorker(siblingModule('./market-worker.ts', import.meta.url), { workerData: data });
     this.worker.on('message', (message: { id: number; value: unknown }) => {
       this.pending.get(message.id)?.(message.value);
       this.pending.delete(message.id);

@@ -37,7 +37,7 @@ import type { OwnerIdentity } from '../ledger/accounts.ts';
 import { isTerminal, type OrderState } from './order-registry.ts';
 import type { OrderRecord } from '../history/types.ts';
 import type { ExchangeListeners } from './exchange.ts';
-import { spawnTsWorker } from './spawn-worker.ts';
+import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
 import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
 
@@ -193,7 +193,7 @@ export class Projections {
   startThread(path: string): void {
     this.flush();
     const data: ProjectionThreadData = { path };
-    this.thread = spawnTsWorker(new URL('./projection-worker.ts', import.meta.url), { workerData: data });
+    this.thread = spawnWorker(siblingModule('./projection-worker.ts', import.meta.url), { workerData: data });
     this.thread.on('message', (report: ProjectionReport) => this.onReport(report));
     this.thread.on('error', (error) => this.fail(error));
     // What replay left uncommitted goes as the thread's first batch, once the journal commits it.
