@@ -27,6 +27,11 @@
  * client sends them again (RFC 9112 §9.3.2). Requests answered inside their callback (reads that
  * need no other thread, refusals) are answered in order however many a read brings.
  *
+ * Around every answer: `onReply` (metrics and logs) once it is written; HEAD on every GET
+ * route (the GET's headers and length, no body); the origin's CORS headers (`cors`); a large
+ * GET body compressed as `Accept-Encoding` asks (`compress`, http/compression), which makes
+ * that answer asynchronous like a write's.
+ *
  * Drain (`drain`): the listener closes; every request that starts from then on is answered with
  * the `shuttingDown` reply and `Connection: close`, every answer still due closes its connection,
  * and the drain resolves once every request that started before has been answered (or its client
@@ -295,7 +300,10 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         finish(options.onHandlerError(error, request));
         return;
       }
-      if (options.compress && request.acceptEncoding !== '') result = result instanceof Promise ? result.then((reply) => encoded(request, reply)) : encoded(request, result);
+      // Reads only: a write's answer is small, and its promise gets no extra step.
+      if (options.compress && request.acceptEncoding !== '' && (request.method === 'get' || request.method === 'head')) {
+        result = result instanceof Promise ? result.then((reply) => encoded(request, reply)) : encoded(request, result);
+      }
       if (result instanceof Promise) {
         // Nothing more is read from this connection until the answer is written.
         if (!paused) {

@@ -1,7 +1,8 @@
 /**
  * Every setting the machine cannot honour stops the real process with one line naming it and
  * exit status 2 — never a stack trace: a host that is not an address, an address this machine
- * does not have, a port in use, a data directory that is a file, an unknown log level.
+ * does not have, a port (or operator port) in use, a data directory that is a file, an unknown
+ * log level.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -53,6 +54,14 @@ test('a port another process listens on', async (t) => {
   t.after(() => other.close());
   const port = (other.address() as AddressInfo).port;
   assertOneLine(start(['--port', String(port)]), `Cannot start: PORT: must be a free port: another process listens on 127.0.0.1:${port}, got ${port}`);
+});
+
+test('an operator port another process listens on', async (t) => {
+  const other = createServer();
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  t.after(() => other.close());
+  const port = (other.address() as AddressInfo).port;
+  assertOneLine(start(['--operator-port', String(port)]), `Cannot start: OPERATOR_PORT: must be a free port: another process listens on 127.0.0.1:${port}, got ${port}`);
 });
 
 test('a data directory that is a file, left as it was', (t) => {
