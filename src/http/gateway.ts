@@ -206,7 +206,7 @@ async function listen(
         const allow = [...new Set(found), 'OPTIONS'].join(', ');
         if (req.method === 'options') {
           const preflight = cors?.preflight(req.origin, allow) ?? null;
-          return { status: 204, body: '', contentType: 'text/plain; charset=utf-8', headers: preflight === null ? { allow } : { allow, ...preflight } };
+          return { status: 204, body: '', headers: preflight === null ? { allow } : { allow, ...preflight } };
         }
         const reply = failure(GatewayCode.MethodNotAllowed, req.method.toUpperCase());
         reply.headers = { allow };

@@ -159,7 +159,8 @@ function compressible(request: HttpRequest, reply: HttpReply): boolean {
  */
 function write(res: Uws.HttpResponse, reply: HttpReply, closeConnection: boolean, request: HttpRequest | null, options: HttpServerOptions): void {
   res.writeStatus(statusLine(reply.status));
-  res.writeHeader('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
+  // A 204 has no content, so no content type.
+  if (reply.status !== 204) res.writeHeader('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
   if (reply.headers) for (const key in reply.headers) res.writeHeader(key, reply.headers[key]);
   if (request === null) {
     res.end(reply.body, closeConnection);
