@@ -8,10 +8,14 @@
  * May import: config/, node:fs, node:net.
  */
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { ConfigError } from './market.ts';
 
-/** Makes `dir` if it is missing; refuses a file, or a directory the process cannot write. */
+/** What a data directory holds, each a directory (runtime/data-directory). */
+const PARTS = ['journal', 'history'];
+
+/** Makes `dir` if it is missing; refuses a file, a directory the process cannot write, or one whose journal/ or history/ is a file. */
 export function checkDataDirectory(dir: string): void {
   let isDirectory: boolean;
   try {
@@ -29,6 +33,16 @@ export function checkDataDirectory(dir: string): void {
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch {
     throw new ConfigError('DATA_DIR', dir, 'must be a directory the exchange can write to');
+  }
+  for (const part of PARTS) {
+    const path = join(dir, part);
+    let isFile = false;
+    try {
+      isFile = !statSync(path).isDirectory();
+    } catch {
+      // absent: made at start
+    }
+    if (isFile) throw new ConfigError('DATA_DIR', dir, `must hold ${part}/ as a directory, but ${path} is a file`);
   }
 }
 

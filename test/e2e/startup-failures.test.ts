@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +71,11 @@ test('a data directory that is a file, left as it was', (t) => {
   writeFileSync(file, 'not a directory');
   assertOneLine(start(['--data-dir', file]), `Cannot start: DATA_DIR: must be a directory, but it is a file, got ${JSON.stringify(file)}`);
   assert.equal(readFileSync(file, 'utf8'), 'not a directory');
+  // A data directory whose journal/ is a file.
+  const holder = join(dir, 'holder');
+  mkdirSync(holder);
+  writeFileSync(join(holder, 'journal'), '');
+  assertOneLine(start(['--data-dir', holder]), `Cannot start: DATA_DIR: must hold journal/ as a directory, but ${join(holder, 'journal')} is a file, got ${JSON.stringify(holder)}`);
   // Below a file nothing can be made either.
   assertOneLine(start(['--data-dir', join(file, 'below')]), /^Cannot start: DATA_DIR: must be a directory the exchange can create \(ENOTDIR: /);
 });
