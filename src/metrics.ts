@@ -6,8 +6,9 @@
  *
  * Cost on the order path. prom-client finds a labelled series by a string it builds from the
  * labels on every `inc`/`observe`; the order path does not pay for that:
- *  - per request: one histogram observation through a child cached per (route, status) — the
- *    label object is made once; prom-client's own key string is the only per-request work;
+ *  - per request: a plain count, and one histogram observation through a child cached per
+ *    (route, status) — the label object is made once; prom-client's own key string is the only
+ *    per-request work;
  *  - per order, per fill, per refusal: a plain number (or a Map entry per refusal reason)
  *    incremented in place; prom-client reads them when it is scraped (`collect`);
  *  - gauges (queues, rings, lag, snapshot age) are read only when scraped.
@@ -60,6 +61,13 @@ export interface RouteLabel {
   pattern: string;
 }
 
+/** One (route, method, status) series: its labels, its count, its latency histogram's child. */
+interface RequestSeries {
+  readonly labels: Readonly<Record<'route' | 'method' | 'status', string>>;
+  count: number;
+  readonly seconds: { observe(value: number): void };
+}
+
 export class ExchangeMetrics implements GatewayMetrics {
   readonly registry = new Registry();
   private sources: MetricSources | null = null;
@@ -69,12 +77,6 @@ export class ExchangeMetrics implements GatewayMetrics {
   private fills = 0;
   private readonly refused = new Map<string, number>();
 
-  private readonly requestCount = new Counter({
-    name: `${PREFIX}http_requests_total`,
-    help: 'HTTP requests answered, by route pattern, method and status',
-    labelNames: ['route', 'method', 'status'],
-    registers: [this.registry],
-  });
   private readonly requestSeconds = new Histogram({
     name: `${PREFIX}http_request_duration_seconds`,
     help: 'HTTP requests by route pattern, method and status: latency from the request to its answer',
@@ -84,7 +86,7 @@ export class ExchangeMetrics implements GatewayMetrics {
     registers: [this.registry],
   });
   /** Per route (by index): the series of each status, made at the first request that gets it. */
-  private readonly requestChildren: Array<Map<number, { count: { inc(): void }; seconds: { observe(value: number): void } }>> = [];
+  private readonly requestChildren: Array<Map<number, RequestSeries>> = [];
   private routes: readonly RouteLabel[] = [];
 
   readonly flushSeconds = new Histogram({
@@ -112,6 +114,16 @@ export class ExchangeMetrics implements GatewayMetrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
     const self = this;
+    new Counter({
+      name: `${PREFIX}http_requests_total`,
+      help: 'HTTP requests answered, by route pattern, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const children of self.requestChildren) for (const series of children.values()) this.inc(series.labels, series.count);
+      },
+    });
     new Counter({
       name: `${PREFIX}orders_accepted_total`,
       help: 'Orders the exchange accepted (each order of a batch counts)',
@@ -200,10 +212,10 @@ export class ExchangeMetrics implements GatewayMetrics {
     if (child === undefined) {
       const route = this.routes[index];
       const labels = { route: route.pattern, method: route.method, status: String(status) };
-      child = { count: this.requestCount.labels(labels), seconds: this.requestSeconds.labels(labels) };
+      child = { labels, count: 0, seconds: this.requestSeconds.labels(labels) };
       children.set(status, child);
     }
-    child.count.inc();
+    child.count++;
     child.seconds.observe(seconds);
   }
 
