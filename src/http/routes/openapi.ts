@@ -10,6 +10,7 @@
  * The order routes' response schemas are placeholders (`ORDER_SCHEMA`) until the order routes
  * supply theirs.
  */
+import { signingRules } from '../../auth/typed-data.ts';
 import { ORDER_REQUEST_SCHEMA } from '../requests/order.ts';
 import { TRANSFER_REQUEST_SCHEMA } from '../requests/transfer.ts';
 import { MARGIN_REQUEST_SCHEMA } from '../requests/margin.ts';
@@ -132,6 +133,18 @@ const BATCH_CANCEL_REQUEST = {
   additionalProperties: false,
 } as const;
 
+/** What an order's signature covers: GET /config's `signing` rules and worked example, in the route's text. */
+const ORDER_SIGNING = (() => {
+  const { rules, example } = signingRules().Order;
+  return `The signed message is not the body itself (also in GET /config \`signing\`): ${rules.join('; ')}. Worked example: the body \`${JSON.stringify(example.body)}\` is signed as the Order message \`${JSON.stringify(example.message)}\`.`;
+})();
+
+/** What a 400 `Invalid signature` of a signed write carries besides its text. */
+const SIGNATURE_HEADERS = {
+  'X-Signed-Message': { description: 'on `Invalid signature`: the typed message the server hashed, compact JSON (bigints as decimal strings)', schema: { type: 'string' } },
+  'X-Signature-Recovered': { description: 'on `Invalid signature`, when the signature recovers an address at all: that address', schema: { type: 'string' } },
+};
+
 const NULL: Schema = S.NULL_SCHEMA;
 const TEXT: Schema = { type: 'string' };
 
@@ -200,7 +213,7 @@ export const OPERATIONS: readonly Operation[] = [
 
   // Orders (the order routes' own module; responses are the spec's Order)
   {
-    method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: 'Signed `Order` (EIP-712) by the account or a `trade` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409.', auth: true, signed: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
+    method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: `Signed \`Order\` (EIP-712) by the account or a \`trade\` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409. ${ORDER_SIGNING}`, auth: true, signed: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
     errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND, [409, 'clientId <id> is already used by open order <orderId> with a different <fields>: resend the same order to get it back, or use a new clientId']],
   },
   {
@@ -240,6 +253,7 @@ function errorResponses(op: Operation): Record<string, unknown> {
     out[String(status)] = {
       description: texts.map((t) => `\`${t}\``).join('; '),
       ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } } : {}),
+      ...(status === 400 && op.signed ? { headers: SIGNATURE_HEADERS } : {}),
       content: { 'text/plain': { schema: { type: 'string' }, examples: Object.fromEntries(texts.map((t, i) => [`e${i + 1}`, { value: t }])) } },
     };
   }
