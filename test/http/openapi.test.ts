@@ -14,13 +14,15 @@ import { OPERATIONS } from '../../src/http/routes/openapi.ts';
 const server = await startAccountServer();
 const document = (await server.get('/openapi.json')).json();
 
-/** Every route of the API: public market data, login, account, orders (spec), reference. */
+/** Every route of the API: public market data, login, account, orders (spec), the testnet faucet, the operator API, reference. */
 const ROUTES = [
   'get /config', 'get /markets', 'get /time', 'get /book/{symbol}', 'get /orderbook', 'get /candles/{symbol}', 'get /trades/{symbol}', 'get /price', 'get /summary',
   'post /auth/challenge', 'post /auth/login',
   'get /account/stats', 'get /account/positions', 'get /account/fills', 'get /account/balance', 'get /account/margin', 'post /account/margin',
   'post /account/transfer', 'get /account/transfer/history', 'get /account/delegates', 'post /account/delegates', 'get /account/signers', 'get /account/nonce',
   'post /account/order', 'post /account/orders', 'get /account/order', 'delete /account/order', 'post /account/orders/cancel', 'delete /account/orders', 'get /account/orders',
+  'post /faucet',
+  'post /operator/deposit', 'post /operator/withdraw', 'post /operator/index-price', 'post /operator/index-price/release', 'post /operator/snapshot', 'get /operator/state-hash',
   'get /openapi.json', 'get /docs',
 ];
 
