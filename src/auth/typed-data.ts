@@ -23,6 +23,10 @@
  *    "1.50" and "1.5" are different messages.
  *  - uint fields accept a safe integer `number` or a `bigint`, within the type's range.
  *
+ * Published with the types: `signingRules()` (GET /config `signing`: the body → message rules and a
+ * worked Order example computed by `orderMessage`), and `signedMessageJson`, the message as an
+ * `Invalid signature` answer shows it (http/signature-refusal.ts).
+ *
  * Limits: flat structs only (no arrays, no nested structs) and the atomic types address, bool,
  * string, uint8…uint256 — all the published types need.
  */
