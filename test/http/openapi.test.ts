@@ -9,6 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ALICE_VIEM as ALICE_WALLET, ALICE } from '../auth/fixtures.ts';
 import { startAccountServer, NOW, USD } from './account-server.ts';
 import { OPERATIONS } from '../../src/http/routes/openapi.ts';
+import { localUrl } from '../../src/http/gateway.ts';
 
 
 const server = await startAccountServer();
@@ -119,4 +120,11 @@ test('GET /docs is a self-contained HTML page listing every route', async () => 
   }
   assert.ok(res.text.includes('Transfer amount exceeds available balance'));
   assert.doesNotMatch(res.text, /<script|<link|src=|https?:\/\/(?!json-schema)/, 'nothing loaded from elsewhere');
+});
+
+test("the document's first server is where a client on this machine reaches it: a wildcard listen address is localhost", () => {
+  assert.equal(localUrl('0.0.0.0', 8080), 'http://localhost:8080', 'what npm start binds');
+  assert.equal(localUrl('::', 8080), 'http://localhost:8080');
+  assert.equal(localUrl('127.0.0.1', 41234), 'http://127.0.0.1:41234');
+  assert.equal(localUrl('::1', 8080), 'http://[::1]:8080');
 });
