@@ -20,6 +20,7 @@ import { pricesRoute, summaryRoute } from './routes/price.ts';
 import { docsRoutes } from './routes/openapi.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
+import { faucetRoute } from './routes/faucet.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
 import type { Clock, MarketDataPort, MarketHistory, OrdersPort, PriceSource } from './ports.ts';
@@ -41,7 +42,14 @@ export interface GatewayOptions {
   trustedProxies?: readonly string[];
 }
 
-export function routes(options: GatewayOptions): Route[] {
+/** The address a client on this machine reaches the server at: `localhost` for a wildcard listen address. */
+export function localUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/** The route table; `boundUrl` is where this server answers, known once it listens (the API document's first server). */
+export function routes(options: GatewayOptions, boundUrl: () => string = () => localUrl(options.host, options.port)): Route[] {
   const { marketData, clock } = options;
   const markets = marketData.markets;
   const guard = options.accounts === undefined ? undefined : new AccountGuard({ tokens: options.accounts.auth.login.tokens, delegations: options.accounts.accounts.delegations, clock });
@@ -56,7 +64,10 @@ export function routes(options: GatewayOptions): Route[] {
     { method: 'get', pattern: '/trades/:symbol', handler: tradesRoute(marketData, options.history) },
     { method: 'get', pattern: '/price', handler: pricesRoute(marketData, options.history, options.prices, clock) },
     { method: 'get', pattern: '/summary', handler: summaryRoute(marketData, options.history, clock) },
-    ...docsRoutes([{ url: marketData.profile.baseUrl, description: marketData.profile.name }]),
+    ...docsRoutes(() => [
+      { url: boundUrl(), description: 'this server' },
+      { url: marketData.profile.baseUrl, description: `the public ${marketData.profile.name}` },
+    ]),
   ];
   const table = publicRoutes.map(open);
   if (guard !== undefined && options.accounts !== undefined) {
@@ -67,16 +78,9 @@ export function routes(options: GatewayOptions): Route[] {
     }
   }
   if (options.operator !== undefined) {
-    table.push(
-      ...operatorRoutes({
-        markets,
-        operator: options.operator.port,
-        operatorKey: options.operator.key,
-        faucet: marketData.profile.faucet,
-        clock,
-        publicLimited: guard === undefined ? (h) => h : (h) => guard.publicLimited(h),
-      }),
-    );
+    table.push(...operatorRoutes({ markets, operator: options.operator.port, operatorKey: options.operator.key, clock }));
+    // The testnet faucet funds the logged-in account: it needs the login the account API brings.
+    if (marketData.profile.faucet && guard !== undefined) table.push(faucetRoute(options.operator.port, guard, clock));
   }
   return table;
 }
@@ -86,10 +90,11 @@ function patternRegExp(pattern: string): RegExp {
   return new RegExp('^' + pattern.replace(/:[^/]+/g, '[^/]+') + '/?$');
 }
 
-export function startGateway(options: GatewayOptions): Promise<HttpServer> {
-  const table = routes(options);
+export async function startGateway(options: GatewayOptions): Promise<HttpServer> {
+  let bound = localUrl(options.host, options.port);
+  const table = routes(options, () => bound);
   const known = table.map((r) => ({ method: r.method, path: patternRegExp(r.pattern) }));
-  return startHttpServer({
+  const server = await startHttpServer({
     host: options.host,
     port: options.port,
     routes: table,
@@ -109,4 +114,7 @@ export function startGateway(options: GatewayOptions): Promise<HttpServer> {
       return failure(GatewayCode.Internal);
     },
   });
+  // Port 0 picks a free port: the document names the one it got (no request arrives before this).
+  bound = localUrl(options.host, server.port);
+  return server;
 }
