@@ -511,7 +511,14 @@ export class Ledger {
       }
       if (t.closedLots > 0) {
         const fullyClosed = t.closedLots === Math.abs(t.before);
-        const release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
+        let release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
+        if (!fullyClosed && release > 0n) {
+          // What the rest of the position needs stays: its loss at the mark and its maintenance
+          // margin. Else a partial close of a position under water (a partial liquidation) hands
+          // the cross account margin the rest then lacks, and the fund pays for its bankruptcy.
+          const spare = p.margin + upnlOf(m, p) - maintenanceMargin(m.spec, notionalAtMark(m, p));
+          if (release > spare) release = spare > 0n ? spare : 0n;
+        }
         p.margin -= release;
         if (release < 0n) {
           // A closed isolated position owes more than its margin (zeroed above): the fund, then the winners, pay it.
