@@ -700,7 +700,11 @@ export class Ledger {
         const share = ceilDiv(loss * BigInt(lots), BigInt(left));
         const room = this.surplusOverMaintenance(this.owners[c.owner], m);
         const pays = share < room ? share : room > 0n ? room : 0n;
-        const distance = Number(ticksForValue(m.scale, pays, lots));
+        let ticks = ticksForValue(m.scale, pays, lots);
+        // Whole ticks round what it pays down; the unit or so below a tick would be left for a fund
+        // that may hold nothing and winners that ADL just closed. It pays the tick while its surplus allows.
+        if (notional(m.scale, Number(ticks), lots) < pays && notional(m.scale, Number(ticks) + 1, lots) <= room) ticks += 1n;
+        const distance = Number(ticks);
         at = side < 0 ? mark + distance : Math.max(1, mark - distance);
         loss -= share;
       }
