@@ -17,6 +17,8 @@ export const ExchangeCode = {
   TooManySubaccounts: 9106,
   /** The order's originatorFee is above its market's `maxOriginatorFee`. */
   OriginatorFeeTooHigh: 9107,
+  /** A submission that would take a subaccount past its bound on open orders (runtime/account-limits.ts); params: max. */
+  TooManyOpenOrders: 9108,
 } as const;
 
 export interface ExecuteResult {
