@@ -496,15 +496,17 @@ export class Ledger {
     if (p.isolated) {
       if (t.closedLots > 0 && !liquidation && orderId !== 0) {
         // Its owner's own order (admitted with its open loss held against the cross account)
-        // left what remains of the position under water: the cross collateral pays what the
-        // margin cannot, not the insurance fund. Isolated margin bounds what a liquidation
-        // takes, not what the owner's own trades lose — else a close far through the mark into
-        // an accomplice's order hands the fund's money to the accomplice while the cross
-        // account keeps its own. (A flip's new lots get their margin below.)
-        const equity = p.margin + (t.openedLots > 0 ? 0n : upnlOf(m, p));
-        if (equity < 0n) {
+        // left what remains of the position below its maintenance margin, or under water: the
+        // cross collateral pays the difference, not the insurance fund. Isolated margin bounds
+        // what a liquidation takes, not what the owner's own trades lose — else a close far
+        // through the mark into an accomplice's order hands the fund's money to the accomplice
+        // while the cross account keeps its own, and a trade alone puts the rest in
+        // liquidation. (A flip's new lots get their margin below.)
+        const rest = t.openedLots > 0 || p.quantity === 0;
+        const short = (rest ? 0n : maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p)) - p.margin;
+        if (short > 0n) {
           const available = o.collateral + cross;
-          const move = -equity < available ? -equity : available > 0n ? available : 0n;
+          const move = short < available ? short : available > 0n ? available : 0n;
           p.margin += move;
           cross -= move;
         }

@@ -109,3 +109,20 @@ test('an isolated position opened far through the mark takes its open loss from 
   assert.deepEqual(h.ledger.liquidatable(alice), [], 'not bankrupt the moment it opens');
   h.ledger.validateInternalState();
 });
+
+test('an isolated position’s own partial close below the mark never leaves the rest below maintenance: the cross account tops it up', () => {
+  const h = harness();
+  const alice = h.fund(ALICE, usd(100));
+  const bob = h.fund(BOB, usd(1000));
+  const carol = h.fund(CAROL, usd(1000));
+  assert.equal(h.ledger.setMargin(ALICE, 0, BTC, true, 10_000_000n, 0), LedgerCode.Ok);
+  h.fill(bob, alice, 1, 100, 1000); // margin 9.95
+  h.ledger.setIndexPrice(BTC, 96, 1); // equity 5.95 ≥ MM 4.8
+  // Half sold at 88: −6 and a fee of 0.022 leave 3.928 of margin; the rest is 2 under water at 96 — 1.928 against its MM of 2.4.
+  assert.equal(h.ledger.admitOrder(1, alice, BTC, -1, 88, 500, true, 2), LedgerCode.Ok);
+  assert.equal(h.ledger.settleFill(99, 1, carol, alice, -1, BTC, 88, 500, 3), LedgerCode.Ok);
+  assert.equal(h.ledger.prices(BTC).mark, 96, 'the mark did not move: the trade alone did this');
+  assert.deepEqual(h.ledger.liquidatable(alice), [], 'the rest is kept at its maintenance margin, out of the cross account');
+  assert.equal(h.ledger.positionOf(alice, BTC)!.margin, usd(2.4 + 2));
+  h.ledger.validateInternalState();
+});
