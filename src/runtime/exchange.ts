@@ -73,7 +73,8 @@ export interface ExchangeListeners {
 export interface ExchangeOptions {
   ledger?: LedgerOptions;
   /** Minimum transfer and subaccounts per address; default 1 USD and 32. */
-  accountLimits?: AccountLimits;
+  /** Defaults: DEFAULT_ACCOUNT_LIMITS, field by field. */
+  accountLimits?: Partial<AccountLimits>;
 }
 
 const NO_ROUTES: readonly number[] = [];
@@ -116,7 +117,7 @@ export class Exchange {
   /** Submissions, released conditional orders and liquidations on their way to a book. */
   private readonly entry: OrderEntry;
   private readonly bookListeners: BookListener[];
-  private readonly accountLimits: AccountLimits;
+  readonly accountLimits: AccountLimits;
 
   constructor(
     readonly markets: readonly MarketSpec[],
@@ -137,7 +138,7 @@ export class Exchange {
         this.outputs.push({ kind: 'reduceOnlyStale', market: e.market, owner: e.counterparty, time: e.time });
       }
     };
-    this.accountLimits = options.accountLimits ?? DEFAULT_ACCOUNT_LIMITS;
+    this.accountLimits = { ...DEFAULT_ACCOUNT_LIMITS, ...options.accountLimits };
     this.ledger = from ? Ledger.restore(markets, from.ledger, options.ledger, ledgerListener) : new Ledger(markets, options.ledger, ledgerListener);
     this.nonces = from ? NonceStore.restore(from.nonces) : new NonceStore();
     this.delegations = from ? DelegationStore.restore(from.delegations) : new DelegationStore();

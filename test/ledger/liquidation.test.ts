@@ -122,8 +122,8 @@ test('FUND_NEVER_BELOW_ZERO: a bankruptcy beyond what the empty fund holds is pa
   run(h, order, 500, carol); // nothing fills
   const [first, second] = h.ofType('adl');
   // Dave's share is 30.5 USD; he pays only his profit on the lots (20 USD): closed at his own entry, 60, not 81.
-  // What he could not pay stays with the counterparty after him: Bob pays 40.5 for his 500 lots, closing at 101.
-  assert.deepEqual([first.counterparty, first.price, second.counterparty, second.price], [dave, 60, bob, 101]);
+  // What he could not pay stays with the counterparty after him: Bob owes 40.5 for his 500 lots, paid in whole ticks: closed at 102.
+  assert.deepEqual([first.counterparty, first.price, second.counterparty, second.price], [dave, 60, bob, 102]);
   assert.ok(h.ledger.collateral(dave) >= 0n, `Dave was made bankrupt: ${h.ledger.collateral(dave)}`);
   assert.equal(h.ledger.position(alice, BTC), 0);
   assert.ok(h.ledger.collateral(alice) >= 0n && h.ledger.collateral(alice) < usd(1), 'paid to within the tick rounding, in her favour');
