@@ -694,21 +694,28 @@ export class Ledger {
     let left = Math.abs(p.quantity);
     // The loss beyond the mark the counterparties are asked to carry (0 when `price` is no worse for them than the mark).
     let loss = side < 0 ? (price > mark ? notional(m.scale, price - mark, left) : 0n) : price < mark ? notional(m.scale, mark - price, left) : 0n;
+    const beyondMark = loss > 0n;
     for (const c of [...rankForDeleveraging(healthy), ...rankForDeleveraging(liquidating)]) {
       if (left === 0) break;
       const lots = Math.min(left, Math.abs(c.quantity));
       let at = price;
-      if (loss > 0n) {
-        const share = ceilDiv(loss * BigInt(lots), BigInt(left));
+      if (beyondMark) {
+        // Its share of what is still owed (0 once those before it, rounding up to whole ticks, paid it all: it closes at the mark).
+        // It pays as far as its equity above maintenance goes, or, when more, up to the profit it
+        // holds on the lots closed (closed no worse than its own entry): a winner gives back
+        // winnings, never principal, and the fund is not asked while winnings are left.
         const room = this.surplusOverMaintenance(this.owners[c.owner], m);
-        const pays = share < room ? share : room > 0n ? room : 0n;
+        const profit = c.upnl > 0n ? (c.upnl * BigInt(lots)) / BigInt(Math.abs(c.quantity)) : 0n;
+        const cap = room > profit ? room : profit;
+        const owed = loss > 0n ? ceilDiv(loss * BigInt(lots), BigInt(left)) : 0n;
+        const pays = owed < cap ? owed : cap > 0n ? cap : 0n;
         let ticks = ticksForValue(m.scale, pays, lots);
         // Whole ticks round what it pays down; the unit or so below a tick would be left for a fund
-        // that may hold nothing and winners that ADL just closed. It pays the tick while its surplus allows.
-        if (notional(m.scale, Number(ticks), lots) < pays && notional(m.scale, Number(ticks) + 1, lots) <= room) ticks += 1n;
+        // that may hold nothing and winners that ADL just closed. It pays the tick while its cap allows.
+        if (notional(m.scale, Number(ticks), lots) < pays && notional(m.scale, Number(ticks) + 1, lots) <= cap) ticks += 1n;
         const distance = Number(ticks);
         at = side < 0 ? mark + distance : Math.max(1, mark - distance);
-        loss -= share;
+        loss -= notional(m.scale, distance, lots); // what it could not pay stays for the counterparties after it
       }
       left -= lots;
       const n = notional(m.scale, at, lots);
@@ -744,21 +751,29 @@ export class Ledger {
   /**
    * Finds `amount` for a loss `owner` realised in `m` beyond its equity, by closing trades on
    * `side` (a bankrupt long sells: side −1); the caller credits it. The insurance fund pays
-   * up to what it holds; the rest comes out of the unrealised profit of the positions on `side`
-   * (the winners opposite the loss), in ADL order: first no more than keeps each above its
-   * maintenance margin, then up to all of its profit. Only a loss larger than every opposite
-   * profit in the market leaves the fund below zero (visible: a `shortfall` event, the money
-   * report).
+   * up to what it holds; the rest comes out of unrealised profit, in ADL order within each
+   * group — first no more than keeps each winner above its maintenance margin, then up to all
+   * of its profit: the positions on `side` in `m` (the winners opposite the loss) first, then
+   * the winners of every other market (a cross account loses across markets, and its
+   * liquidations end one market at a time). Only a loss larger than every unrealised profit on
+   * the exchange leaves the fund below zero (visible: a `shortfall` event, the money report).
    */
   private payShortfall(owner: number, m: MarketState, side: Side, amount: bigint, time: number): void {
     const fromFund = this.fundCanPay(amount);
     this.moveInsurance(-fromFund, 'shortfall', owner, time);
-    let left = amount - fromFund;
-    if (left === 0n) return;
+    let left = this.takeFromWinners(owner, m, side, amount - fromFund, time);
+    for (const other of this.markets) if (other !== m && left > 0n) left = this.takeFromWinners(owner, other, 0, left, time);
+    // Nobody holds that much profit: the fund owes the rest (a deficit the operator sees).
+    this.moveInsurance(-left, 'shortfall', owner, time);
+  }
+
+  /** Takes up to `left` of `owner`'s loss from the unrealised profit of `m`'s positions on `side` (0: either side); returns what is still owed. */
+  private takeFromWinners(owner: number, m: MarketState, side: Side | 0, left: bigint, time: number): bigint {
+    if (left === 0n) return 0n;
     const candidates: DeleverageCandidate[] = [];
     for (const other of m.holders) {
       const op = this.owners[other].positions.get(m.spec.index) as Position;
-      if (other === owner || op.quantity > 0 === side < 0) continue;
+      if (other === owner || (side !== 0 && op.quantity > 0 === side < 0)) continue;
       const upnl = upnlOf(m, op);
       if (upnl <= 0n) continue;
       const ow = this.owners[other];
@@ -787,8 +802,7 @@ export class Ledger {
         this.emitPosition(c.owner, op);
       }
     }
-    // Nobody opposite holds that much profit: the fund owes the rest (a deficit the operator sees).
-    this.moveInsurance(-left, 'shortfall', owner, time);
+    return left;
   }
 
   private moveInsurance(delta: bigint, reason: InsuranceReason, owner: number, time: number): void {
