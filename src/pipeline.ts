@@ -182,7 +182,9 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     logger,
     limits: options.feedLimits,
   });
-  const relay = new FeedRelay(exchange.depth.map((d) => d.sequence), (seq) => journal.durable(seq), feeds);
+  const relay = new FeedRelay(exchange.depth.map((d) => d.sequence), (seq) => journal.durable(seq), feeds, (error) =>
+    logger.error({ err: error }, 'feed frame failed'),
+  );
   projections.feed = relay;
   sequencer = new Sequencer(exchange, journal, links, projections, relay);
   const threads: MarketRouter = {

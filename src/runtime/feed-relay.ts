@@ -77,6 +77,8 @@ export class FeedRelay {
     sequences: readonly number[],
     private readonly durable: (seq: number) => Promise<void>,
     private readonly sink: FeedSink,
+    /** A sink that throws (a broken invariant) is reported here; the next frames still go. */
+    private readonly onError: (error: unknown) => void,
   ) {
     this.heard = [...sequences];
     this.framed = [...sequences];
@@ -114,7 +116,10 @@ export class FeedRelay {
     this.trades = [];
     this.accounts = [];
     // A journal that failed stops the feeds with it: the exchange refuses writes from then on.
-    this.chain = this.chain.then(() => this.durable(journalSeq)).then(() => this.sink.frame(frame), NOTHING);
+    this.chain = this.chain
+      .then(() => this.durable(journalSeq))
+      .then(() => this.sink.frame(frame), NOTHING)
+      .catch(this.onError);
   }
 
   private listenerFor(market: number): BookListener {
