@@ -21,7 +21,7 @@ const ROUTES = [
   'get /account/stats', 'get /account/positions', 'get /account/fills', 'get /account/balance', 'get /account/margin', 'post /account/margin',
   'post /account/transfer', 'get /account/transfer/history', 'get /account/delegates', 'post /account/delegates', 'get /account/signers', 'get /account/nonce',
   'post /account/order', 'post /account/orders', 'get /account/order', 'delete /account/order', 'post /account/orders/cancel', 'delete /account/orders', 'get /account/orders',
-  'get /openapi.json', 'get /docs',
+  'get /openapi.json', 'get /asyncapi.json', 'get /docs',
 ];
 
 test('the document is OpenAPI 3.1 and names every route of the API, and nothing else', () => {
@@ -117,4 +117,13 @@ test('GET /docs is a self-contained HTML page listing every route', async () => 
   }
   assert.ok(res.text.includes('Transfer amount exceeds available balance'));
   assert.doesNotMatch(res.text, /<script|<link|src=|https?:\/\/(?!json-schema)/, 'nothing loaded from elsewhere');
+});
+
+test('GET /asyncapi.json describes the streaming feeds: every channel, each message resolvable', async () => {
+  const asyncapi = (await server.get('/asyncapi.json')).json();
+  assert.equal(asyncapi.asyncapi, '3.0.0');
+  assert.deepEqual(Object.keys(asyncapi.channels).sort(), ['account', 'book', 'candles', 'control', 'prices', 'summary', 'trades']);
+  for (const [name, channel] of Object.entries(asyncapi.channels as Record<string, { messages: Record<string, { $ref: string }> }>)) {
+    for (const { $ref } of Object.values(channel.messages)) assert.ok(asyncapi.components.messages[$ref.split('/').pop()!], `${name}: ${$ref} resolves`);
+  }
 });
