@@ -24,6 +24,7 @@ import { faucetRoute } from './routes/faucet.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
 import type { Clock, MarketDataPort, MarketHistory, OrdersPort, PriceSource } from './ports.ts';
+import type { SocketEndpoint } from './uws.ts';
 
 export interface GatewayOptions {
   host: string;
@@ -40,6 +41,8 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** Proxies whose `X-Forwarded-For` is believed for the per-address budget; default none. */
   trustedProxies?: readonly string[];
+  /** The streaming feeds' WebSocket endpoint (ws/feeds), on the same port. */
+  sockets?: SocketEndpoint<any>;
 }
 
 /** The address a client on this machine reaches the server at: `localhost` for a wildcard listen address. */
@@ -100,6 +103,7 @@ export async function startGateway(options: GatewayOptions): Promise<HttpServer>
     routes: table,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     trustedProxies: new Set(options.trustedProxies ?? []),
+    sockets: options.sockets,
     // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
     shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
     fallback: (req: HttpRequest) => {

@@ -24,7 +24,7 @@ const ROUTES = [
   'post /account/order', 'post /account/orders', 'get /account/order', 'delete /account/order', 'post /account/orders/cancel', 'delete /account/orders', 'get /account/orders',
   'post /faucet',
   'post /operator/deposit', 'post /operator/withdraw', 'post /operator/index-price', 'post /operator/index-price/release', 'post /operator/snapshot', 'get /operator/state-hash',
-  'get /openapi.json', 'get /docs',
+  'get /openapi.json', 'get /asyncapi.json', 'get /docs',
 ];
 
 test('the document is OpenAPI 3.1 and names every route of the API, and nothing else', () => {
@@ -127,4 +127,13 @@ test("the document's first server is where a client on this machine reaches it: 
   assert.equal(localUrl('::', 8080), 'http://localhost:8080');
   assert.equal(localUrl('127.0.0.1', 41234), 'http://127.0.0.1:41234');
   assert.equal(localUrl('::1', 8080), 'http://[::1]:8080');
+});
+
+test('GET /asyncapi.json describes the streaming feeds: every channel, each message resolvable', async () => {
+  const asyncapi = (await server.get('/asyncapi.json')).json();
+  assert.equal(asyncapi.asyncapi, '3.0.0');
+  assert.deepEqual(Object.keys(asyncapi.channels).sort(), ['account', 'book', 'candles', 'control', 'prices', 'summary', 'trades']);
+  for (const [name, channel] of Object.entries(asyncapi.channels as Record<string, { messages: Record<string, { $ref: string }> }>)) {
+    for (const { $ref } of Object.values(channel.messages)) assert.ok(asyncapi.components.messages[$ref.split('/').pop()!], `${name}: ${$ref} resolves`);
+  }
 });

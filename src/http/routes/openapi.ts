@@ -1,5 +1,6 @@
 /**
- * GET /openapi.json and GET /docs: the OpenAPI 3.1 document of the whole REST API and a
+ * GET /openapi.json and GET /docs: the OpenAPI 3.1 document of the whole REST API (and beside
+ * it GET /asyncapi.json, the streaming feeds' AsyncAPI document, ws/asyncapi) and a
  * self-contained HTML reference page generated from it (no script, no CDN, no external file).
  *
  * The document is built from the same objects the routes use: request body schemas from
@@ -31,6 +32,7 @@ import { FAUCET_ALLOWANCE_USED, FAUCET_OTHER_ACCOUNT, FAUCET_REQUEST_SCHEMA, FAU
 import { OPERATOR_MONEY_SCHEMA, OPERATOR_PRICE_SCHEMA, OPERATOR_RELEASE_SCHEMA } from './operator.ts';
 import { OPERATOR_KEY_FAILURES } from '../operator-key.ts';
 import type { Route, HttpReply } from '../uws.ts';
+import { asyncApiDocument } from '../../ws/asyncapi.ts';
 
 type Schema = Readonly<Record<string, unknown>>;
 type Errors = ReadonlyArray<readonly [number, string]>;
@@ -287,6 +289,7 @@ export const OPERATIONS: readonly Operation[] = [
 
   // Reference
   { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object' }, errors: [] },
+  { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object' }, errors: [] },
   { method: 'get', path: '/docs', tag: 'Reference', summary: 'API reference page', description: 'This document as a self-contained HTML page.', auth: false, response: TEXT, contentType: 'text/html', errors: [] },
 ];
 
@@ -448,24 +451,29 @@ code{font:12px ui-monospace,monospace;background:#f0f0f2;padding:0 3px;border-ra
 .get{background:#2f7d32}.post{background:#1565c0}.delete{background:#c62828}
 .meta{color:#666;font-size:13px}small{color:#666;font-weight:normal}
 </style></head>
-<body><nav><strong>${escapeHtml(info.title)}</strong><p><a href="/openapi.json">openapi.json</a></p><ul>${nav}</ul></nav>
+<body><nav><strong>${escapeHtml(info.title)}</strong><p><a href="/openapi.json">openapi.json</a> · <a href="/asyncapi.json">asyncapi.json</a> (streaming feeds: WebSocket <code>/ws</code>, docs/feeds.md)</p><ul>${nav}</ul></nav>
 <main><h1>${escapeHtml(info.title)}</h1>${info.description.split('\n\n').map((p) => `<p>${prose(p)}</p>`).join('')}
 ${sections.join('\n')}
 </main></body></html>`;
 }
 
 /**
- * GET /openapi.json and GET /docs, built once, at the first request: `servers` names the address
- * the server is bound to, known only once it listens (port 0 picks one).
+ * GET /openapi.json, GET /asyncapi.json and GET /docs, built once, at the first request:
+ * `servers` names the address the server is bound to, known only once it listens (port 0 picks one).
  */
 export function docsRoutes(servers: () => ReadonlyArray<{ url: string; description: string }> = () => []): Route[] {
-  let built: { json: HttpReply; html: HttpReply } | undefined;
-  const build = (): { json: HttpReply; html: HttpReply } => {
+  let built: { json: HttpReply; asyncapi: HttpReply; html: HttpReply } | undefined;
+  const build = (): { json: HttpReply; asyncapi: HttpReply; html: HttpReply } => {
     const document = openApiDocument(servers());
-    return { json: { status: 200, body: JSON.stringify(document) }, html: { status: 200, body: referencePage(document), contentType: 'text/html; charset=utf-8' } };
+    return {
+      json: { status: 200, body: JSON.stringify(document) },
+      asyncapi: { status: 200, body: JSON.stringify(asyncApiDocument(servers())) },
+      html: { status: 200, body: referencePage(document), contentType: 'text/html; charset=utf-8' },
+    };
   };
   return [
     { method: 'get', pattern: '/openapi.json', handler: () => (built ??= build()).json },
+    { method: 'get', pattern: '/asyncapi.json', handler: () => (built ??= build()).asyncapi },
     { method: 'get', pattern: '/docs', handler: () => (built ??= build()).html },
   ];
 }
