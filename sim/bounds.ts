@@ -12,7 +12,13 @@
  *   `Tick`, and while a liquidation order of the account is in flight. Two checks follow:
  *   right after a `Tick` no account may be liquidatable (the engine acted on all of them), and
  *   at any point while every mark is where it was at the last `Tick`, no account may be
- *   liquidatable (trading alone — a fill, a fee, a transfer — never puts one there).
+ *   liquidatable by its own acts (an order it places pays its open loss against the mark up
+ *   front, a transfer or withdrawal leaves its initial margin, a fee is held before it is
+ *   charged). What others do to an account opens its window until the next `Tick` as a mark
+ *   move does: a resting order of its filled at a price the mark has since left, a
+ *   deleveraging or socialised loss that takes its profit, its own liquidation ending in one
+ *   market while it is still below maintenance in another (liquidations run one order per
+ *   market).
  * - **The insurance fund's every move accounted for.** Each `insurance` ledger event is summed
  *   by cause; the fund must equal where it started (zero, or the snapshot a restart began
  *   from) plus those sums, each event's `fund` must be the running total, and each cause moves
@@ -32,11 +38,15 @@ export class Bounds {
   private fund = 0n;
   readonly byCause = new Map<InsuranceReason, bigint>();
   private marksAtTick: number[] = [];
+  /** Owners something outside their control moved since the last Tick: in their liquidation window until the next. */
+  private readonly movedByOthers = new Set<number>();
   /** The first broken bound seen inside an event listener, reported at the next check. */
   private broken: string | null = null;
 
   /** A ledger event of the running (or recovering) exchange. */
   onLedgerEvent(e: LedgerEvent): void {
+    if ((e.type === 'fill' && (e.maker || e.liquidation || e.orderId === 0)) || e.type === 'liquidation') this.movedByOthers.add(e.type === 'fill' ? e.owner : e.order.owner);
+    if (e.type === 'adl' || e.type === 'socialisedLoss') this.movedByOthers.add(e.owner).add(e.counterparty);
     if (e.type !== 'insurance') return;
     if (this.base === null) return;
     const dir = DIRECTION[e.reason];
@@ -51,6 +61,7 @@ export class Bounds {
     this.base = null;
     this.byCause.clear();
     this.marksAtTick = [];
+    this.movedByOthers.clear();
   }
 
   /** Recovery is about to apply its first record (or none): the fund as the snapshot left it. */
@@ -63,6 +74,7 @@ export class Bounds {
   /** Right after a Tick executed: the liquidation engine acted on every account below maintenance (reported at the next check). */
   afterTick(exchange: Exchange): void {
     this.marksAtTick = exchange.markets.map((m) => exchange.ledger.prices(m.index).mark);
+    this.movedByOthers.clear();
     this.broken ??= this.overLeveraged(exchange, 'right after a Tick');
   }
 
@@ -76,12 +88,13 @@ export class Bounds {
     if (ledger.insuranceFund < 0n) return `the insurance fund is ${ledger.insuranceFund} (negative)`;
     const marks = this.marksAtTick;
     if (marks.length === 0 || exchange.markets.some((m) => ledger.prices(m.index).mark !== marks[m.index])) return null;
-    return this.overLeveraged(exchange, 'with every mark where the last Tick left it');
+    return this.overLeveraged(exchange, 'with every mark where the last Tick left it, by its own acts', this.movedByOthers);
   }
 
-  private overLeveraged(exchange: Exchange, when: string): string | null {
+  private overLeveraged(exchange: Exchange, when: string, inWindow: ReadonlySet<number> = new Set()): string | null {
     const ledger = exchange.ledger;
     for (let owner = 1; owner <= ledger.ownerCount; owner++) {
+      if (inWindow.has(owner)) continue;
       const due = ledger.liquidatable(owner);
       if (due.length === 0) continue;
       const stats = ledger.stats(owner)!;

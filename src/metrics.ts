@@ -53,6 +53,8 @@ export interface MetricSources {
   lastSnapshotAt(): number | null;
   /** Journal records appended and not yet flushed. */
   unflushed(): number;
+  /** The feeds' WebSocket figures (http/uws `socketCounts`). */
+  sockets(): { open: number; received: number; sent: number; published: number };
 }
 
 /** A route as the request histogram labels it. */
@@ -187,6 +189,21 @@ export class ExchangeMetrics implements GatewayMetrics {
     );
     gauge('projection_lag_records', 'Journal records not yet written to history', (g) => g.set(self.sources!.projectionLag()));
     gauge('journal_unflushed_records', 'Journal records appended and not yet flushed', (g) => g.set(self.sources!.unflushed()));
+    gauge('ws_connections', 'WebSocket connections open (the feeds)', (g) => g.set(self.sources!.sockets().open));
+    const socketCounter = (name: string, help: string, read: (c: ReturnType<MetricSources['sockets']>) => number) =>
+      new Counter({
+        name: PREFIX + name,
+        help,
+        registers: [this.registry],
+        collect() {
+          if (self.sources === null) return;
+          this.reset();
+          this.inc(read(self.sources.sockets()));
+        },
+      });
+    socketCounter('ws_messages_received_total', 'WebSocket messages received from clients', (c) => c.received);
+    socketCounter('ws_messages_sent_total', 'WebSocket messages sent to one connection (replies, snapshots, account events)', (c) => c.sent);
+    socketCounter('ws_messages_published_total', 'WebSocket messages published to a topic (each reaches every subscriber: book deltas, trades, heartbeats)', (c) => c.published);
     gauge('snapshot_age_seconds', 'Seconds since this process last saved a snapshot (NaN before its first)', (g) => {
       const at = self.sources!.lastSnapshotAt();
       g.set(at === null ? NaN : Date.now() / 1000 - at);

@@ -4,7 +4,8 @@
  * The whole exchange wired in one place. Read top to bottom, it is the path of a request:
  *
  *   ① gateway → ② signatures → ③ sequencer + risk → ④ market threads → ⑤ settlement
- *   → ⑥ journal (flushed) + history (projection thread) → ⑦ reply
+ *   → ⑥ journal (flushed) + history (projection thread) → ⑦ reply, and ⑧ the feeds (ws/feeds)
+ *   once the journal has flushed what they show
  *
  * Start-up runs the same path backwards first: the journal is replayed into the exchange
  * before any market thread or socket opens. docs/architecture.md explains each boundary.
@@ -34,7 +35,9 @@ import { tokenSecretOf } from './runtime/token-secret.ts';
 import { TestnetFeed } from './runtime/testnet-feed.ts';
 import { CommandKind } from './runtime/commands.ts';
 import { accountWrites } from './runtime/account-writes.ts';
+import { FeedRelay } from './runtime/feed-relay.ts';
 import { startGateway } from './http/gateway.ts';
+import { Feeds, type FeedLimits } from './ws/feeds.ts';
 import type { MarketDataPort } from './http/ports.ts';
 import { ExchangeMetrics } from './metrics.ts';
 
@@ -58,6 +61,8 @@ export interface PipelineOptions {
   clock?: () => number;
   /** Milliseconds between clock ticks (expiry, funding, liquidations, the testnet feed); default 1000. */
   tickMs?: number;
+  /** The streaming feeds' limits (tests and benchmarks change them); docs/feeds.md has the defaults. */
+  feedLimits?: Partial<FeedLimits>;
 }
 
 /**
@@ -176,7 +181,44 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   );
   const linkOfMarket: MarketLink[] = [];
   for (const link of links) for (const m of link.markets) linkOfMarket[m.index] = link;
-  sequencer = new Sequencer(exchange, journal, links, projections);
+  // login tokens: the gateway's /account/* routes and the feeds' private channels check them
+  const domain = eip712Domain(profile);
+  const host = new URL(profile.baseUrl).host;
+  const login = new WalletLogin({
+    challenge: { domain: host, uri: profile.baseUrl, chainId: profile.chainId, now: clock },
+    token: { keys: [{ kid: 'k1', secret: new TextEncoder().encode(settings.jwtSecret ?? tokenSecretOf(settings.dataDir, logger)) }], issuer: profile.baseUrl, audience: profile.baseUrl, now: clock },
+  });
+
+  // ⑧ the feeds: the relay hears book events and numbered account events and hands them on once
+  // the journal has flushed them; the feeds (ws/) fan them out over the gateway's WebSocket
+  const history = new HistoryReader(openHistoryDatabases(historyEnv));
+  const feeds = new Feeds({
+    markets,
+    startBooks: exchange.depth,
+    prices: (market) => {
+      const p = exchange.ledger.prices(market);
+      const funding = exchange.ledger.fundingHistory(market);
+      return { mark: p.mark, index: p.index, last: p.last > 0 ? p.last : undefined, fundingRate: funding.length === 0 ? null : funding[funding.length - 1].rate };
+    },
+    history,
+    accounts: exchange.ledger,
+    delegations: exchange.delegations,
+    tokens: login.tokens,
+    accountEvents: projections.accountEvents,
+    settle: async () => {
+      const seq = journal.lastSeq();
+      await journal.durable(seq);
+      await projections.caughtUp(seq);
+    },
+    clock,
+    logger,
+    limits: options.feedLimits,
+  });
+  const relay = new FeedRelay(exchange.depth.map((d) => d.sequence), (seq) => journal.durable(seq), feeds, (error) =>
+    logger.error({ err: error }, 'feed frame failed'),
+  );
+  projections.feed = relay;
+  sequencer = new Sequencer(exchange, journal, links, projections, relay);
   const threads: MarketRouter = {
     place: (market, cmd) => linkOfMarket[market].place(market, cmd),
     cancel: (market, orderId, owner, time) => linkOfMarket[market].cancel(market, orderId, owner, time),
@@ -250,12 +292,6 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // ② signature recovery off the main thread: native libsecp256k1 where it loads, else noble
   const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
   const pool = new SignaturePool({ backend, threads: settings.signatureThreads });
-  const domain = eip712Domain(profile);
-  const host = new URL(profile.baseUrl).host;
-  const login = new WalletLogin({
-    challenge: { domain: host, uri: profile.baseUrl, chainId: profile.chainId, now: clock },
-    token: { keys: [{ kid: 'k1', secret: new TextEncoder().encode(settings.jwtSecret ?? tokenSecretOf(settings.dataDir, logger)) }], issuer: profile.baseUrl, audience: profile.baseUrl, now: clock },
-  });
 
   // the clock: expiry, funding samples, liquidations, and on testnet the built-in index feed
   const feed = profile.faucet ? new TestnetFeed(markets) : null;
@@ -297,20 +333,13 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     typedData: () => typedData,
     accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts },
   };
-  const history = new HistoryReader(openHistoryDatabases(historyEnv));
-  metrics.readFrom({
-    signatures: () => ({ queued: pool.queued, recovered: pool.recovered }),
-    rings: () => links.map((l) => l.occupancy()),
-    projectionLag: () => projections.lag(),
-    lastSnapshotAt: () => lastSnapshotAt,
-    unflushed: () => journal.unflushed(),
-  });
   let stopping = false;
   const shown = (o: OrderState | undefined) => (o === undefined ? undefined : exchange.presented(o));
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
     trustedProxies: settings.trustedProxies,
+    sockets: feeds.endpoint,
     clock,
     logger,
     metrics,
@@ -365,6 +394,16 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     },
   });
 
+  feeds.attach(server);
+  metrics.readFrom({
+    signatures: () => ({ queued: pool.queued, recovered: pool.recovered }),
+    rings: () => links.map((l) => l.occupancy()),
+    projectionLag: () => projections.lag(),
+    lastSnapshotAt: () => lastSnapshotAt,
+    unflushed: () => journal.unflushed(),
+    sockets: () => server.socketCounts(),
+  });
+
   return {
     port: server.port,
     operatorPort: server.operatorPort,
@@ -377,6 +416,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       // signature pool, the sequencer and the journal are still open. Then the market threads
       // finish what they hold, a snapshot is taken, and the journal closes.
       stopping = true;
+      feeds.close();
       const unfinished = await server.drain(DRAIN_GRACE_MS);
       if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
       clearInterval(ticker);

@@ -23,6 +23,10 @@
  *    "1.50" and "1.5" are different messages.
  *  - uint fields accept a safe integer `number` or a `bigint`, within the type's range.
  *
+ * Published with the types: `signingRules()` (GET /config `signing`: the body → message rules and a
+ * worked Order example computed by `orderMessage`), and `signedMessageJson`, the message as an
+ * `Invalid signature` answer shows it (http/signature-refusal.ts).
+ *
  * Limits: flat structs only (no arrays, no nested structs) and the atomic types address, bool,
  * string, uint8…uint256 — all the published types need.
  */
@@ -232,6 +236,70 @@ export function orderMessage(request: OrderRequest): AuthResult<OrderMessage> {
     period: request.period ?? 0,
     trailingPercent: request.trailingPercent ?? '',
   });
+}
+
+/**
+ * How a request body becomes the message a client signs, published in GET /config (`signing`)
+ * and the OpenAPI text of POST /account/order, so a client signs what the server hashes. The
+ * worked example's message is computed by `orderMessage` itself: it cannot drift from the rule.
+ */
+const ORDER_SIGNING_RULES = [
+  'orderType is signed in lowerCamel (limit, twap, takeProfit, stopLoss, trailingStop, iceberg, unsupported) whatever letter case the body uses: a body with "Limit" is signed as "limit"',
+  'flags are signed top-level: the body\'s flags.ioc, flags.postOnly and flags.reduceOnly are the message\'s ioc, postOnly and reduceOnly',
+  'clientId, triggerPrice, parentOrderId and trailingPercent that are null or absent are signed as "" (the empty string)',
+  'period that is null or absent is signed as 0',
+  'decimal strings (price, quantity, triggerPrice, trailingPercent) are signed verbatim: "41000.50" and "41000.5" are different messages',
+  'every other field is signed as the body carries it (addresses in any letter case); signatures, stopLoss and takeProfit are not signed',
+] as const;
+
+const EXAMPLE_ORDER_BODY = {
+  account: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  subaccountIndex: 0,
+  symbol: 'BTC-USD-PERP',
+  orderType: 'Limit',
+  price: '41000.50',
+  quantity: '-0.001',
+  nonce: 1718000000000,
+  expiresAt: 0,
+  flags: { ioc: false, postOnly: true, reduceOnly: false },
+  originator: '0x0000000000000000000000000000000000000000',
+  originatorFee: 0,
+  clientId: null,
+  signatures: ['0x… (the 65-byte signature of the message below)'],
+} as const;
+
+/** The GET /config `signing` section: the body → message rules per primary type, with a worked Order example. */
+export function signingRules(): {
+  Order: { rules: readonly string[]; example: { body: typeof EXAMPLE_ORDER_BODY; message: OrderMessage } };
+  Transfer: string;
+  MarginUpdate: string;
+  Delegation: string;
+  onInvalidSignature: string;
+} {
+  const message = orderMessage(EXAMPLE_ORDER_BODY as unknown as OrderRequest);
+  if (!message.ok) throw new Error('the published order example does not map to a message');
+  const asSent = (type: PrimaryType) => `the body's fields named in types.${type}, exactly as sent (signatures aside)`;
+  return {
+    Order: { rules: ORDER_SIGNING_RULES, example: { body: EXAMPLE_ORDER_BODY, message: message.value } },
+    Transfer: asSent('Transfer'),
+    MarginUpdate: asSent('MarginUpdate'),
+    Delegation: asSent('Delegation'),
+    onInvalidSignature:
+      'a 400 Invalid signature carries X-Signed-Message (the message the server hashed, compact JSON) and, when the signature recovers to an address at all, X-Signature-Recovered (that address): compare them with what you signed and with whom you signed as',
+  };
+}
+
+/**
+ * The message the server hashed for `primaryType`, as compact JSON: only the type's fields, in
+ * its order, bigints as decimal strings, every character outside ASCII escaped (`\uXXXX`) so it
+ * fits an HTTP header. Built when a signature is refused, never on the accepted path.
+ */
+export function signedMessageJson(primaryType: PrimaryType, message: Readonly<Record<string, unknown>>): string {
+  const fields = Object.fromEntries(TYPES[primaryType].map((f) => [f.name, message[f.name]]));
+  return JSON.stringify(fields, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 export function eip712Domain(profile: Profile): Eip712Domain {

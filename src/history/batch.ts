@@ -14,6 +14,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import { HistoryWriter } from './writer.ts';
 import { TransferHistory, type TransferRecord } from './transfers.ts';
 import { openHistoryDatabases } from './store.ts';
+import { AccountEventLog, type AccountEventRecord } from './account-events.ts';
 import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
 
 export type HistoryWrite =
@@ -21,7 +22,8 @@ export type HistoryWrite =
   | { kind: 'trade'; record: TradeRecord }
   | { kind: 'fill'; record: AccountFillRecord }
   | { kind: 'fundingRate'; record: FundingRateRecord }
-  | { kind: 'transfer'; record: TransferRecord };
+  | { kind: 'transfer'; record: TransferRecord }
+  | { kind: 'accountEvent'; record: AccountEventRecord };
 
 export interface HistoryBatch {
   /** The journal sequence number every record up to is projected once this batch is written. */
@@ -41,11 +43,13 @@ export interface HistoryPosition {
 export class HistoryStore {
   private readonly writer: HistoryWriter;
   readonly transfers: TransferHistory;
+  readonly accountEvents: AccountEventLog;
   private readonly meta: Database<number, string>;
 
   constructor(root: RootDatabase) {
     this.writer = new HistoryWriter(openHistoryDatabases(root));
     this.transfers = new TransferHistory(root);
+    this.accountEvents = new AccountEventLog(root);
     this.meta = root.openDB<number, string>({ name: 'history.meta' });
   }
 
@@ -64,6 +68,7 @@ export class HistoryStore {
             case 'fill': w.onFill(write.record); break;
             case 'fundingRate': w.onFundingRate(write.record); break;
             case 'transfer': this.transfers.onTransfer(write.record); break;
+            case 'accountEvent': this.accountEvents.onAccountEvent(write.record); break;
           }
         }
       },

@@ -2,7 +2,8 @@
  * @module history
  *
  * The read side of the exchange: trades, candles of eleven intervals, account fills, orders
- * (open and finished), funding rates and transfers, as LMDB projections of the journal — built
+ * (open and finished), funding rates, transfers and every subaccount's numbered events (the
+ * private feed's log), as LMDB projections of the journal — built
  * incrementally as events happen, never recomputed per request. The gateway reads them
  * directly and never waits on matching.
  *
@@ -21,4 +22,5 @@ export { HistoryStore, type HistoryBatch, type HistoryWrite } from './batch.ts';
 export { HistoryReader } from './reader.ts';
 export { HistoryWriter } from './writer.ts';
 export { openHistoryDatabases, HISTORY_DATABASE_COUNT } from './store.ts';
+export { AccountEventLog, type AccountEventRecord, type AccountEventReader } from './account-events.ts';
 export { CANDLE_INTERVALS, intervalByName, type Candle, type CandleInterval } from './candles.ts';

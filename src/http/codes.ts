@@ -66,6 +66,7 @@ registerCodes(
 registerCodes({
   [ExchangeCode.TransferBelowMinimum]: { status: 400, text: (minimum) => `Transfer amount below the minimum of ${minimum} USD` },
   [ExchangeCode.TooManySubaccounts]: { status: 400, text: (max) => `Too many subaccounts: an account holds at most ${max}` },
+  [ExchangeCode.TooManyOpenOrders]: { status: 400, text: (max) => `Too many open orders: a subaccount holds at most ${max}` },
 });
 
 /** The reply for a refusal from any part's table (`params` fills the text's slot). */

@@ -32,9 +32,11 @@ import { docsRoutes } from './routes/openapi.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
 import { healthRoutes, metricsRoute } from './routes/operations.ts';
+import { faucetRoute } from './routes/faucet.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
 import type { Clock, GatewayMetrics, MarketDataPort, MarketHistory, OperationsPort, OrdersPort, PriceSource } from './ports.ts';
+import type { SocketEndpoint } from './uws.ts';
 
 export interface GatewayOptions {
   host: string;
@@ -60,9 +62,18 @@ export interface GatewayOptions {
   operatorPort?: number;
   /** Origins browsers may call the public API from (`*` for any); none by default. */
   corsOrigins?: readonly string[];
+  /** The streaming feeds' WebSocket endpoint (ws/feeds), on the public port. */
+  sockets?: SocketEndpoint<any>;
 }
 
-export function routes(options: GatewayOptions): Route[] {
+/** The address a client on this machine reaches the server at: `localhost` for a wildcard listen address. */
+export function localUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/** The route table; `boundUrl` is where this server answers, known once it listens (the API document's first server). */
+export function routes(options: GatewayOptions, boundUrl: () => string = () => localUrl(options.host, options.port)): Route[] {
   const { marketData, clock } = options;
   const markets = marketData.markets;
   const guard = options.accounts === undefined ? undefined : new AccountGuard({ tokens: options.accounts.auth.login.tokens, delegations: options.accounts.accounts.delegations, clock });
@@ -77,7 +88,10 @@ export function routes(options: GatewayOptions): Route[] {
     { method: 'get', pattern: '/trades/:symbol', handler: tradesRoute(marketData, options.history) },
     { method: 'get', pattern: '/price', handler: pricesRoute(marketData, options.history, options.prices, clock) },
     { method: 'get', pattern: '/summary', handler: summaryRoute(marketData, options.history, clock) },
-    ...docsRoutes([{ url: marketData.profile.baseUrl, description: marketData.profile.name }]),
+    ...docsRoutes(() => [
+      { url: boundUrl(), description: 'this server' },
+      { url: marketData.profile.baseUrl, description: `the public ${marketData.profile.name}` },
+    ]),
   ];
   const table = publicRoutes.map(open);
   if (options.operations !== undefined) table.push(...healthRoutes(options.operations), metricsRoute(options.operations));
@@ -89,16 +103,9 @@ export function routes(options: GatewayOptions): Route[] {
     }
   }
   if (options.operator !== undefined) {
-    table.push(
-      ...operatorRoutes({
-        markets,
-        operator: options.operator.port,
-        operatorKey: options.operator.key,
-        faucet: marketData.profile.faucet,
-        clock,
-        publicLimited: guard === undefined ? (h) => h : (h) => guard.publicLimited(h),
-      }),
-    );
+    table.push(...operatorRoutes({ markets, operator: options.operator.port, operatorKey: options.operator.key, clock }));
+    // The testnet faucet funds the logged-in account: it needs the login the account API brings.
+    if (marketData.profile.faucet && guard !== undefined) table.push(faucetRoute(options.operator.port, guard, clock));
   }
   return table;
 }
@@ -146,18 +153,21 @@ const forOperator = (route: Route): boolean => route.pattern.startsWith('/operat
 export const OPERATOR_HOST = '127.0.0.1';
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const table = routes(options);
+  let bound = localUrl(options.host, options.port);
+  const table = routes(options, () => bound);
   const observe = replyObserver(table, options);
   const all = table.map((_, index) => index);
   const split = options.operatorPort !== undefined;
   const cors = options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins);
-  const publicServer = await listen(options, table, observe, 'PORT', options.host, options.port, split ? all.filter((i) => !forOperator(table[i])) : all, cors);
+  const publicServer = await listen(options, table, observe, 'PORT', options.host, options.port, split ? all.filter((i) => !forOperator(table[i])) : all, cors, options.sockets);
+  // Port 0 picks a free port: the API document names the one it got (no request arrives before this).
+  bound = localUrl(options.host, publicServer.port);
   if (!split) return { ...publicServer, operatorPort: null };
   let operatorServer: HttpServer;
   try {
     // Probes answer here too: a process manager on this machine may check either port.
     const operatorRoutes = all.filter((i) => forOperator(table[i]) || table[i].pattern === '/health' || table[i].pattern === '/ready');
-    operatorServer = await listen(options, table, observe, 'OPERATOR_PORT', OPERATOR_HOST, options.operatorPort!, operatorRoutes, undefined);
+    operatorServer = await listen(options, table, observe, 'OPERATOR_PORT', OPERATOR_HOST, options.operatorPort!, operatorRoutes, undefined, undefined);
   } catch (error) {
     publicServer.close();
     throw error;
@@ -165,6 +175,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     port: publicServer.port,
     operatorPort: operatorServer.port,
+    // The feeds' WebSocket endpoint is on the public listener.
+    publish: publicServer.publish,
+    subscribers: publicServer.subscribers,
+    socketCounts: publicServer.socketCounts,
     drain: async (graceMs) => (await Promise.all([publicServer.drain(graceMs), operatorServer.drain(graceMs)])).reduce((a, b) => a + b, 0),
     close: () => {
       publicServer.close();
@@ -183,6 +197,7 @@ async function listen(
   port: number,
   indices: readonly number[],
   cors: CorsPolicy | undefined,
+  sockets: SocketEndpoint<any> | undefined,
 ): Promise<HttpServer> {
   const served = indices.map((i) => table[i]);
   // HEAD answers wherever GET does; OPTIONS (a CORS preflight) on every known path.
@@ -194,6 +209,7 @@ async function listen(
       host,
       port,
       routes: served,
+      sockets,
       cors,
       compress: true,
       maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,

@@ -450,8 +450,9 @@ export const CONFIG_SCHEMA = {
     faucet: { type: 'boolean' },
     collateral: { type: 'object', properties: { asset: { type: 'string' }, decimals: { type: 'integer' } } },
     eip712: { type: 'object', description: 'domain, types and primaryTypes to pass to signTypedData (viem, ethers)' },
+    signing: { type: 'object', description: 'how a request body becomes the message to sign, per primary type: Order rules with a worked example (a body and the exact message signed for it); what an Invalid signature answer carries' },
     markets: { type: 'array', items: MARKET_SCHEMA },
-    limits: { type: 'object', description: 'request budget and the ranges of depth, limits and the nonce window' },
+    limits: { type: 'object', description: 'request budget, the ranges of depth, limits and the nonce window, the account limits and (testnet) the faucet\'s terms' },
   },
-  required: ['profile', 'chainId', 'verifyingContract', 'eip712', 'markets', 'limits'],
+  required: ['profile', 'chainId', 'verifyingContract', 'eip712', 'signing', 'markets', 'limits'],
 } as const;

@@ -30,7 +30,7 @@
  * Around every answer: `onReply` (metrics and logs) once it is written; HEAD on every GET
  * route (the GET's headers and length, no body); the origin's CORS headers (`cors`); a large
  * GET body compressed as `Accept-Encoding` asks (`compress`, http/compression), which makes
- * that answer asynchronous like a write's.
+ * that answer asynchronous like a write's. A WebSocket upgrade refused is written plainly.
  *
  * Drain (`drain`): the listener closes; every request that starts from then on is answered with
  * the `shuttingDown` reply and `Connection: close`, every answer still due closes its connection,
@@ -39,6 +39,14 @@
  * before the pipeline behind it closes — and no request has come for `DRAIN_QUIET_MS` (one that
  * was already in a socket's buffer is read and answered). Then the remaining (idle) connections
  * are closed.
+ * WebSockets (`sockets`): one endpoint on the same app and port, for the streaming feeds. The
+ * upgrade is decided at once (`admit`, from the client's address); a connection is seen as a
+ * `SocketConnection` (send, subscribe to a topic, buffered amount, close with a reason), and
+ * `publish` serializes nothing: uWS writes the one string to every subscriber of the topic.
+ * uWS drops a published message for a socket over `maxBackpressure`; the endpoint sets it far
+ * above the slow-consumer limit the feeds enforce themselves (with a reason), and closes such a
+ * socket instead of dropping (`closeOnBackpressureLimit`), so no subscriber ever sees a gap. A
+ * drain closes every socket with 1001 and the `shuttingDown` text.
  * May import: nothing from the cores.
  */
 import { createRequire } from 'node:module';
@@ -100,6 +108,36 @@ export interface Route {
   submitsOrders?: boolean;
 }
 
+/** A WebSocket connection as the feeds see it; every call after it closed is a no-op. */
+export interface SocketConnection<T> {
+  readonly state: T;
+  /** The client's address (as for HTTP requests: a trusted proxy's forwarded client). */
+  readonly remoteAddress: string;
+  readonly closed: boolean;
+  /** Sends a text message; false when it waits behind others (backpressure) or the socket is closed. */
+  send(text: string): boolean;
+  subscribe(topic: string): void;
+  unsubscribe(topic: string): void;
+  /** Bytes written and not yet taken by the client. */
+  bufferedAmount(): number;
+  /** Closes with a code and a reason the client reads. */
+  close(code: number, reason: string): void;
+}
+
+export interface SocketEndpoint<T> {
+  path: string;
+  /** At the upgrade: the new connection's state, or the HTTP reply that refuses it. */
+  admit(remoteAddress: string): { state: T } | { refuse: HttpReply };
+  open(conn: SocketConnection<T>): void;
+  message(conn: SocketConnection<T>, text: string): void;
+  close(conn: SocketConnection<T>, code: number, reason: string): void;
+  maxPayloadBytes: number;
+  /** A connection with no traffic for this long is closed; uWS pings it before then. */
+  idleTimeoutSeconds: number;
+  /** Above this uWS would drop messages: the socket is closed instead (set it above the feeds' own limit). */
+  maxBackpressureBytes: number;
+}
+
 export interface HttpServerOptions {
   host: string;
   port: number;
@@ -122,6 +160,8 @@ export interface HttpServerOptions {
   cors?: CorsPolicy;
   /** Compress large GET bodies for clients that ask (http/compression). */
   compress?: boolean;
+  /** A WebSocket endpoint on the same port. */
+  sockets?: SocketEndpoint<any>;
 }
 
 export interface HttpServer {
@@ -134,6 +174,19 @@ export interface HttpServer {
   drain(graceMs: number): Promise<number>;
   /** Closes the listener and every connection now; unanswered requests are aborted. */
   close(): void;
+  /** Sends `text` to every socket subscribed to `topic` (one string, written to each). */
+  publish(topic: string, text: string): void;
+  /** Sockets subscribed to `topic`. */
+  subscribers(topic: string): number;
+  /** WebSocket figures for the metrics: connections open, messages received, sent to one socket, published to a topic. */
+  socketCounts(): SocketCounts;
+}
+
+export interface SocketCounts {
+  open: number;
+  received: number;
+  sent: number;
+  published: number;
 }
 
 const STATUS_LINE: Record<number, string> = {
@@ -157,7 +210,7 @@ function compressible(request: HttpRequest, reply: HttpReply): boolean {
  * the request: its origin's CORS headers, and for HEAD the headers only (the length the body
  * would have). `request` is null for a drain's refusal written before the request was read.
  */
-function write(res: Uws.HttpResponse, reply: HttpReply, closeConnection: boolean, request: HttpRequest | null, options: HttpServerOptions): void {
+function write(res: Uws.HttpResponse, reply: HttpReply, closeConnection: boolean, request: HttpRequest | null = null, options: Pick<HttpServerOptions, 'cors' | 'compress'> = {}): void {
   res.writeStatus(statusLine(reply.status));
   // A 204 has no content, so no content type.
   if (reply.status !== 204) res.writeHeader('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
@@ -346,6 +399,14 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     });
   };
 
+  const sockets = new Set<SocketConnection<unknown>>();
+  // Plain numbers: counted per message, read when the metrics are scraped.
+  const counts: SocketCounts = { open: 0, received: 0, sent: 0, published: 0 };
+  if (options.sockets !== undefined) openSockets(app, options.sockets, trusted, sockets, counts);
+  const closeSockets = (): void => {
+    for (const conn of [...sockets]) conn.close(1001, options.shuttingDown.body);
+  };
+
   options.routes.forEach((route, index) => {
     const paramCount = (route.pattern.match(/\/:/g) ?? []).length;
     const register = app[route.method === 'delete' ? 'del' : route.method].bind(app) as (
@@ -372,9 +433,16 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       };
       resolve({
         port: uws.us_socket_local_port(socket as unknown as Uws.us_socket),
+        publish: (topic, text) => {
+          counts.published++;
+          app.publish(topic, text, false, false);
+        },
+        subscribers: (topic) => app.numSubscribers(topic),
+        socketCounts: () => ({ ...counts, open: sockets.size }),
         drain: (graceMs) => {
           draining = true;
           stopListening();
+          closeSockets();
           return new Promise<number>((resolveDrain) => {
             let quiet: NodeJS.Timeout | undefined;
             const done = (): void => {
@@ -396,9 +464,85 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         },
         close: () => {
           stopListening();
+          closeSockets();
           app.close();
         },
       });
     });
+  });
+}
+
+/** What uWS keeps per socket: the connection the feeds see. */
+interface SocketData {
+  conn: SocketConnection<unknown> | null;
+  /** Closed (by either side): no call reaches uWS any more. */
+  gone: boolean;
+  state: unknown;
+  remoteAddress: string;
+}
+
+/** Registers the WebSocket endpoint; `open` holds every open connection (a drain closes them). */
+function openSockets(app: App, endpoint: SocketEndpoint<unknown>, trusted: ReadonlySet<string>, open: Set<SocketConnection<unknown>>, counts: SocketCounts): void {
+  const decoder = new TextDecoder();
+  app.ws<SocketData>(endpoint.path, {
+    maxPayloadLength: endpoint.maxPayloadBytes,
+    idleTimeout: endpoint.idleTimeoutSeconds,
+    sendPingsAutomatically: true,
+    maxBackpressure: endpoint.maxBackpressureBytes,
+    closeOnBackpressureLimit: 1,
+    upgrade: (res, req, context) => {
+      // req is only valid in this callback: copy everything now.
+      const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+      const remoteAddress = trusted.size === 0 ? peer : clientAddress(canonicalIp(peer) ?? peer, req.getHeader('x-forwarded-for'), trusted);
+      const admitted = endpoint.admit(remoteAddress);
+      if ('refuse' in admitted) {
+        write(res, admitted.refuse, true);
+        return;
+      }
+      const data: SocketData = { conn: null, gone: false, state: admitted.state, remoteAddress };
+      res.upgrade(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+    },
+    open: (ws) => {
+      const data = ws.getUserData();
+      // uWS throws on any call to a socket after its close: `gone` guards every call.
+      const conn: SocketConnection<unknown> = {
+        state: data.state,
+        remoteAddress: data.remoteAddress,
+        get closed() {
+          return data.gone;
+        },
+        send: (text) => {
+          if (data.gone) return false;
+          counts.sent++;
+          return ws.send(text, false, false) === 1;
+        },
+        subscribe: (topic) => {
+          if (!data.gone) ws.subscribe(topic);
+        },
+        unsubscribe: (topic) => {
+          if (!data.gone) ws.unsubscribe(topic);
+        },
+        bufferedAmount: () => (data.gone ? 0 : ws.getBufferedAmount()),
+        close: (code, reason) => {
+          if (data.gone) return;
+          data.gone = true;
+          ws.end(code, reason);
+        },
+      };
+      data.conn = conn;
+      open.add(conn);
+      endpoint.open(conn);
+    },
+    message: (ws, message) => {
+      const data = ws.getUserData();
+      counts.received++;
+      if (!data.gone) endpoint.message(data.conn!, decoder.decode(message));
+    },
+    close: (ws, code, message) => {
+      const data = ws.getUserData();
+      data.gone = true;
+      open.delete(data.conn!);
+      endpoint.close(data.conn!, code, Buffer.from(message).toString());
+    },
   });
 }

@@ -36,7 +36,7 @@ import { fnv1a64 } from './hash.ts';
 import type { LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { crossEquity, exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
-import { abs, ceilDiv, floorDiv, notional, notionalScale, owed, ticksForValue } from './units.ts';
+import { abs, ceilDiv, floorDiv, notional, notionalScale, owed, ticksForValue, valueAt } from './units.ts';
 
 export interface LedgerOptions {
   /** Whether `faucet` credits (testnet). Default false. */
@@ -73,6 +73,27 @@ export interface AdmitExtras {
 }
 
 const NO_LISTENER: LedgerListener = () => {};
+
+/**
+ * What filling `lots` at `price` loses at once against the mark (0 when the mark is unknown):
+ * a buy above it, a sell below it. A fill is never worse than its order's limit, so an order
+ * that holds this cannot lose more than its owner has. Without it an order priced far through
+ * the mark, filled by an accomplice's order there, bankrupts its owner on purpose: the insurance
+ * fund and the winners' profit pay the loss, and the accomplice keeps it as profit.
+ * Measured with the ledger's own valuations (the fill's notional rounds down, a position's value
+ * toward −∞), so it is exactly the uPnL the fill opens with, or the PnL it realises beyond the mark.
+ */
+function openLoss(m: MarketState, side: Side, price: number, lots: number): bigint {
+  return openLossOf(m, side, notional(m.scale, price, lots), lots);
+}
+
+/** The same for `lots` traded for `amount` (a fill's notional, or its opening part). */
+function openLossOf(m: MarketState, side: Side, amount: bigint, lots: number): bigint {
+  const mark = m.prices.mark;
+  if (mark <= 0 || lots === 0) return 0n;
+  const loss = side > 0 ? amount - valueAt(m.scale, mark, lots) : -valueAt(m.scale, mark, -lots) - amount;
+  return loss > 0n ? loss : 0n;
+}
 
 export class Ledger {
   readonly registry = new AccountRegistry();
@@ -325,7 +346,8 @@ export class Ledger {
         initialMargin(m.spec, notional(m.scale, at, worstAfter), fraction) -
         initialMargin(m.spec, notional(m.scale, at, worstBefore), fraction) +
         tradingFee(notional(m.scale, at, quantity), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) +
-        owed(notional(m.scale, at, quantity), extras?.originatorFee ?? 0n);
+        owed(notional(m.scale, at, quantity), extras?.originatorFee ?? 0n) +
+        openLoss(m, side, price, quantity);
       if (amount > orderHeadroom(o, exposureOf(o, this.markets, this.scratch))) return LedgerCode.InsufficientMargin;
       if (open === undefined) o.openLots.set(market, (open = { buy: 0, sell: 0 }));
       if (side > 0) open.buy += quantity;
@@ -336,7 +358,10 @@ export class Ledger {
       // The book refuses what does not reduce; the fees are held on what can close.
       const lots = (side > 0 ? q < 0 : q > 0) ? Math.min(quantity, Math.abs(q)) : 0;
       const at = side > 0 ? price : Math.max(price, m.prices.mark);
-      amount = tradingFee(notional(m.scale, at, lots), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) + owed(notional(m.scale, at, lots), extras?.originatorFee ?? 0n);
+      amount =
+        tradingFee(notional(m.scale, at, lots), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) +
+        owed(notional(m.scale, at, lots), extras?.originatorFee ?? 0n) +
+        openLoss(m, side, price, lots);
       if (amount > 0n) {
         const e = exposureOf(o, this.markets, this.scratch);
         let freed = 0n;
@@ -444,7 +469,8 @@ export class Ledger {
       // No fee takes more than this side can pay once the trade's PnL is in: the trading fee
       // first, then the originator's. What it cannot pay is not charged — never left for the
       // insurance fund to cover as a shortfall.
-      let payable = t.realizedPnl + (p.isolated ? p.margin + upnlOf(m, p) + (t.openedLots > 0 && o.collateral > 0n ? o.collateral : 0n) : crossEquity(o, exposureOf(o, this.markets, this.scratch)));
+      // An isolated position's own order may draw on the cross collateral (see below); a liquidation may not.
+      let payable = t.realizedPnl + (p.isolated ? p.margin + upnlOf(m, p) + (!liquidation && o.collateral > 0n ? o.collateral : 0n) : crossEquity(o, exposureOf(o, this.markets, this.scratch)));
       if (fee > payable) fee = payable > 0n ? payable : 0n;
       payable -= fee;
       if (originatorFee > payable) originatorFee = payable > 0n ? payable : 0n;
@@ -468,9 +494,33 @@ export class Ledger {
       }
     }
     if (p.isolated) {
+      if (t.closedLots > 0 && !liquidation && orderId !== 0) {
+        // Its owner's own order (admitted with its open loss held against the cross account)
+        // left what remains of the position below its maintenance margin, or under water: the
+        // cross collateral pays the difference, not the insurance fund. Isolated margin bounds
+        // what a liquidation takes, not what the owner's own trades lose — else a close far
+        // through the mark into an accomplice's order hands the fund's money to the accomplice
+        // while the cross account keeps its own, and a trade alone puts the rest in
+        // liquidation. (A flip's new lots get their margin below.)
+        const rest = t.openedLots > 0 || p.quantity === 0;
+        const short = (rest ? 0n : maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p)) - p.margin;
+        if (short > 0n) {
+          const available = o.collateral + cross;
+          const move = short < available ? short : available > 0n ? available : 0n;
+          p.margin += move;
+          cross -= move;
+        }
+      }
       if (t.closedLots > 0) {
         const fullyClosed = t.closedLots === Math.abs(t.before);
-        const release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
+        let release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
+        if (!fullyClosed && release > 0n) {
+          // What the rest of the position needs stays: its loss at the mark and its maintenance
+          // margin. Else a partial close of a position under water (a partial liquidation) hands
+          // the cross account margin the rest then lacks, and the fund pays for its bankruptcy.
+          const spare = p.margin + upnlOf(m, p) - maintenanceMargin(m.spec, notionalAtMark(m, p));
+          if (release > spare) release = spare > 0n ? spare : 0n;
+        }
         p.margin -= release;
         if (release < 0n) {
           // A closed isolated position owes more than its margin (zeroed above): the fund, then the winners, pay it.
@@ -480,7 +530,8 @@ export class Ledger {
         }
       }
       if (t.openedLots > 0) {
-        const wanted = initialMargin(m.spec, t.openedNotional, fractionOf(o, m));
+        // Its initial margin, and what the opened lots are under water at the mark (bought above it, sold below).
+        const wanted = initialMargin(m.spec, t.openedNotional, fractionOf(o, m)) + openLossOf(m, side, t.openedNotional, t.openedLots);
         const available = o.collateral + cross;
         const move = wanted < available ? wanted : available > 0n ? available : 0n;
         p.margin += move;
@@ -643,17 +694,28 @@ export class Ledger {
     let left = Math.abs(p.quantity);
     // The loss beyond the mark the counterparties are asked to carry (0 when `price` is no worse for them than the mark).
     let loss = side < 0 ? (price > mark ? notional(m.scale, price - mark, left) : 0n) : price < mark ? notional(m.scale, mark - price, left) : 0n;
+    const beyondMark = loss > 0n;
     for (const c of [...rankForDeleveraging(healthy), ...rankForDeleveraging(liquidating)]) {
       if (left === 0) break;
       const lots = Math.min(left, Math.abs(c.quantity));
       let at = price;
-      if (loss > 0n) {
-        const share = ceilDiv(loss * BigInt(lots), BigInt(left));
+      if (beyondMark) {
+        // Its share of what is still owed (0 once those before it, rounding up to whole ticks, paid it all: it closes at the mark).
+        // It pays as far as its equity above maintenance goes, or, when more, up to the profit it
+        // holds on the lots closed (closed no worse than its own entry): a winner gives back
+        // winnings, never principal, and the fund is not asked while winnings are left.
         const room = this.surplusOverMaintenance(this.owners[c.owner], m);
-        const pays = share < room ? share : room > 0n ? room : 0n;
-        const distance = Number(ticksForValue(m.scale, pays, lots));
+        const profit = c.upnl > 0n ? (c.upnl * BigInt(lots)) / BigInt(Math.abs(c.quantity)) : 0n;
+        const cap = room > profit ? room : profit;
+        const owed = loss > 0n ? ceilDiv(loss * BigInt(lots), BigInt(left)) : 0n;
+        const pays = owed < cap ? owed : cap > 0n ? cap : 0n;
+        let ticks = ticksForValue(m.scale, pays, lots);
+        // Whole ticks round what it pays down; the unit or so below a tick would be left for a fund
+        // that may hold nothing and winners that ADL just closed. It pays the tick while its cap allows.
+        if (notional(m.scale, Number(ticks), lots) < pays && notional(m.scale, Number(ticks) + 1, lots) <= cap) ticks += 1n;
+        const distance = Number(ticks);
         at = side < 0 ? mark + distance : Math.max(1, mark - distance);
-        loss -= share;
+        loss -= notional(m.scale, distance, lots); // what it could not pay stays for the counterparties after it
       }
       left -= lots;
       const n = notional(m.scale, at, lots);
@@ -689,21 +751,29 @@ export class Ledger {
   /**
    * Finds `amount` for a loss `owner` realised in `m` beyond its equity, by closing trades on
    * `side` (a bankrupt long sells: side −1); the caller credits it. The insurance fund pays
-   * up to what it holds; the rest comes out of the unrealised profit of the positions on `side`
-   * (the winners opposite the loss), in ADL order: first no more than keeps each above its
-   * maintenance margin, then up to all of its profit. Only a loss larger than every opposite
-   * profit in the market leaves the fund below zero (visible: a `shortfall` event, the money
-   * report).
+   * up to what it holds; the rest comes out of unrealised profit, in ADL order within each
+   * group — first no more than keeps each winner above its maintenance margin, then up to all
+   * of its profit: the positions on `side` in `m` (the winners opposite the loss) first, then
+   * the winners of every other market (a cross account loses across markets, and its
+   * liquidations end one market at a time). Only a loss larger than every unrealised profit on
+   * the exchange leaves the fund below zero (visible: a `shortfall` event, the money report).
    */
   private payShortfall(owner: number, m: MarketState, side: Side, amount: bigint, time: number): void {
     const fromFund = this.fundCanPay(amount);
     this.moveInsurance(-fromFund, 'shortfall', owner, time);
-    let left = amount - fromFund;
-    if (left === 0n) return;
+    let left = this.takeFromWinners(owner, m, side, amount - fromFund, time);
+    for (const other of this.markets) if (other !== m && left > 0n) left = this.takeFromWinners(owner, other, 0, left, time);
+    // Nobody holds that much profit: the fund owes the rest (a deficit the operator sees).
+    this.moveInsurance(-left, 'shortfall', owner, time);
+  }
+
+  /** Takes up to `left` of `owner`'s loss from the unrealised profit of `m`'s positions on `side` (0: either side); returns what is still owed. */
+  private takeFromWinners(owner: number, m: MarketState, side: Side | 0, left: bigint, time: number): bigint {
+    if (left === 0n) return 0n;
     const candidates: DeleverageCandidate[] = [];
     for (const other of m.holders) {
       const op = this.owners[other].positions.get(m.spec.index) as Position;
-      if (other === owner || op.quantity > 0 === side < 0) continue;
+      if (other === owner || (side !== 0 && op.quantity > 0 === side < 0)) continue;
       const upnl = upnlOf(m, op);
       if (upnl <= 0n) continue;
       const ow = this.owners[other];
@@ -732,8 +802,7 @@ export class Ledger {
         this.emitPosition(c.owner, op);
       }
     }
-    // Nobody opposite holds that much profit: the fund owes the rest (a deficit the operator sees).
-    this.moveInsurance(-left, 'shortfall', owner, time);
+    return left;
   }
 
   private moveInsurance(delta: bigint, reason: InsuranceReason, owner: number, time: number): void {

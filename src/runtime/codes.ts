@@ -17,6 +17,10 @@ export const ExchangeCode = {
   TooManySubaccounts: 9106,
   /** The order's originatorFee is above its market's `maxOriginatorFee`. */
   OriginatorFeeTooHigh: 9107,
+  /** A faucet credit beyond the `allowance` its command carries for the address's UTC day (runtime/faucet-day.ts). */
+  FaucetAllowanceUsed: 9108,
+  /** A submission that would take a subaccount past its bound on open orders (runtime/account-limits.ts); params: max. */
+  TooManyOpenOrders: 9109,
 } as const;
 
 export interface ExecuteResult {

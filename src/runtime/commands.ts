@@ -120,6 +120,8 @@ export interface MoneyCommand {
   account: string;
   subaccountIndex: number;
   amount: bigint;
+  /** Faucet only: most the address may receive from the faucet in the command's UTC day; unbounded when absent. */
+  allowance?: bigint;
 }
 
 export interface Transfer {
@@ -205,7 +207,7 @@ export type Command =
   | Tick
   | Release;
 
-const BIGINT_FIELDS = ['amount', 'margin', 'trailingPercent'] as const;
+const BIGINT_FIELDS = ['amount', 'allowance', 'margin', 'trailingPercent'] as const;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 

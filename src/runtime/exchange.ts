@@ -27,7 +27,8 @@
  *
  * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, runtime/commands,
  * runtime/codes, runtime/order-registry, runtime/depth-mirror, runtime/order-entry (how orders enter
- * a book), runtime/settlement (R2, the book events), runtime/account-limits. No I/O, no clock.
+ * a book), runtime/settlement (R2, the book events), runtime/account-limits, runtime/faucet-day
+ * (the faucet's daily allowance). No I/O, no clock.
  */
 import { createHash } from 'node:crypto';
 import type { MarketSpec } from '../config/market.ts';
@@ -48,6 +49,7 @@ import { settlementListener } from './settlement.ts';
 import { ON_BOOK, OrderEntry } from './order-entry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 import { DEFAULT_ACCOUNT_LIMITS, newSubaccountRefusal, transferRefusal, type AccountLimits } from './account-limits.ts';
+import { FaucetDay, type FaucetDaySnapshot } from './faucet-day.ts';
 
 /** Where book commands go: a market thread's ring live, an in-process book in replay. */
 export interface MarketRouter {
@@ -71,7 +73,8 @@ export interface ExchangeListeners {
 export interface ExchangeOptions {
   ledger?: LedgerOptions;
   /** Minimum transfer and subaccounts per address; default 1 USD and 32. */
-  accountLimits?: AccountLimits;
+  /** Defaults: DEFAULT_ACCOUNT_LIMITS, field by field. */
+  accountLimits?: Partial<AccountLimits>;
 }
 
 const NO_ROUTES: readonly number[] = [];
@@ -85,6 +88,8 @@ export interface ExchangeSnapshot {
   depth: ReturnType<DepthMirror['snapshot']>[];
   conditional: ReturnType<ConditionalBook['snapshot']>[];
   orderCounts: number[];
+  /** Absent in snapshots written before the faucet had a daily allowance. */
+  faucetDay?: FaucetDaySnapshot;
 }
 
 /** What a ConditionalBook (or an ADL trade) asked for, applied after the command or event that caused it. */
@@ -98,6 +103,8 @@ export class Exchange {
   readonly nonces: NonceStore;
   readonly delegations: DelegationStore;
   readonly orders: OrderRegistry;
+  /** What the faucet credited each address today (its daily allowance, runtime/faucet-day.ts). */
+  readonly faucetDay: FaucetDay;
   readonly depth: DepthMirror[];
   /** Per market: its untriggered orders, TP/SL pairs, TWAPs and icebergs. */
   readonly conditional: ConditionalBook[];
@@ -110,7 +117,7 @@ export class Exchange {
   /** Submissions, released conditional orders and liquidations on their way to a book. */
   private readonly entry: OrderEntry;
   private readonly bookListeners: BookListener[];
-  private readonly accountLimits: AccountLimits;
+  readonly accountLimits: AccountLimits;
 
   constructor(
     readonly markets: readonly MarketSpec[],
@@ -131,12 +138,13 @@ export class Exchange {
         this.outputs.push({ kind: 'reduceOnlyStale', market: e.market, owner: e.counterparty, time: e.time });
       }
     };
-    this.accountLimits = options.accountLimits ?? DEFAULT_ACCOUNT_LIMITS;
+    this.accountLimits = { ...DEFAULT_ACCOUNT_LIMITS, ...options.accountLimits };
     this.ledger = from ? Ledger.restore(markets, from.ledger, options.ledger, ledgerListener) : new Ledger(markets, options.ledger, ledgerListener);
     this.nonces = from ? NonceStore.restore(from.nonces) : new NonceStore();
     this.delegations = from ? DelegationStore.restore(from.delegations) : new DelegationStore();
     const orderChanged = (o: OrderState) => listeners.orderChanged?.(o);
     this.orders = from ? OrderRegistry.restore(from.orders, orderChanged) : new OrderRegistry(orderChanged);
+    this.faucetDay = FaucetDay.restore(from?.faucetDay);
     this.depth = markets.map((m) => (from ? DepthMirror.restore(from.depth[m.index]) : new DepthMirror()));
     this.conditional = markets.map((m) =>
       from ? ConditionalBook.restore(from.conditional[m.index], this.conditionalListenerFor(m.index)) : new ConditionalBook(m.index, this.conditionalListenerFor(m.index)),
@@ -170,6 +178,7 @@ export class Exchange {
       depth: this.depth.map((d) => d.snapshot()),
       conditional: this.conditional.map((c) => c.snapshot()),
       orderCounts: [...this.orderCounts],
+      faucetDay: this.faucetDay.snapshot(),
     };
   }
 
@@ -232,11 +241,14 @@ export class Exchange {
         return this.money(this.ledger.deposit(command.account, command.subaccountIndex, command.amount, time));
       case CommandKind.Withdraw:
         return this.money(this.ledger.withdraw(command.account, command.subaccountIndex, command.amount, time));
-      case CommandKind.Faucet:
-        return (
-          newSubaccountRefusal(this.accountLimits, this.ledger, command.account, command.subaccountIndex) ??
-          this.money(this.ledger.faucet(command.account, command.subaccountIndex, command.amount, time))
-        );
+      case CommandKind.Faucet: {
+        if (command.allowance !== undefined && !this.faucetDay.allows(command.account, command.amount, command.allowance, time)) return notChanged(ExchangeCode.FaucetAllowanceUsed);
+        const refused = newSubaccountRefusal(this.accountLimits, this.ledger, command.account, command.subaccountIndex);
+        if (refused !== undefined) return refused;
+        const credited = this.money(this.ledger.faucet(command.account, command.subaccountIndex, command.amount, time));
+        if (credited.code === LedgerCode.Ok) this.faucetDay.record(command.account, command.amount, time);
+        return credited;
+      }
       case CommandKind.Transfer: {
         const limited = transferRefusal(this.accountLimits, this.ledger, command.amount, command.accountTo.toLowerCase(), command.subaccountIndexTo);
         if (limited !== undefined) return limited;
@@ -419,6 +431,7 @@ export class Exchange {
       orders: digest(JSON.stringify(this.orders.snapshot())),
       depth: digest(JSON.stringify(this.depth.map((d) => d.snapshot()))),
       conditional: digest(this.conditional.map((c) => c.stateHash()).join()),
+      faucetDay: digest(this.faucetDay.hashInput()),
     };
   }
 

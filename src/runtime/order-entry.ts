@@ -29,10 +29,12 @@ import { CommandKind, type BatchOrder, type SubmitOrder, type SubmitPair, type S
 import type { OrderRegistry, OrderState } from './order-registry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 import type { MarketRouter } from './exchange.ts';
+import { openOrdersRefusal, type AccountLimits } from './account-limits.ts';
 
 /** What order entry works on: the exchange's stores (it is handed the exchange itself). */
 export interface OrderEntryState extends AuthState {
   readonly markets: readonly MarketSpec[];
+  readonly accountLimits: AccountLimits;
   readonly ledger: Ledger;
   readonly orders: OrderRegistry;
   readonly conditional: readonly ConditionalBook[];
@@ -264,10 +266,12 @@ export class OrderEntry {
     const market = first.market;
     const orderIds = orders.map(() => orderIdOf(market, ++this.orderCounts[market]));
     const states = orders.map((o, i) => this.orderState({ ...o, kind: CommandKind.SubmitOrder, time }, orderIds[i], identity.owner));
-    const refuse = (code: number, reason: string): ExecuteResult => {
+    const refuse = (code: number, reason: string, params?: Readonly<Record<string, string>>): ExecuteResult => {
       for (const s of states) this.state.orders.refused(s, reason);
-      return { code, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+      return { code, params, changed: true, orderId: orderIds[0], orderIds, routed: [] };
     };
+    const bounded = openOrdersRefusal(this.state.accountLimits, this.state.orders.openCount(identity.owner), orders.length);
+    if (bounded !== undefined) return refuse(bounded.code, 'tooManyOpenOrders', bounded.params);
     const clientIds = new Set<string>();
     for (const o of orders) {
       if (o.clientId === null) continue;

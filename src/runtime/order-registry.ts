@@ -68,6 +68,8 @@ function clientKey(account: string, clientId: string): string {
 export class OrderRegistry {
   private readonly open = new Map<number, OrderState>();
   private readonly byClientId = new Map<string, number>();
+  /** Open orders per owner (no zero entries): what the open-order bound reads (runtime/account-limits). */
+  private readonly perOwner = new Map<number, number>();
 
   constructor(private readonly onChange: OrderChangeListener = () => {}) {}
 
@@ -85,6 +87,11 @@ export class OrderRegistry {
     return id === undefined ? undefined : this.open.get(id);
   }
 
+  /** How many orders `owner` has open (resting, untriggered, on their way to a book). */
+  openCount(owner: number): number {
+    return this.perOwner.get(owner) ?? 0;
+  }
+
   /** Open orders of one subaccount (optionally one market), oldest first. */
   ofOwner(owner: number, market?: number): OrderState[] {
     const out: OrderState[] = [];
@@ -94,6 +101,7 @@ export class OrderRegistry {
 
   /** A new order entered the pipeline (status `new` until the book says otherwise). */
   submitted(order: OrderState): void {
+    if (!this.open.has(order.orderId)) this.perOwner.set(order.owner, this.openCount(order.owner) + 1);
     this.open.set(order.orderId, order);
     if (order.clientId !== null) this.byClientId.set(clientKey(order.account, order.clientId), order.orderId);
   }
@@ -183,7 +191,11 @@ export class OrderRegistry {
   }
 
   private finish(o: OrderState): void {
-    this.open.delete(o.orderId);
+    if (this.open.delete(o.orderId)) {
+      const left = this.openCount(o.owner) - 1;
+      if (left === 0) this.perOwner.delete(o.owner);
+      else this.perOwner.set(o.owner, left);
+    }
     if (o.clientId !== null && this.byClientId.get(clientKey(o.account, o.clientId)) === o.orderId) {
       this.byClientId.delete(clientKey(o.account, o.clientId));
     }

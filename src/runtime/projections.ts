@@ -22,6 +22,13 @@
  * write side by side, not one after the other. (A power cut can still lose journal commits that
  * the unflushed history kept: start-up rebuilds history then, runtime/data-directory.)
  *
+ * Subaccount events (history/account-events: order changes, fills, positions, balances) are
+ * numbered here, per owner, in journal order: the number after the owner's newest one in
+ * history (read once per owner, then counted in memory). Replay numbers only the records it
+ * projects (after `projectedSeq`), exactly as the first run did, so the numbering continues
+ * across a restart with no gap and no repeat; live, each numbered event also goes to the
+ * feeds (`feed`, runtime/feed-relay).
+ *
  * Invariants: batches are written in the order they are made; a batch's seq is the journal's
  * last seq when it was made, so it covers every record queued before it; it is written only
  * once that seq is committed. Backpressure: `behind()` names the reason to refuse new writes
@@ -36,6 +43,7 @@ import type { TransferHistory } from '../history/transfers.ts';
 import type { OwnerIdentity } from '../ledger/accounts.ts';
 import { isTerminal, type OrderState } from './order-registry.ts';
 import type { OrderRecord } from '../history/types.ts';
+import type { AccountEventRecord, AccountEventReader } from '../history/account-events.ts';
 import type { ExchangeListeners } from './exchange.ts';
 import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
@@ -48,6 +56,9 @@ const RECENT_FINISHED_ORDERS = 8192;
 const MAX_QUEUED_WRITES = 200_000;
 
 const RESOLVED = Promise.resolve();
+
+/** `Omit` applied to each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** What projections need of the journal: how far it is appended, and when a seq is committed. */
 export interface JournalPosition {
@@ -66,6 +77,8 @@ export class Projections {
   private readonly store: HistoryStore;
   /** For reads of the transfer history (the gateway's). */
   readonly transfers: TransferHistory;
+  /** For a resuming feed's reads of the subaccount events (the gateway's). */
+  readonly accountEvents: AccountEventReader;
   private queue: HistoryWrite[] = [];
   /** Transfers numbered in the order they settle (history is rebuilt in journal order). */
   private transferCount: number;
@@ -95,10 +108,15 @@ export class Projections {
   private readonly finished = new Map<number, OrderRecord>();
   private readonly finishedIds = new Float64Array(RECENT_FINISHED_ORDERS);
   private finishedNext = 0;
+  /** The newest event number of each owner numbered since start (history has the others'). */
+  private readonly accountSeqs = new Map<number, number>();
+  /** The feeds, once live: they hear every numbered subaccount event and every written batch. */
+  feed: { account(event: AccountEventRecord): void; historyWritten(): void } | null = null;
 
   constructor(private readonly env: RootDatabase) {
     this.store = new HistoryStore(env);
     this.transfers = this.store.transfers;
+    this.accountEvents = this.store.accountEvents;
     const position = this.store.position();
     this.projectedSeq = position.seq;
     this.transferCount = position.transferCount;
@@ -107,6 +125,16 @@ export class Projections {
   /** Queues a write, unless replay is re-applying a record whose projections are already written. */
   private push(write: HistoryWrite): void {
     if (this.applying > this.projectedSeq) this.queue.push(write);
+  }
+
+  /** Numbers a subaccount event and queues it (and hands it to the feeds), unless replay already projected it. */
+  private accountEvent(owner: number, event: DistributiveOmit<AccountEventRecord, 'owner' | 'seq'>): void {
+    if (this.applying <= this.projectedSeq) return;
+    const seq = (this.accountSeqs.get(owner) ?? this.accountEvents.lastSeq(owner)) + 1;
+    this.accountSeqs.set(owner, seq);
+    const record = { owner, seq, ...event } as AccountEventRecord;
+    this.queue.push({ kind: 'accountEvent', record });
+    this.feed?.account(record);
   }
 
   /** Called with each book event before the ledger applies it, live and in replay alike: fills are keyed by its market seq. */
@@ -120,6 +148,7 @@ export class Projections {
       orderChanged: (o: OrderState) => {
         const record = { ...o, marketIndex: o.market };
         this.push({ kind: 'order', record });
+        this.accountEvent(o.owner, { kind: 'order', order: record });
         if (isTerminal(o.status)) this.rememberFinished(record);
       },
       trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
@@ -143,6 +172,31 @@ export class Projections {
               realizedPoints: e.realizedPoints,
             },
           });
+          this.accountEvent(e.owner, {
+            kind: 'fill',
+            fill: {
+              market: e.market,
+              marketSeq: this.currentSeq,
+              orderId: e.orderId,
+              side: e.side,
+              price: e.price,
+              quantity: e.quantity,
+              notional: String(e.notional),
+              fee: String(e.fee),
+              realizedPnl: String(e.realizedPnl),
+              realizedFunding: String(e.realizedFunding),
+              maker: e.maker,
+              liquidation: e.liquidation,
+              time: e.time,
+            },
+          });
+        } else if (e.type === 'position') {
+          this.accountEvent(e.owner, {
+            kind: 'position',
+            position: { market: e.market, quantity: e.quantity, basis: String(e.basis), fees: String(e.fees), funding: String(e.funding), margin: String(e.margin), isolated: e.isolated, updatedAt: e.updatedAt },
+          });
+        } else if (e.type === 'balance') {
+          this.accountEvent(e.owner, { kind: 'balance', balance: { delta: String(e.delta), collateral: String(e.collateral), reason: e.reason, time: e.time } });
         } else if (e.type === 'transfer') {
           if (this.applying <= this.projectedSeq) return;
           const from = this.identity(e.from)!;
@@ -307,6 +361,7 @@ export class Projections {
       if (all || w.seq <= report.seq) w.resolve();
       else this.waiters.push(w);
     }
+    this.feed?.historyWritten();
   }
 
   private fail(error: Error): void {

@@ -9,6 +9,10 @@
  * reports back is read at completion (`atCompletion`), not when the promise resolves: by then
  * later commands may have changed the same orders with records not yet on disk.
  *
+ * Feeds: with a relay (runtime/feed-relay) each book event is decoded once more into the
+ * relay's listener after the exchange applied it, and every batch (a ring batch, or a command
+ * that routed nothing) closes a feed frame; the relay waits for the flush, not the sequencer.
+ *
  * Backpressure: when the journal, the history or a command ring is behind, `submit` refuses with
  * `Overloaded` before changing anything, so nothing accepted is ever dropped.
  */
@@ -20,9 +24,12 @@ import type { Exchange } from './exchange.ts';
 import type { ExecuteResult } from './codes.ts';
 import type { MarketLink } from './market-link.ts';
 import type { Projections } from './projections.ts';
+import type { FeedRelay } from './feed-relay.ts';
 
 /** What the sequencer needs of a market thread's link: whether its command ring has room. */
 export type CommandRoom = Pick<MarketLink, 'hasRoom'>;
+/** What the sequencer needs of the feeds: each book event, and the end of each batch. */
+export type FeedTap = Pick<FeedRelay, 'listener' | 'endOfBatch'>;
 /** What the sequencer needs of history: its backpressure, its batches and when it caught up. */
 export type HistorySink = Pick<Projections, 'behind' | 'flushSoon' | 'caughtUp' | 'atEvent'>;
 
@@ -80,6 +87,7 @@ export class Sequencer {
     private readonly journal: Journal,
     private readonly links: readonly CommandRoom[],
     private readonly projections: HistorySink,
+    private readonly feed: FeedTap | null = null,
   ) {
     this.waiting = exchange.markets.map(() => []);
   }
@@ -102,6 +110,7 @@ export class Sequencer {
     const result = this.exchange.execute(command);
     if (result.changed) this.journal.append(command.kind, encodeCommand(command));
     this.projections.flushSoon();
+    this.feed?.endOfBatch(this.journal.lastSeq());
     if (result.routed.length === 0) {
       const outcome: Outcome<T> = { result, bookResults: [], completed: atCompletion?.(result) };
       return result.changed ? this.settled(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
@@ -133,6 +142,7 @@ export class Sequencer {
     }
     this.projections.atEvent(view, offset);
     decodeEvent(view, offset, this.exchange.listener(market));
+    if (this.feed !== null) decodeEvent(view, offset, this.feed.listener(market));
     // Book commands the event caused (a conditional order it fired): their Done has no caller.
     for (const m of this.exchange.takeUnsolicitedRoutes()) this.waiting[m].push(unsolicited());
     this.journal.append(kind, bytes, offset, recordLength(view, offset));
@@ -147,6 +157,7 @@ export class Sequencer {
   /** After a batch of events: their projections are written with the rest of the turn's. */
   readonly onBatch = (): void => {
     this.projections.flushSoon();
+    this.feed?.endOfBatch(this.journal.lastSeq());
   };
 
   /** Refuses new commands; market threads finish what they hold. */

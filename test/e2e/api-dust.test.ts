@@ -47,10 +47,10 @@ test('an address holds at most 32 subaccounts: the 33rd is refused, whether a tr
   for (let index = 1; index < 32; index++) assert.equal((await bobs('1', index * 1000)).status, 200, `subaccount ${index * 1000}`);
   assertError(await bobs('1', 99_999), 400, TOO_MANY);
   assertError(await bob.get(`/account/balance?${sub(bob, 99_999)}`), 404, 'Account not found');
-  assertError(await ex.request('POST', '/faucet', { account: bob.address, subaccountIndex: 99_998 }), 400, TOO_MANY);
+  assertError(await bob.send('POST', '/faucet', { account: bob.address, subaccountIndex: 99_998 }), 400, TOO_MANY);
   ok(await bobs('1', 5000));
   assert.equal(ok(await bob.get(`/account/balance?${sub(bob, 5000)}`)).collateral, '2');
-  assert.equal((await ex.request('POST', '/faucet', { account: bob.address, subaccountIndex: 5000 })).status, 200, 'an existing subaccount still takes the faucet');
+  assert.equal((await bob.send('POST', '/faucet', { account: bob.address, subaccountIndex: 5000 })).status, 200, 'an existing subaccount still takes the faucet');
 
   // other users cannot push Bob's address past its bound either
   const carol = await newTrader('10');

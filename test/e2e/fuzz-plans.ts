@@ -597,7 +597,7 @@ function strayPlan(world: FuzzWorld): fc.Arbitrary<Plan> {
   );
 }
 
-/** The operator API and the testnet faucet: wrong and missing keys, and the real key with fuzzed bodies. */
+/** The operator API and the testnet faucet: wrong and missing keys, and the real key with fuzzed bodies; the faucet with a trader's token, as it is called. */
 function operatorPlan(world: FuzzWorld, operatorKey: string): fc.Arbitrary<Plan> {
   const hints = worldHints(world);
   const money = { type: 'object', properties: { account: { type: 'string' }, subaccountIndex: { type: 'integer', minimum: 0 }, amount: { type: 'string' } }, required: ['account', 'subaccountIndex', 'amount'] };
@@ -631,8 +631,8 @@ function operatorPlan(world: FuzzWorld, operatorKey: string): fc.Arbitrary<Plan>
     fc.record({ body: fc.oneof(priceBody, mutated(priceBody)), headers: key, source }).map((r) => plan('/operator/index-price', 'POST', { kind: 'json', value: r.body }, r.headers, r.source)),
     fc.record({ headers: key, source }).map((r) => plan('/operator/state-hash', 'GET', { kind: 'none' }, r.headers, r.source)),
     fc
-      .record({ body: mutated(fc.record({ account: hints.body('account', {})!, subaccountIndex: fc.constantFrom(0, 1) }, { requiredKeys: ['account'] })), source })
-      .map((r) => plan('/faucet', 'POST', { kind: 'json', value: r.body }, [['Content-Type', 'application/json']], r.source)),
+      .record({ body: mutated(fc.record({ account: hints.body('account', {})!, subaccountIndex: fc.constantFrom(0, 1) }, { requiredKeys: ['account'] })), trader: fc.integer({ min: 0, max: world.traders - 1 }), source })
+      .map((r): Plan => ({ ...plan('/faucet', 'POST', { kind: 'json', value: r.body }, [['Content-Type', 'application/json']], r.source), auth: { kind: 'token', trader: r.trader } })),
   );
 }
 

@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { loadSettings, TESTNET_OPERATOR_KEY } from '../../src/config/process.ts';
 import { startExchange, type RunningExchange } from '../../src/pipeline.ts';
+import type { FeedLimits } from '../../src/ws/feeds.ts';
 
 /**
  * Sends a request again while it is refused 429, after the `Retry-After` the refusal names: a
@@ -77,11 +78,11 @@ export function tempDataDir(t: TestContext, prefix: string): string {
   return dir;
 }
 
-export async function startTestExchange(options: { dataDir?: string; tickMs?: number; trustedProxies?: string } = {}): Promise<TestExchange> {
+export async function startTestExchange(options: { dataDir?: string; tickMs?: number; trustedProxies?: string; feedLimits?: Partial<FeedLimits> } = {}): Promise<TestExchange> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'perp-e2e-'));
   const proxies = options.trustedProxies === undefined ? [] : ['--trusted-proxies', options.trustedProxies];
   const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...proxies], {});
-  const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: options.tickMs ?? 60_000 });
+  const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: options.tickMs ?? 60_000, feedLimits: options.feedLimits });
   const client = apiClient(`http://127.0.0.1:${exchange.port}`);
   let stopped = false;
   const stop = async (stopOptions?: { snapshot?: boolean }) => {

@@ -26,7 +26,7 @@ import { HISTORY_ENV_OPTIONS } from '../../src/runtime/history-env.ts';
 import { Projections } from '../../src/runtime/projections.ts';
 import { Replay } from '../../src/runtime/recovery.ts';
 
-/** Every named database of a history environment (history/store, history/transfers, history/batch). */
+/** Every named database of a history environment (history/store, history/transfers, history/account-events, history/batch). */
 const HISTORY_DATABASES = [
   'history.trades',
   'history.tradesByTime',
@@ -37,6 +37,7 @@ const HISTORY_DATABASES = [
   'history.ordersByCreated',
   'history.funding',
   'history.transfers',
+  'history.accountEvents',
   'history.meta',
 ];
 

@@ -1,7 +1,7 @@
 /**
  * No money from nowhere (issue 13, found 1–4), through HTTP with viem-signed orders: the
- * originator fee has a published ceiling, a reduce-only order pays its fees out of what its
- * account holds (never out of the insurance fund), reduce-only orders never open or flip a
+ * originator fee has a published ceiling, an order holds the loss its limit takes against the
+ * mark and its fees (a trader cannot go bankrupt into an accomplice's order), reduce-only orders never open or flip a
  * position however many rest, and the operator sees where every unit of money is.
  */
 import { test } from 'node:test';
@@ -36,31 +36,38 @@ test('the originator fee has a per-market ceiling, published in GET /markets, an
   assert.equal(atCeiling.status, 'new');
 });
 
-test('a reduce-only close pays its fees only out of what the account holds: the originator gets nothing the insurance fund would pay', async () => {
+test('a close that would leave its loss or fees for others to pay is refused: no siphon into an accomplice\'s bid, and the originator is paid out of what the account holds', async () => {
   const ex = await startTestExchange();
   const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
   await bob.fund('100000');
   await alice.fund('19.5');
-  await carol.fund('0.000001');
+  await carol.fund('10');
   await setIndex(ex, '95000');
   // Alice takes 0.01 long at 95000 at the most leverage she can: 19 USD margin + 0.475 taker fee.
   ok(await bob.place({ price: '95000', quantity: '-0.01' }));
   const [bought] = ok(await alice.place({ price: '95000', quantity: '0.01' }));
   assert.equal(bought.status, 'filled');
-  // She closes reduce-only into a bid 1,900 below: the loss takes 19 of her 19.025 USD, leaving
-  // 0.025 for a taker fee of 0.4655 and an originator fee of 0.931 she names her accomplice for.
+  // The bankruptcy siphon: her accomplice bids 1000, she sells into it. Filled, Alice would lose
+  // 940 of her 19.025 and the insurance fund and Bob's profit would pay Carol the rest.
+  ok(await carol.place({ price: '1000', quantity: '0.01' }));
+  assertError(await alice.place({ price: '1000', quantity: '-0.01', reduceOnly: true, ioc: true }), 400, 'Insufficient margin');
+  // The fee siphon: into a bid 1,900 below, the loss takes 19 of 19.025 and leaves nothing for a
+  // taker fee of 0.475 and an originator fee of 0.95 to her accomplice.
   ok(await bob.place({ price: '93100', quantity: '0.01' }));
-  const [closed] = ok(await alice.place({ price: '93100', quantity: '-0.01', reduceOnly: true, ioc: true, originator: carol.address, originatorFee: 100_000 }));
+  assertError(await alice.place({ price: '93100', quantity: '-0.01', reduceOnly: true, ioc: true, originator: carol.address, originatorFee: 100_000 }), 400, 'Insufficient margin');
+  // At the mark she can pay both.
+  ok(await bob.place({ price: '95000', quantity: '0.01' }));
+  const [closed] = ok(await alice.place({ price: '95000', quantity: '-0.01', reduceOnly: true, ioc: true, originator: carol.address, originatorFee: 100_000 }));
   assert.equal(closed.status, 'filled', JSON.stringify(closed));
 
-  assert.equal(await accountValue(carol), '0.000001', 'the accomplice is paid nothing Alice could not pay');
-  assert.equal(await accountValue(alice), '0', 'Alice paid what she had, no more');
+  assert.equal(await accountValue(carol), '10.95', 'the accomplice is paid the originator fee Alice paid');
+  assert.equal(await accountValue(alice), '17.6', '19.5 less two taker fees and the originator fee');
   const state = await money(ex);
   assert.equal(state.problem, null);
-  assert.equal(state.money.insuranceFund, '0', 'the insurance fund paid no fee');
+  assert.equal(state.money.insuranceFund, '0', 'the insurance fund paid nothing');
   assert.equal(state.money.imbalance, '0');
-  // 0.475 − 0.095 (first fill: Alice's taker fee, Bob's rebate) + 0.025 − 0.0931 (the close: what Alice could pay, Bob's rebate)
-  assert.equal(state.money.feesCollected, '0.3119');
+  // Two fills of 950: Alice's taker fee 0.475 less Bob's rebate 0.095, twice.
+  assert.equal(state.money.feesCollected, '0.76');
 });
 
 async function position(t: Trader): Promise<string> {

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import parsePrometheusTextFormat, { type MetricFamily, type Sample } from 'parse-prometheus-text-format';
 import { startTestExchange, Trader, type ApiClient } from './harness.ts';
+import { FeedClient } from './feed-client.ts';
 
 async function scrape(ex: ApiClient): Promise<Map<string, MetricFamily>> {
   const reply = await ex.request('GET', '/metrics');
@@ -86,4 +87,24 @@ test('a write refused 503 because a stage is behind counts as Overloaded', async
   ex.exchange.sequencer.overloaded = () => 'a market is behind';
   assert.equal((await alice.place({ price: '95000', quantity: '0.1' })).status, 503);
   assert.equal(value(await scrape(ex), 'perp_orders_refused_total', { reason: 'Overloaded' }), 1);
+});
+
+test('WebSocket feeds: connections open and messages received, sent and published are counted', async () => {
+  const ex = await startTestExchange();
+  const before = await scrape(ex);
+  assert.equal(value(before, 'perp_ws_connections'), 0);
+  const feed = await FeedClient.connect(ex.url);
+  feed.send({ op: 'ping', id: 1 });
+  await feed.next((m) => m.type === 'pong', 'pong');
+  feed.send({ op: 'subscribe', id: 2, channels: ['book.BTC-USD-PERP'] });
+  await feed.next((m) => m.channel === 'book.BTC-USD-PERP', 'the book snapshot');
+  const during = await scrape(ex);
+  assert.equal(value(during, 'perp_ws_connections'), 1);
+  assert.equal(value(during, 'perp_ws_messages_received_total'), 2);
+  assert.ok(value(during, 'perp_ws_messages_sent_total') >= 3, 'pong, subscribed, snapshot');
+  assert.equal(during.get('perp_ws_messages_published_total')?.type, 'COUNTER');
+  feed.socket.close();
+  await feed.until(() => feed.closed !== null, 'the close');
+  for (let i = 0; i < 50 && value(await scrape(ex), 'perp_ws_connections') !== 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(value(await scrape(ex), 'perp_ws_connections'), 0);
 });

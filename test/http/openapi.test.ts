@@ -9,19 +9,22 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ALICE_VIEM as ALICE_WALLET, ALICE } from '../auth/fixtures.ts';
 import { startAccountServer, NOW, USD } from './account-server.ts';
 import { OPERATIONS } from '../../src/http/routes/openapi.ts';
+import { localUrl } from '../../src/http/gateway.ts';
 
 
 const server = await startAccountServer();
 const document = (await server.get('/openapi.json')).json();
 
-/** Every route of the API: public market data, login, account, orders (spec), reference. */
+/** Every route of the API: public market data, login, account, orders (spec), the testnet faucet, the operator API, reference. */
 const ROUTES = [
   'get /config', 'get /markets', 'get /time', 'get /book/{symbol}', 'get /orderbook', 'get /candles/{symbol}', 'get /trades/{symbol}', 'get /price', 'get /summary',
   'post /auth/challenge', 'post /auth/login',
   'get /account/stats', 'get /account/positions', 'get /account/fills', 'get /account/balance', 'get /account/margin', 'post /account/margin',
   'post /account/transfer', 'get /account/transfer/history', 'get /account/delegates', 'post /account/delegates', 'get /account/signers', 'get /account/nonce',
   'post /account/order', 'post /account/orders', 'get /account/order', 'delete /account/order', 'post /account/orders/cancel', 'delete /account/orders', 'get /account/orders',
-  'get /openapi.json', 'get /docs',
+  'post /faucet',
+  'post /operator/deposit', 'post /operator/withdraw', 'post /operator/index-price', 'post /operator/index-price/release', 'post /operator/snapshot', 'get /operator/state-hash',
+  'get /openapi.json', 'get /asyncapi.json', 'get /docs',
 ];
 
 test('the document is OpenAPI 3.1 and names every route of the API, and nothing else', () => {
@@ -117,4 +120,20 @@ test('GET /docs is a self-contained HTML page listing every route', async () => 
   }
   assert.ok(res.text.includes('Transfer amount exceeds available balance'));
   assert.doesNotMatch(res.text, /<script|<link|src=|https?:\/\/(?!json-schema)/, 'nothing loaded from elsewhere');
+});
+
+test("the document's first server is where a client on this machine reaches it: a wildcard listen address is localhost", () => {
+  assert.equal(localUrl('0.0.0.0', 8080), 'http://localhost:8080', 'what npm start binds');
+  assert.equal(localUrl('::', 8080), 'http://localhost:8080');
+  assert.equal(localUrl('127.0.0.1', 41234), 'http://127.0.0.1:41234');
+  assert.equal(localUrl('::1', 8080), 'http://[::1]:8080');
+});
+
+test('GET /asyncapi.json describes the streaming feeds: every channel, each message resolvable', async () => {
+  const asyncapi = (await server.get('/asyncapi.json')).json();
+  assert.equal(asyncapi.asyncapi, '3.0.0');
+  assert.deepEqual(Object.keys(asyncapi.channels).sort(), ['account', 'book', 'candles', 'control', 'prices', 'summary', 'trades']);
+  for (const [name, channel] of Object.entries(asyncapi.channels as Record<string, { messages: Record<string, { $ref: string }> }>)) {
+    for (const { $ref } of Object.values(channel.messages)) assert.ok(asyncapi.components.messages[$ref.split('/').pop()!], `${name}: ${$ref} resolves`);
+  }
 });

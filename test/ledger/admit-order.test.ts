@@ -68,12 +68,12 @@ test('a complete fill drops the hold; a duplicate orderId is refused; bad input 
   h.ledger.validateInternalState();
 });
 
-test('a sell is valued at the mark when its limit is below it', () => {
+test('a sell is valued at the mark when its limit is below it, and holds what selling there loses against the mark', () => {
   const h = harness();
   const alice = h.fund(ALICE, usd(1000));
   h.ledger.setIndexPrice(BTC, 200, 0);
   h.ledger.admitOrder(1, alice, BTC, -1, 100, 1000, false, 0);
-  assert.equal(h.ledger.holdOf(1), usd(20.1));
+  assert.equal(h.ledger.holdOf(1), usd(20.1 + 100), 'IM and fee at 200, and the 100 a short sold at 100 is under water at 200 (test/ledger/open-loss)');
 });
 
 test('the originator fee is held, charged to the owner and paid to the originator', () => {

@@ -33,7 +33,10 @@ test('a reduce-only order holds its taker and originator fees, refused when the 
 
 test('at the fill no fee takes more than the side holds after its loss: the trading fee first, the originator gets the rest, the insurance fund nothing', () => {
   const { h, alice, bob, carol } = aliceLong(10.1); // 10.05 left after the 0.05 taker fee, IM 10
-  assert.equal(h.ledger.admitOrder(7, alice, BTC, -1, 90, 1000, true, 1, { originator: carol, originatorFee: 100_000n }), LedgerCode.Ok);
+  // Admitted at the mark (a limit of 90 holds its 10 of open loss and is refused: test/ledger/open-loss).
+  // The fill at 90 stands for what an account can lose after its order was admitted — another
+  // market's mark, funding — which the fill-time cap bounds.
+  assert.equal(h.ledger.admitOrder(7, alice, BTC, -1, 100, 1000, true, 1, { originator: carol, originatorFee: 100_000n }), LedgerCode.Ok);
   h.events.length = 0;
   // Closed at 90: −10 leaves 0.05 for a taker fee of 0.045 and an originator fee of 0.09.
   assert.equal(h.ledger.settleFill(99, 7, bob, alice, -1, BTC, 90, 1000, 2), LedgerCode.Ok);
@@ -49,7 +52,7 @@ test('at the fill no fee takes more than the side holds after its loss: the trad
 test('a bankrupt close pays no fee: the insurance fund covers the trading loss alone, as a shortfall event', () => {
   const { h, alice, bob, carol } = aliceLong(10.1);
   h.ledger.fundInsurance(usd(5), 1);
-  assert.equal(h.ledger.admitOrder(7, alice, BTC, -1, 89, 1000, true, 1, { originator: carol, originatorFee: 100_000n }), LedgerCode.Ok);
+  assert.equal(h.ledger.admitOrder(7, alice, BTC, -1, 100, 1000, true, 1, { originator: carol, originatorFee: 100_000n }), LedgerCode.Ok); // as above
   h.events.length = 0;
   assert.equal(h.ledger.settleFill(99, 7, bob, alice, -1, BTC, 89, 1000, 2), LedgerCode.Ok); // −11 against 10.05
   assert.equal(h.ledger.collateral(carol), 0n);

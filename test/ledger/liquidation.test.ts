@@ -121,13 +121,33 @@ test('FUND_NEVER_BELOW_ZERO: a bankruptcy beyond what the empty fund holds is pa
   const [order] = h.ledger.checkLiquidations(5);
   run(h, order, 500, carol); // nothing fills
   const [first, second] = h.ofType('adl');
-  // Dave pays his share (30.5 USD) only as far as his equity above maintenance goes: closed at 60, not 81.
-  assert.deepEqual([first.counterparty, first.price, second.counterparty, second.price], [dave, 60, bob, 81]);
+  // Dave's share is 30.5 USD; he pays only his profit on the lots (20 USD): closed at his own entry, 60, not 81.
+  // What he could not pay stays with the counterparty after him: Bob owes 40.5 for his 500 lots, paid in whole ticks: closed at 102.
+  assert.deepEqual([first.counterparty, first.price, second.counterparty, second.price], [dave, 60, bob, 102]);
   assert.ok(h.ledger.collateral(dave) >= 0n, `Dave was made bankrupt: ${h.ledger.collateral(dave)}`);
-  // What Alice still owed came out of Bob's profit, not from an empty fund.
   assert.equal(h.ledger.position(alice, BTC), 0);
-  assert.equal(h.ledger.collateral(alice), 0n);
-  assert.deepEqual(h.ofType('socialisedLoss').map((s) => s.counterparty), [bob]);
+  assert.ok(h.ledger.collateral(alice) >= 0n && h.ledger.collateral(alice) < usd(1), 'paid to within the tick rounding, in her favour');
+  assert.deepEqual(h.ofType('socialisedLoss'), [], 'the ADL prices carried the whole loss');
   assert.equal(h.ledger.insuranceFund, 0n);
+  h.ledger.checkConservation();
+});
+
+test('SHORTFALL_PAID_BY_WINNERS_OF_OTHER_MARKETS: a loss nobody opposite in its market can pay comes out of profit elsewhere, not from an empty fund', () => {
+  const h = harness();
+  const { alice, bob, carol } = aliceLong(h); // Bob short 1 BTC at 100 opposite Alice's long
+  const dave = h.fund(DAVE, usd(1000));
+  h.fill(bob, carol, 1, 1_000, 100_000, ETH); // Carol long 1 ETH at 10 USD (Bob short)
+  h.ledger.setIndexPrice(ETH, 10_000, 4); // ETH at 100 USD: Carol's profit, 90 USD
+  h.ledger.setIndexPrice(BTC, 21, 5);
+  h.fill(dave, bob, 1, 21, 1000); // Bob takes his BTC profit; Dave short at 21 holds none
+  h.ledger.setIndexPrice(BTC, 20, 6); // Alice: 19.95 − 80 < 0
+  const [order] = h.ledger.checkLiquidations(6);
+  run(h, order, 500, dave, 20); // the liquidation sells at 20, far below its bankruptcy price
+  assert.equal(h.ledger.position(alice, BTC), 0);
+  assert.equal(h.ledger.collateral(alice), 0n, 'the shortfall was paid');
+  // Nobody holds a BTC position any more (Dave's short closed against the liquidation): Carol's ETH profit pays.
+  const paid = h.ofType('socialisedLoss');
+  assert.deepEqual(paid.map((s) => [s.counterparty, s.market]), [[carol, ETH]]);
+  assert.ok(h.ledger.insuranceFund >= 0n, `fund ${h.ledger.insuranceFund}`);
   h.ledger.checkConservation();
 });

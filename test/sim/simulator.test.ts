@@ -25,6 +25,14 @@ test('seeds with crashes, torn writes and slow flushes keep every acknowledged w
   assert.ok(hashChecks >= 3, `only ${hashChecks} state-hash comparisons`);
 });
 
+test('hostile users (fee siphons, reduce-only ladders, dust floods, relayed orders, liquidation cascades) create no money and break no leverage bound', async () => {
+  // Seeds that found a leverage breach (7) and a fund driven below zero by an unpaid ADL share (13) before the fixes.
+  for (const seed of [7, 13]) {
+    const r = await runSeed(markets, { seed, commands: 10_000, faults: true, hostile: true });
+    assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: npm run simulate -- --seed ${seed} --commands 10000 --hostile` : '');
+  }
+});
+
 test('a seed is a reproduction: the same seed runs the same simulation', async () => {
   const a = await runSeed(markets, { seed: 7, commands: 800, faults: true, crashRate: 1 / 30 });
   const b = await runSeed(markets, { seed: 7, commands: 800, faults: true, crashRate: 1 / 30 });

@@ -14,6 +14,7 @@ import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { failure } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
+import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import { SUBACCOUNT_PARAMS, type QueryParam } from '../account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
@@ -49,8 +50,9 @@ export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
     if (!body.ok) return body.reply;
     const account = body.value.account.toLowerCase();
     if (ctx.caller !== account) return failure(AuthCode.DelegationNotAllowed);
-    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Delegation', delegationMessage(body.value), body.value.signatures);
-    if (!signer.ok) return codeFailure(signer);
+    const message = delegationMessage(body.value);
+    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Delegation', message, body.value.signatures);
+    if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Delegation', message }));
     const result = await writes.changeDelegation({
       account,
       subaccountIndex: body.value.subaccountIndex,
@@ -62,6 +64,6 @@ export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
       signer: signer.value,
       signature: body.value.signatures[0],
     });
-    return result.ok ? { status: 200, body: 'null' } : codeFailure(result);
+    return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'Delegation', message, recovered: signer.value }));
   };
 }

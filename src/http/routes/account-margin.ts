@@ -15,6 +15,7 @@ import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
+import { signedWriteFailure } from '../signature-refusal.ts';
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
 import { SUBACCOUNT_PARAMS, SYMBOL_PARAM, type QueryParam } from '../account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
@@ -63,7 +64,7 @@ export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly M
     if (overBudget !== undefined) return overBudget;
     if (accounts.ledger.findOwner(account, body.value.subaccountIndex) === undefined) return failure(LedgerCode.AccountNotFound);
     const signer = await recoverRequestSigner(auth.recover, auth.domain, 'MarginUpdate', intent.message, body.value.signatures);
-    if (!signer.ok) return codeFailure(signer);
+    if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'MarginUpdate', message: intent.message }));
     const result = await writes.setMargin({
       account,
       subaccountIndex: body.value.subaccountIndex,
@@ -75,6 +76,6 @@ export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly M
       signer: signer.value,
       signature: body.value.signatures[0],
     });
-    return result.ok ? { status: 200, body: 'null' } : codeFailure(result);
+    return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'MarginUpdate', message: intent.message, recovered: signer.value }));
   };
 }

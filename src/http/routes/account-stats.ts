@@ -32,28 +32,30 @@ const serializeBalance = fastJson(BALANCE_SCHEMA);
 export const usd = (units: bigint): string => formatDecimal(units, COLLATERAL_SCALE);
 export const fraction = (rate: bigint): string => formatDecimal(rate, RATE_SCALE);
 
+/** The spec's Account statistics of one subaccount (also the private feed's `stats` message). */
+export function statsView(account: string, subaccountIndex: number, stats: NonNullable<ReturnType<AccountReadPort['ledger']['stats']>>) {
+  return {
+    account,
+    subaccountIndex,
+    accountValue: usd(stats.accountValue),
+    crossEquity: usd(stats.crossEquity),
+    crossLeverage: fraction(stats.crossLeverage),
+    crossMarginRatio: fraction(stats.crossMarginRatio),
+    crossMarginUsage: fraction(stats.crossMarginUsage),
+    freeCollateral: usd(stats.freeCollateral),
+    freeCollateralCross: usd(stats.freeCollateralCross),
+    initialMarginRequirement: usd(stats.initialMarginRequirement),
+    maintMargin: usd(stats.maintMargin),
+    upnl: usd(stats.upnl),
+  };
+}
+
 export function statsRoute(accounts: AccountReadPort) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
     const stats = owner === undefined ? undefined : accounts.ledger.stats(owner);
     if (stats === undefined) return failure(LedgerCode.AccountNotFound);
-    return {
-      status: 200,
-      body: serializeStats({
-        account: ctx.account,
-        subaccountIndex: ctx.subaccountIndex,
-        accountValue: usd(stats.accountValue),
-        crossEquity: usd(stats.crossEquity),
-        crossLeverage: fraction(stats.crossLeverage),
-        crossMarginRatio: fraction(stats.crossMarginRatio),
-        crossMarginUsage: fraction(stats.crossMarginUsage),
-        freeCollateral: usd(stats.freeCollateral),
-        freeCollateralCross: usd(stats.freeCollateralCross),
-        initialMarginRequirement: usd(stats.initialMarginRequirement),
-        maintMargin: usd(stats.maintMargin),
-        upnl: usd(stats.upnl),
-      }),
-    };
+    return { status: 200, body: serializeStats(statsView(ctx.account, ctx.subaccountIndex, stats)) };
   };
 }
 

@@ -18,6 +18,7 @@ import { LedgerCode } from '../../ledger/codes.ts';
 import type { TransferHistoryReader, TransferRecord } from '../../history/transfers.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
+import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import { isReply, rangeParams, SUBACCOUNT_PARAMS, type QueryParam } from '../account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
@@ -47,7 +48,7 @@ export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes:
     if (ctx.caller !== from || body.value.target.toLowerCase() !== from) return failure(AuthCode.DelegationNotAllowed);
     if (accounts.ledger.findOwner(from, body.value.subaccountIndexFrom) === undefined) return failure(LedgerCode.AccountNotFound);
     const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Transfer', intent.message, body.value.signatures);
-    if (!signer.ok) return codeFailure(signer);
+    if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Transfer', message: intent.message }));
     const result = await writes.transfer({
       accountFrom: from,
       accountTo: body.value.accountTo.toLowerCase(),
@@ -61,7 +62,7 @@ export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes:
       signer: signer.value,
       signature: body.value.signatures[0],
     });
-    return result.ok ? { status: 200, body: 'null' } : codeFailure(result);
+    return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'Transfer', message: intent.message, recovered: signer.value }));
   };
 }
 

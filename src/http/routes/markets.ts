@@ -2,6 +2,8 @@
 import fastJson from 'fast-json-stringify';
 import { COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
+import { signingRules } from '../../auth/typed-data.ts';
+import { FAUCET_TERMS } from './faucet.ts';
 import { MARKETS_SCHEMA, TIME_SCHEMA } from '../schemas.ts';
 import { TICK_MULTIPLIERS, DEFAULT_BOOK_DEPTH } from './book.ts';
 import type { Clock, MarketDataPort } from '../ports.ts';
@@ -52,6 +54,7 @@ export function configRoute(port: MarketDataPort) {
     faucet: port.profile.faucet,
     collateral: { asset: 'USD', decimals: COLLATERAL_SCALE },
     eip712: port.typedData(),
+    signing: signingRules(),
     markets: port.markets.map(marketView),
     limits: {
       requestsPerSecondPerAccount: 200,
@@ -61,6 +64,7 @@ export function configRoute(port: MarketDataPort) {
       fillsLimit: { min: 1, max: 5000, default: 50 },
       ordersLimit: { min: 1, max: 500 },
       nonceWindow: 100,
+      ...(port.profile.faucet ? { faucet: FAUCET_TERMS } : {}),
       ...(port.accountLimits === undefined
         ? {}
         : { minTransfer: formatDecimal(port.accountLimits.minTransfer, COLLATERAL_SCALE), subaccountsPerAccount: port.accountLimits.maxSubaccounts }),

@@ -1,15 +1,19 @@
 /**
- * GET /openapi.json and GET /docs: the OpenAPI 3.1 document of the whole REST API and a
+ * GET /openapi.json and GET /docs: the OpenAPI 3.1 document of the whole REST API (and beside
+ * it GET /asyncapi.json, the streaming feeds' AsyncAPI document, ws/asyncapi) and a
  * self-contained HTML reference page generated from it (no script, no CDN, no external file).
  *
  * The document is built from the same objects the routes use: request body schemas from
  * requests/*.ts (ajv), response schemas from schemas.ts (fast-json-stringify), query parameters
  * from the routes' declarations (account routes) or written here (public and order routes),
  * and every error a route can answer with its status and exact text (plain-text bodies; a `<n>`
- * in a text stands for the value sent). Built once, served as a constant.
+ * in a text stands for the value sent). The testnet faucet and the operator API (its own
+ * `X-Operator-Key` scheme) are documented beside the rest. `servers` names the address this
+ * server is bound to, then the profile's public address. Built once, at the first request.
  * The order routes' response schemas are placeholders (`ORDER_SCHEMA`) until the order routes
  * supply theirs.
  */
+import { signingRules } from '../../auth/typed-data.ts';
 import { ORDER_REQUEST_SCHEMA } from '../requests/order.ts';
 import { TRANSFER_REQUEST_SCHEMA } from '../requests/transfer.ts';
 import { MARGIN_REQUEST_SCHEMA } from '../requests/margin.ts';
@@ -24,7 +28,11 @@ import { MARGIN_QUERY } from './account-margin.ts';
 import { TRANSFER_HISTORY_QUERY } from './account-transfer.ts';
 import { DELEGATES_QUERY, SIGNERS_QUERY } from './account-delegates.ts';
 import { NONCE_QUERY } from './account-nonce.ts';
+import { FAUCET_ALLOWANCE_USED, FAUCET_OTHER_ACCOUNT, FAUCET_REQUEST_SCHEMA, FAUCET_TERMS } from './faucet.ts';
+import { OPERATOR_MONEY_SCHEMA, OPERATOR_PRICE_SCHEMA, OPERATOR_RELEASE_SCHEMA } from './operator.ts';
+import { OPERATOR_KEY_FAILURES } from '../operator-key.ts';
 import type { Route, HttpReply } from '../uws.ts';
+import { asyncApiDocument } from '../../ws/asyncapi.ts';
 
 type Schema = Readonly<Record<string, unknown>>;
 type Errors = ReadonlyArray<readonly [number, string]>;
@@ -33,13 +41,15 @@ export interface Operation {
   method: 'get' | 'post' | 'delete';
   /** OpenAPI form: `/book/{symbol}`. */
   path: string;
-  tag: 'Market data' | 'Login' | 'Account' | 'Orders' | 'Transfers' | 'Delegation' | 'Reference';
+  tag: 'Market data' | 'Login' | 'Account' | 'Orders' | 'Transfers' | 'Delegation' | 'Testnet' | 'Operator' | 'Reference';
   summary: string;
   description: string;
   /** Bearer token and per-account budget (every /account/* route). */
   auth: boolean;
   /** A signed write: EIP-712 signature, nonce and expiry errors apply. */
   signed?: boolean;
+  /** The operator API: `X-Operator-Key` instead of a token. */
+  operator?: boolean;
   pathParams?: readonly QueryParam[];
   query?: readonly QueryParam[];
   body?: Schema;
@@ -87,6 +97,24 @@ const ACCESS_DENIED: Errors = [
   [403, 'Delegation not allowed for request'],
 ];
 const PUBLIC_BUDGET = [429, 'Too many requests: at most 200 per second per source address, retry after the cool-down'] as const;
+const OPERATOR_KEY: Errors = [
+  [401, 'Operator key missing or wrong: send X-Operator-Key'],
+  [429, `Too many wrong operator keys from this address, retry after <n> s`],
+];
+const OPERATOR_BODY: Errors = [[400, 'Request body must be valid JSON'], [400, 'Missing field <name> / Unknown field <name> / <field> must be …']];
+const OPERATOR_AMOUNT = [400, 'amount must be a positive decimal string with at most 6 decimals'] as const;
+const OVERLOADED = [503, 'Service overloaded: <reason>'] as const;
+const STATE_HASH_SCHEMA: Schema = {
+  title: 'StateHash',
+  type: 'object',
+  properties: {
+    exchange: { type: 'string', description: 'hash of the exchange state (ledger, nonces, delegations, orders, conditional books, faucet day)' },
+    books: { type: 'array', items: { type: 'object', properties: { market: { type: 'integer' }, hash: { type: 'string' } } } },
+    lastSeq: { type: 'integer', description: 'the journal sequence number the hashes are of' },
+    problem: { type: ['string', 'null'], description: 'the first broken invariant, or null' },
+    money: { type: 'object', description: 'the conservation check\'s terms, USD decimal strings' },
+  },
+};
 
 // ── parameters of the public and order routes ────────────────────────────────────────────────
 
@@ -131,6 +159,18 @@ const BATCH_CANCEL_REQUEST = {
   },
   additionalProperties: false,
 } as const;
+
+/** What an order's signature covers: GET /config's `signing` rules and worked example, in the route's text. */
+const ORDER_SIGNING = (() => {
+  const { rules, example } = signingRules().Order;
+  return `The signed message is not the body itself (also in GET /config \`signing\`): ${rules.join('; ')}. Worked example: the body \`${JSON.stringify(example.body)}\` is signed as the Order message \`${JSON.stringify(example.message)}\`.`;
+})();
+
+/** What a 400 `Invalid signature` of a signed write carries besides its text. */
+const SIGNATURE_HEADERS = {
+  'X-Signed-Message': { description: 'on `Invalid signature`: the typed message the server hashed, compact JSON (bigints as decimal strings)', schema: { type: 'string' } },
+  'X-Signature-Recovered': { description: 'on `Invalid signature`, when the signature recovers an address at all: that address', schema: { type: 'string' } },
+};
 
 const NULL: Schema = S.NULL_SCHEMA;
 const TEXT: Schema = { type: 'string' };
@@ -200,7 +240,7 @@ export const OPERATIONS: readonly Operation[] = [
 
   // Orders (the order routes' own module; responses are the spec's Order)
   {
-    method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: 'Signed `Order` (EIP-712) by the account or a `trade` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409.', auth: true, signed: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
+    method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: `Signed \`Order\` (EIP-712) by the account or a \`trade\` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409. ${ORDER_SIGNING}`, auth: true, signed: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
     errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND, [409, 'clientId <id> is already used by open order <orderId> with a different <fields>: resend the same order to get it back, or use a new clientId']],
   },
   {
@@ -213,8 +253,43 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market). Parameters settled by the order routes.', auth: true, query: [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')], response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] },
   { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND] },
 
+  // Testnet
+  {
+    method: 'post', path: '/faucet', tag: 'Testnet', summary: 'Test collateral (testnet only)',
+    description: `${FAUCET_TERMS.credit} USD of test collateral for the logged-in account: \`account\` must be the token's own address (any of its subaccounts). At most ${FAUCET_TERMS.creditsPerDay} credits (${FAUCET_TERMS.allowancePerDay} USD) per account — the address, all its subaccounts together — per UTC day; beyond it a 429 naming the allowance and when it resets (00:00 UTC), with \`Retry-After\`. Not served on mainnet (404). The allowance is counted from the exchange's journaled state: a restart does not reset it.`,
+    auth: true, body: FAUCET_REQUEST_SCHEMA, response: NULL,
+    errors: [...OPERATOR_BODY, [400, 'Too many subaccounts: an account holds at most <n>'], [403, FAUCET_OTHER_ACCOUNT], [429, FAUCET_ALLOWANCE_USED], OVERLOADED],
+  },
+
+  // Operator
+  {
+    method: 'post', path: '/operator/deposit', tag: 'Operator', summary: 'Credit a deposit', description: 'What the chain bridge calls when collateral arrived: credits the subaccount (created if new). `null` once durable.',
+    auth: false, operator: true, body: OPERATOR_MONEY_SCHEMA, response: NULL, errors: [...OPERATOR_KEY, ...OPERATOR_BODY, OPERATOR_AMOUNT, [400, 'Invalid subaccount index'], OVERLOADED],
+  },
+  {
+    method: 'post', path: '/operator/withdraw', tag: 'Operator', summary: 'Debit a withdrawal', description: 'Debits the subaccount, at most what it may withdraw (collateral not backing positions or orders). `null` once durable.',
+    auth: false, operator: true, body: OPERATOR_MONEY_SCHEMA, response: NULL, errors: [...OPERATOR_KEY, ...OPERATOR_BODY, OPERATOR_AMOUNT, [400, 'Transfer amount exceeds available balance'], [404, 'Account not found'], OVERLOADED],
+  },
+  {
+    method: 'post', path: '/operator/index-price', tag: 'Operator', summary: 'Set an index price', description: 'The index price of one market (a multiple of its tick). On testnet the price holds the market against the built-in feed until POST /operator/index-price/release (GET /price shows `indexHeld`). `null` once durable.',
+    auth: false, operator: true, body: OPERATOR_PRICE_SCHEMA, response: NULL, errors: [...OPERATOR_KEY, ...OPERATOR_BODY, SYMBOL_NOT_FOUND, [400, 'price must be a positive multiple of the tick size <tickSize>'], OVERLOADED],
+  },
+  {
+    method: 'post', path: '/operator/index-price/release', tag: 'Operator', summary: 'Hand a market back to the built-in feed', description: 'Testnet: the built-in feed moves the index again, walking from the operator\'s price. `null`.',
+    auth: false, operator: true, body: OPERATOR_RELEASE_SCHEMA, response: NULL, errors: [...OPERATOR_KEY, ...OPERATOR_BODY, SYMBOL_NOT_FOUND, [400, 'There is no built-in price feed to hand the market back to (mainnet): index prices come from this API only']],
+  },
+  {
+    method: 'post', path: '/operator/snapshot', tag: 'Operator', summary: 'Take a snapshot now', description: 'Resolves once the snapshot is saved, with the journal sequence number it is of.',
+    auth: false, operator: true, response: { title: 'SnapshotTaken', type: 'object', properties: { seq: { type: 'integer' } }, required: ['seq'] }, errors: [...OPERATOR_KEY],
+  },
+  {
+    method: 'get', path: '/operator/state-hash', tag: 'Operator', summary: 'State hash', description: 'The hash of the whole state (the exchange and every book) and the first broken invariant, if any: two exchanges that replayed the same journal answer the same hashes.',
+    auth: false, operator: true, response: STATE_HASH_SCHEMA, errors: [...OPERATOR_KEY],
+  },
+
   // Reference
   { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object' }, errors: [] },
+  { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object' }, errors: [] },
   { method: 'get', path: '/docs', tag: 'Reference', summary: 'API reference page', description: 'This document as a self-contained HTML page.', auth: false, response: TEXT, contentType: 'text/html', errors: [] },
 ];
 
@@ -240,6 +315,7 @@ function errorResponses(op: Operation): Record<string, unknown> {
     out[String(status)] = {
       description: texts.map((t) => `\`${t}\``).join('; '),
       ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } } } : {}),
+      ...(status === 400 && op.signed ? { headers: SIGNATURE_HEADERS } : {}),
       content: { 'text/plain': { schema: { type: 'string' }, examples: Object.fromEntries(texts.map((t, i) => [`e${i + 1}`, { value: t }])) } },
     };
   }
@@ -278,7 +354,7 @@ export function openApiDocument(servers: ReadonlyArray<{ url: string; descriptio
       summary: op.summary,
       description: op.description,
       operationId: `${op.method}${op.path.replace(/[{}]/g, '').split(/[/.]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}`,
-      ...(op.auth ? { security: [{ bearer: [] }] } : { security: [] }),
+      security: op.auth ? [{ bearer: [] }] : op.operator ? [{ operatorKey: [] }] : [],
       parameters: parameters(op),
       ...(op.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(schemas, op.body) } } } }),
       responses: { '200': success, ...errorResponses(op) },
@@ -289,9 +365,15 @@ export function openApiDocument(servers: ReadonlyArray<{ url: string; descriptio
     info: { title: 'Perpetual futures exchange REST API', version: '1.0.0', description: INTRO },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers,
-    tags: ['Market data', 'Login', 'Account', 'Transfers', 'Delegation', 'Orders', 'Reference'].map((name) => ({ name })),
+    tags: ['Market data', 'Login', 'Account', 'Transfers', 'Delegation', 'Orders', 'Testnet', 'Operator', 'Reference'].map((name) => ({ name })),
     paths,
-    components: { schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'from POST /auth/login' } } },
+    components: {
+      schemas,
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'from POST /auth/login' },
+        operatorKey: { type: 'apiKey', in: 'header', name: 'X-Operator-Key', description: `the operator key (--operator-key); ${OPERATOR_KEY_FAILURES} wrong keys from one address lock it out for a minute` },
+      },
+    },
   };
 }
 
@@ -345,7 +427,7 @@ export function referencePage(document: Record<string, unknown>): string {
       sections.push(`<section id="${anchor(op)}">
 <h3><span class="m ${op.method}">${op.method.toUpperCase()}</span> ${escapeHtml(op.path)} <small>${escapeHtml(op.summary)}</small></h3>
 <p>${prose(op.description)}</p>
-<p class="meta">${op.auth ? 'Bearer token · 200 requests/s per account' : 'Public · budget per source address'}${op.signed ? ' · EIP-712 signature, nonce, expiresAt' : ''}</p>
+<p class="meta">${op.auth ? 'Bearer token · 200 requests/s per account' : op.operator ? 'Operator API · X-Operator-Key' : 'Public · budget per source address'}${op.signed ? ' · EIP-712 signature, nonce, expiresAt' : ''}</p>
 ${params.length ? `<h4>Parameters</h4>${table(['name', 'in', 'type', 'required', 'description'], params.map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.where}</td><td>${escapeHtml(typeOf(p.schema))}</td><td>${p.required ? 'yes' : ''}</td><td>${prose(p.description)}</td></tr>`))}` : ''}
 ${op.body ? `<h4>Body <code>${escapeHtml(String(op.body.title ?? ''))}</code></h4>${table(['field', 'type', 'required', 'description'], fieldRows(op.body))}` : ''}
 <h4>Response 200 <code>${escapeHtml(op.contentType === 'text/html' ? 'text/html' : op.response === NULL ? 'null' : String(op.response.title ?? typeOf(op.response)))}</code></h4>
@@ -369,19 +451,29 @@ code{font:12px ui-monospace,monospace;background:#f0f0f2;padding:0 3px;border-ra
 .get{background:#2f7d32}.post{background:#1565c0}.delete{background:#c62828}
 .meta{color:#666;font-size:13px}small{color:#666;font-weight:normal}
 </style></head>
-<body><nav><strong>${escapeHtml(info.title)}</strong><p><a href="/openapi.json">openapi.json</a></p><ul>${nav}</ul></nav>
+<body><nav><strong>${escapeHtml(info.title)}</strong><p><a href="/openapi.json">openapi.json</a> · <a href="/asyncapi.json">asyncapi.json</a> (streaming feeds: WebSocket <code>/ws</code>, docs/feeds.md)</p><ul>${nav}</ul></nav>
 <main><h1>${escapeHtml(info.title)}</h1>${info.description.split('\n\n').map((p) => `<p>${prose(p)}</p>`).join('')}
 ${sections.join('\n')}
 </main></body></html>`;
 }
 
-/** GET /openapi.json and GET /docs, built once. */
-export function docsRoutes(servers: ReadonlyArray<{ url: string; description: string }> = []): Route[] {
-  const document = openApiDocument(servers);
-  const json: HttpReply = { status: 200, body: JSON.stringify(document) };
-  const html: HttpReply = { status: 200, body: referencePage(document), contentType: 'text/html; charset=utf-8' };
+/**
+ * GET /openapi.json, GET /asyncapi.json and GET /docs, built once, at the first request:
+ * `servers` names the address the server is bound to, known only once it listens (port 0 picks one).
+ */
+export function docsRoutes(servers: () => ReadonlyArray<{ url: string; description: string }> = () => []): Route[] {
+  let built: { json: HttpReply; asyncapi: HttpReply; html: HttpReply } | undefined;
+  const build = (): { json: HttpReply; asyncapi: HttpReply; html: HttpReply } => {
+    const document = openApiDocument(servers());
+    return {
+      json: { status: 200, body: JSON.stringify(document) },
+      asyncapi: { status: 200, body: JSON.stringify(asyncApiDocument(servers())) },
+      html: { status: 200, body: referencePage(document), contentType: 'text/html; charset=utf-8' },
+    };
+  };
   return [
-    { method: 'get', pattern: '/openapi.json', handler: () => json },
-    { method: 'get', pattern: '/docs', handler: () => html },
+    { method: 'get', pattern: '/openapi.json', handler: () => (built ??= build()).json },
+    { method: 'get', pattern: '/asyncapi.json', handler: () => (built ??= build()).asyncapi },
+    { method: 'get', pattern: '/docs', handler: () => (built ??= build()).html },
   ];
 }

@@ -4,8 +4,7 @@
  * http/operator-key.ts): credit deposits, debit withdrawals, feed index prices, and read the
  * state hash. On testnet an operator-set index price holds its market: the built-in feed
  * (runtime/testnet-feed.ts) leaves it alone until POST /operator/index-price/release hands it
- * back, and GET /price shows `indexHeld`. On testnet, `POST /faucet` credits test collateral
- * to anyone, under the per-source-address request budget.
+ * back, and GET /price shows `indexHeld`. The testnet faucet is a route of its own (faucet.ts).
  */
 import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
@@ -16,7 +15,7 @@ import { codeFailure } from '../codes.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { operatorKeyGuard } from '../operator-key.ts';
 import type { Clock } from '../ports.ts';
-import type { Handler, HttpReply, HttpRequest, Route } from '../uws.ts';
+import type { HttpReply, HttpRequest, Route } from '../uws.ts';
 
 export interface OperatorPort {
   submit(command: Command): Promise<Outcome>;
@@ -32,10 +31,7 @@ export interface OperatorRouteOptions {
   markets: readonly MarketSpec[];
   operator: OperatorPort;
   operatorKey: string;
-  faucet: boolean;
   clock: Clock;
-  /** Wraps a public route in the per-source-address budget. */
-  publicLimited: (handler: Handler) => Handler;
 }
 
 const AMOUNT = { ...Field.decimal, description: 'USD amount, at most 6 decimals, positive' };
@@ -43,12 +39,6 @@ const MONEY_SCHEMA = {
   type: 'object',
   properties: { account: Field.address, subaccountIndex: Field.subaccountIndex, amount: AMOUNT },
   required: ['account', 'subaccountIndex', 'amount'],
-  additionalProperties: false,
-} as const;
-const FAUCET_SCHEMA = {
-  type: 'object',
-  properties: { account: Field.address, subaccountIndex: Field.subaccountIndex },
-  required: ['account'],
   additionalProperties: false,
 } as const;
 const PRICE_SCHEMA = {
@@ -64,13 +54,9 @@ const RELEASE_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export { MONEY_SCHEMA as OPERATOR_MONEY_SCHEMA, FAUCET_SCHEMA, PRICE_SCHEMA as OPERATOR_PRICE_SCHEMA };
-
-/** Testnet faucet credit per request: 10,000 USD. */
-export const FAUCET_AMOUNT = 10_000n * 10n ** BigInt(COLLATERAL_SCALE);
+export { MONEY_SCHEMA as OPERATOR_MONEY_SCHEMA, PRICE_SCHEMA as OPERATOR_PRICE_SCHEMA, RELEASE_SCHEMA as OPERATOR_RELEASE_SCHEMA };
 
 const parseMoney = bodyParser<{ account: string; subaccountIndex: number; amount: string }>(MONEY_SCHEMA);
-const parseFaucet = bodyParser<{ account: string; subaccountIndex?: number }>(FAUCET_SCHEMA);
 const parsePrice = bodyParser<{ symbol: string; price: string }>(PRICE_SCHEMA);
 const parseRelease = bodyParser<{ symbol: string }>(RELEASE_SCHEMA);
 
@@ -83,19 +69,21 @@ function amountOf(text: string): bigint | HttpReply {
 const isReply = (v: unknown): v is HttpReply => typeof v === 'object' && v !== null && 'status' in v;
 const NULL_BODY: HttpReply = { status: 200, body: 'null' };
 
+/** Submits a command: `null` once it is durable, or the refusal (`refused` may explain one itself). */
+export async function runCommand(operator: Pick<OperatorPort, 'submit'>, command: Command, refused: (code: number) => HttpReply | undefined = () => undefined): Promise<HttpReply> {
+  try {
+    const { result } = await operator.submit(command);
+    return result.code === 0 ? NULL_BODY : (refused(result.code) ?? codeFailure(result));
+  } catch (error) {
+    if (error instanceof OverloadedError) return failure(GatewayCode.Overloaded, error.reason);
+    throw error;
+  }
+}
+
 export function operatorRoutes(options: OperatorRouteOptions): Route[] {
   const { markets, operator, clock } = options;
   const keyed = operatorKeyGuard(options.operatorKey, clock);
-
-  const run = async (command: Command): Promise<HttpReply> => {
-    try {
-      const { result } = await operator.submit(command);
-      return result.code === 0 ? NULL_BODY : codeFailure(result);
-    } catch (error) {
-      if (error instanceof OverloadedError) return failure(GatewayCode.Overloaded, error.reason);
-      throw error;
-    }
-  };
+  const run = (command: Command) => runCommand(operator, command);
 
   const money = (kind: typeof CommandKind.Deposit | typeof CommandKind.Withdraw) => async (req: HttpRequest) => {
     const body = parseMoney(req.body);
@@ -105,7 +93,7 @@ export function operatorRoutes(options: OperatorRouteOptions): Route[] {
     return run({ kind, time: clock(), account: body.value.account.toLowerCase(), subaccountIndex: body.value.subaccountIndex, amount });
   };
 
-  const routes: Route[] = [
+  return [
     { method: 'post', pattern: '/operator/deposit', handler: keyed(money(CommandKind.Deposit)) },
     { method: 'post', pattern: '/operator/withdraw', handler: keyed(money(CommandKind.Withdraw)) },
     {
@@ -147,17 +135,5 @@ export function operatorRoutes(options: OperatorRouteOptions): Route[] {
       handler: keyed(async () => ({ status: 200, body: JSON.stringify(await operator.stateHash()) })),
     },
   ];
-  if (options.faucet) {
-    routes.push({
-      method: 'post',
-      pattern: '/faucet',
-      handler: options.publicLimited(async (req) => {
-        const body = parseFaucet(req.body);
-        if (!body.ok) return body.reply;
-        return run({ kind: CommandKind.Faucet, time: clock(), account: body.value.account.toLowerCase(), subaccountIndex: body.value.subaccountIndex ?? 0, amount: FAUCET_AMOUNT });
-      }),
-    });
-  }
-  return routes;
 }
 

@@ -26,6 +26,7 @@ import { ExchangeCode } from '../../runtime/codes.ts';
 import type { OrderStatus } from '../../history/types.ts';
 import { failure, GatewayCode, registerCodes } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
+import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { addressParam, isReply, limitParam, millisParam } from '../account-query.ts';
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
@@ -174,8 +175,19 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     const message = orderMessage(body);
     if (!message.ok) return codeFailure(message);
     const signer = await recoverRequestSigner(recover, domain, 'Order', message.value, body.signatures);
-    return signer.ok ? signer.value : codeFailure(signer);
+    return signer.ok ? signer.value : signedWriteFailure(signer, () => ({ primaryType: 'Order', message: message.value }));
   };
+
+  /**
+   * The reply for an order the exchange refused; an `Invalid signature` (the signer is neither
+   * the account nor its delegate) shows the message hashed for `body` and whom it recovered.
+   */
+  const orderFailure = (refusal: ExecuteResult, which: () => { body: OrderBody; signer: Address }): HttpReply =>
+    signedWriteFailure(refusal, () => {
+      const { body, signer } = which();
+      const message = orderMessage(body);
+      return { primaryType: 'Order', message: message.ok ? message.value : {}, recovered: signer };
+    });
 
   const submitCommand = (intent: OrderIntent, signer: Address): SubmitOrder => ({ kind: CommandKind.SubmitOrder, time: clock(), ...batchOrder(intent, signer) });
 
@@ -193,7 +205,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
       return { reply: overloadedOr(error) };
     }
     const { result } = outcome;
-    if (result.code !== 0) return { reply: codeFailure(result) };
+    if (result.code !== 0) return { reply: orderFailure(result, () => ({ body: intent.body, signer })) };
     metrics?.ordersAccepted(1);
     return { order: outcome.completed![0] ?? vanished() };
   };
@@ -263,7 +275,13 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
         return overloadedOr(error);
       }
       const { result } = outcome;
-      if (result.code !== 0) return codeFailure(result);
+      if (result.code !== 0) {
+        // Admitted whole or refused whole: an `Invalid signature` is about the first order whose signer may not trade here.
+        return orderFailure(result, () => {
+          const at = Math.max(0, signers.findIndex((s, i) => guard.authorize(s as Address, intents[i].account as Address, intents[i].subaccountIndex, 'trade') !== undefined));
+          return { body: bodies[at], signer: signers[at] as Address };
+        });
+      }
       metrics?.ordersAccepted(batch.length);
       // The pair's orders are (takeProfit, stopLoss); the reply keeps the request's order.
       const placed = command.kind === CommandKind.SubmitPair && takeProfitAt === 1 ? [...outcome.completed!].reverse() : outcome.completed!;

@@ -1,0 +1,93 @@
+/**
+ * @module history/account-events
+ *
+ * The private feed's log: every event of a subaccount (an order's status change, a settled fill,
+ * a position change, a balance change), numbered per subaccount 1, 2, 3… in journal order. A
+ * feed client that reconnects resumes from the last number it saw by reading the numbers after
+ * it here (ws/account-channel). One named database in the history environment (count it in
+ * `maxDbs`: `ACCOUNT_EVENT_DATABASE_COUNT`), written like the other projections — inside a
+ * history batch's write transaction, so its numbering moves with `projectedSeq` and a restart
+ * continues it exactly where the journal left it (runtime/projections numbers the events).
+ *
+ * Key: `[owner, seq]` → the event. Values hold numbers, strings and booleans only (money as
+ * decimal integer strings of base units), so they store and cross threads as they are.
+ * May import: history/, lmdb types.
+ */
+import type { Database, RootDatabase } from 'lmdb';
+import { KEY_TOP } from './store.ts';
+import type { OrderRecord } from './types.ts';
+
+export const ACCOUNT_EVENT_DATABASE_COUNT = 1;
+
+/** One side of a settled fill (ledger `fill` event); money in collateral base units. */
+export interface AccountFillEvent {
+  market: number;
+  /** The market sequence number of the book's fill. */
+  marketSeq: number;
+  orderId: number;
+  side: number;
+  price: number;
+  quantity: number;
+  notional: string;
+  fee: string;
+  realizedPnl: string;
+  realizedFunding: string;
+  maker: boolean;
+  liquidation: boolean;
+  time: number;
+}
+
+export interface AccountPositionEvent {
+  market: number;
+  /** Signed lots; 0 = closed. */
+  quantity: number;
+  basis: string;
+  fees: string;
+  funding: string;
+  margin: string;
+  isolated: boolean;
+  updatedAt: number;
+}
+
+export interface AccountBalanceEvent {
+  delta: string;
+  collateral: string;
+  reason: string;
+  time: number;
+}
+
+export type AccountEventRecord =
+  | { owner: number; seq: number; kind: 'order'; order: OrderRecord }
+  | { owner: number; seq: number; kind: 'fill'; fill: AccountFillEvent }
+  | { owner: number; seq: number; kind: 'position'; position: AccountPositionEvent }
+  | { owner: number; seq: number; kind: 'balance'; balance: AccountBalanceEvent };
+
+/** What a resuming feed reads. */
+export interface AccountEventReader {
+  /** The newest number given to `owner`'s events (0 = none yet). */
+  lastSeq(owner: number): number;
+  /** `owner`'s events numbered above `seq`, oldest first, at most `limit`. */
+  after(owner: number, seq: number, limit: number): AccountEventRecord[];
+}
+
+export class AccountEventLog implements AccountEventReader {
+  private readonly db: Database<AccountEventRecord, number[]>;
+
+  constructor(root: RootDatabase) {
+    this.db = root.openDB<AccountEventRecord, number[]>({ name: 'history.accountEvents' });
+  }
+
+  /** Records an event. Call inside a history batch's write transaction. */
+  onAccountEvent(e: AccountEventRecord): void {
+    this.db.putSync([e.owner, e.seq], e);
+  }
+
+  lastSeq(owner: number): number {
+    for (const key of this.db.getKeys({ start: [owner, KEY_TOP], end: [owner, 0], reverse: true, limit: 1 })) return key[1];
+    return 0;
+  }
+
+  after(owner: number, seq: number, limit: number): AccountEventRecord[] {
+    return [...this.db.getRange({ start: [owner, seq], exclusiveStart: true, end: [owner, KEY_TOP], limit }).map(({ value }) => value)];
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * POST /faucet (testnet only): 10,000 USD of test collateral for the logged-in account.
+ *
+ * - Bearer token required (401 texts of every /account/* route), and the body's `account` must
+ *   be the token's own address: the faucet funds the wallet that logged in, not anybody's
+ *   (403 `The faucet credits only the logged-in account: the token is for <caller>`).
+ *   Any subaccount of it (`subaccountIndex`, default 0).
+ * - A daily allowance per account (address, all its subaccounts together): `FAUCET_DAILY_CREDITS`
+ *   credits, 50,000 USD, per UTC day. Beyond it: 429 naming the allowance and when it resets,
+ *   with `Retry-After` (seconds until 00:00 UTC). The allowance travels in the journaled Faucet
+ *   command and is checked against the exchange's own replayed state (runtime/faucet-day.ts),
+ *   so a restart neither forgets nor re-grants what was credited.
+ * - Charged to the account's request budget like any /account/* call.
+ */
+import { COLLATERAL_SCALE } from '../../config/market.ts';
+import { formatDecimal } from '../../numeric/decimal.ts';
+import { CommandKind } from '../../runtime/commands.ts';
+import { ExchangeCode } from '../../runtime/codes.ts';
+import { DAY_MS, utcDay } from '../../runtime/faucet-day.ts';
+import { bodyParser, Field } from '../validation.ts';
+import type { AccountGuard } from '../auth-guard.ts';
+import type { Clock } from '../ports.ts';
+import type { HttpReply, Route } from '../uws.ts';
+import { runCommand, type OperatorPort } from './operator.ts';
+
+/** One faucet credit: 10,000 USD. */
+export const FAUCET_AMOUNT = 10_000n * 10n ** BigInt(COLLATERAL_SCALE);
+/** Credits an account may take per UTC day. */
+export const FAUCET_DAILY_CREDITS = 5;
+/** The most the faucet gives one account in a UTC day: 50,000 USD. */
+export const FAUCET_DAILY_ALLOWANCE = FAUCET_AMOUNT * BigInt(FAUCET_DAILY_CREDITS);
+
+const usd = (units: bigint) => formatDecimal(units, COLLATERAL_SCALE);
+
+/** The faucet's terms as GET /config and the docs publish them. */
+export const FAUCET_TERMS = {
+  credit: usd(FAUCET_AMOUNT),
+  creditsPerDay: FAUCET_DAILY_CREDITS,
+  allowancePerDay: usd(FAUCET_DAILY_ALLOWANCE),
+  per: 'account (address, all its subaccounts together), logged in',
+  resets: 'at 00:00 UTC',
+} as const;
+
+export const FAUCET_REQUEST_SCHEMA = {
+  title: 'FaucetRequest',
+  type: 'object',
+  properties: {
+    account: { ...Field.address, description: 'the logged-in account (the token\'s address)' },
+    subaccountIndex: { ...Field.subaccountIndex, description: 'default 0' },
+  },
+  required: ['account'],
+  additionalProperties: false,
+} as const;
+
+export const FAUCET_OTHER_ACCOUNT = 'The faucet credits only the logged-in account: the token is for <caller>';
+export const FAUCET_ALLOWANCE_USED = `Faucet allowance used: at most ${FAUCET_TERMS.allowancePerDay} USD (${FAUCET_DAILY_CREDITS} credits of ${FAUCET_TERMS.credit}) per account per UTC day; it resets at <time> (00:00 UTC)`;
+
+const parseBody = bodyParser<{ account: string; subaccountIndex?: number }>(FAUCET_REQUEST_SCHEMA);
+const text = (status: number, body: string, headers?: Record<string, string>): HttpReply => ({ status, body, contentType: 'text/plain; charset=utf-8', headers });
+
+/** The refusal of a credit beyond the allowance at `now`: when it resets, as text and `Retry-After`. */
+function allowanceUsed(now: number): HttpReply {
+  const resetsAt = (utcDay(now) + 1) * DAY_MS;
+  return text(429, FAUCET_ALLOWANCE_USED.replace('<time>', new Date(resetsAt).toISOString()), { 'retry-after': String(Math.ceil((resetsAt - now) / 1000)) });
+}
+
+export function faucetRoute(operator: Pick<OperatorPort, 'submit'>, guard: AccountGuard, clock: Clock): Route {
+  return {
+    method: 'post',
+    pattern: '/faucet',
+    handler: guard.guarded(async (req, ctx) => {
+      const body = parseBody(req.body);
+      if (!body.ok) return body.reply;
+      const account = body.value.account.toLowerCase();
+      if (account !== ctx.caller) return text(403, FAUCET_OTHER_ACCOUNT.replace('<caller>', ctx.caller));
+      const time = clock();
+      const command = { kind: CommandKind.Faucet, time, account, subaccountIndex: body.value.subaccountIndex ?? 0, amount: FAUCET_AMOUNT, allowance: FAUCET_DAILY_ALLOWANCE } as const;
+      return runCommand(operator, command, (code) => (code === ExchangeCode.FaucetAllowanceUsed ? allowanceUsed(time) : undefined));
+    }),
+  };
+}

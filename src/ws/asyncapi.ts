@@ -1,0 +1,81 @@
+/**
+ * @module ws/asyncapi
+ *
+ * The AsyncAPI 3.0 document of the streaming feeds (GET /asyncapi.json, linked from /docs):
+ * the one WebSocket endpoint, every channel and every message a client sends or receives, as
+ * docs/feeds.md describes them. Built once from the same names the feeds use (channel kinds,
+ * candle intervals, limits, close code), served as a constant.
+ * May import: ws/, history/candles.
+ */
+import { CANDLE_INTERVALS } from '../history/candles.ts';
+import { DEFAULT_FEED_LIMITS, FEED_PATH, SLOW_CONSUMER_CLOSE } from './feeds.ts';
+import { CHECKSUM_LEVELS } from './messages.ts';
+
+const decimal = { type: 'string', description: 'decimal, as REST formats it' };
+const levels = { type: 'array', items: { type: 'array', prefixItems: [decimal, decimal], description: '[price, quantity]; quantity "0" = the level is gone' } };
+const object = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', properties, required });
+const message = (name: string, summary: string, payload: Record<string, unknown>) => ({ name, title: name, summary, contentType: 'application/json', payload });
+
+const symbol = { description: 'a market symbol (BTC-USD-PERP; a bare BTC is accepted)' };
+const channelName = (kind: string) => ({ type: 'string', const: kind });
+
+const MESSAGES = {
+  subscribe: message('subscribe', 'Subscribe to several channels at once; all or none', object({ op: { const: 'subscribe' }, id: { type: ['string', 'number'] }, channels: { type: 'array', items: { oneOf: [{ type: 'string' }, object({ channel: { type: 'string' }, since: { type: 'integer', minimum: 0 } }, ['channel'])] } } }, ['op', 'channels'])),
+  unsubscribe: message('unsubscribe', 'Leave channels', object({ op: { const: 'unsubscribe' }, id: { type: ['string', 'number'] }, channels: { type: 'array', items: { type: 'string' } } }, ['op', 'channels'])),
+  login: message('login', 'Authenticate with the JWT of POST /auth/login (private channels)', object({ op: { const: 'login' }, id: { type: ['string', 'number'] }, token: { type: 'string' } }, ['op', 'token'])),
+  ping: message('ping', 'Ask for a pong', object({ op: { const: 'ping' }, id: { type: ['string', 'number'] } }, ['op'])),
+  subscribed: message('subscribed', 'The channels of a subscribe (or unsubscribed for an unsubscribe), canonical names', object({ type: { enum: ['subscribed', 'unsubscribed'] }, id: {}, channels: { type: 'array', items: { type: 'string' } } })),
+  loggedIn: message('login', 'Logged in as account', object({ type: { const: 'login' }, id: {}, account: { type: 'string' } })),
+  pong: message('pong', 'Reply to ping', object({ type: { const: 'pong' }, id: {}, time: { type: 'integer', description: 'ms' } })),
+  heartbeat: message('heartbeat', `Sent every ${DEFAULT_FEED_LIMITS.heartbeatMs / 1000} s on every connection`, object({ type: { const: 'heartbeat' }, time: { type: 'integer' } })),
+  error: message('error', 'A refused request: nothing of it was done. Texts as REST where one applies (Symbol not found, Invalid JWT token, Not delegated for account and subaccount…)', object({ type: { const: 'error' }, id: {}, channel: { type: 'string' }, message: { type: 'string' } }, ['type', 'message'])),
+  bookSnapshot: message('bookSnapshot', 'Every level at sequence_number, on subscribe', object({ channel: { type: 'string' }, type: { const: 'snapshot' }, sequence_number: { type: 'integer' }, bids: levels, asks: levels, checksum: { type: 'integer', description: `CRC-32 of the best ${CHECKSUM_LEVELS} levels per side (docs/feeds.md)` }, time: { type: 'integer', description: 's' } })),
+  bookDelta: message('bookDelta', 'Levels changed after previous_sequence_number up to sequence_number (GET /book\'s)', object({ channel: { type: 'string' }, type: { const: 'delta' }, previous_sequence_number: { type: 'integer' }, sequence_number: { type: 'integer' }, bids: levels, asks: levels, checksum: { type: 'integer' }, time: { type: 'integer' } })),
+  trades: message('trades', 'Public trades, as GET /trades items plus their sequence_number', object({ channel: { type: 'string' }, type: { const: 'trades' }, trades: { type: 'array', items: object({ price: decimal, quantity: decimal, symbol: { type: 'string' }, side: { enum: ['buy', 'sell'] }, time: { type: 'integer' }, sequence_number: { type: 'integer' } }) } })),
+  candle: message('candle', 'The open candle, as GET /candles items, on subscribe and as trades change it', object({ channel: { type: 'string' }, type: { const: 'candle' }, candle: object({ time: { type: 'integer' }, open: decimal, high: decimal, low: decimal, close: decimal, volume: decimal, funding_rate: decimal }) })),
+  prices: message('prices', 'Mark, index and last price and the last settled funding rate; on subscribe and when one changes', object({ channel: { type: 'string' }, type: { const: 'prices' }, markPrice: { type: ['string', 'null'] }, indexPrice: { type: ['string', 'null'] }, lastPrice: { type: ['string', 'null'] }, fundingRate: { type: ['string', 'null'] }, time: { type: 'integer' } })),
+  summary: message('summary', 'GET /summary of the market; on subscribe and after trades (at most once a second)', object({ channel: { type: 'string' }, type: { const: 'summary' }, symbol: { type: 'string' } }, ['channel', 'type', 'symbol'])),
+  accountEvent: message('accountEvent', 'One numbered event of the subaccount: order (every status change, untriggered and triggered included: the order as GET /account/order shows it), fill, position or balance', object({ channel: { type: 'string' }, type: { enum: ['order', 'fill', 'position', 'balance'] }, sequence: { type: 'integer', description: 'per subaccount, 1, 2, 3… with no gap' }, order: { type: 'object' }, fill: { type: 'object' }, position: { type: 'object' }, balance: { type: 'object' } }, ['channel', 'type', 'sequence'])),
+  accountStats: message('accountStats', 'GET /account/stats after the events up to sequence (not numbered itself)', object({ channel: { type: 'string' }, type: { const: 'stats' }, sequence: { type: 'integer' }, stats: { type: 'object' } })),
+  accountLive: message('accountLive', 'Caught up: every event up to sequence was sent; what follows is live', object({ channel: { type: 'string' }, type: { const: 'live' }, sequence: { type: 'integer' } })),
+  accountResync: message('accountResync', `since cannot be resumed from (ahead of the account, or more than ${DEFAULT_FEED_LIMITS.maxResume} events behind): take a fresh snapshot over REST; live from sequence on`, object({ channel: { type: 'string' }, type: { const: 'resync' }, sequence: { type: 'integer' }, message: { type: 'string' } })),
+};
+
+const ref = (name: keyof typeof MESSAGES) => ({ $ref: `#/components/messages/${name}` });
+const channel = (address: string, description: string, parameters: Record<string, unknown>, names: (keyof typeof MESSAGES)[]) => ({
+  address,
+  description,
+  parameters,
+  messages: Object.fromEntries(names.map((n) => [n, ref(n)])),
+});
+
+export function asyncApiDocument(servers: ReadonlyArray<{ url: string; description: string }>): Record<string, unknown> {
+  const control: (keyof typeof MESSAGES)[] = ['subscribe', 'unsubscribe', 'login', 'ping', 'subscribed', 'loggedIn', 'pong', 'heartbeat', 'error'];
+  const channels = {
+    control: channel(FEED_PATH, 'Requests and their replies on the connection itself', {}, control),
+    book: channel('book.{symbol}', 'Order book: a snapshot on subscribe, then deltas chained by sequence_number', { symbol }, ['bookSnapshot', 'bookDelta']),
+    trades: channel('trades.{symbol}', 'Public trades', { symbol }, ['trades']),
+    candles: channel('candles.{symbol}.{interval}', 'The open candle of one interval', { symbol, interval: { enum: CANDLE_INTERVALS.map((i) => i.name) } }, ['candle']),
+    prices: channel('prices.{symbol}', 'Mark, index, last price and funding rate', { symbol }, ['prices']),
+    summary: channel('summary.{symbol}', '24 h market summary', { symbol }, ['summary']),
+    account: channel('account.{address}.{subaccountIndex}', 'Private: after login, the account or a delegate holding read. Subscribe with {"channel", "since"} to resume', { address: {}, subaccountIndex: {} }, ['accountEvent', 'accountStats', 'accountLive', 'accountResync']),
+  };
+  const receive = (name: keyof typeof channels) => ({ action: 'receive', channel: { $ref: `#/channels/${name}` } });
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'perp-exchange streaming feeds',
+      version: '1',
+      description:
+        `One WebSocket at ${FEED_PATH} on the REST API's port (docs/feeds.md). Limits: ${DEFAULT_FEED_LIMITS.connectionsPerAddress} connections per source address (the upgrade is refused 429), ` +
+        `${DEFAULT_FEED_LIMITS.subscriptionsPerConnection} subscriptions per connection; a connection more than ${DEFAULT_FEED_LIMITS.slowConsumerBytes} bytes behind is closed with ${SLOW_CONSUMER_CLOSE} and a reason.`,
+    },
+    servers: Object.fromEntries(servers.map((s, i) => [`server${i}`, { host: new URL(s.url).host, protocol: new URL(s.url).protocol === 'https:' ? 'wss' : 'ws', pathname: FEED_PATH, description: s.description }])),
+    channels,
+    operations: {
+      request: { action: 'send', channel: { $ref: '#/channels/control' }, messages: ['subscribe', 'unsubscribe', 'login', 'ping'].map((n) => ({ $ref: `#/channels/control/messages/${n}` })) },
+      ...Object.fromEntries((Object.keys(channels) as (keyof typeof channels)[]).filter((c) => c !== 'control').map((c) => [`receive_${c}`, receive(c)])),
+    },
+    components: { messages: MESSAGES },
+  };
+}
