@@ -47,7 +47,7 @@ test('npm start runs dist/main.js with source maps, its threads from dist/, and 
   t.after(() => {
     for (const pid of started.filter(alive)) process.kill(pid, 'SIGKILL');
   });
-  assert.ok(statSync(join(ROOT, 'dist', 'log.js')).mtimeMs >= touched.getTime() - 1000, 'the stale build was compiled again before the start');
+  assert.ok(statSync(join(ROOT, 'dist', '.tsbuildinfo')).mtimeMs >= touched.getTime() - 1000, 'the stale build was compiled again before the start');
   assert.equal(ready.host, '127.0.0.1', 'a testnet listens on loopback by default');
 
   const commands = started.map(commandLine);
