@@ -19,7 +19,7 @@
  */
 export { ExchangeClient, type ClientOptions, type OrderInput, type Query, type Session, type SignedOrder } from './client.ts';
 export { ExchangeError } from './errors.ts';
-export { Feed, accountChannel, type FeedMessage, type FeedOptions, type WebSocketFactory } from './feeds.ts';
+export { Feed, accountChannel, type FeedMessage, type FeedOptions, type WebSocketFactory, type WebSocketLike } from './feeds.ts';
 export { Nonces } from './nonces.ts';
 export { ROUTES, type Level, type Market, type Order, type Position, type ResponseOf, type RouteName } from './routes.ts';
 export { orderMessage, signerOf, type OrderBody, type Signer, type Wallet } from './signing.ts';
