@@ -14,7 +14,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ExchangeClient, accountChannel, type FeedMessage, type Market, type Order } from '../client/index.ts';
+import { ExchangeClient, accountChannel, onTick, type FeedMessage, type Market, type Order } from '../client/index.ts';
 import { fields, table } from './output.ts';
 import { decimal, integer, UsageError } from './usage.ts';
 import { createKey, readKey, readSession, saveSession } from './wallet-files.ts';
@@ -82,13 +82,6 @@ const ORDER_COLUMNS = [
 ] as const;
 
 const time = (seconds: number) => new Date(seconds * 1000).toISOString().replace('T', ' ').slice(0, 19);
-
-/** `price` moved by `fraction` away from the book (up for a buy), on the market's tick. */
-function slipped(market: Market, price: string, fraction: number, buy: boolean): string {
-  const tick = Number(market.tickSize);
-  const ticks = (Number(price) * (buy ? 1 + fraction : 1 - fraction)) / tick;
-  return ((buy ? Math.ceil(ticks - 1e-9) : Math.max(1, Math.floor(ticks + 1e-9))) * tick).toFixed(market.tickSize.split('.')[1]?.length ?? 0);
-}
 
 async function findMarket(client: ExchangeClient, symbol: string): Promise<Market> {
   const { markets } = await client.config();
@@ -173,7 +166,7 @@ export const COMMANDS: Command[] = [
         const book = await client.book(market.symbol, { depth: 1 });
         const best = side === 'buy' ? book.asks[0] : book.bids[0];
         if (best === undefined) throw new UsageError(`no ${side === 'buy' ? 'asks' : 'bids'} in ${market.symbol} to take: pass --price for a limit order`);
-        price = slipped(market, best.price, slippage, side === 'buy');
+        price = onTick(market, Number(best.price), side === 'buy' ? slippage : -slippage, side === 'buy');
       }
       const order = await client.placeOrder({
         symbol: market.symbol,

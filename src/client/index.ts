@@ -22,4 +22,5 @@ export { ExchangeError } from './errors.ts';
 export { Feed, accountChannel, type FeedMessage, type FeedOptions, type WebSocketFactory, type WebSocketLike } from './feeds.ts';
 export { Nonces } from './nonces.ts';
 export { ROUTES, type Level, type Market, type Order, type Position, type ResponseOf, type RouteName } from './routes.ts';
+export { onTick, sizes } from './ticks.ts';
 export { orderMessage, signerOf, type OrderBody, type Signer, type Wallet } from './signing.ts';
