@@ -5,9 +5,9 @@
  * signatures): in every market a two-sided ladder of `levels` bids and asks around the index
  * price, the first `spread` away from it and each next one `step` further, bigger the further
  * out. Every `intervalMs` it reads the index prices and requotes a market whose index moved
- * (or whose quotes were taken): one cancel of its orders there, then one signed batch of the new
- * ladder. The quotes are plain limit orders, so the book the takers hit is always the maker's
- * and the index's.
+ * (or whose quotes were taken): one signed batch of the new ladder, then one cancel of the old
+ * one — in that order, so the book is never empty between the two (the index moves at most a
+ * basis point a second, so a new ladder never reaches the old one across the 10 bp spread).
  *
  * May import: ../client.
  */
@@ -26,6 +26,8 @@ export const MAKER_DEFAULTS: MakerOptions = { levels: 5, spread: 0.0005, step: 0
 
 export class MarketMaker {
   private readonly quotedAt = new Map<string, string>();
+  /** The order ids of the ladder resting in each market. */
+  private readonly ladders = new Map<string, string[]>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -76,9 +78,12 @@ export class MarketMaker {
       { symbol: market.symbol, price: onTick(market, index, -(spread + k * step), false), quantity: sizes(market, 10 * (k + 1)) },
       { symbol: market.symbol, price: onTick(market, index, spread + k * step, true), quantity: `-${sizes(market, 10 * (k + 1))}` },
     ]).flat();
-    await this.client.cancelAllOrders({ symbol: market.symbol });
     try {
-      await this.client.placeOrders(ladder);
+      const placed = await this.client.placeOrders(ladder);
+      const old = this.ladders.get(market.symbol) ?? [];
+      this.ladders.set(market.symbol, placed.map((o) => o.orderId));
+      // Orders of the old ladder that were filled meanwhile come back in `failed`: nothing to do.
+      if (old.length > 0) await this.client.cancelOrders({ orderIds: old });
     } catch (error) {
       if (!(error instanceof ExchangeError)) throw error;
       this.report(`market maker: ${market.symbol} quotes refused: ${error.status} ${error.message}`);
