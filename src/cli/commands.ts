@@ -291,7 +291,7 @@ export const COMMANDS: Command[] = [
       await new Promise<void>((resolve, reject) => {
         process.once('SIGINT', () => resolve());
         feed.onMessage((m: FeedMessage) => {
-          if (m.type === 'heartbeat' || m.type === 'subscribed') return;
+          if (seen >= count || m.type === 'heartbeat' || m.type === 'subscribed' || m.type === 'login') return; // done, or the protocol's own
           if (m.type === 'error') {
             reject(new UsageError(`${m.channel ?? 'feed'}: ${String(m.message)}`));
             return;
