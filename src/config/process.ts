@@ -138,6 +138,9 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   }
   const jwtSecret = values['jwt-secret'] ?? env.JWT_SECRET ?? null;
   if (jwtSecret !== null && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET', '(hidden)', 'must be 32 characters or more');
+  // Testnet makes one per data directory; mainnet takes the operator's, so no start ever signs
+  // tokens with a key nobody chose, and every node that checks a token can be given the same one.
+  if (jwtSecret === null && profile.name === 'mainnet') throw new ConfigError('JWT_SECRET', '(unset)', 'must be set on mainnet, 32 characters or more (try: openssl rand -hex 32)');
 
   const intervalText = values['snapshot-interval-ms'] ?? env.SNAPSHOT_INTERVAL_MS ?? '60000';
   const snapshotIntervalMs = Number(intervalText);

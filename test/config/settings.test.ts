@@ -45,7 +45,7 @@ test('TRUSTED_PROXIES: a comma-separated list of IP addresses, kept in canonical
 
 test('OPERATOR_KEY on mainnet: 32 characters or more and not the published testnet key; testnet keeps its default', () => {
   const strong = 'k'.repeat(32);
-  assert.equal(loadSettings(['--profile', 'mainnet'], { OPERATOR_KEY: strong }).operatorKey, strong);
+  assert.equal(loadSettings(['--profile', 'mainnet'], { OPERATOR_KEY: strong, JWT_SECRET: 's'.repeat(32) }).operatorKey, strong);
   for (const weak of ['12345678', 'testnet-operator-key', 'k'.repeat(31)]) {
     assert.throws(() => loadSettings(['--profile', 'mainnet'], { OPERATOR_KEY: weak }), (e: unknown) => e instanceof ConfigError && e.message.startsWith('OPERATOR_KEY: must be a secret of 32 characters or more on mainnet') && !e.message.includes(weak));
   }
@@ -86,4 +86,12 @@ test('OPERATOR_PORT / --operator-port: absent by default; a port, not the public
   assert.equal(loadSettings([], { OPERATOR_PORT: '0' }).operatorPort, 0);
   assert.throws(() => loadSettings(['--operator-port', 'nine'], {}), /^ConfigError: OPERATOR_PORT: must be an integer from 0 to 65535, got "nine"$/);
   assert.throws(() => loadSettings(['--port', '9000', '--operator-port', '9000'], {}), /^ConfigError: OPERATOR_PORT: must differ from PORT, got "9000"$/);
+});
+
+test('JWT_SECRET on mainnet: required, 32 characters or more, never echoed; testnet makes its own', () => {
+  const mainnet = { PROFILE: 'mainnet', OPERATOR_KEY: 'k'.repeat(32) };
+  assert.throws(() => loadSettings([], mainnet), /^ConfigError: JWT_SECRET: must be set on mainnet, 32 characters or more \(try: openssl rand -hex 32\), got "\(unset\)"$/);
+  assert.throws(() => loadSettings([], { ...mainnet, JWT_SECRET: 'short-secret' }), (e: unknown) => e instanceof ConfigError && e.message.startsWith('JWT_SECRET: must be 32 characters or more') && !e.message.includes('short-secret'));
+  assert.equal(loadSettings([], { ...mainnet, JWT_SECRET: 's'.repeat(32) }).jwtSecret, 's'.repeat(32));
+  assert.equal(loadSettings([], {}).jwtSecret, null);
 });

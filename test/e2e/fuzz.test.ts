@@ -38,7 +38,7 @@ const TRADERS = 3;
  * operator key is a secret of mainnet's length (no faucet on mainnet: POST /faucet is 404).
  * Snapshots every 2 s, so they are taken of the fuzzed state too.
  */
-const SERVER_ARGS = ['--profile', 'mainnet', '--snapshot-interval-ms', '2000'];
+const SERVER_ARGS = ['--profile', 'mainnet', '--jwt-secret', 'fuzz-'.repeat(8), '--snapshot-interval-ms', '2000'];
 const OPERATOR_KEY = 'fuzz-operator-key-0123456789abcdef';
 const SERVER_ENV = { OPERATOR_KEY };
 /** The index prices set before the run; orders are priced around them. */
