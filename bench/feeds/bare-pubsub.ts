@@ -1,0 +1,118 @@
+/**
+ * @module bench/feeds/bare-pubsub
+ *
+ * The baseline of bench/feeds.bench.ts, run as a CHILD process so its CPU is its own (the
+ * exchange idles in the bench's process meanwhile): a bare uWebSockets.js WebSocket server (the
+ * package the exchange uses, no adapter) whose every connection is subscribed to one topic on
+ * open. Asked over IPC, it publishes given messages at given rates for a while and reports its
+ * CPU. A message a client sends comes back to it published on a topic of its own (the latency
+ * probe's round trip), queued behind the fan-out like any published message.
+ * Limits as the exchange's feed endpoint sets them (src/ws/feeds.ts), no compression.
+ * May import: uWebSockets.js, node:, src/ws/feeds (its limits).
+ */
+import { createRequire } from 'node:module';
+import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import { DEFAULT_FEED_LIMITS } from '../../src/ws/feeds.ts';
+
+const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
+
+export const BARE_TOPIC = 'feed';
+const PROBE_TOPIC = 'probe';
+
+export type BareJob =
+  /** Listens on a free loopback port; the reply has it. */
+  | { op: 'listen' }
+  /** Publishes each text at its rate for `seconds`; the reply has what was published, the subscribers and the CPU it took. */
+  | { op: 'publish'; messages: { text: string; perSecond: number }[]; seconds: number };
+
+export type BareReply = { ok: true; port?: number; published?: number; subscribers?: number; cpuSeconds?: number } | { ok: false; error: string };
+
+interface BarePubSub {
+  port: number;
+  publish(text: string): void;
+  subscribers(): number;
+  close(): void;
+}
+
+function startBarePubSub(): Promise<BarePubSub> {
+  // `close` (every connection) is in the binary, not in its typings (as src/http/uws.ts says too).
+  const app = uws.App() as Uws.TemplatedApp & { close(): void };
+  app.ws('/ws', {
+    compression: uws.DISABLED,
+    maxPayloadLength: 16 * 1024,
+    idleTimeout: 60,
+    maxBackpressure: DEFAULT_FEED_LIMITS.slowConsumerBytes * 4,
+    closeOnBackpressureLimit: 1,
+    open: (ws) => {
+      ws.subscribe(BARE_TOPIC);
+    },
+    // The probe's message comes back published on a topic of its own, behind whatever the
+    // topic's fan-out has queued: a probe published to every subscriber would add to the load.
+    message: (ws, message) => {
+      ws.subscribe(PROBE_TOPIC);
+      app.publish(PROBE_TOPIC, message, false, false);
+    },
+  });
+  return new Promise((resolve, reject) => {
+    app.listen('127.0.0.1', 0, (socket) => {
+      if (!socket) {
+        reject(new Error('bare pub/sub: cannot listen on 127.0.0.1'));
+        return;
+      }
+      resolve({
+        port: uws.us_socket_local_port(socket as unknown as Uws.us_socket),
+        publish: (text) => {
+          app.publish(BARE_TOPIC, text, false, false);
+        },
+        subscribers: () => app.numSubscribers(BARE_TOPIC),
+        close: () => {
+          uws.us_listen_socket_close(socket);
+          app.close();
+        },
+      });
+    });
+  });
+}
+
+/**
+ * Publishes each of `messages` at its own rate (messages per second) for `seconds`, on a 1 ms
+ * timer: every tick sends what is due by then, so bursts stay as small as the timer allows.
+ */
+async function publishPaced(server: BarePubSub, messages: { text: string; perSecond: number }[], seconds: number): Promise<number> {
+  const start = performance.now();
+  const sent = messages.map(() => 0);
+  for (;;) {
+    const elapsed = Math.min(seconds, (performance.now() - start) / 1000);
+    messages.forEach((m, i) => {
+      const due = Math.floor(m.perSecond * elapsed);
+      for (; sent[i] < due; sent[i]++) server.publish(m.text);
+    });
+    if (elapsed >= seconds) return sent.reduce((a, b) => a + b, 0);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+let server: BarePubSub | null = null;
+
+async function run(job: BareJob): Promise<Extract<BareReply, { ok: true }>> {
+  if (job.op === 'listen') {
+    server ??= await startBarePubSub();
+    return { ok: true, port: server.port };
+  }
+  if (server === null) throw new Error('the bare server is not listening');
+  const cpu = process.cpuUsage();
+  const published = await publishPaced(server, job.messages, job.seconds);
+  const used = process.cpuUsage(cpu);
+  return { ok: true, published, subscribers: server.subscribers(), cpuSeconds: (used.user + used.system) / 1e6 };
+}
+
+process.on('message', (job: BareJob) => {
+  run(job).then(
+    (reply) => process.send!(reply satisfies BareReply),
+    (error: Error) => process.send!({ ok: false, error: error.message } satisfies BareReply),
+  );
+});
+process.on('disconnect', () => {
+  server?.close();
+  process.exit(0);
+});
