@@ -27,7 +27,7 @@
  * 3. The order path's rate at -c 50 with the subscribers attached and with none, in rounds
  *    ordered none, attached, attached, none (`FEEDS_BENCH_ROUNDS` pairs of rounds, 2 by default;
  *    drift on this shared machine then weighs on both alike); `FEEDS_BENCH_ORDERS` (10,000)
- *    orders a round. Target: attached within 10% of none. The server's CPU per order is printed
+ *    orders a round, or what `FEEDS_BENCH_ROUND_SECONDS` (15) allows. Target: attached within 10% of none. The server's CPU per order is printed
  *    beside it, and the subscribers' CPU (they share the 2 cores with the server).
  * To see where the feeds cost the order path: `node --cpu-prof --import tsx bench/feeds.bench.ts`
  * profiles the server's main thread (the bench's own work is idle waiting).
@@ -61,6 +61,8 @@ const CLIENT_PROCESSES = Math.min(SUBSCRIBERS, envInt('FEEDS_BENCH_CLIENTS', 2))
 const ORDERS = envInt('FEEDS_BENCH_ORDERS', 10_000);
 const ROUND_PAIRS = envInt('FEEDS_BENCH_ROUNDS', 2);
 const CONNECTIONS = envInt('FEEDS_BENCH_CONNECTIONS', 50);
+/** A round stops after this long even if orders are left (on a busy machine the rate falls tenfold). */
+const ROUND_SECONDS = envInt('FEEDS_BENCH_ROUND_SECONDS', 15);
 const SYMBOL = 'BTC-USD-PERP';
 const CHANNELS = [`book.${SYMBOL}`, `trades.${SYMBOL}`];
 const ACCOUNTS = 100;
@@ -69,11 +71,12 @@ const WARMUP_ORDERS = 1_000;
 /** The probe's pause between pairs, and the pairs it may send in one round (it stops when told). */
 const PROBE_GAP_MS = 10;
 const PROBE_LOOPS = 4;
-const PROBE_PAIRS = 1_000;
+const PROBE_PAIRS = 600;
 /** After the orders: time for the last frames to reach every subscriber. */
 const SETTLE_MS = 500;
-/** The shortest baseline publication, when the exchange's rounds were shorter. */
+/** The baseline publishes as long as the exchange's rounds delivered, within these bounds. */
 const MIN_BARE_SECONDS = 2;
+const MAX_BARE_SECONDS = 10;
 
 // ---- the children ----
 
@@ -177,7 +180,7 @@ async function runRound(ex: BenchExchange, mode: Mode, bodies: string, probeOrde
   const wsUrl = `${ex.url.replace(/^http/, 'ws')}/ws`;
   await probeJob({ op: 'orders', url: ex.url, wsUrl: mode === 'attached' ? wsUrl : null, symbol: SYMBOL, ordersFile: probeOrders, loops: PROBE_LOOPS, gapMs: PROBE_GAP_MS });
   if (mode === 'attached') await subscribers({ op: 'start' });
-  const orders = await measure(loader, { kind: 'post', url: ex.url, path: '/account/order', connections: CONNECTIONS, bodiesFile: bodies } satisfies LoadJob);
+  const orders = await measure(loader, { kind: 'post', url: ex.url, path: '/account/order', connections: CONNECTIONS, bodiesFile: bodies, maxSeconds: ROUND_SECONDS } satisfies LoadJob);
   const probed = (await probeJob({ op: 'stop' }))!;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const d = mode === 'attached' ? delivery(await subscribers({ op: 'stop' })) : null;
@@ -287,7 +290,7 @@ try {
     const head = `{"channel":"${channel}","type":"bare","pad":"`;
     return `${head}${'x'.repeat(Math.max(0, Math.round(bytes) - head.length - 2))}"}`;
   };
-  const bareSeconds = Math.max(MIN_BARE_SECONDS, exchangeDelivery.seconds);
+  const bareSeconds = Math.min(MAX_BARE_SECONDS, Math.max(MIN_BARE_SECONDS, exchangeDelivery.seconds));
   console.log(
     `\nBaseline: bare uWS publishing to ${SUBSCRIBERS} subscribers of one topic for ${bareSeconds.toFixed(1)} s at the exchange's rates: ` +
       `${exchangeDelivery.book.perSecond.toFixed(0)}/s of ${exchangeDelivery.book.bytes.toFixed(0)} B + ${exchangeDelivery.trades.perSecond.toFixed(0)}/s of ${exchangeDelivery.trades.bytes.toFixed(0)} B; load average ${loadAverage()}`,
