@@ -1,7 +1,7 @@
 /**
  * @module bench/http/traders
  *
- * The traders of bench/http.bench.ts: wallets that log in and are funded through the API
+ * The traders of bench/http.bench.ts and bench/feeds.bench.ts: wallets that log in and are funded through the API
  * (test/e2e/harness.ts `Trader`, viem), and a fast order signer for the thousands of orders the
  * bench pre-signs. The fast signer hashes with the exchange's own EIP-712 code and signs with
  * libsecp256k1 (noble where the binding does not load); `checkSignerAgainstViem` proves on a
