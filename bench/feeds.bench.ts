@@ -18,7 +18,8 @@
  *    one in 50 checks that deltas chain and trades are in order. Baseline: a bare uWebSockets.js
  *    server (bench/feeds/bare-pubsub.ts) publishing messages of the same sizes at the same
  *    per-subscriber rates to as many subscribers of one topic, for as long, in a child process
- *    (its CPU its own).
+ *    (its CPU its own); then the same bytes in a quarter of the messages, to show whether a
+ *    fan-out costs per pass over the subscribers (one write to each) or per byte.
  * 2. The delay from a fill's acknowledgement (the taker's HTTP reply) to its trades message and
  *    its book delta at the probe, which both sent the order and holds a subscription (one
  *    clock): p50, p99. Negative when the feed message came first (both follow the same journal
@@ -77,6 +78,8 @@ const SETTLE_MS = 500;
 /** The baseline publishes as long as the exchange's rounds delivered, within these bounds. */
 const MIN_BARE_SECONDS = 2;
 const MAX_BARE_SECONDS = 10;
+/** The baseline's second measure: frames' worth per message, to show what a pass over the subscribers costs. */
+const COALESCED = 4;
 
 // ---- the children ----
 
@@ -297,11 +300,14 @@ try {
   );
   await probeJob({ op: 'bare', wsUrl: bareUrl, loops: PROBE_LOOPS, gapMs: PROBE_GAP_MS });
   await subscribers({ op: 'start' });
+  // A pass per frame (each frame has a book delta; most have trades), as the exchange publishes.
+  const passes = exchangeDelivery.book.perSecond;
   const published = await bareJob({
     op: 'publish',
+    passesPerSecond: passes,
     messages: [
-      { text: padded('book.BARE', exchangeDelivery.book.bytes), perSecond: exchangeDelivery.book.perSecond },
-      { text: padded('trades.BARE', exchangeDelivery.trades.bytes), perSecond: exchangeDelivery.trades.perSecond },
+      { text: padded('book.BARE', exchangeDelivery.book.bytes), perPass: 1 },
+      { text: padded('trades.BARE', exchangeDelivery.trades.bytes), perPass: Math.min(1, exchangeDelivery.trades.perSecond / passes) },
     ],
     seconds: bareSeconds,
   });
@@ -312,6 +318,17 @@ try {
   const bareCpuMicros = (published.cpuSeconds! / (bareDelivery.rate * bareDelivery.seconds)) * 1e6 * 1000;
   describeDelivery('bare uWS delivered', bareDelivery);
   console.log(`    ${published.published} messages published; bare server CPU ${bareCpuMicros.toFixed(1)} µs per 1,000 delivered; probe round trip through the topic ${ms(bareProbe.roundTrip)}`);
+  // What a fan-out costs: per pass over the subscribers (one write to each) or per byte? The
+  // same bytes per second in a quarter of the passes (each message four frames' worth).
+  const bytesPerSecond = exchangeDelivery.book.perSecond * exchangeDelivery.book.bytes + exchangeDelivery.trades.perSecond * exchangeDelivery.trades.bytes;
+  const fewerSeconds = bareSeconds / 2;
+  await subscribers({ op: 'start' });
+  const fewer = await bareJob({ op: 'publish', passesPerSecond: passes / COALESCED, messages: [{ text: padded('trades.BARE', (bytesPerSecond / passes) * COALESCED), perPass: 1 }], seconds: fewerSeconds });
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const fewerDelivery = delivery(await subscribers({ op: 'stop' }));
+  const bareCores = { passes: published.cpuSeconds! / bareSeconds, fewer: fewer.cpuSeconds! / fewerSeconds };
+  describeDelivery(`bare, 1/${COALESCED} the passes`, fewerDelivery);
+  console.log(`    bare server CPU ${bareCores.passes.toFixed(3)} cores at ${passes.toFixed(0)} passes/s, ${bareCores.fewer.toFixed(3)} cores at ${(passes / COALESCED).toFixed(0)} passes/s with the same bytes`);
   await subscribers({ op: 'disconnect' });
 
   // ---- the figures ----
@@ -336,6 +353,7 @@ try {
     { name: `signed order p99 with ${subscribersName}`, value: p99.attached, unit: 'ms', baseline: { name: 'no subscribers', value: p99.none } },
     { name: `server CPU per signed order with ${subscribersName}`, value: cpuPerOrder.attached, unit: 'µs', baseline: { name: 'no subscribers', value: cpuPerOrder.none } },
     { name: 'feeds server CPU per 1,000 messages delivered (extra CPU per order / messages per order)', value: feedCpuMicros, unit: 'µs', baseline: { name: 'bare uWS publish', value: bareCpuMicros } },
+    { name: `bare uWS server CPU, the same bytes/s in 1/${COALESCED} the passes over the ${subscribersName}`, value: bareCores.fewer, unit: 'cores', baseline: { name: `at the exchange's ${passes.toFixed(0)} passes/s`, value: bareCores.passes } },
   );
   console.log(`  after: exchange state valid; load average ${loadAverage()}`);
 } finally {

@@ -4,8 +4,8 @@
  * The baseline of bench/feeds.bench.ts, run as a CHILD process so its CPU is its own (the
  * exchange idles in the bench's process meanwhile): a bare uWebSockets.js WebSocket server (the
  * package the exchange uses, no adapter) whose every connection is subscribed to one topic on
- * open. Asked over IPC, it publishes given messages at given rates for a while and reports its
- * CPU. A message a client sends comes back to it published on a topic of its own (the latency
+ * open. Asked over IPC, it publishes given messages at a given rate of passes for a while and
+ * reports its CPU. A message a client sends comes back to it published on a topic of its own (the latency
  * probe's round trip), queued behind the fan-out like any published message.
  * Limits as the exchange's feed endpoint sets them (src/ws/feeds.ts), no compression.
  * May import: uWebSockets.js, node:, src/ws/feeds (its limits).
@@ -22,8 +22,8 @@ const PROBE_TOPIC = 'probe';
 export type BareJob =
   /** Listens on a free loopback port; the reply has it. */
   | { op: 'listen' }
-  /** Publishes each text at its rate for `seconds`; the reply has what was published, the subscribers and the CPU it took. */
-  | { op: 'publish'; messages: { text: string; perSecond: number }[]; seconds: number };
+  /** Publishes `passesPerSecond` times a second for `seconds` (see `publishPaced`); the reply has what was published, the subscribers and the CPU it took. */
+  | { op: 'publish'; passesPerSecond: number; messages: { text: string; perPass: number }[]; seconds: number };
 
 export type BareReply = { ok: true; port?: number; published?: number; subscribers?: number; cpuSeconds?: number } | { ok: false; error: string };
 
@@ -75,21 +75,25 @@ function startBarePubSub(): Promise<BarePubSub> {
 }
 
 /**
- * Publishes each of `messages` at its own rate (messages per second) for `seconds`, on a 1 ms
- * timer: every tick sends what is due by then, so bursts stay as small as the timer allows.
+ * `passesPerSecond` fan-outs for `seconds`, evenly spaced, as the exchange publishes a frame: each
+ * pass publishes every message whose share of passes (`perPass`, at most 1) is due, in one go.
+ * Returns the messages published.
  */
-async function publishPaced(server: BarePubSub, messages: { text: string; perSecond: number }[], seconds: number): Promise<number> {
+async function publishPaced(server: BarePubSub, passesPerSecond: number, messages: { text: string; perPass: number }[], seconds: number): Promise<number> {
   const start = performance.now();
-  const sent = messages.map(() => 0);
-  for (;;) {
-    const elapsed = Math.min(seconds, (performance.now() - start) / 1000);
-    messages.forEach((m, i) => {
-      const due = Math.floor(m.perSecond * elapsed);
-      for (; sent[i] < due; sent[i]++) server.publish(m.text);
-    });
-    if (elapsed >= seconds) return sent.reduce((a, b) => a + b, 0);
-    await new Promise((resolve) => setTimeout(resolve, 1));
+  const passes = Math.floor(passesPerSecond * seconds);
+  let published = 0;
+  for (let pass = 0; pass < passes; pass++) {
+    const at = start + (pass / passesPerSecond) * 1000;
+    const wait = at - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    for (const m of messages) {
+      if (Math.floor((pass + 1) * m.perPass) === Math.floor(pass * m.perPass)) continue;
+      server.publish(m.text);
+      published++;
+    }
   }
+  return published;
 }
 
 let server: BarePubSub | null = null;
@@ -101,7 +105,7 @@ async function run(job: BareJob): Promise<Extract<BareReply, { ok: true }>> {
   }
   if (server === null) throw new Error('the bare server is not listening');
   const cpu = process.cpuUsage();
-  const published = await publishPaced(server, job.messages, job.seconds);
+  const published = await publishPaced(server, job.passesPerSecond, job.messages, job.seconds);
   const used = process.cpuUsage(cpu);
   return { ok: true, published, subscribers: server.subscribers(), cpuSeconds: (used.user + used.system) / 1e6 };
 }
