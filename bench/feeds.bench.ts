@@ -32,7 +32,8 @@
  *    beside it, and the subscribers' CPU (they share the 2 cores with the server).
  * To see where the feeds cost the order path: `node --cpu-prof --import tsx bench/feeds.bench.ts`
  * profiles the server's main thread (the bench's own work is idle waiting).
- * Runs in about a minute and a half at full size; the temporary data dir and children are removed.
+ * Runs in about two minutes at full size on the shared 2-core VM (setup ≈ 20–40 s, rounds capped
+ * at 15 s); the temporary data dir and the children are removed at the end.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
