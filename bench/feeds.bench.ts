@@ -16,10 +16,10 @@
  * 1. Messages per second delivered to `FEEDS_BENCH_SUBSCRIBERS` (1,000) subscribers of the
  *    market's `book.` and `trades.` channels while the orders cross; every subscriber counts,
  *    one in 50 checks that deltas chain and trades are in order. Baseline: a bare uWebSockets.js
- *    server (bench/feeds/bare-pubsub.ts) publishing messages of the same sizes at the same
- *    per-subscriber rates to as many subscribers of one topic, for as long, in a child process
- *    (its CPU its own); then the same bytes in a quarter of the messages, to show whether a
- *    fan-out costs per pass over the subscribers (one write to each) or per byte.
+ *    server (bench/feeds/bare-pubsub.ts) publishing messages of the same sizes to as many
+ *    subscribers of one topic, a pass per frame at the exchange's frames per second, for as
+ *    long, in a child process (its CPU its own); then the same bytes in a quarter of the passes,
+ *    to show whether a fan-out costs per pass over the subscribers (a write to each) or per byte.
  * 2. The delay from a fill's acknowledgement (the taker's HTTP reply) to its trades message and
  *    its book delta at the probe, which both sent the order and holds a subscription (one
  *    clock): p50, p99. Negative when the feed message came first (both follow the same journal
@@ -27,9 +27,10 @@
  *    back (behind the fan-out under way), under the baseline's load.
  * 3. The order path's rate at -c 50 with the subscribers attached and with none, in rounds
  *    ordered none, attached, attached, none (`FEEDS_BENCH_ROUNDS` pairs of rounds, 2 by default;
- *    drift on this shared machine then weighs on both alike); `FEEDS_BENCH_ORDERS` (10,000)
- *    orders a round, or what `FEEDS_BENCH_ROUND_SECONDS` (15) allows. Target: attached within 10% of none. The server's CPU per order is printed
- *    beside it, and the subscribers' CPU (they share the 2 cores with the server).
+ *    linear drift on this shared machine then weighs on both alike); `FEEDS_BENCH_ORDERS`
+ *    (10,000) orders a round, or what `FEEDS_BENCH_ROUND_SECONDS` (15) allows. Target: attached
+ *    within 10% of none. The server's CPU per order is printed beside it (steadier than the rate
+ *    when neighbours load the machine), and the subscribers' CPU (they share the 2 cores).
  * To see where the feeds cost the order path: `node --cpu-prof --import tsx bench/feeds.bench.ts`
  * profiles the server's main thread (the bench's own work is idle waiting).
  * Runs in about two minutes at full size on the shared 2-core VM (setup ≈ 20–40 s, rounds capped
@@ -41,13 +42,13 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { eip712Domain } from '../src/auth/typed-data.ts';
 import { apiClient } from '../test/e2e/harness.ts';
-import { report, type Figure } from './report.ts';
+import { latency, report, type Figure, type Latency } from './report.ts';
 import type { LoadJob } from './http/load.ts';
 import { describe, loadAverage, measure, type Measured } from './http/measure.ts';
 import { startBenchExchange, type BenchExchange } from './http/servers.ts';
-import { checkSignerAgainstViem, openAccounts, pacedClient, seedBook, signCrossingOrders, signerBackend, signOrder, type BenchTrader, type SignedOrder } from './http/traders.ts';
+import { checkSignerAgainstViem, openAccounts, pacedClient, seedBook, signCrossingOrders, signerBackend, signOrder, type SignedOrder } from './http/traders.ts';
 import type { BareJob, BareReply } from './feeds/bare-pubsub.ts';
-import type { Latency, ProbeJob, ProbeReply, ProbeResult } from './feeds/probe.ts';
+import type { ProbeJob, ProbeReply, ProbeResult } from './feeds/probe.ts';
 import type { SubscriberCounts, SubscriberJob, SubscriberReply } from './feeds/subscribers.ts';
 
 const envInt = (name: string, fallback: number): number => {
@@ -197,8 +198,8 @@ async function runRound(ex: BenchExchange, mode: Mode, bodies: string, probeOrde
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-/** Percentiles over rounds: each round's, averaged (the rounds are of equal size). */
-const meanLatency = (ls: Latency[]): Latency => ({ samples: ls.reduce((a, l) => a + l.samples, 0), p50: mean(ls.map((l) => l.p50)), p99: mean(ls.map((l) => l.p99)), max: Math.max(...ls.map((l) => l.max)) });
+/** The samples of several rounds as one. */
+const pooled = (ls: Latency[]): Latency => latency(ls.flatMap((l) => l.values));
 
 // ---- the run ----
 
@@ -214,9 +215,10 @@ subscriberProcesses = Array.from({ length: CLIENT_PROCESSES }, () => child('./fe
 const figures: Figure[] = [];
 try {
   const setupStart = performance.now();
-  const accounts = await openAccounts(pacedClient(ex.url, 150), ACCOUNTS + 2, '1000000');
-  const probeMaker = accounts[ACCOUNTS];
-  const probeTaker = accounts[ACCOUNTS + 1];
+  // The probe's own makers and takers, a pair per sender: each stays far under 200 requests/s.
+  const accounts = await openAccounts(pacedClient(ex.url, 150), ACCOUNTS + 2 * PROBE_LOOPS, '1000000');
+  const probeMakers = accounts.slice(ACCOUNTS, ACCOUNTS + PROBE_LOOPS);
+  const probeTakers = accounts.slice(ACCOUNTS + PROBE_LOOPS);
   const sellers = accounts.slice(0, ACCOUNTS).filter((_, i) => i % 2 === 0);
   const buyers = accounts.slice(0, ACCOUNTS).filter((_, i) => i % 2 === 1);
   const seeded = await seedBook(sellers, buyers, LEVELS_PER_SIDE);
@@ -238,16 +240,17 @@ try {
   // bid at 95,050 that fills at once (against it, or a crossing ask resting at 95,000).
   const probeFiles = modes.map((_, r) => {
     const file = join(ex.dataDir, `probe-${r}.json`);
-    const pair = (): [string, string][] => [probeMaker, probeTaker].map((t, side) => {
-      const o = signOrder(domain, t, { price: '95050', quantity: side === 0 ? '-0.001' : '0.001' });
-      return [o.token, o.body];
-    });
+    const pair = (_: unknown, i: number): [string, string][] =>
+      [probeMakers[i % PROBE_LOOPS], probeTakers[i % PROBE_LOOPS]].map((t, side) => {
+        const o = signOrder(domain, t, { price: '95050', quantity: side === 0 ? '-0.001' : '0.001' });
+        return [o.token, o.body];
+      });
     writeFileSync(file, JSON.stringify(Array.from({ length: PROBE_PAIRS }, pair)));
     return file;
   });
   const signed = WARMUP_ORDERS + spare + modes.length * (ORDERS + spare + 2 * PROBE_PAIRS);
   console.log(
-    `  setup: ${ACCOUNTS + 2} accounts logged in and funded, ${seeded} resting orders, ${signed} orders signed (${signerBackend}, ${((signed / (performance.now() - signStart)) * 1000).toFixed(0)}/s, checked against viem), ` +
+    `  setup: ${accounts.length} accounts logged in and funded, ${seeded} resting orders, ${signed} orders signed (${signerBackend}, ${((signed / (performance.now() - signStart)) * 1000).toFixed(0)}/s, checked against viem), ` +
       `in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
   );
   describe('warm-up orders', await measure(loader, { kind: 'post', url: ex.url, path: '/account/order', connections: CONNECTIONS, bodiesFile: warmup }));
@@ -336,8 +339,8 @@ try {
   const rate = { none: mean(without.map((r) => r.orders.rate)), attached: mean(withFeeds.map((r) => r.orders.rate)) };
   const cpuPerOrder = { none: mean(without.map((r) => r.orders.serverMicros)), attached: mean(withFeeds.map((r) => r.orders.serverMicros)) };
   const p99 = { none: mean(without.map((r) => r.orders.p99)), attached: mean(withFeeds.map((r) => r.orders.p99)) };
-  const tradesDelay = meanLatency(withFeeds.map((r) => r.probe.trades!));
-  const bookDelay = meanLatency(withFeeds.map((r) => r.probe.book!));
+  const tradesDelay = pooled(withFeeds.map((r) => r.probe.trades!));
+  const bookDelay = pooled(withFeeds.map((r) => r.probe.book!));
   // The feeds' share of the server's CPU, per message delivered: the extra CPU per order with
   // subscribers, over the messages each order brought (noisy: a difference of two measurements).
   const messagesPerOrder = exchangeDelivery.rate / rate.attached;

@@ -20,7 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
-import { percentile } from '../report.ts';
+import { latency, type Latency } from '../report.ts';
 
 export type ProbeJob =
   /** Starts sending the pairs of `ordersFile` (JSON `[[token, body], [token, body]][]`: maker, taker) to `url`; replies once running. */
@@ -29,13 +29,6 @@ export type ProbeJob =
   | { op: 'bare'; wsUrl: string; loops: number; gapMs: number }
   /** Stops; the reply is a `ProbeResult`. */
   | { op: 'stop' };
-
-export interface Latency {
-  samples: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
 
 export interface ProbeResult {
   /** Pairs (or bare probes) sent, and the takers that did not fill (no delay then). */
@@ -56,9 +49,6 @@ const FEED_WAIT_MS = 5_000;
 /** Feed arrivals kept to match a reply that comes after them. */
 const KEPT = 4_096;
 
-function latency(samples: number[]): Latency {
-  return { samples: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), max: samples.length === 0 ? NaN : Math.max(...samples) };
-}
 
 /** Arrivals of one channel's messages: (highest sequence number in it, time); and who waits for one. */
 class Arrivals {
