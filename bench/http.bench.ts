@@ -30,18 +30,19 @@
  * Runs in about a minute; temporary data dir and child process are removed at the end.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadRecoveryBackend } from '../src/auth/recovery.ts';
 import { SignaturePool } from '../src/auth/signature-pool.ts';
 import { eip712Domain, type Eip712Domain } from '../src/auth/typed-data.ts';
 import { report, type Figure } from './report.ts';
-import type { LoadJob, LoadResult } from './http/load.ts';
+import type { LoadJob } from './http/load.ts';
+import { describe, loadAverage, measure as measureJob, type Measured } from './http/measure.ts';
 import { startBareRoute, startBenchExchange, startBookGateway, type BenchExchange } from './http/servers.ts';
 import { durableCommitLatency } from './http/durability.ts';
 import { apiClient } from '../test/e2e/harness.ts';
-import { checkSignerAgainstViem, openAccounts, pacedClient, signerBackend, signOrder, type BenchTrader, type SignedOrder } from './http/traders.ts';
+import { checkSignerAgainstViem, openAccounts, pacedClient, seedBook, signCrossingOrders, signerBackend, type BenchTrader, type SignedOrder } from './http/traders.ts';
 
 const CONNECTIONS = 50;
 /** Connections of the order steps (`HTTP_BENCH_STEPS=50,100` to change them). */
@@ -55,65 +56,8 @@ const WARMUP_ORDERS = 1_000;
 const ORDERS = 20_000;
 const BOOK_PATH = '/book/BTC-USD-PERP?depth=20';
 
-// ---- measurement helpers ----
-
-/** Machine-wide CPU from /proc/stat, in core-seconds: busy (all but idle and iowait) and steal. */
-function machineCpu(): { busy: number; steal: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields;
-  return { busy: (user + nice + system + irq + softirq + steal) / 100, steal: steal / 100 };
-}
-
-interface Measured extends LoadResult {
-  /** Server (this process) CPU per 2xx response, µs. */
-  serverMicros: number;
-  serverCores: number;
-  loadCores: number;
-  machineCores: number;
-  stealCores: number;
-}
-
 let loader: ChildProcess;
-type LoadReply = { ok: true; result: LoadResult } | { ok: false; error: string };
-
-async function measure(job: LoadJob): Promise<Measured> {
-  const cpu = process.cpuUsage();
-  const machine = machineCpu();
-  const start = performance.now();
-  const reply = await new Promise<LoadReply>((resolve, reject) => {
-    const onExit = (code: number | null): void => reject(new Error(`load generator exited with ${code}`));
-    loader.once('exit', onExit);
-    loader.once('message', (message: LoadReply) => {
-      loader.off('exit', onExit);
-      resolve(message);
-    });
-    loader.send(job);
-  });
-  if (!reply.ok) throw new Error(`load generator: ${reply.error}`);
-  const wall = (performance.now() - start) / 1000;
-  const used = process.cpuUsage(cpu);
-  const after = machineCpu();
-  const r = reply.result;
-  const serverSeconds = (used.user + used.system) / 1e6;
-  return {
-    ...r,
-    serverMicros: (serverSeconds / Math.max(1, r.ok)) * 1e6,
-    serverCores: serverSeconds / wall,
-    loadCores: r.cpuSeconds / wall,
-    machineCores: (after.busy - machine.busy) / wall,
-    stealCores: (after.steal - machine.steal) / wall,
-  };
-}
-
-function describe(label: string, m: Measured): void {
-  const codes = Object.entries(m.statusCodes).map(([c, n]) => `${c}×${n}`).join(' ');
-  console.log(
-    `  ${label.padEnd(26)} ${Math.round(m.rate).toString().padStart(6)} /s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  ` +
-      `[${codes}${m.errors ? ` errors×${m.errors}` : ''}${m.timeouts ? ` timeouts×${m.timeouts}` : ''}]  ` +
-      `CPU: server ${m.serverCores.toFixed(2)} + load gen ${m.loadCores.toFixed(2)} cores; others ${Math.max(0, m.machineCores - m.serverCores - m.loadCores).toFixed(2)}, steal ${m.stealCores.toFixed(2)}; machine busy ${m.machineCores.toFixed(2)} of ${availableParallelism()}`,
-  );
-  if (m.firstRefusal !== null) console.log(`    first refusal: ${m.firstRefusal}`);
-}
+const measure = (job: LoadJob): Promise<Measured> => measureJob(loader, job);
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -122,7 +66,7 @@ function combine(rounds: Measured[]): { rate: number; p50: number; p99: number; 
   return { rate: mean(rounds.map((r) => r.rate)), p50: mean(rounds.map((r) => r.p50)), p99: mean(rounds.map((r) => r.p99)), serverMicros: mean(rounds.map((r) => r.serverMicros)) };
 }
 
-const load = (): string => loadavg().map((x) => x.toFixed(2)).join(', ');
+const load = loadAverage;
 
 // ---- 1. GET /book vs a bare uWS route with the same bytes ----
 
@@ -207,14 +151,9 @@ async function ordersPart(ex: BenchExchange, sellers: BenchTrader[], buyers: Ben
   await checkSignerAgainstViem(domain, sellers[0], { price: '95000', quantity: '-0.001' });
   const signStart = performance.now();
   let signed = 0;
-  /** Order i: pair i >> 1, a seller's ask then a buyer's bid at 95,000; accounts rotate every pair. */
   const sign = (count: number): SignedOrder[] => {
     signed += count;
-    return Array.from({ length: count }, (_, i) => {
-      const pair = i >> 1;
-      const trader = (i & 1) === 0 ? sellers[pair % sellers.length] : buyers[pair % buyers.length];
-      return signOrder(domain, trader, { price: '95000', quantity: (i & 1) === 0 ? '-0.001' : '0.001' });
-    });
+    return signCrossingOrders(domain, sellers, buyers, count);
   };
   // autocannon builds each connection's first request once more before sending it: spare bodies.
   const spare = (connections: number): number => 2 * connections;
@@ -287,18 +226,11 @@ try {
   const sellers = accounts.filter((_, i) => i % 2 === 0);
   const buyers = accounts.filter((_, i) => i % 2 === 1);
   // The book: LEVELS_PER_SIDE resting levels a side, 94,900 down and 95,100 up, viem-signed.
-  const seeded = await Promise.all(
-    Array.from({ length: LEVELS_PER_SIDE }, (_, k) => [
-      buyers[k % 10].trader.place({ price: String(94_900 - 10 * k), quantity: (0.001 * (1 + (k % 7))).toFixed(3) }),
-      sellers[k % 10].trader.place({ price: String(95_100 + 10 * k), quantity: (-0.001 * (1 + (k % 5))).toFixed(3) }),
-    ]).flat(),
-  );
-  const badSeed = seeded.find((r) => r.status !== 200);
-  if (badSeed !== undefined) throw new Error(`seed order refused: ${badSeed.status} ${badSeed.text}`);
+  const seeded = await seedBook(sellers, buyers, LEVELS_PER_SIDE);
   const bookText = await (await fetch(ex.url + BOOK_PATH)).text();
   const book = JSON.parse(bookText) as { asks: unknown[]; bids: unknown[] };
   if (book.asks.length < 20 || book.bids.length < 20) throw new Error(`book not seeded: ${bookText}`);
-  console.log(`  setup: ${ACCOUNTS} accounts logged in and funded, ${seeded.length} resting orders, in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
+  console.log(`  setup: ${ACCOUNTS} accounts logged in and funded, ${seeded} resting orders, in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
 
   if (only !== 'orders') figures.push(...(await bookPart(ex, bookText)));
   if (only !== 'book') figures.push(...(await ordersPart(ex, sellers, buyers)));

@@ -21,6 +21,19 @@ export function percentile(samples: ArrayLike<number>, p: number): number {
   return sorted[rank];
 }
 
+/** A sample of latencies, ms: how many, p50, p99, the worst, and every value (to pool samples). */
+export interface Latency {
+  samples: number;
+  p50: number;
+  p99: number;
+  max: number;
+  values: number[];
+}
+
+export function latency(values: number[]): Latency {
+  return { samples: values.length, p50: percentile(values, 50), p99: percentile(values, 99), max: values.length === 0 ? NaN : Math.max(...values), values };
+}
+
 function round(value: number): number {
   return Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4));
 }

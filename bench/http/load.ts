@@ -36,14 +36,17 @@ interface AutocannonResult {
 type Autocannon = (
   options: { url: string; connections: number; duration?: number; amount?: number; requests?: AutocannonRequest[]; timeout?: number },
   done: (error: Error | null, result: AutocannonResult) => void,
-) => EventEmitter;
+) => EventEmitter & { stop(): void };
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-/** GET `path` for `seconds`, or POST every body of `bodiesFile` once (JSON `[token, body][]`). */
+/**
+ * GET `path` for `seconds`, or POST every body of `bodiesFile` once (JSON `[token, body][]`),
+ * stopping after `maxSeconds` if given (autocannon stops at its next one-second tick).
+ */
 export type LoadJob =
   | { kind: 'get'; url: string; path: string; connections: number; seconds: number }
-  | { kind: 'post'; url: string; path: string; connections: number; bodiesFile: string };
+  | { kind: 'post'; url: string; path: string; connections: number; bodiesFile: string; maxSeconds?: number };
 
 export interface LoadResult {
   /** 2xx responses, and their number per second of the run. */
@@ -119,6 +122,10 @@ function run(job: LoadJob): Promise<LoadResult> {
         });
       },
     );
+    if (job.kind === 'post' && job.maxSeconds !== undefined) {
+      const cap = setTimeout(() => tracker.stop(), job.maxSeconds * 1000);
+      tracker.once('done', () => clearTimeout(cap));
+    }
     tracker.on('response', (_client: unknown, status: number, _bytes: number, millis: number) => {
       if (status >= 200 && status < 300) latencies.push(millis);
       lastResponse = performance.now();

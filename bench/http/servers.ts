@@ -3,8 +3,9 @@
  *
  * The servers bench/http.bench.ts measures, all in the bench's own process (the load comes from a
  * child, see ./load.ts), so `process.cpuUsage()` is the server's CPU, every thread included:
- *  - `startBenchExchange`: the whole exchange (journal, market threads, signature pool, gateway)
- *    on a temporary data directory and a free loopback port, as test/e2e/harness.ts starts it;
+ *  - `startBenchExchange`: the whole exchange (journal, market threads, signature pool, gateway
+ *    and its feeds) on a temporary data directory and a free loopback port, as
+ *    test/e2e/harness.ts starts it (bench/feeds.bench.ts runs it too);
  *  - `startBookGateway`: the production GET /book/:symbol handler behind the production public
  *    guard (`AccountGuard.publicLimited`) and uWS adapter, on another port, reading the running
  *    exchange's depth mirror. Only the per-source-address budget is raised: at 200 requests/s per

@@ -1,7 +1,7 @@
 /**
  * @module bench/http/traders
  *
- * The traders of bench/http.bench.ts: wallets that log in and are funded through the API
+ * The traders of bench/http.bench.ts and bench/feeds.bench.ts: wallets that log in and are funded through the API
  * (test/e2e/harness.ts `Trader`, viem), and a fast order signer for the thousands of orders the
  * bench pre-signs. The fast signer hashes with the exchange's own EIP-712 code and signs with
  * libsecp256k1 (noble where the binding does not load); `checkSignerAgainstViem` proves on a
@@ -118,4 +118,32 @@ export async function checkSignerAgainstViem(domain: Eip712Domain, bt: BenchTrad
   const ours = signOrder(domain, bt, { ...fields, nonce });
   const viem = await bt.trader.signedOrder({ ...fields, nonce });
   if (JSON.stringify(viem) !== ours.body) throw new Error(`bench signer disagrees with viem:\n${ours.body}\n${JSON.stringify(viem)}`);
+}
+
+/**
+ * `count` crossing orders at 95,000: order i belongs to pair i >> 1, a seller's ask of 0.001 then
+ * a buyer's bid of 0.001, the accounts rotating every pair (half the orders rest, half fill them).
+ */
+export function signCrossingOrders(domain: Eip712Domain, sellers: readonly BenchTrader[], buyers: readonly BenchTrader[], count: number): SignedOrder[] {
+  return Array.from({ length: count }, (_, i) => {
+    const pair = i >> 1;
+    const trader = (i & 1) === 0 ? sellers[pair % sellers.length] : buyers[pair % buyers.length];
+    return signOrder(domain, trader, { price: '95000', quantity: (i & 1) === 0 ? '-0.001' : '0.001' });
+  });
+}
+
+/**
+ * A resting book around 95,000: `levels` bids from 94,900 down and asks from 95,100 up, 10 apart,
+ * placed (viem-signed, through the API) by the first ten buyers and sellers. Throws on a refusal.
+ */
+export async function seedBook(sellers: readonly BenchTrader[], buyers: readonly BenchTrader[], levels: number): Promise<number> {
+  const seeded = await Promise.all(
+    Array.from({ length: levels }, (_, k) => [
+      buyers[k % 10].trader.place({ price: String(94_900 - 10 * k), quantity: (0.001 * (1 + (k % 7))).toFixed(3) }),
+      sellers[k % 10].trader.place({ price: String(95_100 + 10 * k), quantity: (-0.001 * (1 + (k % 5))).toFixed(3) }),
+    ]).flat(),
+  );
+  const bad = seeded.find((r) => r.status !== 200);
+  if (bad !== undefined) throw new Error(`seed order refused: ${bad.status} ${bad.text}`);
+  return seeded.length;
 }
