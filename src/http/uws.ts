@@ -77,7 +77,9 @@ export interface HttpReply {
   status: number;
   /** JSON text for `application/json`, or a plain-text message. */
   body: string;
-  contentType?: 'application/json' | 'text/plain; charset=utf-8' | 'text/html; charset=utf-8';
+  contentType?:
+    | 'application/json' | 'text/plain; charset=utf-8' | 'text/html; charset=utf-8'
+    | 'text/css; charset=utf-8' | 'text/javascript; charset=utf-8' | 'image/svg+xml';
   headers?: Record<string, string>;
 }
 

@@ -1,0 +1,16 @@
+/**
+ * Headless Chromium for the page's tests: Debian's `chromium` (`.ci/run` installs it when it is
+ * missing) driven by playwright-core, which downloads no browser of its own. The flags keep
+ * Chromium off the network it would otherwise call on its own (updates, sync, field trials,
+ * QUIC): the machines' closed network refuses those connections, and a test must not wait on them.
+ */
+import { chromium, type Browser } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
