@@ -37,11 +37,14 @@ export class CandleChart {
       autoSize: true,
       layout: { background: { color: '#131722' }, textColor: '#b2b5be', attributionLogo: false },
       grid: { vertLines: { color: '#1e222d' }, horzLines: { color: '#1e222d' } },
-      timeScale: { timeVisible: true, secondsVisible: false },
+      // Room right of the newest candle, so a market's first candles are not drawn against the scale.
+      timeScale: { timeVisible: true, secondsVisible: false, rightOffset: 8, barSpacing: 10 },
     });
     this.candles = this.chart.addSeries(CandlestickSeries, { upColor: UP, downColor: DOWN, borderVisible: false, wickUpColor: UP, wickDownColor: DOWN });
-    this.volume = this.chart.addSeries(HistogramSeries, { priceFormat: { type: 'volume' }, priceScaleId: 'volume' });
+    this.volume = this.chart.addSeries(HistogramSeries, { priceFormat: { type: 'volume' }, priceScaleId: 'volume', lastValueVisible: false, priceLineVisible: false });
+    // Volume in the bottom fifth, the candles above it.
     this.volume.priceScale().applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+    this.candles.priceScale().applyOptions({ scaleMargins: { top: 0.08, bottom: 0.25 } });
   }
 
   /** Before GET /candles is sent (a new market or interval, or a reconnect): empties the chart. */

@@ -69,16 +69,16 @@ test('the market page shows the live book, trades, prices and candles, and recon
   // The browser reaches the exchange through a relay, which stays where it is across the restart below.
   const relay = await startRelay(ex.exchange.port);
   t.after(() => relay.close());
-  const maker = await new Trader(ex).login();
-  const taker = await new Trader(ex).login();
-  await maker.fund('100000');
-  await taker.fund('100000');
+  const [maker, taker] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
+  await Promise.all([maker.fund('100000'), taker.fund('100000')]);
   const placed = async (trader: Trader, price: string, quantity: string) => {
     const r = await trader.place({ symbol: SYMBOL, price, quantity });
     assert.equal(r.status, 200, r.text);
   };
-  for (const price of ['95010', '95020', '95030']) await placed(maker, price, '-0.02');
-  for (const price of ['94990', '94980', '94970']) await placed(maker, price, '0.02');
+  await Promise.all([
+    ...['95010', '95020', '95030', '95040', '95050'].map((price) => placed(maker, price, '-0.02')),
+    ...['94990', '94980', '94970', '94960', '94950'].map((price) => placed(maker, price, '0.02')),
+  ]);
   // Trades up and down in one minute: a candle with a body and wicks.
   await placed(taker, '95010', '0.005');
   await placed(taker, '94990', '-0.005');
@@ -137,7 +137,7 @@ test('the market page shows the live book, trades, prices and candles, and recon
   await page.waitForSelector('#status.live', { timeout: 15_000 });
   await untilBookShown(page, ex);
   maker.ex = ex;
-  await placed(maker, '94960', '0.01');
+  await placed(maker, '94940', '0.01');
   await untilBookShown(page, ex);
 
   // A refused resource or script under the Content-Security-Policy is a console error; after the
