@@ -9,7 +9,8 @@
  * snapshot rather than show a book that is not the exchange's.
  * May import: web/ only (browser code), crc-32.
  */
-import { str as crc32 } from 'crc-32';
+// The whole module: crc-32 is CommonJS whose exports Node cannot name to an ES module.
+import CRC32 from 'crc-32';
 
 /** `[price, quantity]`, decimal strings as the feed sends them. */
 export type Level = [string, string];
@@ -60,6 +61,6 @@ export class LocalBook {
   private checksum(): number {
     const text = (side: 'bids' | 'asks') => this.best(side, CHECKSUM_LEVELS).map(([p, q]) => `${p}:${q}`).join(',');
     // crc-32 answers a signed 32-bit integer; the feed sends it unsigned.
-    return crc32(`${text('bids')}|${text('asks')}`) >>> 0;
+    return CRC32.str(`${text('bids')}|${text('asks')}`) >>> 0;
   }
 }
