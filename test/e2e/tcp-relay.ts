@@ -1,24 +1,27 @@
 /**
- * A loopback TCP relay standing where a load balancer would: its clients keep one address while
- * the exchange behind it stops and starts again on another port. (A restarted exchange cannot
- * take its old port back at once: uWebSockets.js listens without SO_REUSEADDR, and the
- * connections the stop closed hold the port in TIME_WAIT for a minute.) While nothing answers
- * at the target, a client's connection is accepted and closed, as a balancer with no backend does.
+ * A loopback TCP relay between the browser and the exchange, standing for the network: `cut()`
+ * drops every connection through it and closes each new one at once (as a route that went
+ * down, or a balancer with no backend), `restore()` lets connections through again. The
+ * exchange behind it never notices more than clients that went away.
  */
 import net from 'node:net';
 
 export interface TcpRelay {
   url: string;
-  /** New connections go to this port from now on. */
-  retarget(port: number): void;
+  cut(): void;
+  restore(): void;
   close(): Promise<void>;
 }
 
 export async function startRelay(port: number): Promise<TcpRelay> {
-  let target = port;
+  let down = false;
   const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
-    const upstream = net.connect(target, '127.0.0.1');
+    if (down) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(port, '127.0.0.1');
     for (const [socket, other] of [[client, upstream], [upstream, client]]) {
       open.add(socket);
       socket.on('close', () => {
@@ -30,13 +33,20 @@ export async function startRelay(port: number): Promise<TcpRelay> {
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const dropAll = () => {
+    for (const socket of open) socket.destroy();
+  };
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    retarget: (next) => {
-      target = next;
+    cut: () => {
+      down = true;
+      dropAll();
+    },
+    restore: () => {
+      down = false;
     },
     close: () => {
-      for (const socket of open) socket.destroy();
+      dropAll();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
