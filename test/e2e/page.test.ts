@@ -63,6 +63,9 @@ async function candlePixels(page: Page): Promise<number> {
 }
 
 test('the market page shows the live book, trades, prices and candles, and reconnects by itself', { timeout: 60_000 }, async (t) => {
+  // Chromium starts while the exchange starts and the trades are made.
+  const browserReady = launchBrowser();
+  t.after(async () => (await browserReady).close());
   const ex = await startTestExchange();
   // The browser reaches the exchange through a relay, to cut the network below.
   const relay = await startRelay(ex.exchange.port);
@@ -83,9 +86,7 @@ test('the market page shows the live book, trades, prices and candles, and recon
   await placed(taker, '95020', '0.03');
   await placed(taker, '94980', '-0.025');
 
-  const browser = await launchBrowser();
-  t.after(() => browser.close());
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const page = await (await browserReady).newPage({ viewport: { width: 1280, height: 720 } });
   const errors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
