@@ -7,15 +7,17 @@
  * from the streaming feeds (docs/feeds.md). REST is read only where a feed has no snapshot: the
  * market list, the trades before the feed's first, the candle history.
  *
- * Every time the feed (re)connects the page subscribes to the market's five channels again and
- * reloads trades and candles, so a reconnect leaves no hole; `view` numbers each such load, and
- * an answer or message for an older one (another market, another interval) is dropped.
- * While disconnected the page says so at the top, dims every figure, and reconnects by itself.
- * May import: web/ only (browser code).
+ * The connection is the client's (client/feeds): it reconnects by itself and subscribes again
+ * to every channel the page follows. Each time the server confirms a `trades.` or `candles.`
+ * subscription (at the first connection, after every reconnect, on a new market or interval)
+ * the page reloads that list over REST, so a reconnect leaves no hole; a REST answer that a
+ * newer load or another market has overtaken is dropped.
+ * While disconnected the page says so at the top, dims every figure, and waits for the feed.
+ * May import: web/, client/feeds (browser code: no Node module).
  */
 import { LocalBook, type BookMessage, type Level } from './book.ts';
 import { CandleChart, type Candle } from './chart.ts';
-import { Feed, type FeedMessage, type FeedStatus } from './feed.ts';
+import { Feed, type FeedMessage } from '../client/feeds.ts';
 import { RecentTrades, type Trade } from './trades.ts';
 
 interface Market {
@@ -48,16 +50,13 @@ const ui = {
 let markets: Market[] = [];
 let market: Market;
 let interval = INTERVALS[0];
-let view = 0;
-let requestId = 0;
+/** Numbers each REST load: an answer to an older one is dropped. */
+let tradesLoad = 0;
+let candlesLoad = 0;
 let book = new LocalBook();
 const trades = new RecentTrades(TRADES_SHOWN);
 const chart = new CandleChart(byId('chart'));
-const feed = new Feed(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
-  open: () => follow(),
-  message: received,
-  status: showStatus,
-});
+let feed: Feed;
 
 async function getJson<T>(path: string): Promise<T> {
   const reply = await fetch(path);
@@ -68,44 +67,32 @@ async function getJson<T>(path: string): Promise<T> {
 const channels = () => [`book.${market.symbol}`, `trades.${market.symbol}`, candleChannel(), `prices.${market.symbol}`, `summary.${market.symbol}`];
 const candleChannel = () => `candles.${market.symbol}.${interval}`;
 
-function subscribe(op: 'subscribe' | 'unsubscribe', list: string[]): void {
-  feed.send({ op, id: ++requestId, channels: list });
-}
-
-/** Subscribes to the market's channels (each starts afresh) and reloads what the feed has no snapshot of. */
-function follow(): void {
-  if (!feed.live || market === undefined) return;
-  view++;
-  book = new LocalBook();
-  renderBook();
-  subscribe('subscribe', channels());
-  loadTrades();
-  loadCandles();
-}
-
+/** Once the feed follows the trades (its trades from now on are held), the ones before come from REST. */
 function loadTrades(): void {
-  const current = view;
+  const current = ++tradesLoad;
   trades.reset();
   getJson<Trade[]>(`/trades/${market.symbol}?limit=${TRADES_SHOWN}`).then((rest) => {
-    if (current !== view) return;
+    if (current !== tradesLoad) return;
     trades.load(rest);
     renderTrades();
   }, showNotice);
 }
 
+/** Once the feed follows the candles (its newest, then each change, held until drawn), the history comes from REST. */
 function loadCandles(): void {
-  const current = view;
+  const current = ++candlesLoad;
   chart.reset(market.tickSize);
   getJson<Candle[]>(`/candles/${market.symbol}?interval=${interval}&limit=${CANDLES_LOADED}`).then((history) => {
-    if (current === view) chart.load(history);
+    if (current === candlesLoad) chart.load(history);
   }, showNotice);
 }
 
 function selectMarket(symbol: string): void {
   const next = markets.find((m) => m.symbol === symbol) ?? markets[0];
-  if (market !== undefined) subscribe('unsubscribe', channels());
+  if (market !== undefined) feed.unsubscribe(channels());
   market = next;
-  view++;
+  tradesLoad++;
+  candlesLoad++;
   ui.market.value = market.symbol;
   if (location.hash !== `#${market.symbol}`) history.replaceState(null, '', `#${market.symbol}`);
   // Nothing of the previous market stays on screen, connected or not.
@@ -115,29 +102,35 @@ function selectMarket(symbol: string): void {
   trades.reset();
   renderTrades();
   chart.reset(market.tickSize);
-  follow();
+  feed.subscribe(channels());
 }
 
 function selectInterval(next: string): void {
   if (next === interval) return;
-  subscribe('unsubscribe', [candleChannel()]);
+  feed.unsubscribe([candleChannel()]);
   interval = next;
-  view++;
+  candlesLoad++;
   for (const button of ui.intervals.querySelectorAll('button')) button.setAttribute('aria-pressed', String(button.value === interval));
-  subscribe('subscribe', [candleChannel()]);
-  loadCandles();
+  chart.reset(market.tickSize);
+  feed.subscribe([candleChannel()]);
 }
 
 function received(m: FeedMessage): void {
   if (m.type === 'error') return showNotice(new Error(`${m.channel ?? 'feed'}: ${m.message}`));
   if (market === undefined) return;
   const s = market.symbol;
+  if (m.type === 'subscribed') {
+    const names = m.channels as string[];
+    if (names.includes(`trades.${s}`)) loadTrades();
+    if (names.includes(candleChannel())) loadCandles();
+    return;
+  }
   switch (m.channel) {
     case `book.${s}`:
       if (!book.apply(m as unknown as BookMessage)) {
         // A gap or a checksum that differs: a fresh snapshot rather than a wrong book.
         book = new LocalBook();
-        subscribe('subscribe', [`book.${s}`]);
+        feed.subscribe([`book.${s}`]);
       }
       return scheduleBook();
     case `trades.${s}`:
@@ -240,15 +233,11 @@ function renderSummary(s: Summary): void {
   ui.figures.volume.textContent = s.volume;
 }
 
-function showStatus(status: FeedStatus): void {
-  const live = status.state === 'live';
+function showStatus(state: 'open' | 'closed'): void {
+  const live = state === 'open';
   document.body.classList.toggle('stale', !live);
-  ui.status.className = `status ${status.state}`;
-  ui.status.textContent = status.state === 'live'
-    ? 'Live'
-    : status.state === 'connecting'
-      ? 'Connecting to the feed…'
-      : `Disconnected from the live feed (${status.reason}): the figures below are not live. Reconnecting in ${Math.round(status.retryInMs / 1000)} s…`;
+  ui.status.className = `status ${live ? 'live' : 'disconnected'}`;
+  ui.status.textContent = live ? 'Live' : 'Disconnected from the live feed: the figures below are not live. Reconnecting…';
   if (live) showNotice(null);
 }
 
@@ -280,8 +269,10 @@ async function start(): Promise<void> {
   ui.market.replaceChildren(...markets.map((m) => Object.assign(document.createElement('option'), { value: m.symbol, textContent: m.symbol })));
   ui.market.addEventListener('change', () => selectMarket(ui.market.value));
   addEventListener('hashchange', () => selectMarket(decodeURIComponent(location.hash.slice(1))));
+  feed = new Feed({ url: location.origin, webSocket: (url) => new WebSocket(url) });
+  feed.onState(showStatus);
+  feed.onMessage(received);
   selectMarket(decodeURIComponent(location.hash.slice(1)));
-  feed.start();
 }
 
 void start();

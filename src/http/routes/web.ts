@@ -48,6 +48,8 @@ async function bundle(): Promise<HttpReply> {
     write: false,
     logLevel: 'silent',
     legalComments: 'inline',
+    // The client's feed loads `ws` only where there is no WebSocket: never in a browser.
+    external: ['ws'],
   });
   return reply(result.outputFiles[0].text, 'text/javascript; charset=utf-8');
 }
