@@ -26,15 +26,15 @@ async function shownBook(page: Page): Promise<{ asks: string[]; bids: string[] }
   return { asks: (await side('asks')).reverse(), bids: await side('bids') };
 }
 
-async function exchangeBook(ex: ApiClient): Promise<{ asks: string[]; bids: string[] }> {
-  const book = (await ex.request('GET', `/book/${SYMBOL}?depth=12`)).json();
+async function exchangeBook(ex: ApiClient, symbol: string): Promise<{ asks: string[]; bids: string[] }> {
+  const book = (await ex.request('GET', `/book/${symbol}?depth=12`)).json();
   const side = (levels: { price: string; quantity: string }[]) => levels.map((l) => `${l.price}×${l.quantity}`);
   return { asks: side(book.asks), bids: side(book.bids) };
 }
 
 /** Waits until the page shows the exchange's book (deltas may still be on their way). */
-async function untilBookShown(page: Page, ex: ApiClient): Promise<void> {
-  const expected = await exchangeBook(ex);
+async function untilBookShown(page: Page, ex: ApiClient, symbol = SYMBOL): Promise<void> {
+  const expected = await exchangeBook(ex, symbol);
   const deadline = Date.now() + 10_000;
   for (;;) {
     const shown = await shownBook(page);
@@ -125,6 +125,20 @@ test('the market page shows the live book, trades, prices and candles, and recon
   await placed(taker, '95030', '0.005');
   await until(async () => (await tradeRows.count()) === restTrades.length + 1, 'the new trade shown');
   await untilBookShown(page, ex);
+
+  // Another interval: the same trades in a 5-minute candle.
+  await page.click('#intervals button[value="5m"]');
+  await until(async () => (await page.locator('#intervals button[aria-pressed="true"]').textContent()) === '5m', '5m selected');
+  await until(async () => (await candlePixels(page)) >= 100, 'the 5m candle drawn');
+  // Another market: its own (empty) book and trades, its own mark; nothing of BTC stays.
+  await page.selectOption('#market', 'ETH-USD-PERP');
+  const ethMark = (await ex.request('GET', '/price')).json().prices.find((p: { symbol: string }) => p.symbol === 'ETH-USD-PERP').markPrice;
+  await until(async () => (await page.locator('#mark').textContent()) === ethMark, `ETH's mark ${ethMark} shown`);
+  await untilBookShown(page, ex, 'ETH-USD-PERP');
+  assert.equal(await tradeRows.count(), 0, 'no trades in ETH');
+  await page.selectOption('#market', SYMBOL);
+  await untilBookShown(page, ex);
+  await until(async () => (await tradeRows.count()) === restTrades.length + 1, 'BTC trades shown again');
 
   // The network drops: the page says so, plainly, and dims what it shows.
   relay.cut();
