@@ -127,6 +127,8 @@ function received(m: FeedMessage): void {
   }
   switch (m.channel) {
     case `book.${s}`:
+      // Deltas still on their way before the snapshot of a new subscription: the snapshot has them.
+      if (m.type === 'delta' && book.sequence < 0) return;
       if (!book.apply(m as unknown as BookMessage)) {
         // A gap or a checksum that differs: a fresh snapshot rather than a wrong book.
         book = new LocalBook();
