@@ -220,8 +220,14 @@ function renderPrices(p: Prices): void {
   f.mark.textContent = p.markPrice ?? '—';
   f.index.textContent = p.indexPrice ?? '—';
   f.last.textContent = p.lastPrice ?? '—';
-  const hours = market.fundingIntervalMs / 3_600_000;
-  f.funding.textContent = p.fundingRate === null ? 'none settled yet' : `${(Number(p.fundingRate) * 100).toFixed(4)}% / ${hours} h`;
+  f.funding.textContent = p.fundingRate === null ? 'none settled yet' : `${(Number(p.fundingRate) * 100).toFixed(4)}% / ${duration(market.fundingIntervalMs)}`;
+}
+
+/** A funding interval as people say it: 8 h, 10 min, 10 s (the demo settles every 10 s). */
+function duration(ms: number): string {
+  if (ms >= 3_600_000) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000) return `${ms / 60_000} min`;
+  return `${ms / 1000} s`;
 }
 
 interface Summary {

@@ -6,8 +6,8 @@
  * in the console; when the network drops it says plainly that the feed is disconnected, and
  * once the network is back it is live again by itself, showing what happened meanwhile.
  *
- * `PAGE_SCREENSHOT=docs/page.png` saves the page as it is after the first trades (the README's
- * picture).
+ * `PAGE_SCREENSHOT=FILE` saves the page as it is after the first trades. (The README's picture,
+ * docs/page.png, is the page on `npm run demo` after a few minutes.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
