@@ -77,6 +77,8 @@ export interface JournalOptions {
   readOnly?: boolean;
   /** Read-only: open as if the journal ended at this seq (records after it are not read: copy salvages a good prefix). */
   upTo?: number;
+  /** Called after each flush (group commit) with its record count and duration: the operator's metrics. */
+  onFlush?: (records: number, seconds: number) => void;
 }
 
 /** One record as `range` yields it. The object and its views are reused: copy what you keep. */
@@ -112,6 +114,7 @@ export class Journal {
   private readonly storage: JournalStorage;
   private readonly logger: JournalLogger;
   private readonly maxUnflushed: number;
+  private readonly onFlush: ((records: number, seconds: number) => void) | undefined;
   private last: number;
   private committed: number;
   private commitWaiters: Waiter[] = [];
@@ -134,6 +137,7 @@ export class Journal {
     this.storage = storage;
     this.logger = options.logger ?? consoleLogger;
     this.maxUnflushed = options.maxUnflushed ?? 100_000;
+    this.onFlush = options.onFlush;
     this.last = lastSeq;
     this.committed = lastSeq;
     this.flushed = lastSeq;
@@ -210,6 +214,12 @@ export class Journal {
     return this.flushed;
   }
 
+  /** Why the journal takes no writes (its storage failed, or it is closed), or null (GET /ready). */
+  problem(): string | null {
+    if (this.failure !== null) return this.failure.message;
+    return this.closed ? 'journal is closed' : null;
+  }
+
   /** Records appended but not yet flushed. */
   unflushed(): number {
     return this.last - this.flushed;
@@ -271,12 +281,15 @@ export class Journal {
     if (this.flushing || this.failure) return;
     this.flushing = true;
     const upTo = this.last;
+    const from = this.flushed;
+    const started = performance.now();
     const flushed = this.storage.sync();
     // Failures surface through the flush (fail); the commit only moves the committed position.
     this.storage.committed().then(() => this.markCommitted(upTo), () => {});
     flushed.then(
       () => {
         this.flushing = false;
+        this.onFlush?.(upTo - from, (performance.now() - started) / 1000);
         this.markFlushed(upTo);
         if (this.last > upTo) this.endTurn();
       },

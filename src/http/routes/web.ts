@@ -19,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { HttpReply, Route } from '../uws.ts';
 
-const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
+/** src/web/ of the repository, from src/http/routes/ (tsx) and dist/http/routes/ (the compiled build) alike: the page is never compiled by tsc. */
+const WEB_DIR = fileURLToPath(new URL('../../../src/web/', import.meta.url));
 
 export const CONTENT_SECURITY_POLICY = "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'";
 
@@ -30,9 +31,7 @@ const HEADERS = {
   'cache-control': 'no-cache',
 };
 
-type ContentType = NonNullable<HttpReply['contentType']>;
-
-function reply(body: string, contentType: ContentType): HttpReply {
+function reply(body: string, contentType: string): HttpReply {
   return { status: 200, body, contentType, headers: HEADERS };
 }
 
@@ -40,7 +39,8 @@ function reply(body: string, contentType: ContentType): HttpReply {
 async function bundle(): Promise<HttpReply> {
   const result = await build({
     entryPoints: [`${WEB_DIR}app.ts`],
-    tsconfig: `${WEB_DIR}tsconfig.json`,
+    // No tsconfig file is read (src/web/tsconfig.json is for the type check, and extends one an image may not ship).
+    tsconfigRaw: {},
     bundle: true,
     format: 'esm',
     target: 'es2022',
@@ -55,7 +55,7 @@ async function bundle(): Promise<HttpReply> {
 }
 
 /** A file of src/web/, read at its first request. */
-function file(name: string, contentType: ContentType): () => HttpReply {
+function file(name: string, contentType: string): () => HttpReply {
   let cached: HttpReply | undefined;
   return () => (cached ??= reply(readFileSync(`${WEB_DIR}${name}`, 'utf8'), contentType));
 }
