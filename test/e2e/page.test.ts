@@ -62,7 +62,7 @@ async function candlePixels(page: Page): Promise<number> {
   return count;
 }
 
-test('the market page shows the live book, trades, prices and candles, and reconnects by itself', { timeout: 60_000 }, async (t) => {
+test('the market page shows the live book, trades, prices and candles, and reconnects by itself', { timeout: 120_000 }, async (t) => {
   // Chromium starts while the exchange starts and the trades are made.
   const browserReady = launchBrowser();
   t.after(async () => (await browserReady).close());
