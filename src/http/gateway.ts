@@ -29,6 +29,7 @@ import { candlesRoute } from './routes/candles.ts';
 import { tradesRoute } from './routes/trades.ts';
 import { pricesRoute, summaryRoute } from './routes/price.ts';
 import { docsRoutes } from './routes/openapi.ts';
+import { webRoutes } from './routes/web.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
 import { healthRoutes, metricsRoute } from './routes/operations.ts';
@@ -92,6 +93,7 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
       { url: boundUrl(), description: 'this server' },
       { url: marketData.profile.baseUrl, description: `the public ${marketData.profile.name}` },
     ]),
+    ...webRoutes(),
   ];
   const table = publicRoutes.map(open);
   if (options.operations !== undefined) table.push(...healthRoutes(options.operations), metricsRoute(options.operations));

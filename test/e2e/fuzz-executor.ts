@@ -280,6 +280,9 @@ export class FuzzExecutor {
   }
 }
 
+/** The reference page and the market page: HTML, not JSON. */
+const HTML_PAGES = new Set(['/docs', '/']);
+
 /** What is wrong with the reply, or undefined when it keeps the API's promises. */
 export function violation({ plan, request, exchange }: Sent): string | undefined {
   if (exchange.kind === 'timeout') return 'no answer before the timeout: the server hung or died';
@@ -296,7 +299,7 @@ export function violation({ plan, request, exchange }: Sent): string | undefined
     if (body.toString('utf8').trim() === '') return `error ${status} with an empty body`;
     return undefined;
   }
-  if (request.target === '/docs') return contentType.startsWith('text/html') ? undefined : `GET /docs with content-type ${JSON.stringify(contentType)}`;
+  if (HTML_PAGES.has(request.target)) return contentType.startsWith('text/html') ? undefined : `GET ${request.target} with content-type ${JSON.stringify(contentType)}`;
   if (!contentType.startsWith('application/json')) return `success ${status} with content-type ${JSON.stringify(contentType)}`;
   try {
     JSON.parse(body.toString('utf8'));

@@ -580,7 +580,7 @@ function operationPlan(world: FuzzWorld, path: string, method: string, op: Recor
 /** Requests no route expects: unknown paths and methods, bodies where none belong. */
 function strayPlan(world: FuzzWorld): fc.Arbitrary<Plan> {
   const paths = fc.oneof(
-    fc.constantFrom('/', '/nope', '/MARKETS', '/markets/', '//markets', '/markets/extra', '/book', '/book/BTC-USD-PERP/extra', '/account', '/account/', '/account/orders/cancel/x', '/operator', '/.env', '/a/../markets', '/%2e%2e/markets', '/auth', '/auth/login/', '/docs/', '/openapi.json/x', '/' + 'x'.repeat(4000)),
+    fc.constantFrom('/app/', '/nope', '/MARKETS', '/markets/', '//markets', '/markets/extra', '/book', '/book/BTC-USD-PERP/extra', '/account', '/account/', '/account/orders/cancel/x', '/operator', '/.env', '/a/../markets', '/%2e%2e/markets', '/auth', '/auth/login/', '/docs/', '/openapi.json/x', '/' + 'x'.repeat(4000)),
     fc.array(fc.stringMatching(/^[a-zA-Z0-9._~-]{1,12}$/), { minLength: 1, maxLength: 5 }).map((parts) => '/' + parts.join('/')),
   );
   const method = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS') }, { weight: 1, arbitrary: fc.constantFrom('TRACE', 'FOO', 'get', 'PROPFIND') });
@@ -645,6 +645,8 @@ function signedPlan(world: FuzzWorld): fc.Arbitrary<Plan> {
   });
 }
 
+const STATIC_PATHS = ['/docs', '/openapi.json', '/'];
+
 /**
  * Every plan the fuzzer sends, weighted so that most requests look valid enough to get past
  * validation: signed writes and schema-driven requests on every route dominate; hostile
@@ -654,12 +656,12 @@ export function planArbitrary(world: FuzzWorld, operatorKey: string): fc.Arbitra
   const operations: fc.Arbitrary<Plan>[] = [];
   for (const [path, methods] of Object.entries(world.document.paths as Record<string, Record<string, any>>)) {
     for (const [method, op] of Object.entries(methods)) {
-      // The reference page and the document are large and static: fetched now and then below.
-      if (path === '/docs' || path === '/openapi.json') continue;
+      // The pages and the document are large and static: fetched now and then below.
+      if (STATIC_PATHS.includes(path)) continue;
       operations.push(operationPlan(world, path, method, op));
     }
   }
-  const docs = fc.constantFrom('/docs', '/openapi.json').map((p): Plan => ({ label: `GET ${p}`, method: 'GET', path: [p.slice(1)], query: [], body: { kind: 'none' }, auth: { kind: 'none' }, headers: [], source: 42 }));
+  const docs = fc.constantFrom(...STATIC_PATHS).map((p): Plan => ({ label: `GET ${p}`, method: 'GET', path: [p.slice(1)], query: [], body: { kind: 'none' }, auth: { kind: 'none' }, headers: [], source: 42 }));
   return fc.oneof(
     { weight: 30, arbitrary: signedPlan(world) },
     { weight: 40, arbitrary: fc.oneof(...operations) },

@@ -24,7 +24,7 @@ const ROUTES = [
   'post /account/order', 'post /account/orders', 'get /account/order', 'delete /account/order', 'post /account/orders/cancel', 'delete /account/orders', 'get /account/orders',
   'post /faucet',
   'post /operator/deposit', 'post /operator/withdraw', 'post /operator/index-price', 'post /operator/index-price/release', 'post /operator/snapshot', 'get /operator/state-hash',
-  'get /openapi.json', 'get /asyncapi.json', 'get /docs',
+  'get /openapi.json', 'get /asyncapi.json', 'get /docs', 'get /',
 ];
 
 test('the document is OpenAPI 3.1 and names every route of the API, and nothing else', () => {

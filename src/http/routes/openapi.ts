@@ -280,6 +280,7 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object' }, errors: [] },
   { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object' }, errors: [] },
   { method: 'get', path: '/docs', tag: 'Reference', summary: 'API reference page', description: 'This document as a self-contained HTML page.', auth: false, response: TEXT, contentType: 'text/html', errors: [] },
+  { method: 'get', path: '/', tag: 'Reference', summary: 'The market page', description: 'A web page showing per market the book, recent trades, candles, mark, index and last price and the funding rate, live from the feeds at /ws; its script and style are served under /app/, everything from this origin (Content-Security-Policy: only `self`).', auth: false, response: TEXT, contentType: 'text/html', errors: [] },
 ];
 
 // ── the document ─────────────────────────────────────────────────────────────────────────────
@@ -440,7 +441,7 @@ code{font:12px ui-monospace,monospace;background:#f0f0f2;padding:0 3px;border-ra
 .get{background:#2f7d32}.post{background:#1565c0}.delete{background:#c62828}
 .meta{color:#666;font-size:13px}small{color:#666;font-weight:normal}
 </style></head>
-<body><nav><strong>${escapeHtml(info.title)}</strong><p><a href="/openapi.json">openapi.json</a> · <a href="/asyncapi.json">asyncapi.json</a> (streaming feeds: WebSocket <code>/ws</code>, docs/feeds.md)</p><ul>${nav}</ul></nav>
+<body><nav><strong>${escapeHtml(info.title)}</strong><p><a href="/">market page</a> · <a href="/openapi.json">openapi.json</a> · <a href="/asyncapi.json">asyncapi.json</a> (streaming feeds: WebSocket <code>/ws</code>, docs/feeds.md)</p><ul>${nav}</ul></nav>
 <main><h1>${escapeHtml(info.title)}</h1>${info.description.split('\n\n').map((p) => `<p>${prose(p)}</p>`).join('')}
 ${sections.join('\n')}
 </main></body></html>`;
