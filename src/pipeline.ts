@@ -31,6 +31,7 @@ import { SnapshotThread } from './runtime/snapshot-thread.ts';
 import { MarketLink } from './runtime/market-link.ts';
 import { Sequencer } from './runtime/sequencer.ts';
 import { openDataDirectory } from './runtime/data-directory.ts';
+import { lockDataDirectory } from './runtime/directory-lock.ts';
 import { tokenSecretOf } from './runtime/token-secret.ts';
 import { TestnetFeed } from './runtime/testnet-feed.ts';
 import { CommandKind } from './runtime/commands.ts';
@@ -92,6 +93,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   const { markets, profile } = settings;
   const symbolOf = (market: number) => markets[market].symbol;
   mkdirSync(settings.dataDir, { recursive: true });
+  // One exchange per data directory: a second one on the same journal would corrupt it.
+  const lock = lockDataDirectory(settings.dataDir);
   // What GET /metrics shows; the gauges read the parts below once they exist (`readFrom`).
   const metrics = new ExchangeMetrics();
 
@@ -436,6 +439,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       await pool.close();
       await projections.close();
       await historyEnv.close();
+      lock.release();
     },
   };
 }
