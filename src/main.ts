@@ -1,11 +1,12 @@
 /**
- * The exchange process: reads settings (flags, environment), starts the pipeline, and stops it
+ * The exchange process: reads settings (flags, environment), starts the pipeline (or the role
+ * replication/node gives it: replica, standby), and stops it
  * cleanly on SIGTERM or SIGINT. A bad setting exits with status 2 and a message naming it.
  */
 import { loadSettings } from './config/process.ts';
 import { ConfigError } from './config/market.ts';
 import { createLogger } from './log.ts';
-import { startExchange } from './pipeline.ts';
+import { startNode } from './replication/node.ts';
 import { DataRefusedError } from './journal/refusal.ts';
 
 const logger = createLogger();
@@ -21,7 +22,7 @@ try {
 
 let exchange;
 try {
-  exchange = await startExchange(settings, logger);
+  exchange = await startNode(settings, logger);
 } catch (error) {
   if (!(error instanceof DataRefusedError)) throw error;
   // The refusal is the operator's whole report: no stack, and the data directory untouched.
@@ -29,7 +30,7 @@ try {
   console.error(`Cannot start: ${error.message}`);
   process.exit(1);
 }
-logger.info({ port: exchange.port, profile: settings.profile.name, dataDir: settings.dataDir, markets: settings.markets.map((m) => m.symbol) }, 'exchange ready');
+logger.info({ port: exchange.port, profile: settings.profile.name, role: settings.replication.role, dataDir: settings.dataDir, markets: settings.markets.map((m) => m.symbol) }, 'exchange ready');
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -2,7 +2,7 @@
  * @module config/process
  *
  * The process's settings from flags and environment (flags win): port, host, data directory,
- * profile, markets file, operator key, account limits. A bad setting stops the start with a
+ * profile, markets file, operator key, account limits, replication (config/replication). A bad setting stops the start with a
  * message naming the setting and the value.
  * May import: config/, numeric/, node:fs, node:util, node:os.
  */
@@ -14,6 +14,7 @@ import { COLLATERAL_SCALE, ConfigError, parseMarkets, type MarketSpec } from './
 import { parseDecimal } from '../numeric/decimal.ts';
 import { PROFILES, isProfileName, type Profile } from './profile.ts';
 import { canonicalIp } from './ip-address.ts';
+import { REPLICATION_FLAGS, replicationSettings, type ReplicationSettings } from './replication.ts';
 
 export interface Settings {
   host: string;
@@ -41,6 +42,8 @@ export interface Settings {
   minTransfer: bigint;
   /** Most subaccounts one address may hold; default 32. */
   maxSubaccounts: number;
+  /** Role, NATS servers and durability (config/replication); no NATS by default. */
+  replication: ReplicationSettings;
 }
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
@@ -73,6 +76,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'trusted-proxies': { type: 'string' },
       'min-transfer': { type: 'string' },
       'max-subaccounts': { type: 'string' },
+      ...REPLICATION_FLAGS,
     },
     strict: true,
   });
@@ -150,5 +154,6 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     trustedProxies,
     minTransfer: minTransfer.value,
     maxSubaccounts,
+    replication: replicationSettings(values, env),
   };
 }

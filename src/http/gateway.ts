@@ -21,6 +21,7 @@ import { docsRoutes } from './routes/openapi.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
 import { faucetRoute } from './routes/faucet.ts';
+import { clusterRoutes, type ClusterPort } from './routes/cluster.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
 import type { Clock, MarketDataPort, MarketHistory, OrdersPort, PriceSource } from './ports.ts';
@@ -43,6 +44,8 @@ export interface GatewayOptions {
   trustedProxies?: readonly string[];
   /** The streaming feeds' WebSocket endpoint (ws/feeds), on the same port. */
   sockets?: SocketEndpoint<any>;
+  /** A replicated node (routes/cluster): GET /cluster, writes refused while not the primary, the lag header. */
+  cluster?: ClusterPort;
 }
 
 /** The address a client on this machine reaches the server at: `localhost` for a wildcard listen address. */
@@ -85,7 +88,7 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
     // The testnet faucet funds the logged-in account: it needs the login the account API brings.
     if (marketData.profile.faucet && guard !== undefined) table.push(faucetRoute(options.operator.port, guard, clock));
   }
-  return table;
+  return options.cluster === undefined ? table : clusterRoutes(table, options.cluster);
 }
 
 /** A path pattern as a RegExp, to tell 405 (known path) from 404. */
