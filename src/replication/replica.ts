@@ -228,6 +228,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       await journal.close();
       await projections.close();
       await historyEnv.close();
+      logger.info({ role, lastSeq: journal.lastSeq() }, 'replica stopped');
     },
   };
 }
