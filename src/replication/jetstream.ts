@@ -90,6 +90,19 @@ export interface StreamTail {
   storedAt: number;
 }
 
+/** `read` retried while JetStream times out (a NATS node restarting, a leader election), for up to `withinMs`. */
+export async function retried<T>(read: () => Promise<T>, withinMs = 30_000): Promise<T> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await read();
+    } catch (error) {
+      if (Date.now() > until || !/timeout|no responders|503/i.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
 export async function streamTail(jsm: JetStreamManager): Promise<StreamTail> {
   const info = await jsm.streams.info(JOURNAL_STREAM);
   const last = info.state.last_seq;

@@ -22,7 +22,7 @@ import { DataRefusedError } from '../journal/refusal.ts';
 import type { HttpReply } from '../http/uws.ts';
 import { localUrl } from '../http/gateway.ts';
 import type { Replication } from '../pipeline.ts';
-import { streamTail, type JetStreamLink } from './jetstream.ts';
+import { retried, streamTail, type JetStreamLink } from './jetstream.ts';
 import { FencedError, JetStreamPublisher } from './publisher.ts';
 import { Lease } from './lease.ts';
 
@@ -65,7 +65,9 @@ export function primaryReplication(settings: Settings, logger: Logger, link: Jet
         fence(`the lease was taken by ${holder?.url ?? 'another node'}`);
         publisher?.fence(new FencedError('the lease was taken'));
       });
-      const tail = await streamTail(link.jsm);
+      const started = Date.now();
+      const tail = await retried(() => streamTail(link.jsm));
+      if (Date.now() - started > 1000) logger.warn({ ms: Date.now() - started }, 'JetStream was slow to answer for the stream tail');
       publisher = new JetStreamPublisher(link.js, tail, settings.replication.durability === 'replicated', logger, (error) => fence(error.message));
       const shipped = await publisher.catchUp(opened, tail);
       opened.ship(publisher);

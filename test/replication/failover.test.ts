@@ -10,16 +10,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Trader } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { spawnNode, startNode } from './nodes.ts';
+import { spawnNode, startNode, stopAll } from './nodes.ts';
 
 const LEASE_MS = 1500;
 
 test('kill -9 of the primary under load: the standby takes over and every acknowledged order is there; the old primary cannot come back', { timeout: 180_000 }, async (t) => {
   const nats = await startNats(1);
   const primary = await startNode({ nats: nats.urls, durability: 'replicated', leaseMs: LEASE_MS });
-  t.after(() => primary.stop());
   const standby = await startNode({ nats: nats.urls, role: 'standby', leaseMs: LEASE_MS });
-  t.after(() => standby.stop());
+  t.after(() => stopAll([primary, standby], nats));
 
   const traders = await Promise.all([0, 1].map(async () => {
     const trader = await new Trader(primary.client).login();

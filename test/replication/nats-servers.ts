@@ -73,6 +73,8 @@ export async function startNats(size = 1): Promise<NatsCluster> {
     for (const node of nodes) await node.kill();
     rmSync(dir, { recursive: true, force: true });
   };
+  // A safety net: a test stops its exchange nodes first, then NATS (a node stopping with
+  // replicated durability waits for JetStream to store its last records).
   after(stop);
   return { nodes, urls, stop };
 }

@@ -77,3 +77,10 @@ export async function assertSameState(primary: ApiClient, replica: ApiClient, pa
     if (Date.now() > until) assert.fail(`the replica never reached the primary's seq ${p.seq} (it is at ${r.seq})`);
   }
 }
+
+/** After a test: the nodes stopped (resumed first, should the test have paused one), then NATS. */
+export async function stopAll(nodes: readonly ServerProcess[], nats: { stop(): Promise<void> }): Promise<void> {
+  for (const node of nodes) if (node.exit() === undefined) process.kill(node.pid, 'SIGCONT');
+  await Promise.all(nodes.map((node) => node.stop()));
+  await nats.stop();
+}

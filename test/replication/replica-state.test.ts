@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Trader } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startNode } from './nodes.ts';
+import { assertSameState, startNode, stopAll } from './nodes.ts';
 
 const SEED = Number(process.env.REPLICA_SEED ?? Date.now() % 1_000_000);
 const STEPS = 6;
@@ -29,9 +29,8 @@ function random(seed: number): () => number {
 test(`a replica's book, positions and state hash equal the primary's at the same journal seq (seed ${SEED})`, { timeout: 180_000 }, async (t) => {
   const nats = await startNats(1);
   const primary = await startNode({ nats: nats.urls, durability: 'local' });
-  t.after(() => primary.stop());
   const replica = await startNode({ nats: nats.urls, role: 'replica' });
-  t.after(() => replica.stop());
+  t.after(() => stopAll([primary, replica], nats));
   const rand = random(SEED);
   const traders = await Promise.all([0, 1, 2].map(async () => {
     const trader = await new Trader(primary.client).login();
