@@ -10,7 +10,7 @@
  * May import: src/config (types), src/runtime/spawn-worker, sim/simulator.
  */
 import type { MarketSpec } from '../src/config/market.ts';
-import { spawnTsWorker } from '../src/runtime/spawn-worker.ts';
+import { spawnWorker } from '../src/runtime/spawn-worker.ts';
 import { runSeed, type SeedOptions, type SeedResult } from './simulator.ts';
 
 /** A seed's result as it crosses threads: the violation as its message, and the wall-clock seconds it took. */
@@ -43,7 +43,7 @@ export async function runSeeds(specs: readonly MarketSpec[], first: number, coun
   };
   const one = () =>
     new Promise<void>((resolve, reject) => {
-      const worker = spawnTsWorker(new URL('./worker.ts', import.meta.url), { workerData: { settings } });
+      const worker = spawnWorker(new URL('./worker.ts', import.meta.url), { workerData: { settings } });
       const feed = () => (next < first + count ? worker.postMessage(next++) : void worker.terminate().then(() => resolve()));
       worker.on('message', (r: SeedReport) => {
         deliver(r);

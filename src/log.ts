@@ -3,7 +3,8 @@
  *
  * The process logger (pino: JSON lines, cheap when a level is off). `LOG_LEVEL` sets the level;
  * tests pass `silent`. Lines are written to stdout when they are logged (synchronously): the
- * exchange logs little besides start-up, snapshots and failures, and a line logged before a long
+ * exchange logs little besides start-up, snapshots, 503s and failures unless the operator asks
+ * for more (the access log, `debug`: a write each per request), and a line logged before a long
  * synchronous step — `replaying journal` before the start-up replay — must reach the operator
  * before that step ends, not after it (pino's default asynchronous stream holds a line while an
  * earlier write is in flight, until the main thread is free again).

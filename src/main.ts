@@ -1,36 +1,63 @@
 /**
- * The exchange process: reads settings (flags, environment), starts the pipeline (or the role
- * replication/node gives it: replica, standby), and stops it
- * cleanly on SIGTERM or SIGINT. A bad setting exits with status 2 and a message naming it.
+ * The exchange process: reads settings (flags, environment), checks what they need of the
+ * machine (config/preflight: the data directory, the listen addresses), starts the pipeline (or
+ * the role replication/node gives it: replica, standby), and stops it cleanly on SIGTERM or SIGINT. A bad setting, or one the machine cannot honour,
+ * exits with status 2 and one line naming it (`Cannot start: PORT: …`); refused data exits 1.
  */
 import { loadSettings } from './config/process.ts';
 import { ConfigError } from './config/market.ts';
+import { checkDataDirectory, checkListen } from './config/preflight.ts';
 import { createLogger } from './log.ts';
 import { startNode } from './replication/node.ts';
+import { OPERATOR_HOST } from './http/gateway.ts';
 import { DataRefusedError } from './journal/refusal.ts';
 
-const logger = createLogger();
-
-let settings;
-try {
-  settings = loadSettings(process.argv.slice(2), process.env);
-} catch (error) {
+/** A setting's one line and exit status 2; anything else is not a setting's fault and is rethrown. */
+function refuseSetting(error: unknown): never {
   if (!(error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
   console.error(`Cannot start: ${(error as Error).message}`);
   process.exit(2);
 }
 
+let settings;
+try {
+  settings = loadSettings(process.argv.slice(2), process.env);
+  checkDataDirectory(settings.dataDir);
+  await checkListen(settings.host, settings.port);
+  if (settings.operatorPort !== null) await checkListen(OPERATOR_HOST, settings.operatorPort, 'OPERATOR_PORT');
+} catch (error) {
+  refuseSetting(error);
+}
+const logger = createLogger(settings.logLevel);
+
 let exchange;
 try {
   exchange = await startNode(settings, logger);
 } catch (error) {
+  if (error instanceof ConfigError) refuseSetting(error);
   if (!(error instanceof DataRefusedError)) throw error;
   // The refusal is the operator's whole report: no stack, and the data directory untouched.
   logger.fatal({ dataDir: settings.dataDir }, 'refusing to start');
   console.error(`Cannot start: ${error.message}`);
   process.exit(1);
 }
-logger.info({ port: exchange.port, profile: settings.profile.name, role: settings.replication.role, dataDir: settings.dataDir, markets: settings.markets.map((m) => m.symbol) }, 'exchange ready');
+logger.info(
+  {
+    port: exchange.port,
+    host: settings.host,
+    operatorPort: exchange.operatorPort,
+    profile: settings.profile.name,
+    role: settings.replication.role,
+    dataDir: settings.dataDir,
+    markets: settings.markets.map((m) => m.symbol),
+    signatureBackend: exchange.threads?.signatureBackend,
+    signatureThreads: exchange.threads?.signatureThreads,
+    marketThreads: exchange.threads?.marketThreads,
+    marketsPerThread: exchange.threads?.marketsPerThread,
+    accessLog: settings.accessLog,
+  },
+  'exchange ready',
+);
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -44,13 +44,18 @@ import type { OperatorPort } from './http/routes/operator.ts';
 import type { Journal } from './journal/journal.ts';
 import type { Projections } from './runtime/projections.ts';
 import type { AccountApiOptions } from './http/account-routes.ts';
+import { ExchangeMetrics } from './metrics.ts';
 
 
 /** How often the conditional timers are checked for a due TWAP slice or expiry (ms): their precision. */
 export const RELEASE_POLL_MS = 5;
 export interface RunningExchange {
   port: number;
+  /** The operator listener's port (127.0.0.1), or null when the operator API is on `port`. */
+  operatorPort: number | null;
   sequencer: Sequencer;
+  /** What runs: the signature backend and the threads (the start-up log line says it). */
+  threads: { signatureBackend: 'native' | 'noble'; signatureThreads: number; marketThreads: number; marketsPerThread: string[][] };
   /** What start-up rebuilt: the snapshot it began from and the journal records it replayed after it. */
   recovery: { snapshotSeq: number; commands: number; events: number; recoveredEvents: number };
   /** Stops cleanly; `snapshot: false` skips the shutdown snapshot (tests use it to start from an older one). */
@@ -87,6 +92,10 @@ const DRAIN_GRACE_MS = 5_000;
 const SNAPSHOTS_KEPT = 3;
 /** How often the snapshot thread is told how far the journal is flushed. */
 const SNAPSHOT_FOLLOW_MS = 1000;
+/** A journal flush slower than this is logged at warn: the disk is holding every write's reply back. */
+export const SLOW_FLUSH_MS = 100;
+/** During a long start-up replay, a progress line this often. */
+const REPLAY_PROGRESS_MS = 5_000;
 
 /** Splits markets over `count` threads, round-robin. */
 function groups(markets: readonly MarketSpec[], count: number): MarketSpec[][] {
@@ -98,17 +107,26 @@ function groups(markets: readonly MarketSpec[], count: number): MarketSpec[][] {
 export async function startExchange(settings: Settings, logger: Logger, options: PipelineOptions = {}): Promise<RunningExchange> {
   const clock = options.clock ?? Date.now;
   const { markets, profile } = settings;
+  const symbolOf = (market: number) => markets[market].symbol;
   mkdirSync(settings.dataDir, { recursive: true });
+  // What GET /metrics shows; the gauges read the parts below once they exist (`readFrom`).
+  const metrics = new ExchangeMetrics();
 
   // ⑥ the journal (every accepted command and event, flushed before a reply; snapshots beside
   // it) and history (derived from it, written without flushing): opened and checked to agree
-  const { snapshots, journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger);
+  const { snapshots, journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger, {
+    onFlush: (records, seconds) => {
+      metrics.flushSeconds.observe(seconds);
+      metrics.flushRecords.observe(records);
+      if (seconds * 1000 > SLOW_FLUSH_MS) logger.warn({ records, ms: Math.round(seconds * 1000) }, 'slow journal flush: replies wait for the disk');
+    },
+  });
   await options.replication?.attach(journal);
 
   // ③ the exchange's state: the newest snapshot that history has caught up with and that restores
   // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
   // is the truth — so one that does not restore is logged loudly and an older one (or none) used.
-  const listeners = withShortfallAlarm(projections.listeners(), logger);
+  const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics);
   const exchangeOptions = { ledger: { faucet: profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
   let start: { seq: number; saved: SystemSnapshot } | undefined;
   let exchange: Exchange | undefined;
@@ -130,14 +148,28 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // Records before the snapshot are not replayed; the replay checks every record it reads.
   // Replay is the long part of a start: the operator sees how much is ahead of it.
   logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying journal');
+  const replayFrom = (start?.seq ?? 0) + 1;
+  const replayStarted = performance.now();
+  let replayReported = replayStarted;
+  metrics.replayTotal.set(Math.max(0, journal.lastSeq() - replayFrom + 1));
   const replayed = recover(exchange, journal, {
-    from: (start?.seq ?? 0) + 1,
+    from: replayFrom,
     books: start?.saved.books ?? [],
-    onRecord: (seq) => (projections.applying = seq),
+    onRecord: (seq) => {
+      projections.applying = seq;
+      // The clock is read once every 4,096 records: the replay's own pace is untouched.
+      if ((seq & 4095) === 0 && performance.now() - replayReported > REPLAY_PROGRESS_MS) {
+        replayReported = performance.now();
+        logger.info({ seq, lastSeq: journal.lastSeq(), seconds: Math.round((replayReported - replayStarted) / 1000) }, 'replaying journal: progress');
+      }
+    },
     onEvent: projections.atEvent,
     onBatch: () => projections.flush(),
   });
   await journal.durable(journal.lastSeq());
+  metrics.replayRecords.set(replayed.commands + replayed.events);
+  metrics.replaySeconds.set((performance.now() - replayStarted) / 1000);
+  metrics.resetFills();
   // From here on history is written on its own thread; the main thread only builds the records.
   projections.startThread(historyDir);
   logger.info(
@@ -148,7 +180,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       recoveredEvents: replayed.recoveredEvents,
       lastSeq: journal.lastSeq(),
       stateHash: exchange.stateHash(),
-      books: replayed.books.map((b) => ({ market: b.marketIndex, hash: b.stateHash() })),
+      books: replayed.books.map((b) => ({ market: symbolOf(b.marketIndex), hash: b.stateHash() })),
     },
     'journal replayed',
   );
@@ -226,6 +258,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   follow();
   const follower = setInterval(follow, SNAPSHOT_FOLLOW_MS);
   let lastSnapshotSeq = start?.seq ?? 0;
+  /** Unix time (s) this process last saved a snapshot; null before its first (metrics). */
+  let lastSnapshotAt: number | null = null;
   const takeSnapshot = async (): Promise<number> => {
     logger.debug('snapshot started');
     const paused = performance.now();
@@ -244,6 +278,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     await projections.settle();
     const saved = await snapshotThread.take(seq);
     lastSnapshotSeq = seq;
+    lastSnapshotAt = Date.now() / 1000;
+    metrics.snapshotSeconds.observe((performance.now() - paused) / 1000);
     logger.info({ seq, bytes: saved.bytes, pausedMs, ms: saved.ms }, 'snapshot saved');
     return seq;
   };
@@ -304,6 +340,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
 
   // ① the gateway
   const reads = stateReads(settings, exchange, history, projections, (market) => feed?.isHeld(market) ?? false);
+  let stopping = false;
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
@@ -311,6 +348,16 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     sockets: feeds.endpoint,
     clock,
     logger,
+    metrics,
+    accessLog: settings.accessLog,
+    operatorPort: settings.operatorPort ?? undefined,
+    corsOrigins: settings.corsOrigins,
+    operations: {
+      // The listener opens once the journal is replayed: a start-up replay shows as a refused connection.
+      notReady: () => (stopping ? 'shutting down' : journal.problem() ?? links.map((l) => l.problem()).find((p) => p !== null) ?? sequencer!.overloaded()),
+      metrics: () => metrics.text(),
+      metricsContentType: metrics.contentType,
+    },
     marketData: reads.marketData,
     history,
     prices: reads.prices,
@@ -333,16 +380,27 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   });
 
   feeds.attach(server);
+  metrics.readFrom({
+    signatures: () => ({ queued: pool.queued, recovered: pool.recovered }),
+    rings: () => links.map((l) => l.occupancy()),
+    projectionLag: () => projections.lag(),
+    lastSnapshotAt: () => lastSnapshotAt,
+    unflushed: () => journal.unflushed(),
+    sockets: () => server.socketCounts(),
+  });
 
   return {
     port: server.port,
+    operatorPort: server.operatorPort,
     sequencer,
+    threads: { signatureBackend: backend, signatureThreads: pool.threads, marketThreads: links.length, marketsPerThread: links.map((l) => l.markets.map((m) => m.symbol)) },
     recovery: { snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents },
     async stop(stopOptions = {}) {
       // Drain the gateway first: no new connections, 503 for every new request, and the requests
       // already running get their answers — their writes journaled and flushed while the
       // signature pool, the sequencer and the journal are still open. Then the market threads
       // finish what they hold, a snapshot is taken, and the journal closes.
+      stopping = true;
       feeds.close();
       const unfinished = await server.drain(DRAIN_GRACE_MS);
       if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
@@ -355,7 +413,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       await snapshotThread.close();
       sequencer!.close();
       await sequencer!.idle();
-      const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
+      const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market).map((b) => ({ market: symbolOf(b.market), hash: b.hash }));
       for (const link of links) await link.close();
       await journal.durable(journal.lastSeq());
       logger.info({ lastSeq: journal.lastSeq(), stateHash: exchange.stateHash(), books }, 'stopped');
@@ -435,6 +493,18 @@ function withShortfallAlarm(listeners: ExchangeListeners, logger: Logger): Excha
       const fields = { owner: e.owner, shortfall: String(-e.delta), insuranceFund: String(e.fund) };
       if (e.fund < 0n) logger.error(fields, 'insurance fund in deficit: a shortfall exceeded it');
       else logger.warn(fields, 'insurance fund covered a shortfall');
+    },
+  };
+}
+
+/** Counts every trade for GET /metrics (the replay's are reset once it is done). */
+function withFillCount(listeners: ExchangeListeners, metrics: ExchangeMetrics): ExchangeListeners {
+  const next = listeners.trade;
+  return {
+    ...listeners,
+    trade: (market, seq, time, price, quantity, takerSide) => {
+      next?.(market, seq, time, price, quantity, takerSide);
+      metrics.fill();
     },
   };
 }

@@ -19,7 +19,8 @@
  * otherwise); a malformed hex signature is answered on the main thread without a task;
  * results are exactly what `RecoveryBackend.recover` returns for the chosen backend.
  * TypeScript workers: worker threads inherit `process.execArgv`, so under `node --import tsx`
- * the worker file loads through tsx as well (test/auth/signature-pool.test.ts proves it).
+ * the worker file loads through tsx as well (test/auth/signature-pool.test.ts proves it);
+ * compiled to dist/, the pool runs the compiled worker beside it (`WORKER`).
  * Limits: a task failure (a worker crash) rejects the promises of that batch.
  */
 import { availableParallelism } from 'node:os';
@@ -61,6 +62,9 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
+/** The worker module beside this one: `.ts` from source, `.js` compiled (runtime/spawn-worker's rule). */
+const WORKER = new URL(import.meta.url.endsWith('.js') ? './signature-worker.js' : './signature-worker.ts', import.meta.url).href;
+
 export class SignaturePool {
   readonly backend: BackendName;
   readonly threads: number;
@@ -74,6 +78,8 @@ export class SignaturePool {
   private closed = false;
   /** Tasks posted and not yet finished: at most `tasksPerThread` per thread. */
   private inFlight = 0;
+  /** Signatures whose tasks have finished. */
+  private done = 0;
   /** Set by `close`: called once the last task has finished and nothing waits. */
   private drained: (() => void) | null = null;
 
@@ -85,7 +91,7 @@ export class SignaturePool {
     this.tasksPerThread = Math.max(1, options.tasksPerThread ?? 2);
     this.maxWaiting = Math.max(1, options.maxWaiting ?? 10_000);
     this.piscina = new Piscina({
-      filename: new URL('./signature-worker.ts', import.meta.url).href,
+      filename: WORKER,
       minThreads: this.threads,
       maxThreads: this.threads,
       // Tasks beyond the running one wait in the thread's own port, not in piscina's queue.
@@ -96,6 +102,16 @@ export class SignaturePool {
   /** Tasks the workers have finished so far (each carries every signature waiting when it left). */
   get tasks(): number {
     return this.piscina.completed;
+  }
+
+  /** Signatures waiting for a thread (not yet in a task). */
+  get queued(): number {
+    return this.waiting.length + this.waitingTyped.length;
+  }
+
+  /** Signatures recovered so far (valid or not). */
+  get recovered(): number {
+    return this.done;
   }
 
   /** The signer of `digest`, or null when `signature` (`0x` + 130 hex) is invalid. */
@@ -154,6 +170,7 @@ export class SignaturePool {
     this.inFlight++;
     (this.piscina.run(task) as Promise<R>).then(
       (result) => {
+        this.done += callers.length;
         settle(result);
         this.finished();
       },

@@ -42,9 +42,20 @@ export interface Settings {
   minTransfer: bigint;
   /** Most subaccounts one address may hold; default 32. */
   maxSubaccounts: number;
+  /** One log line per request (method, path, status, latency, client); default off. */
+  accessLog: boolean;
+  /** pino level (`LOG_LEVEL`); default info. */
+  logLevel: LogLevel;
+  /** The operator API's own port on 127.0.0.1, or null: served on the public port. */
+  operatorPort: number | null;
+  /** Origins browsers may call the public API from (exact origins, or `*`); empty: no CORS. */
+  corsOrigins: string[];
   /** Role, NATS servers and durability (config/replication); no NATS by default. */
   replication: ReplicationSettings;
 }
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
 export const TESTNET_OPERATOR_KEY = 'testnet-operator-key';
@@ -52,6 +63,22 @@ export const TESTNET_OPERATOR_KEY = 'testnet-operator-key';
 export const MAINNET_OPERATOR_KEY_LENGTH = 32;
 /** Keys printed in this project's README and docs: anybody can send them. */
 const PUBLISHED_OPERATOR_KEYS: ReadonlySet<string> = new Set([TESTNET_OPERATOR_KEY]);
+
+/** The words a switch in the environment may be (`ACCESS_LOG=1`). */
+const SWITCH: ReadonlyMap<string, boolean> = new Map([
+  ['on', true], ['1', true], ['true', true], ['yes', true],
+  ['off', false], ['0', false], ['false', false], ['no', false], ['', false],
+]);
+
+/** The origin (`scheme://host[:port]`) of a URL, or undefined when it is not one. */
+function originOf(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Every core but one, at least one. */
 export function defaultSignatureThreads(): number {
@@ -76,6 +103,9 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'trusted-proxies': { type: 'string' },
       'min-transfer': { type: 'string' },
       'max-subaccounts': { type: 'string' },
+      'access-log': { type: 'boolean' },
+      'operator-port': { type: 'string' },
+      'cors-origins': { type: 'string' },
       ...REPLICATION_FLAGS,
     },
     strict: true,
@@ -88,7 +118,11 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   const port = Number(portText);
   if (!/^\d{1,5}$/.test(portText) || port > 65535) throw new ConfigError('PORT', portText, 'must be an integer from 0 to 65535');
 
-  const host = values.host ?? env.HOST ?? '0.0.0.0';
+  // A testnet answers this machine only unless told otherwise: its operator key is published.
+  const host = values.host ?? env.HOST ?? (profileName === 'testnet' ? '127.0.0.1' : '0.0.0.0');
+  if (host !== 'localhost' && canonicalIp(host) === undefined) {
+    throw new ConfigError('HOST', host, 'must be an IP address to listen on (127.0.0.1 for this machine only, 0.0.0.0 for every interface) or localhost');
+  }
   const dataDir = values['data-dir'] ?? env.DATA_DIR ?? (profileName === 'testnet' ? './data' : profile.dataDir);
   if (dataDir.length === 0) throw new ConfigError('DATA_DIR', dataDir, 'must not be empty');
 
@@ -139,7 +173,31 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
   const maxSubaccounts = Number(subaccountsText);
   if (!/^\d{1,5}$/.test(subaccountsText) || maxSubaccounts < 1 || maxSubaccounts > 10_000) throw new ConfigError('MAX_SUBACCOUNTS', subaccountsText, 'must be an integer from 1 to 10000');
 
+  const accessLogText = env.ACCESS_LOG ?? 'off';
+  if (values['access-log'] !== true && !SWITCH.has(accessLogText)) throw new ConfigError('ACCESS_LOG', accessLogText, 'must be on or off (1/0, true/false)');
+  const accessLog = values['access-log'] === true || SWITCH.get(accessLogText) === true;
+
+  const operatorPortText = values['operator-port'] ?? env.OPERATOR_PORT ?? null;
+  const operatorPort = operatorPortText === null ? null : Number(operatorPortText);
+  if (operatorPortText !== null && (!/^\d{1,5}$/.test(operatorPortText) || operatorPort! > 65535)) {
+    throw new ConfigError('OPERATOR_PORT', operatorPortText, 'must be an integer from 0 to 65535');
+  }
+  if (operatorPort !== null && operatorPort !== 0 && operatorPort === port) throw new ConfigError('OPERATOR_PORT', operatorPortText, 'must differ from PORT');
+
+  const corsOrigins: string[] = [];
+  for (const entry of (values['cors-origins'] ?? env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '')) {
+    if (entry !== '*' && originOf(entry) !== entry) throw new ConfigError('CORS_ORIGINS', entry, 'must be * or origins such as https://app.example.com (scheme, host and port; no path or trailing slash)');
+    corsOrigins.push(entry);
+  }
+
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError('LOG_LEVEL', logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
+
   return {
+    accessLog,
+    logLevel: logLevel as LogLevel,
+    operatorPort,
+    corsOrigins,
     host,
     port,
     dataDir,

@@ -49,7 +49,7 @@ const TABLE: Record<number, Entry> = {
 /** The reply for a rejection; `detail` fills the text's slot (a symbol, a number, a field message). */
 export function failure(code: number, detail = ''): HttpReply {
   const entry = TABLE[code] ?? TABLE[GatewayCode.Internal];
-  const reply: HttpReply = { status: entry.status, body: entry.text(detail), contentType: 'text/plain; charset=utf-8' };
+  const reply: HttpReply = { status: entry.status, body: entry.text(detail), contentType: 'text/plain; charset=utf-8', code };
   // A 503 is a moment's overload (a stage behind, too many login challenges): say when to retry.
   if (entry.status === 503) reply.headers = { 'retry-after': String(OVERLOADED_RETRY_SECONDS) };
   return reply;

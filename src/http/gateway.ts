@@ -7,11 +7,22 @@
  * method 405, a thrown error (a broken invariant) 500 with the error logged; during a drain
  * (shutdown) 503 `Service overloaded: shutting down` with `Retry-After`. Routes themselves
  * live one concept per file in ./routes/.
+ *
+ * Every answer is counted (`GatewayMetrics`: route pattern, method, status, latency; a refused
+ * order submission by its reason) and logged as the operator asked: a refused write at debug,
+ * every 503 at warn, every request at info with the access log on. /health, /ready and
+ * /metrics are outside the per-address budget.
+ *
+ * With an operator port, the operator API and /metrics are served only by a second listener on
+ * 127.0.0.1 (the probes on both); the public listener answers them 404. A listener that cannot
+ * listen is a `ConfigError` naming its port setting.
  * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts.
  */
 import type { Logger } from 'pino';
+import { ConfigError } from '../config/market.ts';
+import { CorsPolicy } from './cors.ts';
 import { failure, GatewayCode } from './errors.ts';
-import { startHttpServer, type HttpServer, type Route, type HttpRequest } from './uws.ts';
+import { startHttpServer, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
 import { bookRoute, orderbookRoute } from './routes/book.ts';
 import { configRoute, marketsRoute, timeRoute } from './routes/markets.ts';
 import { candlesRoute } from './routes/candles.ts';
@@ -20,11 +31,12 @@ import { pricesRoute, summaryRoute } from './routes/price.ts';
 import { docsRoutes } from './routes/openapi.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
+import { healthRoutes, metricsRoute } from './routes/operations.ts';
 import { faucetRoute } from './routes/faucet.ts';
 import { clusterRoutes, type ClusterPort } from './routes/cluster.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
-import type { Clock, MarketDataPort, MarketHistory, OrdersPort, PriceSource } from './ports.ts';
+import type { Clock, GatewayMetrics, MarketDataPort, MarketHistory, OperationsPort, OrdersPort, PriceSource } from './ports.ts';
 import type { SocketEndpoint } from './uws.ts';
 
 export interface GatewayOptions {
@@ -42,7 +54,16 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** Proxies whose `X-Forwarded-For` is believed for the per-address budget; default none. */
   trustedProxies?: readonly string[];
-  /** The streaming feeds' WebSocket endpoint (ws/feeds), on the same port. */
+  /** /health, /ready and /metrics. */
+  operations?: OperationsPort;
+  metrics?: GatewayMetrics;
+  /** One info line per request (method, path, status, milliseconds, client). */
+  accessLog?: boolean;
+  /** Serve the operator API and /metrics on 127.0.0.1:operatorPort instead of the public listener (0 picks a free port). */
+  operatorPort?: number;
+  /** Origins browsers may call the public API from (`*` for any); none by default. */
+  corsOrigins?: readonly string[];
+  /** The streaming feeds' WebSocket endpoint (ws/feeds), on the public port. */
   sockets?: SocketEndpoint<any>;
   /** A replicated node (routes/cluster): GET /cluster, writes refused while not the primary, the lag header. */
   cluster?: ClusterPort;
@@ -76,11 +97,12 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
     ]),
   ];
   const table = publicRoutes.map(open);
+  if (options.operations !== undefined) table.push(...healthRoutes(options.operations), metricsRoute(options.operations));
   if (guard !== undefined && options.accounts !== undefined) {
     const accounts = { ...options.accounts, markets, clock };
     table.push(...loginRoutes(accounts.auth, guard), ...accountRoutes(accounts, guard));
     if (options.orders !== undefined) {
-      table.push(...orderRoutes({ markets, orders: options.orders, guard, domain: accounts.auth.domain, recover: accounts.auth.recover, clock }));
+      table.push(...orderRoutes({ markets, orders: options.orders, guard, domain: accounts.auth.domain, recover: accounts.auth.recover, clock, metrics: options.metrics }));
     }
   }
   if (options.operator !== undefined) {
@@ -96,32 +118,126 @@ function patternRegExp(pattern: string): RegExp {
   return new RegExp('^' + pattern.replace(/:[^/]+/g, '[^/]+') + '/?$');
 }
 
-export async function startGateway(options: GatewayOptions): Promise<HttpServer> {
+/** The text a refusal log line quotes: the reply's own, cut short (a field message can be long). */
+const REASON_CHARS = 200;
+
+/** Counts and logs every answer (see the module header); called once per request, so it allocates only to log. */
+function replyObserver(table: readonly Route[], options: GatewayOptions): NonNullable<HttpServerOptions['onReply']> {
+  const { metrics, logger } = options;
+  const labels = [...table.map((r) => ({ method: r.method.toUpperCase(), pattern: r.pattern })), { method: 'ANY', pattern: 'unmatched' }];
+  metrics?.observeRoutes(labels);
+  const writes = labels.map((l) => l.method !== 'GET' && l.method !== 'ANY');
+  const takesOrders = [...table.map((r) => r.submitsOrders === true), false];
+  const accessLog = options.accessLog === true;
+  return (index, req, reply, seconds) => {
+    const status = reply.status;
+    metrics?.request(index, status, seconds);
+    if (status >= 400) {
+      if (takesOrders[index]) metrics?.orderRefused(reply.code, status);
+      // A 503 is the exchange refusing for its own sake (a stage behind, shutting down): the operator hears of each.
+      if (status === 503) logger.warn({ method: req.method, route: labels[index].pattern, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'overloaded: answered 503');
+      else if (writes[index] && logger.isLevelEnabled('debug')) {
+        logger.debug({ method: req.method, route: labels[index].pattern, status, code: reply.code, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'write refused');
+      }
+    }
+    if (accessLog) logger.info({ method: req.method, path: req.path, status, ms: Math.round(seconds * 1e6) / 1000, client: req.remoteAddress }, 'request');
+  };
+}
+
+/** The exchange's listeners: the public one and, when `operatorPort` is set, the operator's. */
+export interface Gateway extends HttpServer {
+  /** The operator listener's port (on 127.0.0.1), or null when the operator API is on the public port. */
+  readonly operatorPort: number | null;
+}
+
+/** Routes that move to the operator listener when there is one: the operator API and the metrics. */
+const forOperator = (route: Route): boolean => route.pattern.startsWith('/operator/') || route.pattern === '/metrics';
+/** The operator listener's address: this machine only. */
+export const OPERATOR_HOST = '127.0.0.1';
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let bound = localUrl(options.host, options.port);
   const table = routes(options, () => bound);
-  const known = table.map((r) => ({ method: r.method, path: patternRegExp(r.pattern) }));
-  const server = await startHttpServer({
-    host: options.host,
-    port: options.port,
-    routes: table,
-    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
-    trustedProxies: new Set(options.trustedProxies ?? []),
-    sockets: options.sockets,
-    // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
-    shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
-    fallback: (req: HttpRequest) => {
-      const allowed = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
-      if (allowed.length === 0) return failure(GatewayCode.RouteNotFound, req.path);
-      const reply = failure(GatewayCode.MethodNotAllowed, req.method.toUpperCase());
-      reply.headers = { allow: [...new Set(allowed)].join(', ') };
-      return reply;
+  const observe = replyObserver(table, options);
+  const all = table.map((_, index) => index);
+  const split = options.operatorPort !== undefined;
+  const cors = options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins);
+  const publicServer = await listen(options, table, observe, 'PORT', options.host, options.port, split ? all.filter((i) => !forOperator(table[i])) : all, cors, options.sockets);
+  // Port 0 picks a free port: the API document names the one it got (no request arrives before this).
+  bound = localUrl(options.host, publicServer.port);
+  if (!split) return { ...publicServer, operatorPort: null };
+  let operatorServer: HttpServer;
+  try {
+    // Probes answer here too: a process manager on this machine may check either port.
+    const operatorRoutes = all.filter((i) => forOperator(table[i]) || table[i].pattern === '/health' || table[i].pattern === '/ready');
+    operatorServer = await listen(options, table, observe, 'OPERATOR_PORT', OPERATOR_HOST, options.operatorPort!, operatorRoutes, undefined, undefined);
+  } catch (error) {
+    publicServer.close();
+    throw error;
+  }
+  return {
+    port: publicServer.port,
+    operatorPort: operatorServer.port,
+    // The feeds' WebSocket endpoint is on the public listener.
+    publish: publicServer.publish,
+    subscribers: publicServer.subscribers,
+    socketCounts: publicServer.socketCounts,
+    drain: async (graceMs) => (await Promise.all([publicServer.drain(graceMs), operatorServer.drain(graceMs)])).reduce((a, b) => a + b, 0),
+    close: () => {
+      publicServer.close();
+      operatorServer.close();
     },
-    onHandlerError: (error, req) => {
-      options.logger.error({ err: error, method: req.method, path: req.path }, 'handler failed');
-      return failure(GatewayCode.Internal);
-    },
-  });
-  // Port 0 picks a free port: the document names the one it got (no request arrives before this).
-  bound = localUrl(options.host, server.port);
-  return server;
+  };
+}
+
+/** One listener serving the routes of `table` at `indices`; a failure to listen names `setting`. */
+async function listen(
+  options: GatewayOptions,
+  table: readonly Route[],
+  observe: NonNullable<HttpServerOptions['onReply']>,
+  setting: string,
+  host: string,
+  port: number,
+  indices: readonly number[],
+  cors: CorsPolicy | undefined,
+  sockets: SocketEndpoint<any> | undefined,
+): Promise<HttpServer> {
+  const served = indices.map((i) => table[i]);
+  // HEAD answers wherever GET does; OPTIONS (a CORS preflight) on every known path.
+  const known = served.flatMap((r) => [r.method, ...(r.method === 'get' ? ['head'] : [])].map((method) => ({ method, path: patternRegExp(r.pattern) })));
+  try {
+    return await startHttpServer({
+      // Counted under the route's index in the whole table; this listener's fallback under the table's.
+      onReply: (index, req, reply, seconds) => observe(index === indices.length ? table.length : indices[index], req, reply, seconds),
+      host,
+      port,
+      routes: served,
+      sockets,
+      cors,
+      compress: true,
+      maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+      trustedProxies: new Set(options.trustedProxies ?? []),
+      // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
+      shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
+      fallback: (req: HttpRequest) => {
+        const found = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
+        if (found.length === 0) return failure(GatewayCode.RouteNotFound, req.path);
+        const allow = [...new Set(found), 'OPTIONS'].join(', ');
+        if (req.method === 'options') {
+          const preflight = cors?.preflight(req.origin, allow) ?? null;
+          return { status: 204, body: '', headers: preflight === null ? { allow } : { allow, ...preflight } };
+        }
+        const reply = failure(GatewayCode.MethodNotAllowed, req.method.toUpperCase());
+        reply.headers = { allow };
+        return reply;
+      },
+      onHandlerError: (error, req) => {
+        options.logger.error({ err: error, method: req.method, path: req.path }, 'handler failed');
+        return failure(GatewayCode.Internal);
+      },
+    });
+  } catch (error) {
+    // The preflight (config/preflight) found the address free a moment before: another process took it since.
+    throw new ConfigError(setting, port, `must be a free port on ${host} (${(error as Error).message})`);
+  }
 }

@@ -11,15 +11,16 @@
  * (routes/), request schemas and their conversion to integer units (requests/, validation.ts,
  * schemas.ts), fast-json-stringify serializers and the OpenAPI document (routes/openapi.ts),
  * the account guard and GCRA limits (auth-guard.ts, rate-limit.ts), the client address behind
- * trusted proxies (client-address.ts), the order view (order-view.ts).
+ * trusted proxies (client-address.ts), the order view (order-view.ts), CORS (cors.ts),
+ * compressed bodies (compression.ts), the probes and metrics routes (routes/operations.ts).
  * May import: auth/, config/, history/, numeric/, engine/types, ledger/ (types, read-only
  * queries), runtime/ (command kinds and result types), uWebSockets.js (uws.ts only), ajv,
- * fast-json-stringify.
+ * fast-json-stringify, negotiator (compression.ts).
  *
  * Invariants: every malformed input is a 4xx with a clear text, never a 5xx; a 500 means a
  * broken invariant and is logged; a reply for a write goes out only after the write is durable.
  * Limits: HTTP/1.1 only; the public per-address budget trusts `X-Forwarded-For` only from
  * `TRUSTED_PROXIES`.
  */
-export { startGateway, type GatewayOptions } from './gateway.ts';
+export { startGateway, type Gateway, type GatewayOptions } from './gateway.ts';
 export { startHttpServer, type HttpRequest, type HttpReply, type Route, type HttpServer } from './uws.ts';

@@ -107,3 +107,25 @@ export interface OrdersPort {
   storedOf(owner: number, query: OrderQuery): OrderRecord[];
   ownerOf(account: string, subaccountIndex: number): number | undefined;
 }
+
+/** What the operator's process manager and Prometheus read (routes/operations.ts). */
+export interface OperationsPort {
+  /** Why the exchange should not be sent traffic now (journal failed, a market thread down, overloaded), or null. */
+  notReady(): string | null;
+  /** The Prometheus text exposition, and its content type. */
+  metrics(): Promise<string>;
+  readonly metricsContentType: string;
+}
+
+/**
+ * What the gateway counts (the exchange's metrics, src/metrics.ts): every answer by route and
+ * status, orders accepted, order submissions refused. Each call is cheap: it runs per request.
+ */
+export interface GatewayMetrics {
+  /** The routes `request` is called with, by index (the last one is the fallback). */
+  observeRoutes(routes: readonly { method: string; pattern: string }[]): void;
+  request(route: number, status: number, seconds: number): void;
+  ordersAccepted(count: number): void;
+  /** An order submission refused: the refusal's code (undefined for one without) and status. */
+  orderRefused(code: number | undefined, status: number): void;
+}

@@ -456,3 +456,20 @@ export const CONFIG_SCHEMA = {
   },
   required: ['profile', 'chainId', 'verifyingContract', 'eip712', 'signing', 'markets', 'limits'],
 } as const;
+
+// ── Operator ───────────────────────────────────────────────────────────────────────────────
+
+export const SNAPSHOT_TAKEN_SCHEMA = { title: 'SnapshotTaken', type: 'object', properties: { seq: { type: 'integer' } }, required: ['seq'] } as const;
+
+export const STATE_HASH_SCHEMA = {
+  title: 'StateHash',
+  type: 'object',
+  properties: {
+    exchange: { type: 'string', description: 'hash of the exchange state (ledger, nonces, delegations, orders, conditional books, faucet day)' },
+    books: { type: 'array', items: { type: 'object', properties: { market: { type: 'integer' }, hash: { type: 'string' } }, required: ['market', 'hash'] } },
+    lastSeq: { type: 'integer', description: 'the journal sequence number the hashes are of' },
+    problem: { type: ['string', 'null'], description: 'the first broken invariant, or null' },
+    money: { type: 'object', description: "the conservation check's terms, USD decimal strings" },
+  },
+  required: ['exchange', 'books', 'lastSeq', 'problem', 'money'],
+} as const;

@@ -27,6 +27,11 @@
  * client sends them again (RFC 9112 §9.3.2). Requests answered inside their callback (reads that
  * need no other thread, refusals) are answered in order however many a read brings.
  *
+ * Around every answer: `onReply` (metrics and logs) once it is written; HEAD on every GET
+ * route (the GET's headers and length, no body); the origin's CORS headers (`cors`); a large
+ * GET body compressed as `Accept-Encoding` asks (`compress`, http/compression), which makes
+ * that answer asynchronous like a write's. A WebSocket upgrade refused is written plainly.
+ *
  * Drain (`drain`): the listener closes; every request that starts from then on is answered with
  * the `shuttingDown` reply and `Connection: close`, every answer still due closes its connection,
  * and the drain resolves once every request that started before has been answered (or its client
@@ -47,6 +52,8 @@
 import { createRequire } from 'node:module';
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
 import { clientAddress } from './client-address.ts';
+import { COMPRESS_MIN_BYTES, compressBody, negotiateEncoding, type Encoding } from './compression.ts';
+import type { CorsPolicy } from './cors.ts';
 import { canonicalIp } from '../config/ip-address.ts';
 
 const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
@@ -68,6 +75,10 @@ export interface HttpRequest {
   /** `X-Operator-Key`, for the operator API. */
   operatorKey: string;
   contentType: string;
+  /** `Origin` (browsers), for CORS; empty when absent. */
+  origin: string;
+  /** `Accept-Encoding`, for compression; empty when absent. */
+  acceptEncoding: string;
   /** The client's address: the socket peer, or the client a trusted proxy forwarded for. */
   remoteAddress: string;
   body: Buffer | null;
@@ -77,8 +88,13 @@ export interface HttpReply {
   status: number;
   /** JSON text for `application/json`, or a plain-text message. */
   body: string;
-  contentType?: 'application/json' | 'text/plain; charset=utf-8' | 'text/html; charset=utf-8';
+  /** Default: JSON below 400, plain text from 400. */
+  contentType?: string;
   headers?: Record<string, string>;
+  /** The refusal's code (http/errors `failure`), for the refusal log and metrics; never sent. */
+  code?: number;
+  /** The body compressed for this request (set here, by the adapter): sent instead of `body`. */
+  encoded?: { encoding: Encoding; bytes: Buffer };
 }
 
 export type Handler = (req: HttpRequest) => HttpReply | Promise<HttpReply>;
@@ -88,6 +104,8 @@ export interface Route {
   /** uWebSockets.js pattern, e.g. `/book/:symbol`. */
   pattern: string;
   handler: Handler;
+  /** Order entry (POST /account/order, /account/orders): its refusals are counted by reason. */
+  submitsOrders?: boolean;
 }
 
 /** A WebSocket connection as the feeds see it; every call after it closed is a no-op. */
@@ -133,6 +151,15 @@ export interface HttpServerOptions {
   trustedProxies?: ReadonlySet<string>;
   /** The answer to every request that starts during a drain (a 503 with `Retry-After`). */
   shuttingDown: HttpReply;
+  /**
+   * Called once per answer written: the route's index in `routes` (`routes.length` for the
+   * fallback), the request, the reply and the seconds since the request arrived.
+   */
+  onReply?: (route: number, req: HttpRequest, reply: HttpReply, seconds: number) => void;
+  /** Cross-origin access for the origins it allows; none without it. */
+  cors?: CorsPolicy;
+  /** Compress large GET bodies for clients that ask (http/compression). */
+  compress?: boolean;
   /** A WebSocket endpoint on the same port. */
   sockets?: SocketEndpoint<any>;
 }
@@ -151,6 +178,15 @@ export interface HttpServer {
   publish(topic: string, text: string): void;
   /** Sockets subscribed to `topic`. */
   subscribers(topic: string): number;
+  /** WebSocket figures for the metrics: connections open, messages received, sent to one socket, published to a topic. */
+  socketCounts(): SocketCounts;
+}
+
+export interface SocketCounts {
+  open: number;
+  received: number;
+  sent: number;
+  published: number;
 }
 
 const STATUS_LINE: Record<number, string> = {
@@ -164,12 +200,46 @@ function statusLine(status: number): string {
   return STATUS_LINE[status] ?? `${status} Status`;
 }
 
-/** Writes the reply; `closeConnection` adds `Connection: close` and closes once it is sent. */
-function write(res: Uws.HttpResponse, reply: HttpReply, closeConnection: boolean): void {
+/** A successful GET (or HEAD) answer large enough to be sent compressed to a client that asks. */
+function compressible(request: HttpRequest, reply: HttpReply): boolean {
+  return reply.status === 200 && (request.method === 'get' || request.method === 'head') && reply.body.length >= COMPRESS_MIN_BYTES;
+}
+
+/**
+ * Writes the reply; `closeConnection` adds `Connection: close` and closes once it is sent. With
+ * the request: its origin's CORS headers, and for HEAD the headers only (the length the body
+ * would have). `request` is null for a drain's refusal written before the request was read.
+ */
+function write(res: Uws.HttpResponse, reply: HttpReply, closeConnection: boolean, request: HttpRequest | null = null, options: Pick<HttpServerOptions, 'cors' | 'compress'> = {}): void {
   res.writeStatus(statusLine(reply.status));
-  res.writeHeader('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
+  // A 204 has no content, so no content type.
+  if (reply.status !== 204) res.writeHeader('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
   if (reply.headers) for (const key in reply.headers) res.writeHeader(key, reply.headers[key]);
-  res.end(reply.body, closeConnection);
+  if (request === null) {
+    res.end(reply.body, closeConnection);
+    return;
+  }
+  const cors = request.origin === '' ? null : (options.cors?.headers(request.origin) ?? null);
+  if (cors !== null) for (const key in cors) res.writeHeader(key, cors[key]);
+  if (options.compress && compressible(request, reply)) res.writeHeader('vary', 'Accept-Encoding');
+  const body = reply.encoded === undefined ? reply.body : reply.encoded.bytes;
+  if (reply.encoded !== undefined) res.writeHeader('content-encoding', reply.encoded.encoding);
+  if (request.method === 'head') {
+    // This build's endWithoutBody takes no arguments (given a length it leaves the response
+    // unfinished, and the connection's next request is refused as async pipelining): the length
+    // is a plain header, and a drain's close is asked of the client (the drain closes it after).
+    res.writeHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
+    if (closeConnection) res.writeHeader('connection', 'close');
+    res.endWithoutBody();
+  } else res.end(body, closeConnection);
+}
+
+/** The reply with its body compressed as the client asked, when it is worth it; else the reply itself. */
+function encoded(request: HttpRequest, reply: HttpReply): HttpReply | Promise<HttpReply> {
+  if (!compressible(request, reply)) return reply;
+  const encoding = negotiateEncoding(request.acceptEncoding);
+  if (encoding === null) return reply;
+  return compressBody(reply.body, encoding).then((bytes) => ({ ...reply, encoded: { encoding, bytes } }));
 }
 
 /**
@@ -216,9 +286,11 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   /** During a drain: called whenever a request starts or finishes. */
   let onDrainActivity: (() => void) | null = null;
 
-  const serve = (res: Uws.HttpResponse, req: Uws.HttpRequest, handler: Handler, paramCount: number): void => {
+  const onReply = options.onReply;
+  const serve = (res: Uws.HttpResponse, req: Uws.HttpRequest, handler: Handler, paramCount: number, routeIndex: number): void => {
+    const arrived = performance.now();
     if (draining) {
-      write(res, options.shuttingDown, true);
+      write(res, options.shuttingDown, true, null, options);
       onDrainActivity?.();
       return;
     }
@@ -234,6 +306,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       authorization: req.getHeader('authorization'),
       operatorKey: req.getHeader('x-operator-key'),
       contentType: req.getHeader('content-type'),
+      origin: req.getHeader('origin'),
+      acceptEncoding: req.getHeader('accept-encoding'),
       remoteAddress: trusted.size === 0 ? peer : clientAddress(canonicalIp(peer) ?? peer, req.getHeader('x-forwarded-for'), trusted),
       body: null,
     };
@@ -260,8 +334,9 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       if (!aborted) {
         res.cork(() => {
           if (paused) res.resume();
-          write(res, reply, draining);
+          write(res, reply, draining, request, options);
         });
+        onReply?.(routeIndex, request, reply, (performance.now() - arrived) / 1000);
       }
       release();
     };
@@ -278,6 +353,10 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       } catch (error) {
         finish(options.onHandlerError(error, request));
         return;
+      }
+      // Reads only: a write's answer is small, and its promise gets no extra step.
+      if (options.compress && request.acceptEncoding !== '' && (request.method === 'get' || request.method === 'head')) {
+        result = result instanceof Promise ? result.then((reply) => encoded(request, reply)) : encoded(request, result);
       }
       if (result instanceof Promise) {
         // Nothing more is read from this connection until the answer is written.
@@ -321,20 +400,25 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   };
 
   const sockets = new Set<SocketConnection<unknown>>();
-  if (options.sockets !== undefined) openSockets(app, options.sockets, trusted, sockets);
+  // Plain numbers: counted per message, read when the metrics are scraped.
+  const counts: SocketCounts = { open: 0, received: 0, sent: 0, published: 0 };
+  if (options.sockets !== undefined) openSockets(app, options.sockets, trusted, sockets, counts);
   const closeSockets = (): void => {
     for (const conn of [...sockets]) conn.close(1001, options.shuttingDown.body);
   };
 
-  for (const route of options.routes) {
+  options.routes.forEach((route, index) => {
     const paramCount = (route.pattern.match(/\/:/g) ?? []).length;
     const register = app[route.method === 'delete' ? 'del' : route.method].bind(app) as (
       pattern: string,
       h: (res: Uws.HttpResponse, req: Uws.HttpRequest) => void,
     ) => unknown;
-    register(route.pattern, (res, req) => serve(res, req, route.handler, paramCount));
-  }
-  app.any('/*', (res, req) => serve(res, req, options.fallback, 0));
+    register(route.pattern, (res, req) => serve(res, req, route.handler, paramCount, index));
+    // HEAD is GET without the body (RFC 9110 §9.3.2): the same handler, written headers only.
+    if (route.method === 'get') app.head(route.pattern, (res, req) => serve(res, req, route.handler, paramCount, index));
+  });
+  const fallbackIndex = options.routes.length;
+  app.any('/*', (res, req) => serve(res, req, options.fallback, 0, fallbackIndex));
 
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (socket) => {
@@ -350,9 +434,11 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       resolve({
         port: uws.us_socket_local_port(socket as unknown as Uws.us_socket),
         publish: (topic, text) => {
+          counts.published++;
           app.publish(topic, text, false, false);
         },
         subscribers: (topic) => app.numSubscribers(topic),
+        socketCounts: () => ({ ...counts, open: sockets.size }),
         drain: (graceMs) => {
           draining = true;
           stopListening();
@@ -396,7 +482,7 @@ interface SocketData {
 }
 
 /** Registers the WebSocket endpoint; `open` holds every open connection (a drain closes them). */
-function openSockets(app: App, endpoint: SocketEndpoint<unknown>, trusted: ReadonlySet<string>, open: Set<SocketConnection<unknown>>): void {
+function openSockets(app: App, endpoint: SocketEndpoint<unknown>, trusted: ReadonlySet<string>, open: Set<SocketConnection<unknown>>, counts: SocketCounts): void {
   const decoder = new TextDecoder();
   app.ws<SocketData>(endpoint.path, {
     maxPayloadLength: endpoint.maxPayloadBytes,
@@ -425,7 +511,11 @@ function openSockets(app: App, endpoint: SocketEndpoint<unknown>, trusted: Reado
         get closed() {
           return data.gone;
         },
-        send: (text) => !data.gone && ws.send(text, false, false) === 1,
+        send: (text) => {
+          if (data.gone) return false;
+          counts.sent++;
+          return ws.send(text, false, false) === 1;
+        },
         subscribe: (topic) => {
           if (!data.gone) ws.subscribe(topic);
         },
@@ -445,6 +535,7 @@ function openSockets(app: App, endpoint: SocketEndpoint<unknown>, trusted: Reado
     },
     message: (ws, message) => {
       const data = ws.getUserData();
+      counts.received++;
       if (!data.gone) endpoint.message(data.conn!, decoder.decode(message));
     },
     close: (ws, code, message) => {

@@ -8,24 +8,45 @@
  *                                  MODULE (default export: () => ReplayTarget), replays every
  *                                  record and compares the state hash at each snapshot
  *   copy     --to DIR [--until N]  copies records 1..N (default all) verbatim, verified, into
- *                                  a fresh data directory, with the snapshots up to N
+ *                                  a fresh data directory (`DIR/journal`, where the exchange
+ *                                  looks: `--data-dir DIR` starts from it and rebuilds history),
+ *                                  with the snapshots up to N
  *
- * Exit status: 0 when everything verifies, 1 on corruption or a hash mismatch, 2 on usage.
- * inspect and verify open the data directory read-only.
+ * `--data-dir` is the exchange's DATA_DIR (the journal in `DIR/journal`) or the journal
+ * directory itself. Exit status: 0 when everything verifies, 1 on corruption or a hash
+ * mismatch, 2 on usage (one line naming the option). Nothing is created on a refusal: inspect
+ * and verify open read-only, and a copy that fails removes the directory it made.
  *
- * May import: journal/*, runtime/layout (kind names), node:path, node:url.
+ * May import: journal/*, runtime/layout (kind names), node:fs, node:path, node:url.
  */
-import { resolve } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RecordKind } from '../runtime/layout.ts';
 import { CommandKind } from '../runtime/commands.ts';
 import { Journal, consoleLogger, type JournalLogger } from './journal.ts';
 import { LmdbJournalStorage } from './lmdb-storage.ts';
+import { checkLmdbFile } from './lmdb-file.ts';
 import { DataRefusedError } from './refusal.ts';
 import { Snapshots } from './snapshots.ts';
 import { verifyJournal, type ReplayTarget } from './verify.ts';
 
 const USAGE = 'usage: npm run journal -- <inspect|verify|copy> --data-dir DIR [--from N] [--to M | --to DIR] [--until N] [--replay MODULE]';
+
+/** A wrong argument: one line naming it, exit status 2. */
+class UsageError extends Error {}
+
+/**
+ * The journal directory `--data-dir` names: the exchange's DATA_DIR (its `journal/`) or the
+ * journal directory itself. Found before anything is opened, so a wrong path creates nothing.
+ */
+function journalDirectory(dir: string): string {
+  if (!existsSync(dir)) throw new UsageError(`--data-dir: ${dir} does not exist`);
+  const inDataDir = join(dir, 'journal');
+  if (checkLmdbFile(inDataDir).state !== 'absent') return inDataDir;
+  if (checkLmdbFile(dir).state !== 'absent') return dir;
+  throw new UsageError(`--data-dir: no journal in ${dir}: give the exchange's DATA_DIR (the journal is DATA_DIR/journal) or that journal directory`);
+}
 
 const KIND_NAMES = new Map<number, string>([...Object.entries(RecordKind), ...Object.entries(CommandKind)].map(([name, kind]) => [kind, name]));
 
@@ -34,7 +55,7 @@ function parse(argv: string[]): { command: string; flags: Map<string, string> } 
   const flags = new Map<string, string>();
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i];
-    if (!flag.startsWith('--') || i + 1 >= rest.length) throw new Error(`bad argument ${flag}`);
+    if (!flag.startsWith('--') || i + 1 >= rest.length) throw new UsageError(`bad argument ${flag}`);
     flags.set(flag.slice(2), rest[++i]);
   }
   return { command, flags };
@@ -44,7 +65,7 @@ function numberFlag(flags: Map<string, string>, name: string): number | undefine
   const text = flags.get(name);
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${name} must be a non-negative integer`);
+  if (!Number.isSafeInteger(value) || value < 0) throw new UsageError(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
   return value;
 }
 
@@ -88,14 +109,27 @@ async function verify(dir: string, flags: Map<string, string>): Promise<number> 
 }
 
 async function copy(dir: string, flags: Map<string, string>): Promise<number> {
-  const target = flags.get('to');
-  if (!target) throw new Error('copy needs --to DIR');
+  const targetDir = flags.get('to');
+  if (!targetDir) throw new UsageError('copy needs --to DIR (a new data directory)');
+  if (existsSync(targetDir)) throw new UsageError(`--to: ${targetDir} already exists; copy needs a new data directory`);
+  const until = numberFlag(flags, 'until');
   const source = LmdbJournalStorage.open(dir, { readOnly: true });
   // Records after --until are not read: a journal damaged after them still gives up its good prefix.
-  const journal = await Journal.open(source, { logger: quietLogger, readOnly: true, upTo: numberFlag(flags, 'until'), verifyFrom: numberFlag(flags, 'until') ?? source.lastKey() });
+  const journal = await Journal.open(source, { logger: quietLogger, readOnly: true, upTo: until, verifyFrom: until ?? source.lastKey() });
+  try {
+    return await copyInto(source, journal, join(targetDir, 'journal'));
+  } catch (error) {
+    // A copy that stopped half-way is no copy: nothing is left behind.
+    rmSync(targetDir, { recursive: true, force: true });
+    throw error;
+  } finally {
+    await journal.close();
+  }
+}
+
+async function copyInto(source: LmdbJournalStorage, journal: Journal, target: string): Promise<number> {
   const until = journal.lastSeq();
   const destination = LmdbJournalStorage.open(target);
-  if (destination.lastKey() !== 0) throw new Error(`${target} already holds a journal; copy needs a fresh data directory`);
   let copied = 0;
   for (const entry of journal.range(1, until)) {
     destination.put(entry.seq, new Uint8Array(entry.record)); // verbatim: same seq, same chain
@@ -110,7 +144,6 @@ async function copy(dir: string, flags: Map<string, string>): Promise<number> {
     snapshots++;
   }
   await destination.close();
-  await journal.close();
   // Prove the copy: open it as the exchange would (full verification).
   const check = await Journal.open(LmdbJournalStorage.open(target), { logger: quietLogger });
   console.log(`copied ${copied} records (seq 1..${until}) and ${snapshots} snapshots to ${target}; the copy verifies, last seq ${check.lastSeq()}`);
@@ -118,32 +151,34 @@ async function copy(dir: string, flags: Map<string, string>): Promise<number> {
   return 0;
 }
 
+const COMMANDS = new Map<string, (dir: string, flags: Map<string, string>) => Promise<number>>([
+  ['inspect', inspect],
+  ['verify', verify],
+  ['copy', copy],
+]);
+
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parse(argv);
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
+    console.error(`${(error as Error).message}: ${USAGE}`);
     return 2;
   }
-  const dir = parsed.flags.get('data-dir');
-  if (!dir) {
+  const given = parsed.flags.get('data-dir');
+  if (!given) {
     console.error(USAGE);
     return 2;
   }
   try {
-    switch (parsed.command) {
-      case 'inspect':
-        return await inspect(dir, parsed.flags);
-      case 'verify':
-        return await verify(dir, parsed.flags);
-      case 'copy':
-        return await copy(dir, parsed.flags);
-      default:
-        console.error(USAGE);
-        return 2;
-    }
+    const command = COMMANDS.get(parsed.command);
+    if (command === undefined) throw new UsageError(USAGE);
+    return await command(journalDirectory(given), parsed.flags);
   } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(error.message);
+      return 2;
+    }
     if (error instanceof DataRefusedError) {
       console.error(error.message);
       return 1;

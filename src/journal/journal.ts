@@ -85,6 +85,8 @@ export interface JournalOptions {
   readOnly?: boolean;
   /** Read-only: open as if the journal ended at this seq (records after it are not read: copy salvages a good prefix). */
   upTo?: number;
+  /** Called after each flush (group commit) with its record count and duration: the operator's metrics. */
+  onFlush?: (records: number, seconds: number) => void;
 }
 
 /** One record as `range` yields it. The object and its views are reused: copy what you keep. */
@@ -131,6 +133,7 @@ export class Journal {
   private readonly storage: JournalStorage;
   private readonly logger: JournalLogger;
   private readonly maxUnflushed: number;
+  private readonly onFlush: ((records: number, seconds: number) => void) | undefined;
   private last: number;
   private committed: number;
   private commitWaiters: Waiter[] = [];
@@ -156,6 +159,7 @@ export class Journal {
     this.storage = storage;
     this.logger = options.logger ?? consoleLogger;
     this.maxUnflushed = options.maxUnflushed ?? 100_000;
+    this.onFlush = options.onFlush;
     this.last = lastSeq;
     this.committed = lastSeq;
     this.flushed = lastSeq;
@@ -230,6 +234,12 @@ export class Journal {
   /** The highest seq known flushed to disk (with a sink that holds acks: and shipped). */
   flushedSeq(): number {
     return this.flushed;
+  }
+
+  /** Why the journal takes no writes (its storage failed, or it is closed), or null (GET /ready). */
+  problem(): string | null {
+    if (this.failure !== null) return this.failure.message;
+    return this.closed ? 'journal is closed' : null;
   }
 
   /** Records appended but not yet flushed. */
@@ -334,12 +344,15 @@ export class Journal {
     const upTo = this.last;
     const block = this.unshipped;
     this.unshipped = [];
+    const from = this.flushed;
+    const started = performance.now();
     const flushed = this.storage.sync();
     // Failures surface through the flush (fail); the commit only moves the committed position.
     this.storage.committed().then(() => this.markCommitted(upTo), () => {});
     flushed.then(
       () => {
         this.flushing = false;
+        this.onFlush?.(upTo - from, (performance.now() - started) / 1000);
         const sink = this.sink;
         if (sink !== null && block.length > 0) {
           // Blocks are handed over in flush order; a sink that holds acks moves `durable` itself.

@@ -165,7 +165,7 @@ export class JournalCorruptError extends DataRefusedError {
   ) {
     super(
       `journal corrupt at seq ${seq}: ${PROBLEM_TEXT[problem]}${why === undefined ? '' : ` (${why})`}; refusing to start, nothing was changed. ` +
-        `Restore this data directory from a replica or backup; \`npm run journal -- copy --data-dir DIR/journal --to NEWDIR --until ${Math.max(0, seq - 1)}\` keeps the good records before it.`,
+        `Restore this data directory from a replica or backup; \`npm run journal -- copy --data-dir DIR --to NEWDIR --until ${Math.max(0, seq - 1)}\` keeps the good records before it in a new data directory to start from.`,
     );
   }
 }

@@ -10,16 +10,14 @@
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
 import { localUrl } from '../http/gateway.ts';
-import { startExchange } from '../pipeline.ts';
+import { startExchange, type RunningExchange } from '../pipeline.ts';
 import { openJetStream } from './jetstream.ts';
 import { JetStreamSource } from './follower.ts';
 import { leaseFor, primaryReplication } from './primary.ts';
 import { startReplica } from './replica.ts';
 
-export interface RunningNode {
-  port: number;
-  stop(): Promise<void>;
-}
+/** What main.ts reads of a node: a primary has all of a `RunningExchange`, a replica its port. */
+export type RunningNode = Pick<RunningExchange, 'port' | 'stop'> & Partial<Pick<RunningExchange, 'operatorPort' | 'threads'>>;
 
 export async function startNode(settings: Settings, logger: Logger): Promise<RunningNode> {
   const { role, natsUrls, natsReplicas, publicUrl } = settings.replication;

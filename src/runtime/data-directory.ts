@@ -26,7 +26,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
-import { Journal, type JournalLogger } from '../journal/journal.ts';
+import { Journal, type JournalLogger, type JournalOptions } from '../journal/journal.ts';
 import { LmdbJournalStorage } from '../journal/lmdb-storage.ts';
 import { checkLmdbFile, lmdbDataFile } from '../journal/lmdb-file.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
@@ -58,7 +58,7 @@ function openHistory(dir: string): { env: RootDatabase; projections: Projections
 }
 
 /** Opens the journal, snapshots and history of `dataDir`, refusing what contradicts the journal and rebuilding history that does. */
-export async function openDataDirectory(dataDir: string, logger: JournalLogger): Promise<DataDirectory> {
+export async function openDataDirectory(dataDir: string, logger: JournalLogger, journalOptions: Pick<JournalOptions, 'onFlush'> = {}): Promise<DataDirectory> {
   const journalDir = join(dataDir, 'journal');
   const historyDir = join(dataDir, 'history');
   let history = openHistory(historyDir);
@@ -73,7 +73,7 @@ export async function openDataDirectory(dataDir: string, logger: JournalLogger):
   const snapshots = new Snapshots(storage.env, logger);
   const newest = snapshots.validNewestFirst().next().value?.seq ?? 0;
   // The newest snapshot's seq was flushed: a damaged record at or below it is not a torn write.
-  const journal = await Journal.open(storage, { logger, verifyFrom: newest + 1, flushedThrough: newest });
+  const journal = await Journal.open(storage, { ...journalOptions, logger, verifyFrom: newest + 1, flushedThrough: newest });
   if (newest > journal.lastSeq()) {
     throw new DataRefusedError(
       `the journal ${lmdbDataFile(journalDir)} ends at seq ${journal.lastSeq()}, but its newest snapshot was taken at seq ${newest}: ` +

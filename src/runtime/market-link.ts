@@ -13,7 +13,7 @@ import type { MarketSpec } from '../config/market.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
 import { Ring } from './ring.ts';
 import { RecordBuffer, encodeCancel, encodeCancelAll, encodeCancelByClientId, encodeExpire, encodePlace, recordLength } from './codec.ts';
-import { spawnTsWorker } from './spawn-worker.ts';
+import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import type { MarketThreadData } from './market-worker.ts';
 
 export type RecordHandler = (view: DataView, bytes: Uint8Array, offset: number) => void;
@@ -35,6 +35,8 @@ export class MarketLink {
   private overflowRead = 0;
   /** A wake of a sleeping market thread is due at the end of this turn (one per turn). */
   private wakeScheduled = false;
+  /** Why the thread is no longer running (it exited or threw), or null while it runs. */
+  private stopped: string | null = null;
 
   constructor(
     readonly markets: readonly MarketSpec[],
@@ -48,12 +50,27 @@ export class MarketLink {
       events: this.events.buffer,
       markets: markets.map((m) => ({ index: m.index, minSizeLots: m.minSizeLots, snapshot: snapshots.get(m.index) ?? null })),
     };
-    this.worker = spawnTsWorker(new URL('./market-worker.ts', import.meta.url), { workerData: data });
+    this.worker = spawnWorker(siblingModule('./market-worker.ts', import.meta.url), { workerData: data });
     this.worker.on('message', (message: { id: number; value: unknown }) => {
       this.pending.get(message.id)?.(message.value);
       this.pending.delete(message.id);
     });
+    this.worker.on('error', (error) => (this.stopped ??= `market thread failed: ${error.message}`));
+    this.worker.on('exit', (code) => (this.stopped ??= `market thread exited (code ${code})`));
     this.drained = this.drain();
+  }
+
+  /** Why this market thread is not running, or null while it runs (GET /ready). */
+  problem(): string | null {
+    return this.stopped;
+  }
+
+  /** The command ring's slots in use and capacity, and commands waiting beyond it (metrics). */
+  occupancy(): { used: number; capacity: number; overflow: number } {
+    const capacity = this.commands.capacity;
+    let waiting = 0;
+    for (let at = this.overflowRead; at < this.overflow.length; at += recordLength(this.overflow.view, at)) waiting++;
+    return { used: capacity - this.commands.freeSlots(), capacity, overflow: waiting };
   }
 
   /** Whether `count` more commands fit in the command ring now (and none are waiting). */

@@ -45,7 +45,7 @@ import { isTerminal, type OrderState } from './order-registry.ts';
 import type { OrderRecord } from '../history/types.ts';
 import type { AccountEventRecord, AccountEventReader } from '../history/account-events.ts';
 import type { ExchangeListeners } from './exchange.ts';
-import { spawnTsWorker } from './spawn-worker.ts';
+import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
 import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
 
@@ -247,7 +247,7 @@ export class Projections {
   startThread(path: string): void {
     this.flush();
     const data: ProjectionThreadData = { path };
-    this.thread = spawnTsWorker(new URL('./projection-worker.ts', import.meta.url), { workerData: data });
+    this.thread = spawnWorker(siblingModule('./projection-worker.ts', import.meta.url), { workerData: data });
     this.thread.on('message', (report: ProjectionReport) => this.onReport(report));
     this.thread.on('error', (error) => this.fail(error));
     // What replay left uncommitted goes as the thread's first batch, once the journal commits it.
@@ -306,6 +306,12 @@ export class Projections {
     if (this.failure !== null) return Promise.reject(this.failure);
     if (this.queue.length === 0 && (!this.batchInFlight || seq <= this.writtenSeq)) return RESOLVED;
     return new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  /** Journal records whose history is not written yet: 0 when nothing is queued or in flight (metrics). */
+  lag(): number {
+    if (this.queue.length === 0 && !this.batchInFlight) return 0;
+    return Math.max(0, this.journal.lastSeq() - this.writtenSeq);
   }
 
   /** Why new writes should be refused now, or null. */

@@ -93,7 +93,7 @@ export class ReplayDivergenceError extends DataRefusedError {
         'The journal itself is intact (checksums and hash chain verified): nothing acknowledged is lost.',
         'This build replays it differently from the build that wrote it, so it will not serve a state other than the one acknowledged.',
         'To restore service: start the build that wrote this journal on the same data directory (it replays it unchanged),',
-        'and keep the directory as it is. `npm run journal -- verify --data-dir DIR/journal --replay src/runtime/replay-target.ts` prints this report offline.',
+        'and keep the directory as it is. `npm run journal -- verify --data-dir DIR --replay src/runtime/replay-target.ts` prints this report offline.',
       ].join('\n'),
     );
   }

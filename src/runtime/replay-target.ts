@@ -1,5 +1,5 @@
 /**
- * The operator tool's replay target: `npm run journal -- verify --data-dir DIR/journal
+ * The operator tool's replay target: `npm run journal -- verify --data-dir DIR
  * --replay src/runtime/replay-target.ts` replays every record into a fresh exchange and checks
  * its state hash against every stored snapshot's. Markets and profile come from the same
  * settings as the server (MARKETS, PROFILE), which must be the ones the journal was written with.

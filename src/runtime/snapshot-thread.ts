@@ -13,7 +13,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { SnapshotMessage, SnapshotReport, SnapshotThreadData } from './snapshot-worker.ts';
-import { spawnTsWorker } from './spawn-worker.ts';
+import { siblingModule, spawnWorker } from './spawn-worker.ts';
 
 export interface SavedSnapshot {
   seq: number;
@@ -33,7 +33,7 @@ export class SnapshotThread {
   private exited = false;
 
   constructor(data: SnapshotThreadData, logger: SnapshotThreadLogger) {
-    this.thread = spawnTsWorker(new URL('./snapshot-worker.ts', import.meta.url), { workerData: data });
+    this.thread = spawnWorker(siblingModule('./snapshot-worker.ts', import.meta.url), { workerData: data });
     this.thread.on('message', (report: SnapshotReport) => {
       if (report.type === 'log') logger.error(report.fields, report.message);
       else if (report.type === 'closed') this.closed?.();

@@ -63,3 +63,27 @@ test('MIN_TRANSFER (USD, default 1) and MAX_SUBACCOUNTS (default 32): the accoun
   }
   assert.throws(() => loadSettings([], { MAX_SUBACCOUNTS: '0' }), /^ConfigError: MAX_SUBACCOUNTS: must be an integer from 1 to 10000, got "0"$/);
 });
+
+test('ACCESS_LOG / --access-log: off by default, on with the flag or a yes-word; another word stops the start', () => {
+  assert.equal(loadSettings([], {}).accessLog, false);
+  assert.equal(loadSettings(['--access-log'], {}).accessLog, true);
+  for (const on of ['on', '1', 'true', 'yes']) assert.equal(loadSettings([], { ACCESS_LOG: on }).accessLog, true, on);
+  for (const off of ['off', '0', 'false', 'no']) assert.equal(loadSettings([], { ACCESS_LOG: off }).accessLog, false, off);
+  assert.throws(() => loadSettings([], { ACCESS_LOG: 'loud' }), /^ConfigError: ACCESS_LOG: must be on or off \(1\/0, true\/false\), got "loud"$/);
+});
+
+test('HOST: loopback by default on testnet (its operator key is published), every interface on mainnet; --host wins', () => {
+  assert.equal(loadSettings([], {}).host, '127.0.0.1');
+  assert.equal(loadSettings(['--host', '0.0.0.0'], {}).host, '0.0.0.0');
+  assert.equal(loadSettings([], { HOST: '::' }).host, '::');
+  const mainnet = { PROFILE: 'mainnet', OPERATOR_KEY: 'k'.repeat(32), JWT_SECRET: 's'.repeat(32) };
+  assert.equal(loadSettings([], mainnet).host, '0.0.0.0');
+});
+
+test('OPERATOR_PORT / --operator-port: absent by default; a port, not the public one', () => {
+  assert.equal(loadSettings([], {}).operatorPort, null);
+  assert.equal(loadSettings(['--operator-port', '9090'], {}).operatorPort, 9090);
+  assert.equal(loadSettings([], { OPERATOR_PORT: '0' }).operatorPort, 0);
+  assert.throws(() => loadSettings(['--operator-port', 'nine'], {}), /^ConfigError: OPERATOR_PORT: must be an integer from 0 to 65535, got "nine"$/);
+  assert.throws(() => loadSettings(['--port', '9000', '--operator-port', '9000'], {}), /^ConfigError: OPERATOR_PORT: must differ from PORT, got "9000"$/);
+});

@@ -24,20 +24,10 @@ import { join } from 'node:path';
 import { Trader, type ApiClient } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 import { assertHistoryMatchesJournal } from './history-check.ts';
+import { seeded } from '../../bench/seeded.ts';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-
-/** A small seeded generator, so a failing run can be replayed with CRASH_SEED. */
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 interface Acknowledged {
   trader: number;
@@ -49,7 +39,7 @@ interface Acknowledged {
 
 test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`, { timeout: 15 * 60_000 }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-crash-'));
-  const rand = random(SEED);
+  const rand = seeded(SEED);
   const acked = new Map<string, Acknowledged>();
   /** Snapshots a restart could not use (it fell back to an older one or the whole journal). */
   const unusable: Record<string, unknown>[] = [];

@@ -35,6 +35,7 @@ import { assertHistoryMatchesJournal } from './history-check.ts';
 import { checkSignerAgainstViem, openAccounts, signOrder, type BenchTrader } from '../../bench/http/traders.ts';
 import { eip712Domain } from '../../src/auth/typed-data.ts';
 import { PROFILES } from '../../src/config/profile.ts';
+import { seeded } from '../../bench/seeded.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EVENTS = Number(process.env.CRASH_SCALE_EVENTS ?? 100_000);
@@ -50,17 +51,6 @@ const PIPELINES = 32;
 const BATCH = 50;
 /** Orders of each later load (rounds 3+), enough for many snapshots. */
 const SNAPSHOT_ROUND_ORDERS = 4_000;
-
-/** A small seeded generator, so a failing run can be replayed with CRASH_SCALE_SEED. */
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 const MARKETS = [
   { symbol: 'BTC-USD-PERP', price: 95_000, lot: 0.0001, decimals: 4 },
@@ -78,7 +68,7 @@ interface Acknowledged {
 
 test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under load, during replay and during a snapshot (seed ${SEED})`, { timeout: 10 * 60_000 }, async (t) => {
   const dataDir = tempDataDir(t, 'perp-crash-scale-');
-  const rand = random(SEED);
+  const rand = seeded(SEED);
   const acked = new Map<string, Acknowledged>();
   const unacknowledged = { refused: 0 };
   let server: ServerProcess | undefined;

@@ -33,7 +33,7 @@ test('examples/first-order.ts logs in, takes the faucet, places, lists and cance
   assert.equal(lines[3], `cancelled ${orderId} cancelled`);
   // The same wallet, through the API: funded by the faucet, its order cancelled.
   const me = await new Trader(ex, key).login();
-  assert.equal(lines[0], `logged in as ${me.wallet.address}`);
+  assert.equal(lines[0], `logged in as ${me.address}`);
   assert.equal(ok(await me.get(`/account/order?orderId=${orderId}`)).status, 'cancelled');
   assert.equal(ok(await me.get(`/account/balance?${sub(me)}`)).collateral, '10000');
 });

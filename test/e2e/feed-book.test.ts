@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { crc32 } from 'node:zlib';
 import { startTestExchange, Trader } from './harness.ts';
 import { FeedClient, type FeedMessage } from './feed-client.ts';
+import { seeded } from '../../bench/seeded.ts';
 
 const MARKETS = [
   { symbol: 'BTC-USD-PERP', index: 950_000, priceDecimals: 1, lotDecimals: 4 },
@@ -18,16 +19,6 @@ const MARKETS = [
 ];
 const STEPS = Number(process.env.FEED_BOOK_STEPS ?? 45);
 const SEED = Number(process.env.FEED_BOOK_SEED ?? Date.now() % 1_000_000);
-
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 /** A client's copy of one book, built only from the feed. */
 class BookCopy {
@@ -66,7 +57,7 @@ class BookCopy {
 
 test(`a book rebuilt from snapshot and deltas equals GET /book at every step (seed ${SEED})`, { timeout: 120_000 }, async () => {
   const ex = await startTestExchange();
-  const rand = random(SEED);
+  const rand = seeded(SEED);
   const traders = await Promise.all([0, 1, 2].map(async () => {
     const t = await new Trader(ex).login();
     await t.fund('10000000');

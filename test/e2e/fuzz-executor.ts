@@ -289,6 +289,8 @@ export function violation({ plan, request, exchange }: Sent): string | undefined
   if (status >= 500 && status !== 503) return `status ${status}`;
   if (plan.body.kind === 'filler' && plan.body.size > MAX_BODY_BYTES && BODY_METHODS.has(request.method) && status !== 413) return `a ${plan.body.size}-byte body got ${status}, not 413`;
   if (request.method === 'HEAD') return undefined;
+  // OPTIONS on a known path: 204, Allow, nothing else.
+  if (status === 204) return request.method === 'OPTIONS' && body.length === 0 && headers.get('allow') !== null ? undefined : `204 to ${request.method} (body ${body.length} bytes, Allow ${headers.get('allow')})`;
   if (status >= 400) {
     if (!contentType.startsWith('text/plain')) return `error ${status} with content-type ${JSON.stringify(contentType)}`;
     if (body.toString('utf8').trim() === '') return `error ${status} with an empty body`;

@@ -12,6 +12,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { loadSettings, TESTNET_OPERATOR_KEY } from '../../src/config/process.ts';
 import { startExchange, type RunningExchange } from '../../src/pipeline.ts';
 import type { FeedLimits } from '../../src/ws/feeds.ts';
+import { orderMessage, type OrderBody as ClientOrderBody } from '../../src/client/index.ts';
 
 /**
  * Sends a request again while it is refused 429, after the `Retry-After` the refusal names: a
@@ -120,44 +121,8 @@ export interface OrderFields {
   originatorFee?: number;
 }
 
-/** The fields of an order request body a client signs. */
-export interface OrderBody {
-  orderType: string;
-  flags: { ioc: boolean; postOnly: boolean; reduceOnly: boolean };
-  clientId: string | null;
-  triggerPrice: string | null;
-  parentOrderId: string | null;
-  period: number | null;
-  trailingPercent: string | null;
-  nonce: number;
-  expiresAt: number;
-  originatorFee: number;
-  [field: string]: unknown;
-}
-
-/**
- * The EIP-712 `Order` message of a request body, as a client builds it from the published
- * convention (docs/auth.md): orderType in lowerCamel, the flags flattened, null strings as "",
- * a null period as 0. Written here, client-side, rather than taken from the server's own code,
- * so a test signs the way a client does.
- */
-export function orderTypedMessage(body: OrderBody): Record<string, unknown> {
-  return {
-    ...body,
-    orderType: body.orderType.charAt(0).toLowerCase() + body.orderType.slice(1),
-    ioc: body.flags.ioc,
-    postOnly: body.flags.postOnly,
-    reduceOnly: body.flags.reduceOnly,
-    clientId: body.clientId ?? '',
-    triggerPrice: body.triggerPrice ?? '',
-    parentOrderId: body.parentOrderId ?? '',
-    period: BigInt(body.period ?? 0),
-    trailingPercent: body.trailingPercent ?? '',
-    nonce: BigInt(body.nonce),
-    expiresAt: BigInt(body.expiresAt),
-    originatorFee: BigInt(body.originatorFee),
-  };
-}
+/** The EIP-712 `Order` message of a request body, by the published rules: the client's own mapping (src/client/signing.ts). */
+export const orderTypedMessage = (body: Record<string, unknown>): Record<string, unknown> => orderMessage(body as unknown as ClientOrderBody);
 
 /** A wallet that trades through the API: logs in, signs orders with viem, reads its account. */
 export class Trader {

@@ -17,17 +17,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, Trader, type TestExchange } from './harness.ts';
 import { encodeRequest, pipeline, type RawResponse } from './fuzz-http.ts';
-
-/** A small seeded generator (xorshift), so a failing run is replayed with PIPELINE_SEED. */
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
+import { seeded } from '../../bench/seeded.ts';
 
 const SEED = Number(process.env.PIPELINE_SEED ?? Date.now() % 1_000_000);
 
@@ -147,7 +137,7 @@ test('reads pipelined in one write are all answered, in order', async () => {
 });
 
 test(`generated pipelined runs of orders, refusals and reads keep the promise (seed ${SEED})`, async (t) => {
-  const rand = random(SEED);
+  const rand = seeded(SEED);
   const { port, trader } = await exchangeWithTrader();
   let answered = 0;
   let sent = 0;

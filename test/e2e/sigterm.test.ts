@@ -11,13 +11,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiClient, Trader } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
+import { alive, descendants } from './processes.ts';
 import { encodeRequest, KeepAliveConnection, type KeptAliveAnswer } from './fuzz-http.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -151,25 +152,6 @@ function listening(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-/** Every process below `pid` (Linux /proc), children first. */
-function descendants(pid: number): number[] {
-  const out: number[] = [];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-    for (const child of children === '' ? [] : children.split(' ').map(Number)) out.push(child, ...descendants(child));
-  }
-  return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 test('SIGTERM to `npm start` stops the exchange cleanly: a snapshot, its stopped line, nothing left listening', { timeout: 60_000 }, async () => {

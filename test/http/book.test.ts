@@ -90,7 +90,7 @@ test('unknown routes get 404 and known routes with another method 405', async ()
   assert.equal(missing.text, 'Route not found: /nope');
   const wrong = await server.request('POST', '/book/BTC-USD-PERP', '{}');
   assert.equal(wrong.status, 405);
-  assert.equal(wrong.headers.get('allow'), 'GET');
+  assert.equal(wrong.headers.get('allow'), 'GET, HEAD, OPTIONS');
 });
 
 test('GET /orderbook?symbol= answers the same snapshot as GET /book/{symbol}', async () => {

@@ -44,7 +44,8 @@ test('inspect, verify (with a replay hook) and copy work on a journal with a sna
     const copyDir = join(dir.path, 'copy');
     const copy = cli('copy', '--data-dir', source, '--to', copyDir, '--until', '25');
     assert.equal(copy.status, 0, copy.out);
-    const copied = await Journal.open(LmdbJournalStorage.open(copyDir), { logger: new CapturingLogger() });
+    // The copy is a data directory the exchange starts from: its journal in copy/journal.
+    const copied = await Journal.open(LmdbJournalStorage.open(join(copyDir, 'journal')), { logger: new CapturingLogger() });
     assert.equal(copied.lastSeq(), 25);
     assert.deepEqual(readAll(copied)[24][2], payloadFor(25));
     await copied.close();

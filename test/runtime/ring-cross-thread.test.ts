@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnTsWorker } from '../../src/runtime/spawn-worker.ts';
+import { spawnWorker } from '../../src/runtime/spawn-worker.ts';
 import { once } from 'node:events';
 import { Ring } from '../../src/runtime/ring.ts';
 import { checkRecord, writeRecord } from './fixtures/ring-records.ts';
@@ -10,7 +10,7 @@ const TOTAL = 1_000_000;
 
 test('1,000,000 checksummed records cross to a worker thread in order and intact', async () => {
   const ring = Ring.create(1024, 128);
-  const worker = spawnTsWorker(WORKER, { workerData: { mode: 'verify', buffer: ring.buffer } });
+  const worker = spawnWorker(WORKER, { workerData: { mode: 'verify', buffer: ring.buffer } });
   const result = once(worker, 'message');
   const scratch = new DataView(new ArrayBuffer(128));
   let digest = 0;
@@ -35,7 +35,7 @@ test('1,000,000 checksummed records cross to a worker thread in order and intact
 test('a second thread producing on the same ring is refused (single-writer assert)', async () => {
   const ring = Ring.create(4, 64);
   assert.ok(ring.tryWrite(Uint8Array.of(1)));
-  const worker = spawnTsWorker(WORKER, { workerData: { mode: 'steal', buffer: ring.buffer } });
+  const worker = spawnWorker(WORKER, { workerData: { mode: 'steal', buffer: ring.buffer } });
   const [message] = (await once(worker, 'message')) as [{ error: string | null }];
   assert.match(message.error ?? '', /producer already owned by thread 0/);
   await worker.terminate();

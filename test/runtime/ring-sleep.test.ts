@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnTsWorker } from '../../src/runtime/spawn-worker.ts';
+import { spawnWorker } from '../../src/runtime/spawn-worker.ts';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Ring } from '../../src/runtime/ring.ts';
@@ -10,7 +10,7 @@ const WORKER = new URL('./fixtures/ring-worker.ts', import.meta.url);
 
 test('a consumer asleep in Atomics.wait is woken by the publish that follows', async () => {
   const ring = Ring.create(8, 64);
-  const worker = spawnTsWorker(WORKER, { workerData: { mode: 'echo-one', buffer: ring.buffer } });
+  const worker = spawnWorker(WORKER, { workerData: { mode: 'echo-one', buffer: ring.buffer } });
   const reply = once(worker, 'message');
   const sleeping = new Int32Array(ring.buffer, kRingConsumerSleeping, 1);
   // Wait (bounded) until the worker has announced that it sleeps: the notify path is what is tested.
@@ -26,7 +26,7 @@ test('a consumer asleep in Atomics.wait is woken by the publish that follows', a
 
 test('publishWithoutWake owes a sleeping consumer a wake: it stays asleep until wake()', async () => {
   const ring = Ring.create(8, 64);
-  const worker = spawnTsWorker(WORKER, { workerData: { mode: 'echo-one', buffer: ring.buffer } });
+  const worker = spawnWorker(WORKER, { workerData: { mode: 'echo-one', buffer: ring.buffer } });
   let replied = false;
   const reply = once(worker, 'message').then((m) => ((replied = true), m));
   const sleeping = new Int32Array(ring.buffer, kRingConsumerSleeping, 1);
@@ -48,7 +48,7 @@ test('publishWithoutWake owes a sleeping consumer a wake: it stays asleep until 
 test('the main thread waits with Atomics.waitAsync without blocking its event loop', async () => {
   const ring = Ring.create(8, 64);
   ring.spinMicros = 0;
-  const worker = spawnTsWorker(WORKER, { workerData: { mode: 'produce', buffer: ring.buffer, delayMs: 50, value: 99 } });
+  const worker = spawnWorker(WORKER, { workerData: { mode: 'produce', buffer: ring.buffer, delayMs: 50, value: 99 } });
   let ticks = 0;
   const ticker = setInterval(() => ticks++, 5);
   const ready = await ring.waitForRecordsAsync(10_000);

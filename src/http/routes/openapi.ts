@@ -104,17 +104,6 @@ const OPERATOR_KEY: Errors = [
 const OPERATOR_BODY: Errors = [[400, 'Request body must be valid JSON'], [400, 'Missing field <name> / Unknown field <name> / <field> must be …']];
 const OPERATOR_AMOUNT = [400, 'amount must be a positive decimal string with at most 6 decimals'] as const;
 const OVERLOADED = [503, 'Service overloaded: <reason>'] as const;
-const STATE_HASH_SCHEMA: Schema = {
-  title: 'StateHash',
-  type: 'object',
-  properties: {
-    exchange: { type: 'string', description: 'hash of the exchange state (ledger, nonces, delegations, orders, conditional books, faucet day)' },
-    books: { type: 'array', items: { type: 'object', properties: { market: { type: 'integer' }, hash: { type: 'string' } } } },
-    lastSeq: { type: 'integer', description: 'the journal sequence number the hashes are of' },
-    problem: { type: ['string', 'null'], description: 'the first broken invariant, or null' },
-    money: { type: 'object', description: 'the conservation check\'s terms, USD decimal strings' },
-  },
-};
 
 // ── parameters of the public and order routes ────────────────────────────────────────────────
 
@@ -280,11 +269,11 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'post', path: '/operator/snapshot', tag: 'Operator', summary: 'Take a snapshot now', description: 'Resolves once the snapshot is saved, with the journal sequence number it is of.',
-    auth: false, operator: true, response: { title: 'SnapshotTaken', type: 'object', properties: { seq: { type: 'integer' } }, required: ['seq'] }, errors: [...OPERATOR_KEY],
+    auth: false, operator: true, response: S.SNAPSHOT_TAKEN_SCHEMA, errors: [...OPERATOR_KEY],
   },
   {
     method: 'get', path: '/operator/state-hash', tag: 'Operator', summary: 'State hash', description: 'The hash of the whole state (the exchange and every book) and the first broken invariant, if any: two exchanges that replayed the same journal answer the same hashes.',
-    auth: false, operator: true, response: STATE_HASH_SCHEMA, errors: [...OPERATOR_KEY],
+    auth: false, operator: true, response: S.STATE_HASH_SCHEMA, errors: [...OPERATOR_KEY],
   },
 
   // Reference

@@ -30,7 +30,7 @@ import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { addressParam, isReply, limitParam, millisParam } from '../account-query.ts';
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
-import type { Clock, OrdersPort } from '../ports.ts';
+import type { Clock, GatewayMetrics, OrdersPort } from '../ports.ts';
 import type { HttpReply, HttpRequest, Route } from '../uws.ts';
 import { ORDER_REQUEST_SCHEMA, orderIntent, type OrderBody, type OrderIntent } from '../requests/order.ts';
 import { clientIdInUse, differingTerms } from '../requests/client-id.ts';
@@ -122,6 +122,8 @@ export interface OrderRouteOptions {
   domain: Eip712Domain;
   recover: TypedRecovery;
   clock: Clock;
+  /** Counts the orders accepted (refusals are counted by the gateway, from the reply). */
+  metrics?: Pick<GatewayMetrics, 'ordersAccepted'>;
 }
 
 const json = (body: string): HttpReply => ({ status: 200, body });
@@ -137,7 +139,7 @@ function overloadedOr(error: unknown): HttpReply {
 }
 
 export function orderRoutes(options: OrderRouteOptions): Route[] {
-  const { markets, orders, guard, domain, recover, clock } = options;
+  const { markets, orders, guard, domain, recover, clock, metrics } = options;
   const view = (o: OrderLike) => orderView(markets, o);
 
   /** The order as it stands now: live in the registry, or finished in history. */
@@ -204,6 +206,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     }
     const { result } = outcome;
     if (result.code !== 0) return { reply: orderFailure(result, () => ({ body: intent.body, signer })) };
+    metrics?.ordersAccepted(1);
     return { order: outcome.completed![0] ?? vanished() };
   };
 
@@ -279,6 +282,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
           return { body: bodies[at], signer: signers[at] as Address };
         });
       }
+      metrics?.ordersAccepted(batch.length);
       // The pair's orders are (takeProfit, stopLoss); the reply keeps the request's order.
       const placed = command.kind === CommandKind.SubmitPair && takeProfitAt === 1 ? [...outcome.completed!].reverse() : outcome.completed!;
       return json(serializeOrderBatch({ orders: placed.map((o) => view(o ?? vanished())) }));
@@ -449,8 +453,8 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
   };
 
   return [
-    { method: 'post', pattern: '/account/order', handler: guard.guarded(postOrder) },
-    { method: 'post', pattern: '/account/orders', handler: guard.guarded(postBatch) },
+    { method: 'post', pattern: '/account/order', handler: guard.guarded(postOrder), submitsOrders: true },
+    { method: 'post', pattern: '/account/orders', handler: guard.guarded(postBatch), submitsOrders: true },
     { method: 'get', pattern: '/account/order', handler: guard.guarded(getOrder, { params: ['orderId', 'clientId', 'account'] }) },
     { method: 'delete', pattern: '/account/order', handler: guard.guarded(deleteOrder, { params: ['orderId', 'clientId', 'account'] }) },
     { method: 'post', pattern: '/account/orders/cancel', handler: guard.guarded(cancelBatch) },

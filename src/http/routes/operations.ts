@@ -1,0 +1,40 @@
+/**
+ * What a process manager, a load balancer and Prometheus ask (docs/operations.md):
+ *  - `GET /health`: the process is up and its event loop answers — 200 `ok`, always;
+ *  - `GET /ready`: it should be sent traffic — 200 `ready`, or 503 `Not ready: <reason>` (the
+ *    journal failed, a market thread stopped, a stage is behind, shutting down) with
+ *    `Retry-After`; the listener opens only once the journal is replayed, so a start-up replay
+ *    shows as a refused connection;
+ *  - `GET /metrics`: the Prometheus text format.
+ * None of them is charged to the per-address budget: a probe every second must never see 429.
+ */
+import type { OperationsPort } from '../ports.ts';
+import type { HttpReply, Route } from '../uws.ts';
+
+const TEXT = 'text/plain; charset=utf-8';
+const OK: HttpReply = { status: 200, body: 'ok', contentType: TEXT };
+const READY: HttpReply = { status: 200, body: 'ready', contentType: TEXT };
+/** A stage that is behind catches up within about a second (http/errors: the 503's Retry-After). */
+const RETRY_SECONDS = '1';
+
+export function healthRoutes(operations: OperationsPort): Route[] {
+  return [
+    { method: 'get', pattern: '/health', handler: () => OK },
+    {
+      method: 'get',
+      pattern: '/ready',
+      handler: () => {
+        const reason = operations.notReady();
+        return reason === null ? READY : { status: 503, body: `Not ready: ${reason}`, contentType: TEXT, headers: { 'retry-after': RETRY_SECONDS } };
+      },
+    },
+  ];
+}
+
+export function metricsRoute(operations: OperationsPort): Route {
+  return {
+    method: 'get',
+    pattern: '/metrics',
+    handler: async () => ({ status: 200, body: await operations.metrics(), contentType: operations.metricsContentType }),
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * `npm run load` against a test exchange: a few hundred signed orders from a few accounts, all
+ * acknowledged (200) and read back by the exchange as sent, with a rate and latency percentiles
+ * reported; the crossing pairs traded (the exchange's public trades show them). Bad input exits 2.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ExchangeClient } from '../../src/client/index.ts';
+import type { LoadReport } from '../../bench/load/generator.ts';
+import { startTestExchange } from './harness.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const ex = await startTestExchange();
+const load = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/load/main.ts', ...args], { cwd: ROOT, timeout: 120_000 });
+
+test('300 signed orders from 6 accounts: every one acknowledged and read back, rate and percentiles reported', async () => {
+  const { stdout } = await load(['--orders', '300', '--accounts', '6', '--concurrency', '8', '--url', ex.url, '--json']);
+  const report = JSON.parse(stdout) as LoadReport;
+  assert.deepEqual(report.statuses, { '200': 300 });
+  assert.equal(report.readBack, 300);
+  assert.deepEqual(report.mismatches, []);
+  assert.ok(report.rate > 0 && report.latencyMs.p50 > 0 && report.latencyMs.p50 <= report.latencyMs.p99 && report.latencyMs.p99 <= report.latencyMs.max);
+  // 150 crossing pairs at one price: each buy filled the sell before it.
+  const trades = await new ExchangeClient({ url: ex.url }).trades('BTC-USD-PERP', { limit: 5000 });
+  assert.equal(trades.filter((t) => t.price === report.price).length, 150);
+});
+
+test('bad input is refused with exit status 2 and the usage', async () => {
+  await assert.rejects(load(['--orders', 'many', '--url', ex.url]), (e: { code: number; stderr: string }) => e.code === 2 && /--orders must be a whole number/.test(e.stderr));
+});

@@ -1,0 +1,79 @@
+/**
+ * Log lines that help an operator: the start-up line names the signature backend, the thread
+ * counts and the markets each market thread runs (by symbol); a refused write is one debug
+ * line with the reason the client read; the access log, when switched on, is one line per
+ * request; every 503 is a warn line with its reason; books are named by symbol.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { loadSettings } from '../../src/config/process.ts';
+import { startExchange } from '../../src/pipeline.ts';
+import { apiClient, Trader } from './harness.ts';
+import { startServerProcess } from './server-process.ts';
+
+test('the process logs its threads and markets at start, a debug line per refused write, and with ACCESS_LOG=on a line per request', { timeout: 60_000 }, async (t) => {
+  const server = await startServerProcess(['--market-threads', '2', '--signature-threads', '1'], { LOG_LEVEL: 'debug', ACCESS_LOG: 'on' });
+  t.after(() => server.stop());
+  const ready = server.logged('exchange ready')!;
+  assert.match(ready.signatureBackend, /^(native|noble)$/);
+  assert.equal(ready.signatureThreads, 1);
+  assert.equal(ready.marketThreads, 2);
+  assert.deepEqual(ready.marketsPerThread, [['BTC-USD-PERP', 'SOL-USD-PERP'], ['ETH-USD-PERP']]);
+  assert.equal(ready.accessLog, true);
+  assert.deepEqual(server.logged('journal replayed')!.books.map((b: { market: string }) => b.market), ['BTC-USD-PERP', 'ETH-USD-PERP', 'SOL-USD-PERP'], 'books by symbol');
+
+  const trader = await new Trader(server.client).login();
+  await trader.fund('1000');
+  const refused = await trader.place({ price: '95000', quantity: '1000' });
+  assert.equal(refused.status, 400);
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the lines are read from the pipe
+  const refusals = server.log.filter((e) => e.msg === 'write refused');
+  assert.equal(refusals.length, 1, 'one line per refused write (the successful ones make none)');
+  assert.equal(refusals[0].level, 20, 'at debug');
+  assert.equal(refusals[0].route, '/account/order');
+  assert.equal(refusals[0].status, 400);
+  assert.equal(refusals[0].reason, refused.text, 'the reason the client read');
+
+  const requests = server.log.filter((e) => e.msg === 'request');
+  assert.deepEqual(
+    requests.map((e) => `${e.method} ${e.path} ${e.status}`),
+    ['get /config 200', 'post /auth/challenge 200', 'post /auth/login 200', 'post /operator/deposit 200', 'post /account/order 400'],
+  );
+  assert.ok(requests.every((e) => typeof e.ms === 'number' && e.client === '127.0.0.1'));
+
+  // Books are named by symbol in the stop line too.
+  await server.kill('SIGTERM');
+  assert.deepEqual(server.logged('stopped')!.books.map((b: { market: string }) => b.market), ['BTC-USD-PERP', 'ETH-USD-PERP', 'SOL-USD-PERP']);
+});
+
+test('without ACCESS_LOG no request is logged; every 503 is a warn line naming its reason', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'perp-logs-'));
+  const lines: Record<string, any>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const exchange = await startExchange(loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {}), pino({ level: 'info' }, sink), { tickMs: 60_000 });
+  t.after(async () => {
+    await exchange.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const client = apiClient(`http://127.0.0.1:${exchange.port}`);
+  const trader = await new Trader(client).login();
+  await trader.fund('1000');
+  exchange.sequencer.overloaded = () => 'journal is behind';
+  assert.equal((await trader.place({ price: '95000', quantity: '0.01' })).status, 503);
+  const warned = lines.filter((e) => e.msg === 'overloaded: answered 503');
+  assert.equal(warned.length, 1);
+  assert.equal(warned[0].level, 40);
+  assert.equal(warned[0].reason, 'Service overloaded: journal is behind');
+  assert.equal(warned[0].route, '/account/order');
+  assert.equal(lines.filter((e) => e.msg === 'request').length, 0, 'the access log is off by default');
+});
