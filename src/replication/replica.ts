@@ -9,7 +9,8 @@
  * (`ReplayDivergenceError` stops the replica) — and its own history projections. It serves
  * every GET route (market data, account reads with a token signed by the shared
  * `--jwt-secret`, the operator's state hash); every write is refused with 421 naming the
- * primary (http/routes/cluster). Every reply carries its lag, `X-Replica-Lag: seq=N, ms=M`.
+ * primary (http/routes/cluster). Every reply carries its lag, `X-Replica-Lag: seq=N, ms=M`;
+ * GET /metrics has it as gauges, and GET /ready answers 503 naming it past 5 s.
  *
  * Start: the local journal is replayed (from seq 1), then the stream is followed from the
  * record after the local journal's last (`BlockSource.follow`). A block is appended to the
@@ -23,7 +24,7 @@
  * message (docs/replication.md, failover).
  *
  * May import: config/, journal/, runtime/, history/, http/, pipeline (the shared read ports),
- * replication/.
+ * replication/, prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
  */
@@ -44,6 +45,7 @@ import type { HttpReply } from '../http/uws.ts';
 import type { ClusterPort } from '../http/routes/cluster.ts';
 import { stateReads, stateReport, walletLogin } from '../pipeline.ts';
 import type { Lease } from './lease.ts';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One message of the stream: whole records in seq order, and when JetStream stored it (ms). */
 export interface ShippedBlock {
@@ -76,6 +78,9 @@ export interface RunningReplica {
   appliedSeq(): number;
   stop(): Promise<void>;
 }
+
+/** A replica further behind than this answers GET /ready with 503 (a load balancer sends reads elsewhere). */
+const READY_LAG_MS = 5_000;
 
 /** How often the primary's position is read from the stream (the lag's reference). */
 const TAIL_POLL_MS = 250;
@@ -183,6 +188,13 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     describe: () => ({ role, primary: primary(), lease: lease.view(), lag: lag(), appliedSeq: journal.lastSeq(), failure: failure === null ? null : (failure as Error).message }),
   };
 
+  // GET /metrics: the lag, for Prometheus (the process's own figures beside it).
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'perp_' });
+  new Gauge({ name: 'perp_replica_lag_records', help: 'Journal records the primary has shipped that this replica has not applied', registers: [registry], collect() { this.set(lag().seqs); } });
+  new Gauge({ name: 'perp_replica_lag_seconds', help: 'How long this replica has been behind the primary (0 when caught up)', registers: [registry], collect() { this.set(lag().ms / 1000); } });
+  new Gauge({ name: 'perp_replica_applied_seq', help: 'The last journal seq this replica applied', registers: [registry], collect() { this.set(journal.lastSeq()); } });
+
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
   const reads = stateReads(settings, exchange, history, projections, () => false);
   const notHere = () => Promise.reject(new OverloadedError('not the primary'));
@@ -210,6 +222,17 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       },
     },
     cluster,
+    operatorPort: settings.operatorPort ?? undefined,
+    operations: {
+      notReady: () => {
+        if (stopped) return 'shutting down';
+        if (failure !== null) return `this ${role} stopped following the journal stream: ${(failure as Error).message}`;
+        const { seqs, ms } = lag();
+        return ms > READY_LAG_MS ? `this ${role} is ${seqs} journal records (${ms} ms) behind the primary` : null;
+      },
+      metrics: () => registry.metrics(),
+      metricsContentType: registry.contentType,
+    },
   });
   logger.info({ role, port: server.port, lastSeq: journal.lastSeq() }, 'replica ready');
 

@@ -3,8 +3,8 @@
  * crossing on two markets, cancels among the orders), at each step the replica's state hash
  * (every account, position, order and book), its books and each trader's positions and
  * balance read through the replica with the primary's token equal the primary's at the same
- * journal sequence. Writes sent to the replica are refused with 421 naming the primary, and
- * every reply carries its lag.
+ * journal sequence. Writes sent to the replica are refused with 421 naming the primary; every
+ * reply carries its lag, and so do GET /ready and GET /metrics.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -76,6 +76,13 @@ test(`a replica's book, positions and state hash equal the primary's at the same
   assert.equal(refused.status, 421);
   assert.equal(refused.text, `Not the primary: this node is a read replica; send writes to http://127.0.0.1:${primary.port}`);
   assert.match(refused.headers.get('x-replica-lag') ?? '', /^seq=\d+, ms=\d+$/);
+  // Its lag, for a load balancer and for Prometheus.
+  const ready = await replica.client.request('GET', '/ready');
+  assert.equal(ready.status, 200, ready.text);
+  assert.match(ready.headers.get('x-replica-lag') ?? '', /^seq=\d+, ms=\d+$/);
+  const metrics = (await replica.client.request('GET', '/metrics')).text;
+  assert.match(metrics, /^perp_replica_lag_records \d+$/m);
+  assert.match(metrics, /^perp_replica_lag_seconds [\d.e-]+$/m);
   const cluster = (await replica.client.request('GET', '/cluster')).json();
   assert.equal(cluster.role, 'replica');
   assert.equal(cluster.primary, `http://127.0.0.1:${primary.port}`);
