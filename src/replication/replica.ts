@@ -65,7 +65,10 @@ export interface BlockSource {
 export interface ReplicaLag {
   /** Journal records shipped by the primary and not yet applied here. */
   seqs: number;
-  /** How long this node's view has been behind (0 when caught up). */
+  /**
+   * Behind: how long this node has been behind. Caught up: how long the records it applied last
+   * took from JetStream's store to here (0 once nothing has arrived for a second).
+   */
   ms: number;
 }
 
@@ -105,10 +108,14 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
 
   let primarySeq = journal.lastSeq();
   let caughtUpAt = clock();
+  /** The last block's way from JetStream's store to applied here (ms; across machines, their clocks' offset too), and when. */
+  let lastDelay = { ms: 0, at: 0 };
   let stopped = false;
   const lag = (): ReplicaLag => {
     const seqs = Math.max(0, primarySeq - journal.lastSeq());
-    return { seqs, ms: seqs === 0 ? 0 : clock() - caughtUpAt };
+    if (seqs > 0) return { seqs, ms: Math.max(clock() - caughtUpAt, lastDelay.ms) };
+    // Caught up: how late the records that just arrived were (0 once the stream is quiet for a second).
+    return { seqs, ms: clock() - lastDelay.at < 1000 ? lastDelay.ms : 0 };
   };
   const apply = (block: ShippedBlock) => {
     for (const record of block.records) {
@@ -120,6 +127,8 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       exchange.takeUnsolicitedRoutes();
     }
     projections.flushSoon();
+    const now = clock();
+    lastDelay = { ms: Math.max(0, now - block.storedAt), at: now };
     primarySeq = Math.max(primarySeq, journal.lastSeq());
     if (journal.lastSeq() >= primarySeq) caughtUpAt = clock();
   };

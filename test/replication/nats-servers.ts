@@ -39,8 +39,17 @@ export interface NatsCluster {
   stop(): Promise<void>;
 }
 
-/** Starts `size` JetStream nodes (clustered when more than one) and waits until JetStream answers. */
+/** Starts `size` JetStream nodes and stops them after the test (`launchNats` in a test). */
 export async function startNats(size = 1): Promise<NatsCluster> {
+  const cluster = await launchNats(size);
+  // A safety net: a test stops its exchange nodes first, then NATS (a node stopping with
+  // replicated durability waits for JetStream to store its last records).
+  after(cluster.stop);
+  return cluster;
+}
+
+/** Starts `size` JetStream nodes (clustered when more than one) and waits until JetStream answers; the caller stops them. */
+export async function launchNats(size = 1): Promise<NatsCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'perp-nats-'));
   const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })));
   const nodes: NatsNode[] = ports.map((port, i) => {
@@ -73,9 +82,6 @@ export async function startNats(size = 1): Promise<NatsCluster> {
     for (const node of nodes) await node.kill();
     rmSync(dir, { recursive: true, force: true });
   };
-  // A safety net: a test stops its exchange nodes first, then NATS (a node stopping with
-  // replicated durability waits for JetStream to store its last records).
-  after(stop);
   return { nodes, urls, stop };
 }
 
