@@ -9,6 +9,11 @@
  *
  * Start-up runs the same path backwards first: the journal is replayed into the exchange
  * before any market thread or socket opens. docs/architecture.md explains each boundary.
+ *
+ * With `replication` (src/replication, docs/replication.md) the journal also ships each flushed
+ * block through the sink it is handed, and the gateway answers as a member of a cluster; the
+ * reads every node serves (`stateReads`, `stateReport`, `walletLogin`) are here so a replica
+ * serves exactly the primary's.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

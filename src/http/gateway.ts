@@ -16,6 +16,10 @@
  * With an operator port, the operator API and /metrics are served only by a second listener on
  * 127.0.0.1 (the probes on both); the public listener answers them 404. A listener that cannot
  * listen is a `ConfigError` naming its port setting.
+ *
+ * On a replicated node (`cluster`, routes/cluster) every route is wrapped: GET /cluster is
+ * added, writes are refused with 421 naming the primary while this node is not it, and every
+ * reply carries the replica's lag.
  * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts.
  */
 import type { Logger } from 'pino';
