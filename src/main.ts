@@ -1,14 +1,14 @@
 /**
  * The exchange process: reads settings (flags, environment), checks what they need of the
- * machine (config/preflight: the data directory, the listen addresses), starts the pipeline,
- * and stops it cleanly on SIGTERM or SIGINT. A bad setting, or one the machine cannot honour,
+ * machine (config/preflight: the data directory, the listen addresses), starts the pipeline (or
+ * the role replication/node gives it: replica, standby), and stops it cleanly on SIGTERM or SIGINT. A bad setting, or one the machine cannot honour,
  * exits with status 2 and one line naming it (`Cannot start: PORT: …`); refused data exits 1.
  */
 import { loadSettings } from './config/process.ts';
 import { ConfigError } from './config/market.ts';
 import { checkDataDirectory, checkListen } from './config/preflight.ts';
 import { createLogger } from './log.ts';
-import { startExchange } from './pipeline.ts';
+import { startNode } from './replication/node.ts';
 import { OPERATOR_HOST } from './http/gateway.ts';
 import { DataRefusedError } from './journal/refusal.ts';
 
@@ -32,7 +32,7 @@ const logger = createLogger(settings.logLevel);
 
 let exchange;
 try {
-  exchange = await startExchange(settings, logger);
+  exchange = await startNode(settings, logger);
 } catch (error) {
   if (error instanceof ConfigError) refuseSetting(error);
   if (!(error instanceof DataRefusedError)) throw error;
@@ -47,12 +47,13 @@ logger.info(
     host: settings.host,
     operatorPort: exchange.operatorPort,
     profile: settings.profile.name,
+    role: settings.replication.role,
     dataDir: settings.dataDir,
     markets: settings.markets.map((m) => m.symbol),
-    signatureBackend: exchange.threads.signatureBackend,
-    signatureThreads: exchange.threads.signatureThreads,
-    marketThreads: exchange.threads.marketThreads,
-    marketsPerThread: exchange.threads.marketsPerThread,
+    signatureBackend: exchange.threads?.signatureBackend,
+    signatureThreads: exchange.threads?.signatureThreads,
+    marketThreads: exchange.threads?.marketThreads,
+    marketsPerThread: exchange.threads?.marketsPerThread,
     accessLog: settings.accessLog,
   },
   'exchange ready',

@@ -9,6 +9,11 @@
  *
  * Start-up runs the same path backwards first: the journal is replayed into the exchange
  * before any market thread or socket opens. docs/architecture.md explains each boundary.
+ *
+ * With `replication` (src/replication, docs/replication.md) the journal also ships each flushed
+ * block through the sink it is handed, and the gateway answers as a member of a cluster; the
+ * reads every node serves (`stateReads`, `stateReport`, `walletLogin`) are here so a replica
+ * serves exactly the primary's.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,7 +44,12 @@ import { accountWrites } from './runtime/account-writes.ts';
 import { FeedRelay } from './runtime/feed-relay.ts';
 import { startGateway } from './http/gateway.ts';
 import { Feeds, type FeedLimits } from './ws/feeds.ts';
-import type { MarketDataPort } from './http/ports.ts';
+import type { MarketDataPort, OrdersPort, PriceSource } from './http/ports.ts';
+import type { ClusterPort } from './http/routes/cluster.ts';
+import type { OperatorPort } from './http/routes/operator.ts';
+import type { Journal } from './journal/journal.ts';
+import type { Projections } from './runtime/projections.ts';
+import type { AccountApiOptions } from './http/account-routes.ts';
 import { ExchangeMetrics } from './metrics.ts';
 
 
@@ -64,6 +74,18 @@ export interface PipelineOptions {
   tickMs?: number;
   /** The streaming feeds' limits (tests and benchmarks change them); docs/feeds.md has the defaults. */
   feedLimits?: Partial<FeedLimits>;
+  /** The journal shipped to other machines (src/replication); absent: the embedded single process. */
+  replication?: Replication;
+}
+
+/** What the pipeline needs of replication (docs/replication.md): the consumer owns the interface. */
+export interface Replication {
+  /** Called once the journal is open, before anything is appended: ships what it must, then attaches its sink (`journal.ship`). */
+  attach(journal: Journal): Promise<void>;
+  /** GET /cluster, refusals while not the primary, the lag header. */
+  cluster: ClusterPort;
+  /** After the journal closed: the last blocks shipped, the connection closed. */
+  close(): Promise<void>;
 }
 
 /**
@@ -107,6 +129,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       if (seconds * 1000 > SLOW_FLUSH_MS) logger.warn({ records, ms: Math.round(seconds * 1000) }, 'slow journal flush: replies wait for the disk');
     },
   });
+  await options.replication?.attach(journal);
 
   // ③ the exchange's state: the newest snapshot that history has caught up with and that restores
   // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
@@ -186,11 +209,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   for (const link of links) for (const m of link.markets) linkOfMarket[m.index] = link;
   // login tokens: the gateway's /account/* routes and the feeds' private channels check them
   const domain = eip712Domain(profile);
-  const host = new URL(profile.baseUrl).host;
-  const login = new WalletLogin({
-    challenge: { domain: host, uri: profile.baseUrl, chainId: profile.chainId, now: clock },
-    token: { keys: [{ kid: 'k1', secret: new TextEncoder().encode(settings.jwtSecret ?? tokenSecretOf(settings.dataDir, logger)) }], issuer: profile.baseUrl, audience: profile.baseUrl, now: clock },
-  });
+  const login = walletLogin(settings, clock, logger);
 
   // ⑧ the feeds: the relay hears book events and numbered account events and hands them on once
   // the journal has flushed them; the feeds (ws/) fan them out over the gateway's WebSocket
@@ -328,16 +347,8 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   }, RELEASE_POLL_MS);
 
   // ① the gateway
-  const typedData = publishedTypedData(profile);
-  const marketData: MarketDataPort = {
-    profile,
-    markets,
-    book: (index) => exchange.depth[index],
-    typedData: () => typedData,
-    accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts },
-  };
+  const reads = stateReads(settings, exchange, history, projections, (market) => feed?.isHeld(market) ?? false);
   let stopping = false;
-  const shown = (o: OrderState | undefined) => (o === undefined ? undefined : exchange.presented(o));
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
@@ -355,46 +366,25 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       metrics: () => metrics.text(),
       metricsContentType: metrics.contentType,
     },
-    marketData,
+    marketData: reads.marketData,
     history,
-    prices: (market) => {
-      const p = exchange.ledger.prices(market);
-      return { mark: p.mark, index: p.index, held: feed?.isHeld(market) ?? false };
-    },
+    prices: reads.prices,
     accounts: {
-      accounts: { ledger: exchange.ledger, delegations: exchange.delegations, nonces: exchange.nonces },
+      ...reads.accounts,
       writes: accountWrites(sequencer, clock),
       auth: { login, domain, recover: pool.recoverTyped },
-      fills: history,
-      transfers: projections.transfers,
     },
-    orders: {
-      submit: (command, atCompletion) => sequencer!.submit(command, atCompletion),
-      live: (orderId) => shown(exchange.orders.get(orderId)),
-      liveByClient: (account, clientId) => shown(exchange.orders.byClient(account, clientId)),
-      liveOf: (owner, market) => exchange.orders.ofOwner(owner, market).map((o) => exchange.presented(o)),
-      stored: (orderId) => projections.recentlyFinished(orderId) ?? history.order(orderId),
-      storedOf: (owner, query) => history.orders(owner, query),
-      ownerOf: (account, subaccountIndex) => exchange.ledger.findOwner(account, subaccountIndex),
-    },
+    orders: { ...reads.orders, submit: (command, atCompletion) => sequencer!.submit(command, atCompletion) },
     operator: {
       key: settings.operatorKey,
       port: {
         submit: (command) => sequencer!.submit(command),
         indexFeed: feed ?? undefined,
         snapshot: snapshotInTurn,
-        stateHash: async () => {
-          const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market);
-          let problem: string | null = null;
-          try {
-            exchange.validateInternalState();
-          } catch (error) {
-            problem = (error as Error).message;
-          }
-          return { exchange: exchange.stateHash(), books, lastSeq: journal.lastSeq(), problem, money: moneyView(exchange.ledger.moneyReport()) };
-        },
+        stateHash: async () => stateReport(exchange, (await Promise.all(links.map((l) => l.stateHashes()))).flat(), journal.lastSeq()),
       },
     },
+    cluster: options.replication?.cluster,
   });
 
   feeds.attach(server);
@@ -436,12 +426,64 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       await journal.durable(journal.lastSeq());
       logger.info({ lastSeq: journal.lastSeq(), stateHash: exchange.stateHash(), books }, 'stopped');
       await journal.close();
+      await options.replication?.close();
       await pool.close();
       await projections.close();
       await historyEnv.close();
       lock.release();
     },
   };
+}
+
+/** Login: challenges for this profile, tokens signed with the data directory's secret (or `--jwt-secret`: replicas share it). */
+export function walletLogin(settings: Settings, clock: () => number, logger: Logger): WalletLogin {
+  const { profile } = settings;
+  return new WalletLogin({
+    challenge: { domain: new URL(profile.baseUrl).host, uri: profile.baseUrl, chainId: profile.chainId, now: clock },
+    token: { keys: [{ kid: 'k1', secret: new TextEncoder().encode(settings.jwtSecret ?? tokenSecretOf(settings.dataDir, logger)) }], issuer: profile.baseUrl, audience: profile.baseUrl, now: clock },
+  });
+}
+
+/** What the gateway reads of the state, the same on every node (a replica serves exactly these). */
+export function stateReads(settings: Settings, exchange: Exchange, history: HistoryReader, projections: Projections, held: (market: number) => boolean) {
+  const typedData = publishedTypedData(settings.profile);
+  const marketData: MarketDataPort = {
+    profile: settings.profile,
+    markets: settings.markets,
+    book: (index) => exchange.depth[index],
+    typedData: () => typedData,
+    accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts },
+  };
+  const prices: PriceSource = (market) => {
+    const p = exchange.ledger.prices(market);
+    return { mark: p.mark, index: p.index, held: held(market) };
+  };
+  const shown = (o: OrderState | undefined) => (o === undefined ? undefined : exchange.presented(o));
+  const orders: Omit<OrdersPort, 'submit'> = {
+    live: (orderId) => shown(exchange.orders.get(orderId)),
+    liveByClient: (account, clientId) => shown(exchange.orders.byClient(account, clientId)),
+    liveOf: (owner, market) => exchange.orders.ofOwner(owner, market).map((o) => exchange.presented(o)),
+    stored: (orderId) => projections.recentlyFinished(orderId) ?? history.order(orderId),
+    storedOf: (owner, query) => history.orders(owner, query),
+    ownerOf: (account, subaccountIndex) => exchange.ledger.findOwner(account, subaccountIndex),
+  };
+  const accounts: Pick<AccountApiOptions, 'accounts' | 'fills' | 'transfers'> = {
+    accounts: { ledger: exchange.ledger, delegations: exchange.delegations, nonces: exchange.nonces },
+    fills: history,
+    transfers: projections.transfers,
+  };
+  return { marketData, prices, orders, accounts };
+}
+
+/** GET /operator/state-hash: the state's hash, the books', the journal position, the first broken invariant, the money. */
+export function stateReport(exchange: Exchange, books: { market: number; hash: string }[], lastSeq: number): Awaited<ReturnType<OperatorPort['stateHash']>> {
+  let problem: string | null = null;
+  try {
+    exchange.validateInternalState();
+  } catch (error) {
+    problem = (error as Error).message;
+  }
+  return { exchange: exchange.stateHash(), books: books.sort((a, b) => a.market - b.market), lastSeq, problem, money: moneyView(exchange.ledger.moneyReport()) };
 }
 
 /**

@@ -2,7 +2,7 @@
  * @module config/process
  *
  * The process's settings from flags and environment (flags win): port, host, data directory,
- * profile, markets file, operator key, account limits. A bad setting stops the start with a
+ * profile, markets file, operator key, account limits, replication (config/replication). A bad setting stops the start with a
  * message naming the setting and the value.
  * May import: config/, numeric/, node:fs, node:util, node:os.
  */
@@ -14,6 +14,7 @@ import { COLLATERAL_SCALE, ConfigError, parseMarkets, type MarketSpec } from './
 import { parseDecimal } from '../numeric/decimal.ts';
 import { PROFILES, isProfileName, type Profile } from './profile.ts';
 import { canonicalIp } from './ip-address.ts';
+import { REPLICATION_FLAGS, replicationSettings, type ReplicationSettings } from './replication.ts';
 
 export interface Settings {
   host: string;
@@ -49,6 +50,8 @@ export interface Settings {
   operatorPort: number | null;
   /** Origins browsers may call the public API from (exact origins, or `*`); empty: no CORS. */
   corsOrigins: string[];
+  /** Role, NATS servers and durability (config/replication); no NATS by default. */
+  replication: ReplicationSettings;
 }
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -103,6 +106,7 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'access-log': { type: 'boolean' },
       'operator-port': { type: 'string' },
       'cors-origins': { type: 'string' },
+      ...REPLICATION_FLAGS,
     },
     strict: true,
   });
@@ -211,5 +215,6 @@ export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     trustedProxies,
     minTransfer: minTransfer.value,
     maxSubaccounts,
+    replication: replicationSettings(values, env),
   };
 }

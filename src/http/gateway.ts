@@ -16,6 +16,10 @@
  * With an operator port, the operator API and /metrics are served only by a second listener on
  * 127.0.0.1 (the probes on both); the public listener answers them 404. A listener that cannot
  * listen is a `ConfigError` naming its port setting.
+ *
+ * On a replicated node (`cluster`, routes/cluster) every route is wrapped: GET /cluster is
+ * added, writes are refused with 421 naming the primary while this node is not it, and every
+ * reply carries the replica's lag.
  * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts.
  */
 import type { Logger } from 'pino';
@@ -34,6 +38,7 @@ import { orderRoutes } from './routes/orders.ts';
 import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
 import { healthRoutes, metricsRoute } from './routes/operations.ts';
 import { faucetRoute } from './routes/faucet.ts';
+import { clusterRoutes, type ClusterPort } from './routes/cluster.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
 import type { Clock, GatewayMetrics, MarketDataPort, MarketHistory, OperationsPort, OrdersPort, PriceSource } from './ports.ts';
@@ -65,6 +70,8 @@ export interface GatewayOptions {
   corsOrigins?: readonly string[];
   /** The streaming feeds' WebSocket endpoint (ws/feeds), on the public port. */
   sockets?: SocketEndpoint<any>;
+  /** A replicated node (routes/cluster): GET /cluster, writes refused while not the primary, the lag header. */
+  cluster?: ClusterPort;
 }
 
 /** The address a client on this machine reaches the server at: `localhost` for a wildcard listen address. */
@@ -109,7 +116,7 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
     // The testnet faucet funds the logged-in account: it needs the login the account API brings.
     if (marketData.profile.faucet && guard !== undefined) table.push(faucetRoute(options.operator.port, guard, clock));
   }
-  return table;
+  return options.cluster === undefined ? table : clusterRoutes(table, options.cluster);
 }
 
 /** A path pattern as a RegExp, to tell 405 (known path) from 404. */

@@ -192,7 +192,7 @@ export interface SocketCounts {
 const STATUS_LINE: Record<number, string> = {
   200: '200 OK', 204: '204 No Content', 400: '400 Bad Request', 401: '401 Unauthorized',
   403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed', 409: '409 Conflict',
-  413: '413 Payload Too Large', 415: '415 Unsupported Media Type', 429: '429 Too Many Requests',
+  413: '413 Payload Too Large', 415: '415 Unsupported Media Type', 421: '421 Misdirected Request', 429: '429 Too Many Requests',
   500: '500 Internal Server Error', 503: '503 Service Unavailable',
 };
 

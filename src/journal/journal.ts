@@ -26,6 +26,13 @@
  * Reading: `range(from, to)` yields verified entries in order (replay, feed resume,
  * replication, the operator tool); it throws `JournalCorruptError` at the first bad record.
  *
+ * Shipping (replication): with a `BlockSink` (`ship`), every group commit is handed to it once
+ * flushed, in order, as the block of records it flushed (`block(firstSeq, records)`). A sink that
+ * `holdsAcks` makes `durable(seq)` wait for its promise as well (acknowledged = flushed here and
+ * stored elsewhere); one that does not is only told. A sink that rejects (it was fenced: another
+ * writer owns the copy) fails the journal like a failed disk. `appendRecord` appends a record
+ * made elsewhere (a replica's copy of the primary's), verified as `range` verifies one.
+ *
  * Invariants: seqs are 1, 2, 3… without gaps; `flushedSeq ≤ committedSeq ≤ lastSeq`; a seq reported durable
  * stays on disk through a power cut; after a storage failure nothing more is accepted.
  * Caller obligations: single thread (the one that owns the journal); a payload's bytes are
@@ -46,6 +53,7 @@ import {
   kJournalHeaderBytes,
   kJournalPayloadLength,
   recordKindOf,
+  recordSeq,
   viewOf,
   writeRecord,
 } from './record.ts';
@@ -93,6 +101,17 @@ export interface JournalEntry {
   payloadLength: number;
 }
 
+/**
+ * Where flushed blocks go (replication). The journal is its consumer: it calls `block` once per
+ * group commit, after the flush, in seq order, never twice for a seq.
+ */
+export interface BlockSink {
+  /** Records `firstSeq…` (whole records, views the journal never rewrites); resolves once shipped, rejects if this writer is fenced. */
+  block(firstSeq: number, records: readonly Uint8Array[]): Promise<void>;
+  /** True: a seq is durable only once its block is shipped (`durable` waits for `block`'s promise). */
+  readonly holdsAcks: boolean;
+}
+
 /** The journal can no longer accept writes (the storage failed). Maps to HTTP 500. */
 export class JournalFailedError extends Error {
   constructor(cause: unknown) {
@@ -132,6 +151,9 @@ export class Journal {
   private slab = new Uint8Array(SLAB_BYTES);
   private slabView = new DataView(this.slab.buffer);
   private slabUsed = 0;
+  private sink: BlockSink | null = null;
+  /** Records appended since the last flush began, for the sink (kept only with one). */
+  private unshipped: Uint8Array[] = [];
 
   private constructor(storage: JournalStorage, lastSeq: number, chain: Chain, options: JournalOptions) {
     this.storage = storage;
@@ -209,7 +231,7 @@ export class Journal {
     return new Promise((resolve, reject) => this.commitWaiters.push({ seq, resolve, reject }));
   }
 
-  /** The highest seq known flushed to disk. */
+  /** The highest seq known flushed to disk (with a sink that holds acks: and shipped). */
   flushedSeq(): number {
     return this.flushed;
   }
@@ -246,12 +268,51 @@ export class Journal {
     writeRecord(this.slab, this.slabView, offset, seq, kind, this.chain, payload, start, length);
     this.slabUsed += (size + 7) & ~7;
     this.last = seq;
-    this.storage.put(seq, this.slab.subarray(offset, offset + size));
+    this.put(seq, this.slab.subarray(offset, offset + size));
+    return seq;
+  }
+
+  /**
+   * Appends a whole record written by another journal (a replica's copy of the primary's):
+   * it must be the next seq and follow this journal's chain, as `range` checks on reading.
+   * Throws `JournalCorruptError` otherwise; the bytes are copied.
+   */
+  appendRecord(record: Uint8Array): number {
+    if (this.failure) throw this.failure;
+    if (this.closed) throw new Error('journal: append after close (or on a read-only journal)');
+    const seq = this.last + 1;
+    const problem = checkRecord(record, seq, this.chain);
+    if (problem !== Problem.Ok) throw new JournalCorruptError(seq, problem, 'a record received for this journal does not continue it');
+    if (this.slabUsed + record.length > this.slab.length) {
+      this.slab = new Uint8Array(Math.max(SLAB_BYTES, record.length));
+      this.slabView = new DataView(this.slab.buffer);
+      this.slabUsed = 0;
+    }
+    const offset = this.slabUsed;
+    this.slab.set(record, offset);
+    this.slabUsed += (record.length + 7) & ~7;
+    this.last = seq;
+    this.put(seq, this.slab.subarray(offset, offset + record.length));
+    return seq;
+  }
+
+  /**
+   * From now on every flushed block goes to `sink` (one sink; set it before the first append
+   * that should ship: what was appended earlier is the caller's to ship).
+   */
+  ship(sink: BlockSink): void {
+    if (this.sink !== null) throw new Error('journal: a block sink is already attached');
+    if (this.last !== this.flushed || this.flushing) throw new Error('journal: attach the block sink while nothing waits for a flush');
+    this.sink = sink;
+  }
+
+  private put(seq: number, record: Uint8Array): void {
+    this.storage.put(seq, record);
+    if (this.sink !== null) this.unshipped.push(record);
     if (!this.turnScheduled) {
       this.turnScheduled = true;
       setImmediate(this.endTurn);
     }
-    return seq;
   }
 
   /** Resolves when record `seq` (and every one before it) is flushed; rejects if the storage fails first. */
@@ -281,6 +342,8 @@ export class Journal {
     if (this.flushing || this.failure) return;
     this.flushing = true;
     const upTo = this.last;
+    const block = this.unshipped;
+    this.unshipped = [];
     const from = this.flushed;
     const started = performance.now();
     const flushed = this.storage.sync();
@@ -290,7 +353,16 @@ export class Journal {
       () => {
         this.flushing = false;
         this.onFlush?.(upTo - from, (performance.now() - started) / 1000);
-        this.markFlushed(upTo);
+        const sink = this.sink;
+        if (sink !== null && block.length > 0) {
+          // Blocks are handed over in flush order; a sink that holds acks moves `durable` itself.
+          const shipped = sink.block(upTo - block.length + 1, block);
+          if (sink.holdsAcks) shipped.then(() => this.markFlushed(upTo), (error: unknown) => this.fail(error));
+          else {
+            this.markFlushed(upTo);
+            shipped.catch((error: unknown) => this.fail(error));
+          }
+        } else this.markFlushed(upTo);
         if (this.last > upTo) this.endTurn();
       },
       (error: unknown) => this.fail(error),
@@ -386,6 +458,19 @@ export class Journal {
     }
     await this.storage.close();
   }
+}
+
+/** The entry of one whole, verified record (a replica applies what it appended, as `range` yields it). */
+export function entryOf(record: Uint8Array): JournalEntry {
+  const view = viewOf(record);
+  return {
+    seq: recordSeq(view, record.byteOffset),
+    kind: recordKindOf(view, record.byteOffset),
+    record,
+    view,
+    payloadOffset: record.byteOffset + kJournalHeaderBytes,
+    payloadLength: view.getUint32(record.byteOffset + kJournalPayloadLength, true),
+  };
 }
 
 /** An entry's payload as a view into its record, valid while the entry is (no copy). */

@@ -50,7 +50,7 @@ function recordSpan(block: Uint8Array, at: number): number {
 }
 
 /** The records of a block, in order (views into it): the one walk over the block layout. */
-function* blockRecords(block: Uint8Array): Generator<Uint8Array> {
+export function* blockRecords(block: Uint8Array): Generator<Uint8Array> {
   for (let at = 0; at < block.length; ) {
     const span = recordSpan(block, at);
     yield block.subarray(at, at + span);
@@ -78,7 +78,7 @@ function copyOf(bytes: Uint8Array, start = 0, end = bytes.length): Uint8Array {
   return out;
 }
 
-function concat(records: readonly Uint8Array[]): Uint8Array {
+export function concat(records: readonly Uint8Array[]): Uint8Array {
   let size = 0;
   for (const r of records) size += r.length;
   const block = new Uint8Array(size);

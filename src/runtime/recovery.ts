@@ -105,6 +105,8 @@ export interface RecoveryReport {
   /** Events produced in replay that the journal lacked, now applied and journaled. */
   recoveredEvents: number;
   books: FastOrderBook[];
+  /** The replay itself, to go on applying records that arrive later (a replica following the primary). */
+  replay: Replay;
 }
 
 export interface RecoveryOptions {
@@ -118,6 +120,11 @@ export interface RecoveryOptions {
   onEvent?: (view: DataView, offset: number) => void;
   /** Called every few thousand records and at the end (projections write in batches). */
   onBatch?: () => void;
+  /**
+   * False for a replica: events the books produced that the journal lacks are not journaled
+   * (the primary's copy of them is still to come). Default true.
+   */
+  finish?: boolean;
 }
 
 /** Applies journal entries one at a time: a command re-runs, an event must match its book's. */
@@ -202,7 +209,7 @@ export function recover(exchange: Exchange, journal: Journal, options: RecoveryO
     if ((replay.commands + replay.events) % 4096 === 0) onBatch();
   }
   options.onRecord?.(Number.MAX_SAFE_INTEGER);
-  const recoveredEvents = replay.finish(journal);
+  const recoveredEvents = options.finish === false ? 0 : replay.finish(journal);
   onBatch();
-  return { commands: replay.commands, events: replay.events, recoveredEvents, books: replay.rebuilt };
+  return { commands: replay.commands, events: replay.events, recoveredEvents, books: replay.rebuilt, replay };
 }

@@ -17,6 +17,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface ServerProcess {
   port: number;
+  /** The process id (a test may pause it with SIGSTOP). */
+  pid: number;
   dataDir: string;
   client: ApiClient;
   /** Once the process has exited: its signal or exit code. */
@@ -104,6 +106,7 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
   });
   const ready = port.then((port) => ({
     port,
+    pid: child.pid!,
     dataDir,
     client: apiClient(`http://127.0.0.1:${port}`, env.OPERATOR_KEY),
     exit: () => exit,

@@ -1,0 +1,43 @@
+/**
+ * @module http/routes/cluster
+ *
+ * What a replicated node adds to every route (docs/replication.md): `GET /cluster` — its role,
+ * the primary's URL, the lease and its lag — answered by any node so a client finds the
+ * primary; a refusal of every write while this node is not the primary (a replica, a standby,
+ * a deposed primary), naming where writes go; and its lag on every reply (`X-Replica-Lag`).
+ * Logging in is not a write (nothing is journaled): a replica serves it, for account reads.
+ * May import: http/ (uws types, errors).
+ */
+import type { HttpReply, Route } from '../uws.ts';
+
+/** What the gateway needs of the replication (src/replication implements it). */
+export interface ClusterPort {
+  /** The reply to a write now: null while this node is the primary and takes writes. */
+  writeRefusal(): HttpReply | null;
+  /** Headers for every reply (the replica's lag), or null. */
+  headers(): Record<string, string> | null;
+  /** GET /cluster: role, primary, lease, lag. */
+  describe(): Record<string, unknown>;
+}
+
+/** Requests a node that is not the primary still serves: reads, and logging in. */
+function isRead(route: Route): boolean {
+  return route.method === 'get' || route.method === 'head' || route.method === 'options' || route.pattern.startsWith('/auth/');
+}
+
+/** The route table of a replicated node: every route wrapped, and GET /cluster added. */
+export function clusterRoutes(table: readonly Route[], cluster: ClusterPort): Route[] {
+  const withHeaders = (reply: HttpReply): HttpReply => {
+    const extra = cluster.headers();
+    return extra === null ? reply : { ...reply, headers: { ...reply.headers, ...extra } };
+  };
+  const wrapped = table.map((route): Route => ({
+    ...route,
+    handler: async (req) => {
+      const refusal = isRead(route) ? null : cluster.writeRefusal();
+      return withHeaders(refusal ?? (await route.handler(req)));
+    },
+  }));
+  wrapped.push({ method: 'get', pattern: '/cluster', handler: () => withHeaders({ status: 200, body: JSON.stringify(cluster.describe()), contentType: 'application/json' }) });
+  return wrapped;
+}

@@ -1,0 +1,133 @@
+/**
+ * @module replication/jetstream
+ *
+ * The journal's copy in NATS JetStream: one stream (`JOURNAL_STREAM`, subject
+ * `JOURNAL_SUBJECT`) whose messages are runs of whole journal records back to back — the
+ * journal's block layout (journal/lmdb-storage), each record carrying its own seq, checksum
+ * and chain link — with the run's first journal seq as the message id; and a key-value bucket
+ * holding the primary's lease. Opening creates both when absent (with `replicas` copies).
+ *
+ * Owns: the connection options, the names, the stream's tail (the last journal seq it holds)
+ * and finding the message that holds a journal seq (a binary search: message ids are not an
+ * index the server can look up).
+ * May import: @nats-io/*, journal/record, journal/lmdb-storage (the block layout), config/replication.
+ * Invariant: messages hold consecutive records in seq order, message k+1 starting where k ended.
+ */
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType, DiscardPolicy } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { blockRecords } from '../journal/lmdb-storage.ts';
+import { recordSeq, viewOf } from '../journal/record.ts';
+
+export const JOURNAL_STREAM = 'EXCHANGE_JOURNAL';
+export const JOURNAL_SUBJECT = 'exchange.journal';
+export const LEASE_BUCKET = 'exchange_lease';
+export const LEASE_KEY = 'primary';
+
+export interface JetStreamLink {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  lease: KV;
+  close(): Promise<void>;
+}
+
+/** Connects (retrying for ever once connected: a NATS node may restart) and makes sure the stream and the lease bucket exist. */
+export async function openJetStream(urls: readonly string[], replicas: number, name: string): Promise<JetStreamLink> {
+  const nc = await connect({ servers: [...urls], name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5000 });
+  const jsm = await jetstreamManager(nc, { timeout: 5000 });
+  try {
+    await jsm.streams.info(JOURNAL_STREAM);
+  } catch {
+    try {
+      await jsm.streams.add({
+        name: JOURNAL_STREAM,
+        subjects: [JOURNAL_SUBJECT],
+        storage: StorageType.File,
+        retention: RetentionPolicy.Limits,
+        discard: DiscardPolicy.Old,
+        num_replicas: replicas,
+        // Message ids are remembered this long: a publish retried within it is stored once.
+        duplicate_window: 120 * 1e9,
+      });
+    } catch (error) {
+      // Another node created it between our look and our add.
+      await jsm.streams.info(JOURNAL_STREAM).catch(() => Promise.reject(error));
+    }
+  }
+  const lease = await new Kvm(nc).create(LEASE_BUCKET, { replicas, history: 1 });
+  return {
+    nc,
+    js: jetstream(nc, { timeout: 5000 }),
+    jsm,
+    lease,
+    close: async () => {
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+/** The records of a message (views into its data). */
+export function recordsOf(data: Uint8Array): Uint8Array[] {
+  return [...blockRecords(data)];
+}
+
+/** The journal seq of a message's first and last record. */
+export function seqSpan(data: Uint8Array): { first: number; last: number } {
+  const records = recordsOf(data);
+  const first = recordSeq(viewOf(data), data.byteOffset);
+  return { first, last: first + records.length - 1 };
+}
+
+export interface StreamTail {
+  /** The stream's last message sequence (0 when empty). */
+  streamSeq: number;
+  /** The journal seq of the last record it holds (0 when empty). */
+  journalSeq: number;
+  /** That last message's bytes (the last records), or null. */
+  data: Uint8Array | null;
+  /** When JetStream stored it (ms), or 0. */
+  storedAt: number;
+}
+
+/** `read` retried while JetStream times out (a NATS node restarting, a leader election), for up to `withinMs`. */
+export async function retried<T>(read: () => Promise<T>, withinMs = 30_000): Promise<T> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await read();
+    } catch (error) {
+      if (Date.now() > until || !/timeout|no responders|503/i.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+export async function streamTail(jsm: JetStreamManager): Promise<StreamTail> {
+  const info = await jsm.streams.info(JOURNAL_STREAM);
+  const last = info.state.last_seq;
+  if (info.state.messages === 0) return { streamSeq: last, journalSeq: 0, data: null, storedAt: 0 };
+  const message = await jsm.streams.getMessage(JOURNAL_STREAM, { seq: last });
+  if (message === null) throw new Error(`replication: stream message ${last} is missing`);
+  return { streamSeq: last, journalSeq: seqSpan(message.data).last, data: message.data, storedAt: message.timestamp ? Date.parse(message.timestamp) : 0 };
+}
+
+/**
+ * The stream sequence of the message holding journal seq `seq`, or of the first message after
+ * it; `last + 1` when the stream does not reach it.
+ */
+export async function messageHolding(jsm: JetStreamManager, seq: number): Promise<number> {
+  const info = await jsm.streams.info(JOURNAL_STREAM);
+  let low = info.state.first_seq;
+  let high = info.state.last_seq;
+  if (info.state.messages === 0) return high + 1;
+  // The first message whose last record is at or after `seq`.
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    const message = await jsm.streams.getMessage(JOURNAL_STREAM, { seq: middle });
+    if (message === null || seqSpan(message.data).last < seq) low = middle + 1;
+    else high = middle;
+  }
+  const message = await jsm.streams.getMessage(JOURNAL_STREAM, { seq: low });
+  return message !== null && seqSpan(message.data).last >= seq ? low : info.state.last_seq + 1;
+}

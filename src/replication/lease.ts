@@ -1,0 +1,152 @@
+/**
+ * @module replication/lease
+ *
+ * Who the primary is: one key in a JetStream key-value bucket, holding the holder's id and
+ * public URL, renewed by the primary every third of the lease time with a compare-and-set on
+ * the key's revision. Nothing here reads a clock of another machine: a standby calls the lease
+ * expired when it has seen no new revision for `leaseMs` of its own time, and takes it with the
+ * same compare-and-set (`kv.update(key, value, revision)`), so of two takers one wins.
+ *
+ * A holder whose renewal finds another revision has lost the lease (`onLost`); one that cannot
+ * reach the bucket for `leaseMs` stops calling itself the holder (`held()` false) until a
+ * renewal succeeds again — by then a standby may have taken it, which the renewal finds.
+ *
+ * May import: @nats-io/kv, replication/jetstream (names).
+ */
+import type { KV } from '@nats-io/kv';
+import { LEASE_KEY } from './jetstream.ts';
+
+export interface LeaseValue {
+  /** A random id of the holding process (a restarted primary is a new holder). */
+  holder: string;
+  /** Where clients reach the primary. */
+  url: string;
+}
+
+export interface LeaseView {
+  holder: string;
+  url: string;
+  revision: number;
+  /** Milliseconds since this node last saw the lease renewed. */
+  ageMs: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class Lease {
+  private seen: { value: LeaseValue; revision: number; at: number } | null = null;
+  private renewer: ReturnType<typeof setInterval> | undefined;
+  private watcher: ReturnType<typeof setInterval> | undefined;
+  /** Revision of our own last write while we hold it. */
+  private ownRevision = 0;
+  private lastRenewal = 0;
+  private lost = false;
+  private lostListeners: Array<(holder: LeaseView | null) => void> = [];
+
+  constructor(
+    private readonly kv: KV,
+    /** This node; its `url` may be set once the gateway has bound its port (written at the next renewal). */
+    readonly me: LeaseValue,
+    readonly leaseMs: number,
+  ) {}
+
+  /** The lease as last seen (null if never held by anyone). */
+  view(): LeaseView | null {
+    if (this.seen === null) return null;
+    return { holder: this.seen.value.holder, url: this.seen.value.url, revision: this.seen.revision, ageMs: Date.now() - this.seen.at };
+  }
+
+  /** Reads the key; notes when its revision changed. */
+  async refresh(): Promise<LeaseView | null> {
+    const entry = await this.kv.get(LEASE_KEY);
+    if (entry === null || entry.operation !== 'PUT' || entry.length === 0) {
+      this.seen = null;
+      return null;
+    }
+    if (this.seen === null || this.seen.revision !== entry.revision) {
+      this.seen = { value: JSON.parse(decoder.decode(entry.value)) as LeaseValue, revision: entry.revision, at: Date.now() };
+    }
+    return this.view();
+  }
+
+  /** True when nobody has renewed the lease for `leaseMs` (of this node's time) or nobody ever held it. */
+  expired(): boolean {
+    return this.seen === null || Date.now() - this.seen.at > this.leaseMs;
+  }
+
+  /**
+   * Takes the lease if it is free or expired: resolves true once held (compare-and-set on the
+   * revision seen), false if another holder renews it or wins the race.
+   */
+  async take(): Promise<boolean> {
+    await this.refresh();
+    const value = encoder.encode(JSON.stringify(this.me));
+    try {
+      if (this.seen === null) this.ownRevision = await this.kv.create(LEASE_KEY, value);
+      else if (this.seen.value.holder === this.me.holder || this.expired()) this.ownRevision = await this.kv.update(LEASE_KEY, value, this.seen.revision);
+      else return false;
+    } catch {
+      return false;
+    }
+    this.seen = { value: this.me, revision: this.ownRevision, at: Date.now() };
+    this.lastRenewal = Date.now();
+    return true;
+  }
+
+  /** Waits until the lease can be taken (the holder stops renewing) or `give up` says stop. */
+  async takeWhenFree(giveUp: () => boolean): Promise<boolean> {
+    while (!giveUp()) {
+      if (await this.take()) return true;
+      await new Promise((resolve) => setTimeout(resolve, this.leaseMs / 4));
+    }
+    return false;
+  }
+
+  /** Calls `listener` once another holder is found while this node holds the lease. */
+  whenLost(listener: (holder: LeaseView | null) => void): void {
+    this.lostListeners.push(listener);
+  }
+
+  /** Renews every third of the lease time; the `whenLost` listeners hear when another holder is found. */
+  hold(): void {
+    this.renewer = setInterval(async () => {
+      if (this.lost) return;
+      try {
+        this.ownRevision = await this.kv.update(LEASE_KEY, encoder.encode(JSON.stringify(this.me)), this.ownRevision);
+        this.lastRenewal = Date.now();
+        this.seen = { value: this.me, revision: this.ownRevision, at: this.lastRenewal };
+      } catch {
+        // Another revision (someone took it), or NATS out of reach: look.
+        const now = await this.refresh().catch(() => undefined);
+        if (now !== undefined && (now === null || now.holder !== this.me.holder)) {
+          this.lost = true;
+          clearInterval(this.renewer);
+          for (const listener of this.lostListeners) listener(now);
+        }
+      }
+    }, this.leaseMs / 3);
+  }
+
+  /** While holding: true unless a renewal has not succeeded for `leaseMs` or the lease was lost. */
+  held(): boolean {
+    return !this.lost && Date.now() - this.lastRenewal <= this.leaseMs;
+  }
+
+  /** Polls the key (a standby): `view()` and `expired()` follow it. */
+  watch(): void {
+    this.watcher = setInterval(() => void this.refresh().catch(() => {}), this.leaseMs / 4);
+  }
+
+  /** Gives the lease up (a clean stop: a standby need not wait for it to expire). */
+  async release(): Promise<void> {
+    this.stop();
+    if (this.lost || this.ownRevision === 0) return;
+    await this.kv.delete(LEASE_KEY, { previousSeq: this.ownRevision }).catch(() => {});
+  }
+
+  stop(): void {
+    clearInterval(this.renewer);
+    clearInterval(this.watcher);
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * @module replication/publisher
+ *
+ * The primary's side of the stream: a `BlockSink` (journal/journal) that publishes every
+ * flushed block to JetStream, in order. One publish is in flight at a time; blocks flushed
+ * meanwhile go out together in the next message (up to `maxBytes`), so under load a message
+ * carries many group commits — the journal's own batching, one level up.
+ *
+ * Every publish carries the message id (its first journal seq: a retry after a lost ack is
+ * stored once) and the stream sequence it expects to follow (`expect.lastSequence`): if any
+ * other writer appended meanwhile — a standby that took over — the server refuses it, and this
+ * publisher is fenced for good: every pending and later block is rejected with `FencedError`
+ * (the journal then refuses writes). Anything else (no NATS server reachable, a timeout) is
+ * retried with the same id and expectation until it is stored.
+ *
+ * `catchUp` ships what the local journal holds beyond the stream's tail at start (a primary
+ * with local durability that stopped before shipping its last blocks), after checking that the
+ * stream's last record is this journal's record at that seq: a journal that diverged from the
+ * stream (another primary wrote after it) is refused.
+ *
+ * May import: @nats-io/jetstream, journal/, replication/jetstream.
+ */
+import { JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
+import type { BlockSink, Journal } from '../journal/journal.ts';
+import { concat } from '../journal/lmdb-storage.ts';
+import { DataRefusedError } from '../journal/refusal.ts';
+import { JOURNAL_SUBJECT, recordsOf, type StreamTail } from './jetstream.ts';
+
+/** JetStream's error code for a publish whose `expect.lastSequence` is not the stream's. */
+const WRONG_LAST_SEQUENCE = 10071;
+const RETRY_MS = 250;
+
+/** Another writer appended to the stream: this one is no longer the primary. */
+export class FencedError extends Error {
+  constructor(detail: string) {
+    super(`fenced: another primary has written to the journal stream (${detail}); this node takes no more writes`);
+    this.name = 'FencedError';
+  }
+}
+
+interface Pending {
+  firstSeq: number;
+  records: readonly Uint8Array[];
+  /** Records of this block already published. */
+  sent: number;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+export interface PublisherLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export class JetStreamPublisher implements BlockSink {
+  private queue: Pending[] = [];
+  private running = false;
+  private fenced: FencedError | null = null;
+  private closed = false;
+  /** The stream's last message sequence as this publisher knows it (its own last publish). */
+  private streamSeq: number;
+  /** The last journal seq stored in the stream. */
+  private shippedSeq: number;
+  /** When the last publish was stored (ms). */
+  shippedAt = 0;
+
+  constructor(
+    private readonly js: JetStreamClient,
+    tail: StreamTail,
+    readonly holdsAcks: boolean,
+    private readonly logger: PublisherLogger,
+    /** Called once, when another writer is found to have appended. */
+    private readonly onFenced: (error: FencedError) => void,
+    private readonly maxBytes = 512 * 1024,
+  ) {
+    this.streamSeq = tail.streamSeq;
+    this.shippedSeq = tail.journalSeq;
+  }
+
+  /** The last journal seq JetStream has stored. */
+  get shipped(): number {
+    return this.shippedSeq;
+  }
+
+  get isFenced(): boolean {
+    return this.fenced !== null;
+  }
+
+  block(firstSeq: number, records: readonly Uint8Array[]): Promise<void> {
+    if (this.fenced) return Promise.reject(this.fenced);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ firstSeq, records, sent: 0, resolve, reject });
+      if (!this.running) void this.run();
+    });
+  }
+
+  /**
+   * Ships the local journal's records after the stream's tail (start-up, before the sink is
+   * attached). Refuses a journal whose record at the tail is not the stream's, or that ends before it.
+   */
+  async catchUp(journal: Journal, tail: StreamTail): Promise<number> {
+    if (tail.journalSeq > journal.lastSeq()) {
+      throw new DataRefusedError(
+        `this node's journal ends at seq ${journal.lastSeq()}, but the journal stream holds records up to seq ${tail.journalSeq}: ` +
+          'another primary has written since this node last was one. Nothing was changed. Start this node as --role standby (it catches up from the stream), or restore its data directory from the current primary.',
+      );
+    }
+    if (tail.data !== null) {
+      const records = recordsOf(tail.data);
+      const streamLast = records[records.length - 1];
+      const local = [...journal.range(tail.journalSeq, tail.journalSeq)][0]?.record;
+      if (local === undefined || !equalBytes(local, streamLast)) {
+        throw new DataRefusedError(
+          `this node's journal record at seq ${tail.journalSeq} differs from the journal stream's: the histories diverged (another primary wrote after this node's last shipped record). ` +
+            'Nothing was changed. Start this node as --role standby on a new data directory, or restore it from the current primary.',
+        );
+      }
+    }
+    let shipped = 0;
+    let run: Uint8Array[] = [];
+    let first = tail.journalSeq + 1;
+    const send = async () => {
+      if (run.length === 0) return;
+      await this.block(first, run);
+      shipped += run.length;
+      first += run.length;
+      run = [];
+    };
+    for (const entry of journal.range(tail.journalSeq + 1)) {
+      run.push(new Uint8Array(entry.record));
+      if (run.length === 4096) await send();
+    }
+    await send();
+    return shipped;
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0 && !this.closed) {
+        const { data, firstSeq, done } = this.nextMessage();
+        if (!(await this.publish(firstSeq, data))) return;
+        for (const pending of done) pending.resolve();
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** The next message: whole queued records from the head, up to `maxBytes` (at least one record). */
+  private nextMessage(): { data: Uint8Array; firstSeq: number; done: Pending[] } {
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
+    const firstSeq = this.queue[0].firstSeq + this.queue[0].sent;
+    const done: Pending[] = [];
+    while (this.queue.length > 0) {
+      const head = this.queue[0];
+      while (head.sent < head.records.length && (parts.length === 0 || bytes + head.records[head.sent].length <= this.maxBytes)) {
+        bytes += head.records[head.sent].length;
+        parts.push(head.records[head.sent++]);
+      }
+      if (head.sent < head.records.length) break;
+      done.push(this.queue.shift()!);
+    }
+    return { data: concat(parts), firstSeq, done };
+  }
+
+  /** True once stored; false when fenced or closed. */
+  private async publish(firstSeq: number, data: Uint8Array): Promise<boolean> {
+    for (let attempt = 0; !this.closed; attempt++) {
+      try {
+        const ack = await this.js.publish(JOURNAL_SUBJECT, data, { msgID: String(firstSeq), expect: { lastSequence: this.streamSeq } });
+        this.streamSeq = ack.seq;
+        this.shippedSeq = firstSeq + recordsOf(data).length - 1;
+        this.shippedAt = Date.now();
+        return true;
+      } catch (error) {
+        if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) {
+          this.fence(new FencedError(`publishing seq ${firstSeq} after stream message ${this.streamSeq}: ${error.message}`));
+          return false;
+        }
+        if (attempt % 20 === 0) this.logger.warn({ seq: firstSeq, attempt, error: String(error) }, 'journal block not stored by JetStream yet: retrying');
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
+    }
+    return false;
+  }
+
+  /** Marks this writer deposed: every waiting and later block is refused. */
+  fence(error: FencedError): void {
+    if (this.fenced) return;
+    this.fenced = error;
+    this.logger.error({ error: error.message }, 'journal publishing fenced: this node is no longer the primary');
+    for (const pending of this.queue) pending.reject(error);
+    this.queue = [];
+    this.onFenced(error);
+  }
+
+  /** Stops retrying (shutdown); waiting blocks stay unresolved. */
+  close(): void {
+    this.closed = true;
+  }
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -1,0 +1,266 @@
+/**
+ * @module replication/replica
+ *
+ * A read replica, and a hot standby (a replica that takes over when the primary's lease
+ * expires). It keeps its own data directory: a journal that is a verified copy of the
+ * primary's (`Journal.appendRecord`: same seqs, same bytes, the chain checked as it grows),
+ * the exchange's state rebuilt from it through the same `Replay` as start-up recovery — every
+ * command re-run, every book event checked field for field against the journal's
+ * (`ReplayDivergenceError` stops the replica) — and its own history projections. It serves
+ * every GET route (market data, account reads with a token signed by the shared
+ * `--jwt-secret`, the operator's state hash); every write is refused with 421 naming the
+ * primary (http/routes/cluster). Every reply carries its lag, `X-Replica-Lag: seq=N, ms=M`;
+ * GET /metrics has it as gauges, and GET /ready answers 503 naming it past 5 s.
+ *
+ * Start: the local journal is replayed (from seq 1), then the stream is followed from the
+ * record after the local journal's last (`BlockSource.follow`). A block is appended to the
+ * local journal and applied in the same turn; history is written on its thread as on the
+ * primary.
+ *
+ * Standby: also watches the lease (replication/lease). Once nobody has renewed it for the lease
+ * time it takes it (compare-and-set), applies the stream to its end, and resolves `promoted`
+ * with the held lease; main.ts then stops this replica and starts the primary pipeline on the
+ * same data directory, which replays the local journal and publishes after the stream's last
+ * message (docs/replication.md, failover).
+ *
+ * May import: config/, journal/, runtime/, history/, http/, pipeline (the shared read ports),
+ * replication/, prom-client (its /metrics: the lag).
+ * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
+ * the state served is the replay of the local journal up to its last seq.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Settings } from '../config/process.ts';
+import { eip712Domain } from '../auth/typed-data.ts';
+import { entryOf } from '../journal/journal.ts';
+import { recordSeq, viewOf } from '../journal/record.ts';
+import { HistoryReader } from '../history/reader.ts';
+import { openHistoryDatabases } from '../history/store.ts';
+import { openDataDirectory } from '../runtime/data-directory.ts';
+import { Exchange, NO_ROUTER } from '../runtime/exchange.ts';
+import { recover } from '../runtime/recovery.ts';
+import { OverloadedError } from '../runtime/sequencer.ts';
+import { startGateway } from '../http/gateway.ts';
+import type { HttpReply } from '../http/uws.ts';
+import type { ClusterPort } from '../http/routes/cluster.ts';
+import { stateReads, stateReport, walletLogin } from '../pipeline.ts';
+import type { Lease } from './lease.ts';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One message of the stream: whole records in seq order, and when JetStream stored it (ms). */
+export interface ShippedBlock {
+  records: Uint8Array[];
+  storedAt: number;
+}
+
+/** Where a replica gets the primary's journal (replication/follower implements it over JetStream). */
+export interface BlockSource {
+  /** The blocks holding records after journal seq `after`, in order, as they are shipped (a block may start before `after + 1`). */
+  follow(after: number): AsyncIterable<ShippedBlock>;
+  /** The last journal seq the primary has shipped. */
+  tail(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface ReplicaLag {
+  /** Journal records shipped by the primary and not yet applied here. */
+  seqs: number;
+  /**
+   * Behind: how long this node has been behind. Caught up: how long the records it applied last
+   * took from JetStream's store to here (0 once nothing has arrived for a second).
+   */
+  ms: number;
+}
+
+export interface RunningReplica {
+  port: number;
+  /** Standby only: resolves once this node holds the lease and has applied the whole stream. */
+  promoted: Promise<Lease>;
+  lag(): ReplicaLag;
+  /** The last journal seq applied. */
+  appliedSeq(): number;
+  stop(): Promise<void>;
+}
+
+/** A replica further behind than this answers GET /ready with 503 (a load balancer sends reads elsewhere). */
+const READY_LAG_MS = 5_000;
+
+/** How often the primary's position is read from the stream (the lag's reference). */
+const TAIL_POLL_MS = 250;
+
+export async function startReplica(settings: Settings, logger: Logger, source: BlockSource, lease: Lease): Promise<RunningReplica> {
+  const { role, primaryUrl } = settings.replication;
+  const clock = Date.now;
+  mkdirSync(settings.dataDir, { recursive: true });
+  const { journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger);
+  const listeners = projections.listeners();
+  const exchange = new Exchange(settings.markets, NO_ROUTER, listeners, { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } });
+  projections.identity = (owner) => exchange.ledger.identity(owner);
+  logger.info({ role, lastSeq: journal.lastSeq() }, 'replaying local journal');
+  // The same replay as a start; events a command in flight has not shipped yet wait for the primary's copy.
+  const { replay } = recover(exchange, journal, {
+    onRecord: (seq) => (projections.applying = seq),
+    onEvent: projections.atEvent,
+    onBatch: () => projections.flush(),
+    finish: false,
+  });
+  projections.startThread(historyDir);
+
+  let primarySeq = journal.lastSeq();
+  let caughtUpAt = clock();
+  /** The last block's way from JetStream's store to applied here (ms; across machines, their clocks' offset too), and when. */
+  let lastDelay = { ms: 0, at: 0 };
+  let stopped = false;
+  const lag = (): ReplicaLag => {
+    const seqs = Math.max(0, primarySeq - journal.lastSeq());
+    if (seqs > 0) return { seqs, ms: Math.max(clock() - caughtUpAt, lastDelay.ms) };
+    // Caught up: how late the records that just arrived were (0 once the stream is quiet for a second).
+    return { seqs, ms: clock() - lastDelay.at < 1000 ? lastDelay.ms : 0 };
+  };
+  const apply = (block: ShippedBlock) => {
+    for (const record of block.records) {
+      const seq = recordSeq(viewOf(record), record.byteOffset);
+      if (seq <= journal.lastSeq()) continue;
+      journal.appendRecord(record);
+      replay.apply(entryOf(record));
+      // Books here answer at once: nothing waits for the routes a book event caused.
+      exchange.takeUnsolicitedRoutes();
+    }
+    projections.flushSoon();
+    const now = clock();
+    lastDelay = { ms: Math.max(0, now - block.storedAt), at: now };
+    primarySeq = Math.max(primarySeq, journal.lastSeq());
+    if (journal.lastSeq() >= primarySeq) caughtUpAt = clock();
+  };
+  let failure: Error | null = null;
+  const following = (async () => {
+    for await (const block of source.follow(journal.lastSeq())) {
+      if (stopped) break;
+      apply(block);
+    }
+  })().catch((error: Error) => {
+    if (stopped) return;
+    failure = error;
+    logger.fatal({ err: error, lastSeq: journal.lastSeq() }, 'replica stopped following the journal stream');
+  });
+  const poller = setInterval(() => {
+    source.tail().then(
+      (seq) => {
+        primarySeq = Math.max(primarySeq, seq);
+        if (journal.lastSeq() >= primarySeq) caughtUpAt = clock();
+      },
+      () => {},
+    );
+  }, TAIL_POLL_MS);
+
+  // Standby: take the lease once it expires, then apply the stream to its end.
+  let promote: (lease: Lease) => void = () => {};
+  const promoted = new Promise<Lease>((resolve) => (promote = resolve));
+  let watcher: ReturnType<typeof setInterval> | undefined;
+  if (role === 'standby') {
+    lease.watch();
+    let taking = false;
+    watcher = setInterval(async () => {
+      if (taking || stopped || failure !== null || !lease.expired()) return;
+      taking = true;
+      try {
+        if (!(await lease.take())) return;
+        lease.hold();
+        const end = await source.tail();
+        logger.info({ appliedSeq: journal.lastSeq(), streamSeq: end }, 'lease taken: applying the rest of the journal stream');
+        while (journal.lastSeq() < end && failure === null) await new Promise((resolve) => setTimeout(resolve, 10));
+        clearInterval(watcher);
+        promote(lease);
+      } finally {
+        taking = false;
+      }
+    }, lease.leaseMs / 4);
+  } else {
+    lease.watch();
+  }
+
+  const primary = () => lease.view()?.url ?? primaryUrl;
+  const cluster: ClusterPort = {
+    writeRefusal: (): HttpReply => {
+      const url = primary();
+      return {
+        status: 421,
+        body: url === null ? `Not the primary: this node is a read ${role}; send writes to the primary` : `Not the primary: this node is a read ${role}; send writes to ${url}`,
+        contentType: 'text/plain; charset=utf-8',
+        headers: url === null ? {} : { 'x-primary-url': url },
+      };
+    },
+    headers: () => {
+      const { seqs, ms } = lag();
+      return { 'x-replica-lag': `seq=${seqs}, ms=${ms}` };
+    },
+    describe: () => ({ role, primary: primary(), lease: lease.view(), lag: lag(), appliedSeq: journal.lastSeq(), failure: failure === null ? null : (failure as Error).message }),
+  };
+
+  // GET /metrics: the lag, for Prometheus (the process's own figures beside it).
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'perp_' });
+  new Gauge({ name: 'perp_replica_lag_records', help: 'Journal records the primary has shipped that this replica has not applied', registers: [registry], collect() { this.set(lag().seqs); } });
+  new Gauge({ name: 'perp_replica_lag_seconds', help: 'How long this replica has been behind the primary (0 when caught up)', registers: [registry], collect() { this.set(lag().ms / 1000); } });
+  new Gauge({ name: 'perp_replica_applied_seq', help: 'The last journal seq this replica applied', registers: [registry], collect() { this.set(journal.lastSeq()); } });
+
+  const history = new HistoryReader(openHistoryDatabases(historyEnv));
+  const reads = stateReads(settings, exchange, history, projections, () => false);
+  const notHere = () => Promise.reject(new OverloadedError('not the primary'));
+  const server = await startGateway({
+    host: settings.host,
+    port: settings.port,
+    trustedProxies: settings.trustedProxies,
+    clock,
+    logger,
+    marketData: reads.marketData,
+    history,
+    prices: reads.prices,
+    accounts: {
+      ...reads.accounts,
+      writes: { transfer: notHere, setMargin: notHere, changeDelegation: notHere },
+      auth: { login: walletLogin(settings, clock, logger), domain: eip712Domain(settings.profile), recover: notHere },
+    },
+    orders: { ...reads.orders, submit: notHere },
+    operator: {
+      key: settings.operatorKey,
+      port: {
+        submit: notHere,
+        snapshot: notHere,
+        stateHash: async () => stateReport(exchange, replay.rebuilt.map((b) => ({ market: b.marketIndex, hash: b.stateHash() })), journal.lastSeq()),
+      },
+    },
+    cluster,
+    operatorPort: settings.operatorPort ?? undefined,
+    operations: {
+      notReady: () => {
+        if (stopped) return 'shutting down';
+        if (failure !== null) return `this ${role} stopped following the journal stream: ${(failure as Error).message}`;
+        const { seqs, ms } = lag();
+        return ms > READY_LAG_MS ? `this ${role} is ${seqs} journal records (${ms} ms) behind the primary` : null;
+      },
+      metrics: () => registry.metrics(),
+      metricsContentType: registry.contentType,
+    },
+  });
+  logger.info({ role, port: server.port, lastSeq: journal.lastSeq() }, 'replica ready');
+
+  return {
+    port: server.port,
+    promoted,
+    lag,
+    appliedSeq: () => journal.lastSeq(),
+    async stop() {
+      stopped = true;
+      clearInterval(poller);
+      clearInterval(watcher);
+      await server.drain(1000);
+      await source.close();
+      await following;
+      await journal.close();
+      await projections.close();
+      await historyEnv.close();
+      logger.info({ role, lastSeq: journal.lastSeq() }, 'replica stopped');
+    },
+  };
+}

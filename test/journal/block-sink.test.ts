@@ -1,0 +1,86 @@
+/**
+ * The journal's replication hooks: every flushed group commit goes to the attached `BlockSink`
+ * once, in seq order; a sink that holds acknowledgements (replicated durability) keeps
+ * `durable` pending until it has shipped the block, one that does not (local) never delays it;
+ * a sink that is fenced fails the journal. `appendRecord` takes another journal's records
+ * verbatim only when they continue this journal's sequence and hash chain.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Journal, type BlockSink } from '../../src/journal/journal.ts';
+import { JournalCorruptError } from '../../src/journal/record.ts';
+import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';
+import { CapturingLogger, payloadFor } from './fixtures/journal-fixtures.ts';
+
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
+/** A sink that records the blocks and ships each when the test says so. */
+function gatedSink(holdsAcks: boolean) {
+  const blocks: { first: number; count: number; ship: () => void; fence: (e: Error) => void }[] = [];
+  const sink: BlockSink = {
+    holdsAcks,
+    block: (first, records) => new Promise((resolve, reject) => blocks.push({ first, count: records.length, ship: resolve, fence: reject })),
+  };
+  return { sink, blocks };
+}
+
+test('replicated durability: durable waits for the flush and for the sink; every seq is shipped once, in order', async () => {
+  const disk = new SimulatedJournalStorage({ autoFlush: true });
+  const journal = await Journal.open(disk, { logger: new CapturingLogger() });
+  const { sink, blocks } = gatedSink(true);
+  journal.ship(sink);
+  const first = journal.append(1, payloadFor(1));
+  journal.append(1, payloadFor(2));
+  let durable = false;
+  void journal.durable(first).then(() => (durable = true));
+  await turns(5);
+  assert.deepEqual(blocks.map((b) => [b.first, b.count]), [[1, 2]]);
+  assert.equal(durable, false, 'flushed here, not yet stored by the sink');
+  journal.append(1, payloadFor(3));
+  await turns(5);
+  assert.deepEqual(blocks.map((b) => [b.first, b.count]), [[1, 2], [3, 1]], 'the next group commit is the next block');
+  blocks[0].ship();
+  await turns(2);
+  assert.equal(durable, true);
+  assert.equal(journal.flushedSeq(), 2);
+});
+
+test('local durability: durable resolves at the flush, before the sink ships', async () => {
+  const journal = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger: new CapturingLogger() });
+  const { sink, blocks } = gatedSink(false);
+  journal.ship(sink);
+  await journal.durable(journal.append(1, payloadFor(1)));
+  assert.equal(blocks.length, 1, 'handed over, not shipped yet');
+});
+
+test('a fenced sink fails the journal: waiting acknowledgements are rejected and appends refused', async () => {
+  const journal = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger: new CapturingLogger() });
+  const { sink, blocks } = gatedSink(true);
+  journal.ship(sink);
+  const waiting = journal.durable(journal.append(1, payloadFor(1)));
+  await turns(3);
+  blocks[0].fence(new Error('fenced: another primary has written'));
+  await assert.rejects(waiting, /fenced: another primary has written/);
+  assert.throws(() => journal.append(1, payloadFor(2)), /fenced/);
+});
+
+test("appendRecord copies another journal's records verbatim and refuses one that does not continue it", async () => {
+  const primary = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger: new CapturingLogger() });
+  for (let i = 1; i <= 3; i++) primary.append(1, payloadFor(i));
+  const other = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger: new CapturingLogger() });
+  other.append(1, payloadFor(9));
+  // `range` reuses its entry object: copy each record as it is yielded.
+  const records = Array.from(primary.range(1), (e) => new Uint8Array(e.record));
+  const foreign = Array.from(other.range(1), (e) => new Uint8Array(e.record));
+
+  const replica = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger: new CapturingLogger() });
+  assert.throws(() => replica.appendRecord(records[1]), (e: unknown) => e instanceof JournalCorruptError && /seq 1: sequence number out of place/.test(e.message));
+  replica.appendRecord(records[0]);
+  assert.throws(() => replica.appendRecord(foreign[0]), (e: unknown) => e instanceof JournalCorruptError, 'seq 1 of another journal is not seq 2 of this one');
+  replica.appendRecord(records[1]);
+  replica.appendRecord(records[2]);
+  await replica.durable(3);
+  assert.deepEqual(Array.from(replica.range(1), (e) => Buffer.from(e.record).toString('hex')), records.map((r) => Buffer.from(r).toString('hex')));
+});

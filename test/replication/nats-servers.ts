@@ -1,0 +1,105 @@
+/**
+ * NATS servers for the replication tests: `nats-server` (Debian's package) with JetStream, on
+ * free loopback ports and temporary store directories — one node, or a cluster of three routed
+ * to each other — stopped and removed after the test. A node can be killed (SIGKILL) and
+ * started again on its store.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+
+/** A free loopback TCP port (the kernel's pick, released for the caller). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface NatsNode {
+  name: string;
+  url: string;
+  kill(): Promise<void>;
+  start(): Promise<void>;
+}
+
+export interface NatsCluster {
+  nodes: NatsNode[];
+  /** Every node's URL, comma-separated (what --nats takes). */
+  urls: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `size` JetStream nodes and stops them after the test (`launchNats` in a test). */
+export async function startNats(size = 1): Promise<NatsCluster> {
+  const cluster = await launchNats(size);
+  // A safety net: a test stops its exchange nodes first, then NATS (a node stopping with
+  // replicated durability waits for JetStream to store its last records).
+  after(cluster.stop);
+  return cluster;
+}
+
+/** Starts `size` JetStream nodes (clustered when more than one) and waits until JetStream answers; the caller stops them. */
+export async function launchNats(size = 1): Promise<NatsCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'perp-nats-'));
+  const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })));
+  const nodes: NatsNode[] = ports.map((port, i) => {
+    const name = `n${i + 1}`;
+    let child: ChildProcess | null = null;
+    let exited: Promise<void> = Promise.resolve();
+    const args = ['-a', '127.0.0.1', '-p', String(port.client), '-n', name, '-js', '-sd', join(dir, name)];
+    if (size > 1) {
+      const routes = ports.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p.route}`).join(',');
+      args.push('--cluster_name', 'perp', '--cluster', `nats://127.0.0.1:${port.route}`, '--routes', routes);
+    }
+    return {
+      name,
+      url: `nats://127.0.0.1:${port.client}`,
+      start: async () => {
+        child = spawn('nats-server', args, { stdio: 'ignore' });
+        exited = new Promise((resolve) => child!.once('exit', () => resolve()));
+      },
+      kill: async () => {
+        child?.kill('SIGKILL');
+        await exited;
+        child = null;
+      },
+    };
+  });
+  for (const node of nodes) await node.start();
+  const urls = nodes.map((n) => n.url).join(',');
+  await untilJetStream(urls);
+  const stop = async () => {
+    for (const node of nodes) await node.kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { nodes, urls, stop };
+}
+
+/** Resolves once JetStream answers (a cluster has elected its meta leader). */
+async function untilJetStream(urls: string): Promise<void> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    try {
+      const nc = await connect({ servers: urls.split(','), timeout: 1000 });
+      try {
+        await (await jetstreamManager(nc, { timeout: 1000 })).getAccountInfo();
+        return;
+      } finally {
+        await nc.close();
+      }
+    } catch (error) {
+      if (Date.now() > until) throw new Error(`NATS JetStream did not come up: ${error}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}

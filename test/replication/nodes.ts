@@ -1,0 +1,87 @@
+/**
+ * Exchange nodes for the replication tests: `src/main.ts` processes (test/e2e/server-process)
+ * with `--nats`, a role and one JWT secret for all (a token from the primary reads on a
+ * replica), on ports chosen up front so a node keeps its URL across a restart or a takeover;
+ * and the reads that compare two nodes at the same journal sequence.
+ */
+import assert from 'node:assert/strict';
+import { spawnServerProcess, type ServerProcess, type StartingServerProcess } from '../e2e/server-process.ts';
+import { apiClient, type ApiClient, type Trader } from '../e2e/harness.ts';
+import { freePort } from './nats-servers.ts';
+
+export const JWT_SECRET = 'replication-test-secret-of-forty-characters';
+
+export interface NodeOptions {
+  nats: string;
+  role?: 'primary' | 'replica' | 'standby';
+  durability?: 'local' | 'replicated';
+  leaseMs?: number;
+  natsReplicas?: number;
+  port?: number;
+  dataDir?: string;
+}
+
+/** A node's process (not waited for) and the port and data directory it was given. */
+export async function spawnNode(options: NodeOptions): Promise<StartingServerProcess & { port: number; client: ApiClient }> {
+  const port = options.port ?? (await freePort());
+  const args = ['--port', String(port), '--nats', options.nats, '--role', options.role ?? 'primary', '--jwt-secret', JWT_SECRET, '--lease-ms', String(options.leaseMs ?? 1500)];
+  if (options.durability) args.push('--durability', options.durability);
+  if (options.natsReplicas) args.push('--nats-replicas', String(options.natsReplicas));
+  // server-process puts `--port 0` first; a later flag wins in parseArgs.
+  const starting = spawnServerProcess(args, {}, options.dataDir);
+  return { ...starting, port, client: apiClient(`http://127.0.0.1:${port}`) };
+}
+
+export async function startNode(options: NodeOptions): Promise<ServerProcess> {
+  return (await spawnNode(options)).ready;
+}
+
+/** A GET of the trader's account on another node, with the token the primary gave it. */
+export function readAs(node: ApiClient, trader: Trader, path: string) {
+  return node.request('GET', path, undefined, trader.auth());
+}
+
+export interface StateAt {
+  seq: number;
+  hash: any;
+  reads: string[];
+}
+
+/**
+ * The state hash and `paths` read from `node` with nothing journaled between the first read
+ * and the last (the journal's last seq the same before and after).
+ */
+export async function stateAt(node: ApiClient, paths: readonly string[], auth: Record<string, string> = {}): Promise<StateAt> {
+  for (;;) {
+    const before = (await node.operator('GET', '/operator/state-hash')).json();
+    // GET /book says when it answered (`time`): the one field that is not the state's.
+    const reads = await Promise.all(paths.map(async (p) => (await node.request('GET', p, undefined, auth)).text.replace(/,"time":\d+/, '')));
+    const after = (await node.operator('GET', '/operator/state-hash')).json();
+    if (before.lastSeq === after.lastSeq) return { seq: after.lastSeq, hash: after, reads };
+  }
+}
+
+/** Reads the primary and the replica until both are at one journal seq, and checks they agree there. */
+export async function assertSameState(primary: ApiClient, replica: ApiClient, paths: readonly string[], auth: Record<string, string> = {}, within = 10_000): Promise<number> {
+  const until = Date.now() + within;
+  for (;;) {
+    const p = await stateAt(primary, paths, auth);
+    let r = await stateAt(replica, paths, auth);
+    while (r.seq < p.seq && Date.now() < until) r = await stateAt(replica, paths, auth);
+    if (r.seq === p.seq) {
+      assert.equal(r.hash.problem, null);
+      assert.deepEqual(r.hash, p.hash, `state hash at seq ${p.seq}`);
+      for (let i = 0; i < paths.length; i++) assert.equal(r.reads[i], p.reads[i], `${paths[i]} at seq ${p.seq}`);
+      return p.seq;
+    }
+    // The primary journaled something meanwhile (its clock's tick): read both again.
+    if (Date.now() > until) assert.fail(`the replica never reached the primary's seq ${p.seq} (it is at ${r.seq})`);
+  }
+}
+
+/** After a test: the nodes stopped (resumed first, should the test have paused one), then NATS. */
+export async function stopAll(nodes: readonly ServerProcess[], nats: { stop(): Promise<void> }): Promise<void> {
+  for (const node of nodes) if (node.exit() === undefined) process.kill(node.pid, 'SIGCONT');
+  await Promise.all(nodes.map((node) => node.stop()));
+  await nats.stop();
+}
