@@ -24,7 +24,8 @@
  * Limits: one process, one main thread: the gateway, the sequencer and settlement share it
  * (docs/benchmarks.md measures what that costs per order).
  */
-export { Exchange, NO_ROUTER, type MarketRouter, type ExchangeListeners } from './exchange.ts';
+export { Exchange } from './exchange.ts';
+export { NO_ROUTER, type MarketRouter, type ExchangeListeners } from './ports.ts';
 export { ExchangeCode, type ExecuteResult } from './codes.ts';
 export { Sequencer, OverloadedError, type Outcome } from './sequencer.ts';
 export { CommandKind, type Command } from './commands.ts';

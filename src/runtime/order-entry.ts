@@ -28,7 +28,7 @@ import { ConditionalBook, ConditionalCode, TriggerKind, type OrderFields, type P
 import { CommandKind, type BatchOrder, type SubmitOrder, type SubmitPair, type SubmitSlices } from './commands.ts';
 import type { OrderRegistry, OrderState } from './order-registry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
-import type { MarketRouter } from './exchange.ts';
+import type { MarketRouter } from './ports.ts';
 import { openOrdersRefusal, type AccountLimits } from './account-limits.ts';
 
 /** What order entry works on: the exchange's stores (it is handed the exchange itself). */

@@ -24,7 +24,8 @@
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { Journal } from '../journal/journal.ts';
-import { Exchange, NO_ROUTER, type ExchangeOptions } from './exchange.ts';
+import { Exchange, type ExchangeOptions } from './exchange.ts';
+import { NO_ROUTER } from './ports.ts';
 import { Replay } from './recovery.ts';
 import { encodeSnapshot, type SystemSnapshot } from './snapshot-codec.ts';
 
