@@ -9,6 +9,8 @@
  *
  * Start-up runs the same path backwards first: the journal is replayed into the exchange
  * before any market thread or socket opens. docs/architecture.md explains each boundary.
+ * May import: every room it wires: config/, numeric/, ledger/, auth/, history/, runtime/, http/, ws/,
+ * metrics; pino, node:fs, node:path. Nothing imports it but the processes (main, demo).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -10,7 +10,7 @@
  * The header convention (the one the module headers already follow): a file's header comment
  * may carry one "May import:" sentence, running to the first full stop that ends a sentence.
  * It names what the file imports: `room/` (anything in that folder), `room/file` (one file),
- * `./file` (beside it), a package (`lmdb`, `@noble/hashes`, `node:fs`), or `nothing`. A
+ * `room` (its index), `./file` or `../room` (relative to the file), a package (`lmdb`, `@noble/hashes`, `node:fs`), or `nothing`. A
  * folder's index.ts header speaks for the folder: every import of any of its files that
  * leaves the folder must be named there. A file without its own line is governed by its
  * folder's; an index names only what leaves the folder. Words in parentheses say why or how much (`engine/types (types only)`); when they
@@ -107,10 +107,13 @@ function mayImportLine(text: string): string | undefined {
 function rulesOf(line: string, folder: string): Rule[] {
   const rules: Rule[] = [];
   // A token is a path-like word, optionally followed by a parenthesised remark.
-  const token = /((?:\.\/)?@?[a-z][\w.:-]*(?:\/[\w.*-]*)*)(\s*\(([^)]*)\))?/gi;
+  const token = /((?:\.\.?\/)*@?[a-z][\w.:-]*(?:\/[\w.*-]*)*)(\s*\(([^)]*)\))?/gi;
   for (const match of line.matchAll(token)) {
     let allows = match[1].replace(/\*$/, '');
-    if (allows.startsWith('./')) allows = (folder === '' ? '' : `${folder}/`) + allows.slice(2);
+    if (allows.startsWith('.')) {
+      const trailing = allows.endsWith('/') ? '/' : '';
+      allows = relative(src, resolve(src, folder, allows)).replace(/\\/g, '/') + trailing;
+    }
     const remark = match[3] ?? '';
     rules.push({ allows, typesOnly: /^types?( only)?$/i.test(remark.trim()) });
   }
@@ -118,8 +121,11 @@ function rulesOf(line: string, folder: string): Rule[] {
 }
 
 function allowedBy(rules: Rule[], imp: Import): Rule | undefined {
-  return rules.find((r) =>
-    r.allows.endsWith('/') && imp.internal ? imp.target.startsWith(r.allows) : r.allows === imp.target);
+  return rules.find((r) => {
+    if (!imp.internal) return packageOf(r.allows) === imp.target;
+    // `room/` is the folder; `room` alone is its index.
+    return r.allows.endsWith('/') ? imp.target.startsWith(r.allows) : r.allows === imp.target || `${r.allows}/index` === imp.target;
+  });
 }
 
 const files = sourceFiles(src).map((path) => {

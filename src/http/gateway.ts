@@ -16,7 +16,7 @@
  * With an operator port, the operator API and /metrics are served only by a second listener on
  * 127.0.0.1 (the probes on both); the public listener answers them 404. A listener that cannot
  * listen is a `ConfigError` naming its port setting.
- * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts.
+ * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts, pino.
  */
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/market.ts';

@@ -28,7 +28,7 @@
  * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, runtime/commands,
  * runtime/codes, runtime/order-registry, runtime/depth-mirror, runtime/order-entry (how orders enter
  * a book), runtime/settlement (R2, the book events), runtime/account-limits, runtime/faucet-day
- * (the faucet's daily allowance). No I/O, no clock.
+ * (the faucet's daily allowance), node:crypto, runtime/ports. No I/O, no clock.
  */
 import { createHash } from 'node:crypto';
 import type { MarketSpec } from '../config/market.ts';

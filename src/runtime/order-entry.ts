@@ -12,7 +12,9 @@
  * fills at once, so the registry must already hold the order.
  *
  * Owns: the per-market order counters (orderIds); the order registry's view of every order
- * it enters. May import: what runtime/exchange may. No I/O, no clock.
+ * it enters. No I/O, no clock.
+ * May import: engine/types, ledger/, auth/admission, auth/address (types), conditional/, config/market,
+ * numeric/, runtime/commands, runtime/codes, runtime/order-registry, runtime/ports, runtime/account-limits.
  * Invariant: a submission that spent its nonces returns `changed: true` (it is journaled),
  * whatever happened after.
  */

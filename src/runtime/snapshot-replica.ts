@@ -20,7 +20,7 @@
  * (runtime/snapshot-worker), the simulator may call it in process. Its memory is a second
  * copy of the exchange's state and books.
  *
- * May import: config/, runtime/exchange, runtime/recovery, runtime/snapshot-codec, journal/journal (types).
+ * May import: config/, runtime/exchange, runtime/recovery, runtime/snapshot-codec, journal/journal (types), runtime/ports.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { Journal } from '../journal/journal.ts';
