@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseMarkets } from '../src/config/market.ts';
-import { Exchange, NO_ROUTER } from '../src/runtime/exchange.ts';
+import { Exchange } from '../src/runtime/exchange.ts';
+import { NO_ROUTER } from '../src/runtime/ports.ts';
 import { CommandKind, type Command } from '../src/runtime/commands.ts';
 import { encodeSnapshot } from '../src/runtime/snapshot-codec.ts';
 import { report, type Figure } from './report.ts';

@@ -8,6 +8,7 @@
  * synchronous step — `replaying journal` before the start-up replay — must reach the operator
  * before that step ends, not after it (pino's default asynchronous stream holds a line while an
  * earlier write is in flight, until the main thread is free again).
+ * May import: pino.
  */
 import { pino, type Logger } from 'pino';
 

@@ -3,6 +3,7 @@
  * machine (config/preflight: the data directory, the listen addresses), starts the pipeline (or
  * the role replication/node gives it: replica, standby), and stops it cleanly on SIGTERM or SIGINT. A bad setting, or one the machine cannot honour,
  * exits with status 2 and one line naming it (`Cannot start: PORT: …`); refused data exits 1.
+ * May import: pino, config/, log, pipeline, replication/node, http/gateway (the listen error it names), journal/refusal.
  */
 import { loadSettings } from './config/process.ts';
 import { ConfigError } from './config/market.ts';

@@ -16,7 +16,8 @@
  *
  * Reasons are the names of the code tables' entries (`InsufficientMargin`, `Overloaded`…), so a
  * dashboard reads them without the tables; a refusal without a code is named by its status.
- * May import: prom-client, the code tables (auth, ledger, engine, conditional, runtime, http/errors), http/ports (types).
+ * May import: prom-client, http/ports (types) and the code tables: auth/codes, ledger/codes, engine/codes,
+ * conditional/codes, runtime/codes, http/errors.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AuthCode } from './auth/codes.ts';

@@ -14,6 +14,8 @@
  * block through the sink it is handed, and the gateway answers as a member of a cluster; the
  * reads every node serves (`stateReads`, `stateReport`, `walletLogin`) are here so a replica
  * serves exactly the primary's.
+ * May import: every room it wires: config/, numeric/, ledger/, auth/, history/, journal/, runtime/, http/, ws/, replication/,
+ * metrics; pino, node:fs, node:path. Nothing imports it but the processes (main, demo).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +30,8 @@ import { loadRecoveryBackend } from './auth/recovery.ts';
 import { WalletLogin } from './auth/login.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
-import { Exchange, NO_ROUTER, type ExchangeListeners, type MarketRouter } from './runtime/exchange.ts';
+import { Exchange } from './runtime/exchange.ts';
+import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from './runtime/ports.ts';
 import type { OrderState } from './runtime/order-registry.ts';
 import { recover } from './runtime/recovery.ts';
 import { decodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';

@@ -14,8 +14,8 @@
  *    nonces in the synchronous admission step (admission.ts);
  *  - wallet login: SIWE challenge (challenge.ts) → JWT access token (token.ts), login.ts.
  *
- * May import: @noble/curves, @noble/hashes, hash-wasm, jose, piscina, secp256k1 (optional), config (types),
- * node:os and node:module in the adapters (pool, native loader). Never the engine, ledger or
+ * May import: @noble/curves, @noble/hashes, hash-wasm, jose, piscina, secp256k1 (optional), config/profile (types),
+ * node:os and node:module in the adapters (pool, native loader), node:crypto (challenges, login). Never the engine, ledger or
  * gateway. nonces.ts and delegation.ts are pure and deterministic (journaled state: snapshot,
  * restore, stateHash, validateInternalState); challenge.ts and token.ts take a clock and a
  * random source.

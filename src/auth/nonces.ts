@@ -5,7 +5,7 @@
  * (account, subaccountIndex, signer). Journaled state, pure and deterministic: no clock (the
  * time comes in with each call), no randomness, no I/O.
  *
- * May import: @noble/hashes, ./address (type), ./codes.
+ * May import: @noble/hashes, ./address, ./codes.
  *
  * Rule (Hyperliquid's, design.md "nonces"): a nonce is accepted if it is not in the window and,
  * once the window holds `NONCE_WINDOW` (100) nonces, greater than the smallest of them; the

@@ -10,7 +10,7 @@
  * 1 %), immediate-or-cancel: it fills against the book at the book's prices, up to that limit,
  * and what is left is cancelled.
  *
- * May import: ../client, ./output, ./usage, ./wallet-files, node:child_process.
+ * May import: ../client, ./output, ./usage, ./wallet-files, node:child_process, node:url.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -11,7 +11,7 @@
  * Exit status: 0 done; 1 the exchange refused (its status and text on one line) or could not be
  * reached; 2 bad input (one line saying what to send instead).
  *
- * May import: ./commands, ./usage, ../client (ExchangeError), node:util.
+ * May import: ./commands, ./usage, ../client (ExchangeError), node:util, cli/wallet-files.
  */
 import { parseArgs } from 'node:util';
 import { ExchangeError } from '../client/index.ts';

@@ -7,7 +7,7 @@
  * not sign a new login while the token has time left. Default key file: $PERP_KEY_FILE, else
  * ~/.perp/key.
  *
- * May import: node:fs, node:os, node:path, viem/accounts.
+ * May import: node:fs, node:os, node:path, viem/accounts, client/index, cli/usage.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';

@@ -15,6 +15,9 @@ import { ConditionalCode, ConditionalReason, GroupEnd } from './codes.ts';
 import { IndexedHeap } from './indexed-heap.ts';
 import { NaiveTriggerIndex } from './naive-trigger-index.ts';
 import { OcoPair } from './oco-pair.ts';
+
+/** A TP/SL pair of this book's trigger records. */
+type Pair = OcoPair<TriggerOrder>;
 import { SliceGroup } from './slice-group.ts';
 import { FastTriggerIndex } from './trigger-index.ts';
 import type { TriggerIndex } from './trigger-index.ts';
@@ -47,10 +50,10 @@ export class ConditionalBook {
   /** Untriggered orders by orderId. */
   private readonly triggers = new Map<number, TriggerOrder>();
   private readonly triggersByOwner = new Map<number, Set<TriggerOrder>>();
-  private readonly pairs = new Map<number, OcoPair>();
-  private readonly pairsByParent = new Map<number, OcoPair[]>();
+  private readonly pairs = new Map<number, Pair>();
+  private readonly pairsByParent = new Map<number, Pair[]>();
   /** Position-attached pairs by owner: checked on every position change of that owner. */
-  private readonly positionPairs = new Map<number, Set<OcoPair>>();
+  private readonly positionPairs = new Map<number, Set<Pair>>();
   private readonly groups = new Map<number, SliceGroup>();
   private readonly groupsByOwner = new Map<number, Set<SliceGroup>>();
   /** Unreleased slices by orderId, and iceberg slices resting on the book. */
@@ -236,7 +239,7 @@ export class ConditionalBook {
     this.advance(time);
     const attached = this.positionPairs.get(owner);
     if (attached === undefined) return ConditionalCode.Ok;
-    const closed: OcoPair[] = [];
+    const closed: Pair[] = [];
     for (const pair of attached) if (lots * pair.side >= 0) closed.push(pair);
     closed.sort((a, b) => a.ocoGroupId - b.ocoGroupId);
     for (const pair of closed) this.endPair(pair, null, ConditionalReason.PositionClosed, ConditionalReason.PositionClosed, time);
@@ -551,7 +554,7 @@ export class ConditionalBook {
   }
 
   /** Ends both legs: `first` (or, when null, the lower orderId) with `reason`, the other with `otherReason`. */
-  private endPair(pair: OcoPair, first: TriggerOrder | null, reason: number, otherReason: number, time: number): void {
+  private endPair(pair: Pair, first: TriggerOrder | null, reason: number, otherReason: number, time: number): void {
     const a = first ?? pair.legs()[0];
     const b = pair.other(a);
     this.dropPair(pair);
@@ -561,18 +564,18 @@ export class ConditionalBook {
     this.listener.onCancelled(b.orderId, b.owner, otherReason, time);
   }
 
-  private dropPair(pair: OcoPair): void {
+  private dropPair(pair: Pair): void {
     this.pairs.delete(pair.ocoGroupId);
     if (pair.positionAttached) removeFrom(this.positionPairs, pair.owner, pair);
     if (pair.parentLive) {
-      const list = this.pairsByParent.get(pair.parentOrderId) as OcoPair[];
+      const list = this.pairsByParent.get(pair.parentOrderId) as Pair[];
       list.splice(list.indexOf(pair), 1);
       if (list.length === 0) this.pairsByParent.delete(pair.parentOrderId);
     }
   }
 
   /** The parent filled `quantity` more lots: each leg's quantity follows, and the pair arms (or fires, if already crossed). */
-  private parentFilled(pair: OcoPair, quantity: number, time: number): void {
+  private parentFilled(pair: Pair, quantity: number, time: number): void {
     pair.filled += quantity;
     for (const leg of pair.legs()) {
       const armedQuantity = Math.min(pair.filled, leg.quantity);
@@ -595,7 +598,7 @@ export class ConditionalBook {
 
   /** The parent left the book: pairs it never filled end; the others stay armed, detached. */
   private parentGone(parentOrderId: number, time: number): void {
-    const list = this.pairsByParent.get(parentOrderId) as OcoPair[];
+    const list = this.pairsByParent.get(parentOrderId) as Pair[];
     this.pairsByParent.delete(parentOrderId);
     for (const pair of list) pair.parentLive = false;
     for (const pair of list) {

@@ -7,15 +7,23 @@
  * Attached to the owner's position (`parentOrderId` 0: armed at once) or to a resting parent
  * order (armed at the parent's first fill, each leg's quantity = the parent's filled lots,
  * capped at the leg's own quantity).
- * May import: conditional/.
+ * Generic in its legs so that the leg record (conditional/trigger-order) can point at its pair
+ * while this file needs nothing of it: the arrow goes one way.
+ * May import: nothing.
  */
-import type { TriggerOrder } from './trigger-order.ts';
 
-export class OcoPair {
+/** What a pair reads of its legs. */
+export interface Leg {
+  readonly orderId: number;
+  readonly owner: number;
+  readonly side: 1 | -1;
+}
+
+export class OcoPair<L extends Leg> {
   constructor(
     readonly ocoGroupId: number,
-    readonly takeProfit: TriggerOrder,
-    readonly stopLoss: TriggerOrder,
+    readonly takeProfit: L,
+    readonly stopLoss: L,
     readonly parentOrderId: number,
     /** The parent still rests on the book (its fills still arm the pair). */
     public parentLive: boolean,
@@ -36,12 +44,12 @@ export class OcoPair {
     return this.parentOrderId === 0;
   }
 
-  other(leg: TriggerOrder): TriggerOrder {
+  other(leg: L): L {
     return leg === this.takeProfit ? this.stopLoss : this.takeProfit;
   }
 
   /** Legs in ascending orderId: the order group-wide ends report them in. */
-  legs(): [TriggerOrder, TriggerOrder] {
+  legs(): [L, L] {
     return this.takeProfit.orderId < this.stopLoss.orderId ? [this.takeProfit, this.stopLoss] : [this.stopLoss, this.takeProfit];
   }
 }

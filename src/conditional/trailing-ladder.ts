@@ -27,30 +27,15 @@ import { IndexedHeap } from './indexed-heap.ts';
 import { PairingHeap } from './pairing-heap.ts';
 import { trailingKey } from './trigger-math.ts';
 import type { TriggerOrder } from './trigger-order.ts';
-
-/** Trailing stops sharing one anchor. */
-export class Bucket {
-  root: TriggerOrder | null = null;
-  size = 0;
-  /** Trigger key of the root (the stop with the smallest percent): the first to fire. */
-  key = 0;
-  /** Neighbours on the ladder: toward the top (lower anchor key) and toward the bottom. */
-  up: Bucket | null = null;
-  down: Bucket | null = null;
-  /** Set when merged away: the bucket its members now belong to. */
-  into: Bucket | null = null;
-  slot = -1;
-
-  constructor(public anchorKey: number) {}
-}
+import { Bucket } from './trailing-bucket.ts';
 
 const byPercent = (a: TriggerOrder, b: TriggerOrder): boolean => a.percent < b.percent || (a.percent === b.percent && a.orderId < b.orderId);
 
 export class TrailingLadder {
-  private top: Bucket | null = null;
+  private top: Bucket<TriggerOrder> | null = null;
   private count = 0;
   private readonly heap = new PairingHeap<TriggerOrder>(byPercent);
-  private readonly buckets = new IndexedHeap<Bucket>(
+  private readonly buckets = new IndexedHeap<Bucket<TriggerOrder>>(
     (a, b) => a.key > b.key || (a.key === b.key && a.anchorKey > b.anchorKey),
     (b) => b.slot,
     (b, slot) => { b.slot = slot; },
@@ -64,7 +49,7 @@ export class TrailingLadder {
 
   /** Indexes a stop whose anchor key is `anchorKey` (the last mark key, or a snapshot's anchor). */
   add(o: TriggerOrder, anchorKey: number): void {
-    let nearer: Bucket | null = null;
+    let nearer: Bucket<TriggerOrder> | null = null;
     let at = this.top;
     while (at !== null && at.anchorKey < anchorKey) {
       nearer = at;
@@ -77,7 +62,7 @@ export class TrailingLadder {
       o.bucket = at;
       if (at.root !== root) this.rekey(at);
     } else {
-      const fresh = new Bucket(anchorKey);
+      const fresh = new Bucket<TriggerOrder>(anchorKey);
       fresh.up = nearer;
       fresh.down = at;
       if (nearer === null) this.top = fresh;
@@ -144,7 +129,7 @@ export class TrailingLadder {
   validate(lastMarkKey: number | null): void {
     let seen = 0;
     let buckets = 0;
-    let previous: Bucket | null = null;
+    let previous: Bucket<TriggerOrder> | null = null;
     for (let b = this.top; b !== null; b = b.down) {
       buckets++;
       if (b.up !== previous) throw new Error('trailing ladder: broken up link');
@@ -169,11 +154,11 @@ export class TrailingLadder {
     this.buckets.validate('trailing bucket heap');
   }
 
-  private find(o: TriggerOrder): Bucket {
-    let b = o.bucket as Bucket;
+  private find(o: TriggerOrder): Bucket<TriggerOrder> {
+    let b = o.bucket as Bucket<TriggerOrder>;
     while (b.into !== null) b = b.into;
-    for (let step = o.bucket as Bucket; step !== b; ) {
-      const next = step.into as Bucket;
+    for (let step = o.bucket as Bucket<TriggerOrder>; step !== b; ) {
+      const next = step.into as Bucket<TriggerOrder>;
       step.into = b;
       step = next;
     }
@@ -181,12 +166,12 @@ export class TrailingLadder {
     return b;
   }
 
-  private rekey(b: Bucket): void {
+  private rekey(b: Bucket<TriggerOrder>): void {
     b.key = trailingKey(b.anchorKey, (b.root as TriggerOrder).percent, this.sense);
     this.buckets.update(b);
   }
 
-  private drop(b: Bucket): void {
+  private drop(b: Bucket<TriggerOrder>): void {
     if (b.up === null) this.top = b.down;
     else b.up.down = b.down;
     if (b.down !== null) b.down.up = b.up;

@@ -17,7 +17,7 @@
  * fraction p at RATE_SCALE: sell trigger = ⌊A·(1 − p)⌋, buy trigger = ⌈A·(1 + p)⌉. Rounding
  * is away from the anchor, so a stop never fires before the mark has retraced by the full
  * fraction. In key space both are `⌊(sense·A)·(1 − sense·p)⌋`.
- * May import: config/market (RATE_ONE only: a constant, no I/O).
+ * May import: config/market (RATE_ONE only: a constant, no I/O), conditional/types.
  */
 import { RATE_ONE } from '../config/market.ts';
 import { TriggerKind } from './types.ts';

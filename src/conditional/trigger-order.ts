@@ -9,7 +9,7 @@
  */
 import type { Side } from '../engine/types.ts';
 import type { OcoPair } from './oco-pair.ts';
-import type { Bucket } from './trailing-ladder.ts';
+import type { Bucket } from './trailing-bucket.ts';
 import { senseOf } from './trigger-math.ts';
 import { TriggerKind } from './types.ts';
 import type { PlaceTrigger } from './types.ts';
@@ -36,7 +36,7 @@ export class TriggerOrder {
   readonly key: number;
 
   /** The TP/SL pair it belongs to, or null. */
-  pair: OcoPair | null = null;
+  pair: OcoPair<TriggerOrder> | null = null;
   /** Lots it enters the book with (a parent-attached leg: what the parent has filled, capped). */
   armedQuantity: number;
   /** In the trigger index, so a mark can fire it (a parent-attached leg waits for the parent's first fill). */
@@ -49,7 +49,7 @@ export class TriggerOrder {
   /** Position in the expiry heap (−1 when in none). */
   expirySlot = -1;
   /** Trailing stops in the fast index: the bucket joined (follow `Bucket.into` to the live one). */
-  bucket: Bucket | null = null;
+  bucket: Bucket<TriggerOrder> | null = null;
   /** Pairing-heap links inside a trailing bucket: first child, next sibling, previous (parent if first child). */
   child: TriggerOrder | null = null;
   next: TriggerOrder | null = null;

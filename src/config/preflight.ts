@@ -5,7 +5,7 @@
  * is (or can be made) a writable directory, and each listen address can be bound on this
  * machine. A failure is a `ConfigError` naming the setting — the one line the process prints
  * before it exits with status 2 — instead of an lmdb or uWebSockets.js failure after a replay.
- * May import: config/, node:fs, node:net.
+ * May import: config/, node:fs, node:net, node:path.
  */
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

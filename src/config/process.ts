@@ -4,7 +4,7 @@
  * The process's settings from flags and environment (flags win): port, host, data directory,
  * profile, markets file, operator key, account limits, replication (config/replication). A bad setting stops the start with a
  * message naming the setting and the value.
- * May import: config/, numeric/, node:fs, node:util, node:os.
+ * May import: config/, numeric/, node:fs, node:util, node:os, node:url.
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';

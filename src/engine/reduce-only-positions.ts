@@ -22,17 +22,11 @@
  * reduce-only order. Maps are looked up and updated, never iterated on a path that emits events.
  * May import: engine/ only.
  */
-import type { Side } from './types.ts';
+import type { ReduceOnlySnapshot, Side } from './types.ts';
 
 /** The lots a `side` order may close of a `position` (signed): |position| when it closes, else 0. */
 export function closableLots(side: Side, position: number): number {
   return position === 0 || Math.sign(position) === side ? 0 : Math.abs(position);
-}
-
-/** Plain data of the view (part of a book's snapshot); owners ascending. */
-export interface ReduceOnlySnapshot {
-  filled: Array<[owner: number, lots: number]>;
-  offsets: Array<[owner: number, lots: number]>;
 }
 
 export class ReduceOnlyPositions {

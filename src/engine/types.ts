@@ -17,7 +17,6 @@
  *
  * May import: engine/ only.
  */
-import type { ReduceOnlySnapshot } from './reduce-only-positions.ts';
 
 /** The sign of a quantity: +1 buys (long), -1 sells (short). */
 export const Side = { Buy: 1, Sell: -1 } as const;
@@ -169,6 +168,12 @@ export interface OrderBook {
 export interface BookOptions {
   /** The market's minimum order size in lots; smaller placements are rejected with `BelowMinSize`. Default 1. */
   minSizeLots?: number;
+}
+
+/** The reduce-only view of a book (engine/reduce-only-positions) as plain data; owners ascending. */
+export interface ReduceOnlySnapshot {
+  filled: Array<[owner: number, lots: number]>;
+  offsets: Array<[owner: number, lots: number]>;
 }
 
 /** A book's full state as plain data (JSON- and msgpack-safe). */

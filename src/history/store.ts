@@ -17,7 +17,7 @@
  * history.funding         [marketIndex, time]                     → rate
  * ```
  * Values are msgpack (lmdb's default); `bigint`s are stored as decimal integer strings.
- * May import: history/, lmdb types.
+ * May import: history/, lmdb types, engine/types.
  */
 import type { Database, RootDatabase } from 'lmdb';
 import type { Candle } from './candles.ts';

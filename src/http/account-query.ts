@@ -5,7 +5,7 @@
  * given once; `account` is a 0x address (any letter case, lowercase inside); `subaccountIndex`
  * an int32 ≥ 0 (`Invalid subaccount index` otherwise). A typo such as `subAccountIndex` is a
  * 400 naming it, never silently ignored (a bot would otherwise read subaccount 0's data).
- * May import: http/, auth/address.
+ * May import: http/, auth/address, auth/delegation.
  */
 import { toAddress, type Address } from '../auth/address.ts';
 import { MAX_SUBACCOUNT_INDEX } from '../auth/delegation.ts';

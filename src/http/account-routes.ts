@@ -9,14 +9,16 @@
  * what"): `Not delegated for account and subaccount` for a caller with no grant on the
  * subaccount (a stranger, a revoked delegate, another subaccount's delegate), `Delegation not
  * allowed for request` for a delegate of it without the scope or where delegates may not act.
- * May import: http/, history/ (types), auth/ (types).
+ * May import: http/, history/ (types), auth/ (types), config/market (types), runtime/sequencer.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { TransferHistoryReader } from '../history/transfers.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { paramNames } from './account-query.ts';
-import type { AccountReadPort, AccountWritePort, AuthPort, Clock } from './ports.ts';
+import type { AccountReadPort, AccountWritePort, AuthPort, Clock, WriteResult } from './ports.ts';
 import type { Route } from './uws.ts';
+import { GatewayCode } from './errors.ts';
+import { OverloadedError } from '../runtime/sequencer.ts';
 import { challengeRoute, loginRoute } from './routes/login.ts';
 import { balanceRoute, BALANCE_QUERY, statsRoute, STATS_QUERY } from './routes/account-stats.ts';
 import { positionsRoute, POSITIONS_QUERY } from './routes/account-positions.ts';
@@ -49,9 +51,23 @@ export function loginRoutes(auth: AuthPort, guard: AccountGuard): Route[] {
   ];
 }
 
+/** A write the sequencer cannot take now is the gateway's 503 (`GatewayCode.Overloaded`), like an order's. */
+function answeringOverload(writes: AccountWritePort): AccountWritePort {
+  const refuse = (error: unknown): WriteResult => {
+    if (error instanceof OverloadedError) return { ok: false, code: GatewayCode.Overloaded, params: { reason: error.reason } };
+    throw error;
+  };
+  return {
+    transfer: (write) => writes.transfer(write).catch(refuse),
+    setMargin: (write) => writes.setMargin(write).catch(refuse),
+    changeDelegation: (write) => writes.changeDelegation(write).catch(refuse),
+  };
+}
+
 /** Every /account/* route of this module (the order routes are the lead's). */
 export function accountRoutes(options: AccountApiOptions, guard: AccountGuard): Route[] {
-  const { accounts, markets, auth, writes } = options;
+  const { accounts, markets, auth } = options;
+  const writes = answeringOverload(options.writes);
   const read = { scope: 'read' } as const;
   return [
     { method: 'get', pattern: '/account/stats', handler: guard.guarded(statsRoute(accounts), { ...read, params: paramNames(STATS_QUERY) }) },

@@ -12,7 +12,7 @@
  * not the caller's), 409 when the market's or account's state refuses the order now (the mark
  * already crossed the trigger, no mark yet, no position to close, an id in use), 400 for the rest.
  * The account limits' codes (9100s) are 400.
- * May import: http/errors, auth/codes, ledger/codes, conditional/codes, runtime/codes.
+ * May import: http/errors, auth/codes, ledger/codes, conditional/codes, runtime/codes, http/uws.
  */
 import { AUTH_CODES } from '../auth/codes.ts';
 import { CONDITIONAL_TEXT, ConditionalCode } from '../conditional/codes.ts';

@@ -15,7 +15,9 @@
  * compressed bodies (compression.ts), the probes and metrics routes (routes/operations.ts).
  * May import: auth/, config/, history/, numeric/, engine/types, ledger/ (types, read-only
  * queries), runtime/ (command kinds and result types), uWebSockets.js (uws.ts only), ajv,
- * fast-json-stringify, negotiator (compression.ts).
+ * fast-json-stringify, negotiator (compression.ts), node:zlib, node:crypto, pino, node:fs, node:url and esbuild (routes/web),
+ * @trufflesuite/uws-js-unofficial and node:module (uws.ts), the code tables engine/codes and
+ * conditional/codes, ws/asyncapi (the OpenAPI document links the feeds).
  *
  * Invariants: every malformed input is a 4xx with a clear text, never a 5xx; a 500 means a
  * broken invariant and is logged; a reply for a write goes out only after the write is durable.

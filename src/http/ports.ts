@@ -47,38 +47,7 @@ export interface AccountReadPort {
   nonces: Pick<NonceStore, 'nextNonce'>;
 }
 
-/** The outcome of a write: accepted, or a code from the auth (1000s), ledger (2000s), engine (3000s) or gateway (9000s) table. */
-export type WriteResult<T = null> = { ok: true; value: T } | { ok: false; code: number; params?: Readonly<Record<string, string>> };
-
-/** A signed transfer as the gateway validated it: the journaled command without its kind and time. */
-export type TransferWrite = Omit<TransferCommand, 'kind' | 'time'>;
-
-export interface MarginWrite {
-  account: string;
-  subaccountIndex: number;
-  marketIndex: number;
-  isolated: boolean;
-  /** Fraction at RATE_SCALE. */
-  margin: bigint;
-  nonce: number;
-  expiresAt: number;
-  signer: string;
-  signature: string;
-}
-
-/** A signed delegation change: the journaled command without its kind and time. */
-export type DelegationWrite = Omit<DelegationCommand, 'kind' | 'time'>;
-
-/**
- * Signed account writes. The gateway has validated the body and recovered the signer; the
- * sequencer admits (nonce window, delegation rules), journals, applies, and resolves once the
- * write is durable.
- */
-export interface AccountWritePort {
-  transfer(write: TransferWrite): Promise<WriteResult>;
-  setMargin(write: MarginWrite): Promise<WriteResult>;
-  changeDelegation(write: DelegationWrite): Promise<WriteResult>;
-}
+export type { AccountWritePort, DelegationWrite, MarginWrite, TransferWrite, WriteResult } from '../runtime/account-writes.ts';
 
 /** What the gateway needs for wallet login and signed requests. */
 export interface AuthPort {
@@ -88,7 +57,7 @@ export interface AuthPort {
   recover: TypedRecovery;
 }
 
-import type { Command, Transfer as TransferCommand, Delegation as DelegationCommand } from '../runtime/commands.ts';
+import type { Command } from '../runtime/commands.ts';
 import type { AtCompletion, Outcome } from '../runtime/sequencer.ts';
 import type { OrderState } from '../runtime/order-registry.ts';
 import type { OrderRecord, OrderQuery } from '../history/types.ts';

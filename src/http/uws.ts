@@ -47,7 +47,8 @@
  * above the slow-consumer limit the feeds enforce themselves (with a reason), and closes such a
  * socket instead of dropping (`closeOnBackpressureLimit`), so no subscriber ever sees a gap. A
  * drain closes every socket with 1001 and the `shuttingDown` text.
- * May import: nothing from the cores.
+ * May import: @trufflesuite/uws-js-unofficial (uWebSockets.js) loaded through node:module, http/client-address,
+ * http/compression, http/cors, config/ip-address; nothing from the cores.
  */
 import { createRequire } from 'node:module';
 import type * as Uws from '@trufflesuite/uws-js-unofficial';

@@ -17,7 +17,7 @@
  * mismatch, 2 on usage (one line naming the option). Nothing is created on a refusal: inspect
  * and verify open read-only, and a copy that fails removes the directory it made.
  *
- * May import: journal/*, runtime/layout (kind names), node:fs, node:path, node:url.
+ * May import: journal/*, runtime/layout (kind names), node:fs, node:path, node:url, runtime/commands.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -26,7 +26,7 @@
  * anywhere else, or a broken sequence or chain link anywhere, is corruption and the journal
  * refuses to start.
  *
- * May import: journal/checksum.
+ * May import: journal/checksum, journal/refusal.
  */
 import { DataRefusedError } from './refusal.ts';
 import { crc32, crc32c } from './checksum.ts';

@@ -16,7 +16,7 @@
  * ADL ranking of opposite positions, most profitable first: score = upnl/|basis| × notional/equity
  * (return × leverage, as Hyperliquid), positions with upnl ≤ 0 after those with profit, ties by
  * larger upnl, then lower owner id.
- * May import: ledger/units.
+ * May import: ledger/units, config/market.
  */
 import { RATE_ONE } from '../config/market.ts';
 import { ticksForValue, type NotionalScale } from './units.ts';

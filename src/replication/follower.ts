@@ -6,7 +6,7 @@
  * journal's last. Ordered consumers are recreated by the client at the right place after a NATS
  * node restarts, so a replica rides through one without missing or repeating a message.
  *
- * May import: @nats-io/jetstream, replication/jetstream.
+ * May import: @nats-io/jetstream, replication/jetstream, replication/replica.
  */
 import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import { JOURNAL_STREAM, messageHolding, recordsOf, streamTail, type JetStreamLink } from './jetstream.ts';

@@ -10,7 +10,7 @@
  * Owns: the connection options, the names, the stream's tail (the last journal seq it holds)
  * and finding the message that holds a journal seq (a binary search: message ids are not an
  * index the server can look up).
- * May import: @nats-io/*, journal/record, journal/lmdb-storage (the block layout), config/replication.
+ * May import: @nats-io/transport-node, @nats-io/jetstream, @nats-io/kv, journal/record, journal/lmdb-storage (the block layout), config/replication.
  * Invariant: messages hold consecutive records in seq order, message k+1 starting where k ended.
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';

@@ -5,7 +5,7 @@
  * exchange (no NATS, nothing changed); a primary that ships its journal; a read replica; or a
  * standby — a replica until the lease expires, then the primary pipeline on the same data
  * directory and the same port.
- * May import: config/, http/gateway (localUrl), pipeline, replication/.
+ * May import: pino, config/, http/gateway (localUrl), pipeline, replication/.
  */
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';

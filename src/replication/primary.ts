@@ -12,7 +12,7 @@
  * another writer's message, or a renewal found the lease taken — or while the lease has not
  * been renewed for its whole time (NATS out of reach: a standby may be taking over).
  *
- * May import: config/, journal/, http/ (types), pipeline (the interface), replication/.
+ * May import: node:crypto, pino, config/, journal/, http/, pipeline (the interface), replication/.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';

@@ -23,7 +23,7 @@
  * same data directory, which replays the local journal and publishes after the stream's last
  * message (docs/replication.md, failover).
  *
- * May import: config/, journal/, runtime/, history/, http/, pipeline (the shared read ports),
+ * May import: node:fs, pino, auth/, config/, journal/, runtime/, history/, http/, pipeline (the shared read ports),
  * replication/, prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
@@ -37,7 +37,8 @@ import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
 import { openDataDirectory } from '../runtime/data-directory.ts';
-import { Exchange, NO_ROUTER } from '../runtime/exchange.ts';
+import { Exchange } from '../runtime/exchange.ts';
+import { NO_ROUTER } from '../runtime/ports.ts';
 import { recover } from '../runtime/recovery.ts';
 import { OverloadedError } from '../runtime/sequencer.ts';
 import { startGateway } from '../http/gateway.ts';

@@ -7,9 +7,12 @@
  *
  * Cost: an update is a Map write plus, when a level appears or disappears, a binary search
  * and an array splice (levels near the top move few entries).
+ *
+ * It is the gateway's `BookReader` (http/ports) by shape: the consumer owns that interface, so
+ * this file needs nothing of the gateway.
+ * May import: engine/types.
  */
 import { Side, type Level } from '../engine/types.ts';
-import type { BookReader } from '../http/ports.ts';
 
 class SideLevels {
   readonly quantity = new Map<number, number>();
@@ -42,7 +45,7 @@ class SideLevels {
   }
 }
 
-export class DepthMirror implements BookReader {
+export class DepthMirror {
   sequence = 0;
   private readonly bids = new SideLevels((a, b) => a > b);
   private readonly asks = new SideLevels((a, b) => a < b);

@@ -28,7 +28,7 @@
  * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, runtime/commands,
  * runtime/codes, runtime/order-registry, runtime/depth-mirror, runtime/order-entry (how orders enter
  * a book), runtime/settlement (R2, the book events), runtime/account-limits, runtime/faucet-day
- * (the faucet's daily allowance). No I/O, no clock.
+ * (the faucet's daily allowance), node:crypto, runtime/ports. No I/O, no clock.
  */
 import { createHash } from 'node:crypto';
 import type { MarketSpec } from '../config/market.ts';
@@ -40,35 +40,17 @@ import { DelegationStore } from '../auth/delegation.ts';
 import { admitDelegationChange, admitSignedWrite } from '../auth/admission.ts';
 import type { Address } from '../auth/address.ts';
 import { Reason, REASON_TEXT } from '../engine/codes.ts';
-import { OrderFlag, marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder, type Side } from '../engine/types.ts';
+import { OrderFlag, marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder } from '../engine/types.ts';
 import { CONDITIONAL_TEXT, ConditionalBook, ConditionalCode, ConditionalReason, type ConditionalListener } from '../conditional/index.ts';
 import { CommandKind, type Command } from './commands.ts';
-import { OrderRegistry, type OrderState, type OrderChangeListener } from './order-registry.ts';
+import { OrderRegistry, type OrderState } from './order-registry.ts';
 import { DepthMirror } from './depth-mirror.ts';
 import { settlementListener } from './settlement.ts';
 import { ON_BOOK, OrderEntry } from './order-entry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
+import type { ExchangeListeners, MarketRouter } from './ports.ts';
 import { DEFAULT_ACCOUNT_LIMITS, newSubaccountRefusal, transferRefusal, type AccountLimits } from './account-limits.ts';
 import { FaucetDay, type FaucetDaySnapshot } from './faucet-day.ts';
-
-/** Where book commands go: a market thread's ring live, an in-process book in replay. */
-export interface MarketRouter {
-  place(market: number, cmd: PlaceOrder): void;
-  cancel(market: number, orderId: number, owner: number, time: number): void;
-  cancelByClientId(market: number, account: number, clientId: string, time: number): void;
-  cancelAll(market: number, owner: number, time: number, reason: number): void;
-  expire(market: number, time: number): void;
-}
-
-/** A router that sends nowhere: an exchange that only replays or restores has no books yet. */
-export const NO_ROUTER: MarketRouter = { place() {}, cancel() {}, cancelByClientId() {}, cancelAll() {}, expire() {} };
-
-export interface ExchangeListeners {
-  orderChanged?: OrderChangeListener;
-  ledgerEvent?: (event: LedgerEvent) => void;
-  /** A public trade: the book's fill, seen once. */
-  trade?: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => void;
-}
 
 export interface ExchangeOptions {
   ledger?: LedgerOptions;

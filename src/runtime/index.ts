@@ -15,7 +15,8 @@
  * refusing or repairing what contradicts the journal (data-directory.ts); the token secret
  * file (token-secret.ts, atomic-file.ts); the testnet price feed.
  * May import: engine/, ledger/, auth/ (stores, admission), conditional/, journal/, history/,
- * config/, numeric/, node:worker_threads, node:fs and node:crypto (data directory files);
+ * config/, numeric/, node:worker_threads, node:fs, node:path, node:url, node:module, node:zlib,
+ * node:crypto (data directory files), lmdb, msgpackr;
  * http/ports and http/errors for the ports it implements.
  *
  * Invariants: only the main thread changes the exchange's state, and only through journaled
@@ -24,7 +25,8 @@
  * Limits: one process, one main thread: the gateway, the sequencer and settlement share it
  * (docs/benchmarks.md measures what that costs per order).
  */
-export { Exchange, NO_ROUTER, type MarketRouter, type ExchangeListeners } from './exchange.ts';
+export { Exchange } from './exchange.ts';
+export { NO_ROUTER, type MarketRouter, type ExchangeListeners } from './ports.ts';
 export { ExchangeCode, type ExecuteResult } from './codes.ts';
 export { Sequencer, OverloadedError, type Outcome } from './sequencer.ts';
 export { CommandKind, type Command } from './commands.ts';

@@ -12,7 +12,9 @@
  * fills at once, so the registry must already hold the order.
  *
  * Owns: the per-market order counters (orderIds); the order registry's view of every order
- * it enters. May import: what runtime/exchange may. No I/O, no clock.
+ * it enters. No I/O, no clock.
+ * May import: engine/types, ledger/, auth/admission, auth/address (types), conditional/, config/market,
+ * numeric/, runtime/commands, runtime/codes, runtime/order-registry, runtime/ports, runtime/account-limits.
  * Invariant: a submission that spent its nonces returns `changed: true` (it is journaled),
  * whatever happened after.
  */
@@ -28,7 +30,7 @@ import { ConditionalBook, ConditionalCode, TriggerKind, type OrderFields, type P
 import { CommandKind, type BatchOrder, type SubmitOrder, type SubmitPair, type SubmitSlices } from './commands.ts';
 import type { OrderRegistry, OrderState } from './order-registry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
-import type { MarketRouter } from './exchange.ts';
+import type { MarketRouter } from './ports.ts';
 import { openOrdersRefusal, type AccountLimits } from './account-limits.ts';
 
 /** What order entry works on: the exchange's stores (it is handed the exchange itself). */

@@ -9,7 +9,7 @@
  * Messages in: `{ type: 'batch', bytes }` (a packed batch), `{ type: 'close' }`. Out: `{ type: 'written', seq }`
  * after each batch commits, `{ type: 'failed', error }` if one cannot be written (nothing more
  * is written after it), `{ type: 'closed' }` once the environment is closed.
- * May import: history/, lmdb, ./history-wire.
+ * May import: history/, lmdb, ./history-wire, node:worker_threads, runtime/history-env.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { open } from 'lmdb';

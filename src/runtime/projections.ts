@@ -44,7 +44,7 @@ import type { OwnerIdentity } from '../ledger/accounts.ts';
 import { isTerminal, type OrderState } from './order-registry.ts';
 import type { OrderRecord } from '../history/types.ts';
 import type { AccountEventRecord, AccountEventReader } from '../history/account-events.ts';
-import type { ExchangeListeners } from './exchange.ts';
+import type { ExchangeListeners } from './ports.ts';
 import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
 import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';

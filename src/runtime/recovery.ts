@@ -15,7 +15,8 @@ import { DataRefusedError } from '../journal/refusal.ts';
 import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from './codec.ts';
 import { describeEvent, differingFields, sameEvent, type EventFields } from './event-fields.ts';
 import { decodeCommand, isCommandKind } from './commands.ts';
-import type { Exchange, MarketRouter } from './exchange.ts';
+import type { Exchange } from './exchange.ts';
+import type { MarketRouter } from './ports.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
 
 /** Books on this thread whose events are kept, per market, until the journal's copy arrives. */

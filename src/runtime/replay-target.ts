@@ -6,7 +6,8 @@
  */
 import { loadSettings } from '../config/process.ts';
 import type { ReplayTarget } from '../journal/verify.ts';
-import { Exchange, NO_ROUTER } from './exchange.ts';
+import { Exchange } from './exchange.ts';
+import { NO_ROUTER } from './ports.ts';
 import { Replay } from './recovery.ts';
 
 

@@ -20,11 +20,12 @@
  * (runtime/snapshot-worker), the simulator may call it in process. Its memory is a second
  * copy of the exchange's state and books.
  *
- * May import: config/, runtime/exchange, runtime/recovery, runtime/snapshot-codec, journal/journal (types).
+ * May import: config/, runtime/exchange, runtime/recovery, runtime/snapshot-codec, journal/journal (types), runtime/ports.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { Journal } from '../journal/journal.ts';
-import { Exchange, NO_ROUTER, type ExchangeOptions } from './exchange.ts';
+import { Exchange, type ExchangeOptions } from './exchange.ts';
+import { NO_ROUTER } from './ports.ts';
 import { Replay } from './recovery.ts';
 import { encodeSnapshot, type SystemSnapshot } from './snapshot-codec.ts';
 

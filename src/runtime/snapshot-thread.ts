@@ -9,7 +9,7 @@
  * A failure rejects with the thread's message; after a replay failure every later request
  * fails the same way (restart to rebuild the replica — start-up replays the same journal and
  * reports the same divergence if there is one).
- * May import: runtime/snapshot-worker (types), runtime/spawn-worker.
+ * May import: runtime/snapshot-worker (types), runtime/spawn-worker, node:worker_threads.
  */
 import type { Worker } from 'node:worker_threads';
 import type { SnapshotMessage, SnapshotReport, SnapshotThreadData } from './snapshot-worker.ts';

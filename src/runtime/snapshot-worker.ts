@@ -14,7 +14,7 @@
  * Messages in: `{ type: 'snapshot', seq }` (one at a time), `follow`, `{ type: 'close' }`. Out:
  * `{ type: 'saved', seq, bytes, ms }`, `{ type: 'failed', seq, error }` (a replay divergence
  * or a storage error; the replica is not used again), `{ type: 'log', … }`, `{ type: 'closed' }`.
- * May import: config/, journal/, runtime/snapshot-replica, runtime/snapshot-codec, lmdb (via journal/).
+ * May import: config/, journal/, runtime/snapshot-replica, runtime/snapshot-codec, lmdb (via journal/), node:worker_threads, runtime/exchange.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MarketSpec } from '../config/market.ts';

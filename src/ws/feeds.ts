@@ -23,8 +23,8 @@
  * connection; a connection whose unsent bytes exceed `slowConsumerBytes` is closed with 4008
  * and a reason (checked after direct sends and every `SWEEP_MS`), so it never slows the others
  * nor sees a gap. Heartbeats every `heartbeatMs` on every connection; `ping` is answered `pong`.
- * May import: config/, history/, engine/types, auth/ (types), http/ (codes, views, uws types),
- * runtime/feed-relay and runtime/depth-mirror (what the runtime hands the feeds), ws/.
+ * May import: config/, history/, engine/types, auth/, http/ (codes, views, uws types),
+ * runtime/feed-relay and runtime/depth-mirror (what the runtime hands the feeds), ws/, pino.
  */
 import type { Logger } from 'pino';
 import { findMarket, type MarketSpec } from '../config/market.ts';

@@ -15,7 +15,8 @@ import { parseMarkets } from '../../src/config/market.ts';
 import { CommandKind, type Command } from '../../src/runtime/commands.ts';
 import { ExchangeCode } from '../../src/runtime/codes.ts';
 import { DEFAULT_ACCOUNT_LIMITS } from '../../src/runtime/account-limits.ts';
-import { Exchange, NO_ROUTER } from '../../src/runtime/exchange.ts';
+import { Exchange } from '../../src/runtime/exchange.ts';
+import { NO_ROUTER } from '../../src/runtime/ports.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
 const ALICE = '0x' + 'a'.repeat(40);

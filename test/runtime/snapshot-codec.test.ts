@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseMarkets } from '../../src/config/market.ts';
 import { CommandKind } from '../../src/runtime/commands.ts';
-import { Exchange, NO_ROUTER } from '../../src/runtime/exchange.ts';
+import { Exchange } from '../../src/runtime/exchange.ts';
+import { NO_ROUTER } from '../../src/runtime/ports.ts';
 import { decodeSnapshot, encodeSnapshot, type SystemSnapshot } from '../../src/runtime/snapshot-codec.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
