@@ -9,8 +9,10 @@
  * the exchange's own acknowledgement of each order, not only the 200s.
  *
  * The orders: crossing pairs at one price (a sell of the minimum size, then a buy), spread over
- * the accounts in turn (a seller and a buyer are different accounts, so nothing self-trades): half
- * rest, half fill them, so the run exercises matching and settlement, not only admission.
+ * the accounts in turn: half rest, half fill them, so the run exercises matching and settlement,
+ * not only admission. Sellers (even accounts) and buyers (odd ones) are disjoint sets: with
+ * `concurrency` orders in flight they arrive in any order, and a buy may meet any resting sell,
+ * never one of its own account's (which self-trade prevention would cancel instead of filling).
  *
  * Budgets: 200 requests per second per account and per source address for public routes. Setup
  * (logins, faucet) is paced under the per-address one; the measured phase counts 429s as
@@ -100,12 +102,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   });
   log(`${options.accounts} accounts logged in and funded (${options.funding}) in ${((performance.now() - setup) / 1000).toFixed(1)} s`);
 
-  // 2. Every order signed before the clock starts: pair k is a sell by one account, a buy by the next.
+  // 2. Every order signed before the clock starts: pair k is a sell by seller k, a buy by buyer k
+  // (round robin over the even and the odd accounts).
   const signStart = performance.now();
   const bodies: SignedOrder[] = [];
   for (let i = 0; i < options.orders; i++) {
-    const pair = i >> 1;
-    const client = clients[(pair + (i & 1)) % clients.length];
+    const pairs = clients.length >> 1;
+    const client = clients[2 * ((i >> 1) % pairs) + (i & 1)];
     bodies.push(await client.signOrder({ symbol: market.symbol, price, quantity: i % 2 === 0 ? `-${market.minSize}` : market.minSize }));
   }
   const signSeconds = (performance.now() - signStart) / 1000;
