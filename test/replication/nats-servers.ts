@@ -4,7 +4,7 @@
  * to each other — stopped and removed after the test. A node can be killed (SIGKILL) and
  * started again on its store.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,6 +50,7 @@ export async function startNats(size = 1): Promise<NatsCluster> {
 
 /** Starts `size` JetStream nodes (clustered when more than one) and waits until JetStream answers; the caller stops them. */
 export async function launchNats(size = 1): Promise<NatsCluster> {
+  if (spawnSync('nats-server', ['--version']).error) throw new Error('nats-server is not installed: `apt-get install -y nats-server` (README, Replication; .ci/run installs it)');
   const dir = mkdtempSync(join(tmpdir(), 'perp-nats-'));
   const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })));
   const nodes: NatsNode[] = ports.map((port, i) => {
