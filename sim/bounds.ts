@@ -11,14 +11,18 @@
  *   window is: from a move of some market's mark (an index price, a fill, funding) to the next
  *   `Tick`, and while a liquidation order of the account is in flight. Two checks follow:
  *   right after a `Tick` no account may be liquidatable (the engine acted on all of them), and
- *   at any point while every mark is where it was at the last `Tick`, no account may be
+ *   at any point while no mark has left where the last `Tick` left it, no account may be
  *   liquidatable by its own acts (an order it places pays its open loss against the mark up
  *   front, a transfer or withdrawal leaves its initial margin, a fee is held before it is
- *   charged). What others do to an account opens its window until the next `Tick` as a mark
- *   move does: a resting order of its filled at a price the mark has since left, a
- *   deleveraging or socialised loss that takes its profit, its own liquidation ending in one
- *   market while it is still below maintenance in another (liquidations run one order per
- *   market).
+ *   charged). A mark that moved and came back still opened the window: the account may have
+ *   been liquidated at the other price, or its liquidation order ended there above
+ *   maintenance (so nothing was deleveraged), and the way back puts it below again. The marks
+ *   are read at every ledger event and after every command (`watchMarks`), since a fill moves
+ *   the last price and an index price moves the mark without one. What others do to an
+ *   account opens its window until the next `Tick` as a mark move does: a resting order of
+ *   its filled at a price the mark has since left, a funding payment, a deleveraging or
+ *   socialised loss that takes its profit, its own liquidation ending in one market while it
+ *   is still below maintenance in another (liquidations run one order per market).
  * - **The insurance fund's every move accounted for.** Each `insurance` ledger event is summed
  *   by cause; the fund must equal where it started (zero, or the snapshot a restart began
  *   from) plus those sums, each event's `fund` must be the running total, and each cause moves
@@ -38,6 +42,10 @@ export class Bounds {
   private fund = 0n;
   readonly byCause = new Map<InsuranceReason, bigint>();
   private marksAtTick: number[] = [];
+  /** The exchange the last Tick ran on, whose marks are watched (null until a Tick of this process). */
+  private watched: Exchange | null = null;
+  /** Some mark left where the last Tick left it (even if it came back since): every account is in its window until the next Tick. */
+  private marksMoved = false;
   /** Owners something outside their control moved since the last Tick: in their liquidation window until the next. */
   private readonly movedByOthers = new Set<number>();
   /** The first broken bound seen inside an event listener, reported at the next check. */
@@ -45,7 +53,9 @@ export class Bounds {
 
   /** A ledger event of the running (or recovering) exchange. */
   onLedgerEvent(e: LedgerEvent): void {
+    this.watchMarks();
     if ((e.type === 'fill' && (e.maker || e.liquidation || e.orderId === 0)) || e.type === 'liquidation') this.movedByOthers.add(e.type === 'fill' ? e.owner : e.order.owner);
+    if (e.type === 'fundingPayment') this.movedByOthers.add(e.owner);
     if (e.type === 'adl' || e.type === 'socialisedLoss') this.movedByOthers.add(e.owner).add(e.counterparty);
     if (e.type !== 'insurance') return;
     if (this.base === null) return;
@@ -61,7 +71,16 @@ export class Bounds {
     this.base = null;
     this.byCause.clear();
     this.marksAtTick = [];
+    this.watched = null;
+    this.marksMoved = false;
     this.movedByOthers.clear();
+  }
+
+  /** Reads the marks now: one away from where the last Tick left it opens every account's window until the next Tick. */
+  watchMarks(): void {
+    const exchange = this.watched;
+    if (exchange === null || this.marksMoved) return;
+    this.marksMoved = exchange.markets.some((m) => exchange.ledger.prices(m.index).mark !== this.marksAtTick[m.index]);
   }
 
   /** Recovery is about to apply its first record (or none): the fund as the snapshot left it. */
@@ -74,6 +93,8 @@ export class Bounds {
   /** Right after a Tick executed: the liquidation engine acted on every account below maintenance (reported at the next check). */
   afterTick(exchange: Exchange): void {
     this.marksAtTick = exchange.markets.map((m) => exchange.ledger.prices(m.index).mark);
+    this.watched = exchange;
+    this.marksMoved = false;
     this.movedByOthers.clear();
     this.broken ??= this.overLeveraged(exchange, 'right after a Tick');
   }
@@ -86,8 +107,8 @@ export class Bounds {
       return `the insurance fund is ${ledger.insuranceFund}, but it started at ${this.base} and its moves (${[...this.byCause].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}) sum to ${this.fund}`;
     }
     if (ledger.insuranceFund < 0n) return `the insurance fund is ${ledger.insuranceFund} (negative)`;
-    const marks = this.marksAtTick;
-    if (marks.length === 0 || exchange.markets.some((m) => ledger.prices(m.index).mark !== marks[m.index])) return null;
+    this.watchMarks();
+    if (this.watched !== exchange || this.marksMoved) return null;
     return this.overLeveraged(exchange, 'with every mark where the last Tick left it, by its own acts', this.movedByOthers);
   }
 

@@ -260,6 +260,8 @@ class Simulation {
     this.result.commands++;
     this.inflight.add(s);
     const promise = this.node.sequencer.submit(command, (result) => {
+      // Right after it executed (a command without book work): an index price moves a mark with no ledger event.
+      this.bounds.watchMarks();
       s.result = result;
       if (result.code === 0 && this.clients.mustRefuse.has(command)) this.wronglyAccepted ??= `a ${command.kind} command that must be refused (an order signed by neither the account nor its delegate) was accepted`;
       const ids = result.orderIds ?? (result.orderId !== undefined ? [result.orderId] : []);

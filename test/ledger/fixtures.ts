@@ -10,7 +10,7 @@
  */
 import { parseMarket, type MarketSpec } from '../../src/config/market.ts';
 import { Ledger, type LedgerOptions } from '../../src/ledger/ledger.ts';
-import type { LedgerEvent } from '../../src/ledger/events.ts';
+import type { LedgerEvent, LedgerListener } from '../../src/ledger/events.ts';
 
 export const BTC = 0;
 export const ETH = 1;
@@ -55,9 +55,13 @@ export interface Harness {
   ofType<T extends LedgerEvent['type']>(type: T): Array<Extract<LedgerEvent, { type: T }>>;
 }
 
-export function harness(options: LedgerOptions = { faucet: true }): Harness {
+/** `also` hears every event too (a checker under test: sim/bounds). */
+export function harness(options: LedgerOptions = { faucet: true }, also?: LedgerListener): Harness {
   const events: LedgerEvent[] = [];
-  const ledger = new Ledger(MARKETS, options, (e) => events.push(e));
+  const ledger = new Ledger(MARKETS, options, (e) => {
+    events.push(e);
+    also?.(e);
+  });
   let nextOrder = 1_000_000;
   const h: Harness = {
     ledger,

@@ -1,0 +1,96 @@
+/**
+ * The hostile simulator's leverage bound (sim/bounds.ts): an account below maintenance with no
+ * liquidation in flight is a violation only outside its liquidation window — while no mark has
+ * left where the last Tick left it and nothing outside the account's control moved it. These
+ * fixtures are the situations fresh seeds met (a mark that moved and came back, funding at an
+ * unchanged mark), and the one the bound exists for (an account's own trade).
+ * Ledger fixtures (test/ledger/fixtures.ts): BTC IMF 10 %, MMF 5 %; 1000 lots at 100 = 100 USD.
+ * The ledger has no index price until a test sets one, so a fill's price is the mark.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Bounds } from '../../sim/bounds.ts';
+import type { Exchange } from '../../src/runtime/exchange.ts';
+import { LedgerCode } from '../../src/ledger/codes.ts';
+import { ALICE, BOB, BTC, CAROL, MARKETS, harness, usd, type Harness } from '../ledger/fixtures.ts';
+
+const HOUR = 3_600_000;
+
+/** A ledger whose events the bounds hear, and the exchange the bounds read (they read only its ledger and markets). */
+function watched() {
+  const bounds = new Bounds();
+  const h = harness(undefined, (e) => bounds.onLedgerEvent(e));
+  const exchange = { ledger: h.ledger, markets: MARKETS } as unknown as Exchange;
+  const alice = h.fund(ALICE, usd(100));
+  const bob = h.fund(BOB, usd(1000));
+  const carol = h.fund(CAROL, usd(1000));
+  return { bounds, h, exchange, alice, bob, carol };
+}
+
+/** Alice isolated at 10×, long 1 BTC at 100 from Bob: margin 9.95 (IM 10 less the taker fee). */
+function aliceIsolatedLong(h: Harness, alice: number, bob: number): void {
+  assert.equal(h.ledger.setMargin(ALICE, 0, BTC, true, 10_000_000n, 0), LedgerCode.Ok);
+  h.fill(bob, alice, 1, 100, 1000);
+  assert.equal(h.ledger.positionOf(alice, BTC)!.margin, usd(9.95));
+}
+
+/**
+ * A Tick as Exchange.tick runs it — funding sampled from the book's best bid and ask, the
+ * liquidation orders admitted — then the simulator's `afterTick`. Returns the orders' ids.
+ */
+function tick(h: Harness, bounds: Bounds, exchange: Exchange, time: number, bid = 0, ask = 0): number[] {
+  for (const m of MARKETS) h.ledger.sampleFunding(m.index, bid, ask, time);
+  const ids = h.ledger.checkLiquidations(time).map((o, i) => {
+    const orderId = 900 + time * 10 + i;
+    assert.equal(h.ledger.admitOrder(orderId, o.owner, o.market, o.side, o.price, o.quantity, true, time, { liquidation: true }), LedgerCode.Ok);
+    return orderId;
+  });
+  bounds.afterTick(exchange);
+  return ids;
+}
+
+test('MARK_LEFT_AND_CAME_BACK: a liquidation that ended above maintenance at another mark, then the mark back where the Tick left it, is inside the window (seeds 2006, 2039)', () => {
+  const { bounds, h, exchange, alice, bob, carol } = watched();
+  aliceIsolatedLong(h, alice, bob);
+  h.fill(bob, carol, 1, 94, 1); // others trade at 94: Alice 9.95 − 6 = 3.95 < MM 4.7
+  const [liquidation] = tick(h, bounds, exchange, 2);
+  assert.deepEqual(h.ledger.liquidatingIn(alice), [BTC]);
+  h.fill(carol, bob, 1, 97, 1); // the mark rises: 9.95 − 3 = 6.95 ≥ MM 4.85
+  // Its IOC found no bid at its limit and ended; above maintenance there, nothing is deleveraged.
+  h.ledger.releaseOrder(liquidation, 3);
+  assert.equal(h.ledger.position(alice, BTC), 1000);
+  h.fill(bob, carol, 1, 94, 1); // and falls back to 94
+  assert.equal(h.ledger.prices(BTC).mark, 94, 'every mark where the last Tick left it');
+  assert.deepEqual(h.ledger.liquidatable(alice), [BTC], 'below maintenance, no liquidation in flight');
+  // Others' trades put it there, not its own acts: the engine acts at the next Tick.
+  assert.equal(bounds.check(exchange), null);
+  assert.equal(tick(h, bounds, exchange, 4).length, 1);
+  assert.equal(bounds.check(exchange), null);
+});
+
+test('FUNDING_AT_AN_UNCHANGED_MARK: a funding payment that takes an isolated position below maintenance is inside the window', () => {
+  const { bounds, h, exchange, alice, bob, carol } = watched();
+  aliceIsolatedLong(h, alice, bob);
+  h.fill(bob, carol, 1, 98, 1); // last 98: Alice 9.95 − 2 = 7.95 ≥ MM 4.9
+  assert.equal(h.ledger.setIndexPrice(BTC, 98, 1), LedgerCode.Ok);
+  // The book 103/104 against the index 98: premium 5.1 %, the mark the median of 98, 103.5 and 98.
+  assert.deepEqual(tick(h, bounds, exchange, 2, 103, 104), []);
+  assert.equal(h.ledger.prices(BTC).mark, 98);
+  // The next index price, the same, settles the hour's funding at the 4 % cap: Alice pays 3.92.
+  assert.equal(h.ledger.setIndexPrice(BTC, 98, HOUR), LedgerCode.Ok);
+  assert.equal(h.ledger.positionOf(alice, BTC)!.funding, -usd(3.92));
+  assert.equal(h.ledger.prices(BTC).mark, 98, 'the mark did not move');
+  assert.deepEqual(h.ledger.liquidatable(alice), [BTC], '6.03 − 2 = 4.03 < MM 4.9');
+  assert.equal(bounds.check(exchange), null);
+});
+
+test('OWN_TRADE_AT_THE_MARK: an account below maintenance by its own taker fill, with every mark where the Tick left it, is a violation', () => {
+  const { bounds, h, exchange, alice, bob, carol } = watched();
+  h.fill(bob, carol, 1, 100, 1);
+  tick(h, bounds, exchange, 2);
+  assert.equal(bounds.check(exchange), null);
+  // 100 BTC at 100 on 100 USD, unadmitted (what a pre-trade check letting it through would do): equity 95 < MM 500.
+  h.fill(bob, alice, 1, 100, 100_000);
+  assert.equal(h.ledger.prices(BTC).mark, 100);
+  assert.match(bounds.check(exchange) ?? '', new RegExp(`^owner ${alice} is below maintenance in market ${BTC} with every mark where the last Tick left it, by its own acts`));
+});
