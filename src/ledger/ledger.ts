@@ -317,7 +317,8 @@ export class Ledger {
    * Admits an order if the owner's free collateral covers its hold: the initial margin by
    * which the worst-case position grows (all open orders on this side filled, this one too)
    * plus the taker fee and the originator fee on its notional. Buys are valued at their limit,
-   * sells at max(limit, mark). A reduce-only order holds its fees on the lots it can close
+   * sells at max(limit, mark). In an isolated market the hold must also fit in the collateral
+   * not already held (the margin its fill moves is cash, not unrealised profit). A reduce-only order holds its fees on the lots it can close
    * (min(quantity, |position|)), checked against the headroom plus what closing those lots
    * frees (their initial margin; an isolated position's equity): it opens nothing, but it pays
    * what it charges. Liquidation orders hold nothing.
@@ -349,6 +350,11 @@ export class Ledger {
         owed(notional(m.scale, at, quantity), extras?.originatorFee ?? 0n) +
         openLoss(m, side, price, quantity);
       if (amount > orderHeadroom(o, exposureOf(o, this.markets, this.scratch))) return LedgerCode.InsufficientMargin;
+      // In an isolated market the fill moves its margin out of the collateral: the hold must be
+      // cash not already held, not the unrealised profit the headroom counts. Else the fill posts
+      // what cash there is, the position opens below maintenance, and its losses beyond that
+      // margin fall on the fund while the cross account keeps its profit.
+      if ((o.positions.get(market)?.isolated ?? o.settings.get(market)?.isolated ?? false) && amount > o.collateral - o.holdTotal) return LedgerCode.InsufficientMargin;
       if (open === undefined) o.openLots.set(market, (open = { buy: 0, sell: 0 }));
       if (side > 0) open.buy += quantity;
       else open.sell += quantity;
