@@ -13,7 +13,7 @@ import { startTestExchange, Trader } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
 import { BookCopy } from './book-copy.ts';
 
-const WINDOW_MS = 4000;
+const WINDOW_MS = 5000;
 const SYMBOL = 'BTC-USD-PERP';
 
 test('fills inside one window arrive as one delta and one trades message that leave the copy equal to GET /book', { timeout: 60_000 }, async () => {
