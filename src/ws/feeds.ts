@@ -27,7 +27,8 @@
  * and a reason, so it never slows the others nor sees a gap. Its unsent bytes grow only by what
  * is written to it, so they are read after each direct send, after each publish for connections
  * already past half the limit, and on every connection once half the limit has been published
- * since they were last all read — not on a timer. Heartbeats every `heartbeatMs` on every
+ * since they were last all read (and every `SWEEP_MS` for what uWS writes itself: pongs).
+ * Heartbeats every `heartbeatMs` on every
  * connection; `ping` is answered `pong`.
  * May import: config/, history/, engine/types, auth/, http/ (codes, views, uws types),
  * runtime/feed-relay and runtime/depth-mirror (what the runtime hands the feeds), ws/, pino.
@@ -75,6 +76,8 @@ export const DEFAULT_FEED_LIMITS: FeedLimits = {
 export const SLOW_CONSUMER_CLOSE = 4008;
 /** What a WebSocket frame adds to a message written to a socket, at most (server frames are unmasked). */
 const FRAME_HEADER_BYTES = 10;
+/** Every connection is read at least this often: uWS's own writes (pongs to a client's pings) are not counted. */
+const SWEEP_MS = 1000;
 const PRICES_EVERY_MS = 1000;
 /** Candles of a market are looked at after each history write for this long after its last trade. */
 const CANDLE_WATCH_MS = 5000;
@@ -175,11 +178,12 @@ export class Feeds implements FeedSink {
     };
   }
 
-  /** Starts publishing through `server` (the gateway's), with heartbeats. */
+  /** Starts publishing through `server` (the gateway's), with heartbeats and the slow-consumer sweep. */
   attach(server: Pick<HttpServer, 'publish' | 'subscribers'>): void {
     this.server = server;
     this.timers.push(
       setInterval(() => this.publish('heartbeat', JSON.stringify({ type: 'heartbeat', time: this.ports.clock() })), this.limits.heartbeatMs),
+      setInterval(() => this.sweep(), SWEEP_MS),
       setInterval(() => this.ports.markets.forEach((m) => this.publishPrices(m)), PRICES_EVERY_MS),
     );
   }
@@ -239,10 +243,13 @@ export class Feeds implements FeedSink {
   private publish(topic: string, text: string): void {
     this.server!.publish(topic, text);
     this.publishedSinceSweep += Buffer.byteLength(text) + FRAME_HEADER_BYTES;
-    if (this.publishedSinceSweep > this.limits.slowConsumerBytes / 2) {
-      this.publishedSinceSweep = 0;
-      for (const conn of this.connections) this.checkBehind(conn);
-    } else for (const conn of this.watched) this.checkBehind(conn);
+    if (this.publishedSinceSweep > this.limits.slowConsumerBytes / 2) this.sweep();
+    else for (const conn of this.watched) this.checkBehind(conn);
+  }
+
+  private sweep(): void {
+    this.publishedSinceSweep = 0;
+    for (const conn of this.connections) this.checkBehind(conn);
   }
 
   private error(conn: SocketConnection<ConnectionState>, id: unknown, message: string, channel?: string): void {
