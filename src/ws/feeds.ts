@@ -28,8 +28,7 @@
  * is written to it, so they are read after each direct send, after each publish for connections
  * already past half the limit, and on every connection once half the limit has been published
  * since they were last all read (and every `SWEEP_MS` for what uWS writes itself: pongs).
- * Heartbeats every `heartbeatMs` on every
- * connection; `ping` is answered `pong`.
+ * Heartbeats every `heartbeatMs` on every connection; `ping` is answered `pong`.
  * May import: config/, history/, engine/types, auth/, http/ (codes, views, uws types),
  * runtime/feed-relay and runtime/depth-mirror (what the runtime hands the feeds), ws/, pino.
  */
@@ -490,7 +489,7 @@ export class Feeds implements FeedSink {
 
   // ── what the runtime hands on ────────────────────────────────────────────────────────────
 
-  /** Public changes wait for their market's window (or go at once when it is open); account events go now. */
+  /** Public changes go out with their market's next publish (at once if the last is a window ago); account events now. */
   frame(frame: FeedFrame): void {
     const touched = new Set<number>();
     for (const delta of frame.books) {
