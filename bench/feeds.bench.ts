@@ -32,7 +32,7 @@
  *    within 10% of none. The server's CPU per order is printed beside it (steadier than the rate
  *    when neighbours load the machine), and the subscribers' CPU (they share the 2 cores).
  * The feeds publish a market's book and trades at most every `FEEDS_BENCH_PUBLISH_MS` (the
- * exchange's default, 50 ms, when unset), to compare windows.
+ * exchange's default, 100 ms, when unset), to compare windows.
  * To see where the feeds cost the order path: `node --cpu-prof --import tsx bench/feeds.bench.ts`
  * profiles the server's main thread (the bench's own work is idle waiting).
  * Runs in about two minutes at full size on the shared 2-core VM (setup ≈ 20–40 s, rounds capped

@@ -68,7 +68,7 @@ export const DEFAULT_FEED_LIMITS: FeedLimits = {
   slowConsumerBytes: 4 * 1024 * 1024,
   heartbeatMs: 10_000,
   maxResume: 10_000,
-  publishEveryMs: 50,
+  publishEveryMs: 100,
 };
 
 /** The close code of a slow consumer (the 4000s are the application's). */
