@@ -27,6 +27,12 @@ export interface ServerProcess {
   errors: Record<string, any>[];
   /** The last log entry with this message (`journal replayed`, `stopped`…). */
   logged(msg: string): Record<string, any> | undefined;
+  /**
+   * The first log entry `match` accepts, read already or once it is: a line the server writes
+   * after its answer (the access log) reaches the test through a pipe, later than the answer.
+   * Fails after `timeoutMs`.
+   */
+  untilLogged(match: (entry: Record<string, any>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, any>>;
   /** The last 4 KiB of stderr. */
   stderr(): string;
   /** Every JSON log entry so far, in order. */
@@ -82,6 +88,22 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
   const log: Record<string, any>[] = [];
   const listeners: Array<(entry: Record<string, any>) => void> = [];
   const last = new Map<string, Record<string, any>>();
+  const untilLogged = (match: (entry: Record<string, any>) => boolean, what: string, timeoutMs = 10_000) =>
+    new Promise<Record<string, any>>((resolve, reject) => {
+      const found = log.find(match);
+      if (found !== undefined) return resolve(found);
+      const listener = (entry: Record<string, any>) => {
+        if (!match(entry)) return;
+        clearTimeout(timer);
+        listeners.splice(listeners.indexOf(listener), 1);
+        resolve(entry);
+      };
+      const timer = setTimeout(() => {
+        listeners.splice(listeners.indexOf(listener), 1);
+        reject(new Error(`no ${what} logged within ${timeoutMs} ms`));
+      }, timeoutMs);
+      listeners.push(listener);
+    });
   const kill = async (signal: NodeJS.Signals) => {
     if (exit === undefined) child.kill(signal);
     await exited;
@@ -112,6 +134,7 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
     exit: () => exit,
     errors,
     logged: (msg: string) => last.get(msg),
+    untilLogged,
     log,
     kill,
     stderr: () => stderr,
