@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiClient, type ApiClient } from './harness.ts';
+import { cpuSeconds } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,6 +22,12 @@ export interface ServerProcess {
   pid: number;
   dataDir: string;
   client: ApiClient;
+  /**
+   * The CPU seconds the process had used when it logged `exchange ready`: the work of its
+   * start-up (loading its modules, the replay), which a busy machine stretches in wall time but
+   * does not change.
+   */
+  startCpuSeconds: number;
   /** Once the process has exited: its signal or exit code. */
   exit(): string | undefined;
   /** Log entries at level error or above, in order. */
@@ -108,6 +115,7 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
     if (exit === undefined) child.kill(signal);
     await exited;
   };
+  let startCpuSeconds = 0;
   const port = new Promise<number>((resolve, reject) => {
     let buffered = '';
     child.stdout.on('data', (chunk) => {
@@ -117,7 +125,11 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
       for (const line of lines) {
         if (!line.startsWith('{')) continue;
         const entry = JSON.parse(line);
-        if (entry.msg === 'exchange ready') resolve(entry.port);
+        if (entry.msg === 'exchange ready') {
+          // NaN if it is already gone: a start that dies at once is reported by its exit.
+          startCpuSeconds = exit === undefined ? cpuSeconds(child.pid!) : NaN;
+          resolve(entry.port);
+        }
         log.push(entry);
         if (entry.level >= 50) errors.push(entry);
         last.set(entry.msg, entry);
@@ -131,6 +143,7 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
     pid: child.pid!,
     dataDir,
     client: apiClient(`http://127.0.0.1:${port}`, env.OPERATOR_KEY),
+    startCpuSeconds,
     exit: () => exit,
     errors,
     logged: (msg: string) => last.get(msg),
