@@ -31,6 +31,8 @@
  *    (10,000) orders a round, or what `FEEDS_BENCH_ROUND_SECONDS` (15) allows. Target: attached
  *    within 10% of none. The server's CPU per order is printed beside it (steadier than the rate
  *    when neighbours load the machine), and the subscribers' CPU (they share the 2 cores).
+ * The feeds publish a market's book and trades at most every `FEEDS_BENCH_PUBLISH_MS` (the
+ * exchange's default, 100 ms, when unset), to compare windows.
  * To see where the feeds cost the order path: `node --cpu-prof --import tsx bench/feeds.bench.ts`
  * profiles the server's main thread (the bench's own work is idle waiting).
  * Runs in about two minutes at full size on the shared 2-core VM (setup ≈ 20–40 s, rounds capped
@@ -41,6 +43,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { eip712Domain } from '../src/auth/typed-data.ts';
+import { DEFAULT_FEED_LIMITS } from '../src/ws/feeds.ts';
 import { apiClient } from '../test/e2e/harness.ts';
 import { latency, report, type Figure, type Latency } from './report.ts';
 import type { LoadJob } from './http/load.ts';
@@ -66,6 +69,8 @@ const ROUND_PAIRS = envInt('FEEDS_BENCH_ROUNDS', 2);
 const CONNECTIONS = envInt('FEEDS_BENCH_CONNECTIONS', 50);
 /** A round stops after this long even if orders are left (on a busy machine the rate falls tenfold). */
 const ROUND_SECONDS = envInt('FEEDS_BENCH_ROUND_SECONDS', 15);
+/** The feeds' window (`publishEveryMs`); the exchange's default when unset. */
+const PUBLISH_MS = process.env.FEEDS_BENCH_PUBLISH_MS === undefined ? DEFAULT_FEED_LIMITS.publishEveryMs : envInt('FEEDS_BENCH_PUBLISH_MS', 1);
 const SYMBOL = 'BTC-USD-PERP';
 const CHANNELS = [`book.${SYMBOL}`, `trades.${SYMBOL}`];
 const ACCOUNTS = 100;
@@ -205,9 +210,9 @@ const pooled = (ls: Latency[]): Latency => latency(ls.flatMap((l) => l.values));
 
 console.log(
   `feeds bench: ${availableParallelism()} cores, load average ${loadAverage()} (1, 5, 15 min); ${SUBSCRIBERS} subscribers in ${CLIENT_PROCESSES} processes, ` +
-    `${ORDERS} orders a round at -c ${CONNECTIONS}, ${2 * ROUND_PAIRS} rounds`,
+    `${ORDERS} orders a round at -c ${CONNECTIONS}, ${2 * ROUND_PAIRS} rounds; book and trades published at most every ${PUBLISH_MS} ms`,
 );
-const ex = await startBenchExchange();
+const ex = await startBenchExchange({ feedLimits: { publishEveryMs: PUBLISH_MS } });
 loader = child('./http/load.ts');
 probe = child('./feeds/probe.ts');
 bareServer = child('./feeds/bare-pubsub.ts');

@@ -12,7 +12,7 @@
  *    address, a load generator on 127.0.0.1 would measure the 429 path, not the book;
  *  - `startBareRoute`: a bare uWebSockets.js route answering a fixed body (the baseline).
  *
- * May import: src/ (config, pipeline, http), pino, uWebSockets.js.
+ * May import: src/ (config, pipeline, http, ws types), pino, uWebSockets.js.
  */
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +28,7 @@ import { bookRoute } from '../../src/http/routes/book.ts';
 import { failure, GatewayCode } from '../../src/http/errors.ts';
 import { startHttpServer, type HttpServer } from '../../src/http/uws.ts';
 import { publishedTypedData } from '../../src/auth/typed-data.ts';
+import type { FeedLimits } from '../../src/ws/feeds.ts';
 
 const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
 
@@ -41,14 +42,15 @@ export interface BenchExchange {
   stop(): Promise<void>;
 }
 
-export async function startBenchExchange(): Promise<BenchExchange> {
+/** `feedLimits`: the feeds' settings where a bench compares them (bench:feeds' window). */
+export async function startBenchExchange(options: { feedLimits?: Partial<FeedLimits> } = {}): Promise<BenchExchange> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-bench-http-'));
   try {
     // SIGNATURE_THREADS passes through, to compare pool sizes; nothing else of the environment does.
     const threads = process.env.SIGNATURE_THREADS;
     const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], threads === undefined ? {} : { SIGNATURE_THREADS: threads });
     // Clock ticks (testnet index feed, funding, expiry) once a minute: the bench measures requests.
-    const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: 60_000 });
+    const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: 60_000, feedLimits: options.feedLimits });
     return {
       url: `http://127.0.0.1:${exchange.port}`,
       dataDir,

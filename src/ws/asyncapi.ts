@@ -30,8 +30,13 @@ const MESSAGES = {
   heartbeat: message('heartbeat', `Sent every ${DEFAULT_FEED_LIMITS.heartbeatMs / 1000} s on every connection`, object({ type: { const: 'heartbeat' }, time: { type: 'integer' } })),
   error: message('error', 'A refused request: nothing of it was done. Texts as REST where one applies (Symbol not found, Invalid JWT token, Not delegated for account and subaccount…)', object({ type: { const: 'error' }, id: {}, channel: { type: 'string' }, message: { type: 'string' } }, ['type', 'message'])),
   bookSnapshot: message('bookSnapshot', 'Every level at sequence_number, on subscribe', object({ channel: { type: 'string' }, type: { const: 'snapshot' }, sequence_number: { type: 'integer' }, bids: levels, asks: levels, checksum: { type: 'integer', description: `CRC-32 of the best ${CHECKSUM_LEVELS} levels per side (docs/feeds.md)` }, time: { type: 'integer', description: 's' } })),
-  bookDelta: message('bookDelta', 'Levels changed after previous_sequence_number up to sequence_number (GET /book\'s)', object({ channel: { type: 'string' }, type: { const: 'delta' }, previous_sequence_number: { type: 'integer' }, sequence_number: { type: 'integer' }, bids: levels, asks: levels, checksum: { type: 'integer' }, time: { type: 'integer' } })),
-  trades: message('trades', 'Public trades, as GET /trades items plus their sequence_number', object({ channel: { type: 'string' }, type: { const: 'trades' }, trades: { type: 'array', items: object({ price: decimal, quantity: decimal, symbol: { type: 'string' }, side: { enum: ['buy', 'sell'] }, time: { type: 'integer' }, sequence_number: { type: 'integer' } }) } })),
+  bookDelta: message(
+    'bookDelta',
+    `Levels changed after previous_sequence_number up to sequence_number (GET /book's), at most one every ${DEFAULT_FEED_LIMITS.publishEveryMs} ms per market: the changes of a window merged (each level its newest total). ` +
+      'sequence_number advances by one per event of the market, so it jumps across a delta; previous_sequence_number equal to the last sequence_number seen is continuity, any other is a gap',
+    object({ channel: { type: 'string' }, type: { const: 'delta' }, previous_sequence_number: { type: 'integer' }, sequence_number: { type: 'integer' }, bids: levels, asks: levels, checksum: { type: 'integer' }, time: { type: 'integer' } }),
+  ),
+  trades: message('trades', `Public trades, as GET /trades items plus their sequence_number, in order; at most one message every ${DEFAULT_FEED_LIMITS.publishEveryMs} ms per market (every trade of the window)`, object({ channel: { type: 'string' }, type: { const: 'trades' }, trades: { type: 'array', items: object({ price: decimal, quantity: decimal, symbol: { type: 'string' }, side: { enum: ['buy', 'sell'] }, time: { type: 'integer' }, sequence_number: { type: 'integer' } }) } })),
   candle: message('candle', 'The open candle, as GET /candles items, on subscribe and as trades change it', object({ channel: { type: 'string' }, type: { const: 'candle' }, candle: object({ time: { type: 'integer' }, open: decimal, high: decimal, low: decimal, close: decimal, volume: decimal, funding_rate: decimal }) })),
   prices: message('prices', 'Mark, index and last price and the last settled funding rate; on subscribe and when one changes', object({ channel: { type: 'string' }, type: { const: 'prices' }, markPrice: { type: ['string', 'null'] }, indexPrice: { type: ['string', 'null'] }, lastPrice: { type: ['string', 'null'] }, fundingRate: { type: ['string', 'null'] }, time: { type: 'integer' } })),
   summary: message('summary', 'GET /summary of the market; on subscribe and after trades (at most once a second)', object({ channel: { type: 'string' }, type: { const: 'summary' }, symbol: { type: 'string' } }, ['channel', 'type', 'symbol'])),
@@ -53,7 +58,7 @@ export function asyncApiDocument(servers: ReadonlyArray<{ url: string; descripti
   const control: (keyof typeof MESSAGES)[] = ['subscribe', 'unsubscribe', 'login', 'ping', 'subscribed', 'loggedIn', 'pong', 'heartbeat', 'error'];
   const channels = {
     control: channel(FEED_PATH, 'Requests and their replies on the connection itself', {}, control),
-    book: channel('book.{symbol}', 'Order book: a snapshot on subscribe, then deltas chained by sequence_number', { symbol }, ['bookSnapshot', 'bookDelta']),
+    book: channel('book.{symbol}', `Order book: a snapshot on subscribe, then deltas chained by sequence_number, at most one every ${DEFAULT_FEED_LIMITS.publishEveryMs} ms`, { symbol }, ['bookSnapshot', 'bookDelta']),
     trades: channel('trades.{symbol}', 'Public trades', { symbol }, ['trades']),
     candles: channel('candles.{symbol}.{interval}', 'The open candle of one interval', { symbol, interval: { enum: CANDLE_INTERVALS.map((i) => i.name) } }, ['candle']),
     prices: channel('prices.{symbol}', 'Mark, index, last price and funding rate', { symbol }, ['prices']),
@@ -68,7 +73,8 @@ export function asyncApiDocument(servers: ReadonlyArray<{ url: string; descripti
       version: '1',
       description:
         `One WebSocket at ${FEED_PATH} on the REST API's port (docs/feeds.md). Limits: ${DEFAULT_FEED_LIMITS.connectionsPerAddress} connections per source address (the upgrade is refused 429), ` +
-        `${DEFAULT_FEED_LIMITS.subscriptionsPerConnection} subscriptions per connection; a connection more than ${DEFAULT_FEED_LIMITS.slowConsumerBytes} bytes behind is closed with ${SLOW_CONSUMER_CLOSE} and a reason.`,
+        `${DEFAULT_FEED_LIMITS.subscriptionsPerConnection} subscriptions per connection; a connection more than ${DEFAULT_FEED_LIMITS.slowConsumerBytes} bytes behind is closed with ${SLOW_CONSUMER_CLOSE} and a reason. ` +
+        `A market's book deltas and trades go out at most every ${DEFAULT_FEED_LIMITS.publishEveryMs} ms (merged in between); private account events at once.`,
     },
     servers: Object.fromEntries(servers.map((s, i) => [`server${i}`, { host: new URL(s.url).host, protocol: new URL(s.url).protocol === 'https:' ? 'wss' : 'ws', pathname: FEED_PATH, description: s.description }])),
     channels,

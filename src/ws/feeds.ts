@@ -7,9 +7,12 @@
  *
  * Public channels (`book.`, `trades.`, `candles.`, `prices.`, `summary.` + symbol) go through
  * uWS topics: a message is serialized once and uWS writes the one string to every subscriber.
- * The book is kept here as published (a depth mirror updated by each delta), so a snapshot on
- * subscribe is exactly the state the next delta starts from (its `previous_sequence_number`),
- * and each delta's checksum is of the book after it.
+ * A fan-out costs a write to every subscriber whatever the bytes, so a market's book and trades
+ * go out at most once every `publishEveryMs`: the first frame after a quiet spell at once, the
+ * frames within a window merged into one delta (levels carry totals: the newest wins) and one
+ * trades message (in order). The book is kept here as published (a depth mirror updated by each
+ * delta), so a snapshot on subscribe is exactly the state the next delta starts from (its
+ * `previous_sequence_number`), and each delta's checksum is of the book after it.
  *
  * Private channels (`account.<address>.<subaccountIndex>`, after `login` with the JWT of POST
  * /auth/login; the account itself or a delegate holding `read`) carry every event numbered per
@@ -17,12 +20,15 @@
  * until everything up to now is flushed and in history, sends the events after `since` from
  * history, then what was published meanwhile, each number once (`sent` only grows), then
  * `live`. Private messages are sent to each subscriber directly (one string, few subscribers),
- * so a catching-up subscriber buffers instead of missing any.
+ * so a catching-up subscriber buffers instead of missing any; they are not held for a window.
  *
  * Limits: connections per source address (refused at the upgrade, 429), subscriptions per
  * connection; a connection whose unsent bytes exceed `slowConsumerBytes` is closed with 4008
- * and a reason (checked after direct sends and every `SWEEP_MS`), so it never slows the others
- * nor sees a gap. Heartbeats every `heartbeatMs` on every connection; `ping` is answered `pong`.
+ * and a reason, so it never slows the others nor sees a gap. Its unsent bytes grow only by what
+ * is written to it, so they are read after each direct send, after each publish for connections
+ * already past half the limit, and on every connection once half the limit has been published
+ * since they were last all read (and every `SWEEP_MS` for what uWS writes itself: pongs).
+ * Heartbeats every `heartbeatMs` on every connection; `ping` is answered `pong`.
  * May import: config/, history/, engine/types, auth/, http/ (codes, views, uws types),
  * runtime/feed-relay and runtime/depth-mirror (what the runtime hands the feeds), ws/, pino.
  */
@@ -52,6 +58,8 @@ export interface FeedLimits {
   heartbeatMs: number;
   /** Most events a resume sends; further behind → `resync`. */
   maxResume: number;
+  /** A market's book deltas and trades are published at most this often (merged in between). */
+  publishEveryMs: number;
 }
 
 export const DEFAULT_FEED_LIMITS: FeedLimits = {
@@ -60,11 +68,15 @@ export const DEFAULT_FEED_LIMITS: FeedLimits = {
   slowConsumerBytes: 4 * 1024 * 1024,
   heartbeatMs: 10_000,
   maxResume: 10_000,
+  publishEveryMs: 100,
 };
 
 /** The close code of a slow consumer (the 4000s are the application's). */
 export const SLOW_CONSUMER_CLOSE = 4008;
-const SWEEP_MS = 100;
+/** What a WebSocket frame adds to a message written to a socket, at most (server frames are unmasked). */
+const FRAME_HEADER_BYTES = 10;
+/** Every connection is read at least this often: uWS's own writes (pongs to a client's pings) are not counted. */
+const SWEEP_MS = 1000;
 const PRICES_EVERY_MS = 1000;
 /** Candles of a market are looked at after each history write for this long after its last trade. */
 const CANDLE_WATCH_MS = 5000;
@@ -101,6 +113,16 @@ interface AccountFollower {
   buffer: AccountEventRecord[] | null;
 }
 
+/** A market's frames not yet published: levels merged (new totals), trades in order. */
+interface Unpublished {
+  /** The sequence number the published book is at: the merged delta starts here. */
+  previous: number;
+  sequence: number;
+  bids: Map<number, number>;
+  asks: Map<number, number>;
+  trades: PublicTrade[];
+}
+
 interface ConnectionState {
   address: string;
   caller: Address | null;
@@ -121,6 +143,14 @@ export class Feeds implements FeedSink {
   /** The books as published. */
   private readonly books: DepthMirror[];
   private readonly lastTradeAt: number[];
+  /** Per market: what waits for its window, when it was last published, the timer of its next window. */
+  private readonly unpublished: (Unpublished | null)[];
+  private readonly publishedAt: number[];
+  private readonly windows: (NodeJS.Timeout | undefined)[];
+  /** Bytes published since every connection's unsent bytes were last read: none can have grown by more. */
+  private publishedSinceSweep = 0;
+  /** Connections past half the slow-consumer limit when last read: read again after each publish. */
+  private readonly watched = new Set<SocketConnection<ConnectionState>>();
   private readonly lastSummaryAt: number[];
   /** The last text sent per candle / prices topic (so an unchanged one is not sent again). */
   private readonly lastSent = new Map<string, string>();
@@ -130,6 +160,9 @@ export class Feeds implements FeedSink {
     this.limits = { ...DEFAULT_FEED_LIMITS, ...ports.limits };
     this.books = ports.startBooks.map((b) => DepthMirror.restore(b.snapshot()));
     this.lastTradeAt = ports.markets.map(() => 0);
+    this.unpublished = ports.markets.map(() => null);
+    this.publishedAt = ports.markets.map(() => -Infinity);
+    this.windows = ports.markets.map(() => undefined);
     this.lastSummaryAt = ports.markets.map(() => 0);
     this.endpoint = {
       path: FEED_PATH,
@@ -148,7 +181,7 @@ export class Feeds implements FeedSink {
   attach(server: Pick<HttpServer, 'publish' | 'subscribers'>): void {
     this.server = server;
     this.timers.push(
-      setInterval(() => server.publish('heartbeat', JSON.stringify({ type: 'heartbeat', time: this.ports.clock() })), this.limits.heartbeatMs),
+      setInterval(() => this.publish('heartbeat', JSON.stringify({ type: 'heartbeat', time: this.ports.clock() })), this.limits.heartbeatMs),
       setInterval(() => this.sweep(), SWEEP_MS),
       setInterval(() => this.ports.markets.forEach((m) => this.publishPrices(m)), PRICES_EVERY_MS),
     );
@@ -157,6 +190,8 @@ export class Feeds implements FeedSink {
   close(): void {
     for (const timer of this.timers) clearInterval(timer);
     this.timers.length = 0;
+    for (const timer of this.windows) clearTimeout(timer);
+    this.windows.fill(undefined);
   }
 
   // ── connections ──────────────────────────────────────────────────────────────────────────
@@ -176,6 +211,7 @@ export class Feeds implements FeedSink {
 
   private closed(conn: SocketConnection<ConnectionState>): void {
     this.connections.delete(conn);
+    this.watched.delete(conn);
     const left = (this.perAddress.get(conn.state.address) ?? 1) - 1;
     if (left === 0) this.perAddress.delete(conn.state.address);
     else this.perAddress.set(conn.state.address, left);
@@ -193,10 +229,25 @@ export class Feeds implements FeedSink {
     if (unsent > this.limits.slowConsumerBytes) {
       this.ports.logger.info({ address: conn.state.address, unsent }, 'feed: slow consumer closed');
       conn.close(SLOW_CONSUMER_CLOSE, `Slow consumer: ${unsent} bytes unsent, more than ${this.limits.slowConsumerBytes}`);
-    }
+    } else if (unsent > this.limits.slowConsumerBytes / 2) this.watched.add(conn);
+    else this.watched.delete(conn);
+  }
+
+  /**
+   * Publishes to a topic's subscribers, then reads the unsent bytes of the connections that may
+   * now be past the limit. A connection not watched had at most half the limit unsent when last
+   * read, since the last sweep, and has grown by at most what was published since: so every
+   * connection is read only once half the limit has been published, the watched ones each time.
+   */
+  private publish(topic: string, text: string): void {
+    this.server!.publish(topic, text);
+    this.publishedSinceSweep += Buffer.byteLength(text) + FRAME_HEADER_BYTES;
+    if (this.publishedSinceSweep > this.limits.slowConsumerBytes / 2) this.sweep();
+    else for (const conn of this.watched) this.checkBehind(conn);
   }
 
   private sweep(): void {
+    this.publishedSinceSweep = 0;
     for (const conn of this.connections) this.checkBehind(conn);
   }
 
@@ -438,37 +489,67 @@ export class Feeds implements FeedSink {
 
   // ── what the runtime hands on ────────────────────────────────────────────────────────────
 
+  /** Public changes go out with their market's next publish (at once if the last is a window ago); account events now. */
   frame(frame: FeedFrame): void {
-    const server = this.server;
-    const now = this.ports.clock();
+    const touched = new Set<number>();
     for (const delta of frame.books) {
-      const book = this.books[delta.market];
-      for (const [price, quantity] of delta.bids) book.level(delta.sequence, Side.Buy, price, quantity);
-      for (const [price, quantity] of delta.asks) book.level(delta.sequence, Side.Sell, price, quantity);
-      book.saw(delta.sequence);
-      const market = this.ports.markets[delta.market];
-      const topic = `book.${market.symbol}`;
-      if (server === null || server.subscribers(topic) === 0) continue;
-      server.publish(topic, bookDelta(topic, market, delta, { bids: book.depth(Side.Buy, CHECKSUM_LEVELS, 1), asks: book.depth(Side.Sell, CHECKSUM_LEVELS, 1) }, now));
+      const u = this.unpublishedOf(delta.market);
+      for (const [price, quantity] of delta.bids) u.bids.set(price, quantity);
+      for (const [price, quantity] of delta.asks) u.asks.set(price, quantity);
+      u.sequence = delta.sequence;
+      touched.add(delta.market);
     }
-    if (frame.trades.length > 0) this.publishTrades(frame.trades, now);
+    for (const t of frame.trades) {
+      this.unpublishedOf(t.market).trades.push(t);
+      touched.add(t.market);
+    }
+    for (const market of touched) this.schedule(market);
     if (frame.accounts.length > 0) this.publishAccounts(frame.accounts);
   }
 
-  private publishTrades(trades: readonly PublicTrade[], now: number): void {
-    const byMarket = new Map<number, PublicTrade[]>();
-    for (const t of trades) {
-      const list = byMarket.get(t.market);
-      if (list === undefined) byMarket.set(t.market, [t]);
-      else list.push(t);
+  private unpublishedOf(market: number): Unpublished {
+    const sequence = this.books[market].sequence;
+    return (this.unpublished[market] ??= { previous: sequence, sequence, bids: new Map(), asks: new Map(), trades: [] });
+  }
+
+  /** Publishes the market now if its last publish is a window ago, else once it is (one timer). */
+  private schedule(market: number): void {
+    if (this.windows[market] !== undefined) return;
+    const wait = this.publishedAt[market] + this.limits.publishEveryMs - performance.now();
+    if (wait <= 0) {
+      this.publishMarket(market);
+      return;
     }
-    for (const [index, list] of byMarket) {
-      this.lastTradeAt[index] = now;
-      const market = this.ports.markets[index];
-      const topic = `trades.${market.symbol}`;
-      if (this.server !== null && this.server.subscribers(topic) > 0) this.server.publish(topic, tradesMessage(topic, market, list));
-      this.publishPrices(market);
+    this.windows[market] = setTimeout(() => {
+      this.windows[market] = undefined;
+      this.publishMarket(market);
+    }, wait);
+  }
+
+  /** The market's merged delta onto the published book, then its trades and prices. */
+  private publishMarket(index: number): void {
+    const u = this.unpublished[index];
+    if (u === null) return;
+    this.unpublished[index] = null;
+    this.publishedAt[index] = performance.now();
+    const now = this.ports.clock();
+    const market = this.ports.markets[index];
+    const book = this.books[index];
+    for (const [price, quantity] of u.bids) book.level(u.sequence, Side.Buy, price, quantity);
+    for (const [price, quantity] of u.asks) book.level(u.sequence, Side.Sell, price, quantity);
+    book.saw(u.sequence);
+    const server = this.server;
+    if (server === null) return;
+    const bookTopic = `book.${market.symbol}`;
+    if (u.sequence !== u.previous && server.subscribers(bookTopic) > 0) {
+      const delta = { market: index, previous: u.previous, sequence: u.sequence, bids: [...u.bids], asks: [...u.asks] };
+      this.publish(bookTopic, bookDelta(bookTopic, market, delta, { bids: book.depth(Side.Buy, CHECKSUM_LEVELS, 1), asks: book.depth(Side.Sell, CHECKSUM_LEVELS, 1) }, now));
     }
+    if (u.trades.length === 0) return;
+    this.lastTradeAt[index] = now;
+    const tradesTopic = `trades.${market.symbol}`;
+    if (server.subscribers(tradesTopic) > 0) this.publish(tradesTopic, tradesMessage(tradesTopic, market, u.trades));
+    this.publishPrices(market);
   }
 
   private publishAccounts(events: readonly AccountEventRecord[]): void {
@@ -493,7 +574,7 @@ export class Feeds implements FeedSink {
     const key = `${figures.mark}:${figures.index}:${figures.last}:${figures.fundingRate}`;
     if (this.lastSent.get(topic) === key) return;
     this.lastSent.set(topic, key);
-    this.server.publish(topic, pricesMessage(topic, market, figures, this.ports.clock()));
+    this.publish(topic, pricesMessage(topic, market, figures, this.ports.clock()));
   }
 
   historyWritten(): void {
@@ -510,12 +591,12 @@ export class Feeds implements FeedSink {
         const text = candleMessage(topic, market, newest);
         if (this.lastSent.get(topic) === text) continue;
         this.lastSent.set(topic, text);
-        server.publish(topic, text);
+        this.publish(topic, text);
       }
       const topic = `summary.${market.symbol}`;
       if (server.subscribers(topic) > 0 && now - this.lastSummaryAt[market.index] >= SUMMARY_EVERY_MS) {
         this.lastSummaryAt[market.index] = now;
-        server.publish(topic, summaryMessage(topic, market, this.ports.history.summary24h(market.index, now)));
+        this.publish(topic, summaryMessage(topic, market, this.ports.history.summary24h(market.index, now)));
       }
     }
   }

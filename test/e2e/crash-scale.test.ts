@@ -9,7 +9,7 @@
  *  3. while a snapshot is being taken and written (snapshots every 100 ms under load, killed
  *     after `snapshot started`, before its `snapshot saved`).
  * After every kill, before the restart, history holds nothing the journal lacks
- * (`assertHistoryMatchesJournal`). After every restart: it serves within RESTART_LIMIT_MS; every
+ * (`assertHistoryMatchesJournal`). After every restart: it serves within RESTART_CPU_LIMIT_S; every
  * acknowledged order is back with its clientId and at least the fills its reply reported, no
  * clientId is on two orders; the invariants hold. At the end the operator tool replays the
  * journal (`npm run journal -- verify --replay`) to every snapshot's state hash.
@@ -41,11 +41,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EVENTS = Number(process.env.CRASH_SCALE_EVENTS ?? 100_000);
 const SEED = Number(process.env.CRASH_SCALE_SEED ?? Date.now() % 1_000_000);
 /**
- * A restart serves within this, on a 2-core machine shared with other test runs: 30 s per
- * 100,000 events, as rounds 1 and 2 replay the whole journal (no snapshot yet). The time of each
- * restart is printed; docs/journal.md has the figures.
+ * A restart serves having used at most this much CPU (every thread of the process, spawn to
+ * `exchange ready`): 25 s per 100,000 events, as rounds 1 and 2 replay the whole journal (no
+ * snapshot yet). CPU time, not wall time: on a 2-core machine shared with other test runs the
+ * same start took 16.7 s in one round and 29.6 s in the next, while its work did not change.
+ * The wall time of each restart is printed beside it; docs/journal.md has the figures.
  */
-const RESTART_LIMIT_MS = 30_000 * Math.max(1, EVENTS / 100_000);
+const RESTART_CPU_LIMIT_S = 25 * Math.max(1, EVENTS / 100_000);
 /** Concurrent batch streams, each on its own subaccount of both accounts. */
 const PIPELINES = 32;
 const BATCH = 50;
@@ -66,7 +68,7 @@ interface Acknowledged {
   settled: number;
 }
 
-test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under load, during replay and during a snapshot (seed ${SEED})`, { timeout: 10 * 60_000 }, async (t) => {
+test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under load, during replay and during a snapshot (seed ${SEED})`, { timeout: 20 * 60_000 }, async (t) => {
   const dataDir = tempDataDir(t, 'perp-crash-scale-');
   const rand = seeded(SEED);
   const acked = new Map<string, Acknowledged>();
@@ -138,7 +140,9 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
           try {
             await sendBatch(client, maker, sub, makers);
             await sendBatch(client, 1 - maker, sub, takers);
-          } catch {
+          } catch (error) {
+            // A reply that breaks a promise is the test's verdict, not a dead server.
+            if (error instanceof assert.AssertionError) throw error;
             alive = false; // the server died under us: what was not acknowledged may or may not have happened
           }
         }),
@@ -198,7 +202,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
     // History holds nothing the journal lacks (issue 12, fault 1), checked on the dead server's directory.
     const history = await assertHistoryMatchesJournal(dataDir);
     const { server, ms } = await started(env);
-    assert.ok(ms < RESTART_LIMIT_MS, `${round}: the restart took ${ms.toFixed(0)} ms`);
+    assert.ok(server.startCpuSeconds <= RESTART_CPU_LIMIT_S, `${round}: the restart used ${server.startCpuSeconds} s of CPU (bound ${RESTART_CPU_LIMIT_S} s) in ${ms.toFixed(0)} ms`);
     const checked = await verify(server.client, round);
     return { server, ms, history, replayed: server.logged('journal replayed')!, ...checked };
   };
@@ -230,7 +234,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
   let restart = await restartAndVerify('round 1', { SNAPSHOT_INTERVAL_MS: '0' });
   const { replayed } = restart;
   t.diagnostic(
-    `round 1: ${acked.size} acknowledged orders (${unacknowledged.refused} refused) in ${loadSeconds.toFixed(1)} s; the restart replayed ${replayed.commands} commands and ${replayed.events} book events (last seq ${replayed.lastSeq}), served after ${restart.ms.toFixed(0)} ms, verified (${restart.readAlone} orders read one by one; history at seq ${restart.history.projectedSeq} of ${restart.history.lastSeq} before it)`,
+    `round 1: ${acked.size} acknowledged orders (${unacknowledged.refused} refused) in ${loadSeconds.toFixed(1)} s; the restart replayed ${replayed.commands} commands and ${replayed.events} book events (last seq ${replayed.lastSeq}), served after ${restart.ms.toFixed(0)} ms (${restart.server.startCpuSeconds} s of CPU), verified (${restart.readAlone} orders read one by one; history at seq ${restart.history.projectedSeq} of ${restart.history.lastSeq} before it)`,
   );
   assert.ok(replayed.events >= EVENTS, `the load journaled only ${replayed.events} book events`);
 
@@ -258,7 +262,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
   }
   assert.ok(killedAfter >= 0, `round 2: no kill landed during a replay of ${replayMs} ms`);
   restart = await restartAndVerify('round 2', { SNAPSHOT_INTERVAL_MS: '0' });
-  t.diagnostic(`round 2: killed ${killedAfter.toFixed(0)} ms into a ${replayMs} ms replay; restart served after ${restart.ms.toFixed(0)} ms, verified`);
+  t.diagnostic(`round 2: killed ${killedAfter.toFixed(0)} ms into a ${replayMs} ms replay; restart served after ${restart.ms.toFixed(0)} ms (${restart.server.startCpuSeconds} s of CPU), verified`);
   await restart.server.kill('SIGKILL');
 
   // Rounds 3+: snapshots every 100 ms under load; SIGKILL as soon as one starts (once the load
@@ -289,7 +293,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
     restart = await restartAndVerify(`round ${round}`, { SNAPSHOT_INTERVAL_MS: '100' });
     const from = restart.replayed;
     t.diagnostic(
-      `round ${round}: ${acked.size - before} more orders, ${saved} snapshots saved, killed ${during ? 'during a snapshot' : 'between snapshots'}; restart from snapshot ${from.snapshotSeq} (+${from.commands} commands, ${from.events} events) served after ${restart.ms.toFixed(0)} ms, verified`,
+      `round ${round}: ${acked.size - before} more orders, ${saved} snapshots saved, killed ${during ? 'during a snapshot' : 'between snapshots'}; restart from snapshot ${from.snapshotSeq} (+${from.commands} commands, ${from.events} events) served after ${restart.ms.toFixed(0)} ms (${restart.server.startCpuSeconds} s of CPU), verified`,
     );
     await restart.server.kill('SIGKILL');
   }

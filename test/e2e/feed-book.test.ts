@@ -7,9 +7,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crc32 } from 'node:zlib';
 import { startTestExchange, Trader } from './harness.ts';
-import { FeedClient, type FeedMessage } from './feed-client.ts';
+import { FeedClient } from './feed-client.ts';
+import { BookCopy } from './book-copy.ts';
 import { seeded } from '../../bench/seeded.ts';
 
 const MARKETS = [
@@ -19,41 +19,6 @@ const MARKETS = [
 ];
 const STEPS = Number(process.env.FEED_BOOK_STEPS ?? 45);
 const SEED = Number(process.env.FEED_BOOK_SEED ?? Date.now() % 1_000_000);
-
-/** A client's copy of one book, built only from the feed. */
-class BookCopy {
-  sequence = -1;
-  readonly bids = new Map<string, string>();
-  readonly asks = new Map<string, string>();
-
-  apply(m: FeedMessage): void {
-    if (m.type === 'snapshot') {
-      this.bids.clear();
-      this.asks.clear();
-    } else {
-      assert.equal(m.previous_sequence_number, this.sequence, `${m.channel}: a delta from ${m.previous_sequence_number} on a copy at ${this.sequence} (a gap)`);
-    }
-    for (const [side, levels] of [[this.bids, m.bids], [this.asks, m.asks]] as const) {
-      for (const [price, quantity] of levels as [string, string][]) {
-        if (Number(quantity) === 0) side.delete(price);
-        else side.set(price, quantity);
-      }
-    }
-    this.sequence = m.sequence_number;
-    assert.equal(this.checksum(), m.checksum, `${m.channel} at ${this.sequence}: checksum of the copy differs from the feed's`);
-  }
-
-  sorted(side: 'bids' | 'asks'): { price: string; quantity: string }[] {
-    const levels = [...this[side]].map(([price, quantity]) => ({ price, quantity }));
-    return levels.sort((a, b) => (side === 'bids' ? Number(b.price) - Number(a.price) : Number(a.price) - Number(b.price)));
-  }
-
-  /** docs/feeds.md: CRC-32 of the best 25 bids then the best 25 asks, `price:quantity`, `,` between levels, `|` between sides. */
-  checksum(): number {
-    const side = (s: 'bids' | 'asks') => this.sorted(s).slice(0, 25).map((l) => `${l.price}:${l.quantity}`).join(',');
-    return crc32(`${side('bids')}|${side('asks')}`);
-  }
-}
 
 test(`a book rebuilt from snapshot and deltas equals GET /book at every step (seed ${SEED})`, { timeout: 120_000 }, async () => {
   const ex = await startTestExchange();

@@ -31,7 +31,9 @@ test('the process logs its threads and markets at start, a debug line per refuse
   await trader.fund('1000');
   const refused = await trader.place({ price: '95000', quantity: '1000' });
   assert.equal(refused.status, 400);
-  await new Promise((resolve) => setTimeout(resolve, 200)); // the lines are read from the pipe
+  // The server logs a request once it has answered it, the refusal line first, then the access
+  // line: once the access line of the refused order is read, every line about it is.
+  await server.untilLogged((e) => e.msg === 'request' && e.method === 'post' && e.path === '/account/order', 'access line of the refused order');
   const refusals = server.log.filter((e) => e.msg === 'write refused');
   assert.equal(refusals.length, 1, 'one line per refused write (the successful ones make none)');
   assert.equal(refusals[0].level, 20, 'at debug');

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiClient, type ApiClient } from './harness.ts';
+import { cpuSeconds } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,12 +22,24 @@ export interface ServerProcess {
   pid: number;
   dataDir: string;
   client: ApiClient;
+  /**
+   * The CPU seconds the process had used when it logged `exchange ready`: the work of its
+   * start-up (loading its modules, the replay), which a busy machine stretches in wall time but
+   * does not change.
+   */
+  startCpuSeconds: number;
   /** Once the process has exited: its signal or exit code. */
   exit(): string | undefined;
   /** Log entries at level error or above, in order. */
   errors: Record<string, any>[];
   /** The last log entry with this message (`journal replayed`, `stopped`…). */
   logged(msg: string): Record<string, any> | undefined;
+  /**
+   * The first log entry `match` accepts, read already or once it is: a line the server writes
+   * after its answer (the access log) reaches the test through a pipe, later than the answer.
+   * Fails after `timeoutMs`.
+   */
+  untilLogged(match: (entry: Record<string, any>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, any>>;
   /** The last 4 KiB of stderr. */
   stderr(): string;
   /** Every JSON log entry so far, in order. */
@@ -82,10 +95,27 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
   const log: Record<string, any>[] = [];
   const listeners: Array<(entry: Record<string, any>) => void> = [];
   const last = new Map<string, Record<string, any>>();
+  const untilLogged = (match: (entry: Record<string, any>) => boolean, what: string, timeoutMs = 10_000) =>
+    new Promise<Record<string, any>>((resolve, reject) => {
+      const found = log.find(match);
+      if (found !== undefined) return resolve(found);
+      const listener = (entry: Record<string, any>) => {
+        if (!match(entry)) return;
+        clearTimeout(timer);
+        listeners.splice(listeners.indexOf(listener), 1);
+        resolve(entry);
+      };
+      const timer = setTimeout(() => {
+        listeners.splice(listeners.indexOf(listener), 1);
+        reject(new Error(`no ${what} logged within ${timeoutMs} ms`));
+      }, timeoutMs);
+      listeners.push(listener);
+    });
   const kill = async (signal: NodeJS.Signals) => {
     if (exit === undefined) child.kill(signal);
     await exited;
   };
+  let startCpuSeconds = 0;
   const port = new Promise<number>((resolve, reject) => {
     let buffered = '';
     child.stdout.on('data', (chunk) => {
@@ -95,7 +125,11 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
       for (const line of lines) {
         if (!line.startsWith('{')) continue;
         const entry = JSON.parse(line);
-        if (entry.msg === 'exchange ready') resolve(entry.port);
+        if (entry.msg === 'exchange ready') {
+          // NaN if it is already gone: a start that dies at once is reported by its exit.
+          startCpuSeconds = exit === undefined ? cpuSeconds(child.pid!) : NaN;
+          resolve(entry.port);
+        }
         log.push(entry);
         if (entry.level >= 50) errors.push(entry);
         last.set(entry.msg, entry);
@@ -109,9 +143,11 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
     pid: child.pid!,
     dataDir,
     client: apiClient(`http://127.0.0.1:${port}`, env.OPERATOR_KEY),
+    startCpuSeconds,
     exit: () => exit,
     errors,
     logged: (msg: string) => last.get(msg),
+    untilLogged,
     log,
     kill,
     stderr: () => stderr,
