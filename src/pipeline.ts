@@ -284,8 +284,9 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     }
     const pausedMs = performance.now() - paused;
     // S must be flushed (a snapshot never covers what a power cut could take back) and in
-    // history (or the next start cannot begin from it); writes go on meanwhile.
-    await journal.durable(seq);
+    // history (or the next start cannot begin from it); writes go on meanwhile. Flushed here is
+    // enough: the snapshot is this machine's, and a stalled replication must not hold it.
+    await journal.flushedHere(seq);
     await projections.settle();
     const saved = await snapshotThread.take(seq);
     lastSnapshotSeq = seq;
@@ -426,7 +427,9 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       await sequencer!.idle();
       const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market).map((b) => ({ market: symbolOf(b.market), hash: b.hash }));
       for (const link of links) await link.close();
-      await journal.durable(journal.lastSeq());
+      // This machine's disk, not the replicated copy: replication's close gives the last blocks
+      // a moment and leaves the rest to the next start (a stalled cluster must not hang a stop).
+      await journal.flushedHere();
       logger.info({ lastSeq: journal.lastSeq(), stateHash: exchange.stateHash(), books }, 'stopped');
       await journal.close();
       await options.replication?.close();

@@ -32,6 +32,9 @@
  * stored elsewhere); one that does not is only told. A sink that rejects (it was fenced: another
  * writer owns the copy) fails the journal like a failed disk. `appendRecord` appends a record
  * made elsewhere (a replica's copy of the primary's), verified as `range` verifies one.
+ * Stopping waits only for this machine's disk (`flushedHere`, `close`): a sink that cannot store
+ * (its cluster lost quorum) must not hang a stop; what it has not shipped stays in the local
+ * journal, and the sink's owner ships it at the next start (replication/publisher `catchUp`).
  *
  * Invariants: seqs are 1, 2, 3… without gaps; `flushedSeq ≤ committedSeq ≤ lastSeq`; a seq reported durable
  * stays on disk through a power cut; after a storage failure nothing more is accepted.
@@ -138,6 +141,8 @@ export class Journal {
   private committed: number;
   private commitWaiters: Waiter[] = [];
   private flushed: number;
+  /** The highest seq flushed to this machine's disk (ahead of `flushed` while a sink ships it). */
+  private flushedLocally: number;
   private readonly chain: Chain;
   private waiters: Waiter[] = [];
   private waiterHead = 0;
@@ -163,6 +168,7 @@ export class Journal {
     this.last = lastSeq;
     this.committed = lastSeq;
     this.flushed = lastSeq;
+    this.flushedLocally = lastSeq;
     this.chain = chain;
     this.closed = options.readOnly === true;
   }
@@ -352,6 +358,7 @@ export class Journal {
     flushed.then(
       () => {
         this.flushing = false;
+        this.flushedLocally = upTo;
         this.onFlush?.(upTo - from, (performance.now() - started) / 1000);
         const sink = this.sink;
         if (sink !== null && block.length > 0) {
@@ -448,14 +455,27 @@ export class Journal {
     return this.storage.sizeBytes();
   }
 
-  /** Waits for every appended record to be flushed, then closes the storage. */
+  /**
+   * Resolves once record `upTo` (by default every record appended so far) is flushed to this
+   * machine's disk, shipped or not — what a stop and a snapshot wait for; rejects if the storage
+   * fails first.
+   */
+  async flushedHere(upTo = this.last): Promise<void> {
+    if (this.sink === null || !this.sink.holdsAcks) return this.durable(upTo);
+    if (!this.turnScheduled && !this.flushing && this.flushedLocally < upTo) this.endTurn();
+    // Waiters resolve on `durable`, which a stalled sink holds back: look at the local position
+    // instead, once a millisecond — only a stop waits here.
+    while (this.flushedLocally < upTo) {
+      if (this.failure) throw this.failure;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+
+  /** Waits for every appended record to reach this machine's disk, then closes the storage. */
   async close(): Promise<void> {
     if (this.closed) return this.storage.close();
     this.closed = true;
-    if (!this.failure && this.last > this.flushed) {
-      if (!this.turnScheduled && !this.flushing) this.endTurn();
-      await this.durable(this.last);
-    }
+    if (!this.failure && this.last > this.flushedLocally) await this.flushedHere();
     await this.storage.close();
   }
 }

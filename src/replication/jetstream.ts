@@ -23,6 +23,8 @@ export const JOURNAL_STREAM = 'EXCHANGE_JOURNAL';
 export const JOURNAL_SUBJECT = 'exchange.journal';
 export const LEASE_BUCKET = 'exchange_lease';
 export const LEASE_KEY = 'primary';
+/** How long closing waits for a drain before closing the connection outright. */
+const CLOSE_DRAIN_MS = 2000;
 
 export interface JetStreamLink {
   nc: NatsConnection;
@@ -62,7 +64,12 @@ export async function openJetStream(urls: readonly string[], replicas: number, n
     jsm,
     lease,
     close: async () => {
-      await nc.drain().catch(() => nc.close());
+      // A drain waits for the server; one that cannot answer (it is gone) gets a plain close.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_DRAIN_MS)));
+      await Promise.race([nc.drain().catch(() => {}), late]);
+      clearTimeout(timer);
+      if (!nc.isClosed()) await nc.close();
     },
   };
 }

@@ -33,7 +33,7 @@ export async function startNode(settings: Settings, logger: Logger): Promise<Run
     named(exchange.port);
     return exchange;
   }
-  const replica = await startReplica(settings, logger, new JetStreamSource(link), lease);
+  const replica = await startReplica(settings, logger, new JetStreamSource(link, logger), lease);
   named(replica.port);
   let current: { stop(): Promise<void> } = replica;
   let promotion: Promise<void> = Promise.resolve();

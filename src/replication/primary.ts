@@ -97,7 +97,8 @@ export function primaryReplication(settings: Settings, logger: Logger, link: Jet
       }),
     },
     async close() {
-      // Local durability: give the publisher a moment to ship the last blocks before letting go.
+      // Give the publisher a moment to ship the last blocks before letting go; what it could not
+      // store by then is in the local journal, shipped by `catchUp` when this node next leads.
       const until = Date.now() + 5000;
       while (publisher !== null && !publisher.isFenced && journal !== null && publisher.shipped < journal.lastSeq() && Date.now() < until) {
         await new Promise((resolve) => setTimeout(resolve, 20));

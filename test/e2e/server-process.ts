@@ -15,6 +15,8 @@ import { apiClient, type ApiClient } from './harness.ts';
 import { cpuSeconds } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** How long a SIGTERM may take before the stop counts as hung (drain grace, snapshot, replication hand-over, with room for a loaded machine). */
+const STOP_WITHIN_MS = 30_000;
 
 export interface ServerProcess {
   port: number;
@@ -154,7 +156,16 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
     stop: async (keepData = false) => {
       if (exit === undefined) {
         child.kill('SIGTERM');
-        await exited;
+        // A stop is bounded (the drain grace and the waits after it): one that hangs is a defect,
+        // reported as one, and the process is killed so no test leaves it behind.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const hung = await Promise.race([exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STOP_WITHIN_MS)))]);
+        clearTimeout(timer);
+        if (hung) {
+          await kill('SIGKILL');
+          const tail = log.slice(-8).map((e) => JSON.stringify(e)).join('\n');
+          throw new Error(`the server did not stop within ${STOP_WITHIN_MS / 1000} s of SIGTERM; its last log lines:\n${tail}`);
+        }
       }
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },

@@ -55,6 +55,25 @@ test('local durability: durable resolves at the flush, before the sink ships', a
   assert.equal(blocks.length, 1, 'handed over, not shipped yet');
 });
 
+test('a sink that never stores does not hold a stop: flushedHere and close wait for this disk only', async () => {
+  const disk = new SimulatedJournalStorage({ autoFlush: true });
+  const journal = await Journal.open(disk, { logger: new CapturingLogger() });
+  const { sink, blocks } = gatedSink(true); // never shipped: a cluster without quorum
+  journal.ship(sink);
+  journal.append(1, payloadFor(1));
+  const last = journal.append(1, payloadFor(2));
+  let durable = false;
+  void journal.durable(last).then(() => (durable = true));
+  await journal.flushedHere();
+  assert.equal(durable, false, 'replicated durability still waits for the sink');
+  journal.append(1, payloadFor(3));
+  await journal.close(); // resolves: the third record is on this disk, not shipped
+  assert.deepEqual(blocks.map((b) => [b.first, b.count]), [[1, 2], [3, 1]]);
+  const reopened = await Journal.open(disk, { logger: new CapturingLogger() });
+  assert.equal(reopened.lastSeq(), 3, 'every appended record is on this disk after the close');
+  await reopened.close();
+});
+
 test('a fenced sink fails the journal: waiting acknowledgements are rejected and appends refused', async () => {
   const journal = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger: new CapturingLogger() });
   const { sink, blocks } = gatedSink(true);
