@@ -5,15 +5,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, Trader, fundedTraders } from './harness.ts';
 import { assertDecimal, assertError, assertSecondsNow, BTC, ETH, isInteger, ok, sleep, SOL, UNSIGNED_DECIMAL } from './api-helpers.ts';
 
 const ex = await startTestExchange();
 const get = (path: string) => ex.request('GET', path);
-const maker = await new Trader(ex).login();
-const taker = await new Trader(ex).login();
-await maker.fund('1000000');
-await taker.fund('1000000');
+const [maker, taker] = await fundedTraders(ex, 2, '1000000');
 
 // The resting book of BTC (tick 0.1): three bids and three asks around 95000.
 const MAKER_BIDS = [

@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
 import { BookCopy } from './book-copy.ts';
 
@@ -18,10 +18,7 @@ const SYMBOL = 'BTC-USD-PERP';
 
 test('fills inside one window arrive as one delta and one trades message that leave the copy equal to GET /book', { timeout: 60_000 }, async () => {
   const ex = await startTestExchange({ feedLimits: { publishEveryMs: WINDOW_MS } });
-  const maker = await new Trader(ex).login();
-  const taker = await new Trader(ex).login();
-  await maker.fund('1000000');
-  await taker.fund('1000000');
+  const [maker, taker] = await fundedTraders(ex, 2, '1000000');
   // Signed beforehand, so the orders inside the window take only their round trips.
   const asks = await Promise.all(['96010', '96020', '96030'].map((price) => maker.signedOrder({ price, quantity: '-0.001' })));
   // Takes 96,000, 96,010 and 96,020 whole and half of 96,030: a level left, three gone.

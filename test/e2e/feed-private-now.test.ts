@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
 
 const WINDOW_MS = 5000;
@@ -14,10 +14,7 @@ const SYMBOL = 'BTC-USD-PERP';
 
 test("an account's fill reaches its private stream while the public trade waits for the window", { timeout: 60_000 }, async () => {
   const ex = await startTestExchange({ feedLimits: { publishEveryMs: WINDOW_MS } });
-  const maker = await new Trader(ex).login();
-  const taker = await new Trader(ex).login();
-  await maker.fund('1000000');
-  await taker.fund('1000000');
+  const [maker, taker] = await fundedTraders(ex, 2, '1000000');
   // Signed beforehand, so the orders inside the window take only their round trips.
   const ask = await maker.signedOrder({ price: '96010', quantity: '-0.001' });
   const bid = await taker.signedOrder({ price: '96010', quantity: '0.001', ioc: true });

@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader, type ApiClient } from './harness.ts';
+import { startTestExchange, Trader, type ApiClient, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 import { FeedClient, type FeedMessage } from './feed-client.ts';
 
@@ -37,10 +37,7 @@ async function trade(maker: Trader, taker: Trader, rounds: number): Promise<void
 }
 
 async function traders(client: ApiClient): Promise<[Trader, Trader]> {
-  const maker = await new Trader(client).login();
-  const taker = await new Trader(client).login();
-  await maker.fund('100000');
-  await taker.fund('100000');
+  const [maker, taker] = await fundedTraders(client, 2, '100000');
   return [maker, taker];
 }
 

@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
 import { SLOW_CONSUMER_CLOSE } from '../../src/ws/feeds.ts';
 
@@ -16,10 +16,7 @@ const LIMIT = 256 * 1024;
 
 test('a slow consumer is closed with a reason while a fast one keeps receiving', { timeout: 90_000 }, async () => {
   const ex = await startTestExchange({ feedLimits: { slowConsumerBytes: LIMIT } });
-  const maker = await new Trader(ex).login();
-  const taker = await new Trader(ex).login();
-  await maker.fund('1000000');
-  await taker.fund('1000000');
+  const [maker, taker] = await fundedTraders(ex, 2, '1000000');
   // A deep book makes each snapshot a few kilobytes.
   for (let i = 0; i < 40; i++) assert.equal((await maker.place({ price: (96000 + i * 10).toFixed(1), quantity: '-0.001' })).status, 200);
 

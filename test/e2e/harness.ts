@@ -124,6 +124,20 @@ export interface OrderFields {
 /** The EIP-712 `Order` message of a request body, by the published rules: the client's own mapping (src/client/signing.ts). */
 export const orderTypedMessage = (body: Record<string, unknown>): Record<string, unknown> => orderMessage(body as unknown as ClientOrderBody);
 
+/**
+ * `count` traders logged in on `ex`, each with `amount` USD deposited on subaccount 0 — the
+ * opening of most trading tests. One after another, so their accounts are created in order.
+ */
+export async function fundedTraders(ex: ApiClient, count: number, amount: string): Promise<Trader[]> {
+  const traders: Trader[] = [];
+  for (let i = 0; i < count; i++) {
+    const trader = await new Trader(ex).login();
+    await trader.fund(amount);
+    traders.push(trader);
+  }
+  return traders;
+}
+
 /** A wallet that trades through the API: logs in, signs orders with viem, reads its account. */
 export class Trader {
   readonly wallet: PrivateKeyAccount;

@@ -3,17 +3,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestExchange, tempDataDir, Trader } from './harness.ts';
+import { startTestExchange, tempDataDir, fundedTraders } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 test('the operator tool replays a journal through the cores to every snapshot\'s state hash', async (t) => {
   const dataDir = tempDataDir(t, 'perp-verify-');
   const ex = await startTestExchange({ dataDir });
-  const alice = await new Trader(ex).login();
-  const bob = await new Trader(ex).login();
-  await alice.fund('100000');
-  await bob.fund('100000');
+  const [alice, bob] = await fundedTraders(ex, 2, '100000');
   for (let i = 0; i < 10; i++) {
     await alice.place({ price: String(95_000 + i), quantity: '0.01' });
     await bob.place({ price: '94990', quantity: '-0.005', ioc: true });

@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import parsePrometheusTextFormat, { type MetricFamily, type Sample } from 'parse-prometheus-text-format';
-import { startTestExchange, Trader, type ApiClient } from './harness.ts';
+import { startTestExchange, Trader, type ApiClient, fundedTraders } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
 
 async function scrape(ex: ApiClient): Promise<Map<string, MetricFamily>> {
@@ -36,10 +36,7 @@ test('a scrape parses, and orders placed over HTTP move the order, fill, request
   assert.equal(value(before, 'perp_orders_accepted_total'), 0);
   assert.equal(value(before, 'perp_fills_total'), 0);
 
-  const alice = await new Trader(ex).login();
-  const bob = await new Trader(ex).login();
-  await alice.fund('100000');
-  await bob.fund('100000');
+  const [alice, bob] = await fundedTraders(ex, 2, '100000');
   assert.equal((await alice.place({ price: '95000', quantity: '0.5' })).status, 200);
   assert.equal((await bob.place({ price: '94000', quantity: '-0.2' })).status, 200);
   // 1,000 BTC on 100,000 USD: refused by the margin check.

@@ -1,14 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, Trader, fundedTraders } from './harness.ts';
 
 /** A fresh exchange with two logged-in traders funded with 100,000 each. */
 async function aliceAndBob() {
   const ex = await startTestExchange();
-  const alice = await new Trader(ex).login();
-  const bob = await new Trader(ex).login();
-  await alice.fund('100000');
-  await bob.fund('100000');
+  const [alice, bob] = await fundedTraders(ex, 2, '100000');
   return { ex, alice, bob };
 }
 

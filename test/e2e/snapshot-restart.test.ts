@@ -1,15 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, tempDataDir, Trader } from './harness.ts';
+import { startTestExchange, tempDataDir, fundedTraders } from './harness.ts';
 
 test('a restart loads the newest snapshot and replays only the journal after it, to the same state', async (t) => {
   const dataDir = tempDataDir(t, 'perp-snap-');
 
   const first = await startTestExchange({ dataDir });
-  const alice = await new Trader(first).login();
-  const bob = await new Trader(first).login();
-  await alice.fund('100000');
-  await bob.fund('100000');
+  const [alice, bob] = await fundedTraders(first, 2, '100000');
   const resting = (await alice.place({ price: '95000', quantity: '0.5', clientId: 'before-snapshot' })).json()[0];
   await bob.place({ price: '95000', quantity: '-0.1' });
 
