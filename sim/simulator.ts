@@ -62,6 +62,8 @@ export interface SeedResult {
   retried: number;
   recoveredEvents: number;
   hashChecks: number;
+  /** Originator fees the running exchange paid (replays after a restart not counted): the hostile fee siphon's, at its market's ceiling. */
+  originatorFeesPaid: number;
   /** The exchange's state hash at the end of the seed: the same seed ends on the same hash. */
   stateHash: string;
   violation: Violation | null;
@@ -148,6 +150,8 @@ class Simulation {
   private readonly bounds = new Bounds();
   /** A command the exchange must refuse that it accepted (reported at the next check). */
   private wronglyAccepted: string | null = null;
+  /** A restart is replaying the journal: its events were counted when they first happened. */
+  private recovering = false;
 
   constructor(
     private readonly specs: readonly MarketSpec[],
@@ -167,7 +171,10 @@ class Simulation {
       orderChanged: (o: OrderState) => {
         if (isTerminal(o.status)) this.finished.set(o.orderId, { settled: o.settled, status: o.status });
       },
-      ledgerEvent: (e) => this.bounds.onLedgerEvent(e),
+      ledgerEvent: (e) => {
+        if (e.type === 'balance' && e.reason === 'originatorFee' && !this.recovering) this.result.originatorFeesPaid++;
+        this.bounds.onLedgerEvent(e);
+      },
     };
     this.result = {
       seed: options.seed,
@@ -182,6 +189,7 @@ class Simulation {
       retried: 0,
       recoveredEvents: 0,
       hashChecks: 0,
+      originatorFeesPaid: 0,
       stateHash: '',
       violation: null,
     };
@@ -393,6 +401,7 @@ class Simulation {
     const checkpoints = this.checkpoints;
     let replayedTo: number | undefined;
     this.bounds.restarting();
+    this.recovering = true;
     const { node, report } = await SimNode.start(this.specs, disk, this.snapshots, this.listeners, this.logger, {
       onRecord: (seq, exchange) => {
         this.bounds.started(exchange);
@@ -409,6 +418,7 @@ class Simulation {
       onBadSnapshot: (seq, differ) => this.fail('snapshot', `snapshot at seq ${seq} verifies but restores to a different hash (parts ${differ.join(', ')})`),
     });
     this.node = node;
+    this.recovering = false;
     this.result.tornTails += this.logger.tornTails - tornBefore;
     this.result.recoveredEvents += report.recoveredEvents;
     this.result.snapshotsInterrupted = this.snapshots.interrupted;

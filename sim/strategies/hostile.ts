@@ -1,6 +1,6 @@
 /**
  * Hostile users (issue 13), run only with `--hostile`: a fee siphon (a reduce-only order
- * paying an accomplice an originator fee far beyond its notional), a reduce-only ladder (more
+ * paying an accomplice an originator fee at its market's ceiling, or far beyond its notional), a reduce-only ladder (more
  * resting reduce-only lots than the position holds), a dust flood (transfers of one base
  * unit to ever new addresses), relayed orders (an account's order signed by someone it never
  * delegated to: must be refused) and a liquidation cascade (a whale near maximum leverage,
@@ -37,7 +37,9 @@ export const feeSiphon: Strategy = {
       quantity: Math.abs(p.lots),
       flags: OrderFlag.ReduceOnly | OrderFlag.ImmediateOrCancel,
       originator: accomplice.address,
-      originatorFee: ctx.rng.chance(0.5) ? 1_000_000_000 : Number.MAX_SAFE_INTEGER,
+      // Half the time the market's ceiling, which is accepted: the fee is then held, charged and paid out, so the
+      // ledger's originator-fee path runs (no honest strategy names an originator); otherwise far above it, refused.
+      originatorFee: ctx.rng.chance(0.5) ? Number(ctx.markets[p.market].maxOriginatorFee) : ctx.rng.chance(0.5) ? 1_000_000_000 : Number.MAX_SAFE_INTEGER,
     });
   },
 };

@@ -30,6 +30,9 @@ test('hostile users (fee siphons, reduce-only ladders, dust floods, relayed orde
   for (const seed of [7, 13]) {
     const r = await runSeed(markets, { seed, commands: 10_000, faults: true, hostile: true });
     assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: npm run simulate -- --seed ${seed} --commands 10000 --hostile` : '');
+    // The siphon's fees at the market's ceiling are accepted and paid: the conservation checks run over the ledger's
+    // originator-fee path (when the siphon only tried fees above the ceiling, all refused, none was ever paid).
+    assert.ok(r.originatorFeesPaid > 0, `seed ${seed}: no originator fee was paid`);
   }
 });
 
