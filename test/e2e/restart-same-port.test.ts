@@ -13,18 +13,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer, type AddressInfo } from 'node:net';
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { encodeRequest, KeepAliveConnection } from './fuzz-http.ts';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+import { freePort } from '../replication/nats-servers.ts';
 
 /** Sockets in TIME_WAIT (state 06 of /proc/net/tcp) whose local port is `port`. */
 function timeWaitOn(port: number): number {
