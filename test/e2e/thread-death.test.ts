@@ -7,7 +7,9 @@
  *    and Retry-After (none waits), exit status 70 within seconds — also when SIGTERM comes
  *    right after — and the restart replays the journal: every order answered 200 is there;
  *  - the snapshot thread is survived: writes go on, and SIGTERM stops cleanly (exit 0, the
- *    LOCK removed) without the shutdown snapshot.
+ *    LOCK removed) without the shutdown snapshot;
+ *  - a signature thread is survived: the order whose signature it held is answered as if
+ *    nothing happened (the task runs again on the thread piscina starts), and the next ones too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +23,8 @@ import { endThread, INSPECT, inspectorUrl } from './end-thread.ts';
 const MARKET_THREAD_OF_BTC = `data?.commands !== undefined && data.markets.some((m) => m.index === 0)`;
 const PROJECTION_THREAD = `typeof data?.path === 'string'`;
 const SNAPSHOT_THREAD = `data?.journalDir !== undefined`;
+/** Piscina starts the signature pool's threads without workerData; every other thread has its own. */
+const SIGNATURE_THREAD = `data === undefined`;
 
 /** How long a dying exchange may take from the thread's death to its exit. */
 const EXIT_WITHIN_MS = 10_000;
@@ -119,4 +123,23 @@ test('the snapshot thread that dies is survived: writes go on, and SIGTERM stops
   assert.ok(server.logged('stopped'), 'the stop finished');
   assert.equal(existsSync(join(server.dataDir, 'LOCK')), false, 'the LOCK is removed');
   await orderSurvivesRestart(server, trader);
+});
+
+test('a signature thread that dies holding an order is survived: that order and the next are accepted', { timeout: 120_000 }, async () => {
+  const server = await startServerProcess([], INSPECT);
+  try {
+    const trader = await traderWithOrder(server);
+    // The thread waits for its next task in Atomics.wait: it dies as that task arrives, holding it.
+    const { ended } = await endThread(inspectorUrl(server.stderr()), SIGNATURE_THREAD);
+    const held = await trader.place({ price: '90000', quantity: '0.01' });
+    await ended;
+    assert.equal(held.status, 200, held.text);
+    for (let i = 0; i < 3; i++) {
+      const placed = await trader.place({ price: '90000', quantity: '0.01' });
+      assert.equal(placed.status, 200, placed.text);
+    }
+    assert.equal(server.exit(), undefined, 'still running');
+  } finally {
+    await server.stop();
+  }
 });
