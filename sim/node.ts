@@ -223,7 +223,7 @@ export class SimNode {
     books: FastOrderBook[],
   ) {
     this.markets = specs.map((m) => new SimMarket(m, books[m.index]));
-    const room = specs.map(() => ({ hasRoom: () => true }));
+    const room = specs.map(() => ({ hasRoom: () => true, problem: () => null }));
     this.sequencer = new Sequencer(exchange, journal, room, NO_HISTORY);
     const markets = this.markets;
     const router: MarketRouter = {

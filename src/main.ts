@@ -2,7 +2,8 @@
  * The exchange process: reads settings (flags, environment), checks what they need of the
  * machine (config/preflight: the data directory, the listen addresses), starts the pipeline (or
  * the role replication/node gives it: replica, standby), and stops it cleanly on SIGTERM or SIGINT. A bad setting, or one the machine cannot honour,
- * exits with status 2 and one line naming it (`Cannot start: PORT: …`); refused data exits 1.
+ * exits with status 2 and one line naming it (`Cannot start: PORT: …`); refused data exits 1. A
+ * thread the exchange cannot run without that dies is one fatal log line and exit status 70.
  * May import: pino, config/, log, pipeline, replication/node, http/gateway (the listen error it names), journal/refusal.
  */
 import { loadSettings } from './config/process.ts';
@@ -60,10 +61,25 @@ logger.info(
   'exchange ready',
 );
 
+/**
+ * Exit status when a thread the exchange cannot run without ended (EX_SOFTWARE): a process
+ * manager restarts it (not 1 or 2, which a restart would not change), and the restart replays
+ * the journal — nothing acknowledged is lost, as after kill -9.
+ */
+const EXIT_THREAD_STOPPED = 70;
+
 let stopping = false;
+let failing = false;
+void exchange.failed?.then(async (reason) => {
+  failing = true;
+  logger.fatal({ reason, exitCode: EXIT_THREAD_STOPPED }, 'exiting: a thread the exchange cannot run without stopped; the restart replays the journal');
+  await exchange.abort?.();
+  process.exit(EXIT_THREAD_STOPPED);
+});
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
-    if (stopping) return;
+    // Already on the way out (a stop, or a thread's death: bounded, whatever a stop would wait for).
+    if (stopping || failing) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
     exchange.stop().then(

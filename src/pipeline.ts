@@ -39,7 +39,7 @@ import { SnapshotThread } from './runtime/snapshot-thread.ts';
 import { MarketLink } from './runtime/market-link.ts';
 import { Sequencer } from './runtime/sequencer.ts';
 import { openDataDirectory } from './runtime/data-directory.ts';
-import { lockDataDirectory } from './runtime/directory-lock.ts';
+import { lockDataDirectory, type DirectoryLock } from './runtime/directory-lock.ts';
 import { tokenSecretOf } from './runtime/token-secret.ts';
 import { TestnetFeed } from './runtime/testnet-feed.ts';
 import { CommandKind } from './runtime/commands.ts';
@@ -69,6 +69,17 @@ export interface RunningExchange {
   recovery: { snapshotSeq: number; commands: number; events: number; recoveredEvents: number };
   /** Stops cleanly; `snapshot: false` skips the shutdown snapshot (tests use it to start from an older one). */
   stop(options?: { snapshot?: boolean }): Promise<void>;
+  /**
+   * Resolves, once, with the reason when a thread the exchange cannot run without ends on its
+   * own (a market thread, the projection thread): from then on every write is refused (503) and
+   * nothing waits on it, but no stop can finish either — call `abort` and end the process.
+   */
+  failed: Promise<string>;
+  /**
+   * After `failed`: gives what the journal holds at most ABORT_FLUSH_MS to reach this machine's
+   * disk and lets go of the data directory. The threads are left as they are: exit next.
+   */
+  abort(): Promise<void>;
 }
 
 export interface PipelineOptions {
@@ -105,6 +116,20 @@ const SNAPSHOT_FOLLOW_MS = 1000;
 export const SLOW_FLUSH_MS = 100;
 /** During a long start-up replay, a progress line this often. */
 const REPLAY_PROGRESS_MS = 5_000;
+/** How long an abort (a thread died) or a failed start waits for the journal's flush, at most. */
+const ABORT_FLUSH_MS = 2_000;
+
+/** `work`, or nothing once `ms` have passed: what a failing process must not wait on for long. */
+function atMost(ms: number, work: Promise<unknown>): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([work.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * What a start opened, closed in reverse order when the start fails after the data directory
+ * is locked (the port was taken during the replay, say): no thread, handle or LOCK outlives it.
+ */
+type Undo = Array<() => unknown>;
 
 /** Splits markets over `count` threads, round-robin. */
 function groups(markets: readonly MarketSpec[], count: number): MarketSpec[][] {
@@ -114,12 +139,24 @@ function groups(markets: readonly MarketSpec[], count: number): MarketSpec[][] {
 }
 
 export async function startExchange(settings: Settings, logger: Logger, options: PipelineOptions = {}): Promise<RunningExchange> {
-  const clock = options.clock ?? Date.now;
-  const { markets, profile } = settings;
-  const symbolOf = (market: number) => markets[market].symbol;
   mkdirSync(settings.dataDir, { recursive: true });
   // One exchange per data directory: a second one on the same journal would corrupt it.
   const lock = lockDataDirectory(settings.dataDir);
+  const undo: Undo = [];
+  try {
+    return await startLocked(settings, logger, options, lock, undo);
+  } catch (error) {
+    // Threads first (they use the stores), then the stores; each step on its own, none for long.
+    for (const step of undo.reverse()) await atMost(ABORT_FLUSH_MS, Promise.resolve().then(step));
+    lock.release();
+    throw error;
+  }
+}
+
+async function startLocked(settings: Settings, logger: Logger, options: PipelineOptions, lock: DirectoryLock, undo: Undo): Promise<RunningExchange> {
+  const clock = options.clock ?? Date.now;
+  const { markets, profile } = settings;
+  const symbolOf = (market: number) => markets[market].symbol;
   // What GET /metrics shows; the gauges read the parts below once they exist (`readFrom`).
   const metrics = new ExchangeMetrics();
 
@@ -132,7 +169,20 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       if (seconds * 1000 > SLOW_FLUSH_MS) logger.warn({ records, ms: Math.round(seconds * 1000) }, 'slow journal flush: replies wait for the disk');
     },
   });
+  undo.push(() => historyEnv.close(), () => journal.close());
+  if (options.replication !== undefined) undo.push(() => options.replication!.close());
   await options.replication?.attach(journal);
+
+  // A thread the exchange cannot run without ended on its own: `failed` says why, once.
+  let failure: string | null = null;
+  let reportFailure!: (reason: string) => void;
+  const failed = new Promise<string>((resolve) => (reportFailure = resolve));
+  const threadStopped = (reason: string) => {
+    if (failure !== null) return;
+    failure = reason;
+    reportFailure(reason);
+  };
+  projections.onThreadStopped = threadStopped;
 
   // ③ the exchange's state: the newest snapshot that history has caught up with and that restores
   // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
@@ -183,6 +233,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   metrics.resetFills();
   // From here on history is written on its own thread; the main thread only builds the records.
   projections.startThread(historyDir);
+  undo.push(() => projections.terminate());
   logger.info(
     {
       snapshotSeq: start?.seq ?? 0,
@@ -206,8 +257,10 @@ export async function startExchange(settings: Settings, logger: Logger, options:
         startBooks,
         (view, bytes, offset) => sequencer!.onRecord(view, bytes, offset),
         () => sequencer!.onBatch(),
+        threadStopped,
       ),
   );
+  undo.push(...links.map((link) => () => link.terminate()));
   const linkOfMarket: MarketLink[] = [];
   for (const link of links) for (const m of link.markets) linkOfMarket[m.index] = link;
   // login tokens: the gateway's /account/* routes and the feeds' private channels check them
@@ -239,6 +292,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     logger,
     limits: options.feedLimits,
   });
+  undo.push(() => feeds.close());
   const relay = new FeedRelay(exchange.depth.map((d) => d.sequence), (seq) => journal.durable(seq), feeds, (error) =>
     logger.error({ err: error }, 'feed frame failed'),
   );
@@ -260,6 +314,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     { journalDir: join(settings.dataDir, 'journal'), markets: [...markets], options: exchangeOptions, startSeq: start?.seq ?? 0, keep: SNAPSHOTS_KEPT },
     logger,
   );
+  undo.push(() => snapshotThread.terminate());
   // Between snapshots the thread follows the flushed journal, so a snapshot replays little.
   let followed = 0;
   const follow = () => {
@@ -268,6 +323,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   };
   follow();
   const follower = setInterval(follow, SNAPSHOT_FOLLOW_MS);
+  undo.push(() => clearInterval(follower));
   let lastSnapshotSeq = start?.seq ?? 0;
   /** Unix time (s) this process last saved a snapshot; null before its first (metrics). */
   let lastSnapshotAt: number | null = null;
@@ -314,10 +370,12 @@ export async function startExchange(settings: Settings, logger: Logger, options:
             .finally(() => (snapshotPending = false));
         }, settings.snapshotIntervalMs)
       : undefined;
+  undo.push(() => clearInterval(snapshotTimer));
 
   // ② signature recovery off the main thread: native libsecp256k1 where it loads, else noble
   const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
   const pool = new SignaturePool({ backend, threads: settings.signatureThreads });
+  undo.push(() => pool.close());
 
   // the clock: expiry, funding samples, liquidations, and on testnet the built-in index feed
   const feed = profile.faucet ? new TestnetFeed(markets) : null;
@@ -332,6 +390,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     sequencer!.submit({ kind: CommandKind.Tick, time }).catch((error) => logger.error({ err: error }, 'tick failed'));
   };
   const ticker = setInterval(tick, options.tickMs ?? 1000);
+  undo.push(() => clearInterval(ticker));
   // Conditional timers at their due times, not the next tick: a TWAP slice enters `period` after
   // the previous one (within RELEASE_POLL_MS), an untriggered order expires at its expiresAt. A
   // journaled `Release` carries the time, so a replay releases at the same points.
@@ -349,6 +408,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
         .finally(() => (releasing[m.index] = false));
     }
   }, RELEASE_POLL_MS);
+  undo.push(() => clearInterval(releaser));
 
   // ① the gateway
   const reads = stateReads(settings, exchange, history, projections, (market) => feed?.isHeld(market) ?? false);
@@ -366,7 +426,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
     corsOrigins: settings.corsOrigins,
     operations: {
       // The listener opens once the journal is replayed: a start-up replay shows as a refused connection.
-      notReady: () => (stopping ? 'shutting down' : journal.problem() ?? links.map((l) => l.problem()).find((p) => p !== null) ?? sequencer!.overloaded()),
+      notReady: () => (stopping ? 'shutting down' : failure ?? journal.problem() ?? links.map((l) => l.problem()).find((p) => p !== null) ?? sequencer!.overloaded()),
       metrics: () => metrics.text(),
       metricsContentType: metrics.contentType,
     },
@@ -421,7 +481,9 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       clearInterval(snapshotTimer);
       clearInterval(follower);
       await snapshotQueue;
-      if (stopOptions.snapshot !== false && journal.lastSeq() !== lastSnapshotSeq) await snapshotInTurn();
+      // A snapshot that fails (its thread gone, say) is logged ('snapshot failed') and the stop
+      // goes on: the journal, closed below, holds everything; the next start replays more of it.
+      if (stopOptions.snapshot !== false && journal.lastSeq() !== lastSnapshotSeq) await snapshotInTurn().catch(() => {});
       await snapshotThread.close();
       sequencer!.close();
       await sequencer!.idle();
@@ -436,6 +498,12 @@ export async function startExchange(settings: Settings, logger: Logger, options:
       await pool.close();
       await projections.close();
       await historyEnv.close();
+      lock.release();
+    },
+    failed,
+    async abort() {
+      for (const timer of [ticker, releaser, snapshotTimer, follower]) clearInterval(timer);
+      await atMost(ABORT_FLUSH_MS, journal.flushedHere());
       lock.release();
     },
   };

@@ -21,7 +21,9 @@
  * TypeScript workers: worker threads inherit `process.execArgv`, so under `node --import tsx`
  * the worker file loads through tsx as well (test/auth/signature-pool.test.ts proves it);
  * compiled to dist/, the pool runs the compiled worker beside it (`WORKER`).
- * Limits: a task failure (a worker crash) rejects the promises of that batch.
+ * A thread that dies holding a task (piscina starts another in its place) costs its callers
+ * nothing: recovery is pure, so the task runs once more; a task that fails twice rejects the
+ * promises of its batch.
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
@@ -168,7 +170,8 @@ export class SignaturePool {
   /** Posts a task; `settle` hands its result to the callers, a failure rejects them all. */
   private dispatch<R>(task: RecoverBatchTask | RecoverTypedTask, callers: readonly { reject(error: unknown): void }[], settle: (result: R) => void): void {
     this.inFlight++;
-    (this.piscina.run(task) as Promise<R>).then(
+    const run = () => this.piscina.run(task) as Promise<R>;
+    run().catch(run).then(
       (result) => {
         this.done += callers.length;
         settle(result);

@@ -62,6 +62,17 @@ const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as
 /** The build's `App` has `close()` (closes the listener and every connection); its typings omit it. */
 type App = Uws.TemplatedApp & { close(): void };
 
+/**
+ * `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (a type-only enum in the typings): listen without
+ * SO_REUSEPORT. By default uSockets sets it, and the kernel then splits new connections between
+ * every process listening on the port — a second server started by mistake would silently take
+ * a share of the clients. SO_REUSEADDR stays set either way: a restart listens at once while the
+ * old process's connections wait in TIME_WAIT.
+ */
+const LISTEN_EXCLUSIVE_PORT = 1;
+/** `listen(host, port, options, cb)`: the build takes it, its typings list only `listen(port, options, cb)`. */
+type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: Uws.us_listen_socket | false) => void) => unknown;
+
 export type Method = 'get' | 'post' | 'delete' | 'put' | 'patch' | 'head' | 'options';
 
 /** What a handler sees: a plain copy of the request. */
@@ -422,7 +433,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   app.any('/*', (res, req) => serve(res, req, options.fallback, 0, fallbackIndex));
 
   return new Promise((resolve, reject) => {
-    app.listen(options.host, options.port, (socket) => {
+    (app as unknown as { listen: ListenWithOptions }).listen(options.host, options.port, LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
         reject(new Error(`Cannot listen on ${options.host}:${options.port}`));
         return;

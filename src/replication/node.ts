@@ -17,7 +17,7 @@ import { leaseFor, primaryReplication } from './primary.ts';
 import { startReplica } from './replica.ts';
 
 /** What main.ts reads of a node: a primary has all of a `RunningExchange`, a replica its port. */
-export type RunningNode = Pick<RunningExchange, 'port' | 'stop'> & Partial<Pick<RunningExchange, 'operatorPort' | 'threads'>>;
+export type RunningNode = Pick<RunningExchange, 'port' | 'stop'> & Partial<Pick<RunningExchange, 'operatorPort' | 'threads' | 'failed' | 'abort'>>;
 
 export async function startNode(settings: Settings, logger: Logger): Promise<RunningNode> {
   const { role, natsUrls, natsReplicas, publicUrl } = settings.replication;
@@ -36,6 +36,7 @@ export async function startNode(settings: Settings, logger: Logger): Promise<Run
   const replica = await startReplica(settings, logger, new JetStreamSource(link, logger), lease);
   named(replica.port);
   let current: { stop(): Promise<void> } = replica;
+  let promoted: RunningExchange | undefined;
   let promotion: Promise<void> = Promise.resolve();
   if (role === 'standby') {
     promotion = replica.promoted.then(async (held) => {
@@ -44,7 +45,7 @@ export async function startNode(settings: Settings, logger: Logger): Promise<Run
       // The same port: clients that followed GET /cluster to this node keep their URL.
       const primary = { ...settings, port: replica.port };
       const exchange = await startExchange(primary, logger, { replication: primaryReplication(primary, logger, link, held, true) });
-      current = exchange;
+      current = promoted = exchange;
       logger.info({ port: exchange.port, ms: Date.now() - started, url: held.me.url }, 'promoted: this node is now the primary');
     });
     promotion.catch((error) => {
@@ -58,5 +59,8 @@ export async function startNode(settings: Settings, logger: Logger): Promise<Run
       await promotion.catch(() => {});
       await current.stop();
     },
+    // Once promoted, the primary's threads are this node's: their death is its failure.
+    failed: promotion.then(() => promoted?.failed ?? new Promise<never>(() => {})),
+    abort: async () => promoted?.abort(),
   };
 }

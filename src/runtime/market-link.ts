@@ -7,6 +7,11 @@
  * nothing it accepted. Book commands that arise while events are handled (triggered stops, the
  * next iceberg slice) cannot be refused: when the ring is full they wait, in order, in an
  * overflow buffer that drains into the ring as the thread frees slots.
+ *
+ * A thread that ends on its own (it threw, ran out of memory, exited) is reported once to
+ * `onStopped` with a reason naming its markets; from then on `problem()` says it, the drain
+ * loop ends and requests to it fail at once — nothing waits on a thread that is gone. An end
+ * asked for (`close`, `terminate`) is not reported.
  */
 import type { Worker } from 'node:worker_threads';
 import type { MarketSpec } from '../config/market.ts';
@@ -25,6 +30,7 @@ export class MarketLink {
   private readonly commands = Ring.create(COMMAND_SLOTS);
   private readonly events = Ring.create(EVENT_SLOTS);
   private readonly worker: Worker;
+  /** Requests waiting for the thread's answer: settled with the answer, or an Error if the thread ends. */
   private readonly pending = new Map<number, (value: unknown) => void>();
   private nextRequest = 1;
   /** False once the thread is terminated: the drain loop stops without waiting for it. */
@@ -37,6 +43,8 @@ export class MarketLink {
   private wakeScheduled = false;
   /** Why the thread is no longer running (it exited or threw), or null while it runs. */
   private stopped: string | null = null;
+  /** `close` or `terminate` was called: the thread's end is expected. */
+  private ending = false;
 
   constructor(
     readonly markets: readonly MarketSpec[],
@@ -44,6 +52,8 @@ export class MarketLink {
     private readonly onRecord: RecordHandler,
     /** Called after each batch of records, so the caller can flush what the batch produced. */
     private readonly onBatch: () => void,
+    /** Called once if the thread ends without being asked to, with the reason (its markets named). */
+    private readonly onStopped: (reason: string) => void = () => {},
   ) {
     const data: MarketThreadData = {
       commands: this.commands.buffer,
@@ -55,9 +65,19 @@ export class MarketLink {
       this.pending.get(message.id)?.(message.value);
       this.pending.delete(message.id);
     });
-    this.worker.on('error', (error) => (this.stopped ??= `market thread failed: ${error.message}`));
-    this.worker.on('exit', (code) => (this.stopped ??= `market thread exited (code ${code})`));
+    const name = `market thread of ${markets.map((m) => m.symbol).join(', ')}`;
+    this.worker.on('error', (error) => this.stop(`${name} failed: ${error.message}`));
+    this.worker.on('exit', (code) => this.stop(`${name} exited (code ${code})`));
     this.drained = this.drain();
+  }
+
+  private stop(reason: string): void {
+    if (this.stopped !== null) return;
+    this.stopped = reason;
+    this.running = false;
+    for (const settle of this.pending.values()) settle(new Error(reason));
+    this.pending.clear();
+    if (!this.ending) this.onStopped(reason);
   }
 
   /** Why this market thread is not running, or null while it runs (GET /ready). */
@@ -163,9 +183,10 @@ export class MarketLink {
   }
 
   private request(kind: 'snapshot' | 'stateHash'): Promise<unknown> {
+    if (this.stopped !== null) return Promise.reject(new Error(this.stopped));
     const id = this.nextRequest++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, (value) => (value instanceof Error ? reject(value) : resolve(value)));
       this.worker.postMessage({ id, kind });
     });
   }
@@ -190,6 +211,7 @@ export class MarketLink {
 
   /** Stops the thread after it has handled every command sent, and delivers its last events. */
   async close(): Promise<void> {
+    this.ending = true;
     this.commands.close();
     await this.drained;
     this.running = false;
@@ -198,6 +220,7 @@ export class MarketLink {
 
   /** Ends the thread at once (a crash in tests, or after a fatal error). */
   async terminate(): Promise<void> {
+    this.ending = true;
     this.running = false;
     this.commands.close();
     await this.worker.terminate();

@@ -110,6 +110,13 @@ export class Projections {
   private finishedNext = 0;
   /** The newest event number of each owner numbered since start (history has the others'). */
   private readonly accountSeqs = new Map<number, number>();
+  /**
+   * Called once if the projection thread ends without being asked to (it threw or exited): no
+   * history can be written from then on, and no reply that waits for it can come (pipeline: fatal).
+   */
+  onThreadStopped: (reason: string) => void = () => {};
+  /** `close` or `terminate` was called: the thread's end is expected. */
+  private ending = false;
   /** The feeds, once live: they hear every numbered subaccount event and every written batch. */
   feed: { account(event: AccountEventRecord): void; historyWritten(): void } | null = null;
 
@@ -249,7 +256,8 @@ export class Projections {
     const data: ProjectionThreadData = { path };
     this.thread = spawnWorker(siblingModule('./projection-worker.ts', import.meta.url), { workerData: data });
     this.thread.on('message', (report: ProjectionReport) => this.onReport(report));
-    this.thread.on('error', (error) => this.fail(error));
+    this.thread.on('error', (error) => this.threadStopped(`projection thread failed: ${error.message}`));
+    this.thread.on('exit', (code) => this.threadStopped(`projection thread exited (code ${code})`));
     // What replay left uncommitted goes as the thread's first batch, once the journal commits it.
     this.flush();
   }
@@ -331,12 +339,29 @@ export class Projections {
     await this.settle();
     const thread = this.thread;
     if (thread === null) return;
+    this.ending = true;
     await new Promise<void>((resolve) => {
       this.closed = resolve;
       thread.postMessage({ type: 'close' } satisfies ProjectionMessage);
     });
     await thread.terminate();
     this.thread = null;
+  }
+
+  /** Ends the projection thread at once, whatever it was writing (a start that failed). */
+  async terminate(): Promise<void> {
+    this.ending = true;
+    await this.thread?.terminate();
+  }
+
+  private threadStopped(reason: string): void {
+    if (this.ending) return;
+    this.ending = true;
+    // New writes are refused from now on (`behind`). The replies already waiting for history get
+    // no answer, not a 500: their commands are in the journal, the process exits (pipeline
+    // `failed`) and the restart applies them — as after kill -9, the journal is their outcome.
+    this.failure ??= new Error(reason);
+    this.onThreadStopped(reason);
   }
 
   private onReport(report: ProjectionReport): void {

@@ -13,8 +13,9 @@
  * relay's listener after the exchange applied it, and every batch (a ring batch, or a command
  * that routed nothing) closes a feed frame; the relay waits for the flush, not the sequencer.
  *
- * Backpressure: when the journal, the history or a command ring is behind, `submit` refuses with
- * `Overloaded` before changing anything, so nothing accepted is ever dropped.
+ * Backpressure: when the journal, the history or a command ring is behind, or a market thread
+ * has stopped, `submit` refuses with `Overloaded` before changing anything, so nothing accepted
+ * is ever dropped.
  */
 import type { Journal } from '../journal/journal.ts';
 import { decodeEvent, doneCode, recordKind, recordLength, recordMarket } from './codec.ts';
@@ -26,8 +27,8 @@ import type { MarketLink } from './market-link.ts';
 import type { Projections } from './projections.ts';
 import type { FeedRelay } from './feed-relay.ts';
 
-/** What the sequencer needs of a market thread's link: whether its command ring has room. */
-export type CommandRoom = Pick<MarketLink, 'hasRoom'>;
+/** What the sequencer needs of a market thread's link: whether its thread runs and its command ring has room. */
+export type CommandRoom = Pick<MarketLink, 'hasRoom' | 'problem'>;
 /** What the sequencer needs of the feeds: each book event, and the end of each batch. */
 export type FeedTap = Pick<FeedRelay, 'listener' | 'endOfBatch'>;
 /** What the sequencer needs of history: its backpressure, its batches and when it caught up. */
@@ -98,7 +99,12 @@ export class Sequencer {
     if (this.journal.isBehind()) return 'journal is behind';
     const history = this.projections.behind();
     if (history !== null) return history;
-    for (const link of this.links) if (!link.hasRoom(ROOM_NEEDED)) return 'a market is behind';
+    for (const link of this.links) {
+      // A stopped market thread takes no commands: no write may wait for it (the process exits, main.ts).
+      const stopped = link.problem();
+      if (stopped !== null) return stopped;
+      if (!link.hasRoom(ROOM_NEEDED)) return 'a market is behind';
+    }
     return null;
   }
 

@@ -9,6 +9,9 @@
  * A failure rejects with the thread's message; after a replay failure every later request
  * fails the same way (restart to rebuild the replica — start-up replays the same journal and
  * reports the same divergence if there is one).
+ * A thread that ends without being asked to is logged once; the exchange runs on without
+ * snapshots (the journal is the truth: a restart replays more of it) and every later `take`
+ * fails at once — nothing waits on a thread that is gone.
  * May import: runtime/snapshot-worker (types), runtime/spawn-worker, node:worker_threads.
  */
 import type { Worker } from 'node:worker_threads';
@@ -31,6 +34,8 @@ export class SnapshotThread {
   private pending: { resolve: (saved: SavedSnapshot) => void; reject: (error: Error) => void } | null = null;
   private closed: (() => void) | null = null;
   private exited = false;
+  /** `close` or `terminate` was called: the thread's end is expected. */
+  private ending = false;
 
   constructor(data: SnapshotThreadData, logger: SnapshotThreadLogger) {
     this.thread = spawnWorker(siblingModule('./snapshot-worker.ts', import.meta.url), { workerData: data });
@@ -39,12 +44,14 @@ export class SnapshotThread {
       else if (report.type === 'closed') this.closed?.();
       else this.settle(report.type === 'saved' ? report : new Error(`snapshot at seq ${report.seq} failed: ${report.error}`));
     });
+    let failure: Error | undefined;
     this.thread.on('error', (error) => {
-      logger.error({ err: error }, 'snapshot thread stopped');
+      failure = error;
       this.settle(error);
     });
-    this.thread.on('exit', () => {
+    this.thread.on('exit', (code) => {
       this.exited = true;
+      if (!this.ending) logger.error({ err: failure, code }, 'snapshot thread stopped: no snapshots until a restart (the journal keeps everything)');
       this.settle(new Error('snapshot thread exited'));
     });
   }
@@ -76,6 +83,7 @@ export class SnapshotThread {
 
   /** Closes the thread's LMDB handle and ends it. Call with no snapshot in progress. */
   async close(): Promise<void> {
+    this.ending = true;
     if (this.exited) return;
     await new Promise<void>((resolve) => {
       this.closed = resolve;
@@ -83,6 +91,12 @@ export class SnapshotThread {
       this.thread.once('exit', () => resolve());
       this.thread.postMessage({ type: 'close' } satisfies SnapshotMessage);
     });
+    await this.thread.terminate();
+  }
+
+  /** Ends the thread at once (a start that failed). */
+  async terminate(): Promise<void> {
+    this.ending = true;
     await this.thread.terminate();
   }
 }

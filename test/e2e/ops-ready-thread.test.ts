@@ -17,7 +17,7 @@ test('a market link reports its thread once the thread has exited', async () => 
   assert.equal(link.problem(), null);
   await link.terminate();
   for (let i = 0; i < 50 && link.problem() === null; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.match(link.problem() ?? '', /^market thread exited \(code \d+\)$/);
+  assert.match(link.problem() ?? '', /^market thread of BTC-USD-PERP exited \(code \d+\)$/);
 });
 
 test('/ready is 503 naming a stopped market thread, while /health stays 200', async () => {

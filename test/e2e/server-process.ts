@@ -55,6 +55,8 @@ export interface ServerProcess {
 /** A server process that may not be ready yet: a crash test can kill it during start-up. */
 export interface StartingServerProcess {
   dataDir: string;
+  /** The process id (a test may hold it with SIGSTOP during its start). */
+  pid: number;
   /** Resolves once it logs `exchange ready`; rejects if it exits before. */
   ready: Promise<ServerProcess>;
   /** Every JSON log entry so far, in order. */
@@ -172,5 +174,5 @@ export function spawnServerProcess(args: readonly string[] = [], env: Record<str
   }));
   // A start the caller killed on purpose is not an unhandled rejection.
   ready.catch(() => {});
-  return { dataDir, ready, log, onLog: (listener) => listeners.push(listener), kill, exit: () => exit, stderr: () => stderr };
+  return { dataDir, pid: child.pid!, ready, log, onLog: (listener) => listeners.push(listener), kill, exit: () => exit, stderr: () => stderr };
 }
