@@ -73,8 +73,13 @@ let failing = false;
 void exchange.failed?.then(async (reason) => {
   failing = true;
   logger.fatal({ reason, exitCode: EXIT_THREAD_STOPPED }, 'exiting: a thread the exchange cannot run without stopped; the restart replays the journal');
-  await exchange.abort?.();
-  process.exit(EXIT_THREAD_STOPPED);
+  // Exit 70 whatever the abort meets: a rejection would end the process with 1, which a
+  // process manager is told not to restart.
+  try {
+    await exchange.abort?.();
+  } finally {
+    process.exit(EXIT_THREAD_STOPPED);
+  }
 });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {

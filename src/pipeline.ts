@@ -169,8 +169,9 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
       if (seconds * 1000 > SLOW_FLUSH_MS) logger.warn({ records, ms: Math.round(seconds * 1000) }, 'slow journal flush: replies wait for the disk');
     },
   });
-  undo.push(() => historyEnv.close(), () => journal.close());
+  // Undone in reverse: the journal's last flush before replication closes (it ships it).
   if (options.replication !== undefined) undo.push(() => options.replication!.close());
+  undo.push(() => historyEnv.close(), () => journal.close());
   await options.replication?.attach(journal);
 
   // A thread the exchange cannot run without ended on its own: `failed` says why, once.

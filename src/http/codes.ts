@@ -31,6 +31,7 @@ const LEDGER_STATUS: Readonly<Record<number, number>> = {
   [LedgerCode.MarketNotFound]: 404,
   [LedgerCode.OrderExists]: 409,
   [LedgerCode.InLiquidation]: 409,
+  [LedgerCode.OrdersOpenInMarket]: 409,
   [LedgerCode.FaucetDisabled]: 403,
 };
 

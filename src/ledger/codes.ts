@@ -22,6 +22,7 @@ export const LedgerCode = {
   SameAccount: 2011,
   FaucetDisabled: 2012,
   InLiquidation: 2013,
+  OrdersOpenInMarket: 2014,
 } as const;
 export type LedgerCode = (typeof LedgerCode)[keyof typeof LedgerCode];
 
@@ -41,4 +42,5 @@ export const LEDGER_CODE_TEXT: Readonly<Record<number, string>> = {
   [LedgerCode.SameAccount]: 'Cannot transfer to the same subaccount',
   [LedgerCode.FaucetDisabled]: 'Faucet is not available',
   [LedgerCode.InLiquidation]: 'Account is being liquidated',
+  [LedgerCode.OrdersOpenInMarket]: 'Cannot switch between cross and isolated margin while orders are open in this market: cancel them first',
 };

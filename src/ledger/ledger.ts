@@ -210,7 +210,10 @@ export class Ledger {
    * With a position open: cross → isolated moves max(IM, IM − upnl) from collateral into the
    * position's margin; isolated → cross returns the margin; a new isolated fraction tops the
    * margin up to, or releases it down to, IM − min(upnl, 0). Refused when the result would
-   * leave the cross account short of its initial margin.
+   * leave the cross account short of its initial margin, and a switch between cross and
+   * isolated while the owner has orders open in the market: each was admitted under the mode it
+   * entered with (an isolated order holds cash, a cross one may lean on unrealised profit), and a
+   * cross order filled as isolated would post less margin than its hold promised.
    */
   setMargin(address: string, subaccountIndex: number, market: number, isolated: boolean, fraction: bigint, time: number): LedgerCode {
     const o = this.ownerByAddress(address, subaccountIndex);
@@ -221,6 +224,7 @@ export class Ledger {
     if (o.liquidating.has(market)) return LedgerCode.InLiquidation;
     const p = o.positions.get(market);
     const before = o.settings.get(market);
+    if ((p?.isolated ?? before?.isolated ?? false) !== isolated && o.openLots.has(market)) return LedgerCode.OrdersOpenInMarket;
     if (p !== undefined) {
       const e = exposureOf(o, this.markets, this.scratch);
       const notionalNow = notionalAtMark(m, p);

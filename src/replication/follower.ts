@@ -51,6 +51,11 @@ export class JetStreamSource implements BlockSource {
         const start = lastStreamSeq === null ? await messageHolding(this.link.jsm, after + 1) : lastStreamSeq + 1;
         const consumer = await this.link.js.consumers.get(JOURNAL_STREAM, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
         const messages = await consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
+        // Closed while this consumer was being made: `close` could only close the one before.
+        if (this.closed) {
+          await messages.close();
+          return;
+        }
         this.messages = messages;
         this.report(messages).catch(() => {});
         let lastMessageAt = Date.now();

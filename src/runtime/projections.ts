@@ -342,6 +342,8 @@ export class Projections {
     this.ending = true;
     await new Promise<void>((resolve) => {
       this.closed = resolve;
+      // A thread that dies while closing never reports `closed`: its exit ends the wait too.
+      thread.once('exit', () => resolve());
       thread.postMessage({ type: 'close' } satisfies ProjectionMessage);
     });
     await thread.terminate();

@@ -147,6 +147,8 @@ export class Feeds implements FeedSink {
   private readonly unpublished: (Unpublished | null)[];
   private readonly publishedAt: number[];
   private readonly windows: (NodeJS.Timeout | undefined)[];
+  /** Closed: no more windows, each frame published as it comes. */
+  private closing = false;
   /** Bytes published since every connection's unsent bytes were last read: none can have grown by more. */
   private publishedSinceSweep = 0;
   /** Connections past half the slow-consumer limit when last read: read again after each publish. */
@@ -187,11 +189,17 @@ export class Feeds implements FeedSink {
     );
   }
 
+  /**
+   * Stops the timers and publishes what waits for a window, so the last trades before a stop
+   * reach the subscribers; frames after it (a drain still finishing requests) go out at once.
+   */
   close(): void {
+    this.closing = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers.length = 0;
     for (const timer of this.windows) clearTimeout(timer);
     this.windows.fill(undefined);
+    for (let market = 0; market < this.unpublished.length; market++) this.publishMarket(market);
   }
 
   // ── connections ──────────────────────────────────────────────────────────────────────────
@@ -499,8 +507,12 @@ export class Feeds implements FeedSink {
       u.sequence = delta.sequence;
       touched.add(delta.market);
     }
+    const now = this.ports.clock();
     for (const t of frame.trades) {
       this.unpublishedOf(t.market).trades.push(t);
+      // The candles are watched from the trade on, not from its window: its history write may
+      // be reported before the window publishes.
+      this.lastTradeAt[t.market] = now;
       touched.add(t.market);
     }
     for (const market of touched) this.schedule(market);
@@ -514,6 +526,7 @@ export class Feeds implements FeedSink {
 
   /** Publishes the market now if its last publish is a window ago, else once it is (one timer). */
   private schedule(market: number): void {
+    if (this.closing) return this.publishMarket(market);
     if (this.windows[market] !== undefined) return;
     const wait = this.publishedAt[market] + this.limits.publishEveryMs - performance.now();
     if (wait <= 0) {
@@ -546,7 +559,6 @@ export class Feeds implements FeedSink {
       this.publish(bookTopic, bookDelta(bookTopic, market, delta, { bids: book.depth(Side.Buy, CHECKSUM_LEVELS, 1), asks: book.depth(Side.Sell, CHECKSUM_LEVELS, 1) }, now));
     }
     if (u.trades.length === 0) return;
-    this.lastTradeAt[index] = now;
     const tradesTopic = `trades.${market.symbol}`;
     if (server.subscribers(tradesTopic) > 0) this.publish(tradesTopic, tradesMessage(tradesTopic, market, u.trades));
     this.publishPrices(market);

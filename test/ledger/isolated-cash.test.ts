@@ -49,3 +49,23 @@ test('an admitted isolated order fills at the mark with its initial margin poste
   h.ledger.checkConservation();
   h.ledger.validateInternalState();
 });
+
+test('ISOLATE_WITH_A_CROSS_ORDER_OPEN: switching a market to isolated while an order admitted on cross is open is refused, until it is cancelled', () => {
+  // Found by review: the 50 ETH buy that isolated margin refuses was admitted on cross (against
+  // the profit), the market then isolated, and the fill posted the 10.95 of cash there was —
+  // the position opened below its maintenance of 15 at an unchanged mark.
+  const h = harness();
+  const alice = h.fund(ALICE, usd(11));
+  const bob = h.fund(BOB, usd(10_000));
+  const carol = h.fund(CAROL, usd(10_000));
+  h.fill(bob, alice, -1, 100, 1000);
+  h.fill(bob, carol, -1, 50, 1);
+  h.fill(bob, carol, 1, 1000, 1, ETH);
+  assert.equal(h.ledger.admitOrder(1, alice, ETH, 1, 1000, 5_000_000, false, 2), LedgerCode.Ok, 'on cross the profit covers it');
+  assert.equal(h.ledger.setMargin(ALICE, 0, ETH, true, 5_000_000n, 3), LedgerCode.OrdersOpenInMarket);
+  assert.equal(h.ledger.setMargin(ALICE, 0, ETH, false, 5_000_000n, 3), LedgerCode.Ok, 'a new fraction in the same mode is allowed');
+  assert.equal(h.ledger.releaseOrder(1, 4), LedgerCode.Ok);
+  assert.equal(h.ledger.setMargin(ALICE, 0, ETH, true, 5_000_000n, 5), LedgerCode.Ok, 'nothing open: isolated');
+  h.ledger.checkConservation();
+  h.ledger.validateInternalState();
+});
