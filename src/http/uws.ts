@@ -380,7 +380,10 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       } else finish(result);
     };
 
-    if (!NEEDS_BODY.has(request.method)) {
+    // A body comes with every write, and may come with a read: one a read carries is read (and
+    // dropped) before the answer, since a server that closes a connection (`Connection: close`)
+    // with bytes of it unread resets it, and the client loses the answer with the reset.
+    if (!NEEDS_BODY.has(request.method) && declaredLength === 0 && req.getHeader('transfer-encoding') === '') {
       run();
       return;
     }

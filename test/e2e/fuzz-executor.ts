@@ -9,7 +9,7 @@
  *    accepted only for a method token uWebSockets.js does not parse;
  *  - no 5xx but 503 (overloaded);
  *  - an error (≥ 400) has a non-empty text/plain body; a success is JSON (the HTML reference
- *    page aside); a body over the 64 KiB limit is 413.
+ *    page aside); a body over the 64 KiB limit is 413, on a read as on a write.
  */
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { canonicalOrderType } from '../../src/auth/typed-data.ts';
@@ -290,7 +290,7 @@ export function violation({ plan, request, exchange }: Sent): string | undefined
   const { status, headers, body } = exchange.response;
   const contentType = headers.get('content-type') ?? '';
   if (status >= 500 && status !== 503) return `status ${status}`;
-  if (plan.body.kind === 'filler' && plan.body.size > MAX_BODY_BYTES && BODY_METHODS.has(request.method) && status !== 413) return `a ${plan.body.size}-byte body got ${status}, not 413`;
+  if (plan.body.kind === 'filler' && plan.body.size > MAX_BODY_BYTES && (BODY_METHODS.has(request.method) || request.method === 'GET') && status !== 413) return `a ${plan.body.size}-byte body got ${status}, not 413`;
   if (request.method === 'HEAD') return undefined;
   // OPTIONS on a known path: 204, Allow, nothing else.
   if (status === 204) return request.method === 'OPTIONS' && body.length === 0 && headers.get('allow') !== null ? undefined : `204 to ${request.method} (body ${body.length} bytes, Allow ${headers.get('allow')})`;

@@ -168,6 +168,20 @@ test('a path parameter with a malformed percent-escape gets a 4xx, and the serve
   }
 });
 
+test('a read that carries a body and asks to close gets its whole answer; one over the limit gets 413', async (t) => {
+  // Found by the fuzz run (FUZZ_SEED=1051304896): GET /docs with a 200,000-byte body and
+  // `Connection: close` — the server answered and closed with the body unread, the kernel reset
+  // the connection, and the client lost the 137 KB page after its first bytes.
+  const server = await startFuzzServer();
+  t.after(() => server.stop());
+  for (const [size, status] of [[30_000, 200], [200_000, 413]] as const) {
+    const reply = await send(server.port, { method: 'GET', target: '/docs', headers: [], body: Buffer.alloc(size, 'a') }, { sourceAddress: '127.0.0.1', timeoutMs: 10_000 });
+    assert.equal(reply.kind, 'response', `GET /docs with a ${size}-byte body: ${reply.kind === 'closed' ? reply.detail : reply.kind}${serverSide(server, 0)}`);
+    assert.equal(reply.response.status, status);
+    if (status === 200) assert.match(reply.response.body.toString('utf8'), /<\/html>\s*$/, 'the whole page');
+  }
+});
+
 /** What the server said about a failure: its exit, and the errors it logged since `from` (with stacks). */
 function serverSide(server: FuzzServer, from: number): string {
   const lines: string[] = [];
