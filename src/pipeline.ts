@@ -217,32 +217,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // ⑧ the feeds: the relay hears book events and numbered account events and hands them on once
   // the journal has flushed them; the feeds (ws/) fan them out over the gateway's WebSocket
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
-  const feeds = new Feeds({
-    markets,
-    startBooks: exchange.depth,
-    prices: (market) => {
-      const p = exchange.ledger.prices(market);
-      const funding = exchange.ledger.fundingHistory(market);
-      return { mark: p.mark, index: p.index, last: p.last > 0 ? p.last : undefined, fundingRate: funding.length === 0 ? null : funding[funding.length - 1].rate };
-    },
-    history,
-    accounts: exchange.ledger,
-    delegations: exchange.delegations,
-    tokens: login.tokens,
-    accountEvents: projections.accountEvents,
-    settle: async () => {
-      const seq = journal.lastSeq();
-      await journal.durable(seq);
-      await projections.caughtUp(seq);
-    },
-    clock,
-    logger,
-    limits: options.feedLimits,
-  });
-  const relay = new FeedRelay(exchange.depth.map((d) => d.sequence), (seq) => journal.durable(seq), feeds, (error) =>
-    logger.error({ err: error }, 'feed frame failed'),
-  );
-  projections.feed = relay;
+  const { feeds, relay } = streamingFeeds(settings, exchange, history, projections, journal, login, clock, logger, options.feedLimits);
   sequencer = new Sequencer(exchange, journal, links, projections, relay);
   const threads: MarketRouter = {
     place: (market, cmd) => linkOfMarket[market].place(market, cmd),
@@ -448,6 +423,53 @@ export function walletLogin(settings: Settings, clock: () => number, logger: Log
     challenge: { domain: new URL(profile.baseUrl).host, uri: profile.baseUrl, chainId: profile.chainId, now: clock },
     token: { keys: [{ kid: 'k1', secret: new TextEncoder().encode(settings.jwtSecret ?? tokenSecretOf(settings.dataDir, logger)) }], issuer: profile.baseUrl, audience: profile.baseUrl, now: clock },
   });
+}
+
+/**
+ * The streaming feeds (ws/feeds) over this node's exchange, and the relay (runtime/feed-relay)
+ * that hands them, once the local journal has flushed it, what the exchange applied: every book
+ * event decoded into `relay.listener(market)`, every numbered subaccount event (wired here
+ * through `projections.feed`), a frame closed at each `relay.endOfBatch(seq)`. The same on every
+ * node: the primary's sequencer and a replica's replay of the stream feed the relay alike.
+ */
+export function streamingFeeds(
+  settings: Settings,
+  exchange: Exchange,
+  history: HistoryReader,
+  projections: Projections,
+  journal: Journal,
+  login: WalletLogin,
+  clock: () => number,
+  logger: Logger,
+  limits?: Partial<FeedLimits>,
+): { feeds: Feeds; relay: FeedRelay } {
+  const feeds = new Feeds({
+    markets: settings.markets,
+    startBooks: exchange.depth,
+    prices: (market) => {
+      const p = exchange.ledger.prices(market);
+      const funding = exchange.ledger.fundingHistory(market);
+      return { mark: p.mark, index: p.index, last: p.last > 0 ? p.last : undefined, fundingRate: funding.length === 0 ? null : funding[funding.length - 1].rate };
+    },
+    history,
+    accounts: exchange.ledger,
+    delegations: exchange.delegations,
+    tokens: login.tokens,
+    accountEvents: projections.accountEvents,
+    settle: async () => {
+      const seq = journal.lastSeq();
+      await journal.durable(seq);
+      await projections.caughtUp(seq);
+    },
+    clock,
+    logger,
+    limits,
+  });
+  const relay = new FeedRelay(exchange.depth.map((d) => d.sequence), (seq) => journal.durable(seq), feeds, (error) =>
+    logger.error({ err: error }, 'feed frame failed'),
+  );
+  projections.feed = relay;
+  return { feeds, relay };
 }
 
 /** What the gateway reads of the state, the same on every node (a replica serves exactly these). */

@@ -8,8 +8,11 @@
  * command re-run, every book event checked field for field against the journal's
  * (`ReplayDivergenceError` stops the replica) — and its own history projections. It serves
  * every GET route (market data, account reads with a token signed by the shared
- * `--jwt-secret`, the operator's state hash); every write is refused with 421 naming the
- * primary (http/routes/cluster). Every reply carries its lag, `X-Replica-Lag: seq=N, ms=M`;
+ * `--jwt-secret`, the operator's state hash) and the streaming feeds on GET /ws, built as the
+ * primary builds them (pipeline `streamingFeeds`): each applied book event goes to the feeds'
+ * relay, each block closes a frame, handed on once the local journal flushed it — so sequence
+ * numbers, checksums and private event numbers are the primary's, later by the replica's lag.
+ * Every write is refused with 421 naming the primary (http/routes/cluster). Every reply carries its lag, `X-Replica-Lag: seq=N, ms=M`;
  * GET /metrics has it as gauges, and GET /ready answers 503 naming it past 5 s.
  *
  * Start: the local journal is replayed (from seq 1), then the stream is followed from the
@@ -40,11 +43,13 @@ import { openDataDirectory } from '../runtime/data-directory.ts';
 import { Exchange } from '../runtime/exchange.ts';
 import { NO_ROUTER } from '../runtime/ports.ts';
 import { recover } from '../runtime/recovery.ts';
+import { decodeEvent, recordMarket } from '../runtime/codec.ts';
+import type { FeedRelay } from '../runtime/feed-relay.ts';
 import { OverloadedError } from '../runtime/sequencer.ts';
 import { startGateway } from '../http/gateway.ts';
 import type { HttpReply } from '../http/uws.ts';
 import type { ClusterPort } from '../http/routes/cluster.ts';
-import { stateReads, stateReport, walletLogin } from '../pipeline.ts';
+import { stateReads, stateReport, streamingFeeds, walletLogin } from '../pipeline.ts';
 import type { Lease } from './lease.ts';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -98,14 +103,25 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   const exchange = new Exchange(settings.markets, NO_ROUTER, listeners, { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } });
   projections.identity = (owner) => exchange.ledger.identity(owner);
   logger.info({ role, lastSeq: journal.lastSeq() }, 'replaying local journal');
+  // The feeds' relay hears each book event the stream brings once the local journal is replayed (set below).
+  let relay: FeedRelay | null = null;
   // The same replay as a start; events a command in flight has not shipped yet wait for the primary's copy.
   const { replay } = recover(exchange, journal, {
     onRecord: (seq) => (projections.applying = seq),
-    onEvent: projections.atEvent,
+    onEvent: (view, offset) => {
+      projections.atEvent(view, offset);
+      if (relay !== null) decodeEvent(view, offset, relay.listener(recordMarket(view, offset)));
+    },
     onBatch: () => projections.flush(),
     finish: false,
   });
   projections.startThread(historyDir);
+  // The public and private feeds, as the primary builds them: fed from the records applied here.
+  const history = new HistoryReader(openHistoryDatabases(historyEnv));
+  const login = walletLogin(settings, clock, logger);
+  const streaming = streamingFeeds(settings, exchange, history, projections, journal, login, clock, logger);
+  relay = streaming.relay;
+  const { feeds } = streaming;
 
   let primarySeq = journal.lastSeq();
   let caughtUpAt = clock();
@@ -128,6 +144,8 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       exchange.takeUnsolicitedRoutes();
     }
     projections.flushSoon();
+    // One feed frame per block: handed on once the local journal has flushed it.
+    relay!.endOfBatch(journal.lastSeq());
     const now = clock();
     lastDelay = { ms: Math.max(0, now - block.storedAt), at: now };
     primarySeq = Math.max(primarySeq, journal.lastSeq());
@@ -205,13 +223,13 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   new Gauge({ name: 'perp_replica_lag_seconds', help: 'How long this replica has been behind the primary (0 when caught up)', registers: [registry], collect() { this.set(lag().ms / 1000); } });
   new Gauge({ name: 'perp_replica_applied_seq', help: 'The last journal seq this replica applied', registers: [registry], collect() { this.set(journal.lastSeq()); } });
 
-  const history = new HistoryReader(openHistoryDatabases(historyEnv));
   const reads = stateReads(settings, exchange, history, projections, () => false);
   const notHere = () => Promise.reject(new OverloadedError('not the primary'));
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
     trustedProxies: settings.trustedProxies,
+    sockets: feeds.endpoint,
     clock,
     logger,
     marketData: reads.marketData,
@@ -220,7 +238,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     accounts: {
       ...reads.accounts,
       writes: { transfer: notHere, setMargin: notHere, changeDelegation: notHere },
-      auth: { login: walletLogin(settings, clock, logger), domain: eip712Domain(settings.profile), recover: notHere },
+      auth: { login, domain: eip712Domain(settings.profile), recover: notHere },
     },
     orders: { ...reads.orders, submit: notHere },
     operator: {
@@ -244,6 +262,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       metricsContentType: registry.contentType,
     },
   });
+  feeds.attach(server);
   logger.info({ role, port: server.port, lastSeq: journal.lastSeq() }, 'replica ready');
 
   return {
@@ -255,6 +274,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       stopped = true;
       clearInterval(poller);
       clearInterval(watcher);
+      feeds.close();
       await server.drain(1000);
       await source.close();
       await following;
