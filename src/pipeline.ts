@@ -300,8 +300,11 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // prices are journaled now, not a tick later (GET /price never shows a null index).
   const unpriced = feed?.resumeFrom(markets.map((m) => exchange.ledger.prices(m.index).index)) ?? [];
   await Promise.all(unpriced.map(({ market, price }) => sequencer!.submit({ kind: CommandKind.IndexPrice, time: clock(), market, price })));
+  // The clock's own commands wait while this node may not write (a primary whose lease lapsed):
+  // a deposed primary's journal then stays a prefix of the stream, so it can follow it (replication/node).
+  const idle = () => sequencer!.overloaded() !== null || (options.replication?.cluster.writeRefusal() ?? null) !== null;
   const tick = () => {
-    if (sequencer!.overloaded() !== null) return;
+    if (idle()) return;
     const time = clock();
     if (feed !== null) for (const { market, price } of feed.step()) void sequencer!.submit({ kind: CommandKind.IndexPrice, time, market, price }).catch(() => {});
     sequencer!.submit({ kind: CommandKind.Tick, time }).catch((error) => logger.error({ err: error }, 'tick failed'));
@@ -312,7 +315,7 @@ export async function startExchange(settings: Settings, logger: Logger, options:
   // journaled `Release` carries the time, so a replay releases at the same points.
   const releasing = markets.map(() => false);
   const releaser = setInterval(() => {
-    if (sequencer!.overloaded() !== null) return;
+    if (idle()) return;
     const now = clock();
     for (const m of markets) {
       const due = exchange.nextDueAt(m.index);

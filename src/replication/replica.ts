@@ -15,7 +15,9 @@
  * Every write is refused with 421 naming the primary (http/routes/cluster). Every reply carries its lag, `X-Replica-Lag: seq=N, ms=M`;
  * GET /metrics has it as gauges, and GET /ready answers 503 naming it past 5 s.
  *
- * Start: the local journal is replayed (from seq 1), then the stream is followed from the
+ * Start: the local journal must be a prefix of the stream (its last record the stream's at that
+ * seq; else a `DataRefusedError` names the divergence: a deposed primary's unshipped records),
+ * then it is replayed (from seq 1), and the stream is followed from the
  * record after the local journal's last (`BlockSource.follow`). A block is appended to the
  * local journal and applied in the same turn; history is written on its thread as on the
  * primary.
@@ -35,7 +37,8 @@ import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
 import { eip712Domain } from '../auth/typed-data.ts';
-import { entryOf } from '../journal/journal.ts';
+import { entryOf, type Journal } from '../journal/journal.ts';
+import { DataRefusedError } from '../journal/refusal.ts';
 import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
@@ -65,6 +68,8 @@ export interface BlockSource {
   follow(after: number): AsyncIterable<ShippedBlock>;
   /** The last journal seq the primary has shipped. */
   tail(): Promise<number>;
+  /** The stream's record at journal seq `seq`, or null when the stream does not hold it. */
+  recordAt(seq: number): Promise<Uint8Array | null>;
   close(): Promise<void>;
 }
 
@@ -94,11 +99,33 @@ const READY_LAG_MS = 5_000;
 /** How often the primary's position is read from the stream (the lag's reference). */
 const TAIL_POLL_MS = 250;
 
+/**
+ * Why the local journal is not a prefix of the stream, or null when it is: its last record must
+ * be the stream's record at that seq (the hash chain makes every earlier one equal too). A
+ * journal with records the stream lacks or holds differently was written by a primary that was
+ * deposed before shipping them: following the stream would apply another history on top.
+ */
+async function divergence(journal: Journal, source: BlockSource): Promise<string | null> {
+  const last = journal.lastSeq();
+  if (last === 0) return null;
+  const streamed = await source.recordAt(last);
+  if (streamed === null) return `this node's journal holds records up to seq ${last}, which the journal stream does not reach (it ends at seq ${await source.tail()}): records this node wrote were never shipped, and another primary writes the stream — the histories diverged.`;
+  const local = [...journal.range(last, last)][0].record;
+  if (!Buffer.from(local).equals(Buffer.from(streamed))) return `this node's journal record at seq ${last} differs from the journal stream's: another primary wrote after this node's last shipped record — the histories diverged.`;
+  return null;
+}
+
 export async function startReplica(settings: Settings, logger: Logger, source: BlockSource, lease: Lease): Promise<RunningReplica> {
   const { role, primaryUrl } = settings.replication;
   const clock = Date.now;
   mkdirSync(settings.dataDir, { recursive: true });
   const { journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger);
+  const diverged = await divergence(journal, source);
+  if (diverged !== null) {
+    await journal.close();
+    await historyEnv.close();
+    throw new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`);
+  }
   const listeners = projections.listeners();
   const exchange = new Exchange(settings.markets, NO_ROUTER, listeners, { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } });
   projections.identity = (owner) => exchange.ledger.identity(owner);
