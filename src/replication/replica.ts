@@ -13,7 +13,7 @@
  * relay, each block closes a frame, handed on once the local journal flushed it — so sequence
  * numbers, checksums and private event numbers are the primary's, later by the replica's lag.
  * Every write is refused with 421 naming the primary (http/routes/cluster). Every reply carries its lag, `X-Replica-Lag: seq=N, ms=M`;
- * GET /metrics has it as gauges, and GET /ready answers 503 naming it past 5 s.
+ * GET /metrics has it as gauges (and the feeds' open connections), and GET /ready answers 503 naming it past 5 s.
  *
  * Start: the local journal must be a prefix of the stream (its last record the stream's at that
  * seq; else a `DataRefusedError` names the divergence: a deposed primary's unshipped records),
@@ -249,6 +249,8 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   new Gauge({ name: 'perp_replica_lag_records', help: 'Journal records the primary has shipped that this replica has not applied', registers: [registry], collect() { this.set(lag().seqs); } });
   new Gauge({ name: 'perp_replica_lag_seconds', help: 'How long this replica has been behind the primary (0 when caught up)', registers: [registry], collect() { this.set(lag().ms / 1000); } });
   new Gauge({ name: 'perp_replica_applied_seq', help: 'The last journal seq this replica applied', registers: [registry], collect() { this.set(journal.lastSeq()); } });
+  // The primary's name for it (metrics.ts): a replica's feed subscribers are counted alike.
+  new Gauge({ name: 'perp_ws_connections', help: 'WebSocket connections open (the feeds)', registers: [registry], collect() { this.set(server.socketCounts().open); } });
 
   const reads = stateReads(settings, exchange, history, projections, () => false);
   const notHere = () => Promise.reject(new OverloadedError('not the primary'));

@@ -88,6 +88,9 @@ test(`a replica's feeds: book, trades and a resumed private stream equal the pri
     if (step === STEPS / 2 + 2) resumed = await follow(replica.client.url, maker.token, channel, seen.at(-1)!.sequence);
   }
 
+  // Its feed subscribers are counted where the primary counts its own.
+  assert.match((await replica.client.request('GET', '/metrics')).text, /^perp_ws_connections [1-9]\d*$/m);
+
   // Both nodes at one journal seq with the same state, trades and book.
   await assertSameState(primary.client, replica.client, [BOOK, TRADES]);
   const rest = (await replica.client.request('GET', TRADES)).json() as Record<string, unknown>[];
