@@ -12,8 +12,9 @@
  * primary builds them (pipeline `streamingFeeds`): each applied book event goes to the feeds'
  * relay, each block closes a frame, handed on once the local journal flushed it — so sequence
  * numbers, checksums and private event numbers are the primary's, later by the replica's lag.
- * Every write is refused with 421 naming the primary (http/routes/cluster). Every reply carries its lag, `X-Replica-Lag: seq=N, ms=M`;
- * GET /metrics has it as gauges (and the feeds' open connections), and GET /ready answers 503 naming it past 5 s.
+ * Every write is refused with 421 naming the primary (http/routes/cluster). Every reply
+ * carries its lag, `X-Replica-Lag: seq=N, ms=M`; GET /metrics has it as gauges (and the feeds'
+ * open connections), and GET /ready answers 503 naming it past 5 s.
  *
  * Start: the local journal must be a prefix of the stream (its last record the stream's at that
  * seq; else a `DataRefusedError` names the divergence: a deposed primary's unshipped records),
