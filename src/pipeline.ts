@@ -271,33 +271,8 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   // ⑧ the feeds: the relay hears book events and numbered account events and hands them on once
   // the journal has flushed them; the feeds (ws/) fan them out over the gateway's WebSocket
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
-  const feeds = new Feeds({
-    markets,
-    startBooks: exchange.depth,
-    prices: (market) => {
-      const p = exchange.ledger.prices(market);
-      const funding = exchange.ledger.fundingHistory(market);
-      return { mark: p.mark, index: p.index, last: p.last > 0 ? p.last : undefined, fundingRate: funding.length === 0 ? null : funding[funding.length - 1].rate };
-    },
-    history,
-    accounts: exchange.ledger,
-    delegations: exchange.delegations,
-    tokens: login.tokens,
-    accountEvents: projections.accountEvents,
-    settle: async () => {
-      const seq = journal.lastSeq();
-      await journal.durable(seq);
-      await projections.caughtUp(seq);
-    },
-    clock,
-    logger,
-    limits: options.feedLimits,
-  });
+  const { feeds, relay } = streamingFeeds(settings, exchange, history, projections, journal, login, clock, logger, options.feedLimits);
   undo.push(() => feeds.close());
-  const relay = new FeedRelay(exchange.depth.map((d) => d.sequence), (seq) => journal.durable(seq), feeds, (error) =>
-    logger.error({ err: error }, 'feed frame failed'),
-  );
-  projections.feed = relay;
   sequencer = new Sequencer(exchange, journal, links, projections, relay);
   const threads: MarketRouter = {
     place: (market, cmd) => linkOfMarket[market].place(market, cmd),
@@ -384,8 +359,11 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   // prices are journaled now, not a tick later (GET /price never shows a null index).
   const unpriced = feed?.resumeFrom(markets.map((m) => exchange.ledger.prices(m.index).index)) ?? [];
   await Promise.all(unpriced.map(({ market, price }) => sequencer!.submit({ kind: CommandKind.IndexPrice, time: clock(), market, price })));
+  // The clock's own commands wait while this node may not write (a primary whose lease lapsed):
+  // a deposed primary's journal then stays a prefix of the stream, so it can follow it (replication/node).
+  const idle = () => sequencer!.overloaded() !== null || (options.replication?.cluster.writeRefusal() ?? null) !== null;
   const tick = () => {
-    if (sequencer!.overloaded() !== null) return;
+    if (idle()) return;
     const time = clock();
     if (feed !== null) for (const { market, price } of feed.step()) void sequencer!.submit({ kind: CommandKind.IndexPrice, time, market, price }).catch(() => {});
     sequencer!.submit({ kind: CommandKind.Tick, time }).catch((error) => logger.error({ err: error }, 'tick failed'));
@@ -397,7 +375,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   // journaled `Release` carries the time, so a replay releases at the same points.
   const releasing = markets.map(() => false);
   const releaser = setInterval(() => {
-    if (sequencer!.overloaded() !== null) return;
+    if (idle()) return;
     const now = clock();
     for (const m of markets) {
       const due = exchange.nextDueAt(m.index);
@@ -517,6 +495,53 @@ export function walletLogin(settings: Settings, clock: () => number, logger: Log
     challenge: { domain: new URL(profile.baseUrl).host, uri: profile.baseUrl, chainId: profile.chainId, now: clock },
     token: { keys: [{ kid: 'k1', secret: new TextEncoder().encode(settings.jwtSecret ?? tokenSecretOf(settings.dataDir, logger)) }], issuer: profile.baseUrl, audience: profile.baseUrl, now: clock },
   });
+}
+
+/**
+ * The streaming feeds (ws/feeds) over this node's exchange, and the relay (runtime/feed-relay)
+ * that hands them, once the local journal has flushed it, what the exchange applied: every book
+ * event decoded into `relay.listener(market)`, every numbered subaccount event (wired here
+ * through `projections.feed`), a frame closed at each `relay.endOfBatch(seq)`. The same on every
+ * node: the primary's sequencer and a replica's replay of the stream feed the relay alike.
+ */
+export function streamingFeeds(
+  settings: Settings,
+  exchange: Exchange,
+  history: HistoryReader,
+  projections: Projections,
+  journal: Journal,
+  login: WalletLogin,
+  clock: () => number,
+  logger: Logger,
+  limits?: Partial<FeedLimits>,
+): { feeds: Feeds; relay: FeedRelay } {
+  const feeds = new Feeds({
+    markets: settings.markets,
+    startBooks: exchange.depth,
+    prices: (market) => {
+      const p = exchange.ledger.prices(market);
+      const funding = exchange.ledger.fundingHistory(market);
+      return { mark: p.mark, index: p.index, last: p.last > 0 ? p.last : undefined, fundingRate: funding.length === 0 ? null : funding[funding.length - 1].rate };
+    },
+    history,
+    accounts: exchange.ledger,
+    delegations: exchange.delegations,
+    tokens: login.tokens,
+    accountEvents: projections.accountEvents,
+    settle: async () => {
+      const seq = journal.lastSeq();
+      await journal.durable(seq);
+      await projections.caughtUp(seq);
+    },
+    clock,
+    logger,
+    limits,
+  });
+  const relay = new FeedRelay(exchange.depth.map((d) => d.sequence), (seq) => journal.durable(seq), feeds, (error) =>
+    logger.error({ err: error }, 'feed frame failed'),
+  );
+  projections.feed = relay;
+  return { feeds, relay };
 }
 
 /** What the gateway reads of the state, the same on every node (a replica serves exactly these). */

@@ -19,7 +19,7 @@
  */
 import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
-import { JOURNAL_STREAM, messageHolding, recordsOf, streamTail, type JetStreamLink } from './jetstream.ts';
+import { JOURNAL_STREAM, messageHolding, recordsOf, retried, seqSpan, streamTail, type JetStreamLink } from './jetstream.ts';
 import type { BlockSource, ShippedBlock } from './replica.ts';
 
 /** How long one pull waits on the server: a lost node is noticed within about this long. */
@@ -107,6 +107,16 @@ export class JetStreamSource implements BlockSource {
     if (info.state.last_seq <= deliveredStreamSeq) return;
     this.logger.warn({ deliveredStreamSeq, streamLastSeq: info.state.last_seq, leader: info.cluster?.leader }, 'journal stream consumer stalled behind the stream');
     await messages.close();
+  }
+
+  async recordAt(seq: number): Promise<Uint8Array | null> {
+    return retried(async () => {
+      const at = await messageHolding(this.link.jsm, seq);
+      const message = await this.link.jsm.streams.getMessage(JOURNAL_STREAM, { seq: at }).catch(() => null);
+      if (message === null) return null;
+      const { first } = seqSpan(message.data);
+      return first > seq ? null : (recordsOf(message.data)[seq - first] ?? null);
+    });
   }
 
   async tail(): Promise<number> {

@@ -3,16 +3,20 @@
  *
  * What this process runs, by `--role` (docs/replication.md): without `--nats` the embedded
  * exchange (no NATS, nothing changed); a primary that ships its journal; a read replica; or a
- * standby — a replica until the lease expires, then the primary pipeline on the same data
- * directory and the same port.
- * May import: pino, config/, http/gateway (localUrl), pipeline, replication/.
+ * standby. A node's role changes while it runs, on the same data directory and the same port:
+ * a standby whose lease is taken becomes the primary pipeline; a primary that finds itself
+ * deposed (fenced) stops its pipeline and follows the stream as a standby — or, when its
+ * journal holds records the stream does not (history diverged), stops the process (exit 1).
+ * May import: pino, config/, journal/refusal, http/gateway (localUrl), pipeline, replication/.
  */
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
+import { DataRefusedError } from '../journal/refusal.ts';
 import { localUrl } from '../http/gateway.ts';
 import { startExchange, type RunningExchange } from '../pipeline.ts';
-import { openJetStream } from './jetstream.ts';
+import { openJetStream, type JetStreamLink } from './jetstream.ts';
 import { JetStreamSource } from './follower.ts';
+import type { Lease } from './lease.ts';
 import { leaseFor, primaryReplication } from './primary.ts';
 import { startReplica } from './replica.ts';
 
@@ -22,45 +26,87 @@ export type RunningNode = Pick<RunningExchange, 'port' | 'stop'> & Partial<Pick<
 export async function startNode(settings: Settings, logger: Logger): Promise<RunningNode> {
   const { role, natsUrls, natsReplicas, publicUrl } = settings.replication;
   if (natsUrls.length === 0) return startExchange(settings, logger);
-  const link = await openJetStream(natsUrls, natsReplicas, `exchange-${role}`);
-  const lease = leaseFor(settings, link);
+  const connect = () => openJetStream(natsUrls, natsReplicas, `exchange-${role}`);
   // Port 0 picks a free port: the lease names the one bound (from the next renewal on).
-  const named = (port: number) => {
+  const named = (lease: Lease, port: number) => {
     if (publicUrl === null) lease.me.url = localUrl(settings.host, port);
   };
-  if (role === 'primary') {
-    const exchange = await startExchange(settings, logger, { replication: primaryReplication(settings, logger, link, lease) });
-    named(exchange.port);
-    return exchange;
-  }
-  const replica = await startReplica(settings, logger, new JetStreamSource(link, logger), lease);
-  named(replica.port);
-  let current: { stop(): Promise<void> } = replica;
-  let promoted: RunningExchange | undefined;
-  let promotion: Promise<void> = Promise.resolve();
-  if (role === 'standby') {
-    promotion = replica.promoted.then(async (held) => {
-      const started = Date.now();
-      await replica.stop();
-      // The same port: clients that followed GET /cluster to this node keep their URL.
-      const primary = { ...settings, port: replica.port };
-      const exchange = await startExchange(primary, logger, { replication: primaryReplication(primary, logger, link, held, true) });
-      current = promoted = exchange;
-      logger.info({ port: exchange.port, ms: Date.now() - started, url: held.me.url }, 'promoted: this node is now the primary');
-    });
-    promotion.catch((error) => {
-      logger.fatal({ err: error }, 'taking over as primary failed');
+  /** What answers on this node's port now, and the change of role under way. */
+  let current: { stop(): Promise<void> };
+  /** The primary pipeline while this node leads: the death of one of its threads is the node's failure. */
+  let leading: RunningExchange | undefined;
+  let reportFailed!: (reason: string) => void;
+  const failed = new Promise<string>((resolve) => (reportFailed = resolve));
+  let change: Promise<void> = Promise.resolve();
+  const changeTo = (what: string, run: () => Promise<void>) => {
+    change = run();
+    change.catch((error) => {
+      logger.fatal({ err: error }, `${what} failed`);
+      // A refusal (a diverged journal) is the operator's whole report, as at a start.
+      if (error instanceof DataRefusedError) console.error(`Cannot go on: ${error.message}`);
       process.exit(1);
     });
-  }
+  };
+
+  /** The primary pipeline; deposed, it stops and this node follows the stream as a standby. */
+  const lead = async (s: Settings, link: JetStreamLink, lease: Lease, held: boolean): Promise<RunningExchange> => {
+    const replication = primaryReplication(s, logger, link, lease, held);
+    const exchange = await startExchange(s, logger, { replication });
+    named(lease, exchange.port);
+    current = leading = exchange;
+    void exchange.failed.then((reason) => {
+      if (leading === exchange) reportFailed(reason);
+    });
+    void replication.deposed.then((reason) =>
+      changeTo('following the stream after being deposed', async () => {
+        logger.warn({ reason }, 'deposed: stopping the primary pipeline to follow the journal stream as a standby');
+        // No snapshot: this node's journal may hold records the stream never got (then it stops below).
+        leading = undefined;
+        await exchange.stop({ snapshot: false });
+        const standby: Settings = { ...s, port: exchange.port, replication: { ...s.replication, role: 'standby' } };
+        const next = await connect();
+        try {
+          await follow(standby, next, leaseFor(standby, next));
+        } catch (error) {
+          await next.close();
+          throw error;
+        }
+        logger.info({ port: exchange.port }, 'deposed primary: this node now follows the journal stream as a standby');
+      }),
+    );
+    return exchange;
+  };
+
+  /** A replica or a standby; a standby that takes the lease becomes the primary pipeline. */
+  const follow = async (s: Settings, link: JetStreamLink, lease: Lease) => {
+    const replica = await startReplica(s, logger, new JetStreamSource(link, logger), lease);
+    named(lease, replica.port);
+    current = replica;
+    if (s.replication.role === 'standby') {
+      void replica.promoted.then((held) =>
+        changeTo('taking over as primary', async () => {
+          const started = Date.now();
+          await replica.stop();
+          // The same port: clients that followed GET /cluster to this node keep their URL.
+          const exchange = await lead({ ...s, port: replica.port }, link, held, true);
+          logger.info({ port: exchange.port, ms: Date.now() - started, url: held.me.url }, 'promoted: this node is now the primary');
+        }),
+      );
+    }
+    return replica;
+  };
+
+  const link = await connect();
+  const lease = leaseFor(settings, link);
+  const started = role === 'primary' ? await lead(settings, link, lease, false) : await follow(settings, link, lease);
   return {
-    port: replica.port,
+    port: started.port,
+    ...(role === 'primary' ? { operatorPort: (started as RunningExchange).operatorPort, threads: (started as RunningExchange).threads } : {}),
     stop: async () => {
-      await promotion.catch(() => {});
+      await change.catch(() => {});
       await current.stop();
     },
-    // Once promoted, the primary's threads are this node's: their death is its failure.
-    failed: promotion.then(() => promoted?.failed ?? new Promise<never>(() => {})),
-    abort: async () => promoted?.abort(),
+    failed,
+    abort: async () => leading?.abort(),
   };
 }

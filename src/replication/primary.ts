@@ -10,7 +10,9 @@
  *
  * Writes are refused (421 naming the lease holder) once this node is fenced — a publish found
  * another writer's message, or a renewal found the lease taken — or while the lease has not
- * been renewed for its whole time (NATS out of reach: a standby may be taking over).
+ * been renewed for its whole time (NATS out of reach: a standby may be taking over). Once fenced,
+ * `deposed` resolves: replication/node then stops the primary pipeline and follows the stream as
+ * a standby, if this node's journal is a prefix of it.
  *
  * May import: node:crypto, pino, config/, journal/, http/, pipeline (the interface), replication/.
  */
@@ -36,17 +38,21 @@ export function leaseFor(settings: Settings, link: JetStreamLink): Lease {
 const TAKE_PATIENCE = 2;
 
 /** `lease`: this node's (leaseFor); `held`: it already holds it (a standby that took over). */
-export function primaryReplication(settings: Settings, logger: Logger, link: JetStreamLink, lease: Lease, held = false): Replication {
+export function primaryReplication(settings: Settings, logger: Logger, link: JetStreamLink, lease: Lease, held = false): Replication & { deposed: Promise<string> } {
   let publisher: JetStreamPublisher | null = null;
   let journal: Journal | null = null;
   let deposed: string | null = null;
+  let onDeposed: (reason: string) => void = () => {};
   const fence = (reason: string) => {
     if (deposed !== null) return;
     deposed = reason;
     logger.error({ reason, primary: lease.view()?.url }, 'this node is no longer the primary: writes are refused');
+    onDeposed(reason);
   };
 
   return {
+    /** Resolves with the reason once this node is fenced (replication/node then turns it into a standby). */
+    deposed: new Promise<string>((resolve) => (onDeposed = resolve)),
     async attach(opened: Journal) {
       journal = opened;
       if (!held) {

@@ -8,11 +8,17 @@
  * command re-run, every book event checked field for field against the journal's
  * (`ReplayDivergenceError` stops the replica) — and its own history projections. It serves
  * every GET route (market data, account reads with a token signed by the shared
- * `--jwt-secret`, the operator's state hash); every write is refused with 421 naming the
- * primary (http/routes/cluster). Every reply carries its lag, `X-Replica-Lag: seq=N, ms=M`;
- * GET /metrics has it as gauges, and GET /ready answers 503 naming it past 5 s.
+ * `--jwt-secret`, the operator's state hash) and the streaming feeds on GET /ws, built as the
+ * primary builds them (pipeline `streamingFeeds`): each applied book event goes to the feeds'
+ * relay, each block closes a frame, handed on once the local journal flushed it — so sequence
+ * numbers, checksums and private event numbers are the primary's, later by the replica's lag.
+ * Every write is refused with 421 naming the primary (http/routes/cluster). Every reply
+ * carries its lag, `X-Replica-Lag: seq=N, ms=M`; GET /metrics has it as gauges (and the feeds'
+ * open connections), and GET /ready answers 503 naming it past 5 s.
  *
- * Start: the local journal is replayed (from seq 1), then the stream is followed from the
+ * Start: the local journal must be a prefix of the stream (its last record the stream's at that
+ * seq; else a `DataRefusedError` names the divergence: a deposed primary's unshipped records),
+ * then it is replayed (from seq 1), and the stream is followed from the
  * record after the local journal's last (`BlockSource.follow`). A block is appended to the
  * local journal and applied in the same turn; history is written on its thread as on the
  * primary.
@@ -32,7 +38,8 @@ import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
 import { eip712Domain } from '../auth/typed-data.ts';
-import { entryOf } from '../journal/journal.ts';
+import { entryOf, type Journal } from '../journal/journal.ts';
+import { DataRefusedError } from '../journal/refusal.ts';
 import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
@@ -40,11 +47,13 @@ import { openDataDirectory } from '../runtime/data-directory.ts';
 import { Exchange } from '../runtime/exchange.ts';
 import { NO_ROUTER } from '../runtime/ports.ts';
 import { recover } from '../runtime/recovery.ts';
+import { decodeEvent, recordMarket } from '../runtime/codec.ts';
+import type { FeedRelay } from '../runtime/feed-relay.ts';
 import { OverloadedError } from '../runtime/sequencer.ts';
 import { startGateway } from '../http/gateway.ts';
 import type { HttpReply } from '../http/uws.ts';
 import type { ClusterPort } from '../http/routes/cluster.ts';
-import { stateReads, stateReport, walletLogin } from '../pipeline.ts';
+import { stateReads, stateReport, streamingFeeds, walletLogin } from '../pipeline.ts';
 import type { Lease } from './lease.ts';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -60,6 +69,8 @@ export interface BlockSource {
   follow(after: number): AsyncIterable<ShippedBlock>;
   /** The last journal seq the primary has shipped. */
   tail(): Promise<number>;
+  /** The stream's record at journal seq `seq`, or null when the stream does not hold it. */
+  recordAt(seq: number): Promise<Uint8Array | null>;
   close(): Promise<void>;
 }
 
@@ -89,23 +100,56 @@ const READY_LAG_MS = 5_000;
 /** How often the primary's position is read from the stream (the lag's reference). */
 const TAIL_POLL_MS = 250;
 
+/**
+ * Why the local journal is not a prefix of the stream, or null when it is: its last record must
+ * be the stream's record at that seq (the hash chain makes every earlier one equal too). A
+ * journal with records the stream lacks or holds differently was written by a primary that was
+ * deposed before shipping them: following the stream would apply another history on top.
+ */
+async function divergence(journal: Journal, source: BlockSource): Promise<string | null> {
+  const last = journal.lastSeq();
+  if (last === 0) return null;
+  const streamed = await source.recordAt(last);
+  if (streamed === null) return `this node's journal holds records up to seq ${last}, which the journal stream does not reach (it ends at seq ${await source.tail()}): records this node wrote were never shipped, and another primary writes the stream — the histories diverged.`;
+  const local = [...journal.range(last, last)][0].record;
+  if (!Buffer.from(local).equals(Buffer.from(streamed))) return `this node's journal record at seq ${last} differs from the journal stream's: another primary wrote after this node's last shipped record — the histories diverged.`;
+  return null;
+}
+
 export async function startReplica(settings: Settings, logger: Logger, source: BlockSource, lease: Lease): Promise<RunningReplica> {
   const { role, primaryUrl } = settings.replication;
   const clock = Date.now;
   mkdirSync(settings.dataDir, { recursive: true });
   const { journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger);
+  const diverged = await divergence(journal, source);
+  if (diverged !== null) {
+    await journal.close();
+    await historyEnv.close();
+    throw new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`);
+  }
   const listeners = projections.listeners();
   const exchange = new Exchange(settings.markets, NO_ROUTER, listeners, { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } });
   projections.identity = (owner) => exchange.ledger.identity(owner);
   logger.info({ role, lastSeq: journal.lastSeq() }, 'replaying local journal');
+  // The feeds' relay hears each book event the stream brings once the local journal is replayed (set below).
+  let relay: FeedRelay | null = null;
   // The same replay as a start; events a command in flight has not shipped yet wait for the primary's copy.
   const { replay } = recover(exchange, journal, {
     onRecord: (seq) => (projections.applying = seq),
-    onEvent: projections.atEvent,
+    onEvent: (view, offset) => {
+      projections.atEvent(view, offset);
+      if (relay !== null) decodeEvent(view, offset, relay.listener(recordMarket(view, offset)));
+    },
     onBatch: () => projections.flush(),
     finish: false,
   });
   projections.startThread(historyDir);
+  // The public and private feeds, as the primary builds them: fed from the records applied here.
+  const history = new HistoryReader(openHistoryDatabases(historyEnv));
+  const login = walletLogin(settings, clock, logger);
+  const streaming = streamingFeeds(settings, exchange, history, projections, journal, login, clock, logger);
+  relay = streaming.relay;
+  const { feeds } = streaming;
 
   let primarySeq = journal.lastSeq();
   let caughtUpAt = clock();
@@ -128,6 +172,8 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       exchange.takeUnsolicitedRoutes();
     }
     projections.flushSoon();
+    // One feed frame per block: handed on once the local journal has flushed it.
+    relay!.endOfBatch(journal.lastSeq());
     const now = clock();
     lastDelay = { ms: Math.max(0, now - block.storedAt), at: now };
     primarySeq = Math.max(primarySeq, journal.lastSeq());
@@ -204,14 +250,16 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   new Gauge({ name: 'perp_replica_lag_records', help: 'Journal records the primary has shipped that this replica has not applied', registers: [registry], collect() { this.set(lag().seqs); } });
   new Gauge({ name: 'perp_replica_lag_seconds', help: 'How long this replica has been behind the primary (0 when caught up)', registers: [registry], collect() { this.set(lag().ms / 1000); } });
   new Gauge({ name: 'perp_replica_applied_seq', help: 'The last journal seq this replica applied', registers: [registry], collect() { this.set(journal.lastSeq()); } });
+  // The primary's name for it (metrics.ts): a replica's feed subscribers are counted alike.
+  new Gauge({ name: 'perp_ws_connections', help: 'WebSocket connections open (the feeds)', registers: [registry], collect() { this.set(server.socketCounts().open); } });
 
-  const history = new HistoryReader(openHistoryDatabases(historyEnv));
   const reads = stateReads(settings, exchange, history, projections, () => false);
   const notHere = () => Promise.reject(new OverloadedError('not the primary'));
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
     trustedProxies: settings.trustedProxies,
+    sockets: feeds.endpoint,
     clock,
     logger,
     marketData: reads.marketData,
@@ -220,7 +268,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     accounts: {
       ...reads.accounts,
       writes: { transfer: notHere, setMargin: notHere, changeDelegation: notHere },
-      auth: { login: walletLogin(settings, clock, logger), domain: eip712Domain(settings.profile), recover: notHere },
+      auth: { login, domain: eip712Domain(settings.profile), recover: notHere },
     },
     orders: { ...reads.orders, submit: notHere },
     operator: {
@@ -244,6 +292,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       metricsContentType: registry.contentType,
     },
   });
+  feeds.attach(server);
   logger.info({ role, port: server.port, lastSeq: journal.lastSeq() }, 'replica ready');
 
   return {
@@ -255,6 +304,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       stopped = true;
       clearInterval(poller);
       clearInterval(watcher);
+      feeds.close();
       await server.drain(1000);
       await source.close();
       await following;

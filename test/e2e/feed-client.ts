@@ -1,7 +1,9 @@
 /**
  * A streaming-feed client for tests: a real WebSocket (the `ws` package) to the exchange's /ws,
- * every message kept in order, and waits for the one a test expects.
+ * every message kept in order, and waits for the one a test expects; and the reads of a private
+ * stream that the resume tests share (on one exchange, or on a replica).
  */
+import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 
 export interface FeedMessage {
@@ -98,4 +100,41 @@ export class FeedClient {
       this.socket.close();
     });
   }
+}
+
+// ── private streams ─────────────────────────────────────────────────────────────────────────
+
+const EVENT_TYPES = new Set(['order', 'fill', 'position', 'balance']);
+
+/** The numbered events of `channel` a client got, in order. */
+export function events(feed: FeedClient, channel: string): FeedMessage[] {
+  return feed.messages.filter((m) => m.channel === channel && EVENT_TYPES.has(m.type));
+}
+
+/** A subscription to `channel` from `since` (or from now), once it is live. */
+export async function follow(url: string, token: string, channel: string, since?: number): Promise<FeedClient> {
+  const feed = await FeedClient.connect(url);
+  await feed.login(token);
+  feed.send({ op: 'subscribe', id: 's', channels: [since === undefined ? channel : { channel, since }] });
+  await feed.next((m) => m.channel === channel && m.type === 'live', `${channel} live`);
+  return feed;
+}
+
+/** The stream as a fresh subscription from 0 reads it, up to its newest number. */
+export async function whole(url: string, token: string, channel: string): Promise<FeedMessage[]> {
+  const feed = await follow(url, token, channel, 0);
+  const all = events(feed, channel);
+  await feed.close();
+  return all;
+}
+
+/** What the first connection got, then the resumed one: the whole stream, every number once, each message the same text. */
+export function assertResumed(first: FeedMessage[], resumed: FeedMessage[], all: FeedMessage[]): void {
+  assert.ok(first.length > 0 && resumed.length > 0, 'both connections saw events');
+  assert.deepEqual(
+    [...first, ...resumed].map((m) => m.sequence),
+    all.map((_, i) => i + 1),
+    'the two connections together saw every number once, in order',
+  );
+  assert.deepEqual([...first, ...resumed], all, 'and the very messages of the whole stream');
 }

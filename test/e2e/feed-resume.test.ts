@@ -10,23 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, Trader, type ApiClient, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
-import { FeedClient, type FeedMessage } from './feed-client.ts';
-
-const EVENT_TYPES = new Set(['order', 'fill', 'position', 'balance']);
-
-/** The numbered events of `channel` a client got, in order. */
-function events(feed: FeedClient, channel: string): FeedMessage[] {
-  return feed.messages.filter((m) => m.channel === channel && EVENT_TYPES.has(m.type));
-}
-
-/** A subscription to `channel` from `since` (or from now), once it is live. */
-async function follow(url: string, token: string, channel: string, since?: number): Promise<FeedClient> {
-  const feed = await FeedClient.connect(url);
-  await feed.login(token);
-  feed.send({ op: 'subscribe', id: 's', channels: [since === undefined ? channel : { channel, since }] });
-  await feed.next((m) => m.channel === channel && m.type === 'live', `${channel} live`);
-  return feed;
-}
+import { assertResumed, events, follow, whole } from './feed-client.ts';
 
 /** `maker` rests sells that `taker` fills: orders, fills, positions and balances on both. */
 async function trade(maker: Trader, taker: Trader, rounds: number): Promise<void> {
@@ -39,24 +23,6 @@ async function trade(maker: Trader, taker: Trader, rounds: number): Promise<void
 async function traders(client: ApiClient): Promise<[Trader, Trader]> {
   const [maker, taker] = await fundedTraders(client, 2, '100000');
   return [maker, taker];
-}
-
-/** The stream as a fresh subscription from 0 reads it, up to its newest number. */
-async function whole(url: string, token: string, channel: string): Promise<FeedMessage[]> {
-  const feed = await follow(url, token, channel, 0);
-  const all = events(feed, channel);
-  await feed.close();
-  return all;
-}
-
-function assertResumed(first: FeedMessage[], resumed: FeedMessage[], all: FeedMessage[]): void {
-  assert.ok(first.length > 0 && resumed.length > 0, 'both connections saw events');
-  assert.deepEqual(
-    [...first, ...resumed].map((m) => m.sequence),
-    all.map((_, i) => i + 1),
-    'the two connections together saw every number once, in order',
-  );
-  assert.deepEqual([...first, ...resumed], all, 'and the very messages of the whole stream');
 }
 
 test('a private stream resumed after a dropped connection misses nothing and repeats nothing', { timeout: 60_000 }, async () => {
