@@ -180,6 +180,12 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     if (journal.lastSeq() >= primarySeq) caughtUpAt = clock();
   };
   let failure: Error | null = null;
+  // Its history thread gone, this node's account reads would stand still while its books move:
+  // not ready from then on (a load balancer reads elsewhere), and it takes no lease.
+  projections.onThreadStopped = (reason) => {
+    failure ??= new Error(reason);
+    logger.fatal({ reason }, 'replica: its history thread stopped; /ready answers 503');
+  };
   const following = (async () => {
     for await (const block of source.follow(journal.lastSeq())) {
       if (stopped) break;
@@ -284,7 +290,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     operations: {
       notReady: () => {
         if (stopped) return 'shutting down';
-        if (failure !== null) return `this ${role} stopped following the journal stream: ${(failure as Error).message}`;
+        if (failure !== null) return `this ${role} stopped: ${(failure as Error).message}`;
         const { seqs, ms } = lag();
         return ms > READY_LAG_MS ? `this ${role} is ${seqs} journal records (${ms} ms) behind the primary` : null;
       },

@@ -19,6 +19,8 @@ export interface NodeOptions {
   natsReplicas?: number;
   port?: number;
   dataDir?: string;
+  /** Extra environment of the process (e.g. the inspector, test/e2e/end-thread). */
+  env?: Record<string, string>;
 }
 
 /** A node's process (not waited for) and the port and data directory it was given. */
@@ -28,7 +30,7 @@ export async function spawnNode(options: NodeOptions): Promise<StartingServerPro
   if (options.durability) args.push('--durability', options.durability);
   if (options.natsReplicas) args.push('--nats-replicas', String(options.natsReplicas));
   // server-process puts `--port 0` first; a later flag wins in parseArgs.
-  const starting = spawnServerProcess(args, {}, options.dataDir);
+  const starting = spawnServerProcess(args, options.env ?? {}, options.dataDir);
   return { ...starting, port, client: apiClient(`http://127.0.0.1:${port}`) };
 }
 
