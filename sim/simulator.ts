@@ -270,7 +270,8 @@ class Simulation {
     this.submitted++;
     this.result.commands++;
     this.inflight.add(s);
-    const owner = actingOwner(command, this.node.exchange);
+    // Issue 13's per-command leverage check (hostile runs only, as the other bounds).
+    const owner = this.options.hostile ? actingOwner(command, this.node.exchange) : undefined;
     const span = owner === undefined ? null : this.bounds.beforeCommand(this.node.exchange, owner);
     const promise = this.node.sequencer.submit(command, (result) => {
       // Right after it executed (a command without book work): an index price moves a mark with no ledger event.
