@@ -23,6 +23,16 @@
  *   its filled at a price the mark has since left, a funding payment, a deleveraging or
  *   socialised loss that takes its profit, its own liquidation ending in one market while it
  *   is still below maintenance in another (liquidations run one order per market).
+ *   Since almost any fill moves some mark, that second check seldom runs; a third runs per
+ *   command: the account a command acts for (`beforeCommand` … `afterCommand`), not
+ *   liquidatable before it, must not be liquidatable once the command's own effects are
+ *   applied, unless some mark moved in between (read at every event, so one that moved and
+ *   came back counts) or something outside its control touched it in between. A mark its own
+ *   fill moved opens the window too: the exchange prices an order's open loss against the mark
+ *   at admission and cannot know where the median of index, mid and last will settle after the
+ *   fill, and a move it makes hits the account's other positions in that market exactly as the
+ *   same move made by anyone else would; the liquidation engine answers both at the next `Tick`.
+ *   `counts` says how often each of the three checks ran, so a reader can see none is vacuous.
  * - **The insurance fund's every move accounted for.** Each `insurance` ledger event is summed
  *   by cause; the fund must equal where it started (zero, or the snapshot a restart began
  *   from) plus those sums, each event's `fund` must be the running total, and each cause moves
@@ -34,6 +44,24 @@ import { RATE_ONE } from '../src/config/market.ts';
 import type { InsuranceReason, LedgerEvent } from '../src/ledger/events.ts';
 import type { Exchange } from '../src/runtime/exchange.ts';
 
+/** How often each leverage check ran (evaluated, not skipped as inside a window). */
+export interface LeverageCheckCounts {
+  afterTick: number;
+  atTickMarks: number;
+  ownCommand: number;
+}
+
+/** One command in flight, from just before it executed to its completion. */
+export interface CommandSpan {
+  readonly owner: number;
+  /** The owner was already below maintenance when the command came: the command is not what put it there. */
+  readonly wasLiquidatable: boolean;
+  /** The count of mark moves when the command came. */
+  readonly markMoves: number;
+  /** Something outside the owner's control touched it during the command. */
+  byOthers: boolean;
+}
+
 const DIRECTION: Record<InsuranceReason, 1 | -1 | 0> = { deposit: 1, liquidationFee: 1, shortfall: -1, fundingDust: 0 };
 
 export class Bounds {
@@ -41,11 +69,16 @@ export class Bounds {
   private base: bigint | null = 0n;
   private fund = 0n;
   readonly byCause = new Map<InsuranceReason, bigint>();
-  private marksAtTick: number[] = [];
-  /** The exchange the last Tick ran on, whose marks are watched (null until a Tick of this process). */
+  readonly counts: LeverageCheckCounts = { afterTick: 0, atTickMarks: 0, ownCommand: 0 };
+  /** The exchange whose marks are watched (null until a Tick or a command of this process). */
   private watched: Exchange | null = null;
-  /** Some mark left where the last Tick left it (even if it came back since): every account is in its window until the next Tick. */
-  private marksMoved = false;
+  /** The marks as last read, and how many times they were read different from the read before. */
+  private marks: number[] = [];
+  private markMoves = 0;
+  /** `markMoves` at the last Tick (null until a Tick of this process): any move since opens every account's window until the next Tick. */
+  private markMovesAtTick: number | null = null;
+  /** Commands between `beforeCommand` and `afterCommand`. */
+  private readonly spans = new Set<CommandSpan>();
   /** Owners something outside their control moved since the last Tick: in their liquidation window until the next. */
   private readonly movedByOthers = new Set<number>();
   /** The first broken bound seen inside an event listener, reported at the next check. */
@@ -54,9 +87,12 @@ export class Bounds {
   /** A ledger event of the running (or recovering) exchange. */
   onLedgerEvent(e: LedgerEvent): void {
     this.watchMarks();
-    if ((e.type === 'fill' && (e.maker || e.liquidation || e.orderId === 0)) || e.type === 'liquidation') this.movedByOthers.add(e.type === 'fill' ? e.owner : e.order.owner);
-    if (e.type === 'fundingPayment') this.movedByOthers.add(e.owner);
-    if (e.type === 'adl' || e.type === 'socialisedLoss') this.movedByOthers.add(e.owner).add(e.counterparty);
+    if ((e.type === 'fill' && (e.maker || e.liquidation || e.orderId === 0)) || e.type === 'liquidation') this.touchedByOthers(e.type === 'fill' ? e.owner : e.order.owner);
+    if (e.type === 'fundingPayment') this.touchedByOthers(e.owner);
+    if (e.type === 'adl' || e.type === 'socialisedLoss') {
+      this.touchedByOthers(e.owner);
+      this.touchedByOthers(e.counterparty);
+    }
     if (e.type !== 'insurance') return;
     if (this.base === null) return;
     const dir = DIRECTION[e.reason];
@@ -70,17 +106,52 @@ export class Bounds {
   restarting(): void {
     this.base = null;
     this.byCause.clear();
-    this.marksAtTick = [];
     this.watched = null;
-    this.marksMoved = false;
+    this.marks = [];
+    this.markMovesAtTick = null;
     this.movedByOthers.clear();
+    // The crash lost the commands in flight; their retries open spans of their own.
+    this.spans.clear();
   }
 
-  /** Reads the marks now: one away from where the last Tick left it opens every account's window until the next Tick. */
+  private touchedByOthers(owner: number): void {
+    this.movedByOthers.add(owner);
+    for (const span of this.spans) if (span.owner === owner) span.byOthers = true;
+  }
+
+  /** Reads the marks now: any different from the last read is a move (it opens the Tick window and every command's in flight). */
   watchMarks(): void {
     const exchange = this.watched;
-    if (exchange === null || this.marksMoved) return;
-    this.marksMoved = exchange.markets.some((m) => exchange.ledger.prices(m.index).mark !== this.marksAtTick[m.index]);
+    if (exchange === null) return;
+    const now = exchange.markets.map((m) => exchange.ledger.prices(m.index).mark);
+    if (now.some((mark, i) => mark !== this.marks[i])) {
+      this.markMoves++;
+      this.marks = now;
+    }
+  }
+
+  /** A command acting for `owner` is about to execute on `exchange`: the span `afterCommand` closes. */
+  beforeCommand(exchange: Exchange, owner: number): CommandSpan {
+    if (this.watched !== exchange) {
+      this.watched = exchange;
+      this.marks = [];
+    }
+    this.watchMarks();
+    const span: CommandSpan = { owner, wasLiquidatable: exchange.ledger.liquidatable(owner).length > 0, markMoves: this.markMoves, byOthers: false };
+    this.spans.add(span);
+    return span;
+  }
+
+  /**
+   * The command's own effects are applied: unless it found the owner below maintenance, a mark
+   * moved or others touched the owner meanwhile, the owner must not be below maintenance (reported at the next check).
+   */
+  afterCommand(span: CommandSpan): void {
+    if (!this.spans.delete(span)) return;
+    this.watchMarks();
+    if (span.wasLiquidatable || span.byOthers || span.markMoves !== this.markMoves) return;
+    this.counts.ownCommand++;
+    this.broken ??= this.overLeveraged(this.watched!, 'after a command of its own that moved no mark', undefined, span.owner);
   }
 
   /** Recovery is about to apply its first record (or none): the fund as the snapshot left it. */
@@ -92,10 +163,12 @@ export class Bounds {
 
   /** Right after a Tick executed: the liquidation engine acted on every account below maintenance (reported at the next check). */
   afterTick(exchange: Exchange): void {
-    this.marksAtTick = exchange.markets.map((m) => exchange.ledger.prices(m.index).mark);
+    if (this.watched !== exchange) this.marks = [];
     this.watched = exchange;
-    this.marksMoved = false;
+    this.watchMarks();
+    this.markMovesAtTick = this.markMoves;
     this.movedByOthers.clear();
+    this.counts.afterTick++;
     this.broken ??= this.overLeveraged(exchange, 'right after a Tick');
   }
 
@@ -108,13 +181,15 @@ export class Bounds {
     }
     if (ledger.insuranceFund < 0n) return `the insurance fund is ${ledger.insuranceFund} (negative)`;
     this.watchMarks();
-    if (this.watched !== exchange || this.marksMoved) return null;
+    if (this.watched !== exchange || this.markMovesAtTick !== this.markMoves) return null;
+    this.counts.atTickMarks++;
     return this.overLeveraged(exchange, 'with every mark where the last Tick left it, by its own acts', this.movedByOthers);
   }
 
-  private overLeveraged(exchange: Exchange, when: string, inWindow: ReadonlySet<number> = new Set()): string | null {
+  /** The first owner (of all, or only `only`) below maintenance with no liquidation in flight, outside `inWindow`. */
+  private overLeveraged(exchange: Exchange, when: string, inWindow: ReadonlySet<number> = new Set(), only?: number): string | null {
     const ledger = exchange.ledger;
-    for (let owner = 1; owner <= ledger.ownerCount; owner++) {
+    for (let owner = only ?? 1; owner <= (only ?? ledger.ownerCount); owner++) {
       if (inWindow.has(owner)) continue;
       const due = ledger.liquidatable(owner);
       if (due.length === 0) continue;

@@ -33,7 +33,7 @@ const checkEvery = values['check-every'] === undefined ? undefined : Number(valu
 const workers = Math.max(1, Number(values.workers));
 const { markets } = loadSettings([], {});
 
-const totals = { commands: 0, crashes: 0, powerLosses: 0, tornTails: 0, snapshots: 0, interrupted: 0, retried: 0, acknowledged: 0, hashChecks: 0, originatorFeesPaid: 0 };
+const totals = { commands: 0, crashes: 0, powerLosses: 0, tornTails: 0, snapshots: 0, interrupted: 0, retried: 0, acknowledged: 0, hashChecks: 0, originatorFeesPaid: 0, afterTick: 0, atTickMarks: 0, ownCommand: 0 };
 const failed: SeedReport[] = [];
 const started = performance.now();
 const cpuStarted = process.cpuUsage();
@@ -48,6 +48,9 @@ await runSeeds(markets, first, seeds, { commands, faults, hostile, checkEvery },
   totals.acknowledged += r.acknowledged;
   totals.hashChecks += r.hashChecks;
   totals.originatorFeesPaid += r.originatorFeesPaid;
+  totals.afterTick += r.leverageChecks.afterTick;
+  totals.atTickMarks += r.leverageChecks.atTickMarks;
+  totals.ownCommand += r.leverageChecks.ownCommand;
   if (!values.quiet || r.violation !== null) {
     console.log(
       `seed ${r.seed}: ${r.commands} commands in ${r.seconds.toFixed(2)} s (${Math.round(r.commands / r.seconds)}/s), ${r.crashes} crashes (${r.powerLosses} power, ${r.tornTails} torn tails), ` +
@@ -68,4 +71,6 @@ console.log(
   `${seeds} seeds on ${Math.min(workers, seeds)} threads, ${totals.commands} commands in ${seconds.toFixed(1)} s: ${Math.round(totals.commands / seconds)} commands/s wall-clock, ${Math.round(totals.commands / cpuSeconds)} per CPU-second (${cpuSeconds.toFixed(1)} CPU-s); ` +
     `${totals.crashes} crashes (${totals.powerLosses} power losses, ${totals.tornTails} torn tails), ${totals.snapshots} snapshots saved (${totals.interrupted} interrupted), ${totals.acknowledged} acknowledged, ${totals.retried} retried, ${totals.hashChecks} hash checks, ${totals.originatorFeesPaid} originator fees paid; ${failed.length} failed`,
 );
+// The leverage bound's checks that ran (sim/bounds.ts): a bound never evaluated would prove nothing.
+if (hostile) console.log(`leverage checks run: ${totals.afterTick} right after a Tick, ${totals.atTickMarks} at the Tick's marks, ${totals.ownCommand} after an account's own command`);
 process.exit(failed.length > 0 ? 1 : 0);

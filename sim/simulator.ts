@@ -27,7 +27,7 @@ import { kJournalHeaderBytes } from '../src/journal/record.ts';
 import type { MarketSpec } from '../src/config/market.ts';
 import { AuthCode } from '../src/auth/codes.ts';
 import type { BookListener } from '../src/engine/types.ts';
-import { Bounds } from './bounds.ts';
+import { Bounds, type LeverageCheckCounts } from './bounds.ts';
 import { Prng } from './prng.ts';
 import { CountingLogger, LEDGER_OPTIONS, SimNode, SimSnapshots, nextTurn, restoreNewest, settle } from './node.ts';
 import { Clients, USD, initialTicks, type SimContext } from './clients.ts';
@@ -62,6 +62,8 @@ export interface SeedResult {
   retried: number;
   recoveredEvents: number;
   hashChecks: number;
+  /** How often each leverage check ran (sim/bounds.ts), hostile runs only. */
+  leverageChecks: LeverageCheckCounts;
   /** Originator fees the running exchange paid (replays after a restart not counted): the hostile fee siphon's, at its market's ceiling. */
   originatorFeesPaid: number;
   /** The exchange's state hash at the end of the seed: the same seed ends on the same hash. */
@@ -189,6 +191,7 @@ class Simulation {
       retried: 0,
       recoveredEvents: 0,
       hashChecks: 0,
+      leverageChecks: this.bounds.counts,
       originatorFeesPaid: 0,
       stateHash: '',
       violation: null,
@@ -267,9 +270,13 @@ class Simulation {
     this.submitted++;
     this.result.commands++;
     this.inflight.add(s);
+    // Issue 13's per-command leverage check (hostile runs only, as the other bounds).
+    const owner = this.options.hostile ? actingOwner(command, this.node.exchange) : undefined;
+    const span = owner === undefined ? null : this.bounds.beforeCommand(this.node.exchange, owner);
     const promise = this.node.sequencer.submit(command, (result) => {
       // Right after it executed (a command without book work): an index price moves a mark with no ledger event.
       this.bounds.watchMarks();
+      if (span !== null) this.bounds.afterCommand(span);
       s.result = result;
       if (result.code === 0 && this.clients.mustRefuse.has(command)) this.wronglyAccepted ??= `a ${command.kind} command that must be refused (an order signed by neither the account nor its delegate) was accepted`;
       const ids = result.orderIds ?? (result.orderId !== undefined ? [result.orderId] : []);
@@ -531,6 +538,27 @@ class Simulation {
     this.result.steps = this.step;
     this.result.stateHash = node.exchange.stateHash();
     this.result.snapshotsInterrupted = this.snapshots.interrupted;
+  }
+}
+
+/** The account a command acts for (the sender of a transfer), if it has one yet. */
+function actingOwner(c: Command, exchange: Exchange): number | undefined {
+  const ledger = exchange.ledger;
+  switch (c.kind) {
+    case CommandKind.SubmitOrder:
+    case CommandKind.CancelAll:
+    case CommandKind.Withdraw:
+    case CommandKind.SetMargin:
+    case CommandKind.Delegation:
+      return ledger.findOwner(c.account, c.subaccountIndex);
+    case CommandKind.Transfer:
+      return ledger.findOwner(c.accountFrom, c.subaccountIndexFrom);
+    case CommandKind.SubmitPair:
+      return ledger.findOwner(c.takeProfit.account, c.takeProfit.subaccountIndex);
+    case CommandKind.SubmitSlices:
+      return ledger.findOwner(c.orders[0].account, c.orders[0].subaccountIndex);
+    default:
+      return undefined;
   }
 }
 

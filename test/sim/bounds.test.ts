@@ -3,7 +3,9 @@
  * liquidation in flight is a violation only outside its liquidation window — while no mark has
  * left where the last Tick left it and nothing outside the account's control moved it. These
  * fixtures are the situations fresh seeds met (a mark that moved and came back, funding at an
- * unchanged mark), and the one the bound exists for (an account's own trade).
+ * unchanged mark), and the one the bound exists for (an account's own trade) — both at the
+ * Tick's marks and per command (`beforeCommand`/`afterCommand`), where a mark move or another's
+ * act during the command opens the window and anything else the command did is its own.
  * Ledger fixtures (test/ledger/fixtures.ts): BTC IMF 10 %, MMF 5 %; 1000 lots at 100 = 100 USD.
  * The ledger has no index price until a test sets one, so a fill's price is the mark.
  */
@@ -93,4 +95,49 @@ test('OWN_TRADE_AT_THE_MARK: an account below maintenance by its own taker fill,
   h.fill(bob, alice, 1, 100, 100_000);
   assert.equal(h.ledger.prices(BTC).mark, 100);
   assert.match(bounds.check(exchange) ?? '', new RegExp(`^owner ${alice} is below maintenance in market ${BTC} with every mark where the last Tick left it, by its own acts`));
+});
+
+test('OWN_COMMAND_AFTER_A_MARK_MOVE: with the Tick window open (a mark moved since), an account below maintenance by its own command that moved no mark is a violation', () => {
+  const { bounds, h, exchange, alice, bob, carol } = watched();
+  h.fill(bob, carol, 1, 100, 1);
+  tick(h, bounds, exchange, 2);
+  h.fill(bob, carol, 1, 101, 1); // others move the mark: every account is in the Tick window
+  assert.equal(bounds.check(exchange), null);
+  const span = bounds.beforeCommand(exchange, alice);
+  // Its own taker fill at the mark, unadmitted (a pre-trade check letting it through): equity ~95 < MM 505.
+  h.fill(bob, alice, 1, 101, 100_000);
+  assert.equal(h.ledger.prices(BTC).mark, 101, 'the command moved no mark');
+  bounds.afterCommand(span);
+  // The Tick-marks check does not run here (the mark left 100); only the per-command one sees it.
+  assert.match(bounds.check(exchange) ?? '', new RegExp(`^owner ${alice} is below maintenance in market ${BTC} after a command of its own that moved no mark`));
+  assert.equal(bounds.counts.ownCommand, 1);
+});
+
+test('OWN_FILL_MOVED_THE_MARK: a command whose own fill moved the mark leaves the account in its window until the next Tick', () => {
+  const { bounds, h, exchange, alice, bob, carol } = watched();
+  h.fill(bob, carol, 1, 100, 1);
+  tick(h, bounds, exchange, 2);
+  const span = bounds.beforeCommand(exchange, alice);
+  // Admission priced its open loss at the mark 100; the fill at 102 moves the mark it is then measured at.
+  h.fill(bob, alice, 1, 102, 100_000);
+  assert.deepEqual(h.ledger.liquidatable(alice), [BTC]);
+  bounds.afterCommand(span);
+  assert.equal(bounds.check(exchange), null);
+  assert.equal(bounds.counts.ownCommand, 0, 'not evaluated: the engine answers a mark move at the next Tick');
+  // The next Tick's liquidation order closes the window.
+  assert.equal(tick(h, bounds, exchange, 3).length, 1);
+  assert.equal(bounds.check(exchange), null);
+});
+
+test('OTHERS_DURING_THE_COMMAND: a maker fill of the account while its command is in flight opens its window', () => {
+  const { bounds, h, exchange, alice, bob, carol } = watched();
+  h.fill(bob, carol, 1, 100, 1);
+  tick(h, bounds, exchange, 2);
+  const span = bounds.beforeCommand(exchange, alice);
+  // Another's order takes a resting order of Alice's at the mark (unadmitted, as a hold the ledger got wrong would).
+  h.fill(alice, bob, -1, 100, 100_000);
+  assert.deepEqual(h.ledger.liquidatable(alice), [BTC]);
+  bounds.afterCommand(span);
+  assert.equal(bounds.counts.ownCommand, 0);
+  assert.equal(bounds.check(exchange), null);
 });

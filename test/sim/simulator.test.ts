@@ -33,6 +33,9 @@ test('hostile users (fee siphons, reduce-only ladders, dust floods, relayed orde
     // The siphon's fees at the market's ceiling are accepted and paid: the conservation checks run over the ledger's
     // originator-fee path (when the siphon only tried fees above the ceiling, all refused, none was ever paid).
     assert.ok(r.originatorFeesPaid > 0, `seed ${seed}: no originator fee was paid`);
+    // The leverage bound is not vacuous: the per-command check runs after a good share of the commands
+    // (the check at the Tick's marks alone ran at ~2 % of check points, since almost any fill moves a mark).
+    assert.ok(r.leverageChecks.ownCommand > r.commands / 10, `seed ${seed}: the per-command leverage check ran only ${r.leverageChecks.ownCommand} times`);
   }
 });
 
