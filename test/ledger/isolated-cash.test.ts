@@ -14,8 +14,8 @@ import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, CAROL, ETH, harness, usd } from './fixtures.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 
-/** Alice: 11 USD, short 1 BTC at 100 on cross, the mark now 50 (50 USD of unrealised profit); isolated in ETH, its mark 10. */
-function aliceInProfit() {
+/** Alice: 11 USD, short 1 BTC at 100 on cross, the mark now 50 (50 USD of unrealised profit); ETH's mark 10, Alice cross in it. */
+function aliceInProfitOnCross() {
   const h = harness();
   const alice = h.fund(ALICE, usd(11));
   const bob = h.fund(BOB, usd(10_000));
@@ -23,6 +23,12 @@ function aliceInProfit() {
   h.fill(bob, alice, -1, 100, 1000);
   h.fill(bob, carol, -1, 50, 1);
   h.fill(bob, carol, 1, 1000, 1, ETH);
+  return { h, alice, carol };
+}
+
+/** The same, Alice isolated in ETH. */
+function aliceInProfit() {
+  const { h, alice, carol } = aliceInProfitOnCross();
   assert.equal(h.ledger.setMargin(ALICE, 0, ETH, true, 5_000_000n, 1), LedgerCode.Ok);
   assert.equal(h.ledger.collateral(alice), usd(10.95));
   assert.equal(h.ledger.stats(alice)!.freeCollateralCross, usd(10.95 + 50 - 5), 'headroom: the collateral and the profit, less the IM at 50');
@@ -54,13 +60,7 @@ test('ISOLATE_WITH_A_CROSS_ORDER_OPEN: switching a market to isolated while an o
   // Found by review: the 50 ETH buy that isolated margin refuses was admitted on cross (against
   // the profit), the market then isolated, and the fill posted the 10.95 of cash there was —
   // the position opened below its maintenance of 15 at an unchanged mark.
-  const h = harness();
-  const alice = h.fund(ALICE, usd(11));
-  const bob = h.fund(BOB, usd(10_000));
-  const carol = h.fund(CAROL, usd(10_000));
-  h.fill(bob, alice, -1, 100, 1000);
-  h.fill(bob, carol, -1, 50, 1);
-  h.fill(bob, carol, 1, 1000, 1, ETH);
+  const { h, alice } = aliceInProfitOnCross();
   assert.equal(h.ledger.admitOrder(1, alice, ETH, 1, 1000, 5_000_000, false, 2), LedgerCode.Ok, 'on cross the profit covers it');
   assert.equal(h.ledger.setMargin(ALICE, 0, ETH, true, 5_000_000n, 3), LedgerCode.OrdersOpenInMarket);
   assert.equal(h.ledger.setMargin(ALICE, 0, ETH, false, 5_000_000n, 3), LedgerCode.Ok, 'a new fraction in the same mode is allowed');
