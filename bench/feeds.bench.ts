@@ -30,7 +30,8 @@
  *    linear drift on this shared machine then weighs on both alike); `FEEDS_BENCH_ORDERS`
  *    (10,000) orders a round, or what `FEEDS_BENCH_ROUND_SECONDS` (15) allows. Target: attached
  *    within 10% of none. The server's CPU per order is printed beside it (steadier than the rate
- *    when neighbours load the machine), and the subscribers' CPU (they share the 2 cores).
+ *    when neighbours load the machine), and the subscribers' CPU (they share the 2 cores, at low
+ *    priority: `FEEDS_BENCH_SUBSCRIBER_NICE` below).
  * The feeds publish a market's book and trades at most every `FEEDS_BENCH_PUBLISH_MS` (the
  * exchange's default, 100 ms, when unset), to compare windows.
  * To see where the feeds cost the order path: `node --cpu-prof --import tsx bench/feeds.bench.ts`
@@ -40,7 +41,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { eip712Domain } from '../src/auth/typed-data.ts';
 import { DEFAULT_FEED_LIMITS } from '../src/ws/feeds.ts';
@@ -75,7 +76,16 @@ const SYMBOL = 'BTC-USD-PERP';
 const CHANNELS = [`book.${SYMBOL}`, `trades.${SYMBOL}`];
 const ACCOUNTS = 100;
 const LEVELS_PER_SIDE = 30;
-const WARMUP_ORDERS = 1_000;
+/** Orders before the first round, so the first round does not pay for the JIT's warm-up (1,000 left it ~25 % slower than the last). */
+const WARMUP_ORDERS = envInt('FEEDS_BENCH_WARMUP', 4_000);
+/**
+ * The subscriber processes' scheduling priority (`nice`, 0–19). They stand for clients on other
+ * machines: at 19 they take the CPU the exchange leaves idle rather than a share of what it would
+ * use, so the rate with subscribers measures what the feeds cost the exchange, not what their
+ * readers cost this 2-core machine (their CPU is printed either way). 0 to give them equal shares.
+ */
+const SUBSCRIBER_NICE = Number(process.env.FEEDS_BENCH_SUBSCRIBER_NICE ?? 19);
+if (!Number.isInteger(SUBSCRIBER_NICE) || SUBSCRIBER_NICE < 0 || SUBSCRIBER_NICE > 19) throw new Error(`FEEDS_BENCH_SUBSCRIBER_NICE must be 0–19, got ${process.env.FEEDS_BENCH_SUBSCRIBER_NICE}`);
 /** The probe's pause between pairs, and the pairs it may send in one round (it stops when told). */
 const PROBE_GAP_MS = 10;
 const PROBE_LOOPS = 4;
@@ -210,13 +220,15 @@ const pooled = (ls: Latency[]): Latency => latency(ls.flatMap((l) => l.values));
 
 console.log(
   `feeds bench: ${availableParallelism()} cores, load average ${loadAverage()} (1, 5, 15 min); ${SUBSCRIBERS} subscribers in ${CLIENT_PROCESSES} processes, ` +
-    `${ORDERS} orders a round at -c ${CONNECTIONS}, ${2 * ROUND_PAIRS} rounds; book and trades published at most every ${PUBLISH_MS} ms`,
+    `${ORDERS} orders a round at -c ${CONNECTIONS}, ${2 * ROUND_PAIRS} rounds after ${WARMUP_ORDERS} warm-up orders; subscriber processes at nice ${SUBSCRIBER_NICE}; ` +
+    `book and trades published at most every ${PUBLISH_MS} ms`,
 );
 const ex = await startBenchExchange({ feedLimits: { publishEveryMs: PUBLISH_MS } });
 loader = child('./http/load.ts');
 probe = child('./feeds/probe.ts');
 bareServer = child('./feeds/bare-pubsub.ts');
 subscriberProcesses = Array.from({ length: CLIENT_PROCESSES }, () => child('./feeds/subscribers.ts'));
+for (const p of subscriberProcesses) setPriority(p.pid!, SUBSCRIBER_NICE);
 const figures: Figure[] = [];
 try {
   const setupStart = performance.now();
