@@ -6,10 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseMarkets } from '../src/config/market.ts';
-import { Exchange } from '../src/runtime/exchange.ts';
-import { NO_ROUTER } from '../src/runtime/ports.ts';
-import { CommandKind, type Command } from '../src/runtime/commands.ts';
-import { encodeSnapshot } from '../src/runtime/snapshot-codec.ts';
+import { Exchange } from '../src/app/exchange.ts';
+import { NO_ROUTER } from '../src/app/ports.ts';
+import { CommandKind, type Command } from '../src/app/commands.ts';
+import { encodeSnapshot } from '../src/sequencer/snapshot-codec.ts';
 import { report, type Figure } from './report.ts';
 
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc (npm run bench:accounts does)');

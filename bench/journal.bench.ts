@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { Journal } from '../src/journal/journal.ts';
 import { LmdbJournalStorage } from '../src/journal/lmdb-storage.ts';
-import { BookEventWriter, RecordBuffer } from '../src/runtime/codec.ts';
-import { RecordKind } from '../src/runtime/layout.ts';
+import { BookEventWriter, RecordBuffer } from '../src/transport/codec.ts';
+import { RecordKind } from '../src/transport/layout.ts';
 import { percentile, report, type Figure } from './report.ts';
 
 const RATE = 100_000;

@@ -20,8 +20,8 @@ import type { BookListener } from '../src/engine/types.ts';
 import { Journal } from '../src/journal/journal.ts';
 import { LmdbJournalStorage, seqKeyEncoder } from '../src/journal/lmdb-storage.ts';
 import { kJournalHeaderBytes, kJournalPayloadLength } from '../src/journal/record.ts';
-import { BookEventWriter, RecordBuffer, decodeEvent } from '../src/runtime/codec.ts';
-import { RecordKind } from '../src/runtime/layout.ts';
+import { BookEventWriter, RecordBuffer, decodeEvent } from '../src/transport/codec.ts';
+import { RecordKind } from '../src/transport/layout.ts';
 import { report, type Figure } from './report.ts';
 
 const RECORDS = 2_000_000;

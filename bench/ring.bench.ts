@@ -16,7 +16,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Ring } from '../src/runtime/ring.ts';
+import { Ring } from '../src/transport/ring.ts';
 import { percentile, report, type Figure } from './report.ts';
 
 const PINGS = 20_000;

@@ -4,8 +4,8 @@
  * entered straight through the sequencer (no HTTP, no signatures: `Exchange.execute` does not
  * check them, the gateway's pool does).
  */
-import { CommandKind, type Command, type SubmitOrder } from '../src/runtime/commands.ts';
-import type { Sequencer } from '../src/runtime/sequencer.ts';
+import { CommandKind, type Command, type SubmitOrder } from '../src/app/commands.ts';
+import type { Sequencer } from '../src/sequencer/sequencer.ts';
 
 const FAR_FUTURE = 4_102_444_800_000;
 

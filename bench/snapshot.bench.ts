@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadSettings, TESTNET_OPERATOR_KEY } from '../src/config/process.ts';
 import { startExchange, type RunningExchange } from '../src/pipeline.ts';
-import { CommandKind } from '../src/runtime/commands.ts';
+import { CommandKind } from '../src/app/commands.ts';
 import { accountAddress, order, populate } from './snapshot-population.ts';
 import { percentile, report, type Figure } from './report.ts';
 

@@ -42,7 +42,7 @@
  */
 import { RATE_ONE } from '../src/config/market.ts';
 import type { InsuranceReason, LedgerEvent } from '../src/ledger/events.ts';
-import type { Exchange } from '../src/runtime/exchange.ts';
+import type { Exchange } from '../src/app/exchange.ts';
 
 /** How often each leverage check ran (evaluated, not skipped as inside a window). */
 export interface LeverageCheckCounts {

@@ -12,8 +12,9 @@
 import type { MarketSpec } from '../src/config/market.ts';
 import { parseDecimal } from '../src/numeric/decimal.ts';
 import type { Side } from '../src/engine/types.ts';
-import { CommandKind, type BatchOrder, type Command } from '../src/runtime/commands.ts';
-import type { Exchange } from '../src/runtime/exchange.ts';
+import { CommandKind, type BatchOrder, type Command } from '../src/app/commands.ts';
+import type { Exchange } from '../src/app/exchange.ts';
+import type { OrderType } from '../src/app/order-vocabulary.ts';
 import type { Prng } from './prng.ts';
 
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
@@ -104,7 +105,7 @@ export interface OrderFields {
   price: number;
   quantity: number;
   flags?: number;
-  orderType?: string;
+  orderType?: OrderType;
   subaccountIndex?: number;
   expiresAt?: number;
   clientId?: string | null;

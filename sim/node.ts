@@ -20,12 +20,12 @@ import type { BookSnapshot, PlaceOrder } from '../src/engine/types.ts';
 import { Journal, type JournalLogger } from '../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../src/journal/simulated-storage.ts';
 import { decodeSnapshotRecord, encodeSnapshotRecord } from '../src/journal/snapshots.ts';
-import { BookEventWriter, RecordBuffer, decodeCommand, encodeCancel, encodeCancelAll, encodeCancelByClientId, encodeExpire, encodePlace, recordLength, writeDone, type CommandHandler } from '../src/runtime/codec.ts';
-import { Exchange } from '../src/runtime/exchange.ts';
-import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from '../src/runtime/ports.ts';
-import { recover } from '../src/runtime/recovery.ts';
-import { Sequencer, type HistorySink } from '../src/runtime/sequencer.ts';
-import { decodeSnapshot, encodeSnapshot } from '../src/runtime/snapshot-codec.ts';
+import { BookEventWriter, RecordBuffer, decodeCommand, encodeCancel, encodeCancelAll, encodeCancelByClientId, encodeExpire, encodePlace, recordLength, writeDone, type CommandHandler } from '../src/transport/codec.ts';
+import { Exchange } from '../src/app/exchange.ts';
+import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from '../src/app/ports.ts';
+import { recover } from '../src/sequencer/recovery.ts';
+import { Sequencer, type HistorySink } from '../src/sequencer/sequencer.ts';
+import { decodeSnapshot, encodeSnapshot } from '../src/sequencer/snapshot-codec.ts';
 import type { Prng } from './prng.ts';
 
 /** A market thread in process: book commands wait in a buffer until `run` handles them. */

@@ -7,10 +7,10 @@
  * whichever thread ran it, and `--seed N --seeds 1` reproduces it alone. With one worker (or
  * one seed) the seeds run on this thread.
  *
- * May import: src/config (types), src/runtime/spawn-worker, sim/simulator.
+ * May import: src/config (types), src/transport/spawn-worker, sim/simulator.
  */
 import type { MarketSpec } from '../src/config/market.ts';
-import { spawnWorker } from '../src/runtime/spawn-worker.ts';
+import { spawnWorker } from '../src/transport/spawn-worker.ts';
 import { runSeed, type SeedOptions, type SeedResult } from './simulator.ts';
 
 /** A seed's result as it crosses threads: the violation as its message, and the wall-clock seconds it took. */

@@ -14,15 +14,15 @@
  *
  * May import: src/, sim/.
  */
-import { encodeCommand, CommandKind, type Command } from '../src/runtime/commands.ts';
-import type { ExecuteResult } from '../src/runtime/codes.ts';
-import { isCommandKind } from '../src/runtime/commands.ts';
-import { decodeEvent } from '../src/runtime/codec.ts';
-import { RecordKind } from '../src/runtime/layout.ts';
-import { isTerminal, type OrderState } from '../src/runtime/order-registry.ts';
-import { Exchange } from '../src/runtime/exchange.ts';
-import { NO_ROUTER, type ExchangeListeners } from '../src/runtime/ports.ts';
-import { Replay } from '../src/runtime/recovery.ts';
+import { encodeCommand, CommandKind, type Command } from '../src/app/commands.ts';
+import type { ExecuteResult } from '../src/app/codes.ts';
+import { isCommandKind } from '../src/app/commands.ts';
+import { decodeEvent } from '../src/transport/codec.ts';
+import { RecordKind } from '../src/transport/layout.ts';
+import { isTerminal, type OrderState } from '../src/app/order-registry.ts';
+import { Exchange } from '../src/app/exchange.ts';
+import { NO_ROUTER, type ExchangeListeners } from '../src/app/ports.ts';
+import { Replay } from '../src/sequencer/recovery.ts';
 import { kJournalHeaderBytes } from '../src/journal/record.ts';
 import type { MarketSpec } from '../src/config/market.ts';
 import { AuthCode } from '../src/auth/codes.ts';

@@ -17,7 +17,7 @@
  * Reasons are the names of the code tables' entries (`InsufficientMargin`, `Overloaded`…), so a
  * dashboard reads them without the tables; a refusal without a code is named by its status.
  * May import: prom-client, http/ports (types) and the code tables: auth/codes, ledger/codes, engine/codes,
- * conditional/codes, runtime/codes, http/errors.
+ * conditional/codes, app/codes, http/errors.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AuthCode } from './auth/codes.ts';
@@ -25,7 +25,7 @@ import { ConditionalCode } from './conditional/codes.ts';
 import { EngineCode } from './engine/codes.ts';
 import { GatewayCode } from './http/errors.ts';
 import { LedgerCode } from './ledger/codes.ts';
-import { ExchangeCode } from './runtime/codes.ts';
+import { ExchangeCode } from './app/codes.ts';
 import type { GatewayMetrics } from './http/ports.ts';
 
 const PREFIX = 'perp_';

@@ -14,7 +14,8 @@
  * block through the sink it is handed, and the gateway answers as a member of a cluster; the
  * reads every node serves (`stateReads`, `stateReport`, `walletLogin`) are here so a replica
  * serves exactly the primary's.
- * May import: every room it wires: config/, numeric/, ledger/, auth/, history/, journal/, runtime/, http/, ws/, replication/,
+ * May import: every room it wires: config/, numeric/, ledger/, auth/, history/, journal/, app/, transport/,
+ * sequencer/, storage/, http/, ws/, replication/,
  * metrics; pino, node:fs, node:path. Nothing imports it but the processes (main, demo).
  */
 import { mkdirSync } from 'node:fs';
@@ -30,28 +31,28 @@ import { loadRecoveryBackend } from './auth/recovery.ts';
 import { WalletLogin } from './auth/login.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
-import { Exchange } from './runtime/exchange.ts';
-import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from './runtime/ports.ts';
-import type { OrderState } from './runtime/order-registry.ts';
-import { recover } from './runtime/recovery.ts';
-import { decodeSnapshot, type SystemSnapshot } from './runtime/snapshot-codec.ts';
-import { SnapshotThread } from './runtime/snapshot-thread.ts';
-import { MarketLink } from './runtime/market-link.ts';
-import { Sequencer } from './runtime/sequencer.ts';
-import { openDataDirectory } from './runtime/data-directory.ts';
-import { lockDataDirectory, type DirectoryLock } from './runtime/directory-lock.ts';
-import { tokenSecretOf } from './runtime/token-secret.ts';
-import { TestnetFeed } from './runtime/testnet-feed.ts';
-import { CommandKind } from './runtime/commands.ts';
-import { accountWrites } from './runtime/account-writes.ts';
-import { FeedRelay } from './runtime/feed-relay.ts';
+import { Exchange } from './app/exchange.ts';
+import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from './app/ports.ts';
+import type { OrderState } from './app/order-registry.ts';
+import { recover } from './sequencer/recovery.ts';
+import { decodeSnapshot, type SystemSnapshot } from './sequencer/snapshot-codec.ts';
+import { SnapshotThread } from './sequencer/snapshot-thread.ts';
+import { MarketLink } from './transport/market-link.ts';
+import { Sequencer } from './sequencer/sequencer.ts';
+import { openDataDirectory } from './storage/data-directory.ts';
+import { lockDataDirectory, type DirectoryLock } from './storage/directory-lock.ts';
+import { tokenSecretOf } from './storage/token-secret.ts';
+import { TestnetFeed } from './sequencer/testnet-feed.ts';
+import { CommandKind } from './app/commands.ts';
+import { accountWrites } from './sequencer/account-writes.ts';
+import { FeedRelay } from './sequencer/feed-relay.ts';
 import { startGateway } from './http/gateway.ts';
 import { Feeds, type FeedLimits } from './ws/feeds.ts';
 import type { MarketDataPort, OrdersPort, PriceSource } from './http/ports.ts';
 import type { ClusterPort } from './http/routes/cluster.ts';
 import type { OperatorPort } from './http/routes/operator.ts';
 import type { Journal } from './journal/journal.ts';
-import type { Projections } from './runtime/projections.ts';
+import type { Projections } from './history/projections.ts';
 import type { AccountApiOptions } from './http/account-routes.ts';
 import { ExchangeMetrics } from './metrics.ts';
 
@@ -498,7 +499,7 @@ export function walletLogin(settings: Settings, clock: () => number, logger: Log
 }
 
 /**
- * The streaming feeds (ws/feeds) over this node's exchange, and the relay (runtime/feed-relay)
+ * The streaming feeds (ws/feeds) over this node's exchange, and the relay (sequencer/feed-relay)
  * that hands them, once the local journal has flushed it, what the exchange applied: every book
  * event decoded into `relay.listener(market)`, every numbered subaccount event (wired here
  * through `projections.feed`), a frame closed at each `relay.endOfBatch(seq)`. The same on every

@@ -28,7 +28,7 @@ const src = fileURLToPath(new URL('../src', import.meta.url));
 /** Rooms are named by their path under src/ without `.ts`: `engine/types`, `pipeline`. */
 const CORES = ['engine/', 'ledger/', 'conditional/', 'numeric/'];
 const APPLICATION = ['app/'];
-const ADAPTERS = ['http/', 'ws/', 'journal/', 'history/', 'transport/', 'sequencer/', 'client/', 'cli/', 'demo/', 'runtime/', 'pipeline', 'main', 'metrics'];
+const ADAPTERS = ['http/', 'ws/', 'journal/', 'history/', 'transport/', 'sequencer/', 'storage/', 'client/', 'cli/', 'demo/', 'replication/', 'pipeline', 'main', 'metrics'];
 
 interface Import {
   /** `engine/types` for a file of src/, the package name (`lmdb`, `node:fs`) otherwise. */

@@ -4,11 +4,11 @@
  * The floor under a durable reply: one journal append + `durable()` (an LMDB flush to disk) at a
  * time, on a fresh journal beside the exchange's, while nothing else is submitted. The latency of
  * a signed order can be no lower than this on this disk, now.
- * May import: src/journal, src/runtime/layout, ../report.
+ * May import: src/journal, src/transport/layout, ../report.
  */
 import { Journal } from '../../src/journal/journal.ts';
 import { LmdbJournalStorage } from '../../src/journal/lmdb-storage.ts';
-import { RecordKind } from '../../src/runtime/layout.ts';
+import { RecordKind } from '../../src/transport/layout.ts';
 import { percentile } from '../report.ts';
 
 /** `count` sequential commits of a 200-byte record (about an order command); latencies in ms. */

@@ -5,8 +5,9 @@
  * beyond the balance, a margin fraction out of bounds, revoking a delegate never granted.
  * Each must be refused without changing anything else.
  */
+import type { OrderType } from '../../src/app/order-vocabulary.ts';
 import { Side } from '../../src/engine/types.ts';
-import { CommandKind, type Command } from '../../src/runtime/commands.ts';
+import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { USD, addressOf, lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
 
 export const badInput: Strategy = {
@@ -31,7 +32,8 @@ export const badInput: Strategy = {
       case 4:
         return submitOrder(ctx, account, { ...order, quantity: Number.MAX_SAFE_INTEGER - rng.below(1000) });
       case 5:
-        return submitOrder(ctx, account, { ...order, orderType: 'market' });
+        // A type the gateway never lets through: the application must still refuse it.
+        return submitOrder(ctx, account, { ...order, orderType: 'market' as OrderType });
       case 6:
         return { kind: CommandKind.CancelOrder, time, orderId: rng.between(1, 2 ** 40), caller: account.address };
       case 7:

@@ -3,9 +3,10 @@
  * attached to the position, TWAPs and icebergs (each child a signed order with its own nonce).
  * Triggers land on both sides of the mark, so some are refused as already crossed.
  */
+import type { OrderType } from '../../src/app/order-vocabulary.ts';
 import { OrderFlag, Side } from '../../src/engine/types.ts';
 import { RATE_ONE } from '../../src/config/market.ts';
-import { CommandKind, type Command } from '../../src/runtime/commands.ts';
+import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { batchOrder, lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
 
 export const conditional: Strategy = {
@@ -20,7 +21,7 @@ export const conditional: Strategy = {
     const quantity = lotsForUsd(spec, ref, rng.between(10, 2000));
     const kind = rng.below(5);
     if (kind === 0 || kind === 1) {
-      const orderType = rng.pick(['takeProfit', 'stopLoss', 'trailingStop']);
+      const orderType = rng.pick<OrderType>(['takeProfit', 'stopLoss', 'trailingStop']);
       return submitOrder(ctx, account, {
         market,
         side,
@@ -36,7 +37,7 @@ export const conditional: Strategy = {
       // Closes the position: a sell pair takes profit above and stops below (a buy pair the reverse).
       const tp = offsetTicks(ref, -side * rng.between(10, 500));
       const sl = offsetTicks(ref, side * rng.between(10, 500));
-      const leg = (orderType: string, trigger: number) =>
+      const leg = (orderType: OrderType, trigger: number) =>
         batchOrder(ctx, account, { market, side, orderType, price: offsetTicks(trigger, side * 50), quantity, flags: OrderFlag.ReduceOnly, triggerPrice: trigger });
       return { kind: CommandKind.SubmitPair, time, takeProfit: leg('takeProfit', tp), stopLoss: leg('stopLoss', sl) };
     }

@@ -2,7 +2,7 @@
  * Delegation: an account grants a trading delegate or revokes it; the trader strategy then
  * signs some of its orders with the delegate's address (refused once revoked).
  */
-import { CommandKind, type Command } from '../../src/runtime/commands.ts';
+import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { addressOf, type SimContext, type Strategy } from '../clients.ts';
 
 /** Delegates' addresses sit far above the accounts'. */

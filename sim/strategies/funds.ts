@@ -4,7 +4,7 @@
  * cross).
  */
 import { RATE_ONE } from '../../src/config/market.ts';
-import { CommandKind, type Command } from '../../src/runtime/commands.ts';
+import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { USD, type SimContext, type Strategy } from '../clients.ts';
 
 export const funds: Strategy = {

@@ -8,7 +8,7 @@
  * checks conservation, leverage and the insurance fund after every step (sim/bounds.ts).
  */
 import { OrderFlag, Side } from '../../src/engine/types.ts';
-import { CommandKind, type Command } from '../../src/runtime/commands.ts';
+import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { addressOf, lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
 import { DELEGATE_BASE } from './delegation.ts';
 import { MAKERS } from './market-maker.ts';

@@ -3,7 +3,7 @@
  * some size, and now and then pull every quote (cancel all), so the book is deep, then thin.
  */
 import { OrderFlag, Side } from '../../src/engine/types.ts';
-import { CommandKind, type Command } from '../../src/runtime/commands.ts';
+import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
 
 /** The makers are the first accounts. */

@@ -3,7 +3,7 @@
  * leveraged accounts under maintenance margin, so ticks liquidate them), pulled back towards
  * where each market started so prices stay in a sane range over a long run.
  */
-import { CommandKind, type Command } from '../../src/runtime/commands.ts';
+import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { offsetTicks, referenceTicks, type SimContext, type Strategy } from '../clients.ts';
 
 export const oracle: Strategy = {

@@ -4,7 +4,7 @@
  * clientId and all at once.
  */
 import { OrderFlag, Side } from '../../src/engine/types.ts';
-import { CommandKind, type Command } from '../../src/runtime/commands.ts';
+import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
 
 export const trader: Strategy = {

@@ -64,7 +64,7 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
-/** The worker module beside this one: `.ts` from source, `.js` compiled (runtime/spawn-worker's rule). */
+/** The worker module beside this one: `.ts` from source, `.js` compiled (transport/spawn-worker's rule). */
 const WORKER = new URL(import.meta.url.endsWith('.js') ? './signature-worker.js' : './signature-worker.ts', import.meta.url).href;
 
 export class SignaturePool {

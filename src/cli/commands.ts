@@ -354,7 +354,7 @@ export const COMMANDS: Command[] = [
     run(ctx) {
       const [sub = '', ...rest] = ctx.positionals;
       const tool = fileURLToPath(new URL('../journal/cli.ts', import.meta.url));
-      const args = sub === 'replay' ? ['verify', ...rest, '--replay', fileURLToPath(new URL('../runtime/replay-target.ts', import.meta.url))] : [sub, ...rest];
+      const args = sub === 'replay' ? ['verify', ...rest, '--replay', fileURLToPath(new URL('../sequencer/replay-target.ts', import.meta.url))] : [sub, ...rest];
       const result = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), tool, ...args], { stdio: 'inherit' });
       process.exitCode = result.status ?? 1;
     },

@@ -3,7 +3,7 @@
  *
  * The conditional and algorithmic orders of one market — takeProfit, stopLoss, trailingStop,
  * TP/SL pairs (OCO groups, attached to a position or to a parent order), TWAP and iceberg — as a
- * pure, deterministic state machine (`ConditionalBook`) that the runtime drives in each market
+ * pure, deterministic state machine (`ConditionalBook`) that the application drives in each market
  * thread beside the order book. Commands in, each carrying its time; requests out, synchronously,
  * through a `ConditionalListener`. No I/O, no clock, no randomness: the same commands give the
  * same outputs and the same `stateHash()`.
@@ -11,7 +11,7 @@
  * Owns: untriggered orders and their triggers (mark-price driven), trailing anchors, OCO pairs
  * and their attachment (position or parent), TWAP schedules, iceberg sequencing, expiry of
  * untriggered orders. Does not own: the order book (orders it releases become the engine's),
- * positions (the runtime reports them), ids, nonces and signatures (the runtime keeps them).
+ * positions (the application reports them), ids, nonces and signatures (the application keeps them).
  * May import: engine/types, engine/codes, config/market (`RATE_ONE`, a constant), and
  * @noble/hashes (pure) for `stateHash`.
  *
@@ -22,7 +22,7 @@
  *   any mark (`MarkPriceUnknown`).
  * - `placePair(PlacePair)`: one takeProfit + one stopLoss of one owner and side, the take-profit
  *   beyond the stop. `parentOrderId` 0: attached to the position (which the pair's side must
- *   close), armed now. Otherwise attached to that resting order (the runtime passes
+ *   close), armed now. Otherwise attached to that resting order (the application passes
  *   `book.order(id)`; the pair's side must close the parent's): armed at the parent's fills, each
  *   leg's quantity = min(parent's filled lots, the leg's quantity) (`onArmed`). Checked at arming:
  *   a leg the last mark already crossed fires at once.
@@ -32,7 +32,7 @@
  * - `onMark(mark, time)`: fires every armed order the mark crosses — ascending orderId among
  *   those fired by one update — then moves trailing anchors. A fired order is released with the
  *   order's own orderId, price, flags and expiresAt (IOC if its flag is set), its armed quantity,
- *   `position` 0 for the runtime to fill in (the engine applies reduce-only then). OCO: the other
+ *   `position` 0 for the application to fill in (the engine applies reduce-only then). OCO: the other
  *   leg is cancelled (`OcoTriggered`) right after its sibling's release.
  * - `onTime(time)`: expires untriggered orders with 0 < expiresAt <= time ((expiresAt, orderId)
  *   order; a pair leg's sibling ends `OcoExpired`), then releases TWAP slices due by `time`
@@ -65,7 +65,7 @@
  * # Known limits
  * Mark-price triggering only (no last-trade trigger). A parent-attached pair that fired keeps
  * nothing for fills of its parent after that. Slices already released (TWAP, iceberg's live
- * slice) are the engine's: `cancelGroup` cancels only unreleased ones — the runtime cancels the
+ * slice) are the engine's: `cancelGroup` cancels only unreleased ones — the application cancels the
  * live iceberg slice itself. Position-attached pairs are not resized when the position shrinks
  * (reduce-only caps them at entry). Time is taken as given (non-decreasing).
  */

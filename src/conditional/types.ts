@@ -1,11 +1,11 @@
 /**
  * @module conditional/types
  *
- * The conditional-order core's contract: the commands it takes, what it tells the runtime
+ * The conditional-order core's contract: the commands it takes, what it tells the application
  * (`ConditionalListener`), the read views and the snapshot. Units as in the engine: prices in
  * integer ticks, quantities in unsigned lots with `side` ±1, time in integer milliseconds
  * passed in with every command; `trailingPercent` is a bigint fraction at RATE_SCALE (8
- * decimals: 5_000_000n = 5 %). Ids are integers interned by the runtime: orderIds come from the
+ * decimals: 5_000_000n = 5 %). Ids are integers interned by the application: orderIds come from the
  * sequencer (the same id the order keeps once it enters the book), groupIds (TWAP, iceberg) and
  * ocoGroupIds (TP/SL pairs) are their own namespaces, unique per market while live.
  * May import: engine/types.
@@ -27,7 +27,7 @@ export const Release = {
 } as const;
 export type Release = (typeof Release)[keyof typeof Release];
 
-/** An order as the runtime hands it over: a `PlaceOrder` without the fields only known at entry. */
+/** An order as the application hands it over: a `PlaceOrder` without the fields only known at entry. */
 export type OrderFields = Omit<PlaceOrder, 'position' | 'time'>;
 
 /** Place one takeProfit, stopLoss or trailingStop. */
@@ -66,13 +66,13 @@ export interface PlaceSlices {
 }
 
 /**
- * What the book tells the runtime, synchronously, in the order it happens. Implementations must
+ * What the book tells the application, synchronously, in the order it happens. Implementations must
  * not call back into the book: queue the requests and apply them after the current command.
  */
 export interface ConditionalListener {
   /**
    * Enter `order` into the order book now. The object is fresh and belongs to the receiver.
-   * `order.position` is 0: the runtime sets the owner's position before `book.place` (the engine
+   * `order.position` is 0: the application sets the owner's position before `book.place` (the engine
    * caps a reduce-only order by it). `groupId` is the TWAP / iceberg, 0 for a triggered order.
    * `triggerPrice` is the trigger the mark crossed (for a trailing stop, where its anchor had
    * put it), 0 for a TWAP or iceberg slice.

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { ConfigError } from './market.ts';
 
-/** What a data directory holds, each a directory (runtime/data-directory). */
+/** What a data directory holds, each a directory (storage/data-directory). */
 const PARTS = ['journal', 'history'];
 
 /** Makes `dir` if it is missing; refuses a file, a directory the process cannot write, or one whose journal/ or history/ is a file. */

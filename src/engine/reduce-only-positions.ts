@@ -11,7 +11,7 @@
  * ledger has settled — what moved the position outside this book (auto-deleveraging). So
  *   position(owner) = filled(owner) + offset
  * is the position as of the book's own last event, fills in flight included. The offset of an
- * owner with resting reduce-only orders is kept (the newest placement's); the runtime cancels
+ * owner with resting reduce-only orders is kept (the newest placement's); the application cancels
  * those orders when the ledger deleverages the owner, so a kept offset is never stale.
  *
  * `resting(owner)`: Σ remaining of the owner's resting reduce-only orders, signed by their

@@ -7,7 +7,7 @@
  * it here (ws/account-channel). One named database in the history environment (count it in
  * `maxDbs`: `ACCOUNT_EVENT_DATABASE_COUNT`), written like the other projections — inside a
  * history batch's write transaction, so its numbering moves with `projectedSeq` and a restart
- * continues it exactly where the journal left it (runtime/projections numbers the events).
+ * continues it exactly where the journal left it (history/projections numbers the events).
  *
  * Key: `[owner, seq]` → the event. Values hold numbers, strings and booleans only (money as
  * decimal integer strings of base units), so they store and cross threads as they are.

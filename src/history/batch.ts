@@ -3,8 +3,8 @@
  *
  * One batch of history: the records a stretch of the journal projects to, and the journal
  * position it brings the projections to. A batch is plain data (it crosses threads packed, see
- * runtime/history-wire), so the
- * runtime can write it on the thread that replays the journal or hand it to the projection
+ * history/history-wire), so the
+ * projections can write it on the thread that replays the journal or hand it to the projection
  * thread; `HistoryStore.write` is the one place a batch becomes LMDB writes, in one
  * transaction together with the position it covers.
  *

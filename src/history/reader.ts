@@ -45,7 +45,7 @@ function newestFirst(prefix: number[], from: number | undefined, to: number | un
 export class HistoryReader implements MarketHistory {
   private readonly dbs: HistoryDatabases;
 
-  /** Over databases already opened, or opened here from the runtime's environment. */
+  /** Over databases already opened, or opened here from the exchange's history environment. */
   constructor(source: HistoryDatabases | RootDatabase) {
     this.dbs = 'tradesByTime' in source ? source : openHistoryDatabases(source);
   }

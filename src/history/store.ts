@@ -2,8 +2,8 @@
  * @module history/store
  *
  * The history projections' named databases, their key layouts and value codecs. The
- * environment is passed in, never opened here: the runtime opens one for history beside the
- * journal's (open it with `maxDbs` ≥ `HISTORY_DATABASE_COUNT` + the runtime's own).
+ * environment is passed in, never opened here: history/projections opens one beside the
+ * journal's (open it with `maxDbs` ≥ `HISTORY_DATABASE_COUNT` + its own).
  *
  * Keys (lmdb ordered-binary arrays of integers, so ranges sort numerically):
  * ```

@@ -20,7 +20,7 @@ import type { RangeQuery } from './types.ts';
 
 export const TRANSFER_DATABASE_COUNT = 1;
 
-/** A settled transfer, as the runtime builds it from the ledger's `transfer` event. */
+/** A settled transfer, as the projections build it from the ledger's `transfer` event. */
 export interface TransferRecord {
   /** Unique and increasing: transfers are numbered in the order they settle (kept across restarts). */
   id: number;

@@ -1,14 +1,15 @@
 /**
  * @module history/types
  *
- * What the history projections take in (records the runtime builds from journaled events,
+ * What the history projections take in (records history/projections builds from journaled events,
  * in the cores' integer units) and what they give out to the gateway.
  *
  * Units: prices in ticks, quantities in lots, money (`realized*`) `bigint` collateral base
  * units (COLLATERAL_SCALE), rates `bigint` at RATE_SCALE, every time in milliseconds.
- * May import: engine/types, history/candles.
+ * May import: engine/types, history/candles, app/order-vocabulary.
  */
 import type { Side } from '../engine/types.ts';
+import type { OrderStatus } from '../app/order-vocabulary.ts';
 import type { Candle, CandleInterval } from './candles.ts';
 
 /** A public trade: one fill of the book, as `BookListener.onFill` reports it. */
@@ -55,8 +56,6 @@ export interface AccountFillView {
   time: number;
 }
 
-/** Order statuses (design.md); terminal ones are filled, cancelled, expired, rejected. */
-export type OrderStatus = 'new' | 'partiallyFilled' | 'filled' | 'cancelled' | 'expired' | 'rejected' | 'untriggered' | 'triggered';
 
 /**
  * The latest state of one order, written on every change (`onOrderUpdate`). The order routes

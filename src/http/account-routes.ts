@@ -9,7 +9,7 @@
  * what"): `Not delegated for account and subaccount` for a caller with no grant on the
  * subaccount (a stranger, a revoked delegate, another subaccount's delegate), `Delegation not
  * allowed for request` for a delegate of it without the scope or where delegates may not act.
- * May import: http/, history/ (types), auth/ (types), config/market (types), runtime/sequencer.
+ * May import: http/, history/ (types), auth/ (types), config/market (types), sequencer/sequencer.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { TransferHistoryReader } from '../history/transfers.ts';
@@ -18,7 +18,7 @@ import { paramNames } from './account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort, Clock, WriteResult } from './ports.ts';
 import type { Route } from './uws.ts';
 import { GatewayCode } from './errors.ts';
-import { OverloadedError } from '../runtime/sequencer.ts';
+import { OverloadedError } from '../sequencer/sequencer.ts';
 import { challengeRoute, loginRoute } from './routes/login.ts';
 import { balanceRoute, BALANCE_QUERY, statsRoute, STATS_QUERY } from './routes/account-stats.ts';
 import { positionsRoute, POSITIONS_QUERY } from './routes/account-positions.ts';

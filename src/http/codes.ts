@@ -12,12 +12,12 @@
  * not the caller's), 409 when the market's or account's state refuses the order now (the mark
  * already crossed the trigger, no mark yet, no position to close, an id in use), 400 for the rest.
  * The account limits' codes (9100s) are 400.
- * May import: http/errors, auth/codes, ledger/codes, conditional/codes, runtime/codes, http/uws.
+ * May import: http/errors, auth/codes, ledger/codes, conditional/codes, app/codes, http/uws.
  */
 import { AUTH_CODES } from '../auth/codes.ts';
 import { CONDITIONAL_TEXT, ConditionalCode } from '../conditional/codes.ts';
 import { LEDGER_CODE_TEXT, LedgerCode } from '../ledger/codes.ts';
-import { ExchangeCode } from '../runtime/codes.ts';
+import { ExchangeCode } from '../app/codes.ts';
 import { failure, registerCodes } from './errors.ts';
 import type { HttpReply } from './uws.ts';
 
@@ -63,7 +63,7 @@ registerCodes(
   ),
 );
 
-// The account limits (runtime/account-limits.ts), in the style of `Transfer amount exceeds available balance`.
+// The account limits (app/account-limits.ts), in the style of `Transfer amount exceeds available balance`.
 registerCodes({
   [ExchangeCode.TransferBelowMinimum]: { status: 400, text: (minimum) => `Transfer amount below the minimum of ${minimum} USD` },
   [ExchangeCode.TooManySubaccounts]: { status: 400, text: (max) => `Too many subaccounts: an account holds at most ${max}` },

@@ -20,7 +20,7 @@
  * On a replicated node (`cluster`, routes/cluster) every route is wrapped: GET /cluster is
  * added, writes are refused with 421 naming the primary while this node is not it, and every
  * reply carries the replica's lag.
- * May import: http/, config/, engine/types (values it formats); the runtime only via ports.ts, pino.
+ * May import: http/, config/, engine/types (values it formats); app/ and sequencer/ only via ports.ts, pino.
  */
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/market.ts';

@@ -14,7 +14,8 @@
  * trusted proxies (client-address.ts), the order view (order-view.ts), CORS (cors.ts),
  * compressed bodies (compression.ts), the probes and metrics routes (routes/operations.ts).
  * May import: auth/, config/, history/, numeric/, engine/types, ledger/ (types, read-only
- * queries), runtime/ (command kinds and result types), uWebSockets.js (uws.ts only), ajv,
+ * queries), app/ (command kinds, result codes, the order vocabulary and registry's read model),
+ * sequencer/sequencer and sequencer/account-writes (the outcome of a write and its port), uWebSockets.js (uws.ts only), ajv,
  * fast-json-stringify, negotiator (compression.ts), node:zlib, node:crypto, pino, node:fs, node:url and esbuild (routes/web),
  * @trufflesuite/uws-js-unofficial and node:module (uws.ts), the code tables engine/codes and
  * conditional/codes, ws/asyncapi (the OpenAPI document links the feeds).

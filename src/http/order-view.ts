@@ -8,7 +8,7 @@ import fastJson from 'fast-json-stringify';
 import { lotsToQuantity, ticksToPrice, type MarketSpec } from '../config/market.ts';
 import { OrderFlag, SELF_TRADE_EXPIRE_MAKER, formatOrderId } from '../engine/types.ts';
 import { ORDER_SCHEMA, ORDERS_SCHEMA, ORDER_BATCH_SCHEMA, ORDER_LIST_SCHEMA, BATCH_CANCEL_SCHEMA } from './schemas.ts';
-import type { OrderState } from '../runtime/order-registry.ts';
+import type { OrderState } from '../app/order-registry.ts';
 
 export type OrderLike = Pick<
   OrderState,

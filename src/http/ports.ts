@@ -2,7 +2,7 @@
  * @module http/ports
  *
  * What the gateway needs from the running exchange, as interfaces it is handed (the gateway
- * never reaches into threads, rings or the journal itself). The runtime implements them.
+ * never reaches into threads, rings or the journal itself). The application and the sequencer implement them.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { Profile } from '../config/profile.ts';
@@ -47,7 +47,7 @@ export interface AccountReadPort {
   nonces: Pick<NonceStore, 'nextNonce'>;
 }
 
-export type { AccountWritePort, DelegationWrite, MarginWrite, TransferWrite, WriteResult } from '../runtime/account-writes.ts';
+export type { AccountWritePort, DelegationWrite, MarginWrite, TransferWrite, WriteResult } from '../sequencer/account-writes.ts';
 
 /** What the gateway needs for wallet login and signed requests. */
 export interface AuthPort {
@@ -57,9 +57,9 @@ export interface AuthPort {
   recover: TypedRecovery;
 }
 
-import type { Command } from '../runtime/commands.ts';
-import type { AtCompletion, Outcome } from '../runtime/sequencer.ts';
-import type { OrderState } from '../runtime/order-registry.ts';
+import type { Command } from '../app/commands.ts';
+import type { AtCompletion, Outcome } from '../sequencer/sequencer.ts';
+import type { OrderState } from '../app/order-registry.ts';
 import type { OrderRecord, OrderQuery } from '../history/types.ts';
 
 /** Orders: writes go through the sequencer, reads to the live registry and the history. */

@@ -17,13 +17,13 @@
  * mismatch, 2 on usage (one line naming the option). Nothing is created on a refusal: inspect
  * and verify open read-only, and a copy that fails removes the directory it made.
  *
- * May import: journal/*, runtime/layout (kind names), node:fs, node:path, node:url, runtime/commands.
+ * May import: journal/*, transport/layout (kind names), node:fs, node:path, node:url, app/commands.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RecordKind } from '../runtime/layout.ts';
-import { CommandKind } from '../runtime/commands.ts';
+import { RecordKind } from '../transport/layout.ts';
+import { CommandKind } from '../app/commands.ts';
 import { Journal, consoleLogger, type JournalLogger } from './journal.ts';
 import { LmdbJournalStorage } from './lmdb-storage.ts';
 import { checkLmdbFile } from './lmdb-file.ts';

@@ -97,7 +97,7 @@ export interface MarginEvent {
   time: number;
 }
 
-/** A liquidation order the runtime must send to the book (reduce-only IOC). */
+/** A liquidation order the application must send to the book (reduce-only IOC). */
 export interface LiquidationOrder {
   owner: number;
   account: number;

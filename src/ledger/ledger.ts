@@ -7,7 +7,7 @@
  * (or a value); what happened is told to the listener as `LedgerEvent`s (see events.ts).
  *
  * Pipeline: `admitOrder` (R1, before the market thread) reserves a hold; the book's events come
- * back as `settleFill` and `releaseOrder` (R2). `checkLiquidations` returns orders the runtime
+ * back as `settleFill` and `releaseOrder` (R2). `checkLiquidations` returns orders the application
  * sends to the books (after `admitOrder(..., { liquidation: true })`).
  *
  * Invariants (checked by `validateInternalState`):
@@ -582,7 +582,7 @@ export class Ledger {
   /**
    * Finds cross accounts below maintenance (all their cross positions are liquidated) and
    * isolated positions below maintenance, and returns one reduce-only IOC order per position
-   * at its liquidation limit (see liquidation.ts). The runtime sends each to its book after
+   * at its liquidation limit (see liquidation.ts). The application sends each to its book after
    * `admitOrder(..., { liquidation: true })`; `releaseOrder` of it (or its complete fill)
    * finishes the liquidation: an unfilled rest is deleveraged, a shortfall covered.
    * Positions with a liquidation order in flight are skipped.

@@ -29,7 +29,8 @@
  * same data directory, which replays the local journal and publishes after the stream's last
  * message (docs/replication.md, failover).
  *
- * May import: node:fs, pino, auth/, config/, journal/, runtime/, history/, http/, pipeline (the shared read ports),
+ * May import: node:fs, pino, auth/, config/, journal/, app/, transport/codec,
+ * sequencer/, storage/, history/, http/, pipeline (the shared read ports),
  * replication/, prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
@@ -43,13 +44,13 @@ import { DataRefusedError } from '../journal/refusal.ts';
 import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
-import { openDataDirectory } from '../runtime/data-directory.ts';
-import { Exchange } from '../runtime/exchange.ts';
-import { NO_ROUTER } from '../runtime/ports.ts';
-import { recover } from '../runtime/recovery.ts';
-import { decodeEvent, recordMarket } from '../runtime/codec.ts';
-import type { FeedRelay } from '../runtime/feed-relay.ts';
-import { OverloadedError } from '../runtime/sequencer.ts';
+import { openDataDirectory } from '../storage/data-directory.ts';
+import { Exchange } from '../app/exchange.ts';
+import { NO_ROUTER } from '../app/ports.ts';
+import { recover } from '../sequencer/recovery.ts';
+import { decodeEvent, recordMarket } from '../transport/codec.ts';
+import type { FeedRelay } from '../sequencer/feed-relay.ts';
+import { OverloadedError } from '../sequencer/sequencer.ts';
 import { startGateway } from '../http/gateway.ts';
 import type { HttpReply } from '../http/uws.ts';
 import type { ClusterPort } from '../http/routes/cluster.ts';

@@ -2,7 +2,7 @@
  * @module ws/feeds
  *
  * The streaming feeds: the WebSocket endpoint's protocol (docs/feeds.md) and the fan-out of
- * what the runtime hands it (`FeedSink`, runtime/feed-relay: frames of durable book deltas,
+ * what the sequencer hands it (`FeedSink`, sequencer/feed-relay: frames of durable book deltas,
  * trades and numbered subaccount events).
  *
  * Public channels (`book.`, `trades.`, `candles.`, `prices.`, `summary.` + symbol) go through
@@ -30,7 +30,7 @@
  * since they were last all read (and every `SWEEP_MS` for what uWS writes itself: pongs).
  * Heartbeats every `heartbeatMs` on every connection; `ping` is answered `pong`.
  * May import: config/, history/, engine/types, auth/, http/ (codes, views, uws types),
- * runtime/feed-relay and runtime/depth-mirror (what the runtime hands the feeds), ws/, pino.
+ * sequencer/feed-relay and app/depth-mirror (what the sequencer hands the feeds), ws/, pino.
  */
 import type { Logger } from 'pino';
 import { findMarket, type MarketSpec } from '../config/market.ts';
@@ -41,8 +41,8 @@ import type { DelegationStore } from '../auth/delegation.ts';
 import type { AccountEventReader, AccountEventRecord } from '../history/account-events.ts';
 import { CANDLE_INTERVALS, intervalByName, type CandleInterval } from '../history/candles.ts';
 import type { MarketHistory } from '../history/types.ts';
-import type { FeedFrame, FeedSink, PublicTrade } from '../runtime/feed-relay.ts';
-import { DepthMirror } from '../runtime/depth-mirror.ts';
+import type { FeedFrame, FeedSink, PublicTrade } from '../sequencer/feed-relay.ts';
+import { DepthMirror } from '../app/depth-mirror.ts';
 import { codeFailure } from '../http/codes.ts';
 import { failure, GatewayCode } from '../http/errors.ts';
 import { statsView } from '../http/routes/account-stats.ts';
@@ -495,7 +495,7 @@ export class Feeds implements FeedSink {
     }
   }
 
-  // ── what the runtime hands on ────────────────────────────────────────────────────────────
+  // ── what the sequencer hands on ────────────────────────────────────────────────────────────
 
   /** Public changes go out with their market's next publish (at once if the last is a window ago); account events now. */
   frame(frame: FeedFrame): void {

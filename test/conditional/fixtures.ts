@@ -40,7 +40,7 @@ export function trailing(trader: Trader, orderId: number, side: 1 | -1, quantity
   return conditional(trader, orderId, TrailingStop, side, quantity, price, 0, { trailingPercent });
 }
 
-/** What the book hands the runtime for a released order: the order's fields, position 0, the release time. */
+/** What the book hands the application for a released order: the order's fields, position 0, the release time. */
 export function released(o: OrderFields, time: number, quantity = o.quantity): PlaceOrder {
   return {
     orderId: o.orderId, owner: o.owner, account: o.account, side: o.side, price: o.price, quantity, flags: o.flags,

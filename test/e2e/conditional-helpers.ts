@@ -5,7 +5,7 @@
  * reads of orders and positions through the API.
  */
 import assert from 'node:assert/strict';
-import { CommandKind } from '../../src/runtime/commands.ts';
+import { CommandKind } from '../../src/app/commands.ts';
 import type { OrderFields, Reply, TestExchange, Trader } from './harness.ts';
 
 export const BTC = 'BTC-USD-PERP';

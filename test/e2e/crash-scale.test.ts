@@ -303,7 +303,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
 
   // The operator tool replays the whole journal to every snapshot's state hash.
   const verifyStarted = performance.now();
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/journal/cli.ts', 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', 'src/runtime/replay-target.ts'], { cwd: ROOT, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/journal/cli.ts', 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', 'src/sequencer/replay-target.ts'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /checksums, sequence and hash chain OK/);
   assert.match(run.stdout, /snapshots matched [1-9]\d*, mismatched 0/);

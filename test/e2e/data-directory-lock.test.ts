@@ -1,5 +1,5 @@
 /**
- * One exchange per data directory (runtime/directory-lock.ts): a second exchange started on a
+ * One exchange per data directory (storage/directory-lock.ts): a second exchange started on a
  * directory another one serves is refused before it opens anything — two writers on one journal
  * broke its hash chain — while a LOCK left by a killed exchange never stands in the way of its
  * restart, and a clean stop leaves none behind.

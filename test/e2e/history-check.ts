@@ -21,11 +21,11 @@ import { open, type RootDatabase } from 'lmdb';
 import { loadSettings } from '../../src/config/process.ts';
 import { Journal } from '../../src/journal/journal.ts';
 import { LmdbJournalStorage } from '../../src/journal/lmdb-storage.ts';
-import { Exchange } from '../../src/runtime/exchange.ts';
-import { NO_ROUTER } from '../../src/runtime/ports.ts';
-import { HISTORY_ENV_OPTIONS } from '../../src/runtime/history-env.ts';
-import { Projections } from '../../src/runtime/projections.ts';
-import { Replay } from '../../src/runtime/recovery.ts';
+import { Exchange } from '../../src/app/exchange.ts';
+import { NO_ROUTER } from '../../src/app/ports.ts';
+import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
+import { Projections } from '../../src/history/projections.ts';
+import { Replay } from '../../src/sequencer/recovery.ts';
 
 /** Every named database of a history environment (history/store, history/transfers, history/account-events, history/batch). */
 const HISTORY_DATABASES = [

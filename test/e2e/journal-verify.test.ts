@@ -19,7 +19,7 @@ test('the operator tool replays a journal through the cores to every snapshot\'s
   await alice.place({ price: '95100', quantity: '0.01' });
   await ex.stop();
 
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/journal/cli.ts', 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', 'src/runtime/replay-target.ts'], {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/journal/cli.ts', 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', 'src/sequencer/replay-target.ts'], {
     cwd: ROOT,
     encoding: 'utf8',
   });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseMarkets } from '../../src/config/market.ts';
-import { MarketLink } from '../../src/runtime/market-link.ts';
+import { MarketLink } from '../../src/transport/market-link.ts';
 import { startTestExchange } from './harness.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));

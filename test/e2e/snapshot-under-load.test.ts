@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadSettings } from '../../src/config/process.ts';
 import { startExchange, type RunningExchange } from '../../src/pipeline.ts';
-import { CommandKind } from '../../src/runtime/commands.ts';
+import { CommandKind } from '../../src/app/commands.ts';
 import { accountAddress, populate } from '../../bench/snapshot-population.ts';
 import { apiClient } from './harness.ts';
 

@@ -19,7 +19,7 @@ import { Trader, type Reply } from './harness.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { endThread, INSPECT, inspectorUrl } from './end-thread.ts';
 
-/** Each thread by the `workerData` it was started with (runtime/market-worker, projection-worker, snapshot-worker). */
+/** Each thread by the `workerData` it was started with (transport/market-worker, projection-worker, snapshot-worker). */
 const MARKET_THREAD_OF_BTC = `data?.commands !== undefined && data.markets.some((m) => m.index === 0)`;
 const PROJECTION_THREAD = `typeof data?.path === 'string'`;
 const SNAPSHOT_THREAD = `data?.journalDir !== undefined`;

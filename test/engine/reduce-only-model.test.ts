@@ -1,8 +1,8 @@
 /**
  * Reduce-only against a reference model of positions (issue 13, found 3): generated streams of
  * orders (half of them reduce-only, ladders of small ones included), cancels and ADL moves run
- * on both books. The model knows each owner's true position (what the runtime's ledger would:
- * a starting position plus every fill plus ADL) and tells the book only what the runtime does
+ * on both books. The model knows each owner's true position (what the application's ledger would:
+ * a starting position plus every fill plus ADL) and tells the book only what the application does
  * (`PlaceOrder.position` = position less the owner's fills in this book; on ADL the owner's
  * reduce-only orders are cancelled). After every command:
  *  - no fill of a reduce-only order grew its owner's |position| or turned it;
@@ -34,7 +34,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('adl' as const), owner: fc.constantFrom(...OWNERS), lots: fc.integer({ min: 1, max: 4 }) }) },
 );
 
-/** The runtime's side of the bargain: true positions, and what it tells the book. */
+/** The application's side of the bargain: true positions, and what it tells the book. */
 class Model {
   readonly position = new Map<number, number>();
   /** Net lots of each owner's fills in this book (what the ledger has settled). */
@@ -113,7 +113,7 @@ for (const impl of IMPLEMENTATIONS) {
               book.cancel(o.orderId, o.owner, ++model.time);
             }
           } else {
-            // ADL closes part of the position outside the book; the runtime cancels the owner's reduce-only orders.
+            // ADL closes part of the position outside the book; the application cancels the owner's reduce-only orders.
             const p = model.position.get(s.owner)!;
             if (p === 0) continue;
             const lots = Math.min(s.lots, Math.abs(p));

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Journal } from '../../src/journal/journal.ts';
 import { LmdbJournalStorage } from '../../src/journal/lmdb-storage.ts';
-import { RecordKind } from '../../src/runtime/layout.ts';
+import { RecordKind } from '../../src/transport/layout.ts';
 import { Snapshots } from '../../src/journal/snapshots.ts';
 import { CapturingLogger, payloadFor, tempDir } from './fixtures/journal-fixtures.ts';
 

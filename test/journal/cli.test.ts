@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Journal } from '../../src/journal/journal.ts';
 import { LmdbJournalStorage, openEnvironment } from '../../src/journal/lmdb-storage.ts';
 import { Snapshots } from '../../src/journal/snapshots.ts';
-import { RecordKind } from '../../src/runtime/layout.ts';
+import { RecordKind } from '../../src/transport/layout.ts';
 import { CapturingLogger, payloadFor, readAll, tempDir } from './fixtures/journal-fixtures.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

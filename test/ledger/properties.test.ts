@@ -77,7 +77,7 @@ function world(insurance: boolean) {
       const market = MARKET_OF(makerOrderId);
       const before = [ledger.position(makerOwner, market), ledger.position(takerOwner, market)];
       assert.equal(ledger.settleFill(makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, MARKET_OF(makerOrderId), price, quantity, t), LedgerCode.Ok);
-      // As runtime/settlement does: a reduce-only order capped by the book holds more lots than it filled.
+      // As app/settlement does: a reduce-only order capped by the book holds more lots than it filled.
       if (makerRemaining === 0) ledger.releaseOrder(makerOrderId, t);
       if (takerRemaining === 0) ledger.releaseOrder(takerOrderId, t);
       [[makerOwner, makerOrderId], [takerOwner, takerOrderId]].forEach(([owner, orderId], i) => {
@@ -156,7 +156,7 @@ function world(insurance: boolean) {
       }
       case 'liquidate':
         for (const l of ledger.checkLiquidations(time)) {
-          // The runtime cancels the owner's open orders first, then sends the liquidation order.
+          // The application cancels the owner's open orders first, then sends the liquidation order.
           for (const b of books) b.cancelAll(l.owner, time, 5);
           place(l.owner, l.market, l.side, l.price, l.quantity, OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly, true);
         }
@@ -164,7 +164,7 @@ function world(insurance: boolean) {
     }
   }
 
-  /** What the runtime does after an ADL trade: both sides' resting reduce-only orders leave the book. */
+  /** What the application does after an ADL trade: both sides' resting reduce-only orders leave the book. */
   function afterEvents() {
     for (const [owner, market] of adl.splice(0)) {
       for (const o of books[market].ordersOf(owner)) if ((o.flags & OrderFlag.ReduceOnly) !== 0) books[market].cancel(o.orderId, owner, time);

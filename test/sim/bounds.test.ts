@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Bounds } from '../../sim/bounds.ts';
-import type { Exchange } from '../../src/runtime/exchange.ts';
+import type { Exchange } from '../../src/app/exchange.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import { ALICE, BOB, BTC, CAROL, MARKETS, harness, usd, type Harness } from '../ledger/fixtures.ts';
 

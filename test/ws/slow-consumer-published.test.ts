@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { parseMarkets } from '../../src/config/market.ts';
-import { DepthMirror } from '../../src/runtime/depth-mirror.ts';
+import { DepthMirror } from '../../src/app/depth-mirror.ts';
 import { Feeds, SLOW_CONSUMER_CLOSE, type FeedPorts } from '../../src/ws/feeds.ts';
 import type { SocketConnection } from '../../src/http/uws.ts';
 

@@ -11,12 +11,12 @@
  * Terms compare by value in the market's units, so a price sent as "1.50" then "1.5" is the same.
  * A reduce-only order's quantity is the size the book accepted (capped to the position), so a
  * replay asking for more than the accepted size of a reduce-only order is still the same order.
- * May import: http/, engine/types, runtime/order-registry (types), numeric/decimal, config/market.
+ * May import: http/, engine/types, app/order-registry (types), numeric/decimal, config/market.
  */
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { RATE_SCALE } from '../../config/market.ts';
 import { formatOrderId, OrderFlag } from '../../engine/types.ts';
-import type { OrderState } from '../../runtime/order-registry.ts';
+import type { OrderState } from '../../app/order-registry.ts';
 import type { HttpReply } from '../uws.ts';
 import type { OrderIntent } from './order.ts';
 

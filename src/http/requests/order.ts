@@ -8,7 +8,8 @@ import { findMarket, priceToTicks, quantityToLots, lotsToQuantity, RATE_SCALE, t
 import { formatDecimal, parseDecimal } from '../../numeric/decimal.ts';
 import { OrderFlag, Side, parseOrderId } from '../../engine/types.ts';
 import { canonicalOrderType, type OrderRequest } from '../../auth/typed-data.ts';
-import type { BatchOrder } from '../../runtime/commands.ts';
+import type { OrderType } from '../../app/order-vocabulary.ts';
+import type { BatchOrder } from '../../app/commands.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
@@ -60,11 +61,10 @@ export type OrderBody = OrderRequest & {
   takeProfit?: { triggerPrice?: string; price?: string } | null;
 };
 
-export type OrderType = 'limit' | 'twap' | 'takeProfit' | 'stopLoss' | 'trailingStop' | 'iceberg';
 
 /**
  * A valid order in integer units, ready for the sequencer: the journaled order's fields (see
- * `BatchOrder` in runtime/commands.ts for their units), with the market itself and the body
+ * `BatchOrder` in app/commands.ts for their units), with the market itself and the body
  * whose strings were signed, and without the signer, which is recovered later.
  */
 export type OrderIntent = Omit<BatchOrder, 'market' | 'orderType' | 'signer' | 'signature'> & {

@@ -8,15 +8,15 @@
  * - A daily allowance per account (address, all its subaccounts together): `FAUCET_DAILY_CREDITS`
  *   credits, 50,000 USD, per UTC day. Beyond it: 429 naming the allowance and when it resets,
  *   with `Retry-After` (seconds until 00:00 UTC). The allowance travels in the journaled Faucet
- *   command and is checked against the exchange's own replayed state (runtime/faucet-day.ts),
+ *   command and is checked against the exchange's own replayed state (app/faucet-day.ts),
  *   so a restart neither forgets nor re-grants what was credited.
  * - Charged to the account's request budget like any /account/* call.
  */
 import { COLLATERAL_SCALE } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
-import { CommandKind } from '../../runtime/commands.ts';
-import { ExchangeCode } from '../../runtime/codes.ts';
-import { DAY_MS, utcDay } from '../../runtime/faucet-day.ts';
+import { CommandKind } from '../../app/commands.ts';
+import { ExchangeCode } from '../../app/codes.ts';
+import { DAY_MS, utcDay } from '../../app/faucet-day.ts';
 import { bodyParser, Field } from '../validation.ts';
 import type { AccountGuard } from '../auth-guard.ts';
 import type { Clock } from '../ports.ts';

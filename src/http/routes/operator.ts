@@ -3,13 +3,13 @@
  * `X-Operator-Key` header (constant-time, source addresses that guess are locked out:
  * http/operator-key.ts): credit deposits, debit withdrawals, feed index prices, and read the
  * state hash. On testnet an operator-set index price holds its market: the built-in feed
- * (runtime/testnet-feed.ts) leaves it alone until POST /operator/index-price/release hands it
+ * (sequencer/testnet-feed.ts) leaves it alone until POST /operator/index-price/release hands it
  * back, and GET /price shows `indexHeld`. The testnet faucet is a route of its own (faucet.ts).
  */
 import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
-import { CommandKind, type Command } from '../../runtime/commands.ts';
-import { OverloadedError, type Outcome } from '../../runtime/sequencer.ts';
+import { CommandKind, type Command } from '../../app/commands.ts';
+import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
 import { bodyParser, Field } from '../validation.ts';

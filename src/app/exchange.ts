@@ -1,0 +1,437 @@
+/**
+ * @module app/exchange
+ *
+ * The exchange's application state on the sequencer thread, as one deterministic machine:
+ * the ledger, the nonce windows, the delegations, the order registry and the depth mirrors.
+ * It changes only through `execute(command)` (the journaled application commands) and the
+ * book events it is handed (`listener(market)`), in journal order — live and in replay alike,
+ * so replaying the journal rebuilds it exactly.
+ *
+ * The books are not here: commands for a book leave through the `MarketRouter` it is handed
+ * (a market thread's ring live, an in-process book in replay), and their events come back
+ * through `listener(market)`.
+ *
+ * Conditional orders are here: one `ConditionalBook` per market (docs/conditional-orders.md),
+ * because a trigger needs the ledger — the mark, the position at trigger time and the R1 hold
+ * of the released order. It is fed the mark after every IndexPrice, Tick and fill, the clock on
+ * Tick, every fill and every order leaving a book, and every position change. What it asks for
+ * is queued and applied once the current command or book event is done (never re-entrantly): a
+ * release goes the way of a submitted limit order (ledger.admitOrder, registry, router.place)
+ * under the conditional order's own orderId, which no book has seen. Releases made while
+ * executing a command are in its `routed`; those made while handling a book event are
+ * "unsolicited" (`takeUnsolicitedRoutes`): the sequencer expects a `Done` for them that no
+ * caller awaits.
+ *
+ * Invariant: a ConditionalBook is only ever called inside `execute` or a book event, and a
+ * command that reached one is journaled, so replay feeds it exactly the same inputs.
+ *
+ * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, app/commands,
+ * app/codes, app/order-registry, app/depth-mirror, app/order-entry (how orders enter
+ * a book), app/settlement (R2, the book events), app/account-limits, app/faucet-day
+ * (the faucet's daily allowance), node:crypto, app/ports. No I/O, no clock.
+ */
+import { createHash } from 'node:crypto';
+import type { MarketSpec } from '../config/market.ts';
+import { Ledger, type LedgerOptions } from '../ledger/ledger.ts';
+import { LedgerCode } from '../ledger/codes.ts';
+import type { LedgerEvent } from '../ledger/events.ts';
+import { NonceStore } from '../auth/nonces.ts';
+import { DelegationStore } from '../auth/delegation.ts';
+import { admitDelegationChange, admitSignedWrite } from '../auth/admission.ts';
+import type { Address } from '../auth/address.ts';
+import { Reason, REASON_TEXT } from '../engine/codes.ts';
+import { OrderFlag, marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder } from '../engine/types.ts';
+import { CONDITIONAL_TEXT, ConditionalBook, ConditionalCode, ConditionalReason, type ConditionalListener } from '../conditional/index.ts';
+import { CommandKind, type Command } from './commands.ts';
+import { OrderRegistry, type OrderState } from './order-registry.ts';
+import { DepthMirror } from './depth-mirror.ts';
+import { settlementListener } from './settlement.ts';
+import { ON_BOOK, OrderEntry } from './order-entry.ts';
+import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
+import type { ExchangeListeners, MarketRouter } from './ports.ts';
+import { DEFAULT_ACCOUNT_LIMITS, newSubaccountRefusal, transferRefusal, type AccountLimits } from './account-limits.ts';
+import { FaucetDay, type FaucetDaySnapshot } from './faucet-day.ts';
+
+export interface ExchangeOptions {
+  ledger?: LedgerOptions;
+  /** Minimum transfer and subaccounts per address; default 1 USD and 32. */
+  /** Defaults: DEFAULT_ACCOUNT_LIMITS, field by field. */
+  accountLimits?: Partial<AccountLimits>;
+}
+
+const NO_ROUTES: readonly number[] = [];
+
+/** The exchange's state as plain data: what a snapshot stores beside the books. */
+export interface ExchangeSnapshot {
+  ledger: ReturnType<Ledger['snapshot']>;
+  nonces: ReturnType<NonceStore['snapshot']>;
+  delegations: ReturnType<DelegationStore['snapshot']>;
+  orders: OrderState[];
+  depth: ReturnType<DepthMirror['snapshot']>[];
+  conditional: ReturnType<ConditionalBook['snapshot']>[];
+  orderCounts: number[];
+  /** Absent in snapshots written before the faucet had a daily allowance. */
+  faucetDay?: FaucetDaySnapshot;
+}
+
+/** What a ConditionalBook (or an ADL trade) asked for, applied after the command or event that caused it. */
+type ConditionalOutput =
+  | { kind: 'release'; market: number; order: PlaceOrder; triggerPrice: number }
+  | { kind: 'ended'; orderId: number; reason: number; time: number }
+  | { kind: 'reduceOnlyStale'; market: number; owner: number; time: number };
+
+export class Exchange {
+  readonly ledger: Ledger;
+  readonly nonces: NonceStore;
+  readonly delegations: DelegationStore;
+  readonly orders: OrderRegistry;
+  /** What the faucet credited each address today (its daily allowance, app/faucet-day.ts). */
+  readonly faucetDay: FaucetDay;
+  readonly depth: DepthMirror[];
+  /** Per market: its untriggered orders, TP/SL pairs, TWAPs and icebergs. */
+  readonly conditional: ConditionalBook[];
+  /** What the conditional books asked for during the current command or event. */
+  private readonly outputs: ConditionalOutput[] = [];
+  /** Markets routed to while handling book events, once per book command (no caller awaits them). */
+  private unsolicited: number[] = [];
+  /** Orders numbered per market; the next orderId is orderIdOf(market, count + 1). */
+  private readonly orderCounts: number[];
+  /** Submissions, released conditional orders and liquidations on their way to a book. */
+  private readonly entry: OrderEntry;
+  private readonly bookListeners: BookListener[];
+  readonly accountLimits: AccountLimits;
+
+  constructor(
+    readonly markets: readonly MarketSpec[],
+    private router: MarketRouter,
+    listeners: ExchangeListeners = {},
+    options: ExchangeOptions = {},
+    /** State to start from (a snapshot); a fresh exchange when absent. */
+    from?: ExchangeSnapshot,
+  ) {
+    const ledgerListener = (e: LedgerEvent) => {
+      listeners.ledgerEvent?.(e);
+      if (e.type === 'position') this.conditional[e.market].onPosition(e.owner, e.quantity, e.updatedAt);
+      // ADL moved both positions outside the book, which counts positions only from its own
+      // fills and what each order told it: their resting reduce-only orders leave the book
+      // (a new one carries the new position). Applied after the event, like a conditional output.
+      else if (e.type === 'adl') {
+        this.outputs.push({ kind: 'reduceOnlyStale', market: e.market, owner: e.owner, time: e.time });
+        this.outputs.push({ kind: 'reduceOnlyStale', market: e.market, owner: e.counterparty, time: e.time });
+      }
+    };
+    this.accountLimits = { ...DEFAULT_ACCOUNT_LIMITS, ...options.accountLimits };
+    this.ledger = from ? Ledger.restore(markets, from.ledger, options.ledger, ledgerListener) : new Ledger(markets, options.ledger, ledgerListener);
+    this.nonces = from ? NonceStore.restore(from.nonces) : new NonceStore();
+    this.delegations = from ? DelegationStore.restore(from.delegations) : new DelegationStore();
+    const orderChanged = (o: OrderState) => listeners.orderChanged?.(o);
+    this.orders = from ? OrderRegistry.restore(from.orders, orderChanged) : new OrderRegistry(orderChanged);
+    this.faucetDay = FaucetDay.restore(from?.faucetDay);
+    this.depth = markets.map((m) => (from ? DepthMirror.restore(from.depth[m.index]) : new DepthMirror()));
+    this.conditional = markets.map((m) =>
+      from ? ConditionalBook.restore(from.conditional[m.index], this.conditionalListenerFor(m.index)) : new ConditionalBook(m.index, this.conditionalListenerFor(m.index)),
+    );
+    this.orderCounts = from ? [...from.orderCounts] : markets.map(() => 0);
+    this.entry = new OrderEntry(this, () => this.router, this.orderCounts);
+    this.bookListeners = markets.map((m) =>
+      settlementListener({
+        market: m.index,
+        depth: this.depth[m.index],
+        orders: this.orders,
+        ledger: this.ledger,
+        conditional: this.conditional[m.index],
+        trade: listeners.trade,
+        markMoved: (time) => this.markMoved(m.index, time),
+        // What the event made the conditional book ask for is routed without a waiting caller.
+        afterEvent: () => {
+          if (this.outputs.length > 0) this.applyConditionalOutputs(this.unsolicited);
+        },
+      }),
+    );
+  }
+
+  /** Everything this machine holds, as plain data (bigints included) for a snapshot. */
+  snapshot(): ExchangeSnapshot {
+    return {
+      ledger: this.ledger.snapshot(),
+      nonces: this.nonces.snapshot(),
+      delegations: this.delegations.snapshot(),
+      orders: this.orders.snapshot(),
+      depth: this.depth.map((d) => d.snapshot()),
+      conditional: this.conditional.map((c) => c.snapshot()),
+      orderCounts: [...this.orderCounts],
+      faucetDay: this.faucetDay.snapshot(),
+    };
+  }
+
+  /** Sends book commands elsewhere from now on (replay's in-process books, then market threads). */
+  routeTo(router: MarketRouter): void {
+    this.router = router;
+    // Whatever was routed before went to the previous router (replay's books), not to threads.
+    this.unsolicited = [];
+  }
+
+  /** Markets routed to while handling book events since the last call, once per book command. */
+  takeUnsolicitedRoutes(): readonly number[] {
+    if (this.unsolicited.length === 0) return NO_ROUTES;
+    const routes = this.unsolicited;
+    this.unsolicited = [];
+    return routes;
+  }
+
+  /** Runs one application command at its own time, then what it made the conditional books ask for. */
+  execute(command: Command): ExecuteResult {
+    const result = this.run(command);
+    if (this.outputs.length > 0) {
+      this.applyConditionalOutputs(result.routed);
+      // A conditional book moved (a timer, a trigger): the command must be replayed.
+      result.changed = true;
+    }
+    return result;
+  }
+
+  private run(command: Command): ExecuteResult {
+    const time = command.time;
+    switch (command.kind) {
+      case CommandKind.SubmitOrder:
+        return this.entry.submitOrder(command);
+      case CommandKind.SubmitPair:
+        return this.entry.submitPair(command);
+      case CommandKind.SubmitSlices:
+        return this.entry.submitSlices(command);
+      case CommandKind.CancelOrder: {
+        const order = this.orders.get(command.orderId);
+        if (order === undefined) return notChanged(ExchangeCode.OrderNotFound);
+        return this.cancelOrder(order, time);
+      }
+      case CommandKind.CancelByClientId: {
+        const order = this.orders.byClient(command.account, command.clientId);
+        if (order === undefined) return notChanged(ExchangeCode.OrderNotFound);
+        return this.cancelOrder(order, time);
+      }
+      case CommandKind.CancelAll: {
+        const owner = this.ledger.findOwner(command.account, command.subaccountIndex);
+        if (owner === undefined) return notChanged(LedgerCode.AccountNotFound);
+        let ended = 0;
+        for (const m of this.markets) if (command.market === null || command.market === m.index) ended += this.conditional[m.index].cancelAll(owner, time, Reason.Cancelled);
+        const onBook = this.orders.ofOwner(owner, command.market ?? undefined).filter((o) => o.status !== 'untriggered');
+        const markets = new Set(onBook.map((o) => o.market));
+        for (const market of markets) this.router.cancelAll(market, owner, time, Reason.Cancelled);
+        return { code: 0, changed: markets.size > 0 || ended > 0, routed: [...markets] };
+      }
+      case CommandKind.Deposit:
+        return this.money(this.ledger.deposit(command.account, command.subaccountIndex, command.amount, time));
+      case CommandKind.Withdraw:
+        return this.money(this.ledger.withdraw(command.account, command.subaccountIndex, command.amount, time));
+      case CommandKind.Faucet: {
+        if (command.allowance !== undefined && !this.faucetDay.allows(command.account, command.amount, command.allowance, time)) return notChanged(ExchangeCode.FaucetAllowanceUsed);
+        const refused = newSubaccountRefusal(this.accountLimits, this.ledger, command.account, command.subaccountIndex);
+        if (refused !== undefined) return refused;
+        const credited = this.money(this.ledger.faucet(command.account, command.subaccountIndex, command.amount, time));
+        if (credited.code === LedgerCode.Ok) this.faucetDay.record(command.account, command.amount, time);
+        return credited;
+      }
+      case CommandKind.Transfer: {
+        const limited = transferRefusal(this.accountLimits, this.ledger, command.amount, command.accountTo.toLowerCase(), command.subaccountIndexTo);
+        if (limited !== undefined) return limited;
+        const admitted = admitSignedWrite(
+          this,
+          {
+            action: 'transfer',
+            accountFrom: command.accountFrom as Address,
+            subaccountIndexFrom: command.subaccountIndexFrom,
+            subaccountIndexTo: command.subaccountIndexTo,
+            target: command.target as Address,
+            signer: command.signer as Address,
+            nonce: command.nonce,
+            expiresAt: command.expiresAt,
+          },
+          time,
+        );
+        if (!admitted.ok) return notChanged(admitted.code, admitted.params);
+        const code = this.ledger.transfer(command.accountFrom, command.subaccountIndexFrom, command.accountTo, command.subaccountIndexTo, command.amount, time);
+        return { code, changed: true, routed: [] };
+      }
+      case CommandKind.SetMargin: {
+        const admitted = admitSignedWrite(
+          this,
+          { action: 'marginUpdate', account: command.account as Address, subaccountIndex: command.subaccountIndex, signer: command.signer as Address, nonce: command.nonce, expiresAt: command.expiresAt },
+          time,
+        );
+        if (!admitted.ok) return notChanged(admitted.code, admitted.params);
+        const code = this.ledger.setMargin(command.account, command.subaccountIndex, command.market, command.isolated, command.margin, time);
+        return { code, changed: true, routed: [] };
+      }
+      case CommandKind.Delegation: {
+        const admitted = admitDelegationChange(this, command, command.signer as Address, time);
+        if (!admitted.ok) return { code: admitted.code, params: admitted.params, changed: false, routed: [] };
+        return { code: 0, changed: true, routed: [] };
+      }
+      case CommandKind.IndexPrice: {
+        const code = this.ledger.setIndexPrice(command.market, command.price, time);
+        if (code === LedgerCode.Ok) this.markMoved(command.market, time);
+        return { code, changed: true, routed: [] };
+      }
+      case CommandKind.Tick:
+        return this.tick(time);
+      case CommandKind.Release:
+        if (this.conditional[command.market] === undefined) return notChanged(LedgerCode.MarketNotFound);
+        this.conditional[command.market].onTime(time);
+        return { code: 0, changed: true, routed: [] };
+    }
+  }
+
+  /** What the book events of `market` drive: the ledger (R2), the registry and the depth mirror. */
+  listener(market: number): BookListener {
+    return this.bookListeners[market];
+  }
+
+  private money(code: number): ExecuteResult {
+    return code === LedgerCode.Ok ? { code, changed: true, routed: [] } : notChanged(code);
+  }
+
+  /**
+   * Cancels one live order. Untriggered (a conditional order or a pending TWAP / iceberg child)
+   * → its ConditionalBook, no book command — except an iceberg's child on the book, cancelled
+   * with the rest. On a book → the book; an iceberg's child on the book first ends its iceberg.
+   */
+  private cancelOrder(order: OrderState, time: number): ExecuteResult {
+    const { market, orderId, owner } = order;
+    const book = this.conditional[market];
+    const groupId = order.groupId === null ? undefined : parseOrderId(order.groupId);
+    const liveChild = groupId === undefined ? 0 : (book.group(groupId)?.liveSliceId ?? 0);
+    if (order.status === 'untriggered') {
+      const code = book.cancel(orderId, owner, time);
+      if (code !== ConditionalCode.Ok || liveChild === 0) return { code, changed: true, orderId, routed: [] };
+      this.router.cancel(market, liveChild, owner, time);
+      return { code, changed: true, orderId, routed: [market] };
+    }
+    if (groupId !== undefined && liveChild === orderId) book.cancelGroup(groupId, owner, time);
+    this.router.cancel(market, orderId, owner, time);
+    return { code: 0, changed: true, orderId, routed: [market] };
+  }
+
+  /** The mark of `market` may have moved: triggers it crossed fire (applied after the command or event). */
+  private markMoved(market: number, time: number): void {
+    const mark = this.ledger.prices(market).mark;
+    if (mark > 0) this.conditional[market].onMark(mark, time);
+  }
+
+  /** The ConditionalBook's listener for `market`: it only queues (it must not call back into a book). */
+  private conditionalListenerFor(market: number): ConditionalListener {
+    const outputs = this.outputs;
+    return {
+      onRelease(order, _why, _groupId, _time, triggerPrice) {
+        outputs.push({ kind: 'release', market, order, triggerPrice });
+      },
+      // The armed quantity shows once the leg is released (its quantity on the book).
+      onArmed() {},
+      onCancelled(orderId, _owner, reason, time) {
+        outputs.push({ kind: 'ended', orderId, reason, time });
+      },
+      // Every child of a TWAP / iceberg is released or ended on its own (onRelease / onCancelled).
+      onGroupEnded() {},
+    };
+  }
+
+  /** Applies what the conditional books asked for, in order (applying may ask for more); routes go to `routed`. */
+  private applyConditionalOutputs(routed: number[]): void {
+    const outputs = this.outputs;
+    for (let i = 0; i < outputs.length; i++) {
+      const out = outputs[i];
+      if (out.kind === 'release') {
+        if (this.entry.enterReleased(out.market, out.order, out.triggerPrice)) routed.push(out.market);
+      } else if (out.kind === 'reduceOnlyStale') {
+        for (const o of this.orders.ofOwner(out.owner, out.market)) {
+          if ((o.flags & OrderFlag.ReduceOnly) === 0 || !ON_BOOK.has(o.status)) continue;
+          this.router.cancel(out.market, o.orderId, out.owner, out.time);
+          routed.push(out.market);
+        }
+      } else {
+        const status = out.reason === ConditionalReason.ExpiresAtReached ? 'expired' : 'cancelled';
+        // Reasons only conditional orders have are 4500+; the others are the engine's.
+        const text = (out.reason >= ConditionalReason.OcoTriggered ? CONDITIONAL_TEXT : REASON_TEXT)[out.reason] ?? String(out.reason);
+        this.orders.closed(out.orderId, status, text, out.time);
+      }
+    }
+    outputs.length = 0;
+  }
+
+  /** The clock: books expire what is due, funding is sampled, under-margined accounts are liquidated. */
+  private tick(time: number): ExecuteResult {
+    const routed: number[] = [];
+    for (const m of this.markets) {
+      this.router.expire(m.index, time);
+      routed.push(m.index);
+      const depth = this.depth[m.index];
+      this.ledger.sampleFunding(m.index, depth.bestBid(), depth.bestAsk(), time);
+      this.conditional[m.index].onTime(time);
+      this.markMoved(m.index, time);
+    }
+    for (const liq of this.ledger.checkLiquidations(time)) {
+      if (this.entry.enterLiquidation(liq, time)) routed.push(liq.market);
+    }
+    return { code: 0, changed: true, routed };
+  }
+
+  /**
+   * An open order as its owner sees it: an untriggered trailing stop shows the trigger price
+   * it would fire at now (its anchor moves with the mark, so the registry does not hold it).
+   */
+  presented(o: OrderState): OrderState {
+    if (o.orderType !== 'trailingStop' || o.status !== 'untriggered') return o;
+    const live = this.conditional[o.market].order(o.orderId);
+    return live === undefined ? o : { ...o, triggerPrice: live.triggerPrice };
+  }
+
+  /** When `market`'s conditional timer next has work (ms; 0 = nothing due): see `Release`. */
+  nextDueAt(market: number): number {
+    return this.conditional[market].nextDueAt();
+  }
+
+  /** The market an orderId belongs to, when it names one of ours. */
+  marketOf(orderId: number): number | undefined {
+    const market = marketOfOrderId(orderId);
+    return market < this.markets.length ? market : undefined;
+  }
+
+  /** A hash over everything this machine holds (books are hashed by their own threads); `parts` when the caller has them already. */
+  stateHash(parts: Record<string, string> = this.stateHashes()): string {
+    const hash = createHash('sha256');
+    for (const part of Object.values(parts)) hash.update(part);
+    return hash.digest('hex');
+  }
+
+  /** The hash of each part, so a mismatch can name the part that differs. */
+  stateHashes(): Record<string, string> {
+    const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+    return {
+      ledger: this.ledger.stateHash(),
+      nonces: this.nonces.stateHash(),
+      delegations: this.delegations.stateHash(),
+      orderCounts: digest(JSON.stringify(this.orderCounts)),
+      orders: digest(JSON.stringify(this.orders.snapshot())),
+      depth: digest(JSON.stringify(this.depth.map((d) => d.snapshot()))),
+      conditional: digest(this.conditional.map((c) => c.stateHash()).join()),
+      faucetDay: digest(this.faucetDay.hashInput()),
+    };
+  }
+
+  validateInternalState(): void {
+    this.ledger.validateInternalState();
+    for (const c of this.conditional) c.validateInternalState();
+    if (this.outputs.length > 0) throw new Error('exchange: conditional outputs left unapplied');
+    let untriggered = 0;
+    for (const o of this.orders.snapshot()) {
+      if (o.remaining <= 0 || o.remaining > o.quantity) throw new Error(`exchange: open order ${o.orderId} has remaining ${o.remaining} of ${o.quantity}`);
+      if (o.status !== 'untriggered') continue;
+      untriggered++;
+      const book = this.conditional[o.market];
+      const held = o.groupId === null ? book.order(o.orderId) !== undefined : book.group(parseOrderId(o.groupId) as number) !== undefined;
+      if (!held) throw new Error(`exchange: untriggered order ${o.orderId} is not in its conditional book`);
+    }
+    const triggers = this.conditional.reduce((n, c) => n + c.size, 0);
+    if (triggers > untriggered) throw new Error(`exchange: ${triggers} untriggered orders in the conditional books, ${untriggered} in the registry`);
+  }
+}
+

@@ -1,0 +1,343 @@
+/**
+ * @module app/order-entry
+ *
+ * How an order enters the exchange — part of the `Exchange`'s deterministic machine, on the
+ * sequencer thread. Signed submissions: a single order, a TP/SL pair, a TWAP or an iceberg —
+ * their signatures admitted (nonces spent), the subaccount found or opened, an orderId per
+ * order, the refusals that reject a whole submission (a clientId already live, an unknown
+ * originator), then the R1 margin hold and the book for a limit order, the conditional book
+ * for the rest. And the two ways an order enters without a signature: a conditional order
+ * its book released, and a liquidation the ledger asked for. Every path to a book is R1 hold
+ * → registry → router, in that order: in replay the router is an in-process book that reports
+ * fills at once, so the registry must already hold the order.
+ *
+ * Owns: the per-market order counters (orderIds); the order registry's view of every order
+ * it enters. No I/O, no clock.
+ * May import: engine/types, ledger/, auth/admission, auth/address (types), conditional/, config/market,
+ * numeric/, app/commands, app/codes, app/order-registry, app/ports, app/account-limits.
+ * Invariant: a submission that spent its nonces returns `changed: true` (it is journaled),
+ * whatever happened after.
+ */
+import { RATE_SCALE, type MarketSpec } from '../config/market.ts';
+import { formatDecimal } from '../numeric/decimal.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import { LedgerCode } from '../ledger/codes.ts';
+import type { LiquidationOrder } from '../ledger/events.ts';
+import { admitSignedBatch, admitSignedWrite, type AuthState } from '../auth/admission.ts';
+import type { Address } from '../auth/address.ts';
+import { OrderFlag, formatOrderId, orderIdOf, type PlaceOrder } from '../engine/types.ts';
+import { ConditionalBook, ConditionalCode, TriggerKind, type OrderFields, type PlaceTrigger } from '../conditional/index.ts';
+import { CommandKind, type BatchOrder, type SubmitOrder, type SubmitPair, type SubmitSlices } from './commands.ts';
+import type { OrderRegistry, OrderState } from './order-registry.ts';
+import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
+import type { MarketRouter } from './ports.ts';
+import { openOrdersRefusal, type AccountLimits } from './account-limits.ts';
+
+/** What order entry works on: the exchange's stores (it is handed the exchange itself). */
+export interface OrderEntryState extends AuthState {
+  readonly markets: readonly MarketSpec[];
+  readonly accountLimits: AccountLimits;
+  readonly ledger: Ledger;
+  readonly orders: OrderRegistry;
+  readonly conditional: readonly ConditionalBook[];
+}
+
+/** The signed write behind an order: who signed for which subaccount, with which nonce. */
+function signedOrder(o: BatchOrder) {
+  return {
+    action: 'order' as const,
+    account: o.account as Address,
+    subaccountIndex: o.subaccountIndex,
+    signer: o.signer as Address,
+    nonce: o.nonce,
+    expiresAt: o.expiresAt === 0 ? Number.MAX_SAFE_INTEGER : o.expiresAt,
+  };
+}
+
+const TRIGGER_KINDS: Readonly<Record<string, TriggerKind>> = {
+  takeProfit: TriggerKind.TakeProfit,
+  stopLoss: TriggerKind.StopLoss,
+  trailingStop: TriggerKind.TrailingStop,
+};
+
+/** Registry statuses of an order a book holds (or is about to: `triggered` is on its way in). */
+export const ON_BOOK: ReadonlySet<string> = new Set(['new', 'partiallyFilled', 'triggered']);
+
+/** `TriggerAlreadyCrossed` → `triggerAlreadyCrossed`: the `reason` of a conditional order refused at placement. */
+const REFUSAL_TEXT: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(ConditionalCode).map(([name, code]) => [code, name.charAt(0).toLowerCase() + name.slice(1)]),
+);
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** The orders of a batch once admitted: one owner, one market, numbered in request order. */
+interface Entered {
+  owner: number;
+  account: number;
+  market: number;
+  orderIds: number[];
+  states: OrderState[];
+}
+
+export class OrderEntry {
+  constructor(
+    private readonly state: OrderEntryState,
+    /** Where book commands go now (replay's in-process books, then the market threads). */
+    private readonly router: () => MarketRouter,
+    /** Orders numbered per market; the next orderId is orderIdOf(market, count + 1). Snapshotted by the exchange. */
+    private readonly orderCounts: number[],
+  ) {}
+
+  submitOrder(cmd: SubmitOrder): ExecuteResult {
+    const triggerKind = TRIGGER_KINDS[cmd.orderType];
+    if (cmd.orderType !== 'limit' && triggerKind === undefined) return notChanged(ExchangeCode.OrderTypeNotSupported, { orderType: cmd.orderType });
+    const admitted = admitSignedWrite(this.state, signedOrder(cmd), cmd.time);
+    if (!admitted.ok) return notChanged(admitted.code, admitted.params);
+    // From here the nonce is spent: every outcome is journaled.
+    const entered = this.enter([cmd], cmd.time);
+    if (!('states' in entered)) return entered;
+    const { owner, market } = entered;
+    const [orderId] = entered.orderIds;
+    const [order] = entered.states;
+    if (triggerKind !== undefined) {
+      const code = this.state.conditional[market].place(this.trigger(cmd, entered, 0, triggerKind, cmd.time));
+      if (code !== ConditionalCode.Ok) {
+        this.state.orders.refused(order, REFUSAL_TEXT[code]);
+        return { code, changed: true, orderId, routed: [] };
+      }
+      this.state.orders.untriggered(order);
+      return { code: 0, changed: true, orderId, routed: [] };
+    }
+    const placed: PlaceOrder = { ...this.fields(cmd, entered, 0), position: 0, time: cmd.time };
+    const code = this.holdMargin(market, placed, cmd.originator, cmd.originatorFee);
+    if (code !== LedgerCode.Ok) {
+      this.state.orders.refused(order, 'insufficientMargin');
+      return { code, changed: true, orderId, routed: [] };
+    }
+    this.state.orders.submitted(order);
+    this.toBook(market, placed);
+    return { code: 0, changed: true, orderId, routed: [market] };
+  }
+
+  /** A TP/SL pair: both legs admitted and placed, or neither. */
+  submitPair(cmd: SubmitPair): ExecuteResult {
+    const { takeProfit: tp, stopLoss: sl, time } = cmd;
+    if (
+      tp.orderType !== 'takeProfit' ||
+      sl.orderType !== 'stopLoss' ||
+      tp.account !== sl.account ||
+      tp.subaccountIndex !== sl.subaccountIndex ||
+      tp.market !== sl.market ||
+      (tp.parentOrderId ?? 0) !== (sl.parentOrderId ?? 0)
+    ) {
+      return notChanged(ConditionalCode.InvalidPair);
+    }
+    const admitted = admitSignedBatch(this.state, [signedOrder(tp), signedOrder(sl)], time);
+    if (!admitted.ok) return notChanged(admitted.code, admitted.params);
+    const entered = this.enter([tp, sl], time);
+    if (!('states' in entered)) return entered;
+    const { owner, market, orderIds, states } = entered;
+    const parentOrderId = tp.parentOrderId ?? 0;
+    const parent = parentOrderId === 0 ? undefined : this.state.orders.get(parentOrderId);
+    const onBook = parent !== undefined && parent.market === market && ON_BOOK.has(parent.status);
+    const code = this.state.conditional[market].placePair({
+      ocoGroupId: orderIds[0],
+      takeProfit: this.trigger(tp, entered, 0, TriggerKind.TakeProfit, time),
+      stopLoss: this.trigger(sl, entered, 1, TriggerKind.StopLoss, time),
+      parentOrderId,
+      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, settled: parent.settled } : undefined,
+      position: this.state.ledger.position(owner, market),
+      time,
+    });
+    return this.held(code, entered, (s) => (s.ocoGroupId = formatOrderId(orderIds[0])));
+  }
+
+  /** A TWAP or an iceberg: every child admitted and held; the first enters its book now. */
+  submitSlices(cmd: SubmitSlices): ExecuteResult {
+    const { orders, time } = cmd;
+    const first = orders[0];
+    if (first === undefined || orders.some((o) => o.orderType !== cmd.orderType || o.account !== first.account || o.subaccountIndex !== first.subaccountIndex || o.market !== first.market)) {
+      return notChanged(ConditionalCode.InvalidSlices);
+    }
+    const admitted = admitSignedBatch(this.state, orders.map(signedOrder), time);
+    if (!admitted.ok) return notChanged(admitted.code, admitted.params);
+    const entered = this.enter(orders, time);
+    if (!('states' in entered)) return entered;
+    const { owner, market, orderIds } = entered;
+    const slices = { groupId: orderIds[0], owner, slices: orders.map((o, i) => this.fields(o, entered, i)), period: first.period ?? 0, time };
+    const book = this.state.conditional[market];
+    const code = cmd.orderType === 'twap' ? book.placeTwap(slices) : book.placeIceberg(slices);
+    return this.held(code, entered, (s) => (s.groupId = formatOrderId(orderIds[0])));
+  }
+
+  /**
+   * A conditional order its book released enters the book as a submitted limit order would,
+   * under its own orderId. False when its margin cannot be held: it is rejected, and an
+   * iceberg child that cannot enter ends its iceberg.
+   */
+  enterReleased(market: number, order: PlaceOrder, triggerPrice: number): boolean {
+    const state = this.state.orders.get(order.orderId);
+    if (state === undefined) throw new Error(`exchange: released order ${order.orderId} is not in the registry`);
+    if (this.holdMargin(market, order, state.originator, state.originatorFee) !== LedgerCode.Ok) {
+      this.state.orders.closed(order.orderId, 'rejected', 'insufficientMargin', order.time);
+      this.state.conditional[market].onOrderGone(order.orderId, order.time);
+      return false;
+    }
+    this.state.orders.triggered(order.orderId, order.quantity, order.time, triggerPrice);
+    this.toBook(market, order);
+    return true;
+  }
+
+  /** A liquidation the ledger asked for: a reduce-only IOC at its price, in group `liquidation`. False when the ledger refuses it. */
+  enterLiquidation(liq: LiquidationOrder, time: number): boolean {
+    const { ledger, orders } = this.state;
+    const orderId = orderIdOf(liq.market, ++this.orderCounts[liq.market]);
+    if (ledger.admitOrder(orderId, liq.owner, liq.market, liq.side, liq.price, liq.quantity, true, time, { liquidation: true }) !== LedgerCode.Ok) return false;
+    const identity = ledger.identity(liq.owner)!;
+    const flags = OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly;
+    const command: SubmitOrder = {
+      kind: CommandKind.SubmitOrder,
+      time,
+      account: identity.address,
+      subaccountIndex: identity.subaccountIndex,
+      market: liq.market,
+      orderType: 'limit',
+      side: liq.side,
+      price: liq.price,
+      quantity: liq.quantity,
+      flags,
+      expiresAt: 0,
+      nonce: 0,
+      clientId: null,
+      originator: ZERO_ADDRESS,
+      originatorFee: 0,
+      triggerPrice: null,
+      parentOrderId: null,
+      period: null,
+      trailingPercent: null,
+      signer: '',
+      signature: '',
+    };
+    orders.submitted({ ...this.orderState(command, orderId, liq.owner), groupId: 'liquidation' });
+    const placed = { orderId, owner: liq.owner, account: liq.account, side: liq.side, price: liq.price, quantity: liq.quantity, flags, expiresAt: 0, clientId: null, position: 0, time };
+    this.toBook(liq.market, placed);
+    return true;
+  }
+
+  /** R1: holds the initial margin of an order about to enter its book (and its originator's fee); a LedgerCode. */
+  private holdMargin(market: number, order: PlaceOrder, originator: string, originatorFee: number): number {
+    const ledger = this.state.ledger;
+    const originatorOwner = originatorFee > 0 ? (ledger.findOwner(originator, 0) ?? 0) : 0;
+    const reduceOnly = (order.flags & OrderFlag.ReduceOnly) !== 0;
+    return ledger.admitOrder(order.orderId, order.owner, market, order.side, order.price, order.quantity, reduceOnly, order.time, {
+      originator: originatorOwner,
+      originatorFee: BigInt(originatorFee),
+    });
+  }
+
+  /** Sends an order whose margin is held to its book, with what moved its owner's position outside that book (`Ledger.positionOffBook`). */
+  private toBook(market: number, order: PlaceOrder): void {
+    order.position = this.state.ledger.positionOffBook(order.owner, market);
+    this.router().place(market, order);
+  }
+
+  /** The end of a pair or slices submission: every order held by its conditional book, or every one refused. */
+  private held(code: number, entered: Entered, mark: (s: OrderState) => void): ExecuteResult {
+    const { orderIds, states } = entered;
+    if (code !== ConditionalCode.Ok) {
+      for (const s of states) this.state.orders.refused(s, REFUSAL_TEXT[code]);
+      return { code, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+    }
+    for (const s of states) {
+      mark(s);
+      this.state.orders.untriggered(s);
+    }
+    return { code: 0, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+  }
+
+  /**
+   * The step every submission shares once its nonces are spent: the subaccount, an orderId per
+   * order (request order), and the checks that refuse the whole submission (a clientId already
+   * live or repeated, an unknown originator) — reported as `rejected` and journaled.
+   */
+  private enter(orders: readonly BatchOrder[], time: number): Entered | ExecuteResult {
+    const { ledger } = this.state;
+    const first = orders[0];
+    const identity = ledger.register(first.account, first.subaccountIndex);
+    if (typeof identity === 'number') return { code: identity, changed: true, routed: [] };
+    const market = first.market;
+    const orderIds = orders.map(() => orderIdOf(market, ++this.orderCounts[market]));
+    const states = orders.map((o, i) => this.orderState({ ...o, kind: CommandKind.SubmitOrder, time }, orderIds[i], identity.owner));
+    const refuse = (code: number, reason: string, params?: Readonly<Record<string, string>>): ExecuteResult => {
+      for (const s of states) this.state.orders.refused(s, reason);
+      return { code, params, changed: true, orderId: orderIds[0], orderIds, routed: [] };
+    };
+    const bounded = openOrdersRefusal(this.state.accountLimits, this.state.orders.openCount(identity.owner), orders.length);
+    if (bounded !== undefined) return refuse(bounded.code, 'tooManyOpenOrders', bounded.params);
+    const clientIds = new Set<string>();
+    for (const o of orders) {
+      if (o.clientId === null) continue;
+      if (clientIds.has(o.clientId) || this.state.orders.byClient(o.account, o.clientId) !== undefined) return refuse(ExchangeCode.DuplicateClientId, 'duplicateClientId');
+      clientIds.add(o.clientId);
+    }
+    for (const o of orders) {
+      // The gateway refuses these before the signature; a journaled order is held to it too.
+      if (o.originatorFee > this.state.markets[market].maxOriginatorFee) return refuse(ExchangeCode.OriginatorFeeTooHigh, 'originatorFeeTooHigh');
+      if (o.originatorFee > 0 && ledger.findOwner(o.originator, 0) === undefined) return refuse(ExchangeCode.OriginatorNotFound, 'originatorNotFound');
+    }
+    return { owner: identity.owner, account: identity.account, market, orderIds, states };
+  }
+
+  /** Order `i` of an admitted submission as the books take it. */
+  private fields(o: BatchOrder, entered: Entered, i: number): OrderFields {
+    return {
+      orderId: entered.orderIds[i],
+      owner: entered.owner,
+      account: entered.account,
+      side: o.side,
+      price: o.price,
+      quantity: o.quantity,
+      flags: o.flags,
+      expiresAt: o.expiresAt,
+      clientId: o.clientId,
+    };
+  }
+
+  private trigger(o: BatchOrder, entered: Entered, i: number, kind: TriggerKind, time: number): PlaceTrigger {
+    return { ...this.fields(o, entered, i), kind, triggerPrice: o.triggerPrice ?? 0, trailingPercent: o.trailingPercent ?? 0n, time };
+  }
+
+  private orderState(cmd: SubmitOrder, orderId: number, owner: number): OrderState {
+    return {
+      orderId,
+      market: cmd.market,
+      owner,
+      account: cmd.account,
+      subaccountIndex: cmd.subaccountIndex,
+      orderType: cmd.orderType,
+      side: cmd.side,
+      price: cmd.price,
+      quantity: cmd.quantity,
+      remaining: cmd.quantity,
+      settled: 0,
+      flags: cmd.flags,
+      expiresAt: cmd.expiresAt,
+      nonce: cmd.nonce,
+      clientId: cmd.clientId,
+      originator: cmd.originator,
+      originatorFee: cmd.originatorFee,
+      triggerPrice: cmd.triggerPrice,
+      parentOrderId: cmd.parentOrderId,
+      period: cmd.period,
+      // As the user wrote it: a fraction ("0.05"), not RATE_SCALE units.
+      trailingPercent: cmd.trailingPercent === null ? null : formatDecimal(cmd.trailingPercent, RATE_SCALE),
+      groupId: null,
+      ocoGroupId: null,
+      status: 'new',
+      reason: null,
+      createdAt: cmd.time,
+      updatedAt: cmd.time,
+      lastUpdateSequenceNumber: 0,
+    };
+  }
+}

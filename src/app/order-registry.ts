@@ -1,0 +1,215 @@
+/**
+ * @module app/order-registry
+ *
+ * The main thread's read model of orders: what each order is (the signed request's fields)
+ * and where it stands (status, remaining, settled, times, sequence number), kept up to date
+ * from the book's events. It answers GET /account/order for live orders without asking a
+ * market thread, keeps clientIds unique among an account's open orders across markets, and
+ * hands every change to a listener (the history projection, the feeds).
+ *
+ * Conditional orders (takeProfit, stopLoss, trailingStop, pair legs, pending TWAP / iceberg
+ * children) are held here from placement as `untriggered`; when released they become
+ * `triggered` under the same orderId and the book's events drive them from there (`new`,
+ * `partiallyFilled`, …). Ending untriggered (cancel, expiry, the other OCO leg firing) is
+ * `closed` with the conditional reason.
+ *
+ * Deterministic: it changes only through `submitted`, the conditional book's outputs and the
+ * book events, so replaying the journal rebuilds it exactly. Terminal orders leave memory once
+ * reported.
+ */
+import type { Side } from '../engine/types.ts';
+import type { OrderStatus, OrderType } from './order-vocabulary.ts';
+import { REASON_TEXT } from '../engine/codes.ts';
+
+export interface OrderState {
+  orderId: number;
+  market: number;
+  owner: number;
+  account: string;
+  subaccountIndex: number;
+  orderType: OrderType;
+  side: Side;
+  price: number;
+  /** Lots accepted (after a reduce-only cap); the requested size until the book accepts it. */
+  quantity: number;
+  remaining: number;
+  settled: number;
+  flags: number;
+  expiresAt: number;
+  nonce: number;
+  clientId: string | null;
+  originator: string;
+  originatorFee: number;
+  triggerPrice: number | null;
+  parentOrderId: number | null;
+  period: number | null;
+  trailingPercent: string | null;
+  groupId: string | null;
+  ocoGroupId: string | null;
+  status: OrderStatus;
+  reason: string | null;
+  createdAt: number;
+  updatedAt: number;
+  lastUpdateSequenceNumber: number;
+}
+
+export type OrderChangeListener = (order: OrderState) => void;
+
+const TERMINAL: ReadonlySet<OrderStatus> = new Set(['filled', 'cancelled', 'expired', 'rejected']);
+
+export function isTerminal(status: OrderStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+function clientKey(account: string, clientId: string): string {
+  return `${account}\u0000${clientId}`;
+}
+
+export class OrderRegistry {
+  private readonly open = new Map<number, OrderState>();
+  private readonly byClientId = new Map<string, number>();
+  /** Open orders per owner (no zero entries): what the open-order bound reads (app/account-limits). */
+  private readonly perOwner = new Map<number, number>();
+
+  constructor(private readonly onChange: OrderChangeListener = () => {}) {}
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  get(orderId: number): OrderState | undefined {
+    return this.open.get(orderId);
+  }
+
+  /** The open order of `account` with this clientId, if any (any subaccount, any market). */
+  byClient(account: string, clientId: string): OrderState | undefined {
+    const id = this.byClientId.get(clientKey(account, clientId));
+    return id === undefined ? undefined : this.open.get(id);
+  }
+
+  /** How many orders `owner` has open (resting, untriggered, on their way to a book). */
+  openCount(owner: number): number {
+    return this.perOwner.get(owner) ?? 0;
+  }
+
+  /** Open orders of one subaccount (optionally one market), oldest first. */
+  ofOwner(owner: number, market?: number): OrderState[] {
+    const out: OrderState[] = [];
+    for (const o of this.open.values()) if (o.owner === owner && (market === undefined || o.market === market)) out.push(o);
+    return out;
+  }
+
+  /** A new order entered the pipeline (status `new` until the book says otherwise). */
+  submitted(order: OrderState): void {
+    if (!this.open.has(order.orderId)) this.perOwner.set(order.owner, this.openCount(order.owner) + 1);
+    this.open.set(order.orderId, order);
+    if (order.clientId !== null) this.byClientId.set(clientKey(order.account, order.clientId), order.orderId);
+  }
+
+  /** A conditional order (or a pending TWAP / iceberg child) placed: held and reported as `untriggered`. */
+  untriggered(order: OrderState): void {
+    order.status = 'untriggered';
+    this.submitted(order);
+    this.onChange(order);
+  }
+
+  /**
+   * A conditional order released to its book with `quantity` lots: `triggered` until the book
+   * answers. A trailing stop keeps the trigger it fired at (`triggerPrice`, ticks; 0 for a slice).
+   */
+  triggered(orderId: number, quantity: number, time: number, triggerPrice: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    o.status = 'triggered';
+    if (o.triggerPrice === null && triggerPrice > 0) o.triggerPrice = triggerPrice;
+    o.quantity = quantity;
+    o.remaining = quantity;
+    o.updatedAt = time;
+    this.onChange(o);
+  }
+
+  /** An order that never reached a book ended (an untriggered order cancelled or expired, a release refused by R1). */
+  closed(orderId: number, status: 'cancelled' | 'expired' | 'rejected', reason: string, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    o.status = status;
+    o.reason = reason;
+    if (status === 'rejected') o.remaining = 0;
+    o.updatedAt = time;
+    this.finish(o);
+  }
+
+  /** A submission refused before it reached a book: reported once as `rejected`, never held. */
+  refused(order: OrderState, reason: string): void {
+    order.status = 'rejected';
+    order.reason = reason;
+    order.remaining = 0;
+    this.onChange(order);
+  }
+
+  accepted(orderId: number, quantity: number, seq: number, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    // A released conditional order is an ordinary book order from here.
+    if (o.status === 'triggered') o.status = 'new';
+    o.quantity = quantity;
+    o.remaining = quantity;
+    this.touch(o, seq, time);
+  }
+
+  rested(orderId: number, seq: number, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    this.touch(o, seq, time);
+    this.onChange(o);
+  }
+
+  filled(orderId: number, quantity: number, remaining: number, seq: number, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    o.settled += quantity;
+    o.remaining = remaining;
+    o.status = remaining === 0 ? 'filled' : 'partiallyFilled';
+    this.touch(o, seq, time);
+    if (remaining === 0) this.finish(o);
+    else this.onChange(o);
+  }
+
+  ended(orderId: number, status: 'cancelled' | 'expired' | 'rejected', reasonCode: number, seq: number, time: number): void {
+    const o = this.open.get(orderId);
+    if (o === undefined) return;
+    o.status = status;
+    o.reason = REASON_TEXT[reasonCode] ?? String(reasonCode);
+    if (status === 'rejected') o.remaining = 0;
+    this.touch(o, seq, time);
+    this.finish(o);
+  }
+
+  private touch(o: OrderState, seq: number, time: number): void {
+    o.lastUpdateSequenceNumber = seq;
+    o.updatedAt = time;
+  }
+
+  private finish(o: OrderState): void {
+    if (this.open.delete(o.orderId)) {
+      const left = this.openCount(o.owner) - 1;
+      if (left === 0) this.perOwner.delete(o.owner);
+      else this.perOwner.set(o.owner, left);
+    }
+    if (o.clientId !== null && this.byClientId.get(clientKey(o.account, o.clientId)) === o.orderId) {
+      this.byClientId.delete(clientKey(o.account, o.clientId));
+    }
+    this.onChange(o);
+  }
+
+  /** Live orders in id order: the registry's part of a snapshot. */
+  snapshot(): OrderState[] {
+    return [...this.open.values()].sort((a, b) => a.orderId - b.orderId).map((o) => ({ ...o }));
+  }
+
+  static restore(orders: readonly OrderState[], onChange?: OrderChangeListener): OrderRegistry {
+    const registry = new OrderRegistry(onChange);
+    for (const o of orders) registry.submitted({ ...o });
+    return registry;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * @module app/ports
+ *
+ * The application's ports: what the `Exchange` is handed to send book commands out (a
+ * `MarketRouter`) and to tell what changed (`ExchangeListeners`). The application owns these
+ * interfaces; the thread transport, replay and the projections implement them.
+ * May import: engine/types (types), ledger/events (types), app/order-registry (types).
+ */
+import type { PlaceOrder, Side } from '../engine/types.ts';
+import type { LedgerEvent } from '../ledger/events.ts';
+import type { OrderChangeListener } from './order-registry.ts';
+
+/** Where book commands go: a market thread's ring live, an in-process book in replay. */
+export interface MarketRouter {
+  place(market: number, cmd: PlaceOrder): void;
+  cancel(market: number, orderId: number, owner: number, time: number): void;
+  cancelByClientId(market: number, account: number, clientId: string, time: number): void;
+  cancelAll(market: number, owner: number, time: number, reason: number): void;
+  expire(market: number, time: number): void;
+}
+
+/** A router that sends nowhere: an exchange that only replays or restores has no books yet. */
+export const NO_ROUTER: MarketRouter = { place() {}, cancel() {}, cancelByClientId() {}, cancelAll() {}, expire() {} };
+
+export interface ExchangeListeners {
+  orderChanged?: OrderChangeListener;
+  ledgerEvent?: (event: LedgerEvent) => void;
+  /** A public trade: the book's fill, seen once. */
+  trade?: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => void;
+}

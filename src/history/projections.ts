@@ -1,0 +1,400 @@
+/**
+ * @module history/projections
+ *
+ * Turns what the exchange reports (order changes, trades, settled fills, funding rates,
+ * transfers) into history records and gets them written in batches. History is derived data
+ * in its own LMDB environment: the journal is what must survive a power cut.
+ * Each batch carries the journal sequence number it covers (`HistoryBatch.seq`), written in
+ * the same transaction, so a restart projects only what came after it and never counts a
+ * trade into a candle twice.
+ *
+ * Two ways of writing, one format: during start-up replay batches are written on this thread,
+ * in order, before anything else runs; once the exchange is live (`startThread`) they go to
+ * the projection thread (history/projection-worker), and the main thread only builds records.
+ * A reply waits for `caughtUp(seq)` as well as the journal, so an order a client was told is
+ * filled is already in GET /account/order and its fills in GET /account/fills.
+ *
+ * History never holds what the journal does not: a batch is written only once the journal has
+ * committed every record it covers (`JournalPosition.whenCommitted`), so a crash (kill -9)
+ * cannot leave history ahead of the journal — after one, the journal would hand the lost seqs
+ * and orderIds to new commands, and history would show both. The commit comes well before the
+ * flush a reply waits for, so the reply still waits for the journal's flush and the history
+ * write side by side, not one after the other. (A power cut can still lose journal commits that
+ * the unflushed history kept: start-up rebuilds history then, storage/data-directory.)
+ *
+ * Subaccount events (history/account-events: order changes, fills, positions, balances) are
+ * numbered here, per owner, in journal order: the number after the owner's newest one in
+ * history (read once per owner, then counted in memory). Replay numbers only the records it
+ * projects (after `projectedSeq`), exactly as the first run did, so the numbering continues
+ * across a restart with no gap and no repeat; live, each numbered event also goes to the
+ * feeds (`feed`, sequencer/feed-relay).
+ *
+ * Invariants: batches are written in the order they are made; a batch's seq is the journal's
+ * last seq when it was made, so it covers every record queued before it; it is written only
+ * once that seq is committed. Backpressure: `behind()` names the reason to refuse new writes
+ * when the projection thread lags.
+ */
+import type { RootDatabase } from 'lmdb';
+import type { Worker } from 'node:worker_threads';
+import type { LedgerEvent } from '../ledger/events.ts';
+import type { Side } from '../engine/types.ts';
+import { HistoryStore, type HistoryWrite } from './batch.ts';
+import type { TransferHistory } from './transfers.ts';
+import type { OwnerIdentity } from '../ledger/accounts.ts';
+import { isTerminal, type OrderState } from '../app/order-registry.ts';
+import type { OrderRecord } from './types.ts';
+import type { AccountEventRecord, AccountEventReader } from './account-events.ts';
+import type { ExchangeListeners } from '../app/ports.ts';
+import { siblingModule, spawnWorker } from '../transport/spawn-worker.ts';
+import { packBatch } from './history-wire.ts';
+import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
+
+/** Finished orders kept in memory for replies and lookups (a read cache of history.orders). */
+const RECENT_FINISHED_ORDERS = 8192;
+
+/** History writes that may wait for the projection thread before new commands are refused. */
+const MAX_QUEUED_WRITES = 200_000;
+
+const RESOLVED = Promise.resolve();
+
+/** `Omit` applied to each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** What projections need of the journal: how far it is appended, and when a seq is committed. */
+export interface JournalPosition {
+  lastSeq(): number;
+  committedSeq(): number;
+  whenCommitted(seq: number): Promise<void>;
+}
+
+interface Waiter {
+  seq: number;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+export class Projections {
+  private readonly store: HistoryStore;
+  /** For reads of the transfer history (the gateway's). */
+  readonly transfers: TransferHistory;
+  /** For a resuming feed's reads of the subaccount events (the gateway's). */
+  readonly accountEvents: AccountEventReader;
+  private queue: HistoryWrite[] = [];
+  /** Transfers numbered in the order they settle (history is rebuilt in journal order). */
+  private transferCount: number;
+  /** Who an owner id is: set once the ledger exists. */
+  identity: (owner: number) => OwnerIdentity | undefined = () => undefined;
+  /** The last journal sequence number whose projections were written before this start. */
+  readonly projectedSeq: number;
+  /** The journal record being applied (replay sets it; live it is always past `projectedSeq`). */
+  applying = Number.MAX_SAFE_INTEGER;
+  /** The journal: its last seq is read when a batch is made, and the batch waits for its commit. */
+  journal: JournalPosition = { lastSeq: () => 0, committedSeq: () => 0, whenCommitted: () => RESOLVED };
+  /** The market sequence number of the book event being applied (ledger fills carry none): set by `atEvent`. */
+  currentSeq = 0;
+
+  private thread: Worker | null = null;
+  /** Seq of the newest batch the thread reported written. */
+  private writtenSeq = 0;
+  /** A batch was handed to the thread and not yet reported written (one at a time). */
+  private batchInFlight = false;
+  private waiters: Waiter[] = [];
+  private failure: Error | null = null;
+  private closed: (() => void) | null = null;
+  private scheduled = false;
+  /** A `flush(true)` was asked for while a batch was in flight: the next batch moves the position even if empty. */
+  private positionOwed = false;
+  /** The last finished orders by orderId, and their ids in the order they finished (a ring). */
+  private readonly finished = new Map<number, OrderRecord>();
+  private readonly finishedIds = new Float64Array(RECENT_FINISHED_ORDERS);
+  private finishedNext = 0;
+  /** The newest event number of each owner numbered since start (history has the others'). */
+  private readonly accountSeqs = new Map<number, number>();
+  /**
+   * Called once if the projection thread ends without being asked to (it threw or exited): no
+   * history can be written from then on, and no reply that waits for it can come (pipeline: fatal).
+   */
+  onThreadStopped: (reason: string) => void = () => {};
+  /** `close` or `terminate` was called: the thread's end is expected. */
+  private ending = false;
+  /** The feeds, once live: they hear every numbered subaccount event and every written batch. */
+  feed: { account(event: AccountEventRecord): void; historyWritten(): void } | null = null;
+
+  constructor(private readonly env: RootDatabase) {
+    this.store = new HistoryStore(env);
+    this.transfers = this.store.transfers;
+    this.accountEvents = this.store.accountEvents;
+    const position = this.store.position();
+    this.projectedSeq = position.seq;
+    this.transferCount = position.transferCount;
+  }
+
+  /** Queues a write, unless replay is re-applying a record whose projections are already written. */
+  private push(write: HistoryWrite): void {
+    if (this.applying > this.projectedSeq) this.queue.push(write);
+  }
+
+  /** Numbers a subaccount event and queues it (and hands it to the feeds), unless replay already projected it. */
+  private accountEvent(owner: number, event: DistributiveOmit<AccountEventRecord, 'owner' | 'seq'>): void {
+    if (this.applying <= this.projectedSeq) return;
+    const seq = (this.accountSeqs.get(owner) ?? this.accountEvents.lastSeq(owner)) + 1;
+    this.accountSeqs.set(owner, seq);
+    const record = { owner, seq, ...event } as AccountEventRecord;
+    this.queue.push({ kind: 'accountEvent', record });
+    this.feed?.account(record);
+  }
+
+  /** Called with each book event before the ledger applies it, live and in replay alike: fills are keyed by its market seq. */
+  readonly atEvent = (view: DataView, offset: number): void => {
+    this.currentSeq = view.getFloat64(offset + 8, true);
+  };
+
+  /** The listeners to hand the Exchange. */
+  listeners(): ExchangeListeners {
+    return {
+      orderChanged: (o: OrderState) => {
+        const record = { ...o, marketIndex: o.market };
+        this.push({ kind: 'order', record });
+        this.accountEvent(o.owner, { kind: 'order', order: record });
+        if (isTerminal(o.status)) this.rememberFinished(record);
+      },
+      trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
+        this.push({ kind: 'trade', record: { marketIndex: market, seq, time, price, quantity, takerSide } });
+      },
+      ledgerEvent: (e: LedgerEvent) => {
+        if (e.type === 'fill') {
+          this.push({
+            kind: 'fill',
+            record: {
+              owner: e.owner,
+              marketIndex: e.market,
+              seq: this.currentSeq,
+              time: e.time,
+              orderId: e.orderId,
+              price: e.price,
+              quantity: e.side * e.quantity,
+              realizedExposure: e.realizedExposure,
+              realizedFunding: e.realizedFunding,
+              realizedPnl: e.realizedPnl,
+              realizedPoints: e.realizedPoints,
+            },
+          });
+          this.accountEvent(e.owner, {
+            kind: 'fill',
+            fill: {
+              market: e.market,
+              marketSeq: this.currentSeq,
+              orderId: e.orderId,
+              side: e.side,
+              price: e.price,
+              quantity: e.quantity,
+              notional: String(e.notional),
+              fee: String(e.fee),
+              realizedPnl: String(e.realizedPnl),
+              realizedFunding: String(e.realizedFunding),
+              maker: e.maker,
+              liquidation: e.liquidation,
+              time: e.time,
+            },
+          });
+        } else if (e.type === 'position') {
+          this.accountEvent(e.owner, {
+            kind: 'position',
+            position: { market: e.market, quantity: e.quantity, basis: String(e.basis), fees: String(e.fees), funding: String(e.funding), margin: String(e.margin), isolated: e.isolated, updatedAt: e.updatedAt },
+          });
+        } else if (e.type === 'balance') {
+          this.accountEvent(e.owner, { kind: 'balance', balance: { delta: String(e.delta), collateral: String(e.collateral), reason: e.reason, time: e.time } });
+        } else if (e.type === 'transfer') {
+          if (this.applying <= this.projectedSeq) return;
+          const from = this.identity(e.from)!;
+          const to = this.identity(e.to)!;
+          this.push({
+            kind: 'transfer',
+            record: {
+              id: ++this.transferCount,
+              time: e.time,
+              fromOwner: e.from,
+              toOwner: e.to,
+              accountFrom: from.address,
+              subaccountIndexFrom: from.subaccountIndex,
+              accountTo: to.address,
+              subaccountIndexTo: to.subaccountIndex,
+              amount: e.amount,
+            },
+          });
+        } else if (e.type === 'fundingRate') {
+          this.push({ kind: 'fundingRate', record: { marketIndex: e.market, time: e.time, rate: e.rate } });
+        }
+      },
+    };
+  }
+
+  /**
+   * A finished order as history stores it, when it is among the last ones to finish: the reply
+   * to an order that filled at once, and lookups soon after, need no LMDB read and decode.
+   */
+  recentlyFinished(orderId: number): OrderRecord | undefined {
+    return this.finished.get(orderId);
+  }
+
+  private rememberFinished(record: OrderRecord): void {
+    if (this.finished.has(record.orderId)) {
+      this.finished.set(record.orderId, record);
+      return;
+    }
+    // The slot the new order takes holds the oldest one kept: forget that one.
+    const slot = this.finishedNext;
+    if (this.finished.size >= RECENT_FINISHED_ORDERS) this.finished.delete(this.finishedIds[slot]);
+    this.finishedIds[slot] = record.orderId;
+    this.finishedNext = (slot + 1) % RECENT_FINISHED_ORDERS;
+    this.finished.set(record.orderId, record);
+  }
+
+  /** From now on batches are written by the projection thread. Call once replay is done. */
+  startThread(path: string): void {
+    this.flush();
+    const data: ProjectionThreadData = { path };
+    this.thread = spawnWorker(siblingModule('./projection-worker.ts', import.meta.url), { workerData: data });
+    this.thread.on('message', (report: ProjectionReport) => this.onReport(report));
+    this.thread.on('error', (error) => this.threadStopped(`projection thread failed: ${error.message}`));
+    this.thread.on('exit', (code) => this.threadStopped(`projection thread exited (code ${code})`));
+    // What replay left uncommitted goes as the thread's first batch, once the journal commits it.
+    this.flush();
+  }
+
+  /** Writes what is queued at the end of this event-loop turn: one batch for the whole turn. */
+  flushSoon(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  /**
+   * Makes a batch of everything queued, covering the journal up to now, and writes it (replay)
+   * or hands it to the projection thread (live). With `markDone` a batch is made even when
+   * nothing is queued: records that project to nothing (ticks, index prices) are covered too.
+   * One batch at a time is in flight to the thread: what is queued meanwhile goes as one batch
+   * when it reports back, so under load each message (a copy and a wake-up of the thread) and
+   * each history transaction carries many turns' records.
+   */
+  flush(markDone = false): void {
+    if (this.queue.length === 0 && !markDone) return;
+    if (this.thread !== null && this.batchInFlight) {
+      this.positionOwed ||= markDone;
+      return;
+    }
+    const seq = this.journal.lastSeq();
+    // Replay writes here, at once: what the journal has not committed yet (events replay added
+    // at its end) waits in the queue for the first batch of the thread, which waits for it.
+    if (this.thread === null && seq > this.journal.committedSeq()) return;
+    const batch = { seq, transferCount: this.transferCount, writes: this.queue };
+    this.queue = [];
+    if (this.thread === null) {
+      this.store.write(batch);
+      this.writtenSeq = batch.seq;
+      return;
+    }
+    this.batchInFlight = true;
+    this.positionOwed = false;
+    const bytes = packBatch(batch);
+    const thread = this.thread;
+    const post = () => thread.postMessage({ type: 'batch', bytes } satisfies ProjectionMessage, [bytes.buffer]);
+    if (seq <= this.journal.committedSeq()) post();
+    else this.journal.whenCommitted(seq).then(post, (error: Error) => this.fail(error));
+  }
+
+  /**
+   * Resolves when every history record of the journal up to `seq` is written (and readable
+   * here): at once when nothing up to it is still queued or in flight.
+   */
+  caughtUp(seq: number): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    if (this.queue.length === 0 && (!this.batchInFlight || seq <= this.writtenSeq)) return RESOLVED;
+    return new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  /** Journal records whose history is not written yet: 0 when nothing is queued or in flight (metrics). */
+  lag(): number {
+    if (this.queue.length === 0 && !this.batchInFlight) return 0;
+    return Math.max(0, this.journal.lastSeq() - this.writtenSeq);
+  }
+
+  /** Why new writes should be refused now, or null. */
+  behind(): string | null {
+    if (this.failure !== null) return 'history cannot be written';
+    return this.queue.length > MAX_QUEUED_WRITES ? 'history is behind' : null;
+  }
+
+  /** Every record so far written, and the position moved to the journal's end. */
+  settle(): Promise<void> {
+    this.flush(true);
+    return this.caughtUp(this.journal.lastSeq());
+  }
+
+  /** Writes what is left, then stops the projection thread. */
+  async close(): Promise<void> {
+    await this.settle();
+    const thread = this.thread;
+    if (thread === null) return;
+    this.ending = true;
+    await new Promise<void>((resolve) => {
+      this.closed = resolve;
+      // A thread that dies while closing never reports `closed`: its exit ends the wait too.
+      thread.once('exit', () => resolve());
+      thread.postMessage({ type: 'close' } satisfies ProjectionMessage);
+    });
+    await thread.terminate();
+    this.thread = null;
+  }
+
+  /** Ends the projection thread at once, whatever it was writing (a start that failed). */
+  async terminate(): Promise<void> {
+    this.ending = true;
+    await this.thread?.terminate();
+  }
+
+  private threadStopped(reason: string): void {
+    if (this.ending) return;
+    this.ending = true;
+    // New writes are refused from now on (`behind`). The replies already waiting for history get
+    // no answer, not a 500: their commands are in the journal, the process exits (pipeline
+    // `failed`) and the restart applies them — as after kill -9, the journal is their outcome.
+    this.failure ??= new Error(reason);
+    this.onThreadStopped(reason);
+  }
+
+  private onReport(report: ProjectionReport): void {
+    if (report.type === 'closed') {
+      this.closed?.();
+      return;
+    }
+    if (report.type === 'failed') {
+      this.fail(new Error(`history write failed: ${report.error}`));
+      return;
+    }
+    this.batchInFlight = false;
+    this.writtenSeq = report.seq;
+    // lmdb-js keeps a read transaction open on this thread: renew it, so reads see the batch.
+    this.env.resetReadTxn();
+    // What was queued while this batch was written goes now, as one batch.
+    this.flush(this.positionOwed);
+    const all = !this.batchInFlight && this.queue.length === 0;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) {
+      if (all || w.seq <= report.seq) w.resolve();
+      else this.waiters.push(w);
+    }
+    this.feed?.historyWritten();
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w.reject(this.failure);
+  }
+}

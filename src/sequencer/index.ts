@@ -1,0 +1,18 @@
+/**
+ * @module sequencer
+ *
+ * Decide → journal → route → settle → reply when durable: the `Sequencer` (sequencer.ts) runs
+ * each command through the application, journals it and its book events, and resolves its
+ * outcome once flushed; the gateway's signed account writes enter through it
+ * (account-writes.ts); the feeds hear each durable batch (feed-relay.ts). Start-up rebuilds the
+ * application from the journal with byte-for-byte event checks (recovery.ts; replay-target.ts
+ * for the journal CLI), snapshots are encoded (snapshot-codec.ts) and taken on their own thread
+ * from a replica of the state (snapshot-replica.ts, snapshot-worker.ts, snapshot-thread.ts);
+ * the testnet's price feed is one more source of commands (testnet-feed.ts).
+ * May import: app/, transport/, journal/, history/projections, history/account-events,
+ * engine/types, engine/fast-book, config/, node:worker_threads, node:zlib.
+ *
+ * Invariants: every command that reached a book is journaled before its effects are
+ * acknowledged; replaying the journal reproduces `stateHash()` and every book event.
+ */
+export {};

@@ -1,0 +1,216 @@
+/**
+ * @module sequencer/recovery
+ *
+ * Start-up: rebuilds the exchange from the journal, on this thread, before any market thread
+ * runs. Application commands re-run through `Exchange.execute` against in-process books; the
+ * journaled book events are applied at the positions they had live, and each must equal —
+ * field for field (`sameEvent`) — the event the replayed book produced for it (a divergence
+ * refuses to start, with a report naming the record and what the operator can do).
+ * Events the books produce that the journal never received (a crash between routing a command
+ * and journaling its events) are applied and journaled at the end: nothing half-applied remains.
+ */
+import { FastOrderBook } from '../engine/fast-book.ts';
+import { payloadView, type Journal, type JournalEntry } from '../journal/journal.ts';
+import { DataRefusedError } from '../journal/refusal.ts';
+import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from '../transport/codec.ts';
+import { describeEvent, differingFields, sameEvent, type EventFields } from '../transport/event-fields.ts';
+import { decodeCommand, isCommandKind } from '../app/commands.ts';
+import type { Exchange } from '../app/exchange.ts';
+import type { MarketRouter } from '../app/ports.ts';
+import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
+
+/** Books on this thread whose events are kept, per market, until the journal's copy arrives. */
+class ReplayBooks implements MarketRouter {
+  readonly books: FastOrderBook[];
+  readonly produced: RecordBuffer[];
+  /** Read position in `produced`, per market. */
+  readonly cursor: number[];
+
+  constructor(exchange: Exchange, from: readonly BookSnapshot[]) {
+    this.produced = exchange.markets.map(() => new RecordBuffer(1 << 16));
+    this.cursor = exchange.markets.map(() => 0);
+    this.books = exchange.markets.map((m) => {
+      const writer = new BookEventWriter(this.produced[m.index], m.index);
+      const snapshot = from.find((b) => b.marketIndex === m.index);
+      const options = { minSizeLots: m.minSizeLots };
+      return snapshot === undefined ? new FastOrderBook(m.index, writer, options) : FastOrderBook.restore(snapshot, writer, options);
+    });
+  }
+
+  place(market: number, cmd: PlaceOrder): void {
+    this.books[market].place(cmd);
+  }
+  cancel(market: number, orderId: number, owner: number, time: number): void {
+    this.books[market].cancel(orderId, owner, time);
+  }
+  cancelByClientId(market: number, account: number, clientId: string, time: number): void {
+    this.books[market].cancelByClientId(account, clientId, time);
+  }
+  cancelAll(market: number, owner: number, time: number, reason: number): void {
+    this.books[market].cancelAll(owner, time, reason);
+  }
+  expire(market: number, time: number): void {
+    this.books[market].expire(time);
+  }
+
+  /** The next produced record of `market` that the journal has not matched yet, or -1. */
+  next(market: number): number {
+    const buffer = this.produced[market];
+    const at = this.cursor[market];
+    if (at >= buffer.length) {
+      // Everything produced is matched: reuse the buffer from the start.
+      buffer.reset();
+      this.cursor[market] = 0;
+      return -1;
+    }
+    this.cursor[market] = at + recordLength(buffer.view, at);
+    return at;
+  }
+}
+
+/**
+ * Replaying the journal's commands produced a book event other than the one the journal holds
+ * at `seq` (or none). The journal is not damaged — its checksums and hash chain were verified
+ * before replay — but this build's cores decide differently from the build that wrote it, so
+ * starting would serve a state that differs from what was acknowledged. The message names the
+ * record and the differing fields and says what the operator can do; it is the whole report
+ * (the stack adds nothing).
+ */
+export class ReplayDivergenceError extends DataRefusedError {
+  override name = 'ReplayDivergenceError';
+
+  constructor(
+    readonly seq: number,
+    readonly market: number,
+    readonly journaled: EventFields,
+    readonly produced: EventFields | null,
+    readonly fields: readonly string[],
+  ) {
+    const show = (event: EventFields) => `${event.kind} ${JSON.stringify(event)}`;
+    super(
+      [
+        `replay diverged at journal seq ${seq}, market ${market}: the journal holds ${show(journaled)}`,
+        produced === null ? 'but replaying the commands before it produced no further event in that market' : `but replaying the commands before it produced ${show(produced)}; differing fields: ${fields.join(', ')}`,
+        'The journal itself is intact (checksums and hash chain verified): nothing acknowledged is lost.',
+        'This build replays it differently from the build that wrote it, so it will not serve a state other than the one acknowledged.',
+        'To restore service: start the build that wrote this journal on the same data directory (it replays it unchanged),',
+        'and keep the directory as it is. `npm run journal -- verify --data-dir DIR --replay src/sequencer/replay-target.ts` prints this report offline.',
+      ].join('\n'),
+    );
+  }
+}
+
+export interface RecoveryReport {
+  commands: number;
+  events: number;
+  /** Events produced in replay that the journal lacked, now applied and journaled. */
+  recoveredEvents: number;
+  books: FastOrderBook[];
+  /** The replay itself, to go on applying records that arrive later (a replica following the primary). */
+  replay: Replay;
+}
+
+export interface RecoveryOptions {
+  /** The first journal record to replay: 1, or the one after the snapshot the exchange was built from. */
+  from?: number;
+  /** The books at that point (empty for a fresh start). */
+  books?: readonly BookSnapshot[];
+  /** Called with each record's sequence number before it is applied (projections skip what they have). */
+  onRecord?: (seq: number) => void;
+  /** Called with each book event (journaled or recovered) just before the ledger applies it (projections key fills by its market seq). */
+  onEvent?: (view: DataView, offset: number) => void;
+  /** Called every few thousand records and at the end (projections write in batches). */
+  onBatch?: () => void;
+  /**
+   * False for a replica: events the books produced that the journal lacks are not journaled
+   * (the primary's copy of them is still to come). Default true.
+   */
+  finish?: boolean;
+}
+
+/** Applies journal entries one at a time: a command re-runs, an event must match its book's. */
+export class Replay {
+  private readonly books: ReplayBooks;
+  commands = 0;
+  events = 0;
+
+  constructor(
+    private readonly exchange: Exchange,
+    from: readonly BookSnapshot[] = [],
+    private readonly onEvent: (view: DataView, offset: number) => void = () => {},
+  ) {
+    this.books = new ReplayBooks(exchange, from);
+    exchange.routeTo(this.books);
+  }
+
+  apply(entry: JournalEntry): void {
+    if (isCommandKind(entry.kind)) {
+      this.exchange.execute(decodeCommand(payloadView(entry)));
+      this.commands++;
+      return;
+    }
+    const view = entry.view;
+    const offset = entry.payloadOffset;
+    const market = recordMarket(view, offset);
+    const at = this.books.next(market);
+    const produced = this.books.produced[market].view;
+    if (at < 0) throw new ReplayDivergenceError(entry.seq, market, describeEvent(view, offset), null, []);
+    if (!sameEvent(produced, at, view, offset)) {
+      const journaled = describeEvent(view, offset);
+      const replayed = describeEvent(produced, at);
+      throw new ReplayDivergenceError(entry.seq, market, journaled, replayed, differingFields(journaled, replayed));
+    }
+    this.onEvent(view, offset);
+    decodeEvent(view, offset, this.exchange.listener(market));
+    this.events++;
+  }
+
+  /**
+   * Events the books produced that the journal never received (a crash between routing a
+   * command and journaling its events): applied now, and appended to `journal` when given.
+   */
+  finish(journal?: Journal): number {
+    let recovered = 0;
+    for (const m of this.exchange.markets) {
+      for (let at = this.books.next(m.index); at >= 0; at = this.books.next(m.index)) {
+        const buffer = this.books.produced[m.index];
+        this.onEvent(buffer.view, at);
+        decodeEvent(buffer.view, at, this.exchange.listener(m.index));
+        journal?.append(recordKind(buffer.view, at), buffer.bytes, at, recordLength(buffer.view, at));
+        recovered++;
+      }
+    }
+    return recovered;
+  }
+
+  /**
+   * True when every event the books produced has been matched by the journal: the state is
+   * one the live exchange was in with no command in flight (a snapshot may be taken here).
+   */
+  settled(): boolean {
+    return this.exchange.markets.every((m) => this.books.cursor[m.index] >= this.books.produced[m.index].length);
+  }
+
+  /** The rebuilt books. */
+  get rebuilt(): FastOrderBook[] {
+    return this.books.books;
+  }
+}
+
+/**
+ * Replays the journal from `options.from` into `exchange` (fresh, or restored from the snapshot
+ * taken just before `from`) and returns the rebuilt books.
+ */
+export function recover(exchange: Exchange, journal: Journal, options: RecoveryOptions = {}): RecoveryReport {
+  const onBatch = options.onBatch ?? (() => {});
+  const replay = new Replay(exchange, options.books ?? [], options.onEvent);
+  for (const entry of journal.range(options.from ?? 1)) {
+    options.onRecord?.(entry.seq);
+    replay.apply(entry);
+    if ((replay.commands + replay.events) % 4096 === 0) onBatch();
+  }
+  options.onRecord?.(Number.MAX_SAFE_INTEGER);
+  const recoveredEvents = options.finish === false ? 0 : replay.finish(journal);
+  onBatch();
+  return { commands: replay.commands, events: replay.events, recoveredEvents, books: replay.rebuilt, replay };
+}

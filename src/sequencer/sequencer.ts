@@ -1,0 +1,202 @@
+/**
+ * @module sequencer/sequencer
+ *
+ * Stage ③ to ⑥ of the pipeline on the main thread: one writer decides, in order, what every
+ * command does (`Exchange.execute`), journals it, routes book work to the market threads,
+ * applies their events as they come back (R2) and journals those too. A caller's promise
+ * resolves only when the market threads have finished its command, every journal record up
+ * to that point is flushed to disk and the history it projects to is written. What the caller
+ * reports back is read at completion (`atCompletion`), not when the promise resolves: by then
+ * later commands may have changed the same orders with records not yet on disk.
+ *
+ * Feeds: with a relay (sequencer/feed-relay) each book event is decoded once more into the
+ * relay's listener after the exchange applied it, and every batch (a ring batch, or a command
+ * that routed nothing) closes a feed frame; the relay waits for the flush, not the sequencer.
+ *
+ * Backpressure: when the journal, the history or a command ring is behind, or a market thread
+ * has stopped, `submit` refuses with `Overloaded` before changing anything, so nothing accepted
+ * is ever dropped.
+ */
+import type { Journal } from '../journal/journal.ts';
+import { decodeEvent, doneCode, recordKind, recordLength, recordMarket } from '../transport/codec.ts';
+import { RecordKind } from '../transport/layout.ts';
+import { encodeCommand, type Command } from '../app/commands.ts';
+import type { Exchange } from '../app/exchange.ts';
+import type { ExecuteResult } from '../app/codes.ts';
+import type { MarketLink } from '../transport/market-link.ts';
+import type { Projections } from '../history/projections.ts';
+import type { FeedRelay } from './feed-relay.ts';
+
+/** What the sequencer needs of a market thread's link: whether its thread runs and its command ring has room. */
+export type CommandRoom = Pick<MarketLink, 'hasRoom' | 'problem'>;
+/** What the sequencer needs of the feeds: each book event, and the end of each batch. */
+export type FeedTap = Pick<FeedRelay, 'listener' | 'endOfBatch'>;
+/** What the sequencer needs of history: its backpressure, its batches and when it caught up. */
+export type HistorySink = Pick<Projections, 'behind' | 'flushSoon' | 'caughtUp' | 'atEvent'>;
+
+export interface Outcome<T = undefined> {
+  result: ExecuteResult;
+  /** The book's result per routed command (EngineCode or a count), in `result.routed` order. */
+  bookResults: number[];
+  /**
+   * What `atCompletion` returned once the command's own effects were applied and before any
+   * later command's — everything it saw is durable when the promise resolves.
+   */
+  completed: T | undefined;
+}
+
+/** Reads the state a reply reports, at the moment the command is complete. */
+export type AtCompletion<T> = (result: ExecuteResult) => T;
+
+export class OverloadedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'OverloadedError';
+  }
+}
+
+interface Completion {
+  waiting: number;
+  result: ExecuteResult;
+  bookResults: number[];
+  atCompletion: AtCompletion<unknown> | undefined;
+  resolve: (outcome: Outcome<unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+/** The completion of a book command issued while handling an event: nobody waits for it. */
+function unsolicited(): Completion {
+  return { waiting: 1, result: { code: 0, changed: true, routed: [] }, bookResults: [], atCompletion: undefined, resolve: () => {}, reject: () => {} };
+}
+
+const RESOLVED = Promise.resolve();
+
+/** Commands a single submit may route to one market at most (a tick: expiry + liquidations). */
+const ROOM_NEEDED = 64;
+
+export class Sequencer {
+  /** Per market: completions waiting for the market thread's `Done`, oldest first. */
+  private readonly waiting: Completion[][];
+  private closed = false;
+  /** While a snapshot is taken, new commands wait here (briefly) instead of entering. */
+  private gate: { promise: Promise<void>; open: () => void } | null = null;
+  /** Callers of `idle()` waiting for the last command in flight to come back. */
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    readonly exchange: Exchange,
+    private readonly journal: Journal,
+    private readonly links: readonly CommandRoom[],
+    private readonly projections: HistorySink,
+    private readonly feed: FeedTap | null = null,
+  ) {
+    this.waiting = exchange.markets.map(() => []);
+  }
+
+  /** Why a write must be refused now, or null. */
+  overloaded(): string | null {
+    if (this.closed) return 'shutting down';
+    if (this.journal.isBehind()) return 'journal is behind';
+    const history = this.projections.behind();
+    if (history !== null) return history;
+    for (const link of this.links) {
+      // A stopped market thread takes no commands: no write may wait for it (the process exits, main.ts).
+      const stopped = link.problem();
+      if (stopped !== null) return stopped;
+      if (!link.hasRoom(ROOM_NEEDED)) return 'a market is behind';
+    }
+    return null;
+  }
+
+  /** Decides, journals and routes one command; resolves when its effects are durable. */
+  submit<T = undefined>(command: Command, atCompletion?: AtCompletion<T>): Promise<Outcome<T>> {
+    if (this.gate !== null) return this.gate.promise.then(() => this.submit(command, atCompletion));
+    const busy = this.overloaded();
+    if (busy !== null) return Promise.reject(new OverloadedError(busy));
+    const result = this.exchange.execute(command);
+    if (result.changed) this.journal.append(command.kind, encodeCommand(command));
+    this.projections.flushSoon();
+    this.feed?.endOfBatch(this.journal.lastSeq());
+    if (result.routed.length === 0) {
+      const outcome: Outcome<T> = { result, bookResults: [], completed: atCompletion?.(result) };
+      return result.changed ? this.settled(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
+    }
+    return new Promise<Outcome<T>>((resolve, reject) => {
+      const completion: Completion = { waiting: result.routed.length, result, bookResults: [], atCompletion, resolve: resolve as Completion['resolve'], reject };
+      for (const market of result.routed) this.waiting[market].push(completion);
+    });
+  }
+
+  /** A record from a market thread's event ring. */
+  readonly onRecord = (view: DataView, bytes: Uint8Array, offset: number): void => {
+    const kind = recordKind(view, offset);
+    const market = recordMarket(view, offset);
+    if (kind === RecordKind.Done) {
+      const completion = this.waiting[market].shift();
+      if (completion === undefined) throw new Error(`sequencer: Done from market ${market} with no command waiting`);
+      if (this.idleWaiters.length > 0 && this.inFlight() === 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
+      completion.bookResults.push(doneCode(view, offset));
+      if (--completion.waiting === 0) {
+        const outcome = { result: completion.result, bookResults: completion.bookResults, completed: completion.atCompletion?.(completion.result) };
+        this.settled(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
+      }
+      return;
+    }
+    this.projections.atEvent(view, offset);
+    decodeEvent(view, offset, this.exchange.listener(market));
+    if (this.feed !== null) decodeEvent(view, offset, this.feed.listener(market));
+    // Book commands the event caused (a conditional order it fired): their Done has no caller.
+    for (const m of this.exchange.takeUnsolicitedRoutes()) this.waiting[m].push(unsolicited());
+    this.journal.append(kind, bytes, offset, recordLength(view, offset));
+  };
+
+  /** When a reply may go out: the journal flushed up to `seq`, and its history written. */
+  private settled(seq: number): Promise<void> {
+    const projections = this.projections;
+    return this.journal.durable(seq).then(() => projections.caughtUp(seq));
+  }
+
+  /** After a batch of events: their projections are written with the rest of the turn's. */
+  readonly onBatch = (): void => {
+    this.projections.flushSoon();
+    this.feed?.endOfBatch(this.journal.lastSeq());
+  };
+
+  /** Refuses new commands; market threads finish what they hold. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Holds new commands back (they wait, they are not refused) until `resume`. */
+  pause(): void {
+    if (this.gate !== null) return;
+    let open = () => {};
+    const promise = new Promise<void>((resolve) => (open = resolve));
+    this.gate = { promise, open };
+  }
+
+  resume(): void {
+    const gate = this.gate;
+    this.gate = null;
+    gate?.open();
+  }
+
+  /**
+   * Resolves once every routed command has come back from its market thread — at the `Done`
+   * that empties the last queue, not on a timer: a snapshot holds new commands back meanwhile.
+   */
+  idle(): Promise<void> {
+    if (this.inFlight() === 0) return RESOLVED;
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private inFlight(): number {
+    let n = 0;
+    for (const queue of this.waiting) n += queue.length;
+    return n;
+  }
+}

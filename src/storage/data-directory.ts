@@ -1,0 +1,108 @@
+/**
+ * @module storage/data-directory
+ *
+ * Opens what a data directory holds — the journal with its snapshots (`DIR/journal`) and the
+ * history projections (`DIR/history`) — and makes sure they agree before anything is served.
+ * The journal is the truth; history and snapshots are derived from it and must never claim
+ * more than it holds.
+ *
+ * Refused (a `DataRefusedError` naming the file, nothing changed):
+ * - a journal file shorter than its own header says (truncated: lmdb would die with SIGBUS);
+ * - a damaged journal record that may have been acknowledged (journal/journal);
+ * - a snapshot covering seqs the journal does not hold: they were flushed (a snapshot is saved
+ *   only after the records it covers are), so acknowledged records are missing;
+ * - an empty or missing journal beside history that holds records: the journal was lost, and
+ *   starting would open a new exchange under the old one's history.
+ *
+ * Repaired (logged as an error, then served):
+ * - history that cannot be opened, or whose file is truncated: rebuilt from the journal;
+ * - history ahead of the journal (it holds seqs the journal lacks — a power cut lost journal
+ *   commits that history kept, or a data directory from a build that wrote history before the
+ *   journal committed): rebuilt from the journal. Its records do not say which seq each came
+ *   from, so it cannot be cut back; the rebuild replays the journal from seq 1.
+ *
+ * May import: lmdb, node:fs, node:path, journal/, history/projections, history/history-env.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type RootDatabase } from 'lmdb';
+import { Journal, type JournalLogger, type JournalOptions } from '../journal/journal.ts';
+import { LmdbJournalStorage } from '../journal/lmdb-storage.ts';
+import { checkLmdbFile, lmdbDataFile } from '../journal/lmdb-file.ts';
+import { DataRefusedError } from '../journal/refusal.ts';
+import { Snapshots } from '../journal/snapshots.ts';
+import { HISTORY_ENV_OPTIONS } from '../history/history-env.ts';
+import { Projections } from '../history/projections.ts';
+
+export interface DataDirectory {
+  storage: LmdbJournalStorage;
+  snapshots: Snapshots;
+  journal: Journal;
+  historyDir: string;
+  historyEnv: RootDatabase;
+  projections: Projections;
+}
+
+/** The history environment at `dir` and its projections, or why it cannot be used. */
+function openHistory(dir: string): { env: RootDatabase; projections: Projections } | { problem: string } {
+  const file = checkLmdbFile(dir);
+  if (file.state === 'damaged') return { problem: `${lmdbDataFile(dir)} is damaged: ${file.problem}` };
+  let env: RootDatabase | undefined;
+  try {
+    env = open({ path: dir, ...HISTORY_ENV_OPTIONS });
+    return { env, projections: new Projections(env) };
+  } catch (error) {
+    void env?.close();
+    return { problem: `${lmdbDataFile(dir)} cannot be opened: ${(error as Error).message}` };
+  }
+}
+
+/** Opens the journal, snapshots and history of `dataDir`, refusing what contradicts the journal and rebuilding history that does. */
+export async function openDataDirectory(dataDir: string, logger: JournalLogger, journalOptions: Pick<JournalOptions, 'onFlush'> = {}): Promise<DataDirectory> {
+  const journalDir = join(dataDir, 'journal');
+  const historyDir = join(dataDir, 'history');
+  let history = openHistory(historyDir);
+  const historyHolds = 'problem' in history ? history.problem : history.projections.projectedSeq > 0 ? `it has projected the journal up to seq ${history.projections.projectedSeq}` : null;
+
+  // An empty or missing journal is refused before lmdb creates one, if history says there was an exchange.
+  const journalFile = checkLmdbFile(journalDir);
+  if ((journalFile.state === 'absent' || journalFile.state === 'empty') && historyHolds !== null) {
+    throw lostJournal(journalDir, historyDir, `the journal file is ${journalFile.state}`, historyHolds);
+  }
+  const storage = LmdbJournalStorage.open(journalDir);
+  const snapshots = new Snapshots(storage.env, logger);
+  const newest = snapshots.validNewestFirst().next().value?.seq ?? 0;
+  // The newest snapshot's seq was flushed: a damaged record at or below it is not a torn write.
+  const journal = await Journal.open(storage, { ...journalOptions, logger, verifyFrom: newest + 1, flushedThrough: newest });
+  if (newest > journal.lastSeq()) {
+    throw new DataRefusedError(
+      `the journal ${lmdbDataFile(journalDir)} ends at seq ${journal.lastSeq()}, but its newest snapshot was taken at seq ${newest}: ` +
+        'a snapshot is saved only after the records it covers are flushed, so records that may have been acknowledged are missing. ' +
+        'Nothing was changed. Restore the data directory from a replica or backup.',
+    );
+  }
+  if (journal.lastSeq() === 0 && historyHolds !== null) throw lostJournal(journalDir, historyDir, 'the journal holds no record', historyHolds);
+
+  let rebuild: string | null = 'problem' in history ? history.problem : null;
+  if (!('problem' in history) && history.projections.projectedSeq > journal.lastSeq()) {
+    rebuild = `history has projected the journal up to seq ${history.projections.projectedSeq}, but the journal ends at seq ${journal.lastSeq()}: it holds records the journal does not`;
+    await history.env.close();
+  }
+  if (rebuild !== null) {
+    logger.error({ historyDir, lastSeq: journal.lastSeq() }, `HISTORY REBUILT: ${rebuild}; rebuilding it from the journal (replayed from seq 1)`);
+    rmSync(historyDir, { recursive: true, force: true });
+    history = openHistory(historyDir);
+    if ('problem' in history) throw new DataRefusedError(`history at ${historyDir} cannot be created: ${history.problem}`);
+  }
+  const { env, projections } = history as { env: RootDatabase; projections: Projections };
+  projections.journal = journal;
+  return { storage, snapshots, journal, historyDir, historyEnv: env, projections };
+}
+
+function lostJournal(journalDir: string, historyDir: string, found: string, historyHolds: string): DataRefusedError {
+  return new DataRefusedError(
+    `${found} (${lmdbDataFile(journalDir)}), but the history beside it (${historyDir}) shows this exchange has run: ${historyHolds}. ` +
+      'Starting would open a new, empty exchange under the old one\'s history. Nothing was changed. ' +
+      `Restore the journal from a replica or backup; to start a new exchange on purpose, remove ${historyDir} as well.`,
+  );
+}

@@ -1,0 +1,93 @@
+/**
+ * @module storage/directory-lock
+ *
+ * One exchange per data directory. LMDB lets several processes open one environment, and two
+ * exchanges appending to one journal break its hash chain (seen: two demos started on one
+ * directory, "hash chain broken at seq 49461", snapshots failing, trades out of order). So a
+ * start takes `DIR/LOCK` first — a file created exclusively, holding the pid that serves the
+ * directory — and a stop removes it.
+ *
+ * Invariants:
+ *  - A start on a directory whose LOCK names a live process other than this one is refused
+ *    (`DataRefusedError`, nothing changed), naming the process and the file.
+ *  - A LOCK left by a process that is gone (kill -9, a power cut) never blocks a start: it is
+ *    taken over. The pid of this very process counts as gone (a container restarts its
+ *    exchange under the same pid; a test restarts an exchange inside one process).
+ *  - Two starts racing over a stale LOCK: the one whose exclusive create wins serves; the other
+ *    is refused.
+ *
+ * Limits: liveness is "a process with that pid exists and runs node" (`/proc/PID/cmdline`
+ * where Linux has it; any process with that pid elsewhere), so a pid reused by another node
+ * process after a crash refuses the start until the operator removes the file (the message
+ * says so). The lock is advisory: it binds exchanges, not other programs.
+ *
+ * May import: node:fs, node:path, journal/refusal.
+ */
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataRefusedError } from '../journal/refusal.ts';
+
+export interface DirectoryLock {
+  /** Removes the LOCK, if it is still ours. */
+  release(): void;
+}
+
+export function lockDataDirectory(dataDir: string): DirectoryLock {
+  const file = join(dataDir, 'LOCK');
+  if (!tryCreate(file)) {
+    const holder = holderOf(file);
+    if (holder !== null && holder !== process.pid && servesNode(holder)) throw inUse(dataDir, file, holder);
+    // Gone: take it over. Removing and creating again (not overwriting) keeps a race exclusive.
+    try {
+      unlinkSync(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (!tryCreate(file)) throw inUse(dataDir, file, holderOf(file));
+  }
+  return {
+    release() {
+      if (holderOf(file) === process.pid) unlinkSync(file);
+    },
+  };
+}
+
+function tryCreate(file: string): boolean {
+  try {
+    writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+function holderOf(file: string): number | null {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function servesNode(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('node');
+  } catch {
+    return true;
+  }
+}
+
+function inUse(dataDir: string, file: string, holder: number | null): DataRefusedError {
+  return new DataRefusedError(
+    `the data directory ${dataDir} is in use by ${holder === null ? 'another exchange' : `process ${holder}`} (${file}): ` +
+      'two exchanges on one journal would corrupt it. Stop that exchange first; if no exchange runs on it, remove the file.',
+  );
+}

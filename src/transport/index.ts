@@ -1,0 +1,16 @@
+/**
+ * @module transport
+ *
+ * The thread transport: every byte offset shared between threads (layout.ts), the
+ * single-producer single-consumer rings in SharedArrayBuffers (ring.ts), the binary records of
+ * book commands and events (codec.ts, event-fields.ts), the main thread's end of a market thread
+ * (market-link.ts, the application's `MarketRouter`) and the market thread itself
+ * (market-worker.ts), and how any worker thread is started from source or compiled
+ * (spawn-worker.ts).
+ * May import: engine/types, engine/fast-book, config/market, node:worker_threads, node:url,
+ * node:path, node:module.
+ *
+ * Invariants: one producer and one consumer per ring; a full command ring is reported before
+ * anything changes, so nothing accepted is dropped.
+ */
+export {};

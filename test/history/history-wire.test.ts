@@ -1,0 +1,55 @@
+/** History batches cross to the projection thread packed: every record comes back as it left. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { packBatch, unpackBatch } from '../../src/history/history-wire.ts';
+import type { HistoryBatch, HistoryWrite } from '../../src/history/batch.ts';
+
+const FILL_WITH_HUGE_PNL: HistoryWrite = {
+  kind: 'fill',
+  record: {
+    owner: 7, marketIndex: 0, seq: 123_456, time: 1_764_000_000_000, orderId: 9_007_199_254_740_991, price: 9_500_000, quantity: -3,
+    realizedExposure: -(2n ** 90n), realizedFunding: 0n, realizedPnl: 2n ** 64n + 1n, realizedPoints: -1n,
+  },
+};
+
+test('a fill with bigints beyond 64 bits, an order with undefined and null fields: unchanged after the trip', () => {
+  const order: HistoryWrite = {
+    kind: 'order',
+    record: { orderId: 42, owner: 3, marketIndex: 1, status: 'new', orderType: 'limit', createdAt: 1, updatedAt: 2, trailingPercent: null, triggerPrice: undefined, clientId: 'ü-1' },
+  };
+  const batch: HistoryBatch = { seq: 99, transferCount: 4, writes: [FILL_WITH_HUGE_PNL, order, FILL_WITH_HUGE_PNL] };
+  const back = unpackBatch(packBatch(batch));
+  assert.deepStrictEqual(back, batch);
+  assert.ok('triggerPrice' in (back.writes[1].record as object), 'an undefined field stays a field');
+});
+
+test('property: any batch of records made of numbers, strings, booleans, null, undefined and bigints survives packing', () => {
+  const value = fc.oneof(
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0)),
+    fc.string(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.bigInt({ min: -(2n ** 200n), max: 2n ** 200n }),
+  );
+  const record = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }).filter((k) => k !== '__proto__'), value, { maxKeys: 12, noNullPrototype: true });
+  const write = fc.record({ kind: fc.constantFrom('order', 'trade', 'fill', 'fundingRate', 'transfer'), record }, { noNullPrototype: true });
+  fc.assert(
+    fc.property(fc.nat(), fc.nat(), fc.array(write, { maxLength: 30 }), (seq, transferCount, writes) => {
+      const batch = { seq, transferCount, writes } as unknown as HistoryBatch;
+      assert.deepStrictEqual(unpackBatch(packBatch(batch)), batch);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('each packed batch owns its buffer, so it can be transferred', () => {
+  const a = packBatch({ seq: 1, transferCount: 0, writes: [FILL_WITH_HUGE_PNL] });
+  const b = packBatch({ seq: 2, transferCount: 0, writes: [] });
+  assert.equal(a.byteOffset, 0);
+  assert.equal(a.buffer.byteLength, a.length);
+  assert.notEqual(a.buffer, b.buffer);
+  assert.equal(unpackBatch(a).seq, 1);
+});

@@ -1,0 +1,138 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import { Projections } from '../../src/history/projections.ts';
+import { Journal } from '../../src/journal/journal.ts';
+import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';
+import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
+import { HistoryReader } from '../../src/history/reader.ts';
+import { openHistoryDatabases } from '../../src/history/store.ts';
+import { Side } from '../../src/engine/types.ts';
+import type { OrderState } from '../../src/app/order-registry.ts';
+
+function tempHistory() {
+  const path = mkdtempSync(join(tmpdir(), 'projections-test-'));
+  const env = open({ path, ...HISTORY_ENV_OPTIONS });
+  after(async () => {
+    await env.close();
+    rmSync(path, { recursive: true, force: true });
+  });
+  return { path, env, reader: new HistoryReader(openHistoryDatabases(env)) };
+}
+
+/** Projections writing on their thread into a fresh history; `journal.seq` is the journal position they read. */
+function liveProjections() {
+  const h = tempHistory();
+  const projections = new Projections(h.env);
+  const journal = { seq: 0 };
+  projections.journal = { lastSeq: () => journal.seq, committedSeq: () => journal.seq, whenCommitted: async () => {} };
+  projections.startThread(h.path);
+  return { h, projections, journal };
+}
+
+const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
+
+/** ALICE's order 7: 0.002 BTC bought at 95,000 in one fill, with the large nonce wallets use. */
+const ALICE_ORDER_7_FILLED: OrderState = {
+  orderId: 7, market: 0, owner: 1, account: '0x00000000000000000000000000000000000a11ce', subaccountIndex: 0,
+  orderType: 'limit', side: Side.Buy, price: 950_000, quantity: 20, remaining: 0, settled: 20, flags: 0, expiresAt: 0,
+  nonce: 1_763_802_000_123, clientId: 'alice-7', originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
+  triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, groupId: null, ocoGroupId: null,
+  status: 'filled', reason: null, createdAt: T0, updatedAt: T0 + 5, lastUpdateSequenceNumber: 12,
+};
+
+test('a finished order kept in memory equals the one history stores', () => {
+  const h = tempHistory();
+  const projections = new Projections(h.env);
+  projections.journal = { lastSeq: () => 3, committedSeq: () => 3, whenCommitted: async () => {} };
+  projections.listeners().orderChanged!(ALICE_ORDER_7_FILLED);
+  projections.flush();
+  assert.deepEqual(projections.recentlyFinished(7), h.reader.order(7));
+  assert.equal(projections.recentlyFinished(8), undefined);
+});
+
+test('on the projection thread: caughtUp resolves once the batch is written and readable here', async () => {
+  const { h, projections, journal } = liveProjections();
+  assert.deepEqual(h.reader.trades(0, { limit: 100 }), [], 'a read before: this thread now holds a read transaction');
+  const { trade, orderChanged } = projections.listeners();
+  for (let i = 1; i <= 50; i++) {
+    journal.seq = i;
+    trade!(0, i, T0 + i, 950_000 + i, 1, Side.Buy);
+    orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: 100 + i, status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
+    projections.flushSoon();
+    if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await projections.caughtUp(journal.seq);
+  assert.equal(h.reader.trades(0, { limit: 100 }).length, 50, 'every trade readable on this thread');
+  assert.equal(h.reader.order(150)?.status, 'new');
+  assert.equal(projections.behind(), null);
+  await projections.close();
+  assert.equal(new Projections(h.env).projectedSeq, 50, 'the position reached is stored with the batch');
+});
+
+test('one batch in flight: what later turns report while the thread writes goes as one batch', async () => {
+  const { h, projections, journal } = liveProjections();
+  // Count the batches posted (the thread is still starting: the first one stays in flight).
+  const thread = (projections as unknown as { thread: { postMessage(message: { type: string }, transfer?: unknown): void } }).thread;
+  const post = thread.postMessage.bind(thread);
+  let batches = 0;
+  thread.postMessage = (message, transfer) => {
+    if (message.type === 'batch') batches++;
+    post(message, transfer);
+  };
+  const { trade } = projections.listeners();
+  for (let turn = 1; turn <= 5; turn++) {
+    journal.seq = turn;
+    trade!(0, turn, T0 + turn, 950_000 + turn, 1, Side.Sell);
+    projections.flushSoon();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await projections.caughtUp(journal.seq);
+  assert.equal(batches, 2, 'the first turn, then the four that waited for it');
+  assert.equal(h.reader.trades(0, { limit: 10 }).length, 5, 'every trade written');
+  await projections.close();
+});
+
+test('finished orders are kept up to a bound, the oldest forgotten first', () => {
+  const h = tempHistory();
+  const projections = new Projections(h.env);
+  const { orderChanged } = projections.listeners();
+  const total = 8192 + 10;
+  for (let id = 1; id <= total; id++) orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: id });
+  orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: total, reason: 'reported twice' });
+  assert.equal(projections.recentlyFinished(10), undefined, 'the oldest are forgotten');
+  assert.equal(projections.recentlyFinished(11)?.orderId, 11, 'the bound is 8192 orders');
+  assert.equal(projections.recentlyFinished(total)?.reason, 'reported twice', 'a second report replaces the first');
+});
+
+test('history is written only once the journal has committed what it covers: a crash never leaves it ahead', async () => {
+  const h = tempHistory();
+  const disk = new SimulatedJournalStorage();
+  const journal = await Journal.open(disk, { logger: { info: () => {}, error: () => {} } });
+  const projections = new Projections(h.env);
+  projections.journal = journal;
+  projections.startThread(h.path);
+  // A first record, committed, so the thread is up and writing before the one that matters.
+  journal.append(1, Uint8Array.of(1));
+  projections.listeners().trade!(0, 1, T0, 950_000, 1, Side.Buy);
+  projections.flushSoon();
+  await new Promise((resolve) => setImmediate(resolve));
+  disk.flush();
+  await projections.caughtUp(1);
+  const seq = journal.append(1, Uint8Array.of(2));
+  projections.listeners().trade!(0, 2, T0, 950_000, 1, Side.Buy);
+  projections.flushSoon();
+  // The batch is ready long before the disk commits the record; it must wait for it.
+  const committedWhenWritten = projections.caughtUp(seq).then(() => journal.committedSeq());
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  h.env.resetReadTxn();
+  assert.equal(new Projections(h.env).projectedSeq, 1, 'history holds a record the journal has not committed');
+  disk.flush();
+  assert.equal(await committedWhenWritten, seq);
+  h.env.resetReadTxn();
+  assert.equal(new Projections(h.env).projectedSeq, seq);
+  await projections.close();
+});
