@@ -9,7 +9,7 @@
  * naming the step and a one-line reproduction.
  *
  * Acknowledgement is production's: a command counts as acknowledged when its `submit` promise
- * resolves (its records flushed, `Journal.durable`); what it reported is what `atCompletion`
+ * resolves (its records flushed, `Journal.durable`); what it reported is what `onComplete`
  * read. The simulator never reads a wall clock: time is the simulated one commands carry.
  *
  * May import: src/, sim/.
@@ -273,7 +273,7 @@ class Simulation {
     // Issue 13's per-command leverage check (hostile runs only, as the other bounds).
     const owner = this.options.hostile ? actingOwner(command, this.node.exchange) : undefined;
     const span = owner === undefined ? null : this.bounds.beforeCommand(this.node.exchange, owner);
-    const promise = this.node.sequencer.submit(command, (result) => {
+    const promise = this.node.sequencer.submit(command, ({ result }) => {
       // Right after it executed (a command without book work): an index price moves a mark with no ledger event.
       this.bounds.watchMarks();
       if (span !== null) this.bounds.afterCommand(span);

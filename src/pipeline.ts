@@ -418,7 +418,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
       writes: accountWrites(sequencer, clock),
       auth: { login, domain, recover: pool.recoverTyped },
     },
-    orders: { ...reads.orders, submit: (command, atCompletion) => sequencer!.submit(command, atCompletion) },
+    orders: { ...reads.orders, submit: (command) => sequencer!.submit(command) },
     operator: {
       key: settings.operatorKey,
       port: {
@@ -564,7 +564,8 @@ export function stateReads(settings: Settings, exchange: Exchange, history: Hist
     live: (orderId) => shown(exchange.orders.get(orderId)),
     liveByClient: (account, clientId) => shown(exchange.orders.byClient(account, clientId)),
     liveOf: (owner, market) => exchange.orders.ofOwner(owner, market).map((o) => exchange.presented(o)),
-    stored: (orderId) => projections.recentlyFinished(orderId) ?? history.order(orderId),
+    recent: (orderId) => exchange.orderAsLeft(orderId),
+    stored: (orderId) => history.order(orderId),
     storedOf: (owner, query) => history.orders(owner, query),
     ownerOf: (account, subaccountIndex) => exchange.ledger.findOwner(account, subaccountIndex),
   };

@@ -55,6 +55,14 @@ export interface OrderState {
 
 export type OrderChangeListener = (order: OrderState) => void;
 
+/**
+ * Finished orders kept in memory, the newest ones: a write's outcome reports the orders as its
+ * command left it, which may be finished by then (an IOC filled at once), and reads soon after
+ * need no history lookup. 8,192 is far more than can finish between a command's own events and
+ * its completion (commands in flight are bounded by the rings).
+ */
+const RECENTLY_FINISHED = 8192;
+
 const TERMINAL: ReadonlySet<OrderStatus> = new Set(['filled', 'cancelled', 'expired', 'rejected']);
 
 export function isTerminal(status: OrderStatus): boolean {
@@ -70,11 +78,20 @@ export class OrderRegistry {
   private readonly byClientId = new Map<string, number>();
   /** Open orders per owner (no zero entries): what the open-order bound reads (app/account-limits). */
   private readonly perOwner = new Map<number, number>();
+  /** The last `RECENTLY_FINISHED` finished orders by id, and their ids in the order they finished (a ring). */
+  private readonly finished = new Map<number, OrderState>();
+  private readonly finishedIds = new Float64Array(RECENTLY_FINISHED);
+  private finishedNext = 0;
 
   constructor(private readonly onChange: OrderChangeListener = () => {}) {}
 
   get size(): number {
     return this.open.size;
+  }
+
+  /** The order if open, or if among the last 8,192 to finish (then in its final state). */
+  lastKnown(orderId: number): OrderState | undefined {
+    return this.open.get(orderId) ?? this.finished.get(orderId);
   }
 
   get(orderId: number): OrderState | undefined {
@@ -144,6 +161,7 @@ export class OrderRegistry {
     order.status = 'rejected';
     order.reason = reason;
     order.remaining = 0;
+    this.rememberFinished(order);
     this.onChange(order);
   }
 
@@ -199,7 +217,21 @@ export class OrderRegistry {
     if (o.clientId !== null && this.byClientId.get(clientKey(o.account, o.clientId)) === o.orderId) {
       this.byClientId.delete(clientKey(o.account, o.clientId));
     }
+    this.rememberFinished(o);
     this.onChange(o);
+  }
+
+  private rememberFinished(o: OrderState): void {
+    if (this.finished.has(o.orderId)) {
+      this.finished.set(o.orderId, o);
+      return;
+    }
+    // The slot the new order takes holds the oldest one kept: forget that one.
+    const slot = this.finishedNext;
+    if (this.finished.size >= RECENTLY_FINISHED) this.finished.delete(this.finishedIds[slot]);
+    this.finishedIds[slot] = o.orderId;
+    this.finishedNext = (slot + 1) % RECENTLY_FINISHED;
+    this.finished.set(o.orderId, o);
   }
 
   /** Live orders in id order: the registry's part of a snapshot. */

@@ -41,16 +41,13 @@ import type { Side } from '../engine/types.ts';
 import { HistoryStore, type HistoryWrite } from './batch.ts';
 import type { TransferHistory } from './transfers.ts';
 import type { OwnerIdentity } from '../ledger/accounts.ts';
-import { isTerminal, type OrderState } from '../app/order-registry.ts';
+import type { OrderState } from '../app/order-registry.ts';
 import type { OrderRecord } from './types.ts';
 import type { AccountEventRecord, AccountEventReader } from './account-events.ts';
 import type { ExchangeListeners } from '../app/ports.ts';
 import { siblingModule, spawnWorker } from '../transport/spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
 import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
-
-/** Finished orders kept in memory for replies and lookups (a read cache of history.orders). */
-const RECENT_FINISHED_ORDERS = 8192;
 
 /** History writes that may wait for the projection thread before new commands are refused. */
 const MAX_QUEUED_WRITES = 200_000;
@@ -104,10 +101,6 @@ export class Projections {
   private scheduled = false;
   /** A `flush(true)` was asked for while a batch was in flight: the next batch moves the position even if empty. */
   private positionOwed = false;
-  /** The last finished orders by orderId, and their ids in the order they finished (a ring). */
-  private readonly finished = new Map<number, OrderRecord>();
-  private readonly finishedIds = new Float64Array(RECENT_FINISHED_ORDERS);
-  private finishedNext = 0;
   /** The newest event number of each owner numbered since start (history has the others'). */
   private readonly accountSeqs = new Map<number, number>();
   /**
@@ -156,7 +149,6 @@ export class Projections {
         const record = { ...o, marketIndex: o.market };
         this.push({ kind: 'order', record });
         this.accountEvent(o.owner, { kind: 'order', order: record });
-        if (isTerminal(o.status)) this.rememberFinished(record);
       },
       trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
         this.push({ kind: 'trade', record: { marketIndex: market, seq, time, price, quantity, takerSide } });
@@ -227,27 +219,6 @@ export class Projections {
         }
       },
     };
-  }
-
-  /**
-   * A finished order as history stores it, when it is among the last ones to finish: the reply
-   * to an order that filled at once, and lookups soon after, need no LMDB read and decode.
-   */
-  recentlyFinished(orderId: number): OrderRecord | undefined {
-    return this.finished.get(orderId);
-  }
-
-  private rememberFinished(record: OrderRecord): void {
-    if (this.finished.has(record.orderId)) {
-      this.finished.set(record.orderId, record);
-      return;
-    }
-    // The slot the new order takes holds the oldest one kept: forget that one.
-    const slot = this.finishedNext;
-    if (this.finished.size >= RECENT_FINISHED_ORDERS) this.finished.delete(this.finishedIds[slot]);
-    this.finishedIds[slot] = record.orderId;
-    this.finishedNext = (slot + 1) % RECENT_FINISHED_ORDERS;
-    this.finished.set(record.orderId, record);
   }
 
   /** From now on batches are written by the projection thread. Call once replay is done. */

@@ -58,18 +58,21 @@ export interface AuthPort {
 }
 
 import type { Command } from '../app/commands.ts';
-import type { AtCompletion, Outcome } from '../sequencer/sequencer.ts';
+import type { Outcome } from '../sequencer/sequencer.ts';
 import type { OrderState } from '../app/order-registry.ts';
 import type { OrderRecord, OrderQuery } from '../history/types.ts';
 
 /** Orders: writes go through the sequencer, reads to the live registry and the history. */
 export interface OrdersPort {
   /**
-   * Sequences a command; rejects with OverloadedError when the exchange is behind.
-   * `atCompletion` reads what the reply reports when the command is complete (see `Outcome`).
+   * Sequences a command; rejects with OverloadedError when the exchange is behind. The outcome
+   * carries the orders it named as it left them (see `Outcome`).
    */
-  submit<T = undefined>(command: Command, atCompletion?: AtCompletion<T>): Promise<Outcome<T>>;
+  submit(command: Command): Promise<Outcome>;
+  /** The order if open. */
   live(orderId: number): OrderState | undefined;
+  /** The order if open or among the last to finish (in its final state), without reading history. */
+  recent(orderId: number): OrderState | undefined;
   liveByClient(account: string, clientId: string): OrderState | undefined;
   liveOf(owner: number, market?: number): OrderState[];
   stored(orderId: number): OrderRecord | undefined;

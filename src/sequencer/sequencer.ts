@@ -5,9 +5,10 @@
  * command does (`Exchange.execute`), journals it, routes book work to the market threads,
  * applies their events as they come back (R2) and journals those too. A caller's promise
  * resolves only when the market threads have finished its command, every journal record up
- * to that point is flushed to disk and the history it projects to is written. What the caller
- * reports back is read at completion (`atCompletion`), not when the promise resolves: by then
- * later commands may have changed the same orders with records not yet on disk.
+ * to that point is flushed to disk and the history it projects to is written. The outcome
+ * carries the orders the command named as it left them (`Outcome.orders`), copied at its
+ * completion, not when the promise resolves: by then later commands may have changed the same
+ * orders with records not yet on disk.
  *
  * Feeds: with a relay (sequencer/feed-relay) each book event is decoded once more into the
  * relay's listener after the exchange applied it, and every batch (a ring batch, or a command
@@ -23,6 +24,7 @@ import { RecordKind } from '../transport/layout.ts';
 import { encodeCommand, type Command } from '../app/commands.ts';
 import type { Exchange } from '../app/exchange.ts';
 import type { ExecuteResult } from '../app/codes.ts';
+import type { OrderState } from '../app/order-registry.ts';
 import type { MarketLink } from '../transport/market-link.ts';
 import type { Projections } from '../history/projections.ts';
 import type { FeedRelay } from './feed-relay.ts';
@@ -34,19 +36,27 @@ export type FeedTap = Pick<FeedRelay, 'listener' | 'endOfBatch'>;
 /** What the sequencer needs of history: its backpressure, its batches and when it caught up. */
 export type HistorySink = Pick<Projections, 'behind' | 'flushSoon' | 'caughtUp' | 'atEvent'>;
 
-export interface Outcome<T = undefined> {
+export interface Outcome {
   result: ExecuteResult;
   /** The book's result per routed command (EngineCode or a count), in `result.routed` order. */
   bookResults: number[];
   /**
-   * What `atCompletion` returned once the command's own effects were applied and before any
-   * later command's — everything it saw is durable when the promise resolves.
+   * The orders the command named (`result.orderIds`, else `result.orderId`) as it left them,
+   * copied once its own effects were applied and before any later command's — everything in
+   * them is durable when the promise resolves. Empty when the command was refused; undefined
+   * for an order no longer known (finished among more than 8,192 others meanwhile).
    */
-  completed: T | undefined;
+  orders: (OrderState | undefined)[];
 }
 
-/** Reads the state a reply reports, at the moment the command is complete. */
-export type AtCompletion<T> = (result: ExecuteResult) => T;
+const NO_ORDERS: (OrderState | undefined)[] = [];
+
+/**
+ * Observes a command's outcome at its completion, before any later command's effects — for
+ * checks that must see the state exactly then (the simulator's bounds); a reply needs only the
+ * outcome the promise resolves with.
+ */
+export type OnComplete = (outcome: Outcome) => void;
 
 export class OverloadedError extends Error {
   constructor(readonly reason: string) {
@@ -59,14 +69,14 @@ interface Completion {
   waiting: number;
   result: ExecuteResult;
   bookResults: number[];
-  atCompletion: AtCompletion<unknown> | undefined;
-  resolve: (outcome: Outcome<unknown>) => void;
+  onComplete: OnComplete | undefined;
+  resolve: (outcome: Outcome) => void;
   reject: (error: Error) => void;
 }
 
 /** The completion of a book command issued while handling an event: nobody waits for it. */
 function unsolicited(): Completion {
-  return { waiting: 1, result: { code: 0, changed: true, routed: [] }, bookResults: [], atCompletion: undefined, resolve: () => {}, reject: () => {} };
+  return { waiting: 1, result: { code: 0, changed: true, routed: [] }, bookResults: [], onComplete: undefined, resolve: () => {}, reject: () => {} };
 }
 
 const RESOLVED = Promise.resolve();
@@ -109,8 +119,8 @@ export class Sequencer {
   }
 
   /** Decides, journals and routes one command; resolves when its effects are durable. */
-  submit<T = undefined>(command: Command, atCompletion?: AtCompletion<T>): Promise<Outcome<T>> {
-    if (this.gate !== null) return this.gate.promise.then(() => this.submit(command, atCompletion));
+  submit(command: Command, onComplete?: OnComplete): Promise<Outcome> {
+    if (this.gate !== null) return this.gate.promise.then(() => this.submit(command, onComplete));
     const busy = this.overloaded();
     if (busy !== null) return Promise.reject(new OverloadedError(busy));
     const result = this.exchange.execute(command);
@@ -118,11 +128,12 @@ export class Sequencer {
     this.projections.flushSoon();
     this.feed?.endOfBatch(this.journal.lastSeq());
     if (result.routed.length === 0) {
-      const outcome: Outcome<T> = { result, bookResults: [], completed: atCompletion?.(result) };
+      const outcome: Outcome = { result, bookResults: [], orders: this.ordersLeft(result) };
+      onComplete?.(outcome);
       return result.changed ? this.settled(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
     }
-    return new Promise<Outcome<T>>((resolve, reject) => {
-      const completion: Completion = { waiting: result.routed.length, result, bookResults: [], atCompletion, resolve: resolve as Completion['resolve'], reject };
+    return new Promise<Outcome>((resolve, reject) => {
+      const completion: Completion = { waiting: result.routed.length, result, bookResults: [], onComplete, resolve, reject };
       for (const market of result.routed) this.waiting[market].push(completion);
     });
   }
@@ -141,7 +152,8 @@ export class Sequencer {
       }
       completion.bookResults.push(doneCode(view, offset));
       if (--completion.waiting === 0) {
-        const outcome = { result: completion.result, bookResults: completion.bookResults, completed: completion.atCompletion?.(completion.result) };
+        const outcome: Outcome = { result: completion.result, bookResults: completion.bookResults, orders: this.ordersLeft(completion.result) };
+        completion.onComplete?.(outcome);
         this.settled(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
       }
       return;
@@ -153,6 +165,13 @@ export class Sequencer {
     for (const m of this.exchange.takeUnsolicitedRoutes()) this.waiting[m].push(unsolicited());
     this.journal.append(kind, bytes, offset, recordLength(view, offset));
   };
+
+  /** The orders `result` names, as they stand now (see `Outcome.orders`). */
+  private ordersLeft(result: ExecuteResult): (OrderState | undefined)[] {
+    if (result.code !== 0) return NO_ORDERS;
+    const ids = result.orderIds ?? (result.orderId === undefined ? undefined : [result.orderId]);
+    return ids === undefined ? NO_ORDERS : ids.map((id) => this.exchange.orderAsLeft(id));
+  }
 
   /** When a reply may go out: the journal flushed up to `seq`, and its history written. */
   private settled(seq: number): Promise<void> {

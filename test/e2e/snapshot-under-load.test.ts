@@ -7,7 +7,7 @@
  * accounts on this (busy) machine, 10 s at 20,000 (bench:snapshot).
  *
  * What is measured is how long a probe the sequencer held back waited between its submit and
- * its execution (its `atCompletion`, which a faucet credit runs as it executes). A probe
+ * its execution (its `onComplete`, which a faucet credit runs as it executes). A probe
  * submitted with the sequencer open runs inside the call and counts as no wait, so a garbage
  * collection or the machine descheduling the process mid-call is not counted as a pause; a
  * busy machine delaying the whole process delays the submit as well. What remains is the

@@ -44,16 +44,6 @@ const ALICE_ORDER_7_FILLED: OrderState = {
   status: 'filled', reason: null, createdAt: T0, updatedAt: T0 + 5, lastUpdateSequenceNumber: 12,
 };
 
-test('a finished order kept in memory equals the one history stores', () => {
-  const h = tempHistory();
-  const projections = new Projections(h.env);
-  projections.journal = { lastSeq: () => 3, committedSeq: () => 3, whenCommitted: async () => {} };
-  projections.listeners().orderChanged!(ALICE_ORDER_7_FILLED);
-  projections.flush();
-  assert.deepEqual(projections.recentlyFinished(7), h.reader.order(7));
-  assert.equal(projections.recentlyFinished(8), undefined);
-});
-
 test('on the projection thread: caughtUp resolves once the batch is written and readable here', async () => {
   const { h, projections, journal } = liveProjections();
   assert.deepEqual(h.reader.trades(0, { limit: 100 }), [], 'a read before: this thread now holds a read transaction');
@@ -94,18 +84,6 @@ test('one batch in flight: what later turns report while the thread writes goes 
   assert.equal(batches, 2, 'the first turn, then the four that waited for it');
   assert.equal(h.reader.trades(0, { limit: 10 }).length, 5, 'every trade written');
   await projections.close();
-});
-
-test('finished orders are kept up to a bound, the oldest forgotten first', () => {
-  const h = tempHistory();
-  const projections = new Projections(h.env);
-  const { orderChanged } = projections.listeners();
-  const total = 8192 + 10;
-  for (let id = 1; id <= total; id++) orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: id });
-  orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: total, reason: 'reported twice' });
-  assert.equal(projections.recentlyFinished(10), undefined, 'the oldest are forgotten');
-  assert.equal(projections.recentlyFinished(11)?.orderId, 11, 'the bound is 8192 orders');
-  assert.equal(projections.recentlyFinished(total)?.reason, 'reported twice', 'a second report replaces the first');
 });
 
 test('history is written only once the journal has committed what it covers: a crash never leaves it ahead', async () => {

@@ -142,29 +142,13 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
   const { markets, orders, guard, domain, recover, clock, metrics } = options;
   const view = (o: OrderLike) => orderView(markets, o);
 
-  /** The order as it stands now: live in the registry, or finished in history. */
+  /** The order as it stands now: open or recently finished in memory, else finished in history. */
   const current = (orderId: number): OrderLike | undefined => {
-    const live = orders.live(orderId);
-    if (live !== undefined) return live;
+    const recent = orders.recent(orderId);
+    if (recent !== undefined) return recent;
     const stored = orders.stored(orderId);
     return stored === undefined ? undefined : ({ ...stored, market: stored.marketIndex } as unknown as OrderLike);
   };
-
-  /**
-   * The orders a write reports, copied when the write completes: the reply goes out once that
-   * is durable, and by then later commands may have filled them with records still unflushed.
-   */
-  const atCompletion =
-    (ids: (result: ExecuteResult) => readonly number[]) =>
-    (result: ExecuteResult): (OrderLike | undefined)[] =>
-      result.code === 0
-        ? ids(result).map((id) => {
-            const order = current(id);
-            return order === undefined ? undefined : { ...order };
-          })
-        : [];
-  const theOrder = atCompletion((r) => [r.orderId!]);
-  const theOrders = atCompletion((r) => r.orderIds!);
 
   /** Whether every one of `who` may trade the subaccount of `order` (and so see it). */
   const mayTrade = (who: readonly Address[], order: OrderLike): boolean =>
@@ -198,16 +182,16 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
 
   /** Submits one order; the reply's order, or the refusal. */
   const submitOne = async (intent: OrderIntent, signer: Address): Promise<{ order: OrderLike } | { reply: HttpReply }> => {
-    let outcome: Outcome<(OrderLike | undefined)[]>;
+    let outcome: Outcome;
     try {
-      outcome = await orders.submit(submitCommand(intent, signer), theOrder);
+      outcome = await orders.submit(submitCommand(intent, signer));
     } catch (error) {
       return { reply: overloadedOr(error) };
     }
     const { result } = outcome;
     if (result.code !== 0) return { reply: orderFailure(result, () => ({ body: intent.body, signer })) };
     metrics?.ordersAccepted(1);
-    return { order: outcome.completed![0] ?? vanished() };
+    return { order: outcome.orders[0] ?? vanished() };
   };
 
   const postOrder = async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
@@ -268,9 +252,9 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
         first.orderType === 'twap' || first.orderType === 'iceberg'
           ? { kind: CommandKind.SubmitSlices, time: clock(), orderType: first.orderType, orders: batch }
           : { kind: CommandKind.SubmitPair, time: clock(), takeProfit: batch[takeProfitAt], stopLoss: batch[1 - takeProfitAt] };
-      let outcome: Outcome<(OrderLike | undefined)[]>;
+      let outcome: Outcome;
       try {
-        outcome = await orders.submit(command, theOrders);
+        outcome = await orders.submit(command);
       } catch (error) {
         return overloadedOr(error);
       }
@@ -284,7 +268,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
       }
       metrics?.ordersAccepted(batch.length);
       // The pair's orders are (takeProfit, stopLoss); the reply keeps the request's order.
-      const placed = command.kind === CommandKind.SubmitPair && takeProfitAt === 1 ? [...outcome.completed!].reverse() : outcome.completed!;
+      const placed = command.kind === CommandKind.SubmitPair && takeProfitAt === 1 ? [...outcome.orders].reverse() : outcome.orders;
       return json(serializeOrderBatch({ orders: placed.map((o) => view(o ?? vanished())) }));
     }
     const out: OrderLike[] = [];
@@ -327,9 +311,9 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
 
   /** Cancels one order the caller may trade; the order after the book handled it, or why not. */
   const cancelOne = async (order: OrderLike, caller: Address): Promise<{ order: OrderLike } | { reason: string; reply: HttpReply }> => {
-    let outcome: Outcome<(OrderLike | undefined)[]>;
+    let outcome: Outcome;
     try {
-      outcome = await orders.submit({ kind: CommandKind.CancelOrder, time: clock(), orderId: order.orderId, caller }, theOrder);
+      outcome = await orders.submit({ kind: CommandKind.CancelOrder, time: clock(), orderId: order.orderId, caller });
     } catch (error) {
       const reply = overloadedOr(error);
       return { reason: reply.body, reply };
@@ -337,7 +321,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     // An untriggered order is cancelled without a book command (no book result).
     const code = outcome.result.code !== 0 ? outcome.result.code : (outcome.bookResults[0] ?? 0);
     if (code !== 0) return { reason: 'Order not found', reply: codeFailure({ code }) };
-    return { order: outcome.completed![0] ?? vanished() };
+    return { order: outcome.orders[0] ?? vanished() };
   };
 
   const deleteOrder = async (_req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
