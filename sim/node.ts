@@ -20,7 +20,7 @@ import type { BookSnapshot, PlaceOrder } from '../src/engine/types.ts';
 import { Journal, type JournalLogger } from '../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../src/journal/simulated-storage.ts';
 import { decodeSnapshotRecord, encodeSnapshotRecord } from '../src/journal/snapshots.ts';
-import { BookEventWriter, RecordBuffer, decodeCommand, encodeCancel, encodeCancelAll, encodeCancelByClientId, encodeExpire, encodePlace, recordLength, writeDone, type CommandHandler } from '../src/transport/codec.ts';
+import { BookEventWriter, RecordBuffer, decodeCommand, encodeCancel, encodeCancelAll, encodeExpire, encodePlace, recordLength, writeDone, type CommandHandler } from '../src/transport/codec.ts';
 import { Exchange } from '../src/app/exchange.ts';
 import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from '../src/app/ports.ts';
 import { recover } from '../src/sequencer/recovery.ts';
@@ -58,10 +58,6 @@ export class SimMarket implements CommandHandler {
   enqueueCancel(orderId: number, owner: number, time: number): void {
     const at = this.commands.reserve();
     this.commands.commit(encodeCancel(this.commands.view, at, this.index, orderId, owner, time));
-  }
-  enqueueCancelByClientId(account: number, clientId: string, time: number): void {
-    const at = this.commands.reserve();
-    this.commands.commit(encodeCancelByClientId(this.commands.view, this.commands.bytes, at, this.index, account, clientId, time));
   }
   enqueueCancelAll(owner: number, time: number, reason: number): void {
     const at = this.commands.reserve();
@@ -229,7 +225,6 @@ export class SimNode {
     const router: MarketRouter = {
       place: (market, cmd) => markets[market].enqueuePlace(cmd),
       cancel: (market, orderId, owner, time) => markets[market].enqueueCancel(orderId, owner, time),
-      cancelByClientId: (market, account, clientId, time) => markets[market].enqueueCancelByClientId(account, clientId, time),
       cancelAll: (market, owner, time, reason) => markets[market].enqueueCancelAll(owner, time, reason),
       expire: (market, time) => markets[market].enqueueExpire(time),
     };

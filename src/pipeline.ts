@@ -278,7 +278,6 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   const threads: MarketRouter = {
     place: (market, cmd) => linkOfMarket[market].place(market, cmd),
     cancel: (market, orderId, owner, time) => linkOfMarket[market].cancel(market, orderId, owner, time),
-    cancelByClientId: (market, account, clientId, time) => linkOfMarket[market].cancelByClientId(market, account, clientId, time),
     cancelAll: (market, owner, time, reason) => linkOfMarket[market].cancelAll(market, owner, time, reason),
     expire: (market, time) => linkOfMarket[market].expire(market, time),
   };

@@ -85,7 +85,7 @@ export const badInput: Strategy = {
           signature: '0x',
         };
       default:
-        return { kind: CommandKind.CancelByClientId, time, account: account.address, clientId: `nope${rng.below(100)}`, caller: account.address };
+        return { kind: CommandKind.CancelOrder, time, orderId: -1 - rng.below(100), caller: account.address };
     }
   },
 };

@@ -21,7 +21,9 @@ export const trader: Strategy = {
       return { kind: CommandKind.CancelAll, time, account: account.address, subaccountIndex: 0, market: rng.chance(0.5) ? market : null, caller: account.address };
     }
     if (roll < 15 && account.clientIds > 0) {
-      return { kind: CommandKind.CancelByClientId, time, account: account.address, clientId: `c${rng.below(account.clientIds)}`, caller: account.address };
+      // A cancel by clientId, as the gateway sends it: the open order with that clientId, by its orderId.
+      const order = ctx.exchange.orders.byClient(account.address, `c${rng.below(account.clientIds)}`);
+      if (order !== undefined) return { kind: CommandKind.CancelOrder, time, orderId: order.orderId, caller: account.address };
     }
     const spec = ctx.markets[market];
     const ref = referenceTicks(ctx, market);

@@ -15,7 +15,7 @@ import type { Side } from '../engine/types.ts';
 export const CommandKind = {
   SubmitOrder: 64,
   CancelOrder: 65,
-  CancelByClientId: 66,
+  // 66 was a cancel by clientId, never produced (the gateway cancels by orderId): not to be reused.
   CancelAll: 67,
   SubmitPair: 68,
   SubmitSlices: 69,
@@ -94,14 +94,6 @@ export interface CancelOrder {
   time: number;
   orderId: number;
   /** Who asked (the account or a trade delegate): recorded for audit. */
-  caller: string;
-}
-
-export interface CancelByClientId {
-  kind: typeof CommandKind.CancelByClientId;
-  time: number;
-  account: string;
-  clientId: string;
   caller: string;
 }
 
@@ -198,7 +190,6 @@ export type Command =
   | SubmitPair
   | SubmitSlices
   | CancelOrder
-  | CancelByClientId
   | CancelAll
   | MoneyCommand
   | Transfer

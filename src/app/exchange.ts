@@ -204,11 +204,6 @@ export class Exchange {
         if (order === undefined) return notChanged(ExchangeCode.OrderNotFound);
         return this.cancelOrder(order, time);
       }
-      case CommandKind.CancelByClientId: {
-        const order = this.orders.byClient(command.account, command.clientId);
-        if (order === undefined) return notChanged(ExchangeCode.OrderNotFound);
-        return this.cancelOrder(order, time);
-      }
       case CommandKind.CancelAll: {
         const owner = this.ledger.findOwner(command.account, command.subaccountIndex);
         if (owner === undefined) return notChanged(LedgerCode.AccountNotFound);

@@ -14,13 +14,12 @@ import type { OrderChangeListener } from './order-registry.ts';
 export interface MarketRouter {
   place(market: number, cmd: PlaceOrder): void;
   cancel(market: number, orderId: number, owner: number, time: number): void;
-  cancelByClientId(market: number, account: number, clientId: string, time: number): void;
   cancelAll(market: number, owner: number, time: number, reason: number): void;
   expire(market: number, time: number): void;
 }
 
 /** A router that sends nowhere: an exchange that only replays or restores has no books yet. */
-export const NO_ROUTER: MarketRouter = { place() {}, cancel() {}, cancelByClientId() {}, cancelAll() {}, expire() {} };
+export const NO_ROUTER: MarketRouter = { place() {}, cancel() {}, cancelAll() {}, expire() {} };
 
 export interface ExchangeListeners {
   orderChanged?: OrderChangeListener;

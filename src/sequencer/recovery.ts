@@ -43,9 +43,6 @@ class ReplayBooks implements MarketRouter {
   cancel(market: number, orderId: number, owner: number, time: number): void {
     this.books[market].cancel(orderId, owner, time);
   }
-  cancelByClientId(market: number, account: number, clientId: string, time: number): void {
-    this.books[market].cancelByClientId(account, clientId, time);
-  }
   cancelAll(market: number, owner: number, time: number, reason: number): void {
     this.books[market].cancelAll(owner, time, reason);
   }
@@ -187,7 +184,7 @@ export class Replay {
    * True when every event the books produced has been matched by the journal: the state is
    * one the live exchange was in with no command in flight (a snapshot may be taken here).
    */
-  settled(): boolean {
+  noCommandInFlight(): boolean {
     return this.exchange.markets.every((m) => this.books.cursor[m.index] >= this.books.produced[m.index].length);
   }
 

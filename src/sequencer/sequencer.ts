@@ -130,7 +130,7 @@ export class Sequencer {
     if (result.routed.length === 0) {
       const outcome: Outcome = { result, bookResults: [], orders: this.ordersLeft(result) };
       onComplete?.(outcome);
-      return result.changed ? this.settled(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
+      return result.changed ? this.durableAndProjected(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
     }
     return new Promise<Outcome>((resolve, reject) => {
       const completion: Completion = { waiting: result.routed.length, result, bookResults: [], onComplete, resolve, reject };
@@ -154,7 +154,7 @@ export class Sequencer {
       if (--completion.waiting === 0) {
         const outcome: Outcome = { result: completion.result, bookResults: completion.bookResults, orders: this.ordersLeft(completion.result) };
         completion.onComplete?.(outcome);
-        this.settled(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
+        this.durableAndProjected(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
       }
       return;
     }
@@ -174,7 +174,7 @@ export class Sequencer {
   }
 
   /** When a reply may go out: the journal flushed up to `seq`, and its history written. */
-  private settled(seq: number): Promise<void> {
+  private durableAndProjected(seq: number): Promise<void> {
     const projections = this.projections;
     return this.journal.durable(seq).then(() => projections.caughtUp(seq));
   }

@@ -11,7 +11,7 @@
  * Invariants:
  * - A capture is the state replaying the journal to its seq produces, by construction: its
  *   hash is the hash recovery and `journal verify --replay` find at that seq.
- * - A capture is taken only where the replay is settled (every event the books produced is
+ * - A capture is taken only where no command is in flight (every event the books produced is
  *   matched by the journal), as the live snapshot was taken only with nothing in flight.
  * - Replaying reads only what the caller says is readable (`advance(journal, to)`): callers
  *   pass flushed seqs, so a snapshot never covers a record a power cut could take back.
@@ -67,7 +67,7 @@ export class SnapshotReplica {
 
   /** The snapshot at `seq`: the exchange's state, every book, the per-part hashes, encoded. */
   capture(): CapturedSnapshot {
-    if (!this.replay.settled()) throw new Error(`snapshot replica: seq ${this.position} has book events still to come (a command in flight)`);
+    if (!this.replay.noCommandInFlight()) throw new Error(`snapshot replica: seq ${this.position} has book events still to come (a command in flight)`);
     const hashes = this.exchange.stateHashes();
     const snapshot: SystemSnapshot = { exchange: this.exchange.snapshot(), books: this.replay.rebuilt.map((b) => b.snapshot()), hashes };
     return { seq: this.position, stateHash: this.exchange.stateHash(hashes), bytes: encodeSnapshot(snapshot) };

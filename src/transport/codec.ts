@@ -4,7 +4,7 @@
  * Binary records for the engine's commands and book events, as they travel in ring slots and
  * in journal payloads. Layouts (`k*`) and kinds (`RecordKind`) are in `layout.ts`.
  *
- * - Commands: `encodePlace`, `encodeCancel`, `encodeCancelByClientId`, `encodeCancelAll`,
+ * - Commands: `encodePlace`, `encodeCancel`, `encodeCancelAll`,
  *   `encodeExpire` write one record and return its length; `decodeCommand` replays a record
  *   into a `CommandHandler` (an `OrderBook` is one).
  * - Events: `BookEventWriter` is a `BookListener` that appends one record per event to a
@@ -27,7 +27,6 @@ import {
   RecordKind,
   kCancel,
   kCancelAll,
-  kCancelByClientId,
   kClientIdNull,
   kExpire,
   kDone,
@@ -117,7 +116,6 @@ function readClientId(bytes: Uint8Array, offset: number, length: number): string
 export interface CommandHandler {
   place(cmd: PlaceOrder): unknown;
   cancel(orderId: number, owner: number, time: number): unknown;
-  cancelByClientId(account: number, clientId: string, time: number): unknown;
   cancelAll(owner: number, time: number, reason: number): unknown;
   expire(time: number): unknown;
 }
@@ -153,17 +151,6 @@ export function encodeCancel(view: DataView, offset: number, market: number, ord
   view.setFloat64(offset + kCancel.orderId, orderId, LE);
   view.setFloat64(offset + kCancel.owner, owner, LE);
   return kCancel.bytes;
-}
-
-export function encodeCancelByClientId(view: DataView, bytes: Uint8Array, offset: number, market: number, account: number, clientId: string, time: number): number {
-  startRecord(view, offset, RecordKind.CancelByClientId, kCancelByClientId.bytes, market);
-  const n = writeClientId(bytes, offset + kCancelByClientId.clientId, clientId);
-  const length = kCancelByClientId.bytes + n;
-  writeHeader(view, offset, RecordKind.CancelByClientId, length, market);
-  view.setFloat64(offset + kCancelByClientId.time, time, LE);
-  view.setFloat64(offset + kCancelByClientId.account, account, LE);
-  view.setUint8(offset + kCancelByClientId.clientIdLength, n);
-  return length;
 }
 
 export function encodeCancelAll(view: DataView, offset: number, market: number, owner: number, time: number, reason: number): number {
@@ -221,15 +208,6 @@ export function decodeCommand(view: DataView, bytes: Uint8Array, offset: number,
     case RecordKind.Cancel:
       handler.cancel(view.getFloat64(offset + kCancel.orderId, LE), view.getFloat64(offset + kCancel.owner, LE), view.getFloat64(offset + kCancel.time, LE));
       return kind;
-    case RecordKind.CancelByClientId: {
-      const n = view.getUint8(offset + kCancelByClientId.clientIdLength);
-      handler.cancelByClientId(
-        view.getFloat64(offset + kCancelByClientId.account, LE),
-        readClientId(bytes, offset + kCancelByClientId.clientId, n),
-        view.getFloat64(offset + kCancelByClientId.time, LE),
-      );
-      return kind;
-    }
     case RecordKind.CancelAll:
       handler.cancelAll(view.getFloat64(offset + kCancelAll.owner, LE), view.getFloat64(offset + kCancelAll.time, LE), view.getInt32(offset + kCancelAll.reason, LE));
       return kind;

@@ -74,7 +74,7 @@ export const kClientIdNull = 0xff;
 export const RecordKind = {
   Place: 1,
   Cancel: 2,
-  CancelByClientId: 3,
+  // 3 was a cancel by clientId, never produced: not to be reused.
   CancelAll: 4,
   Expire: 5,
   Accepted: 16,
@@ -108,8 +108,6 @@ export const kPlace = {
 } as const;
 
 export const kCancel = { time: 8, orderId: 16, owner: 24, bytes: 32 } as const;
-
-export const kCancelByClientId = { time: 8, account: 16, clientIdLength: 24, clientId: 32, bytes: 32 } as const;
 
 export const kCancelAll = { time: 8, owner: 16, reason: 24, bytes: 32 } as const;
 

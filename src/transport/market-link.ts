@@ -17,7 +17,7 @@ import type { Worker } from 'node:worker_threads';
 import type { MarketSpec } from '../config/market.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
 import { Ring } from './ring.ts';
-import { RecordBuffer, encodeCancel, encodeCancelAll, encodeCancelByClientId, encodeExpire, encodePlace, recordLength } from './codec.ts';
+import { RecordBuffer, encodeCancel, encodeCancelAll, encodeExpire, encodePlace, recordLength } from './codec.ts';
 import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import type { MarketThreadData } from './market-worker.ts';
 
@@ -152,12 +152,6 @@ export class MarketLink {
   cancel(market: number, orderId: number, owner: number, time: number): void {
     const slot = this.target();
     encodeCancel(slot.view, slot.offset, market, orderId, owner, time);
-    this.commit(slot);
-  }
-
-  cancelByClientId(market: number, account: number, clientId: string, time: number): void {
-    const slot = this.target();
-    encodeCancelByClientId(slot.view, slot.bytes, slot.offset, market, account, clientId, time);
     this.commit(slot);
   }
 

@@ -41,9 +41,6 @@ const handler: CommandHandler = {
   cancel(orderId, owner, time) {
     result = book.cancel(orderId, owner, time);
   },
-  cancelByClientId(account, clientId, time) {
-    result = book.cancelByClientId(account, clientId, time);
-  },
   cancelAll(owner, time, reason) {
     result = book.cancelAll(owner, time, reason);
   },

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeCommand, encodeCancelByClientId, recordLength, recordMarket } from '../../src/transport/codec.ts';
+import { decodeCommand, encodePlace, recordLength, recordMarket } from '../../src/transport/codec.ts';
+import { Side, type PlaceOrder } from '../../src/engine/types.ts';
 import { kMaxRecordBytes } from '../../src/transport/layout.ts';
 import { Ring } from '../../src/transport/ring.ts';
 import { RecordingHandler, type Call } from './fixtures/recorders.ts';
@@ -13,8 +14,6 @@ function expectedCall(c: Command): Call {
       return ['place', { ...c.cmd }];
     case 'cancel':
       return ['cancel', c.orderId, c.owner, c.time];
-    case 'cancelByClientId':
-      return ['cancelByClientId', c.account, c.clientId, c.time];
     case 'cancelAll':
       return ['cancelAll', c.owner, c.time, c.reason];
     case 'expire':
@@ -50,10 +49,11 @@ test('every command survives encode → ring slot → decode exactly, market and
 test('a clientId longer than 64 UTF-8 bytes is refused, 64 is accepted', () => {
   const bytes = new Uint8Array(kMaxRecordBytes * 2);
   const view = new DataView(bytes.buffer);
-  assert.equal(encodeCancelByClientId(view, bytes, 0, 1, 2, 'x'.repeat(64), 3), 32 + 64);
-  assert.throws(() => encodeCancelByClientId(view, bytes, 0, 1, 2, 'x'.repeat(65), 3), RangeError);
-  assert.throws(() => encodeCancelByClientId(view, bytes, 0, 1, 2, 'é'.repeat(33), 3), RangeError);
-  assert.equal(encodeCancelByClientId(view, bytes, 0, 1, 2, 'é'.repeat(32), 3), 32 + 64);
+  const withClientId = (clientId: string): PlaceOrder => ({ orderId: 1, owner: 2, account: 2, side: Side.Buy, price: 10, quantity: 1, flags: 0, expiresAt: 0, clientId, position: 0, time: 3 });
+  assert.equal(encodePlace(view, bytes, 0, 1, withClientId('x'.repeat(64))), 80 + 64);
+  assert.throws(() => encodePlace(view, bytes, 0, 1, withClientId('x'.repeat(65))), RangeError);
+  assert.throws(() => encodePlace(view, bytes, 0, 1, withClientId('é'.repeat(33))), RangeError);
+  assert.equal(encodePlace(view, bytes, 0, 1, withClientId('é'.repeat(32))), 80 + 64);
 });
 
 test('decodeCommand refuses a record that is not a command', () => {
