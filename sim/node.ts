@@ -75,9 +75,6 @@ export class SimMarket implements CommandHandler {
   cancel(orderId: number, owner: number, time: number): void {
     this.result = this.book.cancel(orderId, owner, time);
   }
-  cancelByClientId(account: number, clientId: string, time: number): void {
-    this.result = this.book.cancelByClientId(account, clientId, time);
-  }
   cancelAll(owner: number, time: number, reason: number): void {
     this.result = this.book.cancelAll(owner, time, reason);
   }
