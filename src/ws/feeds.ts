@@ -524,7 +524,12 @@ export class Feeds implements FeedSink {
     return (this.unpublished[market] ??= { previous: sequence, sequence, bids: new Map(), asks: new Map(), trades: [] });
   }
 
-  /** Publishes the market now if its last publish is a window ago, else once it is (one timer). */
+  /**
+   * Publishes the market now if its last publish is a window ago, else once it is (one timer).
+   * The window is measured in this process's monotonic time (`performance.now()`), not the
+   * exchange's clock (`ports.clock`, which stamps messages): the timer that ends it is a real
+   * one, and a clock a test or an operator sets must not stretch or skip it.
+   */
   private schedule(market: number): void {
     if (this.closing) return this.publishMarket(market);
     if (this.windows[market] !== undefined) return;
