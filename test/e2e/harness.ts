@@ -128,11 +128,15 @@ export const orderTypedMessage = (body: Record<string, unknown>): Record<string,
  * `count` traders logged in on `ex`, each with `amount` USD deposited on subaccount 0 — the
  * opening of most trading tests. One after another, so their accounts are created in order.
  */
-export async function fundedTraders(ex: ApiClient, count: number, amount: string): Promise<Trader[]> {
+export async function fundedTraders(ex: ApiClient, count: number, amount: string): Promise<Trader[]>;
+/** One trader per amount, each logged in and funded with its own. */
+export async function fundedTraders(ex: ApiClient, amounts: readonly string[]): Promise<Trader[]>;
+export async function fundedTraders(ex: ApiClient, countOrAmounts: number | readonly string[], amount = ''): Promise<Trader[]> {
+  const amounts = typeof countOrAmounts === 'number' ? Array.from({ length: countOrAmounts }, () => amount) : countOrAmounts;
   const traders: Trader[] = [];
-  for (let i = 0; i < count; i++) {
+  for (const each of amounts) {
     const trader = await new Trader(ex).login();
-    await trader.fund(amount);
+    await trader.fund(each);
     traders.push(trader);
   }
   return traders;

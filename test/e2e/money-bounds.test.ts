@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader, type TestExchange } from './harness.ts';
+import { fundedTraders, startTestExchange, type Trader, type TestExchange } from './harness.ts';
 import { assertError, BTC, ETH, ok, signedMarginUpdate, sub } from './api-helpers.ts';
 
 async function setIndex(ex: TestExchange, price: string, symbol = BTC): Promise<void> {
@@ -24,9 +24,7 @@ test('the originator fee has a per-market ceiling, published in GET /markets, an
   const ex = await startTestExchange();
   const markets = ok(await ex.request('GET', '/markets')).markets;
   assert.equal(markets.find((m: any) => m.symbol === BTC).maxOriginatorFee, '0.001');
-  const [alice, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
-  await alice.fund('100000');
-  await carol.fund('0.000001');
+  const [alice, carol] = await fundedTraders(ex, ['100000', '0.000001']);
   const text = (fee: number | string) => `originatorFee must be at most 100000 (0.001 of notional) in ${BTC}, got ${fee}`;
   // 100 % of the notional, 1,000 % (the issue's reproduction) and 2^53 − 1.
   for (const fee of [100_000_000, 1_000_000_000, Number.MAX_SAFE_INTEGER]) {
@@ -39,10 +37,7 @@ test('the originator fee has a per-market ceiling, published in GET /markets, an
 
 test('a close that would leave its loss or fees for others to pay is refused: no siphon into an accomplice\'s bid, and the originator is paid out of what the account holds', async () => {
   const ex = await startTestExchange();
-  const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
-  await bob.fund('100000');
-  await alice.fund('19.5');
-  await carol.fund('10');
+  const [alice, bob, carol] = await fundedTraders(ex, ['19.5', '100000', '10']);
   await setIndex(ex, '95000');
   // Alice takes 0.01 long at 95000 at the most leverage she can: 19 USD margin + 0.475 taker fee.
   ok(await bob.place({ price: '95000', quantity: '-0.01' }));
@@ -73,9 +68,7 @@ test('a close that would leave its loss or fees for others to pay is refused: no
 
 test('an isolated order is paid for in cash: unrealised profit in the cross account does not fund it, so no position opens below maintenance', async () => {
   const ex = await startTestExchange();
-  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
-  await bob.fund('100000');
-  await alice.fund('20');
+  const [alice, bob] = await fundedTraders(ex, ['20', '100000']);
   await setIndex(ex, '95000');
   await setIndex(ex, '3000', ETH);
   // Alice shorts 0.01 BTC at 95000 on cross (IM 19 of her 20 held, fee 0.475 paid).
@@ -111,9 +104,7 @@ async function position(t: Trader): Promise<string> {
 
 test('a ladder of reduce-only sells cannot outgrow the long it closes: 60 sells of 0.01 against a 0.01 long leave the account flat, not short 0.59', async () => {
   const ex = await startTestExchange();
-  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
-  await bob.fund('100000');
-  await alice.fund('100');
+  const [alice, bob] = await fundedTraders(ex, ['100', '100000']);
   await setIndex(ex, '95000');
   ok(await bob.place({ price: '95000', quantity: '-0.01' }));
   ok(await alice.place({ price: '95000', quantity: '0.01' }));
@@ -134,9 +125,7 @@ test('a ladder of reduce-only sells cannot outgrow the long it closes: 60 sells 
 
 test('a reduce-only order left resting when its position closes leaves the book: it can never open a new position', async () => {
   const ex = await startTestExchange();
-  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
-  await bob.fund('100000');
-  await alice.fund('100');
+  const [alice, bob] = await fundedTraders(ex, ['100', '100000']);
   await setIndex(ex, '95000');
   ok(await bob.place({ price: '95000', quantity: '-0.01' }));
   ok(await alice.place({ price: '95000', quantity: '0.01' }));
