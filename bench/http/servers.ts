@@ -24,7 +24,7 @@ import { loadSettings, type Settings } from '../../src/config/process.ts';
 import { startExchange, type RunningExchange } from '../../src/pipeline.ts';
 import { AccountGuard } from '../../src/http/auth-guard.ts';
 import { RateLimiter } from '../../src/http/rate-limit.ts';
-import { bookRoute } from '../../src/http/routes/book.ts';
+import { bookRoutes } from '../../src/http/routes/book.ts';
 import { failure, GatewayCode } from '../../src/http/errors.ts';
 import { startHttpServer, type HttpServer } from '../../src/http/uws.ts';
 import { publishedTypedData } from '../../src/auth/typed-data.ts';
@@ -85,7 +85,7 @@ export function startBookGateway(ex: BenchExchange): Promise<HttpServer> {
     clock: Date.now,
     addressLimiter: new RateLimiter(10_000_000),
   });
-  const book = bookRoute({ profile, markets, book: (index) => exchange.depth[index], typedData: () => typedData }, Date.now);
+  const book = bookRoutes({ profile, markets, book: (index) => exchange.depth[index], typedData: () => typedData }, Date.now).book;
   return startHttpServer({
     host: '127.0.0.1',
     port: 0,

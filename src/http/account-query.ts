@@ -10,37 +10,26 @@
 import { toAddress, type Address } from '../auth/address.ts';
 import { MAX_SUBACCOUNT_INDEX } from '../auth/delegation.ts';
 import { failure, GatewayCode } from './errors.ts';
-import { strictInteger } from './query.ts';
+import { strictInteger, type Query, type QueryParam } from './query.ts';
 import type { HttpReply } from './uws.ts';
 
 export const INVALID_SUBACCOUNT_INDEX = 'Invalid subaccount index';
 
 const invalid = (text: string): HttpReply => failure(GatewayCode.InvalidField, text);
 
-/** The query as a map of single values, or the 400 for an unknown or repeated parameter. */
-export function strictQuery(raw: string, allowed: readonly string[]): Map<string, string> | HttpReply {
-  const out = new Map<string, string>();
-  for (const [name, value] of new URLSearchParams(raw)) {
-    if (!allowed.includes(name)) return invalid(`Unknown query parameter ${name}; allowed: ${allowed.join(', ')}`);
-    if (out.has(name)) return invalid(`Query parameter ${name} given more than once`);
-    out.set(name, value);
-  }
-  return out;
-}
-
 export function isReply(value: unknown): value is HttpReply {
   return typeof value === 'object' && value !== null && 'status' in value && 'body' in value;
 }
 
 /** A required `0x` address parameter. */
-export function addressParam(query: Map<string, string>, name: string, required = true): Address | undefined | HttpReply {
+export function addressParam(query: Query, name: string, required = true): Address | undefined | HttpReply {
   const text = query.get(name);
   if (text === undefined) return required ? invalid(`Missing query parameter ${name}`) : undefined;
   return toAddress(text) ?? invalid(`${name} must be a 0x-prefixed 20-byte hex address`);
 }
 
 /** `subaccountIndex`: required, an integer from 0 to 2^31 − 1. */
-export function subaccountParam(query: Map<string, string>): number | HttpReply {
+export function subaccountParam(query: Query): number | HttpReply {
   const text = query.get('subaccountIndex');
   if (text === undefined) return invalid('Missing query parameter subaccountIndex');
   const n = strictInteger(text);
@@ -48,7 +37,7 @@ export function subaccountParam(query: Map<string, string>): number | HttpReply 
 }
 
 /** An optional integer ≥ 0 in milliseconds (`from`, `to`). */
-export function millisParam(query: Map<string, string>, name: string): number | undefined | HttpReply {
+export function millisParam(query: Query, name: string): number | undefined | HttpReply {
   const text = query.get(name);
   if (text === undefined) return undefined;
   const n = strictInteger(text);
@@ -56,7 +45,7 @@ export function millisParam(query: Map<string, string>, name: string): number | 
 }
 
 /** `limit` in 1..max (default when absent), else `Limit must be between 1 and <max>, got <n>`. */
-export function limitParam(query: Map<string, string>, fallback: number, max: number): number | HttpReply {
+export function limitParam(query: Query, fallback: number, max: number): number | HttpReply {
   const text = query.get('limit');
   if (text === undefined) return fallback;
   const n = strictInteger(text);
@@ -65,7 +54,7 @@ export function limitParam(query: Map<string, string>, fallback: number, max: nu
 }
 
 /** `limit`, `from` and `to` of a history read, or the refusal of the first that is wrong. */
-export function rangeParams(query: Map<string, string>, fallback: number, max: number): { limit: number; from: number | undefined; to: number | undefined } | HttpReply {
+export function rangeParams(query: Query, fallback: number, max: number): { limit: number; from: number | undefined; to: number | undefined } | HttpReply {
   const limit = limitParam(query, fallback, max);
   if (isReply(limit)) return limit;
   const from = millisParam(query, 'from');
@@ -75,14 +64,6 @@ export function rangeParams(query: Map<string, string>, fallback: number, max: n
   return { limit, from, to };
 }
 
-/** A query parameter as the routes declare it: the guard accepts exactly these, OpenAPI lists them. */
-export interface QueryParam {
-  name: string;
-  required: boolean;
-  schema: Readonly<Record<string, unknown>>;
-  description: string;
-}
-
 /** The two parameters every subaccount read takes. */
 export const SUBACCOUNT_PARAMS: readonly QueryParam[] = [
   { name: 'account', required: true, schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' }, description: 'the account read (the caller, or an account that delegated `read` to the caller for this subaccount)' },
@@ -90,7 +71,3 @@ export const SUBACCOUNT_PARAMS: readonly QueryParam[] = [
 ];
 
 export const SYMBOL_PARAM: QueryParam = { name: 'symbol', required: false, schema: { type: 'string' }, description: 'one market (`BASE-QUOTE-PERP` or a bare base); unknown → 404 `Symbol not found`' };
-
-export function paramNames(params: readonly QueryParam[]): string[] {
-  return params.map((p) => p.name);
-}

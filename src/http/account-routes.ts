@@ -14,7 +14,7 @@
 import type { MarketSpec } from '../config/market.ts';
 import type { TransferHistoryReader } from '../history/transfers.ts';
 import { AccountGuard } from './auth-guard.ts';
-import { paramNames } from './account-query.ts';
+import { paramNames } from './query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort, Clock, WriteResult } from './ports.ts';
 import type { Route } from './uws.ts';
 import { GatewayCode } from './errors.ts';

@@ -32,7 +32,8 @@ import type { Address } from '../auth/address.ts';
 import type { DelegationStore, Scope } from '../auth/delegation.ts';
 import type { AccessTokens } from '../auth/token.ts';
 import { codeFailure } from './codes.ts';
-import { addressParam, isReply, strictQuery, subaccountParam } from './account-query.ts';
+import { addressParam, isReply, subaccountParam } from './account-query.ts';
+import { strictQuery, type Query } from './query.ts';
 import { RateLimiter, type Budget } from './rate-limit.ts';
 import type { Clock } from './ports.ts';
 import type { Handler, HttpReply, HttpRequest } from './uws.ts';
@@ -45,7 +46,7 @@ export interface CallContext {
   /** The token's address (lowercase). */
   caller: Address;
   /** The strict query: only declared parameters, each once. */
-  query: Map<string, string>;
+  query: Query;
 }
 
 export interface SubaccountContext extends CallContext {

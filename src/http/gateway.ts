@@ -27,7 +27,7 @@ import { ConfigError } from '../config/market.ts';
 import { CorsPolicy } from './cors.ts';
 import { failure, GatewayCode } from './errors.ts';
 import { startHttpServer, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
-import { bookRoute, orderbookRoute } from './routes/book.ts';
+import { bookRoutes } from './routes/book.ts';
 import { configRoute, marketsRoute, timeRoute } from './routes/markets.ts';
 import { candlesRoute } from './routes/candles.ts';
 import { tradesRoute } from './routes/trades.ts';
@@ -86,12 +86,13 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
   const markets = marketData.markets;
   const guard = options.accounts === undefined ? undefined : new AccountGuard({ tokens: options.accounts.auth.login.tokens, delegations: options.accounts.accounts.delegations, clock });
   const open = guard === undefined ? (r: Route) => r : (r: Route) => ({ ...r, handler: guard.publicLimited(r.handler) });
+  const book = bookRoutes(marketData, clock);
   const publicRoutes: Route[] = [
     { method: 'get', pattern: '/config', handler: configRoute(marketData) },
     { method: 'get', pattern: '/markets', handler: marketsRoute(marketData) },
     { method: 'get', pattern: '/time', handler: timeRoute(clock) },
-    { method: 'get', pattern: '/book/:symbol', handler: bookRoute(marketData, clock) },
-    { method: 'get', pattern: '/orderbook', handler: orderbookRoute(bookRoute(marketData, clock)) },
+    { method: 'get', pattern: '/book/:symbol', handler: book.book },
+    { method: 'get', pattern: '/orderbook', handler: book.orderbook },
     { method: 'get', pattern: '/candles/:symbol', handler: candlesRoute(marketData, options.history) },
     { method: 'get', pattern: '/trades/:symbol', handler: tradesRoute(marketData, options.history) },
     { method: 'get', pattern: '/price', handler: pricesRoute(marketData, options.history, options.prices, clock) },

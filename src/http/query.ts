@@ -1,14 +1,44 @@
 /**
  * @module http/query
  *
- * Strict readers of query-string values: an integer is digits only (no sign unless allowed,
- * no exponent, no decimal point), so `1e3`, `0x10`, ` 5` and `5.0` are refused, not coerced.
+ * The one query-string parser of every route: a route declares its parameters (`QueryParam`,
+ * which the OpenAPI document lists too) and `strictQuery` accepts exactly those, each given
+ * once — a typo such as `subAccountIndex` or `dept` is a 400 naming it, never silently ignored.
+ * Values are read strictly: an integer is digits only (no sign unless allowed, no exponent, no
+ * decimal point), so `1e3`, `0x10`, ` 5` and `5.0` are refused, not coerced.
+ * May import: http/errors, http/uws (types).
  */
+import { failure, GatewayCode } from './errors.ts';
+import type { HttpReply } from './uws.ts';
 
-export type Query = URLSearchParams;
+/** A query parameter as a route declares it: `strictQuery` accepts exactly these, OpenAPI lists them. */
+export interface QueryParam {
+  name: string;
+  required: boolean;
+  schema: Readonly<Record<string, unknown>>;
+  description: string;
+}
 
-export function parseQuery(raw: string): Query {
-  return new URLSearchParams(raw);
+export function paramNames(params: readonly QueryParam[]): string[] {
+  return params.map((p) => p.name);
+}
+
+/** A parsed query: each declared parameter given, by name. */
+export type Query = ReadonlyMap<string, string>;
+
+const NO_PARAMETERS: Query = new Map();
+
+/** The query as a map of single values, or the 400 for an unknown or repeated parameter. */
+export function strictQuery(raw: string, allowed: readonly string[]): Query | HttpReply {
+  // Most requests carry none: no parse, no allocation.
+  if (raw === '') return NO_PARAMETERS;
+  const out = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(raw)) {
+    if (!allowed.includes(name)) return failure(GatewayCode.InvalidField, `Unknown query parameter ${name}; allowed: ${allowed.join(', ')}`);
+    if (out.has(name)) return failure(GatewayCode.InvalidField, `Query parameter ${name} given more than once`);
+    out.set(name, value);
+  }
+  return out;
 }
 
 /** The integer value of `text`, or undefined when it is not a plain safe integer. */

@@ -17,7 +17,7 @@ import { notionalScale, valueAt, abs, type NotionalScale } from '../../ledger/un
 import { failure } from '../errors.ts';
 import '../codes.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
-import type { QueryParam } from '../account-query.ts';
+import type { QueryParam } from '../query.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { AccountReadPort } from '../ports.ts';
 import { ACCOUNT_STATS_SCHEMA, BALANCE_SCHEMA } from '../schemas.ts';

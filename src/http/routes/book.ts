@@ -7,7 +7,8 @@ import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../..
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { Side, type Level } from '../../engine/types.ts';
 import { failure, GatewayCode } from '../errors.ts';
-import { parseQuery, strictInteger } from '../query.ts';
+import { paramNames, strictInteger, strictQuery, type Query, type QueryParam } from '../query.ts';
+import { isReply } from '../account-query.ts';
 import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { BOOK_SCHEMA } from '../schemas.ts';
@@ -41,22 +42,32 @@ interface CachedBook {
   body: string;
 }
 
-export function bookRoute(port: MarketDataPort, clock: Clock) {
+const DEPTH: QueryParam = { name: 'depth', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000 }, description: 'levels per side, 1 to 5000, default 100' };
+const TICK_SIZE: QueryParam = { name: 'tickSize', required: false, schema: { type: 'string' }, description: 'aggregate to the base tick times 1, 2, 5, 10, 100 or 1000' };
+export const BOOK_QUERY: readonly QueryParam[] = [DEPTH, TICK_SIZE];
+/** GET /orderbook: the market in the query. */
+export const ORDERBOOK_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: true, schema: { type: 'string' }, description: 'market, e.g. BTC-USD-PERP or BTC' }, DEPTH, TICK_SIZE];
+const BOOK_PARAMS = paramNames(BOOK_QUERY);
+const ORDERBOOK_PARAMS = paramNames(ORDERBOOK_QUERY);
+
+/**
+ * GET /book/{symbol}, and GET /orderbook?symbol= with the market in the query string. There
+ * `symbol` is required: absent (or empty) is a 400 naming it, not `Symbol not found` — the
+ * client forgot a parameter, it did not name an unknown market.
+ */
+export function bookRoutes(port: MarketDataPort, clock: Clock) {
   const cache = new Map<string, CachedBook>();
-  return (req: HttpRequest): HttpReply => {
-    const market = findMarket(port.markets, req.params[0]);
-    if (market === undefined) return failure(GatewayCode.SymbolNotFound);
-    const query = parseQuery(req.query);
+  const snapshot = (market: MarketSpec, query: Query): HttpReply => {
     let depth = DEFAULT_BOOK_DEPTH;
     const depthText = query.get('depth');
-    if (depthText !== null) {
+    if (depthText !== undefined) {
       const n = strictInteger(depthText);
       if (n === undefined || n < 1 || n > 5000) return failure(GatewayCode.DepthOutOfRange);
       depth = n;
     }
     let multiple = 1;
     const tickText = query.get('tickSize');
-    if (tickText !== null) {
+    if (tickText !== undefined) {
       const m = tickMultipleOf(market, tickText);
       if (m === undefined) return failure(GatewayCode.TickSizeNotAllowed, market.tickSize);
       multiple = m;
@@ -78,17 +89,21 @@ export function bookRoute(port: MarketDataPort, clock: Clock) {
     cache.set(key, { sequence, second, body });
     return { status: 200, body };
   };
-}
-
-/**
- * GET /orderbook?symbol=: the book route with the market in the query string. `symbol` is
- * required: absent (or empty) is a 400 naming it, not `Symbol not found` — the client forgot a
- * parameter, it did not name an unknown market.
- */
-export function orderbookRoute(book: (req: HttpRequest) => HttpReply) {
-  return (req: HttpRequest): HttpReply => {
-    const symbol = parseQuery(req.query).get('symbol');
-    if (symbol === null || symbol === '') return failure(GatewayCode.InvalidField, 'Missing query parameter symbol');
-    return book({ ...req, params: [symbol] });
+  return {
+    book(req: HttpRequest): HttpReply {
+      // An unknown market is named first, whatever the query holds.
+      const market = findMarket(port.markets, req.params[0]);
+      if (market === undefined) return failure(GatewayCode.SymbolNotFound);
+      const query = strictQuery(req.query, BOOK_PARAMS);
+      return isReply(query) ? query : snapshot(market, query);
+    },
+    orderbook(req: HttpRequest): HttpReply {
+      const query = strictQuery(req.query, ORDERBOOK_PARAMS);
+      if (isReply(query)) return query;
+      const symbol = query.get('symbol');
+      if (symbol === undefined || symbol === '') return failure(GatewayCode.InvalidField, 'Missing query parameter symbol');
+      const market = findMarket(port.markets, symbol);
+      return market === undefined ? failure(GatewayCode.SymbolNotFound) : snapshot(market, query);
+    },
   };
 }

@@ -10,10 +10,10 @@ import { CANDLE_INTERVALS, INTERVAL_1M, intervalByName } from '../../history/can
 import type { MarketHistory } from '../../history/types.ts';
 import { candleView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
-import { parseQuery } from '../query.ts';
+import { paramNames, strictQuery, type QueryParam } from '../query.ts';
 import { CANDLES_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
-import { parseWindow, type MarketList } from './trades.ts';
+import { MS_WINDOW, parseWindow, type MarketList } from './trades.ts';
 import { isReply } from '../account-query.ts';
 
 export const DEFAULT_CANDLES_LIMIT = 1000;
@@ -21,14 +21,22 @@ export const DEFAULT_CANDLES_LIMIT = 1000;
 const INTERVAL_NAMES = CANDLE_INTERVALS.map((i) => i.name).join(', ');
 const serialize = fastJson(CANDLES_SCHEMA);
 
+export const CANDLES_QUERY: readonly QueryParam[] = [
+  { name: 'interval', required: false, schema: { type: 'string', enum: CANDLE_INTERVALS.map((i) => i.name) }, description: 'default 1m' },
+  ...MS_WINDOW,
+  { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000 }, description: '1 to 5000, default 1000; the newest are kept' },
+];
+const CANDLES_PARAMS = paramNames(CANDLES_QUERY);
+
 export function candlesRoute(marketData: MarketList, history: MarketHistory) {
   return (req: HttpRequest): HttpReply => {
     const symbol = req.params[0];
     const market = findMarket(marketData.markets, symbol);
     if (market === undefined) return failure(GatewayCode.MarketNotFound, symbol);
-    const query = parseQuery(req.query);
+    const query = strictQuery(req.query, CANDLES_PARAMS);
+    if (isReply(query)) return query;
     const intervalText = query.get('interval');
-    const interval = intervalText === null ? INTERVAL_1M : intervalByName(intervalText);
+    const interval = intervalText === undefined ? INTERVAL_1M : intervalByName(intervalText);
     if (interval === undefined) {
       return failure(GatewayCode.InvalidField, `Interval must be one of ${INTERVAL_NAMES}, got ${intervalText}`);
     }

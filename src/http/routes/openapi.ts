@@ -5,7 +5,7 @@
  *
  * The document is built from the same objects the routes use: request body schemas from
  * requests/*.ts (ajv), response schemas from schemas.ts (fast-json-stringify), query parameters
- * from the routes' declarations (account routes) or written here (public and order routes),
+ * from the routes' declarations (public and account routes) or written here (order routes),
  * and every error a route can answer with its status and exact text (plain-text bodies; a `<n>`
  * in a text stands for the value sent). The testnet faucet and the operator API (its own
  * `X-Operator-Key` scheme) are documented beside the rest. `servers` names the address this
@@ -20,7 +20,12 @@ import { MARGIN_REQUEST_SCHEMA } from '../requests/margin.ts';
 import { DELEGATION_REQUEST_SCHEMA } from '../requests/delegation.ts';
 import { CHALLENGE_REQUEST_SCHEMA, LOGIN_REQUEST_SCHEMA } from './login.ts';
 import * as S from '../schemas.ts';
-import { SUBACCOUNT_PARAMS, type QueryParam } from '../account-query.ts';
+import { SUBACCOUNT_PARAMS } from '../account-query.ts';
+import type { QueryParam } from '../query.ts';
+import { BOOK_QUERY, ORDERBOOK_QUERY } from './book.ts';
+import { CANDLES_QUERY } from './candles.ts';
+import { TRADES_QUERY } from './trades.ts';
+import { ONE_MARKET_QUERY } from './price.ts';
 import { STATS_QUERY, BALANCE_QUERY } from './account-stats.ts';
 import { POSITIONS_QUERY } from './account-positions.ts';
 import { FILLS_QUERY } from './account-fills.ts';
@@ -65,9 +70,13 @@ const SYMBOL_NOT_FOUND = [404, 'Symbol not found'] as const;
 const DB_FAILURE = [500, 'Internal server error: Database connection failed'] as const;
 const LIMIT_5000 = [400, 'Limit must be between 1 and 5000, got <n>'] as const;
 const WINDOW = [400, '<from|to> must be an integer >= 0 (milliseconds), got <value>'] as const;
-const BAD_QUERY: Errors = [
+/** What the one strict query parser (http/query) refuses on any route that takes parameters. */
+const STRICT_QUERY: Errors = [
   [400, 'Unknown query parameter <name>; allowed: <names>'],
   [400, 'Query parameter <name> given more than once'],
+];
+const BAD_QUERY: Errors = [
+  ...STRICT_QUERY,
   [400, 'Missing query parameter <name>'],
   [400, 'account must be a 0x-prefixed 20-byte hex address'],
   [400, 'Invalid subaccount index'],
@@ -110,8 +119,6 @@ const OVERLOADED = [503, 'Service overloaded: <reason>'] as const;
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => ({ type: 'integer', minimum: min, maximum: max });
 const param = (name: string, schema: Schema, description: string, required = false): QueryParam => ({ name, required, schema, description });
 const SYMBOL_PATH = [param('symbol', { type: 'string' }, 'market: `BASE-QUOTE-PERP` or a bare base such as `BTC`', true)];
-const MS_WINDOW = [param('from', int(0), 'milliseconds: on or after'), param('to', int(0), 'milliseconds: before')];
-const ONE_MARKET = [param('symbol', { type: 'string' }, 'only this market; all markets when absent')];
 const ORDER_LOOKUP = [
   param('orderId', { type: 'string' }, 'the order id (`0x` + 16 hex digits)'),
   param('clientId', { type: 'string' }, 'the client id; required when orderId is absent'),
@@ -172,26 +179,26 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'get', path: '/time', tag: 'Market data', summary: 'Server time', description: 'Milliseconds since the epoch: align `expiresAt` and nonces with it.', auth: false, response: S.TIME_SCHEMA, errors: [PUBLIC_BUDGET] },
   {
     method: 'get', path: '/book/{symbol}', tag: 'Market data', summary: 'Order book', description: 'L2 snapshot: asks ascending, bids descending, `time` in seconds.', auth: false, pathParams: SYMBOL_PATH,
-    query: [param('depth', int(1, 5000), 'levels per side, 1 to 5000, default 100'), param('tickSize', { type: 'string' }, 'aggregate to the base tick times 1, 2, 5, 10, 100 or 1000')],
-    response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+    query: BOOK_QUERY,
+    response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
   },
   {
     method: 'get', path: '/orderbook', tag: 'Market data', summary: 'Order book (query form)', description: 'The same snapshot as GET /book/{symbol}, with the market in the `symbol` query parameter.', auth: false,
-    query: [param('symbol', { type: 'string' }, 'market, e.g. BTC-USD-PERP or BTC', true), param('depth', int(1, 5000), 'levels per side, 1 to 5000, default 100'), param('tickSize', { type: 'string' }, 'aggregate to the base tick times 1, 2, 5, 10, 100 or 1000')],
-    response: S.BOOK_SCHEMA, errors: [[400, 'Missing query parameter symbol'], SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+    query: ORDERBOOK_QUERY,
+    response: S.BOOK_SCHEMA, errors: [...STRICT_QUERY, [400, 'Missing query parameter symbol'], SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
   },
   {
     method: 'get', path: '/candles/{symbol}', tag: 'Market data', summary: 'Candles', description: 'Candles of one interval, ascending by start (`time` in seconds); periods without trades are absent.', auth: false, pathParams: SYMBOL_PATH,
-    query: [param('interval', { type: 'string', enum: ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h', '12h', '1d'] }, 'default 1m'), ...MS_WINDOW, param('limit', int(1, 5000), '1 to 5000, default 1000; the newest are kept')],
-    response: S.CANDLES_SCHEMA, errors: [[404, 'Market <symbol> not found'], [400, 'Interval must be one of 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, got <interval>'], LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
+    query: CANDLES_QUERY,
+    response: S.CANDLES_SCHEMA, errors: [[404, 'Market <symbol> not found'], ...STRICT_QUERY, [400, 'Interval must be one of 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, got <interval>'], LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
   },
   {
     method: 'get', path: '/trades/{symbol}', tag: 'Market data', summary: 'Public trades', description: 'Trades of a market, newest first (`time` in seconds, `side` of the aggressor).', auth: false, pathParams: SYMBOL_PATH,
-    query: [param('limit', int(1, 5000), '1 to 5000, default 100'), ...MS_WINDOW],
-    response: S.PUBLIC_TRADES_SCHEMA, errors: [SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
+    query: TRADES_QUERY,
+    response: S.PUBLIC_TRADES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
   },
-  { method: 'get', path: '/price', tag: 'Market data', summary: 'Mark, index and last prices', description: 'One entry per market (or the one `symbol` names); null when not known yet.', auth: false, query: ONE_MARKET, response: S.PRICES_SCHEMA, errors: [SYMBOL_NOT_FOUND, DB_FAILURE, PUBLIC_BUDGET] },
-  { method: 'get', path: '/summary', tag: 'Market data', summary: '24-hour summary', description: 'Open, high, low, close, volume and change over the 1440 minutes ending now.', auth: false, query: ONE_MARKET, response: S.SUMMARY_SCHEMA, errors: [SYMBOL_NOT_FOUND, DB_FAILURE, PUBLIC_BUDGET] },
+  { method: 'get', path: '/price', tag: 'Market data', summary: 'Mark, index and last prices', description: 'One entry per market (or the one `symbol` names); null when not known yet.', auth: false, query: ONE_MARKET_QUERY, response: S.PRICES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET] },
+  { method: 'get', path: '/summary', tag: 'Market data', summary: '24-hour summary', description: 'Open, high, low, close, volume and change over the 1440 minutes ending now.', auth: false, query: ONE_MARKET_QUERY, response: S.SUMMARY_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET] },
 
   // Login
   { method: 'post', path: '/auth/challenge', tag: 'Login', summary: 'Login challenge', description: 'An EIP-4361 (Sign-In with Ethereum) message for the address, valid 5 minutes and usable once. Sign it with `personal_sign` (viem `signMessage`, ethers `signMessage`) and send it to POST /auth/login.', auth: false, body: CHALLENGE_REQUEST_SCHEMA, response: S.CHALLENGE_SCHEMA, errors: [[400, 'Invalid address'], [400, 'Request body must be valid JSON'], PUBLIC_BUDGET] },
@@ -239,7 +246,7 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Order not found']] },
   { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Order not found']] },
   { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds; what could not be cancelled is listed in `failed` with its reason.', auth: true, body: BATCH_CANCEL_REQUEST, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, [403, 'Not delegated for account and subaccount']] },
-  { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market). Parameters settled by the order routes.', auth: true, query: [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')], response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] },
+  { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')], response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] },
   { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND] },
 
   // Testnet

@@ -15,7 +15,8 @@ import type { MarketHistory, PriceSource } from '../../history/types.ts';
 import { secondsOf, summaryView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import type { Clock } from '../ports.ts';
-import { parseQuery } from '../query.ts';
+import { paramNames, strictQuery, type QueryParam } from '../query.ts';
+import { isReply } from '../account-query.ts';
 import { PRICES_SCHEMA, SUMMARY_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { MarketList } from './trades.ts';
@@ -23,10 +24,16 @@ import type { MarketList } from './trades.ts';
 const serializePrices = fastJson(PRICES_SCHEMA);
 const serializeSummary = fastJson(SUMMARY_SCHEMA);
 
+/** GET /price and GET /summary: every market, or the one `symbol` names. */
+export const ONE_MARKET_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: false, schema: { type: 'string' }, description: 'only this market; all markets when absent' }];
+const ONE_MARKET_PARAMS = paramNames(ONE_MARKET_QUERY);
+
 /** The markets a request asks about: all, or the one `symbol` names; a 404 reply when unknown. */
 function selected(marketData: MarketList, req: HttpRequest): readonly MarketSpec[] | HttpReply {
-  const symbol = parseQuery(req.query).get('symbol');
-  if (symbol === null) return marketData.markets;
+  const query = strictQuery(req.query, ONE_MARKET_PARAMS);
+  if (isReply(query)) return query;
+  const symbol = query.get('symbol');
+  if (symbol === undefined) return marketData.markets;
   const market = findMarket(marketData.markets, symbol);
   return market === undefined ? failure(GatewayCode.SymbolNotFound) : [market];
 }

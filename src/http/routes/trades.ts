@@ -9,7 +9,7 @@ import { findMarket, type MarketSpec } from '../../config/market.ts';
 import type { MarketHistory, RangeQuery } from '../../history/types.ts';
 import { tradeView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
-import { parseQuery, strictInteger, type Query } from '../query.ts';
+import { strictInteger, strictQuery, paramNames, type Query, type QueryParam } from '../query.ts';
 import { PUBLIC_TRADES_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 
@@ -23,11 +23,22 @@ export interface MarketList {
   readonly markets: readonly MarketSpec[];
 }
 
+const int = (minimum: number, maximum = Number.MAX_SAFE_INTEGER) => ({ type: 'integer', minimum, maximum });
+
+/** `from` and `to` of the public history routes. */
+export const MS_WINDOW: readonly QueryParam[] = [
+  { name: 'from', required: false, schema: int(0), description: 'milliseconds: on or after' },
+  { name: 'to', required: false, schema: int(0), description: 'milliseconds: before' },
+];
+
+export const TRADES_QUERY: readonly QueryParam[] = [{ name: 'limit', required: false, schema: int(1, 5000), description: '1 to 5000, default 100' }, ...MS_WINDOW];
+const TRADES_PARAMS = paramNames(TRADES_QUERY);
+
 /** `limit`, `from` and `to` of a history query, or the 400 that refuses them. */
 export function parseWindow(query: Query, defaultLimit: number): RangeQuery | HttpReply {
   let limit = defaultLimit;
   const limitText = query.get('limit');
-  if (limitText !== null) {
+  if (limitText !== undefined) {
     const n = strictInteger(limitText);
     if (n === undefined || n < 1 || n > MAX_HISTORY_LIMIT) return failure(GatewayCode.LimitOutOfRange, limitText);
     limit = n;
@@ -35,7 +46,7 @@ export function parseWindow(query: Query, defaultLimit: number): RangeQuery | Ht
   const window: RangeQuery = { limit };
   for (const name of ['from', 'to'] as const) {
     const text = query.get(name);
-    if (text === null) continue;
+    if (text === undefined) continue;
     const n = strictInteger(text);
     if (n === undefined || n < 0) return failure(GatewayCode.InvalidField, `${name} must be an integer >= 0 (milliseconds), got ${text}`);
     window[name] = n;
@@ -47,7 +58,9 @@ export function tradesRoute(marketData: MarketList, history: MarketHistory) {
   return (req: HttpRequest): HttpReply => {
     const market = findMarket(marketData.markets, req.params[0]);
     if (market === undefined) return failure(GatewayCode.SymbolNotFound);
-    const window = parseWindow(parseQuery(req.query), DEFAULT_TRADES_LIMIT);
+    const query = strictQuery(req.query, TRADES_PARAMS);
+    if (isReply(query)) return query;
+    const window = parseWindow(query, DEFAULT_TRADES_LIMIT);
     if (isReply(window)) return window;
     let trades;
     try {
