@@ -96,7 +96,7 @@ export class OrderEntry {
     // From here the nonce is spent: every outcome is journaled.
     const entered = this.enter([cmd], cmd.time);
     if (!('states' in entered)) return entered;
-    const { owner, market } = entered;
+    const { market } = entered;
     const [orderId] = entered.orderIds;
     const [order] = entered.states;
     if (triggerKind !== undefined) {
@@ -136,7 +136,7 @@ export class OrderEntry {
     if (!admitted.ok) return notChanged(admitted.code, admitted.params);
     const entered = this.enter([tp, sl], time);
     if (!('states' in entered)) return entered;
-    const { owner, market, orderIds, states } = entered;
+    const { owner, market, orderIds } = entered;
     const parentOrderId = tp.parentOrderId ?? 0;
     const parent = parentOrderId === 0 ? undefined : this.state.orders.get(parentOrderId);
     const onBook = parent !== undefined && parent.market === market && ON_BOOK.has(parent.status);

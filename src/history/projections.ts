@@ -42,7 +42,6 @@ import { HistoryStore, type HistoryWrite } from './batch.ts';
 import type { TransferHistory } from './transfers.ts';
 import type { OwnerIdentity } from '../ledger/accounts.ts';
 import type { OrderState } from '../app/order-registry.ts';
-import type { OrderRecord } from './types.ts';
 import type { AccountEventRecord, AccountEventReader } from './account-events.ts';
 import type { ExchangeListeners } from '../app/ports.ts';
 import { siblingModule, spawnWorker } from '../transport/spawn-worker.ts';

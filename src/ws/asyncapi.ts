@@ -17,7 +17,6 @@ const object = (properties: Record<string, unknown>, required = Object.keys(prop
 const message = (name: string, summary: string, payload: Record<string, unknown>) => ({ name, title: name, summary, contentType: 'application/json', payload });
 
 const symbol = { description: 'a market symbol (BTC-USD-PERP; a bare BTC is accepted)' };
-const channelName = (kind: string) => ({ type: 'string', const: kind });
 
 const MESSAGES = {
   subscribe: message('subscribe', 'Subscribe to several channels at once; all or none', object({ op: { const: 'subscribe' }, id: { type: ['string', 'number'] }, channels: { type: 'array', items: { oneOf: [{ type: 'string' }, object({ channel: { type: 'string' }, since: { type: 'integer', minimum: 0 } }, ['channel'])] } } }, ['op', 'channels'])),

@@ -11,7 +11,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALICE, BOB, BTC, CAROL, ETH, harness, usd } from './fixtures.ts';
+import { ALICE, BOB, CAROL, ETH, harness, usd } from './fixtures.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 
 /** Alice: 11 USD, short 1 BTC at 100 on cross, the mark now 50 (50 USD of unrealised profit); ETH's mark 10, Alice cross in it. */

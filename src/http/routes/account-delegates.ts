@@ -13,7 +13,6 @@ import fastJson from 'fast-json-stringify';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { failure } from '../errors.ts';
-import { codeFailure } from '../codes.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';

@@ -17,7 +17,6 @@ import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
 import type { TransferHistoryReader, TransferRecord } from '../../history/transfers.ts';
 import { failure, GatewayCode } from '../errors.ts';
-import { codeFailure } from '../codes.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import { isReply, rangeParams, SUBACCOUNT_PARAMS } from '../account-query.ts';

@@ -5,7 +5,7 @@
  *
  * The document is built from the same objects the routes use: request body schemas from
  * requests/*.ts (ajv), response schemas from schemas.ts (fast-json-stringify), query parameters
- * from the routes' declarations (public and account routes) or written here (order routes),
+ * from the routes' declarations,
  * and every error a route can answer with its status and exact text (plain-text bodies; a `<n>`
  * in a text stands for the value sent). The testnet faucet and the operator API (its own
  * `X-Operator-Key` scheme) are documented beside the rest. `servers` names the address this
@@ -20,11 +20,11 @@ import { MARGIN_REQUEST_SCHEMA } from '../requests/margin.ts';
 import { DELEGATION_REQUEST_SCHEMA } from '../requests/delegation.ts';
 import { CHALLENGE_REQUEST_SCHEMA, LOGIN_REQUEST_SCHEMA } from './login.ts';
 import * as S from '../schemas.ts';
-import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { QueryParam } from '../query.ts';
 import { BOOK_QUERY, ORDERBOOK_QUERY } from './book.ts';
 import { CANDLES_QUERY } from './candles.ts';
 import { TRADES_QUERY } from './trades.ts';
+import { CANCEL_ALL_QUERY, ORDER_LIST_QUERY, ORDER_LOOKUP_QUERY } from './orders.ts';
 import { ONE_MARKET_QUERY } from './price.ts';
 import { STATS_QUERY, BALANCE_QUERY } from './account-stats.ts';
 import { POSITIONS_QUERY } from './account-positions.ts';
@@ -116,27 +116,8 @@ const OVERLOADED = [503, 'Service overloaded: <reason>'] as const;
 
 // ── parameters of the public and order routes ────────────────────────────────────────────────
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => ({ type: 'integer', minimum: min, maximum: max });
 const param = (name: string, schema: Schema, description: string, required = false): QueryParam => ({ name, required, schema, description });
 const SYMBOL_PATH = [param('symbol', { type: 'string' }, 'market: `BASE-QUOTE-PERP` or a bare base such as `BTC`', true)];
-const ORDER_LOOKUP = [
-  param('orderId', { type: 'string' }, 'the order id (`0x` + 16 hex digits)'),
-  param('clientId', { type: 'string' }, 'the client id; required when orderId is absent'),
-  param('account', { type: 'string' }, 'the account the clientId belongs to; required with clientId'),
-];
-const ORDER_TYPES = ['unsupported', 'limit', 'twap', 'takeProfit', 'stopLoss', 'trailingStop', 'iceberg'];
-const ORDER_LIST_QUERY = [
-  ...SUBACCOUNT_PARAMS,
-  param('orderType', { type: 'array', items: { type: 'string', enum: ORDER_TYPES } }, 'one or more order types (repeat the parameter)'),
-  param('status', { type: 'string', enum: ['open', 'active', 'filled', 'closed'] }, 'open = new or partiallyFilled; active = open, untriggered or a pending TWAP/iceberg child; filled; closed = filled, cancelled, expired or rejected'),
-  param('symbol', { type: 'string' }, 'one market'),
-  param('createdFrom', int(0), 'ms, created on or after (not with updated*)'),
-  param('createdTo', int(0), 'ms, created before (not with updated*)'),
-  param('updatedFrom', int(0), 'ms, updated on or after (not with created*)'),
-  param('updatedTo', int(0), 'ms, updated before (not with created*)'),
-  param('limit', int(1, 500), '1 to 500'),
-];
-
 const ORDER_BATCH_REQUEST = {
   title: 'OrderBatchRequest',
   type: 'object',
@@ -243,10 +224,10 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order; all or nothing.', auth: true, signed: true, body: ORDER_BATCH_REQUEST, response: S.ORDER_BATCH_SCHEMA,
     errors: [...BAD_BODY, [403, 'Not delegated for account and subaccount'], [403, 'Delegation not allowed for request'], SYMBOL_NOT_FOUND],
   },
-  { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Order not found']] },
-  { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Order not found']] },
+  { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Order not found']] },
+  { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [404, 'Order not found']] },
   { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds; what could not be cancelled is listed in `failed` with its reason.', auth: true, body: BATCH_CANCEL_REQUEST, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, [403, 'Not delegated for account and subaccount']] },
-  { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')], response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] },
+  { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] },
   { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND] },
 
   // Testnet

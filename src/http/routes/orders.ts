@@ -23,12 +23,13 @@ import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '..
 import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
 import { ExchangeCode } from '../../app/codes.ts';
-import type { OrderStatus } from '../../app/order-vocabulary.ts';
+import { ORDER_TYPES, type OrderStatus } from '../../app/order-vocabulary.ts';
 import { failure, GatewayCode, registerCodes } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
-import { addressParam, isReply, limitParam, millisParam } from '../account-query.ts';
+import { addressParam, isReply, limitParam, millisParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
+import { paramNames, type QueryParam } from '../query.ts';
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
 import type { Clock, GatewayMetrics, OrdersPort } from '../ports.ts';
 import type { HttpReply, HttpRequest, Route } from '../uws.ts';
@@ -81,7 +82,33 @@ const STATUS_FILTERS: Readonly<Record<string, ReadonlySet<OrderStatus>>> = {
   filled: new Set(['filled']),
   closed: new Set(['filled', 'cancelled', 'expired', 'rejected']),
 };
-const ORDER_TYPES = new Map(['limit', 'twap', 'takeProfit', 'stopLoss', 'trailingStop', 'iceberg', 'unsupported'].map((t) => [t.toLowerCase(), t]));
+/** The list filter's order types, in any letter case; `unsupported` is the EIP-712 enum's zero (never placed, so it matches nothing). */
+const LISTED_ORDER_TYPES = ['unsupported', ...ORDER_TYPES];
+const ORDER_TYPE_FILTERS = new Map(LISTED_ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
+
+const int = (minimum: number, maximum = Number.MAX_SAFE_INTEGER) => ({ type: 'integer', minimum, maximum });
+const param = (name: string, schema: Readonly<Record<string, unknown>>, description: string, required = false): QueryParam => ({ name, required, schema, description });
+
+/** GET and DELETE /account/order. */
+export const ORDER_LOOKUP_QUERY: readonly QueryParam[] = [
+  param('orderId', { type: 'string' }, 'the order id (`0x` + 16 hex digits)'),
+  param('clientId', { type: 'string' }, 'the client id; required when orderId is absent'),
+  param('account', { type: 'string' }, 'the account the clientId belongs to; required with clientId'),
+];
+/** DELETE /account/orders. */
+export const CANCEL_ALL_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')];
+/** GET /account/orders. */
+export const ORDER_LIST_QUERY: readonly QueryParam[] = [
+  ...SUBACCOUNT_PARAMS,
+  param('orderType', { type: 'array', items: { type: 'string', enum: LISTED_ORDER_TYPES } }, 'one or more order types (repeat the parameter)'),
+  param('status', { type: 'string', enum: Object.keys(STATUS_FILTERS) }, 'open = new or partiallyFilled; active = open, untriggered or a pending TWAP/iceberg child; filled; closed = filled, cancelled, expired or rejected'),
+  param('symbol', { type: 'string' }, 'one market'),
+  param('createdFrom', int(0), 'ms, created on or after (not with updated*)'),
+  param('createdTo', int(0), 'ms, created before (not with updated*)'),
+  param('updatedFrom', int(0), 'ms, updated on or after (not with created*)'),
+  param('updatedTo', int(0), 'ms, updated before (not with created*)'),
+  param('limit', int(1, 500), '1 to 500'),
+];
 
 const sameOrderType = 'account, subaccountIndex, symbol, orderType and period must be the same for every order of a batch';
 
@@ -404,7 +431,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     if (typeText !== undefined) {
       orderTypes = new Set();
       for (const t of typeText.split(',')) {
-        const type = ORDER_TYPES.get(t.trim().toLowerCase());
+        const type = ORDER_TYPE_FILTERS.get(t.trim().toLowerCase());
         if (type === undefined) return failure(GatewayCode.InvalidField, `orderType ${t} is not an order type`);
         orderTypes.add(type);
       }
@@ -439,16 +466,16 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
   return [
     { method: 'post', pattern: '/account/order', handler: guard.guarded(postOrder), submitsOrders: true },
     { method: 'post', pattern: '/account/orders', handler: guard.guarded(postBatch), submitsOrders: true },
-    { method: 'get', pattern: '/account/order', handler: guard.guarded(getOrder, { params: ['orderId', 'clientId', 'account'] }) },
-    { method: 'delete', pattern: '/account/order', handler: guard.guarded(deleteOrder, { params: ['orderId', 'clientId', 'account'] }) },
+    { method: 'get', pattern: '/account/order', handler: guard.guarded(getOrder, { params: paramNames(ORDER_LOOKUP_QUERY) }) },
+    { method: 'delete', pattern: '/account/order', handler: guard.guarded(deleteOrder, { params: paramNames(ORDER_LOOKUP_QUERY) }) },
     { method: 'post', pattern: '/account/orders/cancel', handler: guard.guarded(cancelBatch) },
-    { method: 'delete', pattern: '/account/orders', handler: guard.guarded(cancelAll, { scope: 'trade', params: ['symbol'] }) },
+    { method: 'delete', pattern: '/account/orders', handler: guard.guarded(cancelAll, { scope: 'trade', params: paramNames(CANCEL_ALL_QUERY) }) },
     {
       method: 'get',
       pattern: '/account/orders',
       handler: guard.guarded(listOrders, {
         scope: 'read',
-        params: ['orderType', 'status', 'symbol', 'createdFrom', 'createdTo', 'updatedFrom', 'updatedTo', 'limit'],
+        params: paramNames(ORDER_LIST_QUERY),
       }),
     },
   ];
