@@ -7,17 +7,16 @@
  * (its `X-Replica-Lag`, sampled every 20 ms: p50 and p99 in ms and in journal records).
  * Each durability gets a fresh one-node NATS server (JetStream, temporary store), a primary and
  * a replica as their own processes (src/main.ts), 40 funded accounts, `REPLICATION_BENCH_ORDERS`
- * (default 5,000) pre-signed crossing orders at -c 50 from a child process (bench/http/load.ts).
+ * (default 5,000) pre-signed crossing orders at -c 50 from a child process (bench/load/autocannon.ts).
  * Every process and directory is removed at the end. Requires `nats-server` (README).
  */
-import { fork } from 'node:child_process';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eip712Domain } from '../src/auth/typed-data.ts';
 import { PROFILES } from '../src/config/profile.ts';
 import { percentile, report, type Figure } from './report.ts';
-import type { LoadJob, LoadResult } from './http/load.ts';
+import { forkAutocannon, type LoadJob, type LoadResult } from './load/autocannon.ts';
 import { openAccounts, signOrder, type SignedOrder } from './http/traders.ts';
 import { launchNats } from '../test/replication/nats-servers.ts';
 import { startNode } from '../test/replication/nodes.ts';
@@ -37,7 +36,7 @@ async function run(durability: 'local' | 'replicated'): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'perp-bench-replication-'));
   const primary = await startNode({ nats: nats.urls, durability });
   const replica = await startNode({ nats: nats.urls, role: 'replica' });
-  const loader = fork(new URL('./http/load.ts', import.meta.url), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const loader = forkAutocannon();
   try {
     const accounts = await openAccounts(primary.client, ACCOUNTS, '1000000');
     const sellers = accounts.slice(0, ACCOUNTS / 2);
@@ -68,10 +67,7 @@ async function run(durability: 'local' | 'replicated'): Promise<Run> {
       }
     })();
     const job: LoadJob = { kind: 'post', url: primary.client.url, path: '/account/order', connections: CONNECTIONS, bodiesFile };
-    const load = await new Promise<LoadResult>((resolve, reject) => {
-      loader.once('message', (message: { ok: true; result: LoadResult } | { ok: false; error: string }) => (message.ok ? resolve(message.result) : reject(new Error(message.error))));
-      loader.send(job);
-    });
+    const load = await loader.run(job);
     sampling = false;
     await sampler;
     console.log(
@@ -81,7 +77,7 @@ async function run(durability: 'local' | 'replicated'): Promise<Run> {
     if (load.firstRefusal !== null) console.log(`    first refusal: ${load.firstRefusal}`);
     return { load, lagMs, lagRecords };
   } finally {
-    loader.kill();
+    loader.close();
     await replica.stop();
     await primary.stop();
     await nats.stop();
