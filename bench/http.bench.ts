@@ -15,7 +15,7 @@
  *    libsecp256k1 (checked against viem), so no account nears its 200 requests/s budget: crossing
  *    pairs at 95,000 between 50 seller and 50 buyer accounts (half the orders rest, half fill
  *    them); sent by autocannon; and after the steps every acknowledged order read back.
- *    Steps of -c 50, 100 and 150 connections (`HTTP_BENCH_STEPS`): the clients wait for each
+ *    Steps of -c 50, 100 and 150 connections (`HTTP_BENCH_STEPS`; `HTTP_BENCH_ORDERS` per step): the clients wait for each
  *    reply, so a step's rate is bounded by its latency; the headline is the highest rate whose
  *    p99 stays under 50 ms.
  *    Baselines: the raw capacity of a SignaturePool with the exchange's backend (native
@@ -57,7 +57,9 @@ const ROUNDS = 2;
 const LEVELS_PER_SIDE = 30;
 const ACCOUNTS = 100;
 const WARMUP_ORDERS = 1_000;
-const ORDERS = 20_000;
+/** Orders per step (`HTTP_BENCH_ORDERS=2000` for a quick run; the figures of docs/benchmarks.md use 20,000). */
+const ORDERS = Number(process.env.HTTP_BENCH_ORDERS ?? 20_000);
+if (!Number.isInteger(ORDERS) || ORDERS < 100) throw new Error(`HTTP_BENCH_ORDERS must be a whole number of at least 100, got ${process.env.HTTP_BENCH_ORDERS}`);
 const BOOK_PATH = '/book/BTC-USD-PERP?depth=20';
 /** The crossing pairs of the order steps: 0.001 BTC at 95,000, the testnet index price. */
 const CROSSING = { symbol: 'BTC-USD-PERP', price: '95000', quantity: '0.001' };
