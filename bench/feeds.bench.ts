@@ -2,13 +2,13 @@
  * The streaming feeds under load (issue 15), with their baselines measured in the same run.
  *
  * The exchange runs in this process, as in bench:http (so `process.cpuUsage()` is the server's,
- * every thread); everything that loads it is a child process: autocannon (bench/http/load.ts),
+ * every thread); everything that loads it is a child process: autocannon (bench/load/autocannon.ts),
  * the subscribers (bench/feeds/subscribers.ts, `FEEDS_BENCH_CLIENTS` processes of `ws`
  * clients, 50 per loopback source address as the feeds' per-address limit allows) and the
  * latency probe (bench/feeds/probe.ts).
  *
- * Order flow: signed orders pre-signed as bench:http signs them (bench/http/traders.ts), crossing
- * pairs at 95,000 between 50 seller and 50 buyer accounts on BTC-USD-PERP over a seeded book of
+ * Order flow: signed orders pre-signed and sent by the load generator as in bench:http
+ * (bench/load/generator.ts: libsecp256k1 checked against viem, autocannon), crossing pairs at 95,000 between 50 seller and 50 buyer accounts on BTC-USD-PERP over a seeded book of
  * 30 levels a side, posted at -c 50 (`FEEDS_BENCH_CONNECTIONS`), each reply sent once the order
  * is matched and journaled durably; beside it the probe's pairs (a maker, then a taker that
  * fills it) one after the other.
@@ -43,14 +43,15 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, setPriority } from 'node:os';
 import { join } from 'node:path';
-import { eip712Domain } from '../src/auth/typed-data.ts';
 import { DEFAULT_FEED_LIMITS } from '../src/ws/feeds.ts';
 import { apiClient } from '../test/e2e/harness.ts';
 import { latency, report, type Figure, type Latency } from './report.ts';
-import type { LoadJob } from './http/load.ts';
+import { forkAutocannon, type Autocannon } from './load/autocannon.ts';
+import { openAccounts, presignCrossing, stageOrders, type Staged } from './load/generator.ts';
+import { signerBackend } from './load/native-signer.ts';
 import { describe, loadAverage, measure, type Measured } from './http/measure.ts';
 import { startBenchExchange, type BenchExchange } from './http/servers.ts';
-import { checkSignerAgainstViem, openAccounts, pacedClient, seedBook, signCrossingOrders, signerBackend, signOrder, type SignedOrder } from './http/traders.ts';
+import { seedBook } from './http/traders.ts';
 import type { BareJob, BareReply } from './feeds/bare-pubsub.ts';
 import type { ProbeJob, ProbeReply, ProbeResult } from './feeds/probe.ts';
 import type { SubscriberCounts, SubscriberJob, SubscriberReply } from './feeds/subscribers.ts';
@@ -116,7 +117,9 @@ function ask<Reply extends { ok: true } | { ok: false; error: string }>(child: C
 
 const child = (file: string): ChildProcess => fork(new URL(file, import.meta.url), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 
-let loader: ChildProcess;
+let loader: Autocannon;
+/** The orders of the warm-up and of each round, staged (bodies files written) before the clock. */
+const staged: Staged[] = [];
 let probe: ChildProcess;
 let bareServer: ChildProcess;
 let subscriberProcesses: ChildProcess[] = [];
@@ -196,19 +199,19 @@ interface Round {
   delivery: Delivery | null;
 }
 
-async function runRound(ex: BenchExchange, mode: Mode, bodies: string, probeOrders: string): Promise<Round> {
+async function runRound(ex: BenchExchange, mode: Mode, orders: Staged, probeOrders: string): Promise<Round> {
   const wsUrl = `${ex.url.replace(/^http/, 'ws')}/ws`;
   await probeJob({ op: 'orders', url: ex.url, wsUrl: mode === 'attached' ? wsUrl : null, symbol: SYMBOL, ordersFile: probeOrders, loops: PROBE_LOOPS, gapMs: PROBE_GAP_MS });
   if (mode === 'attached') await subscribers({ op: 'start' });
-  const orders = await measure(loader, { kind: 'post', url: ex.url, path: '/account/order', connections: CONNECTIONS, bodiesFile: bodies, maxSeconds: ROUND_SECONDS } satisfies LoadJob);
+  const sent = await measure(() => orders.send());
   const probed = (await probeJob({ op: 'stop' }))!;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const d = mode === 'attached' ? delivery(await subscribers({ op: 'stop' })) : null;
-  describe(`orders, ${mode === 'attached' ? `${SUBSCRIBERS} subscribers` : 'no subscribers'}`, orders);
+  describe(`orders, ${mode === 'attached' ? `${SUBSCRIBERS} subscribers` : 'no subscribers'}`, sent);
   if (d !== null) describeDelivery('  feeds delivered', d);
   console.log(`    probe: ${probed.sent} pairs, ${probed.unfilled} unfilled, ${probed.missing} feed messages missing; taker round trip ${ms(probed.roundTrip)}`);
   if (mode === 'attached') console.log(`    fill ack → trades message ${ms(probed.trades)}; → book delta ${ms(probed.book)}`);
-  return { mode, orders, probe: probed, delivery: d };
+  return { mode, orders: sent, probe: probed, delivery: d };
 }
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -224,7 +227,7 @@ console.log(
     `book and trades published at most every ${PUBLISH_MS} ms`,
 );
 const ex = await startBenchExchange({ feedLimits: { publishEveryMs: PUBLISH_MS } });
-loader = child('./http/load.ts');
+loader = forkAutocannon();
 probe = child('./feeds/probe.ts');
 bareServer = child('./feeds/bare-pubsub.ts');
 subscriberProcesses = Array.from({ length: CLIENT_PROCESSES }, () => child('./feeds/subscribers.ts'));
@@ -232,45 +235,44 @@ for (const p of subscriberProcesses) setPriority(p.pid!, SUBSCRIBER_NICE);
 const figures: Figure[] = [];
 try {
   const setupStart = performance.now();
-  // The probe's own makers and takers, a pair per sender: each stays far under 200 requests/s.
-  const accounts = await openAccounts(pacedClient(ex.url, 150), ACCOUNTS + 2 * PROBE_LOOPS, '1000000');
+  // The load generator's accounts (native signer, checked against viem); the probe's own makers
+  // and takers, a pair per sender: each stays far under 200 requests/s.
+  const accounts = await openAccounts({ url: ex.url, count: ACCOUNTS + 2 * PROBE_LOOPS, funding: 'operator', amount: '1000000', operatorKey: ex.settings.operatorKey, signer: 'native' });
   const probeMakers = accounts.slice(ACCOUNTS, ACCOUNTS + PROBE_LOOPS);
   const probeTakers = accounts.slice(ACCOUNTS + PROBE_LOOPS);
-  const sellers = accounts.slice(0, ACCOUNTS).filter((_, i) => i % 2 === 0);
-  const buyers = accounts.slice(0, ACCOUNTS).filter((_, i) => i % 2 === 1);
-  const seeded = await seedBook(sellers, buyers, LEVELS_PER_SIDE);
+  const traders = accounts.slice(0, ACCOUNTS);
+  const seeded = await seedBook(traders, LEVELS_PER_SIDE);
 
-  const domain = eip712Domain(ex.settings.profile);
-  await checkSignerAgainstViem(domain, sellers[0], { price: '95000', quantity: '-0.001' });
   const signStart = performance.now();
   const modes: Mode[] = Array.from({ length: ROUND_PAIRS }, (_, r): Mode[] => (r % 2 === 0 ? ['none', 'attached'] : ['attached', 'none'])).flat();
-  const bodiesFile = (name: string, list: SignedOrder[]): string => {
-    const file = join(ex.dataDir, `${name}.json`);
-    writeFileSync(file, JSON.stringify(list.map((o) => [o.token, o.body])));
-    return file;
-  };
-  // autocannon builds each connection's first request once more before sending it: spare bodies.
-  const spare = 2 * CONNECTIONS;
-  const warmup = bodiesFile('warmup', signCrossingOrders(domain, sellers, buyers, WARMUP_ORDERS + spare));
-  const roundBodies = modes.map((_, r) => bodiesFile(`round-${r}`, signCrossingOrders(domain, sellers, buyers, ORDERS + spare)));
+  const crossing = { symbol: SYMBOL, price: '95000', quantity: '0.001' };
+  const stage = async (count: number, maxSeconds?: number): Promise<Staged> => stageOrders(await presignCrossing(traders, crossing, count), { url: ex.url, sender: loader, concurrency: CONNECTIONS, maxSeconds });
+  const warmup = await stage(WARMUP_ORDERS);
+  staged.push(warmup);
+  for (let r = 0; r < modes.length; r++) staged.push(await stage(ORDERS, ROUND_SECONDS));
+  const roundOrders = staged.slice(1);
   // The probe's pairs: an ask at 95,050 (above the crossing bids, below the seeded asks), then a
   // bid at 95,050 that fills at once (against it, or a crossing ask resting at 95,000).
-  const probeFiles = modes.map((_, r) => {
-    const file = join(ex.dataDir, `probe-${r}.json`);
-    const pair = (_: unknown, i: number): [string, string][] =>
-      [probeMakers[i % PROBE_LOOPS], probeTakers[i % PROBE_LOOPS]].map((t, side) => {
-        const o = signOrder(domain, t, { price: '95050', quantity: side === 0 ? '-0.001' : '0.001' });
-        return [o.token, o.body];
+  const probeFiles: string[] = [];
+  for (const [r] of modes.entries()) {
+    const pairs: [string, string][][] = [];
+    for (let i = 0; i < PROBE_PAIRS; i++) {
+      const pair = [probeMakers[i % PROBE_LOOPS], probeTakers[i % PROBE_LOOPS]].map(async (client, side): Promise<[string, string]> => {
+        const body = await client.signOrder({ symbol: SYMBOL, price: '95050', quantity: side === 0 ? '-0.001' : '0.001' });
+        return [await client.token(), JSON.stringify(body)];
       });
-    writeFileSync(file, JSON.stringify(Array.from({ length: PROBE_PAIRS }, pair)));
-    return file;
-  });
-  const signed = WARMUP_ORDERS + spare + modes.length * (ORDERS + spare + 2 * PROBE_PAIRS);
+      pairs.push(await Promise.all(pair));
+    }
+    const file = join(ex.dataDir, `probe-${r}.json`);
+    writeFileSync(file, JSON.stringify(pairs));
+    probeFiles.push(file);
+  }
+  const signed = WARMUP_ORDERS + modes.length * (ORDERS + 2 * PROBE_PAIRS);
   console.log(
     `  setup: ${accounts.length} accounts logged in and funded, ${seeded} resting orders, ${signed} orders signed (${signerBackend}, ${((signed / (performance.now() - signStart)) * 1000).toFixed(0)}/s, checked against viem), ` +
       `in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
   );
-  describe('warm-up orders', await measure(loader, { kind: 'post', url: ex.url, path: '/account/order', connections: CONNECTIONS, bodiesFile: warmup }));
+  describe('warm-up orders', await measure(() => warmup.send()));
 
   // ---- 1–3 on the exchange: rounds none / attached ----
   console.log(`\nRounds (${modes.join(', ')}): ${ORDERS} signed orders each at -c ${CONNECTIONS}; load average ${loadAverage()}`);
@@ -286,7 +288,7 @@ try {
       await subscribers({ op: 'disconnect' });
       attached = false;
     }
-    rounds.push(await runRound(ex, mode, roundBodies[r], probeFiles[r]));
+    rounds.push(await runRound(ex, mode, roundOrders[r], probeFiles[r]));
   }
   if (attached) await subscribers({ op: 'disconnect' });
   const state = (await apiClient(ex.url).operator('GET', '/operator/state-hash')).json() as { problem: string | null };
@@ -378,7 +380,9 @@ try {
   );
   console.log(`  after: exchange state valid; load average ${loadAverage()}`);
 } finally {
-  for (const p of [loader, probe, bareServer, ...subscriberProcesses]) if (p.connected) p.disconnect();
+  for (const s of staged) s.dispose();
+  loader.close();
+  for (const p of [probe, bareServer, ...subscriberProcesses]) if (p.connected) p.disconnect();
   await ex.stop();
 }
 report('feeds', figures);

@@ -6,12 +6,16 @@
  *    adapter on a side port of the running exchange (the per-source-address budget raised: see
  *    bench/http/servers.ts). Baseline: a bare uWebSockets.js route in the same process answering
  *    the very same bytes. Load: autocannon 9, -c 50, two interleaved rounds of 5 s each after a
- *    1 s warm-up, from a child process (bench/http/load.ts). Target: /book ≥ 70 % of the bare route.
+ *    1 s warm-up, from the load generator's autocannon child process (bench/load/autocannon.ts).
+ *    Target: /book ≥ 70 % of the bare route.
  * 2. Signed orders end to end: POST /account/order, each reply sent only once the order is matched
- *    and journaled durably. 20,000 pre-signed limit orders per step (after 1,000 warm-up orders)
- *    from 100 funded accounts, so no account nears its 200 requests/s budget: crossing pairs at
- *    95,000 between 50 seller and 50 buyer accounts (half the orders rest, half fill them).
- *    Steps of -c 50, 100 and 150 connections (`HTTP_BENCH_STEPS`): the clients wait for each
+ *    and journaled durably, driven by the load generator (bench/load/generator.ts, what `npm run
+ *    load -- --signer native --sender autocannon` runs): 100 accounts opened and funded through
+ *    the API; 20,000 limit orders per step (after 1,000 warm-up orders) pre-signed with
+ *    libsecp256k1 (checked against viem), so no account nears its 200 requests/s budget: crossing
+ *    pairs at 95,000 between 50 seller and 50 buyer accounts (half the orders rest, half fill
+ *    them); sent by autocannon; and after the steps every acknowledged order read back.
+ *    Steps of -c 50, 100 and 150 connections (`HTTP_BENCH_STEPS`; `HTTP_BENCH_ORDERS` per step): the clients wait for each
  *    reply, so a step's rate is bounded by its latency; the headline is the highest rate whose
  *    p99 stays under 50 ms.
  *    Baselines: the raw capacity of a SignaturePool with the exchange's backend (native
@@ -29,20 +33,20 @@
  * `HTTP_BENCH_ONLY=book` or `=orders` runs one part (to profile it: `node --cpu-prof --import tsx …`).
  * Runs in about a minute; temporary data dir and child process are removed at the end.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadRecoveryBackend } from '../src/auth/recovery.ts';
 import { SignaturePool } from '../src/auth/signature-pool.ts';
-import { eip712Domain, type Eip712Domain } from '../src/auth/typed-data.ts';
+import { eip712Domain, orderMessage, typedDataDigest, type Eip712Domain, type OrderMessage, type OrderRequest } from '../src/auth/typed-data.ts';
+import type { ExchangeClient } from '../src/client/index.ts';
 import { report, type Figure } from './report.ts';
-import type { LoadJob } from './http/load.ts';
-import { describe, loadAverage, measure as measureJob, type Measured } from './http/measure.ts';
+import { forkAutocannon, type Autocannon, type LoadJob } from './load/autocannon.ts';
+import { openAccounts, presignCrossing, readBack, stageOrders, type Presigned } from './load/generator.ts';
+import { signerBackend } from './load/native-signer.ts';
+import { describe, loadAverage, measure, type Measured } from './http/measure.ts';
 import { startBareRoute, startBenchExchange, startBookGateway, type BenchExchange } from './http/servers.ts';
 import { durableCommitLatency } from './http/durability.ts';
-import { apiClient } from '../test/e2e/harness.ts';
-import { checkSignerAgainstViem, openAccounts, pacedClient, seedBook, signCrossingOrders, signerBackend, type BenchTrader, type SignedOrder } from './http/traders.ts';
+import { seedBook } from './http/traders.ts';
 
 const CONNECTIONS = 50;
 /** Connections of the order steps (`HTTP_BENCH_STEPS=50,100` to change them). */
@@ -53,11 +57,14 @@ const ROUNDS = 2;
 const LEVELS_PER_SIDE = 30;
 const ACCOUNTS = 100;
 const WARMUP_ORDERS = 1_000;
-const ORDERS = 20_000;
+/** Orders per step (`HTTP_BENCH_ORDERS=2000` for a quick run; the figures of docs/benchmarks.md use 20,000). */
+const ORDERS = Number(process.env.HTTP_BENCH_ORDERS ?? 20_000);
+if (!Number.isInteger(ORDERS) || ORDERS < 100) throw new Error(`HTTP_BENCH_ORDERS must be a whole number of at least 100, got ${process.env.HTTP_BENCH_ORDERS}`);
 const BOOK_PATH = '/book/BTC-USD-PERP?depth=20';
+/** The crossing pairs of the order steps: 0.001 BTC at 95,000, the testnet index price. */
+const CROSSING = { symbol: 'BTC-USD-PERP', price: '95000', quantity: '0.001' };
 
-let loader: ChildProcess;
-const measure = (job: LoadJob): Promise<Measured> => measureJob(loader, job);
+let loader: Autocannon;
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -79,14 +86,15 @@ async function bookPart(ex: BenchExchange, bookText: string): Promise<Figure[]> 
     if (JSON.stringify(viaGateway.bids) !== JSON.stringify(book.bids)) throw new Error('the book gateway does not serve the exchange book');
     console.log(`\n1. GET ${BOOK_PATH} (${Buffer.byteLength(bookText)} bytes, ${book.asks.length}+${book.bids.length} levels) vs bare uWS, -c ${CONNECTIONS}, ${ROUNDS}×${ROUND_SECONDS} s interleaved; load average ${load()}`);
     const get = (port: number, seconds: number): LoadJob => ({ kind: 'get', url: `http://127.0.0.1:${port}`, path: BOOK_PATH, connections: CONNECTIONS, seconds });
-    await measure(get(bare.port, 1));
-    await measure(get(bookGateway.port, 1));
+    const run = (job: LoadJob): Promise<Measured> => measure(() => loader.run(job));
+    await run(get(bare.port, 1));
+    await run(get(bookGateway.port, 1));
     const bareRounds: Measured[] = [];
     const bookRounds: Measured[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const b = await measure(get(bare.port, ROUND_SECONDS));
+      const b = await run(get(bare.port, ROUND_SECONDS));
       describe(`bare uWS, round ${round}`, b);
-      const g = await measure(get(bookGateway.port, ROUND_SECONDS));
+      const g = await run(get(bookGateway.port, ROUND_SECONDS));
       describe(`GET /book, round ${round}`, g);
       bareRounds.push(b);
       bookRounds.push(g);
@@ -116,12 +124,29 @@ interface PoolCapacity {
   raw: { rate: number; micros: number };
 }
 
+/** What the exchange verifies of one order: its EIP-712 message (by the exchange's own rules), digest and signature. */
+interface Verification {
+  message: OrderMessage;
+  digest: Uint8Array;
+  signature: string;
+}
+
+function verifications(domain: Eip712Domain, orders: readonly Presigned[]): Verification[] {
+  return orders.map(({ body }) => {
+    const message = orderMessage(body as OrderRequest);
+    if (!message.ok) throw new Error(`the exchange refuses a bench order's message: ${JSON.stringify(message)}`);
+    const digest = typedDataDigest(domain, 'Order', message.value);
+    if (!digest.ok) throw new Error(`the exchange refuses a bench order's digest: ${JSON.stringify(digest)}`);
+    return { message: message.value, digest: digest.value, signature: body.signatures[0] };
+  });
+}
+
 /** Floods a pool of `threads` with `orders` (after `warmup`), the two ways the exchange could use it. */
-async function poolCapacity(threads: number, domain: Eip712Domain, warmup: SignedOrder[], orders: SignedOrder[]): Promise<PoolCapacity> {
+async function poolCapacity(threads: number, domain: Eip712Domain, warmup: Verification[], orders: Verification[]): Promise<PoolCapacity> {
   const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
   // A flood is the point here: no refusal however many wait.
   const pool = new SignaturePool({ backend, threads, maxWaiting: Number.POSITIVE_INFINITY });
-  const flood = async (label: string, verify: (o: SignedOrder) => Promise<unknown>): Promise<{ rate: number; micros: number }> => {
+  const flood = async (label: string, verify: (o: Verification) => Promise<unknown>): Promise<{ rate: number; micros: number }> => {
     await Promise.all(warmup.map(verify));
     const cpu = process.cpuUsage();
     const start = performance.now();
@@ -146,48 +171,52 @@ async function poolCapacity(threads: number, domain: Eip712Domain, warmup: Signe
   }
 }
 
-async function ordersPart(ex: BenchExchange, sellers: BenchTrader[], buyers: BenchTrader[]): Promise<Figure[]> {
+async function ordersPart(ex: BenchExchange, accounts: ExchangeClient[]): Promise<Figure[]> {
   const domain = eip712Domain(ex.settings.profile);
-  await checkSignerAgainstViem(domain, sellers[0], { price: '95000', quantity: '-0.001' });
   const signStart = performance.now();
-  let signed = 0;
-  const sign = (count: number): SignedOrder[] => {
-    signed += count;
-    return signCrossingOrders(domain, sellers, buyers, count);
-  };
-  // autocannon builds each connection's first request once more before sending it: spare bodies.
-  const spare = (connections: number): number => 2 * connections;
-  const warmup = sign(WARMUP_ORDERS + spare(STEPS[0]));
-  const steps = STEPS.map((connections) => ({ connections, orders: sign(ORDERS + spare(connections)) }));
+  const warmup = await presignCrossing(accounts, CROSSING, WARMUP_ORDERS);
+  const steps: { connections: number; orders: Presigned[] }[] = [];
+  for (const connections of STEPS) steps.push({ connections, orders: await presignCrossing(accounts, CROSSING, ORDERS) });
+  const signed = warmup.length + steps.length * ORDERS;
   const signRate = (signed / (performance.now() - signStart)) * 1000;
   const threads = ex.settings.signatureThreads;
   console.log(
     `\n2. POST /account/order: ${ORDERS} signed orders per step at -c ${STEPS.join(', ')} (${signerBackend} signer, ${signRate.toFixed(0)}/s, checked against viem), ` +
-      `${sellers.length + buyers.length} accounts; the exchange verifies on ${threads} signature thread${threads === 1 ? '' : 's'}; load average ${load()}`,
+      `${accounts.length} accounts; the exchange verifies on ${threads} signature thread${threads === 1 ? '' : 's'}; load average ${load()}`,
   );
-  const bodiesFile = (name: string, list: SignedOrder[]): string => {
-    const file = join(ex.dataDir, `${name}.json`);
-    writeFileSync(file, JSON.stringify(list.map((o) => [o.token, o.body])));
-    return file;
+  /** One step of the load generator's autocannon sender, measured; staging (tokens, bodies file) before the clock. */
+  const send = async (orders: Presigned[], connections: number): Promise<Measured> => {
+    const staged = await stageOrders(orders, { url: ex.url, sender: loader, concurrency: connections });
+    try {
+      return await measure(() => staged.send());
+    } finally {
+      staged.dispose();
+    }
   };
-  const post = (file: string, connections: number): LoadJob => ({ kind: 'post', url: ex.url, path: '/account/order', connections, bodiesFile: file });
 
   // The pool's raw capacity, flooded with the same orders: the exchange's pool (its thread
   // count), and for reference one on every core when that differs.
-  const pool = await poolCapacity(threads, domain, warmup, steps[0].orders);
-  const everyCore = threads === availableParallelism() ? pool : await poolCapacity(availableParallelism(), domain, warmup, steps[0].orders);
+  const [warmupChecks, stepChecks] = [verifications(domain, warmup), verifications(domain, steps[0].orders)];
+  const pool = await poolCapacity(threads, domain, warmupChecks, stepChecks);
+  const everyCore = threads === availableParallelism() ? pool : await poolCapacity(availableParallelism(), domain, warmupChecks, stepChecks);
   const floor = await durableCommitLatency(join(ex.dataDir, 'probe'), 300);
   console.log(`  one durable journal commit at a time (the floor): p50 ${floor.p50.toFixed(2)} ms, p99 ${floor.p99.toFixed(2)} ms`);
 
-  describe('warm-up orders', await measure(post(bodiesFile('warmup', warmup), STEPS[0])));
+  const warm = await send(warmup, STEPS[0]);
+  describe('warm-up orders', warm);
   const runs: { connections: number; m: Measured }[] = [];
   for (const step of steps) {
-    const m = await measure(post(bodiesFile(`orders-c${step.connections}`, step.orders), step.connections));
+    const m = await send(step.orders, step.connections);
     describe(`signed orders, -c ${step.connections}`, m);
     console.log(`    ${((m.rate / pool.typed.rate) * 100).toFixed(0)} % of the exchange's pool, ${((m.rate / everyCore.typed.rate) * 100).toFixed(0)} % of a pool on every core`);
     runs.push({ connections: step.connections, m });
   }
-  const state = (await apiClient(ex.url).operator('GET', '/operator/state-hash')).json() as { problem: string | null };
+  // The exchange's own word on every acknowledged order, once the clock has stopped.
+  const back = await readBack([...warmup, ...steps.flatMap((s) => s.orders)], [...warm.orderIds, ...runs.flatMap((r) => r.m.orderIds)], CONNECTIONS);
+  const acknowledged = warm.ok + runs.reduce((n, r) => n + r.m.ok, 0);
+  console.log(`  read back: ${back.readBack} of ${acknowledged} acknowledged orders shown by the exchange as sent`);
+  if (back.readBack !== acknowledged) throw new Error(`acknowledged orders the exchange does not show as sent: ${back.mismatches.slice(0, 3).join('; ')}`);
+  const state = await accounts[0].stateHash();
   if (state.problem !== null) throw new Error(`exchange invariant broken after the bench: ${state.problem}`);
   console.log(`  after: exchange state valid; load average ${load()}`);
   // The headline: the highest rate whose p99 stays within the target (else the first step's).
@@ -216,26 +245,23 @@ const only = process.env.HTTP_BENCH_ONLY;
 if (only !== undefined && only !== 'book' && only !== 'orders') throw new Error(`HTTP_BENCH_ONLY must be "book" or "orders", got ${only}`);
 console.log(`http bench: ${availableParallelism()} cores, load average ${load()} (1, 5, 15 min)`);
 const ex = await startBenchExchange();
-loader = fork(new URL('./http/load.ts', import.meta.url), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+loader = forkAutocannon();
 const figures: Figure[] = [];
 try {
-  // Accounts: logged in and funded through the API, paced under the per-address budget of 200/s.
+  // Accounts: the load generator's, logged in and funded (operator deposits) through the API.
   const setupStart = performance.now();
-  const client = pacedClient(ex.url, 150);
-  const accounts = await openAccounts(client, ACCOUNTS, '1000000');
-  const sellers = accounts.filter((_, i) => i % 2 === 0);
-  const buyers = accounts.filter((_, i) => i % 2 === 1);
-  // The book: LEVELS_PER_SIDE resting levels a side, 94,900 down and 95,100 up, viem-signed.
-  const seeded = await seedBook(sellers, buyers, LEVELS_PER_SIDE);
+  const accounts = await openAccounts({ url: ex.url, count: ACCOUNTS, funding: 'operator', amount: '1000000', operatorKey: ex.settings.operatorKey, signer: 'native' });
+  // The book: LEVELS_PER_SIDE resting levels a side, 94,900 down and 95,100 up.
+  const seeded = await seedBook(accounts, LEVELS_PER_SIDE);
   const bookText = await (await fetch(ex.url + BOOK_PATH)).text();
   const book = JSON.parse(bookText) as { asks: unknown[]; bids: unknown[] };
   if (book.asks.length < 20 || book.bids.length < 20) throw new Error(`book not seeded: ${bookText}`);
   console.log(`  setup: ${ACCOUNTS} accounts logged in and funded, ${seeded} resting orders, in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
 
   if (only !== 'orders') figures.push(...(await bookPart(ex, bookText)));
-  if (only !== 'book') figures.push(...(await ordersPart(ex, sellers, buyers)));
+  if (only !== 'book') figures.push(...(await ordersPart(ex, accounts)));
 } finally {
-  if (loader.connected) loader.disconnect();
+  loader.close();
   await ex.stop();
 }
 report('http', figures);

@@ -7,18 +7,15 @@
  * (its `X-Replica-Lag`, sampled every 20 ms: p50 and p99 in ms and in journal records).
  * Each durability gets a fresh one-node NATS server (JetStream, temporary store), a primary and
  * a replica as their own processes (src/main.ts), 40 funded accounts, `REPLICATION_BENCH_ORDERS`
- * (default 5,000) pre-signed crossing orders at -c 50 from a child process (bench/http/load.ts).
+ * (default 5,000) crossing orders pre-signed and sent at -c 50 by the load generator as in
+ * bench:http (bench/load/generator.ts: libsecp256k1 checked against viem, autocannon).
  * Every process and directory is removed at the end. Requires `nats-server` (README).
  */
-import { fork } from 'node:child_process';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { eip712Domain } from '../src/auth/typed-data.ts';
-import { PROFILES } from '../src/config/profile.ts';
+import { loadavg } from 'node:os';
+import { TESTNET_OPERATOR_KEY } from '../src/config/process.ts';
 import { percentile, report, type Figure } from './report.ts';
-import type { LoadJob, LoadResult } from './http/load.ts';
-import { openAccounts, signOrder, type SignedOrder } from './http/traders.ts';
+import { forkAutocannon, type LoadResult } from './load/autocannon.ts';
+import { openAccounts, presignCrossing, stageOrders } from './load/generator.ts';
 import { launchNats } from '../test/replication/nats-servers.ts';
 import { startNode } from '../test/replication/nodes.ts';
 
@@ -34,23 +31,15 @@ interface Run {
 
 async function run(durability: 'local' | 'replicated'): Promise<Run> {
   const nats = await launchNats(1);
-  const dir = mkdtempSync(join(tmpdir(), 'perp-bench-replication-'));
   const primary = await startNode({ nats: nats.urls, durability });
   const replica = await startNode({ nats: nats.urls, role: 'replica' });
-  const loader = fork(new URL('./http/load.ts', import.meta.url), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const loader = forkAutocannon();
   try {
-    const accounts = await openAccounts(primary.client, ACCOUNTS, '1000000');
-    const sellers = accounts.slice(0, ACCOUNTS / 2);
-    const buyers = accounts.slice(ACCOUNTS / 2);
-    const domain = eip712Domain(PROFILES.testnet);
+    const url = primary.client.url;
+    const accounts = await openAccounts({ url, count: ACCOUNTS, funding: 'operator', amount: '1000000', operatorKey: TESTNET_OPERATOR_KEY, signer: 'native' });
     // Order i: pair i >> 1, a seller's ask then a buyer's bid at 95,000 (half rest, half fill).
-    const orders: SignedOrder[] = Array.from({ length: ORDERS + 2 * CONNECTIONS }, (_, i) => {
-      const pair = i >> 1;
-      const trader = (i & 1) === 0 ? sellers[pair % sellers.length] : buyers[pair % buyers.length];
-      return signOrder(domain, trader, { price: '95000', quantity: (i & 1) === 0 ? '-0.001' : '0.001' });
-    });
-    const bodiesFile = join(dir, 'orders.json');
-    writeFileSync(bodiesFile, JSON.stringify(orders.map((o) => [o.token, o.body])));
+    const orders = await presignCrossing(accounts, { symbol: 'BTC-USD-PERP', price: '95000', quantity: '0.001' }, ORDERS);
+    const staged = await stageOrders(orders, { url, sender: loader, concurrency: CONNECTIONS });
 
     const lagMs: number[] = [];
     const lagRecords: number[] = [];
@@ -67,11 +56,7 @@ async function run(durability: 'local' | 'replicated'): Promise<Run> {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
-    const job: LoadJob = { kind: 'post', url: primary.client.url, path: '/account/order', connections: CONNECTIONS, bodiesFile };
-    const load = await new Promise<LoadResult>((resolve, reject) => {
-      loader.once('message', (message: { ok: true; result: LoadResult } | { ok: false; error: string }) => (message.ok ? resolve(message.result) : reject(new Error(message.error))));
-      loader.send(job);
-    });
+    const load = await staged.send().finally(() => staged.dispose());
     sampling = false;
     await sampler;
     console.log(
@@ -81,11 +66,10 @@ async function run(durability: 'local' | 'replicated'): Promise<Run> {
     if (load.firstRefusal !== null) console.log(`    first refusal: ${load.firstRefusal}`);
     return { load, lagMs, lagRecords };
   } finally {
-    loader.kill();
+    loader.close();
     await replica.stop();
     await primary.stop();
     await nats.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

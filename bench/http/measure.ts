@@ -1,16 +1,15 @@
 /**
  * @module bench/http/measure
  *
- * One load job of the load generator child (./load.ts), measured from the server's side: the
- * job's rate and latencies, this process's CPU (the server's, every thread), the load
- * generator's, and the machine's (busy and steal, from /proc/stat). Shared by the benches that
- * drive the exchange with autocannon (bench/http.bench.ts, bench/feeds.bench.ts).
- * May import: node:, ./load (types).
+ * One run of the load generator's autocannon sender (bench/load/autocannon.ts), measured from
+ * the server's side: the run's rate and latencies, this process's CPU (the server's, every
+ * thread), the sender's, and the machine's (busy and steal, from /proc/stat). Shared by the
+ * benches that run the exchange in their own process (bench/http.bench.ts, bench/feeds.bench.ts).
+ * May import: node:, bench/load/autocannon (types).
  */
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import type { LoadJob, LoadResult } from './load.ts';
+import type { LoadResult } from '../load/autocannon.ts';
 
 /** Machine-wide CPU from /proc/stat, in core-seconds: busy (all but idle and iowait) and steal. */
 export function machineCpu(): { busy: number; steal: number } {
@@ -31,27 +30,15 @@ export interface Measured extends LoadResult {
   stealCores: number;
 }
 
-type LoadReply = { ok: true; result: LoadResult } | { ok: false; error: string };
-
-/** Runs `job` on the load generator `loader` (a fork of ./load.ts) and measures it. */
-export async function measure(loader: ChildProcess, job: LoadJob): Promise<Measured> {
+/** Runs `load` (a run of the autocannon sender, in its child process) and measures it. */
+export async function measure(load: () => Promise<LoadResult>): Promise<Measured> {
   const cpu = process.cpuUsage();
   const machine = machineCpu();
   const start = performance.now();
-  const reply = await new Promise<LoadReply>((resolve, reject) => {
-    const onExit = (code: number | null): void => reject(new Error(`load generator exited with ${code}`));
-    loader.once('exit', onExit);
-    loader.once('message', (message: LoadReply) => {
-      loader.off('exit', onExit);
-      resolve(message);
-    });
-    loader.send(job);
-  });
-  if (!reply.ok) throw new Error(`load generator: ${reply.error}`);
+  const r = await load();
   const wall = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
   const after = machineCpu();
-  const r = reply.result;
   const serverSeconds = (used.user + used.system) / 1e6;
   return {
     ...r,

@@ -1,73 +1,24 @@
 /**
  * @module bench/http/traders
  *
- * The traders of bench/http.bench.ts and bench/feeds.bench.ts: wallets that log in and are funded through the API
- * (test/e2e/harness.ts `Trader`, viem), and a fast order signer for the thousands of orders the
- * bench pre-signs. The fast signer hashes with the exchange's own EIP-712 code and signs with
- * libsecp256k1 (noble where the binding does not load); `checkSignerAgainstViem` proves on a
- * sample that it produces the very signature viem's `signTypedData` does (RFC 6979 signatures are
- * deterministic), so the bodies are what a real client sends.
+ * What the benches and a scale test need beyond the load generator (bench/load/generator.ts,
+ * which opens, funds and signs for bench:http, bench:feeds and bench:replication):
+ * - `seedBook`: the resting book bench:http and bench:feeds measure against, placed by the
+ *   generator's accounts.
+ * - For test/e2e/crash-scale.test.ts, which sends batches of orders on 32 subaccounts to a server
+ *   restarted on new ports (the harness's `Trader` follows it): wallets logged in and funded
+ *   through the API (`Trader`, viem) and orders hashed with the exchange's own EIP-712 code and
+ *   signed natively (the generator's `signDigest`); `checkSignerAgainstViem` proves on a sample
+ *   that they are the very signature viem's `signTypedData` makes (RFC 6979 signatures are
+ *   deterministic), so the bodies are what a real client sends.
  *
- * Public routes (login, deposit) are budgeted per source address (200/s): setup requests are
- * paced under that budget. May import: test/e2e/harness, src/auth, @noble/curves, secp256k1.
+ * May import: test/e2e/harness, src/auth, src/client (types), bench/load/native-signer.
  */
-import { createRequire } from 'node:module';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { generatePrivateKey } from 'viem/accounts';
-import { apiClient, Trader, type ApiClient, type OrderFields } from '../../test/e2e/harness.ts';
-import { bytesToHex } from '../../src/auth/address.ts';
-import { orderMessage, typedDataDigest, type Eip712Domain, type OrderMessage, type OrderRequest } from '../../src/auth/typed-data.ts';
-
-/** The part of the `secp256k1` package's API used here (it ships no types). */
-interface NativeSigner {
-  ecdsaSign(digest: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
-}
-
-function loadNativeSigner(): NativeSigner | undefined {
-  try {
-    // `secp256k1/bindings` is the N-API build only (the package root falls back to elliptic).
-    return createRequire(import.meta.url)('secp256k1/bindings') as NativeSigner;
-  } catch {
-    return undefined;
-  }
-}
-
-const native = loadNativeSigner();
-export const signerBackend = native === undefined ? 'noble' : 'native';
-
-/** A 65-byte Ethereum signature `r ‖ s ‖ v` (v = 27 + recovery id) as 0x-hex. */
-function sign(digest: Uint8Array, key: Uint8Array): string {
-  if (native !== undefined) {
-    const { signature, recid } = native.ecdsaSign(digest, key);
-    return `0x${bytesToHex(signature)}${(27 + recid).toString(16)}`;
-  }
-  const recovered = secp256k1.sign(digest, key, { prehash: false, format: 'recovered' });
-  return `0x${bytesToHex(recovered.subarray(1))}${(27 + recovered[0]).toString(16)}`;
-}
-
-/** An `ApiClient` that sends at most `perSecond` requests per second (in call order). */
-export function pacedClient(url: string, perSecond: number): ApiClient {
-  const inner = apiClient(url);
-  const gap = 1000 / perSecond;
-  let next = 0;
-  const turn = async (): Promise<void> => {
-    const now = performance.now();
-    const at = Math.max(now, next);
-    next = at + gap;
-    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
-  };
-  return {
-    url,
-    request: async (method, path, body, headers) => {
-      await turn();
-      return inner.request(method, path, body, headers);
-    },
-    operator: async (method, path, body) => {
-      await turn();
-      return inner.operator(method, path, body);
-    },
-  };
-}
+import { Trader, type ApiClient, type OrderFields } from '../../test/e2e/harness.ts';
+import type { ExchangeClient } from '../../src/client/index.ts';
+import { orderMessage, typedDataDigest, type Eip712Domain, type OrderRequest } from '../../src/auth/typed-data.ts';
+import { signDigest } from '../load/native-signer.ts';
 
 export interface BenchTrader {
   trader: Trader;
@@ -95,10 +46,6 @@ export interface SignedOrder {
   token: string;
   /** The POST /account/order body, as JSON text. */
   body: string;
-  /** The EIP-712 message the body maps to, and its digest. */
-  message: OrderMessage;
-  digest: Uint8Array;
-  signature: string;
 }
 
 /** One signed order of `bt` with its next nonce. */
@@ -108,8 +55,7 @@ export function signOrder(domain: Eip712Domain, bt: BenchTrader, fields: OrderFi
   if (!message.ok) throw new Error(`order message refused: ${JSON.stringify(message)}`);
   const digest = typedDataDigest(domain, 'Order', message.value);
   if (!digest.ok) throw new Error(`order digest refused: ${JSON.stringify(digest)}`);
-  const signature = sign(digest.value, bt.key);
-  return { token: bt.trader.token, body: JSON.stringify({ ...body, signatures: [signature] }), message: message.value, digest: digest.value, signature };
+  return { token: bt.trader.token, body: JSON.stringify({ ...body, signatures: [signDigest(digest.value, bt.key)] }) };
 }
 
 /** Throws unless the fast signer and viem (with the types from GET /config) sign `fields` alike. */
@@ -121,29 +67,14 @@ export async function checkSignerAgainstViem(domain: Eip712Domain, bt: BenchTrad
 }
 
 /**
- * `count` crossing orders at 95,000: order i belongs to pair i >> 1, a seller's ask of 0.001 then
- * a buyer's bid of 0.001, the accounts rotating every pair (half the orders rest, half fill them).
- */
-export function signCrossingOrders(domain: Eip712Domain, sellers: readonly BenchTrader[], buyers: readonly BenchTrader[], count: number): SignedOrder[] {
-  return Array.from({ length: count }, (_, i) => {
-    const pair = i >> 1;
-    const trader = (i & 1) === 0 ? sellers[pair % sellers.length] : buyers[pair % buyers.length];
-    return signOrder(domain, trader, { price: '95000', quantity: (i & 1) === 0 ? '-0.001' : '0.001' });
-  });
-}
-
-/**
  * A resting book around 95,000: `levels` bids from 94,900 down and asks from 95,100 up, 10 apart,
- * placed (viem-signed, through the API) by the first ten buyers and sellers. Throws on a refusal.
+ * placed through the API by the first ten buyers (odd accounts) and sellers (even accounts) of
+ * the load generator's `accounts`. Throws on a refusal.
  */
-export async function seedBook(sellers: readonly BenchTrader[], buyers: readonly BenchTrader[], levels: number): Promise<number> {
+export async function seedBook(accounts: readonly ExchangeClient[], levels: number): Promise<number> {
+  const place = (k: number, side: 0 | 1, price: number, quantity: string) => accounts[2 * (k % 10) + side].placeOrder({ symbol: 'BTC-USD-PERP', price: String(price), quantity });
   const seeded = await Promise.all(
-    Array.from({ length: levels }, (_, k) => [
-      buyers[k % 10].trader.place({ price: String(94_900 - 10 * k), quantity: (0.001 * (1 + (k % 7))).toFixed(3) }),
-      sellers[k % 10].trader.place({ price: String(95_100 + 10 * k), quantity: (-0.001 * (1 + (k % 5))).toFixed(3) }),
-    ]).flat(),
+    Array.from({ length: levels }, (_, k) => [place(k, 1, 94_900 - 10 * k, (0.001 * (1 + (k % 7))).toFixed(3)), place(k, 0, 95_100 + 10 * k, (-0.001 * (1 + (k % 5))).toFixed(3))]).flat(),
   );
-  const bad = seeded.find((r) => r.status !== 200);
-  if (bad !== undefined) throw new Error(`seed order refused: ${bad.status} ${bad.text}`);
   return seeded.length;
 }

@@ -13,7 +13,8 @@
  * - Signing: orders, transfers, margin updates and delegations are signed with GET /config's
  *   EIP-712 domain and types (fetched once) by the published body→message rules (./signing,
  *   checked against GET /config's worked example at the first signature); any viem account or
- *   wallet client signs.
+ *   wallet client signs (`wallet`), or any other `Signer` given as `signer` (the load generator's
+ *   libsecp256k1 signer, bench/load/native-signer.ts, signs thousands of orders a second).
  * - Nonces: ./nonces, per subaccount, safe under concurrency (taken before any await).
  * - Account reads default `account` and `subaccountIndex` to the wallet's own and the client's
  *   subaccount; pass them to read an account that delegated to this wallet.
@@ -36,6 +37,8 @@ export interface ClientOptions {
   url: string;
   /** Signs logins and writes: a viem account (`privateKeyToAccount`) or a wallet client. */
   wallet?: Wallet;
+  /** Signs instead of `wallet`: anything with an address, personal_sign and EIP-712 signatures. */
+  signer?: Signer;
   /** The subaccount orders and reads use unless told otherwise (default 0). */
   subaccountIndex?: number;
   /** X-Operator-Key for the operator routes. */
@@ -102,7 +105,7 @@ export class ExchangeClient {
 
   constructor(private readonly options: ClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
-    this.signer = options.wallet === undefined ? undefined : signerOf(options.wallet);
+    this.signer = options.signer ?? (options.wallet === undefined ? undefined : signerOf(options.wallet));
     this.subaccountIndex = options.subaccountIndex ?? 0;
     this.session = options.session;
   }
@@ -324,7 +327,7 @@ export class ExchangeClient {
   }
 
   private requireSigner(): Signer {
-    if (this.signer === undefined) throw new Error('this call signs: create the client with a wallet');
+    if (this.signer === undefined) throw new Error('this call signs: create the client with a wallet or a signer');
     return this.signer;
   }
 }

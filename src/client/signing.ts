@@ -19,7 +19,10 @@ import type { Address, Hex, LocalAccount, WalletClient, TypedDataDomain } from '
 /** A viem account that signs locally, or a viem wallet client holding an account. */
 export type Wallet = LocalAccount | WalletClient;
 
-/** What the client needs of a wallet: its address, a personal_sign and an EIP-712 signature. */
+/**
+ * What the client needs of a wallet: its address, a personal_sign and an EIP-712 signature.
+ * `signerOf` makes one of a viem wallet; a client may be given any other (`ClientOptions.signer`).
+ */
 export interface Signer {
   readonly address: Address;
   signMessage(message: string): Promise<Hex>;

@@ -1,29 +1,40 @@
 /**
- * @module bench/http/load
+ * @module bench/load/autocannon-child
  *
- * The load generator of bench/http.bench.ts, run as a CHILD process (`fork`) so autocannon never
- * shares an event loop with the server it measures. The parent sends one `LoadJob` at a time over
- * IPC and gets one `LoadResult` back. Loopback only; every job is bounded (a duration, or a fixed
- * amount of requests).
+ * The autocannon sender of the load generator, run as a CHILD process (`fork`, ./autocannon.ts)
+ * so autocannon never shares an event loop with the server it measures. The parent sends one
+ * `LoadJob` at a time over IPC and gets one `LoadResult` back. Every job is bounded (a duration,
+ * or a fixed amount of requests).
  *
  * Latencies are taken from autocannon's per-response event (fractional milliseconds, 2xx only),
  * not from its histogram, which records whole milliseconds. The child also reports its own CPU
  * time: on a 2-core box the load generator is often the bottleneck (notes 2c).
  *
- * May import: autocannon (CommonJS, untyped: the part used is declared here), node:fs, ../report.
+ * Each POST body is tagged with its index in the connection's context when autocannon builds the
+ * request (one request in flight per connection, so the reply that follows is that body's), and
+ * the reply's `orderId` is kept under that index, for the generator to read every order back.
+ *
+ * May import: autocannon (CommonJS, untyped: the part used is declared here), node:fs, ./autocannon
+ * (types), ../report.
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import { percentile } from '../report.ts';
+import type { LoadJob, LoadResult } from './autocannon.ts';
 
 interface AutocannonRequest {
   method?: string;
   path?: string;
   headers?: Record<string, string>;
   body?: string;
-  setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
-  onResponse?: (status: number, body: string) => void;
+  setupRequest?: (request: AutocannonRequest, context: RequestContext) => AutocannonRequest;
+  onResponse?: (status: number, body: string, context: RequestContext) => void;
+}
+
+/** autocannon's per-connection context, reset before each request is built. */
+interface RequestContext {
+  index?: number;
 }
 
 interface AutocannonResult {
@@ -40,35 +51,17 @@ type Autocannon = (
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-/**
- * GET `path` for `seconds`, or POST every body of `bodiesFile` once (JSON `[token, body][]`),
- * stopping after `maxSeconds` if given (autocannon stops at its next one-second tick).
- */
-export type LoadJob =
-  | { kind: 'get'; url: string; path: string; connections: number; seconds: number }
-  | { kind: 'post'; url: string; path: string; connections: number; bodiesFile: string; maxSeconds?: number };
-
-export interface LoadResult {
-  /** 2xx responses, and their number per second of the run. */
-  ok: number;
-  rate: number;
-  responses: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  statusCodes: Record<string, number>;
-  errors: number;
-  timeouts: number;
-  /** The first non-2xx body seen, to say why requests were refused. */
-  firstRefusal: string | null;
-  /** CPU time of this process during the run, in core-seconds. */
-  cpuSeconds: number;
-}
-
 function run(job: LoadJob): Promise<LoadResult> {
   let firstRefusal: string | null = null;
-  const onResponse = (status: number, body: string): void => {
-    if (status >= 300 && firstRefusal === null) firstRefusal = `${status} ${body.slice(0, 200)}`;
+  const orderIds: (string | null)[] = [];
+  const onResponse = (status: number, body: string, context: RequestContext): void => {
+    if (status >= 300) {
+      if (firstRefusal === null) firstRefusal = `${status} ${body.slice(0, 200)}`;
+    } else if (context.index !== undefined) {
+      // The reply is `[{ …, "orderId": "…", … }]`: the id found without parsing the whole reply.
+      const at = body.indexOf('"orderId":"');
+      if (at >= 0) orderIds[context.index] = body.slice(at + 11, body.indexOf('"', at + 11));
+    }
   };
   let requests: AutocannonRequest[];
   let amount: number | undefined;
@@ -78,12 +71,16 @@ function run(job: LoadJob): Promise<LoadResult> {
     const bodies = JSON.parse(readFileSync(job.bodiesFile, 'utf8')) as [string, string][];
     let next = 0;
     amount = bodies.length;
+    orderIds.length = bodies.length;
+    orderIds.fill(null);
     requests = [
       {
         method: 'POST',
         path: job.path,
-        setupRequest: (request) => {
-          const [token, body] = bodies[Math.min(next++, bodies.length - 1)];
+        setupRequest: (request, context) => {
+          const index = Math.min(next++, bodies.length - 1);
+          context.index = index;
+          const [token, body] = bodies[index];
           return { ...request, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body };
         },
         onResponse,
@@ -113,12 +110,15 @@ function run(job: LoadJob): Promise<LoadResult> {
           responses: Object.values(statusCodes).reduce((a, b) => a + b, 0),
           seconds,
           p50: percentile(latencies, 50),
+          p90: percentile(latencies, 90),
           p99: percentile(latencies, 99),
+          max: percentile(latencies, 100),
           statusCodes,
           errors: result.errors,
           timeouts: result.timeouts,
           firstRefusal,
           cpuSeconds: (cpu.user + cpu.system) / 1e6,
+          orderIds,
         });
       },
     );
