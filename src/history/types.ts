@@ -10,6 +10,7 @@
  */
 import type { Side } from '../engine/types.ts';
 import type { OrderStatus } from '../app/order-vocabulary.ts';
+import type { OrderState } from '../app/order-registry.ts';
 import type { Candle, CandleInterval } from './candles.ts';
 
 /** A public trade: one fill of the book, as `BookListener.onFill` reports it. */
@@ -63,16 +64,10 @@ export interface AccountFillView {
  * `orderType`, `createdAt` and `updatedAt` to index it, and keeps the rest as given.
  * Values must be msgpack-safe (numbers, strings, booleans, null; no bigint).
  */
-export interface OrderRecord {
-  orderId: number;
-  owner: number;
+export type OrderRecord = OrderState & {
+  /** The same as `market`: the history indexes key on it. */
   marketIndex: number;
-  status: OrderStatus;
-  orderType: string;
-  createdAt: number;
-  updatedAt: number;
-  [field: string]: unknown;
-}
+};
 
 export interface FundingRateRecord {
   marketIndex: number;

@@ -7,17 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OrderRegistry } from '../../src/app/order-registry.ts';
 import type { OrderState } from '../../src/app/order-registry.ts';
-import { Side } from '../../src/engine/types.ts';
-
-const T0 = Date.UTC(2026, 10, 24, 9, 0, 0);
-
-const ALICE_BUY_20_AT_95000_OPEN: OrderState = {
-  orderId: 7, market: 0, owner: 1, account: '0x00000000000000000000000000000000000a11ce', subaccountIndex: 0,
-  orderType: 'limit', side: Side.Buy, price: 950_000, quantity: 20, remaining: 20, settled: 0, flags: 0, expiresAt: 0,
-  nonce: 1_763_802_000_123, clientId: 'alice-7', originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
-  triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, groupId: null, ocoGroupId: null,
-  status: 'new', reason: null, createdAt: T0, updatedAt: T0, lastUpdateSequenceNumber: 1,
-};
+import { ALICE_BUY_20_AT_95000_OPEN, T0 } from '../fixtures/orders.ts';
 
 const open = (orderId: number): OrderState => ({ ...ALICE_BUY_20_AT_95000_OPEN, orderId, clientId: `alice-${orderId}` });
 

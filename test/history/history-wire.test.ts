@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { packBatch, unpackBatch } from '../../src/history/history-wire.ts';
 import type { HistoryBatch, HistoryWrite } from '../../src/history/batch.ts';
+import type { OrderRecord } from '../../src/history/types.ts';
 
 const FILL_WITH_HUGE_PNL: HistoryWrite = {
   kind: 'fill',
@@ -16,7 +17,8 @@ const FILL_WITH_HUGE_PNL: HistoryWrite = {
 test('a fill with bigints beyond 64 bits, an order with undefined and null fields: unchanged after the trip', () => {
   const order: HistoryWrite = {
     kind: 'order',
-    record: { orderId: 42, owner: 3, marketIndex: 1, status: 'new', orderType: 'limit', createdAt: 1, updatedAt: 2, trailingPercent: null, triggerPrice: undefined, clientId: 'ü-1' },
+    // Fields the wire must carry whatever they hold (undefined, null, non-ASCII), not a whole order.
+    record: { orderId: 42, owner: 3, marketIndex: 1, status: 'new', orderType: 'limit', createdAt: 1, updatedAt: 2, trailingPercent: null, triggerPrice: undefined, clientId: 'ü-1' } as unknown as OrderRecord,
   };
   const batch: HistoryBatch = { seq: 99, transferCount: 4, writes: [FILL_WITH_HUGE_PNL, order, FILL_WITH_HUGE_PNL] };
   const back = unpackBatch(packBatch(batch));

@@ -11,7 +11,7 @@ import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
 import { HistoryReader } from '../../src/history/reader.ts';
 import { openHistoryDatabases } from '../../src/history/store.ts';
 import { Side } from '../../src/engine/types.ts';
-import type { OrderState } from '../../src/app/order-registry.ts';
+import { ALICE_BUY_20_AT_95000_FILLED, T0 } from '../fixtures/orders.ts';
 
 function tempHistory() {
   const path = mkdtempSync(join(tmpdir(), 'projections-test-'));
@@ -33,16 +33,7 @@ function liveProjections() {
   return { h, projections, journal };
 }
 
-const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 
-/** ALICE's order 7: 0.002 BTC bought at 95,000 in one fill, with the large nonce wallets use. */
-const ALICE_ORDER_7_FILLED: OrderState = {
-  orderId: 7, market: 0, owner: 1, account: '0x00000000000000000000000000000000000a11ce', subaccountIndex: 0,
-  orderType: 'limit', side: Side.Buy, price: 950_000, quantity: 20, remaining: 0, settled: 20, flags: 0, expiresAt: 0,
-  nonce: 1_763_802_000_123, clientId: 'alice-7', originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
-  triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, groupId: null, ocoGroupId: null,
-  status: 'filled', reason: null, createdAt: T0, updatedAt: T0 + 5, lastUpdateSequenceNumber: 12,
-};
 
 test('on the projection thread: caughtUp resolves once the batch is written and readable here', async () => {
   const { h, projections, journal } = liveProjections();
@@ -51,7 +42,7 @@ test('on the projection thread: caughtUp resolves once the batch is written and 
   for (let i = 1; i <= 50; i++) {
     journal.seq = i;
     trade!(0, i, T0 + i, 950_000 + i, 1, Side.Buy);
-    orderChanged!({ ...ALICE_ORDER_7_FILLED, orderId: 100 + i, status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
+    orderChanged!({ ...ALICE_BUY_20_AT_95000_FILLED, orderId: 100 + i, status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
     projections.flushSoon();
     if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
   }

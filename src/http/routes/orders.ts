@@ -171,10 +171,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
 
   /** The order as it stands now: open or recently finished in memory, else finished in history. */
   const current = (orderId: number): OrderLike | undefined => {
-    const recent = orders.recent(orderId);
-    if (recent !== undefined) return recent;
-    const stored = orders.stored(orderId);
-    return stored === undefined ? undefined : ({ ...stored, market: stored.marketIndex } as unknown as OrderLike);
+    return orders.recent(orderId) ?? orders.stored(orderId);
   };
 
   /** Whether every one of `who` may trade the subaccount of `order` (and so see it). */
@@ -458,7 +455,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
           });
     const list = found.map((r) => {
       const live = orders.live(r.orderId);
-      return view(live ?? ({ ...r, market: r.marketIndex } as unknown as OrderLike));
+      return view(live ?? r);
     });
     return json(serializeOrderList({ asks: list.filter((o) => o.quantity.startsWith('-')), bids: list.filter((o) => !o.quantity.startsWith('-')), total: list.length }));
   };
