@@ -64,9 +64,11 @@ test('a standby snapshots its journal: kill -9 of the primary and the promoted s
   const replayed = standby.logged('journal replayed')!;
   const promoted = standby.logged('promoted: this node is now the primary')!;
   const records = replayed.commands + replayed.events;
+  // The snapshot the standby took as it stopped to become the primary (the last before the pipeline's replay).
+  const last = standby.log.slice(0, standby.log.indexOf(replayed)).filter((e) => e.msg === 'snapshot saved').pop()!;
   t.diagnostic(
     `standby snapshot at seq ${snapshot.seq} (${snapshot.bytes} bytes) before the kill; the takeover replayed ${records} records after the snapshot at seq ${replayed.snapshotSeq} ` +
-      `of a journal of ${replayed.lastSeq}; replica stop + primary start ${promoted.ms} ms; kill → role primary ${tookOverMs} ms (lease ${LEASE_MS} ms); ${acknowledged.length} orders acknowledged`,
+      `of a journal of ${replayed.lastSeq} (that snapshot, taken as the standby stopped: ${Math.round(last.ms.replay + last.ms.capture + last.ms.save)} ms on its thread); replica stop + primary start ${promoted.ms} ms; kill → role primary ${tookOverMs} ms (lease ${LEASE_MS} ms); ${acknowledged.length} orders acknowledged`,
   );
   assert.ok(replayed.snapshotSeq >= snapshot.seq, `the takeover started from a snapshot (seq ${replayed.snapshotSeq}) at or after the one saved before the kill (seq ${snapshot.seq})`);
   assert.ok(records * 10 < replayed.lastSeq, `${records} records replayed of a journal of ${replayed.lastSeq}`);
