@@ -43,6 +43,9 @@ test('a standby snapshots its journal: kill -9 of the primary and the promoted s
 
   // The standby has followed a few thousand records and saved a snapshot past most of them.
   const snapshot = await standby.untilLogged((e) => e.msg === 'snapshot saved' && e.seq >= RECORDS_BEFORE_KILL, `a standby snapshot at seq ${RECORDS_BEFORE_KILL} or later`, 240_000);
+  // Its /metrics says so, as the primary's does: the age an operator alerts on.
+  const age = /^perp_snapshot_age_seconds (\S+)$/m.exec((await standby.client.request('GET', '/metrics')).text)?.[1];
+  assert.ok(age !== undefined && Number.isFinite(Number(age)), `the standby's perp_snapshot_age_seconds: ${age}`);
   killed = true;
   await primary.kill('SIGKILL');
   const killedAt = Date.now();
@@ -71,6 +74,8 @@ test('a standby snapshots its journal: kill -9 of the primary and the promoted s
       `of a journal of ${replayed.lastSeq} (that snapshot, taken as the standby stopped: ${Math.round(last.ms.replay + last.ms.capture + last.ms.save)} ms on its thread); replica stop + primary start ${promoted.ms} ms; kill → role primary ${tookOverMs} ms (lease ${LEASE_MS} ms); ${acknowledged.length} orders acknowledged`,
   );
   assert.ok(replayed.snapshotSeq >= snapshot.seq, `the takeover started from a snapshot (seq ${replayed.snapshotSeq}) at or after the one saved before the kill (seq ${snapshot.seq})`);
+  // Every snapshot was taken at a seq with nothing in flight (the thread refuses others: `snapshot failed`).
+  assert.deepEqual(standby.errors.filter((e) => e.msg === 'snapshot failed'), []);
   assert.ok(records * 10 < replayed.lastSeq, `${records} records replayed of a journal of ${replayed.lastSeq}`);
 
   // By orderId: a lookup by clientId finds only orders still open, and many of these filled.
