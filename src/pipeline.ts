@@ -31,12 +31,12 @@ import { loadRecoveryBackend } from './auth/recovery.ts';
 import { WalletLogin } from './auth/login.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
-import { Exchange } from './app/exchange.ts';
-import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from './app/ports.ts';
+import type { Exchange } from './app/exchange.ts';
+import type { ExchangeListeners, MarketRouter } from './app/ports.ts';
 import type { OrderState } from './app/order-registry.ts';
 import { recover } from './sequencer/recovery.ts';
-import { decodeSnapshot, type SystemSnapshot } from './sequencer/snapshot-codec.ts';
-import { SnapshotThread } from './sequencer/snapshot-thread.ts';
+import { startState } from './sequencer/start-state.ts';
+import { SnapshotSchedule } from './sequencer/snapshot-schedule.ts';
 import { MarketLink } from './transport/market-link.ts';
 import { Sequencer } from './sequencer/sequencer.ts';
 import { openDataDirectory } from './storage/data-directory.ts';
@@ -109,10 +109,6 @@ export interface Replication {
  * process manager (Docker, systemd's default is longer) gives between SIGTERM and SIGKILL.
  */
 const DRAIN_GRACE_MS = 5_000;
-/** Snapshots kept on disk: the newest and two older ones to fall back on. */
-const SNAPSHOTS_KEPT = 3;
-/** How often the snapshot thread is told how far the journal is flushed. */
-const SNAPSHOT_FOLLOW_MS = 1000;
 /** A journal flush slower than this is logged at warn: the disk is holding every write's reply back. */
 export const SLOW_FLUSH_MS = 100;
 /** During a long start-up replay, a progress line this often. */
@@ -186,28 +182,12 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   };
   projections.onThreadStopped = threadStopped;
 
-  // ③ the exchange's state: the newest snapshot that history has caught up with and that restores
-  // to its recorded hash, then the journal after it. A snapshot is an optimization — the journal
-  // is the truth — so one that does not restore is logged loudly and an older one (or none) used.
+  // ③ the exchange's state: the newest snapshot that restores (sequencer/start-state), then the
+  // journal after it.
   const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics);
   const exchangeOptions = { ledger: { faucet: profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
-  let start: { seq: number; saved: SystemSnapshot } | undefined;
-  let exchange: Exchange | undefined;
-  for (const candidate of snapshots.validNewestFirst()) {
-    if (candidate.seq > projections.projectedSeq) continue;
-    const saved = decodeSnapshot(candidate.bytes);
-    const restored = new Exchange(markets, NO_ROUTER, listeners, exchangeOptions, saved.exchange);
-    if (restored.stateHash() === candidate.stateHash) {
-      start = { seq: candidate.seq, saved };
-      exchange = restored;
-      break;
-    }
-    const now = restored.stateHashes();
-    const differ = Object.keys(now).filter((part) => now[part] !== saved.hashes?.[part]);
-    logger.error({ seq: candidate.seq, differ }, 'snapshot does not restore to its recorded state hash: trying an older one');
-  }
-  exchange ??= new Exchange(markets, NO_ROUTER, listeners, exchangeOptions);
-  projections.identity = (owner) => exchange!.ledger.identity(owner);
+  const { exchange, start } = startState(snapshots, projections.projectedSeq, markets, listeners, exchangeOptions, logger);
+  projections.identity = (owner) => exchange.ledger.identity(owner);
   // Records before the snapshot are not replayed; the replay checks every record it reads.
   // Replay is the long part of a start: the operator sees how much is ahead of it.
   logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying journal');
@@ -286,67 +266,28 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   // snapshots: the sequencer marks a point S with nothing in flight (new commands wait only for
   // the commands already in flight to come back from the books); the snapshot thread replays
   // the journal to S on its own copy of the exchange and captures, encodes and saves it there.
-  const snapshotThread = new SnapshotThread(
-    { journalDir: join(settings.dataDir, 'journal'), markets: [...markets], options: exchangeOptions, startSeq: start?.seq ?? 0, keep: SNAPSHOTS_KEPT },
+  const snapshotSchedule = new SnapshotSchedule({
+    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...markets], options: exchangeOptions, startSeq: start?.seq ?? 0 },
+    intervalMs: settings.snapshotIntervalMs,
+    points: {
+      quiet: async () => {
+        sequencer!.pause();
+        try {
+          await sequencer!.idle();
+          return journal.lastSeq();
+        } finally {
+          sequencer!.resume();
+        }
+      },
+      // Every later quiet point is at or after the journal's last seq, so past anything flushed.
+      followable: () => journal.flushedSeq(),
+    },
+    journal,
+    projections,
     logger,
-  );
-  undo.push(() => snapshotThread.terminate());
-  // Between snapshots the thread follows the flushed journal, so a snapshot replays little.
-  let followed = 0;
-  const follow = () => {
-    const flushed = journal.flushedSeq();
-    if (flushed > followed) snapshotThread.follow((followed = flushed));
-  };
-  follow();
-  const follower = setInterval(follow, SNAPSHOT_FOLLOW_MS);
-  undo.push(() => clearInterval(follower));
-  let lastSnapshotSeq = start?.seq ?? 0;
-  /** Unix time (s) this process last saved a snapshot; null before its first (metrics). */
-  let lastSnapshotAt: number | null = null;
-  const takeSnapshot = async (): Promise<number> => {
-    logger.debug('snapshot started');
-    const paused = performance.now();
-    sequencer!.pause();
-    let seq: number;
-    try {
-      await sequencer!.idle();
-      seq = journal.lastSeq();
-    } finally {
-      sequencer!.resume();
-    }
-    const pausedMs = performance.now() - paused;
-    // S must be flushed (a snapshot never covers what a power cut could take back) and in
-    // history (or the next start cannot begin from it); writes go on meanwhile. Flushed here is
-    // enough: the snapshot is this machine's, and a stalled replication must not hold it.
-    await journal.flushedHere(seq);
-    await projections.settle();
-    const saved = await snapshotThread.take(seq);
-    lastSnapshotSeq = seq;
-    lastSnapshotAt = Date.now() / 1000;
-    metrics.snapshotSeconds.observe((performance.now() - paused) / 1000);
-    logger.info({ seq, bytes: saved.bytes, pausedMs, ms: saved.ms }, 'snapshot saved');
-    return seq;
-  };
-  // One snapshot at a time: the thread replays forward only, and a second pause while the first
-  // waits would hold writes back for nothing.
-  let snapshotQueue: Promise<unknown> = Promise.resolve();
-  let snapshotPending = false;
-  const snapshotInTurn = (): Promise<number> => {
-    const run = snapshotQueue.then(takeSnapshot);
-    snapshotQueue = run.catch((error) => logger.error({ err: error }, 'snapshot failed'));
-    return run;
-  };
-  const snapshotTimer =
-    settings.snapshotIntervalMs > 0
-      ? setInterval(() => {
-          if (snapshotPending || journal.lastSeq() === lastSnapshotSeq) return;
-          snapshotPending = true;
-          void snapshotInTurn()
-            .catch(() => {})
-            .finally(() => (snapshotPending = false));
-        }, settings.snapshotIntervalMs)
-      : undefined;
-  undo.push(() => clearInterval(snapshotTimer));
+    onSaved: (seconds) => metrics.snapshotSeconds.observe(seconds),
+  });
+  undo.push(() => snapshotSchedule.terminate());
 
   // ② signature recovery off the main thread: native libsecp256k1 where it loads, else noble
   const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
@@ -423,7 +364,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
       port: {
         submit: (command) => sequencer!.submit(command),
         indexFeed: feed ?? undefined,
-        snapshot: snapshotInTurn,
+        snapshot: () => snapshotSchedule.take(),
         stateHash: async () => stateReport(exchange, (await Promise.all(links.map((l) => l.stateHashes()))).flat(), journal.lastSeq()),
       },
     },
@@ -435,7 +376,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
     signatures: () => ({ queued: pool.queued, recovered: pool.recovered }),
     rings: () => links.map((l) => l.occupancy()),
     projectionLag: () => projections.lag(),
-    lastSnapshotAt: () => lastSnapshotAt,
+    lastSnapshotAt: () => snapshotSchedule.lastAt,
     unflushed: () => journal.unflushed(),
     sockets: () => server.socketCounts(),
   });
@@ -457,13 +398,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
       if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
       clearInterval(ticker);
       clearInterval(releaser);
-      clearInterval(snapshotTimer);
-      clearInterval(follower);
-      await snapshotQueue;
-      // A snapshot that fails (its thread gone, say) is logged ('snapshot failed') and the stop
-      // goes on: the journal, closed below, holds everything; the next start replays more of it.
-      if (stopOptions.snapshot !== false && journal.lastSeq() !== lastSnapshotSeq) await snapshotInTurn().catch(() => {});
-      await snapshotThread.close();
+      await snapshotSchedule.close({ snapshot: stopOptions.snapshot });
       sequencer!.close();
       await sequencer!.idle();
       const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market).map((b) => ({ market: symbolOf(b.market), hash: b.hash }));
@@ -481,7 +416,8 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
     },
     failed,
     async abort() {
-      for (const timer of [ticker, releaser, snapshotTimer, follower]) clearInterval(timer);
+      for (const timer of [ticker, releaser]) clearInterval(timer);
+      snapshotSchedule.halt();
       await atMost(ABORT_FLUSH_MS, journal.flushedHere());
       lock.release();
     },

@@ -18,24 +18,32 @@
  *
  * Start: the local journal must be a prefix of the stream (its last record the stream's at that
  * seq; else a `DataRefusedError` names the divergence: a deposed primary's unshipped records),
- * then it is replayed (from seq 1), and the stream is followed from the
+ * then it is replayed from its newest snapshot (sequencer/start-state, as a primary's start),
+ * and the stream is followed from the
  * record after the local journal's last (`BlockSource.follow`). A block is appended to the
  * local journal and applied in the same turn; history is written on its thread as on the
  * primary.
  *
+ * Snapshots: taken of the local journal on the primary's schedule and thread
+ * (sequencer/snapshot-schedule: every `--snapshot-interval-ms`, and at a stop), at the newest
+ * seq the replay had nothing in flight at, once flushed here and in history; the newest
+ * `SNAPSHOTS_KEPT` are kept in the data directory, as the primary's are. A restart and a
+ * standby's takeover begin from the newest.
+ *
  * Standby: also watches the lease (replication/lease). Once nobody has renewed it for the lease
  * time it takes it (compare-and-set), applies the stream to its end, and resolves `promoted`
- * with the held lease; main.ts then stops this replica and starts the primary pipeline on the
- * same data directory, which replays the local journal and publishes after the stream's last
- * message (docs/replication.md, failover).
+ * with the held lease; replication/node then stops this replica (a last snapshot) and starts the
+ * primary pipeline on the same data directory, which replays the local journal from that
+ * snapshot and publishes after the stream's last message (docs/replication.md, failover).
  *
- * May import: node:fs, pino, auth/, config/, journal/, app/, transport/codec,
+ * May import: node:fs, node:path, pino, auth/, config/, journal/, app/, transport/codec,
  * sequencer/, storage/, history/, http/, pipeline (the shared read ports),
  * replication/, prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
  */
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
 import { eip712Domain } from '../auth/typed-data.ts';
@@ -45,9 +53,9 @@ import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
 import { openDataDirectory } from '../storage/data-directory.ts';
-import { Exchange } from '../app/exchange.ts';
-import { NO_ROUTER } from '../app/ports.ts';
 import { recover } from '../sequencer/recovery.ts';
+import { startState } from '../sequencer/start-state.ts';
+import { SnapshotSchedule } from '../sequencer/snapshot-schedule.ts';
 import { decodeEvent, recordMarket } from '../transport/codec.ts';
 import type { FeedRelay } from '../sequencer/feed-relay.ts';
 import { OverloadedError } from '../sequencer/sequencer.ts';
@@ -92,7 +100,8 @@ export interface RunningReplica {
   lag(): ReplicaLag;
   /** The last journal seq applied. */
   appliedSeq(): number;
-  stop(): Promise<void>;
+  /** Stops serving and following; takes a last snapshot of the local journal unless `snapshot` is false. */
+  stop(options?: { snapshot?: boolean }): Promise<void>;
 }
 
 /** A replica further behind than this answers GET /ready with 503 (a load balancer sends reads elsewhere). */
@@ -121,21 +130,24 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   const { role, primaryUrl } = settings.replication;
   const clock = Date.now;
   mkdirSync(settings.dataDir, { recursive: true });
-  const { journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger);
+  const { snapshots, journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger);
   const diverged = await divergence(journal, source);
   if (diverged !== null) {
     await journal.close();
     await historyEnv.close();
     throw new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`);
   }
-  const listeners = projections.listeners();
-  const exchange = new Exchange(settings.markets, NO_ROUTER, listeners, { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } });
+  // As a start of the primary: from the newest snapshot this node took (sequencer/start-state).
+  const exchangeOptions = { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
+  const { exchange, start } = startState(snapshots, projections.projectedSeq, settings.markets, projections.listeners(), exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
-  logger.info({ role, lastSeq: journal.lastSeq() }, 'replaying local journal');
+  logger.info({ role, snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying local journal');
   // The feeds' relay hears each book event the stream brings once the local journal is replayed (set below).
   let relay: FeedRelay | null = null;
   // The same replay as a start; events a command in flight has not shipped yet wait for the primary's copy.
-  const { replay } = recover(exchange, journal, {
+  const replayed = recover(exchange, journal, {
+    from: (start?.seq ?? 0) + 1,
+    books: start?.saved.books ?? [],
     onRecord: (seq) => (projections.applying = seq),
     onEvent: (view, offset) => {
       projections.atEvent(view, offset);
@@ -144,7 +156,32 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     onBatch: () => projections.flush(),
     finish: false,
   });
+  const { replay } = replayed;
+  logger.info({ role, snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, lastSeq: journal.lastSeq() }, 'local journal replayed');
   projections.startThread(historyDir);
+
+  // Snapshots of the local journal, taken as the primary takes them (sequencer/snapshot-schedule),
+  // so a restart — and a standby's takeover, which starts the primary pipeline on this data
+  // directory — replays only what came after the newest. The primary's blocks may end inside a
+  // command's events: the seqs to snapshot at are those this replay had nothing in flight at
+  // (`Replay.quietSeq`), the newest of each block kept until the local journal has flushed it.
+  const quietPoints = [replay.quietSeq];
+  const snapshotSchedule = new SnapshotSchedule({
+    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...settings.markets], options: exchangeOptions, startSeq: start?.seq ?? 0 },
+    intervalMs: settings.snapshotIntervalMs,
+    points: {
+      quiet: async () => replay.quietSeq,
+      followable: () => {
+        const flushed = journal.flushedSeq();
+        while (quietPoints.length > 1 && quietPoints[1] <= flushed) quietPoints.shift();
+        return quietPoints[0] <= flushed ? quietPoints[0] : 0;
+      },
+    },
+    journal,
+    projections,
+    logger,
+  });
+
   // The public and private feeds, as the primary builds them: fed from the records applied here.
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
   const login = walletLogin(settings, clock, logger);
@@ -172,6 +209,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       // Books here answer at once: nothing waits for the routes a book event caused.
       exchange.takeUnsolicitedRoutes();
     }
+    if (replay.quietSeq > quietPoints[quietPoints.length - 1]) quietPoints.push(replay.quietSeq);
     projections.flushSoon();
     // One feed frame per block: handed on once the local journal has flushed it.
     relay!.endOfBatch(journal.lastSeq());
@@ -258,6 +296,8 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   new Gauge({ name: 'perp_replica_lag_seconds', help: 'How long this replica has been behind the primary (0 when caught up)', registers: [registry], collect() { this.set(lag().ms / 1000); } });
   new Gauge({ name: 'perp_replica_applied_seq', help: 'The last journal seq this replica applied', registers: [registry], collect() { this.set(journal.lastSeq()); } });
   // The primary's name for it (metrics.ts): a replica's feed subscribers are counted alike.
+  // As the primary's (docs/operations.md): a replica's snapshots bound its restart and a standby's takeover.
+  new Gauge({ name: 'perp_snapshot_age_seconds', help: 'Seconds since this process last saved a snapshot (NaN before its first)', registers: [registry], collect() { const at = snapshotSchedule.lastAt; this.set(at === null ? NaN : Date.now() / 1000 - at); } });
   new Gauge({ name: 'perp_ws_connections', help: 'WebSocket connections open (the feeds)', registers: [registry], collect() { this.set(server.socketCounts().open); } });
 
   const reads = stateReads(settings, exchange, history, projections, () => false);
@@ -307,7 +347,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     promoted,
     lag,
     appliedSeq: () => journal.lastSeq(),
-    async stop() {
+    async stop(options = {}) {
       stopped = true;
       clearInterval(poller);
       clearInterval(watcher);
@@ -315,6 +355,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       await server.drain(1000);
       await source.close();
       await following;
+      await snapshotSchedule.close(options);
       await journal.close();
       await projections.close();
       await historyEnv.close();

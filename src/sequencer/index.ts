@@ -6,8 +6,10 @@
  * outcome once flushed; the gateway's signed account writes enter through it
  * (account-writes.ts); the feeds hear each durable batch (feed-relay.ts). Start-up rebuilds the
  * application from the journal with byte-for-byte event checks (recovery.ts; replay-target.ts
- * for the journal CLI), snapshots are encoded (snapshot-codec.ts) and taken on their own thread
- * from a replica of the state (snapshot-replica.ts, snapshot-worker.ts, snapshot-thread.ts);
+ * for the journal CLI) after the newest snapshot that restores (start-state.ts); snapshots are
+ * encoded (snapshot-codec.ts) and taken on their own thread from a replica of the state
+ * (snapshot-replica.ts, snapshot-worker.ts, snapshot-thread.ts), when and where
+ * snapshot-schedule.ts says — the same on the primary and on a replica or standby;
  * the testnet's price feed is one more source of commands (testnet-feed.ts).
  * May import: app/, transport/, journal/, history/projections, history/account-events,
  * engine/types, engine/fast-book, config/, node:worker_threads, node:zlib.

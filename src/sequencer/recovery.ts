@@ -130,6 +130,12 @@ export class Replay {
   private readonly books: ReplayBooks;
   commands = 0;
   events = 0;
+  /**
+   * The newest seq applied after which no command was in flight (`noCommandInFlight`): where a
+   * snapshot of this state may be taken. Starts at the seq the replay starts after (a snapshot's
+   * is quiet; 0 is the empty exchange).
+   */
+  quietSeq = 0;
 
   constructor(
     private readonly exchange: Exchange,
@@ -144,6 +150,7 @@ export class Replay {
     if (isCommandKind(entry.kind)) {
       this.exchange.execute(decodeCommand(payloadView(entry)));
       this.commands++;
+      if (this.noCommandInFlight()) this.quietSeq = entry.seq;
       return;
     }
     const view = entry.view;
@@ -160,6 +167,7 @@ export class Replay {
     this.onEvent(view, offset);
     decodeEvent(view, offset, this.exchange.listener(market));
     this.events++;
+    if (this.noCommandInFlight()) this.quietSeq = entry.seq;
   }
 
   /**
@@ -201,6 +209,7 @@ export class Replay {
 export function recover(exchange: Exchange, journal: Journal, options: RecoveryOptions = {}): RecoveryReport {
   const onBatch = options.onBatch ?? (() => {});
   const replay = new Replay(exchange, options.books ?? [], options.onEvent);
+  replay.quietSeq = (options.from ?? 1) - 1;
   for (const entry of journal.range(options.from ?? 1)) {
     options.onRecord?.(entry.seq);
     replay.apply(entry);

@@ -5,7 +5,7 @@
  * for a snapshot at a journal seq and resolves once that snapshot is saved and flushed.
  *
  * Contract: `take(seq)` — `seq` must be a point where no command was in flight, flushed, and
- * covered by history (the pipeline's `takeSnapshot` makes it one); one request at a time.
+ * covered by history (sequencer/snapshot-schedule makes it one); one request at a time.
  * A failure rejects with the thread's message; after a replay failure every later request
  * fails the same way (restart to rebuild the replica — start-up replays the same journal and
  * reports the same divergence if there is one).

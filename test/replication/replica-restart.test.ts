@@ -1,6 +1,7 @@
 /**
  * A replica follows the stream from its own position: stopped while the primary goes on
- * trading, then started again on its data directory, it replays its local journal, takes from
+ * trading, then started again on its data directory, it replays its local journal from the
+ * snapshot it took when it stopped (not from seq 1), takes from
  * the stream only the records after its last, and reaches the primary's state hash at the same
  * journal seq (its journal a byte-for-byte prefix of the primary's: appendRecord checks the chain).
  */
@@ -36,6 +37,9 @@ test('a replica restarted on its data directory catches up from its own position
   t.after(() => stopAll([primary, again], nats));
   const replayed = again.logged('replaying local journal');
   assert.ok(replayed !== undefined && replayed.lastSeq >= before, `it started from its own journal (seq ${replayed?.lastSeq}, ${before} compared before the stop)`);
+  assert.ok(replayed.snapshotSeq >= before, `it started from the snapshot it took at its stop (seq ${replayed.snapshotSeq}), not from seq 1`);
+  const local = again.logged('local journal replayed')!;
+  assert.equal(local.commands + local.events, replayed.lastSeq - replayed.snapshotSeq, 'only the records after the snapshot were replayed');
   const after = await assertSameState(primary.client, again.client, ['/book/BTC-USD-PERP?depth=50', `/account/positions?account=${traders[0].address}&subaccountIndex=0`], traders[0].auth());
   assert.ok(after > before, 'the records traded while it was down are applied');
 });

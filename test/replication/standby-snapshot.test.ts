@@ -1,0 +1,87 @@
+/**
+ * A standby takes snapshots of its own journal, so its takeover does not replay the whole
+ * journal: on a 3-node NATS cluster with `--durability replicated`, traders send signed
+ * orders until the standby has followed a few thousand records and saved a snapshot of them
+ * (its `--snapshot-interval-ms`, on the primary's snapshot thread code); then the primary is
+ * killed with SIGKILL under that load. The promoted standby's start of the primary pipeline
+ * begins from a snapshot at or after that one (`journal replayed`: snapshotSeq > 0) and replays
+ * a small part of the journal; every order the old primary acknowledged is on the new one.
+ * Without snapshots on the standby it never logs `snapshot saved` and replays from seq 1.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Trader, fundedTraders } from '../e2e/harness.ts';
+import { startNats } from './nats-servers.ts';
+import { startNode, stopAll } from './nodes.ts';
+
+const LEASE_MS = 1500;
+/** The journal the standby follows before the kill: a few thousand records (each order is a command and its book events). */
+const RECORDS_BEFORE_KILL = 3000;
+
+test('a standby snapshots its journal: kill -9 of the primary and the promoted standby replays from its snapshot, every acknowledged order there', { timeout: 300_000 }, async (t) => {
+  const nats = await startNats(3);
+  const primary = await startNode({ nats: nats.urls, durability: 'replicated', natsReplicas: 3, leaseMs: LEASE_MS });
+  const standby = await startNode({ nats: nats.urls, role: 'standby', natsReplicas: 3, leaseMs: LEASE_MS, env: { SNAPSHOT_INTERVAL_MS: '1000' } });
+  t.after(() => stopAll([primary, standby], nats));
+
+  // Four traders, each sending one order at a time: the load stays bounded on a shared machine.
+  const traders = await fundedTraders(primary.client, 4, '1000000');
+  const acknowledged: { trader: Trader; clientId: string; orderId: string }[] = [];
+  let killed = false;
+  const senders = traders.map(async (trader, n) => {
+    for (let i = 0; !killed; i++) {
+      const clientId = `t${n}-${i}`;
+      try {
+        // Buyers and sellers around one price: many orders cross, so fills are journaled too.
+        const reply = await trader.place({ price: String(95_000 + (n % 2 === 0 ? -1 : 1) * (i % 7)), quantity: n % 2 === 0 ? '0.001' : '-0.001', clientId });
+        if (reply.status === 200) acknowledged.push({ trader, clientId, orderId: reply.json()[0].orderId });
+      } catch {
+        return; // the connection died with the primary
+      }
+    }
+  });
+
+  // The standby has followed a few thousand records and saved a snapshot past most of them.
+  const snapshot = await standby.untilLogged((e) => e.msg === 'snapshot saved' && e.seq >= RECORDS_BEFORE_KILL, `a standby snapshot at seq ${RECORDS_BEFORE_KILL} or later`, 240_000);
+  // Its /metrics says so, as the primary's does: the age an operator alerts on.
+  const age = /^perp_snapshot_age_seconds (\S+)$/m.exec((await standby.client.request('GET', '/metrics')).text)?.[1];
+  assert.ok(age !== undefined && Number.isFinite(Number(age)), `the standby's perp_snapshot_age_seconds: ${age}`);
+  killed = true;
+  await primary.kill('SIGKILL');
+  const killedAt = Date.now();
+  await Promise.all(senders);
+
+  let role = '';
+  while (role !== 'primary') {
+    assert.ok(Date.now() - killedAt < 60_000, 'the standby took over within a minute');
+    try {
+      role = (await standby.client.request('GET', '/cluster')).json().role;
+    } catch {
+      // its port is rebinding from the replica's gateway to the primary's
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const tookOverMs = Date.now() - killedAt;
+
+  // The primary pipeline's start on the standby's data directory: from a snapshot, not seq 1.
+  const replayed = standby.logged('journal replayed')!;
+  const promoted = standby.logged('promoted: this node is now the primary')!;
+  const records = replayed.commands + replayed.events;
+  // The snapshot the standby took as it stopped to become the primary (the last before the pipeline's replay).
+  const last = standby.log.slice(0, standby.log.indexOf(replayed)).filter((e) => e.msg === 'snapshot saved').pop()!;
+  t.diagnostic(
+    `standby snapshot at seq ${snapshot.seq} (${snapshot.bytes} bytes) before the kill; the takeover replayed ${records} records after the snapshot at seq ${replayed.snapshotSeq} ` +
+      `of a journal of ${replayed.lastSeq} (that snapshot, taken as the standby stopped: ${Math.round(last.ms.replay + last.ms.capture + last.ms.save)} ms on its thread); replica stop + primary start ${promoted.ms} ms; kill → role primary ${tookOverMs} ms (lease ${LEASE_MS} ms); ${acknowledged.length} orders acknowledged`,
+  );
+  assert.ok(replayed.snapshotSeq >= snapshot.seq, `the takeover started from a snapshot (seq ${replayed.snapshotSeq}) at or after the one saved before the kill (seq ${snapshot.seq})`);
+  // Every snapshot was taken at a seq with nothing in flight (the thread refuses others: `snapshot failed`).
+  assert.deepEqual(standby.errors.filter((e) => e.msg === 'snapshot failed'), []);
+  assert.ok(records * 10 < replayed.lastSeq, `${records} records replayed of a journal of ${replayed.lastSeq}`);
+
+  // By orderId: a lookup by clientId finds only orders still open, and many of these filled.
+  for (const { trader, clientId, orderId } of acknowledged) {
+    const reply = await standby.client.request('GET', `/account/order?orderId=${orderId}`, undefined, trader.auth());
+    assert.equal(reply.status, 200, `acknowledged order ${clientId} on the new primary: ${reply.text}`);
+    assert.equal(reply.json().clientId, clientId);
+  }
+});
