@@ -6,7 +6,8 @@
  *
  * Units: prices in ticks, quantities in lots, money (`realized*`) `bigint` collateral base
  * units (COLLATERAL_SCALE), rates `bigint` at RATE_SCALE, every time in milliseconds.
- * May import: engine/types, history/candles, app/order-vocabulary.
+ * May import: engine/types, history/candles, app/order-vocabulary, app/order-registry (types:
+ * a stored order is the registry's state).
  */
 import type { Side } from '../engine/types.ts';
 import type { OrderStatus } from '../app/order-vocabulary.ts';
