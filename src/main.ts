@@ -12,7 +12,7 @@ import { checkDataDirectory, checkListen } from './config/preflight.ts';
 import { createLogger } from './log.ts';
 import { startNode } from './replication/node.ts';
 import { OPERATOR_HOST } from './http/gateway.ts';
-import { uwsBuild } from './http/uws-native.ts';
+import { uwsNative } from './http/uws-native.ts';
 import { DataRefusedError } from './journal/refusal.ts';
 
 /** A setting's one line and exit status 2; anything else is not a setting's fault and is rethrown. */
@@ -25,6 +25,8 @@ function refuseSetting(error: unknown): never {
 let settings;
 try {
   settings = loadSettings(process.argv.slice(2), process.env);
+  // The HTTP server's native build, before anything is opened: a Node no build fits is one line.
+  uwsNative();
   checkDataDirectory(settings.dataDir);
   await checkListen(settings.host, settings.port);
   if (settings.operatorPort !== null) await checkListen(OPERATOR_HOST, settings.operatorPort, 'OPERATOR_PORT');
@@ -53,7 +55,7 @@ logger.info(
     role: settings.replication.role,
     dataDir: settings.dataDir,
     markets: settings.markets.map((m) => m.symbol),
-    httpServer: uwsBuild,
+    httpServer: uwsNative().build,
     signatureBackend: exchange.threads?.signatureBackend,
     signatureThreads: exchange.threads?.signatureThreads,
     marketThreads: exchange.threads?.marketThreads,

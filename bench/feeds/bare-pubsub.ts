@@ -11,7 +11,7 @@
  * May import: uWebSockets.js (src/http/uws-native loads it), node:, src/ws/feeds (its limits).
  */
 import type * as Uws from '@btc-vision/uwebsockets.js';
-import { uws } from '../../src/http/uws-native.ts';
+import { uwsNative } from '../../src/http/uws-native.ts';
 import { DEFAULT_FEED_LIMITS } from '../../src/ws/feeds.ts';
 
 
@@ -35,6 +35,7 @@ interface BarePubSub {
 
 function startBarePubSub(): Promise<BarePubSub> {
   // `close` (every connection) is in the binary, not in its typings (as src/http/uws.ts says too).
+  const { uws } = uwsNative();
   const app = uws.App() as Uws.TemplatedApp & { close(): void };
   app.ws('/ws', {
     compression: uws.DISABLED,

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type * as Uws from '@btc-vision/uwebsockets.js';
-import { uws } from '../../src/http/uws-native.ts';
+import { uwsNative } from '../../src/http/uws-native.ts';
 import { loadSettings, type Settings } from '../../src/config/process.ts';
 import { startExchange, type RunningExchange } from '../../src/pipeline.ts';
 import { AccountGuard } from '../../src/http/auth-guard.ts';
@@ -100,6 +100,7 @@ export function startBookGateway(ex: BenchExchange): Promise<HttpServer> {
 
 /** A bare uWebSockets.js app: GET /* answers `body` as JSON, nothing else. */
 export function startBareRoute(body: string): Promise<Pick<HttpServer, 'port' | 'close'>> {
+  const { uws } = uwsNative();
   const app = uws.App();
   app.get('/*', (res) => {
     res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(body);

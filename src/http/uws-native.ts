@@ -8,37 +8,54 @@
  *    2.38 (Debian 13, Ubuntu 24.04, the `-trixie` Node images);
  *  - `@trufflesuite/uws-js-unofficial` 20.30.0: Node 20 only, glibc 2.34 (Debian 12).
  * The first that loads is used: 20.57 wherever it can, so a supported Node runs on it, and 20.30
- * on an older glibc with Node 20. `uwsBuild` names the one loaded (the start-up log says it).
+ * on an older glibc with Node 20. `uwsNative().build` names the one loaded (the start-up log says it).
  *
  * The `uWebSockets: 20` header every answer carried goes with `_cfg('silent')`, which both
  * builds have (it sets the loop's no-mark flag); nothing else differs in what the exchange uses.
- * May import: @btc-vision/uwebsockets.js (types), node:module.
+ * May import: @btc-vision/uwebsockets.js (types), config/market (its error), node:module.
  */
 import { createRequire } from 'node:module';
 import type * as Uws from '@btc-vision/uwebsockets.js';
+import { ConfigError } from '../config/market.ts';
 
 const require = createRequire(import.meta.url);
 
-/** The builds, preferred first, at the exact versions package.json pins. */
-const BUILDS = ['@btc-vision/uwebsockets.js@20.57.0', '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0'] as const;
+/**
+ * The builds, preferred first, at the exact versions package.json pins, and the module each
+ * loads from. 20.30 is required by its binary's path: its package's entry point falls back, where
+ * no binary fits, to a JavaScript imitation that crashes on the first request (issue 18).
+ */
+const BUILDS = [
+  { build: '@btc-vision/uwebsockets.js@20.57.0', module: '@btc-vision/uwebsockets.js' },
+  {
+    build: '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0',
+    module: `@trufflesuite/uws-js-unofficial/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`,
+  },
+] as const;
 
-function load(): { uws: typeof Uws & { _cfg(key: string): void }; build: string } {
+function load(): { uws: typeof Uws; build: string } {
   const failures: string[] = [];
-  for (const build of BUILDS) {
-    const name = build.slice(0, build.lastIndexOf('@'));
+  for (const { build, module } of BUILDS) {
     try {
-      return { uws: require(name), build };
+      const uws = require(module) as typeof Uws & { _cfg(key: string): void };
+      uws._cfg('silent');
+      return { uws, build };
     } catch (error) {
-      // The reason is the loader's last line (`GLIBC_2.38' not found`, a missing ABI's binary).
-      failures.push(`${build}: ${(error as Error).message.split('\n').filter(Boolean).pop()}`);
+      // Why, in one line: no binary for this Node (the first line), or the loader's reason (the last: `GLIBC_2.38' not found`).
+      const lines = (error as Error).message.split('\n').filter(Boolean);
+      failures.push(`${build}: ${(error as { code?: string }).code === 'MODULE_NOT_FOUND' ? lines[0] : lines.pop()}`);
     }
   }
-  throw new Error(`no uWebSockets.js build loads on Node ${process.version} here:\n${failures.join('\n')}`);
+  throw new ConfigError('node', process.version, `must be a Node with a uWebSockets.js build that loads here (Node 22 or 24 need glibc 2.38; see the README, "Which Node"): ${failures.join('; ')}`);
 }
 
-const loaded = load();
-loaded.uws._cfg('silent');
+let loaded: { uws: typeof Uws; build: string } | undefined;
 
-export const uws: typeof Uws = loaded.uws;
-/** The package and version loaded, e.g. `@btc-vision/uwebsockets.js@20.57.0`. */
-export const uwsBuild = loaded.build;
+/**
+ * uWebSockets.js and the build's name (`@btc-vision/uwebsockets.js@20.57.0`), loaded at the first
+ * call: the process calls it before anything starts, so a Node no build fits ends the start with
+ * one line (config/market `ConfigError`).
+ */
+export function uwsNative(): { uws: typeof Uws; build: string } {
+  return (loaded ??= load());
+}

@@ -51,7 +51,7 @@
  * http/compression, http/cors, config/ip-address; nothing from the cores.
  */
 import type * as Uws from '@btc-vision/uwebsockets.js';
-import { uws } from './uws-native.ts';
+import { uwsNative } from './uws-native.ts';
 import { clientAddress } from './client-address.ts';
 import { COMPRESS_MIN_BYTES, compressBody, negotiateEncoding, type Encoding } from './compression.ts';
 import type { CorsPolicy } from './cors.ts';
@@ -285,6 +285,7 @@ function decodeParameter(raw: string): string {
 }
 
 export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const { uws } = uwsNative();
   const app = uws.App();
   const trusted = options.trustedProxies ?? new Set<string>();
   /** Requests started and not yet finished: unanswered, or answered while their handler still runs. */
