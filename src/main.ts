@@ -4,7 +4,7 @@
  * the role replication/node gives it: replica, standby), and stops it cleanly on SIGTERM or SIGINT. A bad setting, or one the machine cannot honour,
  * exits with status 2 and one line naming it (`Cannot start: PORT: …`); refused data exits 1. A
  * thread the exchange cannot run without that dies is one fatal log line and exit status 70.
- * May import: pino, config/, log, pipeline, replication/node, http/gateway (the listen error it names), journal/refusal.
+ * May import: pino, config/, log, pipeline, replication/node, http/gateway (the listen error it names), http/uws-native (the build it names), journal/refusal.
  */
 import { loadSettings } from './config/process.ts';
 import { ConfigError } from './config/market.ts';
@@ -12,6 +12,7 @@ import { checkDataDirectory, checkListen } from './config/preflight.ts';
 import { createLogger } from './log.ts';
 import { startNode } from './replication/node.ts';
 import { OPERATOR_HOST } from './http/gateway.ts';
+import { uwsNative } from './http/uws-native.ts';
 import { DataRefusedError } from './journal/refusal.ts';
 
 /** A setting's one line and exit status 2; anything else is not a setting's fault and is rethrown. */
@@ -24,6 +25,8 @@ function refuseSetting(error: unknown): never {
 let settings;
 try {
   settings = loadSettings(process.argv.slice(2), process.env);
+  // The HTTP server's native build, before anything is opened: a Node no build fits is one line.
+  uwsNative();
   checkDataDirectory(settings.dataDir);
   await checkListen(settings.host, settings.port);
   if (settings.operatorPort !== null) await checkListen(OPERATOR_HOST, settings.operatorPort, 'OPERATOR_PORT');
@@ -52,6 +55,7 @@ logger.info(
     role: settings.replication.role,
     dataDir: settings.dataDir,
     markets: settings.markets.map((m) => m.symbol),
+    httpServer: uwsNative().build,
     signatureBackend: exchange.threads?.signatureBackend,
     signatureThreads: exchange.threads?.signatureThreads,
     marketThreads: exchange.threads?.marketThreads,

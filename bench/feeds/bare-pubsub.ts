@@ -8,13 +8,12 @@
  * reports its CPU. A message a client sends comes back to it published on a topic of its own (the latency
  * probe's round trip), queued behind the fan-out like any published message.
  * Limits as the exchange's feed endpoint sets them (src/ws/feeds.ts), no compression.
- * May import: uWebSockets.js, node:, src/ws/feeds (its limits).
+ * May import: uWebSockets.js (src/http/uws-native loads it), node:, src/ws/feeds (its limits).
  */
-import { createRequire } from 'node:module';
-import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import type * as Uws from '@btc-vision/uwebsockets.js';
+import { uwsNative } from '../../src/http/uws-native.ts';
 import { DEFAULT_FEED_LIMITS } from '../../src/ws/feeds.ts';
 
-const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
 
 export const BARE_TOPIC = 'feed';
 const PROBE_TOPIC = 'probe';
@@ -36,13 +35,14 @@ interface BarePubSub {
 
 function startBarePubSub(): Promise<BarePubSub> {
   // `close` (every connection) is in the binary, not in its typings (as src/http/uws.ts says too).
+  const { uws } = uwsNative();
   const app = uws.App() as Uws.TemplatedApp & { close(): void };
   app.ws('/ws', {
     compression: uws.DISABLED,
     maxPayloadLength: 16 * 1024,
     idleTimeout: 60,
     maxBackpressure: DEFAULT_FEED_LIMITS.slowConsumerBytes * 4,
-    closeOnBackpressureLimit: 1,
+    closeOnBackpressureLimit: true,
     open: (ws) => {
       ws.subscribe(BARE_TOPIC);
     },

@@ -14,12 +14,12 @@
  *
  * May import: src/ (config, pipeline, http, ws types), pino, uWebSockets.js.
  */
-import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import type * as Uws from '@btc-vision/uwebsockets.js';
+import { uwsNative } from '../../src/http/uws-native.ts';
 import { loadSettings, type Settings } from '../../src/config/process.ts';
 import { startExchange, type RunningExchange } from '../../src/pipeline.ts';
 import { AccountGuard } from '../../src/http/auth-guard.ts';
@@ -30,7 +30,6 @@ import { startHttpServer, type HttpServer } from '../../src/http/uws.ts';
 import { publishedTypedData } from '../../src/auth/typed-data.ts';
 import type { FeedLimits } from '../../src/ws/feeds.ts';
 
-const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
 
 export interface BenchExchange {
   url: string;
@@ -101,6 +100,7 @@ export function startBookGateway(ex: BenchExchange): Promise<HttpServer> {
 
 /** A bare uWebSockets.js app: GET /* answers `body` as JSON, nothing else. */
 export function startBareRoute(body: string): Promise<Pick<HttpServer, 'port' | 'close'>> {
+  const { uws } = uwsNative();
   const app = uws.App();
   app.get('/*', (res) => {
     res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(body);

@@ -103,8 +103,9 @@ export class Projections {
   /** The newest event number of each owner numbered since start (history has the others'). */
   private readonly accountSeqs = new Map<number, number>();
   /**
-   * Called once if the projection thread ends without being asked to (it threw or exited): no
-   * history can be written from then on, and no reply that waits for it can come (pipeline: fatal).
+   * Called once if the projection thread ends without being asked to (it threw or exited) or
+   * reports a batch it could not write (it writes nothing after one): either way no history can
+   * be written from then on, and no reply that waits for it can come (pipeline: fatal).
    */
   onThreadStopped: (reason: string) => void = () => {};
   /** `close` or `terminate` was called: the thread's end is expected. */
@@ -326,6 +327,7 @@ export class Projections {
     await this.thread?.terminate();
   }
 
+  /** The thread died, or lives on writing nothing: the same end for the exchange. */
   private threadStopped(reason: string): void {
     if (this.ending) return;
     this.ending = true;
@@ -342,7 +344,7 @@ export class Projections {
       return;
     }
     if (report.type === 'failed') {
-      this.fail(new Error(`history write failed: ${report.error}`));
+      this.threadStopped(`history write failed: ${report.error}`);
       return;
     }
     this.batchInFlight = false;

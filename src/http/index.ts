@@ -7,7 +7,7 @@
  * status and text in one table (errors.ts, codes.ts). It decides nothing about money: writes go
  * to the sequencer through ports (ports.ts), reads go to the depth mirrors and history.
  *
- * Owns: the one uWebSockets.js adapter (uws.ts), the route table (gateway.ts) and routes
+ * Owns: the one uWebSockets.js adapter (uws.ts, over the build uws-native.ts loads), the route table (gateway.ts) and routes
  * (routes/), request schemas and their conversion to integer units (requests/, validation.ts,
  * schemas.ts), fast-json-stringify serializers and the OpenAPI document (routes/openapi.ts),
  * the account guard and GCRA limits (auth-guard.ts, rate-limit.ts), the client address behind
@@ -17,7 +17,7 @@
  * queries), app/ (command kinds, result codes, the order vocabulary and registry's read model),
  * sequencer/sequencer and sequencer/account-writes (the outcome of a write and its port), uWebSockets.js (uws.ts only), ajv,
  * fast-json-stringify, negotiator (compression.ts), node:zlib, node:crypto, pino, node:fs, node:url and esbuild (routes/web),
- * @trufflesuite/uws-js-unofficial and node:module (uws.ts), the code tables engine/codes and
+ * @btc-vision/uwebsockets.js (types) and node:module (uws-native.ts), the code tables engine/codes and
  * conditional/codes, ws/asyncapi (the OpenAPI document links the feeds).
  *
  * Invariants: every malformed input is a 4xx with a clear text, never a 5xx; a 500 means a

@@ -1,8 +1,8 @@
 /**
  * @module http/uws
  *
- * The one module that touches uWebSockets.js (npm `@trufflesuite/uws-js-unofficial`, a build
- * that loads on Node 20). Everything else sees `HttpRequest` → `HttpReply` handlers.
+ * The one module that serves with uWebSockets.js (loaded by http/uws-native, which picks the
+ * build). Everything else sees `HttpRequest` → `HttpReply` handlers.
  *
  * uWebSockets.js rules honoured here (its own examples): everything needed from `req` is copied
  * at once, because `req` is only valid inside the callback; every response registers
@@ -47,20 +47,15 @@
  * above the slow-consumer limit the feeds enforce themselves (with a reason), and closes such a
  * socket instead of dropping (`closeOnBackpressureLimit`), so no subscriber ever sees a gap. A
  * drain closes every socket with 1001 and the `shuttingDown` text.
- * May import: @trufflesuite/uws-js-unofficial (uWebSockets.js) loaded through node:module, http/client-address,
+ * May import: @btc-vision/uwebsockets.js (types), http/uws-native, http/client-address,
  * http/compression, http/cors, config/ip-address; nothing from the cores.
  */
-import { createRequire } from 'node:module';
-import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import type * as Uws from '@btc-vision/uwebsockets.js';
+import { uwsNative } from './uws-native.ts';
 import { clientAddress } from './client-address.ts';
 import { COMPRESS_MIN_BYTES, compressBody, negotiateEncoding, type Encoding } from './compression.ts';
 import type { CorsPolicy } from './cors.ts';
 import { canonicalIp } from '../config/ip-address.ts';
-
-const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
-
-/** The build's `App` has `close()` (closes the listener and every connection); its typings omit it. */
-type App = Uws.TemplatedApp & { close(): void };
 
 /**
  * `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (a type-only enum in the typings): listen without
@@ -290,7 +285,8 @@ function decodeParameter(raw: string): string {
 }
 
 export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  const app = uws.App() as App;
+  const { uws } = uwsNative();
+  const app = uws.App();
   const trusted = options.trustedProxies ?? new Set<string>();
   /** Requests started and not yet finished: unanswered, or answered while their handler still runs. */
   let unfinished = 0;
@@ -308,7 +304,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     }
     // req is only valid in this callback: copy everything now.
     const params: string[] = [];
-    for (let i = 0; i < paramCount; i++) params.push(decodeParameter(req.getParameter(i)));
+    for (let i = 0; i < paramCount; i++) params.push(decodeParameter(req.getParameter(i) ?? ''));
     const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
     const request: HttpRequest = {
       method: req.getMethod(),
@@ -497,14 +493,14 @@ interface SocketData {
 }
 
 /** Registers the WebSocket endpoint; `open` holds every open connection (a drain closes them). */
-function openSockets(app: App, endpoint: SocketEndpoint<unknown>, trusted: ReadonlySet<string>, open: Set<SocketConnection<unknown>>, counts: SocketCounts): void {
+function openSockets(app: Uws.TemplatedApp, endpoint: SocketEndpoint<unknown>, trusted: ReadonlySet<string>, open: Set<SocketConnection<unknown>>, counts: SocketCounts): void {
   const decoder = new TextDecoder();
   app.ws<SocketData>(endpoint.path, {
     maxPayloadLength: endpoint.maxPayloadBytes,
     idleTimeout: endpoint.idleTimeoutSeconds,
     sendPingsAutomatically: true,
     maxBackpressure: endpoint.maxBackpressureBytes,
-    closeOnBackpressureLimit: 1,
+    closeOnBackpressureLimit: true,
     upgrade: (res, req, context) => {
       // req is only valid in this callback: copy everything now.
       const peer = Buffer.from(res.getRemoteAddressAsText()).toString();

@@ -8,6 +8,8 @@
  * `Atomics.wait` (a market thread's idle loop): its messages arrive as V8 interrupts.
  * A thread cannot be ended from outside by a signal: Linux delivers a fatal signal to the
  * whole process, whichever thread id it names.
+ * `inMainThread` runs an expression on the process's main thread the same way: a fault a test
+ * injects there (what a thread is handed, say).
  */
 import WebSocket from 'ws';
 
@@ -21,6 +23,21 @@ export function inspectorUrl(stderr: string): string {
   return url;
 }
 
+/** An open inspector session: `call` sends a method and resolves with its reply; `replies` also takes a worker's. */
+async function connect(url: string) {
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  let nextId = 1;
+  const replies = new Map<number, (result: any) => void>();
+  const call = (method: string, params: object) =>
+    new Promise<any>((resolve) => {
+      const id = nextId++;
+      replies.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  return { socket, replies, call, nextId: () => nextId++ };
+}
+
 /**
  * Tells the first worker thread for which `matches` — a JavaScript expression over `data`, the
  * thread's `workerData` (undefined for some) — is true, to run `process.exit(code)`; `ended`
@@ -30,12 +47,9 @@ export function inspectorUrl(stderr: string): string {
  * matches (the test would prove nothing).
  */
 export async function endThread(url: string, matches: string, code = 1): Promise<{ ended: Promise<void> }> {
-  const socket = new WebSocket(url);
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const { socket, replies, call, nextId } = await connect(url);
   let told = false;
   try {
-    let nextId = 1;
-    const replies = new Map<number, (result: any) => void>();
     const workers: string[] = [];
     const detached = new Map<string, () => void>();
     socket.on('message', (raw) => {
@@ -47,17 +61,11 @@ export async function endThread(url: string, matches: string, code = 1): Promise
         replies.get(inner.id)?.(inner);
       } else if (message.id !== undefined) replies.get(message.id)?.(message);
     });
-    const call = (method: string, params: object) =>
-      new Promise<any>((resolve) => {
-        const id = nextId++;
-        replies.set(id, resolve);
-        socket.send(JSON.stringify({ id, method, params }));
-      });
     /** Runs `expression` in the worker of `sessionId`; resolves with its value (the reply is awaited only if `answer`). */
     const inWorker = (sessionId: string, expression: string, answer = true) => {
-      const id = nextId++;
+      const id = nextId();
       const reply = new Promise<any>((resolve) => replies.set(id, resolve));
-      socket.send(JSON.stringify({ id: nextId++, method: 'NodeWorker.sendMessageToWorker', params: { sessionId, message: JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression, returnByValue: true } }) } }));
+      socket.send(JSON.stringify({ id: nextId(), method: 'NodeWorker.sendMessageToWorker', params: { sessionId, message: JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression, returnByValue: true } }) } }));
       return answer ? reply.then((r) => r.result?.result?.value) : Promise.resolve(undefined);
     };
     // Every running worker is reported attached right after this call returns.
@@ -76,5 +84,21 @@ export async function endThread(url: string, matches: string, code = 1): Promise
     throw new Error(`no worker thread of ${workers.length} matches ${matches}`);
   } finally {
     if (!told) socket.close();
+  }
+}
+
+/** Runs `expression` on the process's main thread and resolves with its value (an exception rejects). */
+export async function inMainThread(url: string, expression: string): Promise<unknown> {
+  const { socket, replies, call } = await connect(url);
+  try {
+    socket.on('message', (raw) => {
+      const message = JSON.parse(String(raw));
+      if (message.id !== undefined) replies.get(message.id)?.(message);
+    });
+    const reply = await call('Runtime.evaluate', { expression, returnByValue: true });
+    if (reply.result?.exceptionDetails !== undefined) throw new Error(`${expression} threw: ${JSON.stringify(reply.result.exceptionDetails)}`);
+    return reply.result?.result?.value;
+  } finally {
+    socket.close();
   }
 }

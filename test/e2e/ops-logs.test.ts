@@ -1,5 +1,6 @@
 /**
- * Log lines that help an operator: the start-up line names the signature backend, the thread
+ * Log lines that help an operator: the start-up line names the uWebSockets.js build (two can
+ * load, docs/decisions.md), the signature backend, the thread
  * counts and the markets each market thread runs (by symbol); a refused write is one debug
  * line with the reason the client read; the access log, when switched on, is one line per
  * request; every 503 is a warn line with its reason; books are named by symbol.
@@ -20,6 +21,7 @@ test('the process logs its threads and markets at start, a debug line per refuse
   const server = await startServerProcess(['--market-threads', '2', '--signature-threads', '1'], { LOG_LEVEL: 'debug', ACCESS_LOG: 'on' });
   t.after(() => server.stop());
   const ready = server.logged('exchange ready')!;
+  assert.match(ready.httpServer, /^@(btc-vision\/uwebsockets\.js@20\.57\.0|trufflesuite\/uws-js-unofficial@20\.30\.0-unofficial\.0)$/);
   assert.match(ready.signatureBackend, /^(native|noble)$/);
   assert.equal(ready.signatureThreads, 1);
   assert.equal(ready.marketThreads, 2);

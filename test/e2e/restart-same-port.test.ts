@@ -12,8 +12,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import type * as Uws from '@btc-vision/uwebsockets.js';
+import { uwsNative } from '../../src/http/uws-native.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { encodeRequest, KeepAliveConnection } from './fuzz-http.ts';
 import { freePort } from '../replication/nats-servers.ts';
@@ -73,7 +73,7 @@ test('no other program can listen on the port the exchange listens on (no SO_REU
   const server = await startServerProcess(['--port', String(port)]);
   try {
     // Another uWebSockets.js server with its default options: SO_REUSEPORT, the way a port is shared.
-    const uws = createRequire(import.meta.url)('@trufflesuite/uws-js-unofficial') as typeof Uws;
+    const { uws } = uwsNative();
     const app = uws.App();
     const socket = await new Promise<Uws.us_listen_socket | false>((resolve) => app.listen('127.0.0.1', port, resolve));
     if (socket !== false) uws.us_listen_socket_close(socket);

@@ -6,6 +6,8 @@
  *    (a market thread by its markets) and the reason, every write from then on refused with 503
  *    and Retry-After (none waits), exit status 70 within seconds — also when SIGTERM comes
  *    right after — and the restart replays the journal: every order answered 200 is there;
+ *  - so is a projection thread that lives on but cannot write a batch (it writes nothing after
+ *    one): it must not leave the exchange up, answering /ready 503, for ever;
  *  - the snapshot thread is survived: writes go on, and SIGTERM stops cleanly (exit 0, the
  *    LOCK removed) without the shutdown snapshot;
  *  - a signature thread is survived: the order whose signature it held is answered as if
@@ -17,7 +19,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Trader, type Reply } from './harness.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
-import { endThread, INSPECT, inspectorUrl } from './end-thread.ts';
+import { endThread, inMainThread, INSPECT, inspectorUrl } from './end-thread.ts';
 
 /** Each thread by the `workerData` it was started with (transport/market-worker, projection-worker, snapshot-worker). */
 const MARKET_THREAD_OF_BTC = `data?.commands !== undefined && data.markets.some((m) => m.index === 0)`;
@@ -25,6 +27,23 @@ const PROJECTION_THREAD = `typeof data?.path === 'string'`;
 const SNAPSHOT_THREAD = `data?.journalDir !== undefined`;
 /** Piscina starts the signature pool's threads without workerData; every other thread has its own. */
 const SIGNATURE_THREAD = `data === undefined`;
+
+/**
+ * Cuts the next history batch the main thread hands the projection thread to its first byte:
+ * the thread cannot decode it, so its write fails inside the thread's own try — the `failed`
+ * report an LMDB error (a full disk) makes too — and the thread lives on. Only the projections
+ * post `type: 'batch'` to a thread.
+ */
+const BREAK_NEXT_HISTORY_BATCH = `(() => {
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, transfer) {
+    if (message?.type !== 'batch') return post.call(this, message, transfer);
+    Worker.prototype.postMessage = post;
+    return post.call(this, { ...message, bytes: message.bytes.subarray(0, 1) }, transfer);
+  };
+  return true;
+})()`;
 
 /** How long a dying exchange may take from the thread's death to its exit. */
 const EXIT_WITHIN_MS = 10_000;
@@ -50,11 +69,18 @@ async function traderWithOrder(server: ServerProcess): Promise<Trader> {
   return trader;
 }
 
-/** A write sent after the death: 503 with Retry-After, or no answer because the process exited — never a wait. */
-async function refusedOrGone(send: () => Promise<Reply>, reason: RegExp): Promise<void> {
-  const started = Date.now();
-  const reply = await send().catch(() => undefined);
-  assert.ok(Date.now() - started < EXIT_WITHIN_MS, 'the write did not wait');
+/**
+ * A write sent after the death: 503 with Retry-After, or no answer because the process exited —
+ * never a wait. One that waits fails the test and kills the server (or it would hold the runner).
+ */
+async function refusedOrGone(server: ServerProcess, send: () => Promise<Reply>, reason: RegExp): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), EXIT_WITHIN_MS)));
+  const reply = await Promise.race([send().catch(() => undefined), waited]).finally(() => clearTimeout(timer));
+  if (reply === 'waited') {
+    await server.kill('SIGKILL');
+    assert.fail(`the write waited ${EXIT_WITHIN_MS / 1000} s with no answer; the server's last log lines:\n${server.log.slice(-6).map((e) => JSON.stringify(e)).join('\n')}`);
+  }
   if (reply === undefined) return;
   assert.equal(reply.status, 503, reply.text);
   assert.match(reply.text, reason);
@@ -85,7 +111,7 @@ test('a market thread that dies is fatal: one fatal line naming its market, writ
   const server = await startServerProcess([], INSPECT);
   const trader = await traderWithOrder(server);
   await (await endThread(inspectorUrl(server.stderr()), MARKET_THREAD_OF_BTC)).ended;
-  await refusedOrGone(() => trader.place({ price: '90000', quantity: '0.01' }), /^Service overloaded: market thread of BTC-USD-PERP\b/);
+  await refusedOrGone(server, () => trader.place({ price: '90000', quantity: '0.01' }), /^Service overloaded: market thread of BTC-USD-PERP\b/);
   await assertFatal(server, /^market thread of BTC-USD-PERP(, [A-Z-]+)* exited \(code 1\)$/);
   await orderSurvivesRestart(server, trader);
 });
@@ -105,8 +131,18 @@ test('the projection thread that dies is fatal: one fatal line, exit 70, nothing
   const server = await startServerProcess([], INSPECT);
   const trader = await traderWithOrder(server);
   await (await endThread(inspectorUrl(server.stderr()), PROJECTION_THREAD)).ended;
-  await refusedOrGone(() => trader.place({ price: '90000', quantity: '0.01' }), /^Service overloaded: history cannot be written$/);
+  await refusedOrGone(server, () => trader.place({ price: '90000', quantity: '0.01' }), /^Service overloaded: history cannot be written$/);
   await assertFatal(server, /^projection thread exited \(code 1\)$/);
+  await orderSurvivesRestart(server, trader);
+});
+
+test('a history write that fails on a live projection thread is fatal too: one fatal line, exit 70, nothing acknowledged lost', { timeout: 120_000 }, async () => {
+  const server = await startServerProcess([], INSPECT);
+  const trader = await traderWithOrder(server);
+  assert.equal(await inMainThread(inspectorUrl(server.stderr()), BREAK_NEXT_HISTORY_BATCH), true);
+  // This order's history goes in the broken batch (or one after it): no reply can come, and none may wait.
+  await refusedOrGone(server, () => trader.place({ price: '90000', quantity: '0.01' }), /^Service overloaded: history cannot be written$/);
+  await assertFatal(server, /^history write failed: /);
   await orderSurvivesRestart(server, trader);
 });
 
