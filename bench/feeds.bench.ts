@@ -30,8 +30,8 @@
  *    linear drift on this shared machine then weighs on both alike); `FEEDS_BENCH_ORDERS`
  *    (10,000) orders a round, or what `FEEDS_BENCH_ROUND_SECONDS` (15) allows. Target: attached
  *    within 10% of none. The server's CPU per order is printed beside it (steadier than the rate
- *    when neighbours load the machine), and the subscribers' CPU (they share the 2 cores, at low
- *    priority: `FEEDS_BENCH_SUBSCRIBER_NICE` below).
+ *    when neighbours load the machine), and the subscribers' CPU (they share the 2 cores, at the
+ *    lowest priority: `FEEDS_BENCH_SUBSCRIBER_SCHED` below).
  * The feeds publish a market's book and trades at most every `FEEDS_BENCH_PUBLISH_MS` (the
  * exchange's default, 100 ms, when unset), to compare windows.
  * To see where the feeds cost the order path: `node --cpu-prof --import tsx bench/feeds.bench.ts`
@@ -39,7 +39,7 @@
  * Runs in about two minutes at full size on the shared 2-core VM (setup ≈ 20–40 s, rounds capped
  * at 15 s); the temporary data dir and the children are removed at the end.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, setPriority } from 'node:os';
 import { join } from 'node:path';
@@ -80,13 +80,21 @@ const LEVELS_PER_SIDE = 30;
 /** Orders before the first round, so the first round does not pay for the JIT's warm-up (1,000 left it ~25 % slower than the last). */
 const WARMUP_ORDERS = envInt('FEEDS_BENCH_WARMUP', 4_000);
 /**
- * The subscriber processes' scheduling priority (`nice`, 0–19). They stand for clients on other
- * machines: at 19 they take the CPU the exchange leaves idle rather than a share of what it would
- * use, so the rate with subscribers measures what the feeds cost the exchange, not what their
- * readers cost this 2-core machine (their CPU is printed either way). 0 to give them equal shares.
+ * How the subscriber processes are scheduled. They stand for clients on other machines, so by
+ * default they take only CPU the exchange leaves idle: `idle` runs them under SCHED_IDLE (`chrt
+ * --idle`: they run when no other task wants the core, and a waking exchange thread preempts
+ * them at once — nice 19 alone still let them delay the order path's thread hand-offs); `nice`
+ * at nice 19; `equal` as any process. Their CPU is printed either way.
  */
-const SUBSCRIBER_NICE = Number(process.env.FEEDS_BENCH_SUBSCRIBER_NICE ?? 19);
-if (!Number.isInteger(SUBSCRIBER_NICE) || SUBSCRIBER_NICE < 0 || SUBSCRIBER_NICE > 19) throw new Error(`FEEDS_BENCH_SUBSCRIBER_NICE must be 0–19, got ${process.env.FEEDS_BENCH_SUBSCRIBER_NICE}`);
+const SUBSCRIBER_SCHED = process.env.FEEDS_BENCH_SUBSCRIBER_SCHED ?? 'idle';
+if (!['idle', 'nice', 'equal'].includes(SUBSCRIBER_SCHED)) throw new Error(`FEEDS_BENCH_SUBSCRIBER_SCHED must be idle, nice or equal, got ${SUBSCRIBER_SCHED}`);
+
+function schedule(pid: number): void {
+  if (SUBSCRIBER_SCHED === 'nice') setPriority(pid, 19);
+  if (SUBSCRIBER_SCHED !== 'idle') return;
+  const run = spawnSync('chrt', ['--idle', '--all-tasks', '--pid', '0', String(pid)], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`chrt --idle failed for subscriber process ${pid} (util-linux; or FEEDS_BENCH_SUBSCRIBER_SCHED=nice): ${run.stderr || run.error?.message}`);
+}
 /** The probe's pause between pairs, and the pairs it may send in one round (it stops when told). */
 const PROBE_GAP_MS = 10;
 const PROBE_LOOPS = 4;
@@ -223,7 +231,7 @@ const pooled = (ls: Latency[]): Latency => latency(ls.flatMap((l) => l.values));
 
 console.log(
   `feeds bench: ${availableParallelism()} cores, load average ${loadAverage()} (1, 5, 15 min); ${SUBSCRIBERS} subscribers in ${CLIENT_PROCESSES} processes, ` +
-    `${ORDERS} orders a round at -c ${CONNECTIONS}, ${2 * ROUND_PAIRS} rounds after ${WARMUP_ORDERS} warm-up orders; subscriber processes at nice ${SUBSCRIBER_NICE}; ` +
+    `${ORDERS} orders a round at -c ${CONNECTIONS}, ${2 * ROUND_PAIRS} rounds after ${WARMUP_ORDERS} warm-up orders; subscriber processes scheduled ${SUBSCRIBER_SCHED}; ` +
     `book and trades published at most every ${PUBLISH_MS} ms`,
 );
 const ex = await startBenchExchange({ feedLimits: { publishEveryMs: PUBLISH_MS } });
@@ -231,7 +239,7 @@ loader = forkAutocannon();
 probe = child('./feeds/probe.ts');
 bareServer = child('./feeds/bare-pubsub.ts');
 subscriberProcesses = Array.from({ length: CLIENT_PROCESSES }, () => child('./feeds/subscribers.ts'));
-for (const p of subscriberProcesses) setPriority(p.pid!, SUBSCRIBER_NICE);
+for (const p of subscriberProcesses) schedule(p.pid!);
 const figures: Figure[] = [];
 try {
   const setupStart = performance.now();
