@@ -12,7 +12,7 @@
  * A crash is the end of a `SimNode`: nothing of it is used again; the next one starts from the
  * storage it left (`SimulatedJournalStorage.powerLoss`) and the snapshots that were saved.
  *
- * May import: src/ (runtime, journal, engine, config), sim/prng. No clock, no Math.random.
+ * May import: src/ (app, sequencer, transport, journal, engine, config), sim/prng. No clock, no Math.random.
  */
 import type { MarketSpec } from '../src/config/market.ts';
 import { FastOrderBook } from '../src/engine/fast-book.ts';

@@ -279,6 +279,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
           sequencer!.resume();
         }
       },
+      latest: () => journal.lastSeq(),
       // Every later quiet point is at or after the journal's last seq, so past anything flushed.
       followable: () => journal.flushedSeq(),
     },

@@ -370,10 +370,6 @@ export class Exchange {
   }
 
   /**
-   * An open order as its owner sees it: an untriggered trailing stop shows the trigger price
-   * it would fire at now (its anchor moves with the mark, so the registry does not hold it).
-   */
-  /**
    * An order as it stands now, open or recently finished, as the API presents it: a copy, so
    * later commands do not change what a caller holds (the sequencer's `Outcome.orders`).
    */
@@ -382,6 +378,10 @@ export class Exchange {
     return o === undefined ? undefined : { ...this.presented(o) };
   }
 
+  /**
+   * An open order as its owner sees it: an untriggered trailing stop shows the trigger price
+   * it would fire at now (its anchor moves with the mark, so the registry does not hold it).
+   */
   presented(o: OrderState): OrderState {
     if (o.orderType !== 'trailingStop' || o.status !== 'untriggered') return o;
     const live = this.conditional[o.market].order(o.orderId);

@@ -14,8 +14,9 @@
  * `closed` with the conditional reason.
  *
  * Deterministic: it changes only through `submitted`, the conditional book's outputs and the
- * book events, so replaying the journal rebuilds it exactly. Terminal orders leave memory once
- * reported.
+ * book events, so replaying the journal rebuilds it exactly. Terminal orders leave the open
+ * orders once reported; the newest 8,192 of them stay readable (`lastKnown`) for a write's
+ * outcome and reads soon after.
  */
 import type { Side } from '../engine/types.ts';
 import type { OrderStatus, OrderType } from './order-vocabulary.ts';
@@ -59,7 +60,8 @@ export type OrderChangeListener = (order: OrderState) => void;
  * Finished orders kept in memory, the newest ones: a write's outcome reports the orders as its
  * command left it, which may be finished by then (an IOC filled at once), and reads soon after
  * need no history lookup. 8,192 is far more than can finish between a command's own events and
- * its completion (commands in flight are bounded by the rings).
+ * its completion in practice (a command's events and its Done are published together); a reply
+ * that misses one reads it from history, written by then (http/routes/orders `reported`).
  */
 const RECENTLY_FINISHED = 8192;
 

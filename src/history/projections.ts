@@ -113,7 +113,14 @@ export class Projections {
   /** The feeds, once live: they hear every numbered subaccount event and every written batch. */
   feed: { account(event: AccountEventRecord): void; historyWritten(): void } | null = null;
 
+  /** Rejects when the projection thread stops (what `settle` waits on beside the position). */
+  private readonly stopped: Promise<never>;
+  private stop: (error: Error) => void = () => {};
+
   constructor(private readonly env: RootDatabase) {
+    this.stopped = new Promise<never>((_, reject) => (this.stop = reject));
+    // Nobody may be waiting when the thread stops: that is not an unhandled rejection.
+    this.stopped.catch(() => {});
     this.store = new HistoryStore(env);
     this.transfers = this.store.transfers;
     this.accountEvents = this.store.accountEvents;
@@ -300,9 +307,15 @@ export class Projections {
   }
 
   /** Every record so far written, and the position moved to the journal's end. */
+  /**
+   * Resolves once everything journaled so far is written; rejects if the projection thread stops
+   * first (a snapshot or a stop waiting here must not wait for ever — replies waiting for history
+   * get no answer instead, see `threadStopped`).
+   */
   settle(): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure);
     this.flush(true);
-    return this.caughtUp(this.journal.lastSeq());
+    return Promise.race([this.caughtUp(this.journal.lastSeq()), this.stopped]);
   }
 
   /** Writes what is left, then stops the projection thread. */
@@ -335,6 +348,7 @@ export class Projections {
     // no answer, not a 500: their commands are in the journal, the process exits (pipeline
     // `failed`) and the restart applies them — as after kill -9, the journal is their outcome.
     this.failure ??= new Error(reason);
+    this.stop(this.failure);
     this.onThreadStopped(reason);
   }
 
@@ -365,6 +379,7 @@ export class Projections {
 
   private fail(error: Error): void {
     this.failure ??= error;
+    this.stop(this.failure);
     const waiting = this.waiters;
     this.waiters = [];
     for (const w of waiting) w.reject(this.failure);

@@ -58,7 +58,6 @@ export interface AccountFillView {
   time: number;
 }
 
-
 /**
  * The latest state of one order, written on every change (`onOrderUpdate`). The order routes
  * format it; the projection only needs `orderId`, `owner`, `marketIndex`, `status`,

@@ -10,16 +10,12 @@
 import { toAddress, type Address } from '../auth/address.ts';
 import { MAX_SUBACCOUNT_INDEX } from '../auth/delegation.ts';
 import { failure, GatewayCode } from './errors.ts';
-import { strictInteger, type Query, type QueryParam } from './query.ts';
+import { isReply, strictInteger, type Query, type QueryParam } from './query.ts';
 import type { HttpReply } from './uws.ts';
 
 export const INVALID_SUBACCOUNT_INDEX = 'Invalid subaccount index';
 
 const invalid = (text: string): HttpReply => failure(GatewayCode.InvalidField, text);
-
-export function isReply(value: unknown): value is HttpReply {
-  return typeof value === 'object' && value !== null && 'status' in value && 'body' in value;
-}
 
 /** A required `0x` address parameter. */
 export function addressParam(query: Query, name: string, required = true): Address | undefined | HttpReply {

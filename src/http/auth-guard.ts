@@ -32,8 +32,8 @@ import type { Address } from '../auth/address.ts';
 import type { DelegationStore, Scope } from '../auth/delegation.ts';
 import type { AccessTokens } from '../auth/token.ts';
 import { codeFailure } from './codes.ts';
-import { addressParam, isReply, subaccountParam } from './account-query.ts';
-import { strictQuery, type Query } from './query.ts';
+import { addressParam, subaccountParam } from './account-query.ts';
+import { isReply, strictQuery, type Query } from './query.ts';
 import { RateLimiter, type Budget } from './rate-limit.ts';
 import type { Clock } from './ports.ts';
 import type { Handler, HttpReply, HttpRequest } from './uws.ts';
@@ -68,6 +68,8 @@ export interface ReadOptions {
   scope: Scope;
   /** Query parameters besides account and subaccountIndex. */
   params?: readonly string[];
+  /** Of those, the ones that may be repeated (array parameters: http/query `repeatableNames`). */
+  repeatable?: readonly string[];
 }
 
 type Reply = HttpReply | Promise<HttpReply>;
@@ -108,7 +110,7 @@ export class AccountGuard {
       const budget = this.accountLimiter.take(caller, now);
       const limit = this.accountLimiter.rate;
       if (!budget.allowed) return withBudget(tooMany(this.accountLimiter, 'account'), limit, budget);
-      const query = strictQuery(req.query, allowed);
+      const query = strictQuery(req.query, allowed, options.repeatable);
       if (isReply(query)) return withBudget(query, limit, budget);
       let ctx: SubaccountContext | CallContext = { caller, query };
       if (options.scope !== undefined) {

@@ -17,7 +17,8 @@
  * queries), app/ (command kinds, result codes, the order vocabulary and registry's read model),
  * sequencer/sequencer and sequencer/account-writes (the outcome of a write and its port), uWebSockets.js (uws.ts only), ajv,
  * fast-json-stringify, negotiator (compression.ts), node:zlib, node:crypto, pino, node:fs, node:url and esbuild (routes/web),
- * @btc-vision/uwebsockets.js (types) and node:module (uws-native.ts), the code tables engine/codes and
+ * @btc-vision/uwebsockets.js (types), node:module and, at run time, @trufflesuite/uws-js-unofficial
+ * (uws-native.ts), the code tables engine/codes and
  * conditional/codes, ws/asyncapi (the OpenAPI document links the feeds).
  *
  * Invariants: every malformed input is a 4xx with a clear text, never a 5xx; a 500 means a

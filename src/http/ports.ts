@@ -2,7 +2,8 @@
  * @module http/ports
  *
  * What the gateway needs from the running exchange, as interfaces it is handed (the gateway
- * never reaches into threads, rings or the journal itself). The application and the sequencer implement them.
+ * never reaches into threads, rings or the journal itself). The pipeline implements them over the
+ * application, the sequencer and history (`stateReads`).
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { Profile } from '../config/profile.ts';

@@ -23,20 +23,38 @@ export function paramNames(params: readonly QueryParam[]): string[] {
   return params.map((p) => p.name);
 }
 
+/** The parameters declared as arrays: given once comma-separated or repeated (`a=x&a=y`), as OpenAPI's form style explodes them. */
+export function repeatableNames(params: readonly QueryParam[]): string[] {
+  return params.filter((p) => p.schema.type === 'array').map((p) => p.name);
+}
+
+export const int = (minimum: number, maximum = Number.MAX_SAFE_INTEGER): Readonly<Record<string, unknown>> => ({ type: 'integer', minimum, maximum });
+
+export const param = (name: string, schema: Readonly<Record<string, unknown>>, description: string, required = false): QueryParam => ({ name, required, schema, description });
+
+export function isReply(value: unknown): value is HttpReply {
+  return typeof value === 'object' && value !== null && 'status' in value && 'body' in value;
+}
+
 /** A parsed query: each declared parameter given, by name. */
 export type Query = ReadonlyMap<string, string>;
 
 const NO_PARAMETERS: Query = new Map();
 
-/** The query as a map of single values, or the 400 for an unknown or repeated parameter. */
-export function strictQuery(raw: string, allowed: readonly string[]): Query | HttpReply {
+/**
+ * The query as a map of single values, or the 400 for an unknown or repeated parameter; a
+ * `repeatable` one given several times reads as its values joined by commas.
+ */
+export function strictQuery(raw: string, allowed: readonly string[], repeatable: readonly string[] = []): Query | HttpReply {
   // Most requests carry none: no parse, no allocation.
   if (raw === '') return NO_PARAMETERS;
   const out = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(raw)) {
     if (!allowed.includes(name)) return failure(GatewayCode.InvalidField, `Unknown query parameter ${name}; allowed: ${allowed.join(', ')}`);
-    if (out.has(name)) return failure(GatewayCode.InvalidField, `Query parameter ${name} given more than once`);
-    out.set(name, value);
+    const earlier = out.get(name);
+    if (earlier === undefined) out.set(name, value);
+    else if (repeatable.includes(name)) out.set(name, `${earlier},${value}`);
+    else return failure(GatewayCode.InvalidField, `Query parameter ${name} given more than once`);
   }
   return out;
 }

@@ -12,7 +12,9 @@
  *
  * The `uWebSockets: 20` header every answer carried goes with `_cfg('silent')`, which both
  * builds have (it sets the loop's no-mark flag); nothing else differs in what the exchange uses.
- * May import: @btc-vision/uwebsockets.js (types), config/market (its error), node:module.
+ * May import: @btc-vision/uwebsockets.js (types), config/market (its error), node:module; at run
+ * time, through `createRequire`, both builds: @btc-vision/uwebsockets.js and
+ * @trufflesuite/uws-js-unofficial.
  */
 import { createRequire } from 'node:module';
 import type * as Uws from '@btc-vision/uwebsockets.js';

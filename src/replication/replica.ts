@@ -164,18 +164,15 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   // so a restart — and a standby's takeover, which starts the primary pipeline on this data
   // directory — replays only what came after the newest. The primary's blocks may end inside a
   // command's events: the seqs to snapshot at are those this replay had nothing in flight at
-  // (`Replay.quietSeq`), the newest of each block kept until the local journal has flushed it.
-  const quietPoints = [replay.quietSeq];
+  // (`Replay.quietSeq`); the thread follows the flushed journal up to the newest of them.
   const snapshotSchedule = new SnapshotSchedule({
     thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...settings.markets], options: exchangeOptions, startSeq: start?.seq ?? 0 },
     intervalMs: settings.snapshotIntervalMs,
     points: {
       quiet: async () => replay.quietSeq,
-      followable: () => {
-        const flushed = journal.flushedSeq();
-        while (quietPoints.length > 1 && quietPoints[1] <= flushed) quietPoints.shift();
-        return quietPoints[0] <= flushed ? quietPoints[0] : 0;
-      },
+      latest: () => replay.quietSeq,
+      // Never past a later quiet point (they only grow) nor past what is flushed here.
+      followable: () => Math.min(journal.flushedSeq(), replay.quietSeq),
     },
     journal,
     projections,
@@ -209,7 +206,6 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       // Books here answer at once: nothing waits for the routes a book event caused.
       exchange.takeUnsolicitedRoutes();
     }
-    if (replay.quietSeq > quietPoints[quietPoints.length - 1]) quietPoints.push(replay.quietSeq);
     projections.flushSoon();
     // One feed frame per block: handed on once the local journal has flushed it.
     relay!.endOfBatch(journal.lastSeq());
@@ -295,9 +291,9 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   new Gauge({ name: 'perp_replica_lag_records', help: 'Journal records the primary has shipped that this replica has not applied', registers: [registry], collect() { this.set(lag().seqs); } });
   new Gauge({ name: 'perp_replica_lag_seconds', help: 'How long this replica has been behind the primary (0 when caught up)', registers: [registry], collect() { this.set(lag().ms / 1000); } });
   new Gauge({ name: 'perp_replica_applied_seq', help: 'The last journal seq this replica applied', registers: [registry], collect() { this.set(journal.lastSeq()); } });
-  // The primary's name for it (metrics.ts): a replica's feed subscribers are counted alike.
   // As the primary's (docs/operations.md): a replica's snapshots bound its restart and a standby's takeover.
   new Gauge({ name: 'perp_snapshot_age_seconds', help: 'Seconds since this process last saved a snapshot (NaN before its first)', registers: [registry], collect() { const at = snapshotSchedule.lastAt; this.set(at === null ? NaN : Date.now() / 1000 - at); } });
+  // The primary's name for it (metrics.ts): a replica's feed subscribers are counted alike.
   new Gauge({ name: 'perp_ws_connections', help: 'WebSocket connections open (the feeds)', registers: [registry], collect() { this.set(server.socketCounts().open); } });
 
   const reads = stateReads(settings, exchange, history, projections, () => false);
@@ -357,7 +353,8 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       await following;
       await snapshotSchedule.close(options);
       await journal.close();
-      await projections.close();
+      // A history thread that stopped writing (logged when it did) has nothing more to close.
+      await projections.close().catch(() => projections.terminate());
       await historyEnv.close();
       logger.info({ role, lastSeq: journal.lastSeq() }, 'replica stopped');
     },

@@ -34,6 +34,8 @@ export interface SnapshotPoints {
   quiet(): Promise<number>;
   /** The newest seq the thread may replay to now: flushed, and at or below every later `quiet()`. */
   followable(): number;
+  /** Where a snapshot taken now would be (the newest quiet point so far): when it is the newest snapshot's, there is nothing new to save. */
+  latest(): number;
 }
 
 export interface SnapshotScheduleLogger {
@@ -46,7 +48,7 @@ export interface SnapshotScheduleOptions {
   thread: Omit<SnapshotThreadData, 'keep'>;
   intervalMs: number;
   points: SnapshotPoints;
-  journal: Pick<Journal, 'lastSeq' | 'flushedHere'>;
+  journal: Pick<Journal, 'flushedHere'>;
   projections: Pick<Projections, 'settle'>;
   logger: SnapshotScheduleLogger;
   /** Called with a snapshot's whole time (from choosing its seq to saved), in seconds: metrics. */
@@ -74,7 +76,7 @@ export class SnapshotSchedule {
     this.timer =
       options.intervalMs > 0
         ? setInterval(() => {
-            if (this.pending > 0 || options.journal.lastSeq() === this.lastSeq) return;
+            if (this.pending > 0 || options.points.latest() === this.lastSeq) return;
             void this.take().catch(() => {});
           }, options.intervalMs)
         : undefined;
@@ -129,7 +131,7 @@ export class SnapshotSchedule {
   async close({ snapshot = true }: { snapshot?: boolean } = {}): Promise<void> {
     this.halt();
     await this.queue;
-    if (snapshot && this.options.journal.lastSeq() !== this.lastSeq) await this.take().catch(() => {});
+    if (snapshot && this.options.points.latest() !== this.lastSeq) await this.take().catch(() => {});
     await this.thread.close();
   }
 

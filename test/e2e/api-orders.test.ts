@@ -418,6 +418,8 @@ test('GET /account/orders: every filter — orderType, status, symbol, created a
   assert.equal(ok(await q('&orderType=limit')).total, 4);
   assert.equal(ok(await q('&orderType=twap')).total, 0);
   assert.equal(ok(await q('&orderType=Limit,twap')).total, 4);
+  // Repeated, as OpenAPI's form style and the project's client send an array.
+  assert.equal(ok(await q('&orderType=limit&orderType=twap')).total, 4);
 
   assert.deepEqual(ids(ok(await q(`&createdFrom=${open2.createdAt}`))), [open2.orderId, filled.orderId, cancelled.orderId].sort());
   assert.deepEqual(ids(ok(await q(`&createdTo=${open2.createdAt}`))), [open1.orderId]);

@@ -13,7 +13,7 @@ export interface TempHistory {
   dbs: HistoryDatabases;
   writer: HistoryWriter;
   reader: HistoryReader;
-  /** Runs `fn` as one history batch (one write transaction), as the runtime does per turn. */
+  /** Runs `fn` as one history batch (one write transaction), as the projections do per turn. */
   write(fn: (writer: HistoryWriter) => void): void;
 }
 

@@ -7,7 +7,8 @@
  */
 import fastJson from 'fast-json-stringify';
 import type { SubaccountContext } from '../auth-guard.ts';
-import { addressParam, isReply, SUBACCOUNT_PARAMS } from '../account-query.ts';
+import { isReply } from '../query.ts';
+import { addressParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { QueryParam } from '../query.ts';
 import type { AccountReadPort } from '../ports.ts';
 import { NONCE_SCHEMA } from '../schemas.ts';

@@ -19,7 +19,8 @@ import type { TransferHistoryReader, TransferRecord } from '../../history/transf
 import { failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
-import { isReply, rangeParams, SUBACCOUNT_PARAMS } from '../account-query.ts';
+import { isReply } from '../query.ts';
+import { rangeParams, SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { QueryParam } from '../query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { transferIntent, TRANSFER_REQUEST_SCHEMA, type TransferBody } from '../requests/transfer.ts';

@@ -7,8 +7,7 @@ import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../..
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { Side, type Level } from '../../engine/types.ts';
 import { failure, GatewayCode } from '../errors.ts';
-import { paramNames, strictInteger, strictQuery, type Query, type QueryParam } from '../query.ts';
-import { isReply } from '../account-query.ts';
+import { isReply, paramNames, strictInteger, strictQuery, type Query, type QueryParam } from '../query.ts';
 import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { BOOK_SCHEMA } from '../schemas.ts';

@@ -10,11 +10,10 @@ import { CANDLE_INTERVALS, INTERVAL_1M, intervalByName } from '../../history/can
 import type { MarketHistory } from '../../history/types.ts';
 import { candleView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
-import { paramNames, strictQuery, type QueryParam } from '../query.ts';
+import { isReply, paramNames, strictQuery, type QueryParam } from '../query.ts';
 import { CANDLES_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { MS_WINDOW, parseWindow, type MarketList } from './trades.ts';
-import { isReply } from '../account-query.ts';
 
 export const DEFAULT_CANDLES_LIMIT = 1000;
 

@@ -20,7 +20,7 @@ import { MARGIN_REQUEST_SCHEMA } from '../requests/margin.ts';
 import { DELEGATION_REQUEST_SCHEMA } from '../requests/delegation.ts';
 import { CHALLENGE_REQUEST_SCHEMA, LOGIN_REQUEST_SCHEMA } from './login.ts';
 import * as S from '../schemas.ts';
-import type { QueryParam } from '../query.ts';
+import { param, type QueryParam } from '../query.ts';
 import { BOOK_QUERY, ORDERBOOK_QUERY } from './book.ts';
 import { CANDLES_QUERY } from './candles.ts';
 import { TRADES_QUERY } from './trades.ts';
@@ -116,7 +116,6 @@ const OVERLOADED = [503, 'Service overloaded: <reason>'] as const;
 
 // ── parameters of the public and order routes ────────────────────────────────────────────────
 
-const param = (name: string, schema: Schema, description: string, required = false): QueryParam => ({ name, required, schema, description });
 const SYMBOL_PATH = [param('symbol', { type: 'string' }, 'market: `BASE-QUOTE-PERP` or a bare base such as `BTC`', true)];
 const ORDER_BATCH_REQUEST = {
   title: 'OrderBatchRequest',

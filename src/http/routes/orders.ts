@@ -28,8 +28,8 @@ import { failure, GatewayCode, registerCodes } from '../errors.ts';
 import { codeFailure } from '../codes.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
-import { addressParam, isReply, limitParam, millisParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
-import { paramNames, type QueryParam } from '../query.ts';
+import { addressParam, limitParam, millisParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
+import { int, isReply, param, paramNames, repeatableNames, type QueryParam } from '../query.ts';
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
 import type { Clock, GatewayMetrics, OrdersPort } from '../ports.ts';
 import type { HttpReply, HttpRequest, Route } from '../uws.ts';
@@ -86,8 +86,6 @@ const STATUS_FILTERS: Readonly<Record<string, ReadonlySet<OrderStatus>>> = {
 const LISTED_ORDER_TYPES = ['unsupported', ...ORDER_TYPES];
 const ORDER_TYPE_FILTERS = new Map(LISTED_ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
 
-const int = (minimum: number, maximum = Number.MAX_SAFE_INTEGER) => ({ type: 'integer', minimum, maximum });
-const param = (name: string, schema: Readonly<Record<string, unknown>>, description: string, required = false): QueryParam => ({ name, required, schema, description });
 
 /** GET and DELETE /account/order. */
 export const ORDER_LOOKUP_QUERY: readonly QueryParam[] = [
@@ -100,7 +98,7 @@ export const CANCEL_ALL_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, pa
 /** GET /account/orders. */
 export const ORDER_LIST_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
-  param('orderType', { type: 'array', items: { type: 'string', enum: LISTED_ORDER_TYPES } }, 'one or more order types (repeat the parameter)'),
+  param('orderType', { type: 'array', items: { type: 'string', enum: LISTED_ORDER_TYPES } }, 'one or more order types: repeat the parameter or separate them by commas'),
   param('status', { type: 'string', enum: Object.keys(STATUS_FILTERS) }, 'open = new or partiallyFilled; active = open, untriggered or a pending TWAP/iceberg child; filled; closed = filled, cancelled, expired or rejected'),
   param('symbol', { type: 'string' }, 'one market'),
   param('createdFrom', int(0), 'ms, created on or after (not with updated*)'),
@@ -169,6 +167,16 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
   const { markets, orders, guard, domain, recover, clock, metrics } = options;
   const view = (o: OrderLike) => orderView(markets, o);
 
+  /**
+   * The orders a write's outcome reports, in its order. One that finished among more than 8,192
+   * others before its command completed is no longer in memory: history has it by the time the
+   * reply goes out (the sequencer resolves once history caught up).
+   */
+  const reported = (outcome: Outcome): OrderLike[] => {
+    const ids = outcome.result.orderIds ?? [outcome.result.orderId!];
+    return outcome.orders.map((o, i) => o ?? orders.stored(ids[i]) ?? vanished());
+  };
+
   /** The order as it stands now: open or recently finished in memory, else finished in history. */
   const current = (orderId: number): OrderLike | undefined => {
     return orders.recent(orderId) ?? orders.stored(orderId);
@@ -215,7 +223,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     const { result } = outcome;
     if (result.code !== 0) return { reply: orderFailure(result, () => ({ body: intent.body, signer })) };
     metrics?.ordersAccepted(1);
-    return { order: outcome.orders[0] ?? vanished() };
+    return { order: reported(outcome)[0] };
   };
 
   const postOrder = async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
@@ -292,8 +300,9 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
       }
       metrics?.ordersAccepted(batch.length);
       // The pair's orders are (takeProfit, stopLoss); the reply keeps the request's order.
-      const placed = command.kind === CommandKind.SubmitPair && takeProfitAt === 1 ? [...outcome.orders].reverse() : outcome.orders;
-      return json(serializeOrderBatch({ orders: placed.map((o) => view(o ?? vanished())) }));
+      const placed = reported(outcome);
+      if (command.kind === CommandKind.SubmitPair && takeProfitAt === 1) placed.reverse();
+      return json(serializeOrderBatch({ orders: placed.map(view) }));
     }
     const out: OrderLike[] = [];
     for (let i = 0; i < intents.length; i++) {
@@ -345,7 +354,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
     // An untriggered order is cancelled without a book command (no book result).
     const code = outcome.result.code !== 0 ? outcome.result.code : (outcome.bookResults[0] ?? 0);
     if (code !== 0) return { reason: 'Order not found', reply: codeFailure({ code }) };
-    return { order: outcome.orders[0] ?? vanished() };
+    return { order: reported(outcome)[0] };
   };
 
   const deleteOrder = async (_req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
@@ -473,6 +482,7 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
       handler: guard.guarded(listOrders, {
         scope: 'read',
         params: paramNames(ORDER_LIST_QUERY),
+        repeatable: repeatableNames(ORDER_LIST_QUERY),
       }),
     },
   ];

@@ -4,12 +4,11 @@
  * each trade's `time` in seconds. Also the window parameters' parser that GET /candles shares.
  */
 import fastJson from 'fast-json-stringify';
-import { isReply } from '../account-query.ts';
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import type { MarketHistory, RangeQuery } from '../../history/types.ts';
 import { tradeView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
-import { strictInteger, strictQuery, paramNames, type Query, type QueryParam } from '../query.ts';
+import { int, isReply, strictInteger, strictQuery, paramNames, type Query, type QueryParam } from '../query.ts';
 import { PUBLIC_TRADES_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 
@@ -22,8 +21,6 @@ const serialize = fastJson(PUBLIC_TRADES_SCHEMA);
 export interface MarketList {
   readonly markets: readonly MarketSpec[];
 }
-
-const int = (minimum: number, maximum = Number.MAX_SAFE_INTEGER) => ({ type: 'integer', minimum, maximum });
 
 /** `from` and `to` of the public history routes. */
 export const MS_WINDOW: readonly QueryParam[] = [
