@@ -48,6 +48,9 @@ import { siblingModule, spawnWorker } from '../transport/spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
 import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
 
+/** What a reply waits on once the projection thread stopped: it never settles. */
+const NEVER = new Promise<void>(() => {});
+
 /** History writes that may wait for the projection thread before new commands are refused. */
 const MAX_QUEUED_WRITES = 200_000;
 
@@ -96,6 +99,8 @@ export class Projections {
   private batchInFlight = false;
   private waiters: Waiter[] = [];
   private failure: Error | null = null;
+  /** The projection thread stopped (it died, or a write failed on it): see `threadStopped`. */
+  private threadGone = false;
   private closed: (() => void) | null = null;
   private scheduled = false;
   /** A `flush(true)` was asked for while a batch was in flight: the next batch moves the position even if empty. */
@@ -289,6 +294,9 @@ export class Projections {
    * here): at once when nothing up to it is still queued or in flight.
    */
   caughtUp(seq: number): Promise<void> {
+    // A reply to a command accepted just before the thread stopped waits like those already
+    // waiting (`threadStopped`): no answer, not a 500 — the journal holds it, the restart applies it.
+    if (this.threadGone) return NEVER;
     if (this.failure !== null) return Promise.reject(this.failure);
     if (this.queue.length === 0 && (!this.batchInFlight || seq <= this.writtenSeq)) return RESOLVED;
     return new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
@@ -348,6 +356,7 @@ export class Projections {
     // no answer, not a 500: their commands are in the journal, the process exits (pipeline
     // `failed`) and the restart applies them — as after kill -9, the journal is their outcome.
     this.failure ??= new Error(reason);
+    this.threadGone = true;
     this.stop(this.failure);
     this.onThreadStopped(reason);
   }

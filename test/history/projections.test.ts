@@ -33,7 +33,24 @@ function liveProjections() {
   return { h, projections, journal };
 }
 
-
+test('once the projection thread dies, a reply waiting for history gets no answer (not a 500) and settle() rejects (a stop or a snapshot must not wait for ever)', async () => {
+  const { projections, journal } = liveProjections();
+  let stopped = '';
+  projections.onThreadStopped = (reason) => (stopped = reason);
+  const { trade } = projections.listeners();
+  // The thread ends on its own, as a crash would (not through close/terminate).
+  const thread = (projections as unknown as { thread: { terminate(): Promise<number> } }).thread;
+  await thread.terminate();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.match(stopped, /^projection thread exited/);
+  // A command accepted just before the death was noticed: its history is queued, its reply waits.
+  journal.seq = 1;
+  trade!(0, 1, T0 + 1, 950_000, 1, Side.Buy);
+  const reply = projections.caughtUp(1).then(() => 'resolved', () => 'rejected');
+  const outcome = await Promise.race([reply, new Promise((resolve) => setTimeout(() => resolve('no answer'), 200))]);
+  assert.equal(outcome, 'no answer');
+  await assert.rejects(projections.settle(), /projection thread exited/);
+});
 
 test('on the projection thread: caughtUp resolves once the batch is written and readable here', async () => {
   const { h, projections, journal } = liveProjections();
