@@ -15,13 +15,12 @@
  * the reply's `orderId` is kept under that index, for the generator to read every order back.
  *
  * May import: autocannon (CommonJS, untyped: the part used is declared here), node:fs, ./autocannon
- * (types), ../report.
+ * (its job and result types, `loadResult`).
  */
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
-import { percentile } from '../report.ts';
-import type { LoadJob, LoadResult } from './autocannon.ts';
+import { loadResult, type LoadJob, type LoadResult } from './autocannon.ts';
 
 interface AutocannonRequest {
   method?: string;
@@ -104,22 +103,7 @@ function run(job: LoadJob): Promise<LoadResult> {
         const cpu = process.cpuUsage(cpuBefore);
         const seconds = (lastResponse - started) / 1000;
         const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
-        resolve({
-          ok: latencies.length,
-          rate: latencies.length / seconds,
-          responses: Object.values(statusCodes).reduce((a, b) => a + b, 0),
-          seconds,
-          p50: percentile(latencies, 50),
-          p90: percentile(latencies, 90),
-          p99: percentile(latencies, 99),
-          max: percentile(latencies, 100),
-          statusCodes,
-          errors: result.errors,
-          timeouts: result.timeouts,
-          firstRefusal,
-          cpuSeconds: (cpu.user + cpu.system) / 1e6,
-          orderIds,
-        });
+        resolve(loadResult({ latencies, seconds, statusCodes, errors: result.errors, timeouts: result.timeouts, firstRefusal, cpu, orderIds }));
       },
     );
     if (job.kind === 'post' && job.maxSeconds !== undefined) {

@@ -8,12 +8,13 @@
  * load generator shares the machine with the exchange it measures. Also used for plain GET
  * floods (bench:http's GET /book, bench:feeds).
  *
- * May import: node:child_process, node:fs, node:os, node:path.
+ * May import: node:child_process, node:fs, node:os, node:path, ../report (percentile).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { percentile } from '../report.ts';
 
 /**
  * GET `path` for `seconds`, or POST every body of `bodiesFile` once (JSON `[token, body][]`),
@@ -43,6 +44,36 @@ export interface LoadResult {
   cpuSeconds: number;
   /** POST: by body (its index in the file), the `orderId` of a 2xx reply, else null (not sent, or refused). */
   orderIds: (string | null)[];
+}
+
+/** A run's `LoadResult` from what either sender counted (autocannon's child, the fetch workers). */
+export function loadResult(run: {
+  latencies: number[];
+  seconds: number;
+  statusCodes: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  firstRefusal: string | null;
+  cpu: NodeJS.CpuUsage;
+  orderIds: (string | null)[];
+}): LoadResult {
+  const { latencies, seconds, statusCodes } = run;
+  return {
+    ok: latencies.length,
+    rate: latencies.length / seconds,
+    responses: Object.values(statusCodes).reduce((a, b) => a + b, 0),
+    seconds,
+    p50: percentile(latencies, 50),
+    p90: percentile(latencies, 90),
+    p99: percentile(latencies, 99),
+    max: percentile(latencies, 100),
+    statusCodes,
+    errors: run.errors,
+    timeouts: run.timeouts,
+    firstRefusal: run.firstRefusal,
+    cpuSeconds: (run.cpu.user + run.cpu.system) / 1e6,
+    orderIds: run.orderIds,
+  };
 }
 
 export interface Autocannon {

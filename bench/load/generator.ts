@@ -29,12 +29,11 @@
  * refusals (more accounts spread the rate: about one account per 150 orders/s); the read-back
  * waits out a 429's Retry-After.
  *
- * May import: src/client, viem/accounts, ./native-signer, ./autocannon, ../report (percentile).
+ * May import: src/client, viem/accounts, ./native-signer, ./autocannon.
  */
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ExchangeClient, ExchangeError, type Market, type SignedOrder } from '../../src/client/index.ts';
-import { percentile } from '../report.ts';
-import { forkAutocannon, writeBodies, type Autocannon, type LoadResult } from './autocannon.ts';
+import { forkAutocannon, loadResult, writeBodies, type Autocannon, type LoadResult } from './autocannon.ts';
 import { checkAgainstViem, nativeSigner, signerBackend } from './native-signer.ts';
 
 export type SignerKind = 'viem' | 'native';
@@ -212,22 +211,7 @@ async function sendByFetch(orders: readonly Presigned[], concurrency: number): P
   });
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
-  return {
-    ok: latencies.length,
-    rate: latencies.length / seconds,
-    responses: Object.values(statusCodes).reduce((a, b) => a + b, 0),
-    seconds,
-    p50: percentile(latencies, 50),
-    p90: percentile(latencies, 90),
-    p99: percentile(latencies, 99),
-    max: percentile(latencies, 100),
-    statusCodes,
-    errors,
-    timeouts: 0,
-    firstRefusal,
-    cpuSeconds: (used.user + used.system) / 1e6,
-    orderIds,
-  };
+  return loadResult({ latencies, seconds, statusCodes, errors, timeouts: 0, firstRefusal, cpu: used, orderIds });
 }
 
 /**
