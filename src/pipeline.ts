@@ -331,6 +331,9 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   }, RELEASE_POLL_MS);
   undo.push(() => clearInterval(releaser));
 
+  // The snapshot thread has loaded before anything is served (SnapshotThread.ready).
+  await snapshotSchedule.ready;
+
   // ① the gateway
   const reads = stateReads(settings, exchange, history, projections, (market) => feed?.isHeld(market) ?? false);
   let stopping = false;

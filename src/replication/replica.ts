@@ -298,6 +298,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
 
   const reads = stateReads(settings, exchange, history, projections, () => false);
   const notHere = () => Promise.reject(new OverloadedError('not the primary'));
+  await snapshotSchedule.ready;
   const server = await startGateway({
     host: settings.host,
     port: settings.port,

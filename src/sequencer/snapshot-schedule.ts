@@ -88,6 +88,11 @@ export class SnapshotSchedule {
     if (seq > this.followed) this.thread.follow((this.followed = seq));
   }
 
+  /** The snapshot thread has loaded (or ended): see `SnapshotThread.ready`. */
+  get ready(): Promise<void> {
+    return this.thread.ready;
+  }
+
   /** Takes a snapshot after the one under way, if any; resolves with its seq. */
   take(): Promise<number> {
     this.pending++;

@@ -36,11 +36,20 @@ export class SnapshotThread {
   private exited = false;
   /** `close` or `terminate` was called: the thread's end is expected. */
   private ending = false;
+  /**
+   * Resolves once the thread has loaded its modules and opened the journal — or ended: a start
+   * waits for it, so no exit meets the thread inside a native module's loading (which aborts the
+   * process instead of letting it exit with its own status).
+   */
+  readonly ready: Promise<void>;
+  private markReady: () => void = () => {};
 
   constructor(data: SnapshotThreadData, logger: SnapshotThreadLogger) {
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
     this.thread = spawnWorker(siblingModule('./snapshot-worker.ts', import.meta.url), { workerData: data });
     this.thread.on('message', (report: SnapshotReport) => {
-      if (report.type === 'log') logger.error(report.fields, report.message);
+      if (report.type === 'ready') this.markReady();
+      else if (report.type === 'log') logger.error(report.fields, report.message);
       else if (report.type === 'closed') this.closed?.();
       else this.settle(report.type === 'saved' ? report : new Error(`snapshot at seq ${report.seq} failed: ${report.error}`));
     });
@@ -51,6 +60,7 @@ export class SnapshotThread {
     });
     this.thread.on('exit', (code) => {
       this.exited = true;
+      this.markReady();
       if (!this.ending) logger.error({ err: failure, code }, 'snapshot thread stopped: no snapshots until a restart (the journal keeps everything)');
       this.settle(new Error('snapshot thread exited'));
     });

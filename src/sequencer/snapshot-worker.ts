@@ -41,7 +41,8 @@ export type SnapshotReport =
   | { type: 'saved'; seq: number; bytes: number; ms: { replay: number; capture: number; save: number } }
   | { type: 'failed'; seq: number; error: string }
   | { type: 'log'; level: 'info' | 'error'; fields: Record<string, unknown>; message: string }
-  | { type: 'closed' };
+  | { type: 'closed' }
+  | { type: 'ready' };
 
 const port = parentPort!;
 const data = workerData as SnapshotThreadData;
@@ -54,6 +55,9 @@ const logger: JournalLogger = {
 const env = openEnvironment(data.journalDir);
 const storage = new LmdbJournalStorage(env, false, true);
 const snapshots = new Snapshots(env, logger);
+// Loaded, LMDB open: from here the process may end at any moment. Ended while still loading a
+// native module, a worker thread aborts the whole process (SIGABRT instead of a fatal's exit 70).
+report({ type: 'ready' });
 let replica: SnapshotReplica | undefined;
 let failure: string | null = null;
 
