@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Trader } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startNode, stopAll } from './nodes.ts';
+import { assertSameState, startNode, stopAll, untilPrimary } from './nodes.ts';
 
 const LEASE_MS = 1500;
 
@@ -26,12 +26,7 @@ test('a primary paused past its lease comes back deposed: its writes are refused
   assert.equal((await trader.place({ price: '90000', quantity: '0.001', clientId: 'before' })).status, 200);
 
   process.kill(old.pid, 'SIGSTOP');
-  const until = Date.now() + 60_000;
-  for (let role = ''; role !== 'primary'; await new Promise((resolve) => setTimeout(resolve, 100))) {
-    assert.ok(Date.now() < until, 'the standby took over');
-    // While its port moves from the replica's gateway to the primary's it may refuse or answer 503.
-    role = await standby.client.request('GET', '/cluster').then((r) => r.json().role).catch(() => '');
-  }
+  await untilPrimary(standby.client, Date.now());
   const newPrimary = `http://127.0.0.1:${standby.port}`;
   trader.ex = standby.client;
   assert.equal((await trader.place({ price: '90001', quantity: '0.001', clientId: 'on-new-primary' })).status, 200);

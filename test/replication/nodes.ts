@@ -89,6 +89,18 @@ export async function assertSameState(primary: ApiClient, replica: ApiClient, pa
   }
 }
 
+/**
+ * Polls `node`'s GET /cluster until it says `primary`; resolves with the ms since `since`. While
+ * its port moves from the replica's gateway to the primary's it may refuse or answer 503.
+ */
+export async function untilPrimary(node: ApiClient, since: number, withinMs = 60_000): Promise<number> {
+  for (let role = ''; role !== 'primary'; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    assert.ok(Date.now() - since < withinMs, `the standby took over within ${withinMs} ms`);
+    role = await node.request('GET', '/cluster').then((r) => r.json().role).catch(() => '');
+  }
+  return Date.now() - since;
+}
+
 /** After a test: the nodes stopped (resumed first, should the test have paused one), then NATS. */
 export async function stopAll(nodes: readonly ServerProcess[], nats: { stop(): Promise<void> }): Promise<void> {
   for (const node of nodes) if (node.exit() === undefined) process.kill(node.pid, 'SIGCONT');
