@@ -31,7 +31,7 @@
 import type { Address } from '../auth/address.ts';
 import type { DelegationStore, Scope } from '../auth/delegation.ts';
 import type { AccessTokens } from '../auth/token.ts';
-import { codeFailure } from './codes.ts';
+import { codeFailure } from './errors.ts';
 import { addressParam, subaccountParam } from './account-query.ts';
 import { isReply, strictQuery, type Query } from './query.ts';
 import { RateLimiter, type Budget } from './rate-limit.ts';

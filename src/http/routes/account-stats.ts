@@ -15,7 +15,6 @@ import { LedgerCode } from '../../ledger/codes.ts';
 import { initialMargin } from '../../ledger/margin.ts';
 import { notionalScale, valueAt, abs, type NotionalScale } from '../../ledger/units.ts';
 import { failure } from '../errors.ts';
-import '../codes.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
 import type { QueryParam } from '../query.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';

@@ -8,7 +8,7 @@
  */
 import fastJson from 'fast-json-stringify';
 import type { WalletLogin } from '../../auth/login.ts';
-import { codeFailure } from '../codes.ts';
+import { codeFailure } from '../errors.ts';
 import { CHALLENGE_SCHEMA, LOGIN_SCHEMA } from '../schemas.ts';
 import { bodyParser, Field } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';

@@ -10,8 +10,7 @@ import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { CommandKind, type Command } from '../../app/commands.ts';
 import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
-import { failure, GatewayCode } from '../errors.ts';
-import { codeFailure } from '../codes.ts';
+import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { operatorKeyGuard } from '../operator-key.ts';
 import type { Clock } from '../ports.ts';

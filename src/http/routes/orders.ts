@@ -17,15 +17,13 @@ import { orderMessage } from '../../auth/typed-data.ts';
 import { recoverRequestSigner, type TypedRecovery } from '../../auth/signed-request.ts';
 import type { Address } from '../../auth/address.ts';
 import type { Eip712Domain } from '../../auth/typed-data.ts';
-import { EngineCode } from '../../engine/codes.ts';
 import { parseOrderId } from '../../engine/types.ts';
 import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '../../app/commands.ts';
 import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
 import { ExchangeCode } from '../../app/codes.ts';
 import { ORDER_TYPES, type OrderStatus } from '../../app/order-vocabulary.ts';
-import { failure, GatewayCode, registerCodes } from '../errors.ts';
-import { codeFailure } from '../codes.ts';
+import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { addressParam, limitParam, millisParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
@@ -36,17 +34,6 @@ import type { HttpReply, HttpRequest, Route } from '../uws.ts';
 import { ORDER_REQUEST_SCHEMA, orderIntent, type OrderBody, type OrderIntent } from '../requests/order.ts';
 import { clientIdInUse, differingTerms } from '../requests/client-id.ts';
 import { orderView, serializeBatchCancel, serializeOrder, serializeOrderBatch, serializeOrderList, serializeOrders, type OrderLike } from '../order-view.ts';
-
-registerCodes({
-  [ExchangeCode.OrderTypeNotSupported]: { status: 400, text: (t) => `orderType ${t} is not supported yet` },
-  // The gateway answers a clientId in use first, by name (requests/client-id.ts); this is the race of two at once.
-  [ExchangeCode.DuplicateClientId]: { status: 409, text: 'clientId is already used by an open order of this account' },
-  [ExchangeCode.OrderNotFound]: { status: 404, text: 'Order not found' },
-  [ExchangeCode.OriginatorNotFound]: { status: 404, text: 'Account not found' },
-  [ExchangeCode.OriginatorFeeTooHigh]: { status: 400, text: 'originatorFee is above the market\'s maxOriginatorFee (GET /markets)' },
-  [EngineCode.OrderNotFound]: { status: 404, text: 'Order not found' },
-  [EngineCode.NotOwner]: { status: 404, text: 'Order not found' },
-});
 
 /** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
 export const MAX_BATCH_ORDERS = 100;
