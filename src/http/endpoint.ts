@@ -8,9 +8,9 @@
  * from the same schema objects), the OpenAPI document and the reference page (routes/openapi) all
  * read this one declaration: a route cannot be served without one, and nothing about it is typed
  * twice. A route's errors name the gateway's code table where there is one (endpoint-errors).
- * May import: http/query (types), http/uws (types).
+ * May import: http/query, http/uws (types).
  */
-import type { QueryParam } from './query.ts';
+import { param, type QueryParam } from './query.ts';
 import type { Handler, Route } from './uws.ts';
 
 type Schema = Readonly<Record<string, unknown>>;
@@ -61,3 +61,6 @@ export function route(endpoint: Endpoint, handler: Handler): DeclaredRoute {
     ...(endpoint.submitsOrders === true ? { submitsOrders: true } : {}),
   };
 }
+
+/** The market in the path of /book/{symbol}, /candles/{symbol} and /trades/{symbol}. */
+export const SYMBOL_PATH: readonly QueryParam[] = [param('symbol', { type: 'string' }, 'market: `BASE-QUOTE-PERP` or a bare base such as `BTC`', true)];
