@@ -6,17 +6,19 @@
  * accounts opened and funded through the API, and crossing signed orders sent by the load
  * generator's autocannon sender at -c 50 (bench/load: the orders pre-signed with libsecp256k1,
  * checked against viem), as bench:http's first step. Rounds, one after the other:
- *  1. plain (no profiler): rate, latency, and the server's CPU per order (`process.cpuUsage()`
- *     around `send()`, every thread), the figure the issue compares with the pool's;
- *  2. profiled: every JavaScript thread's CPU profile and sampling heap profile over the same
- *     kind of round, and every thread's CPU from /proc (bench/order-path/threads.ts), attributed
- *     to stages by source file (bench/order-path/stages.ts); printed as a table: µs CPU per
- *     order, its share, bytes allocated per order;
- *  3. plain again: its spread against round 1 is the noise of the figures.
+ *  1. plain: rate, latency, the server's CPU per order (`process.cpuUsage()` around `send()`,
+ *     every thread: the figure the issue compares with the pool's) and each thread's CPU from
+ *     /proc (bench/order-path/threads.ts);
+ *  2. profiled: the main thread's CPU profile and every thread's sampling heap profile;
+ *  3. plain again, as 1 (its spread against round 1 is the noise of the figures).
+ * Printed by stage (bench/order-path/stages.ts: a table of src/ files → stages): µs CPU per
+ * order from rounds 1 and 3 (a worker thread is one stage; the main thread's CPU split as its
+ * profile says), its share, and bytes allocated per order from round 2.
  * Baseline, same run: the exchange's signature pool (its thread count) flooded with the same
  * orders — CPU per order verified (digest + recovery) and capacity; the issue asks the server's
  * CPU per order to be at most 1.5× the former.
- * `ORDER_PATH_ORDERS` orders per round (default 20,000), `ORDER_PATH_CONNECTIONS` (default 50).
+ * `ORDER_PATH_ORDERS` orders per round (default 20,000), `ORDER_PATH_CONNECTIONS` (default 50),
+ * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too.
  * Writes bench/results/order-path.json. Runs in about two minutes.
  */
 import { availableParallelism } from 'node:os';
@@ -29,12 +31,14 @@ import { describe, loadAverage, measure, type Measured } from './http/measure.ts
 import { startBenchExchange, type BenchExchange } from './http/servers.ts';
 import { poolCapacity, verifications } from './http/pool.ts';
 import { attachThreads, cpuBetween, threadCpu, type Inspector, type Profiles } from './order-path/threads.ts';
-import { breakdown, STAGE_ORDER, Stage, workerStage } from './order-path/stages.ts';
+import { breakdown, STAGE_ORDER, Stage, topFunctions, workerStage } from './order-path/stages.ts';
 
 const ORDERS = Number(process.env.ORDER_PATH_ORDERS ?? 20_000);
 if (!Number.isInteger(ORDERS) || ORDERS < 100) throw new Error(`ORDER_PATH_ORDERS must be a whole number of at least 100, got ${process.env.ORDER_PATH_ORDERS}`);
 const CONNECTIONS = Number(process.env.ORDER_PATH_CONNECTIONS ?? 50);
 const WARMUP_ORDERS = 2_000;
+/** `ORDER_PATH_TOP=20`: also the main thread's costliest functions, by self time and by allocation. */
+const TOP = Number(process.env.ORDER_PATH_TOP ?? 0);
 const ACCOUNTS = 100;
 /** The crossing pairs: 0.001 BTC at 95,000, the testnet index price (as bench:http). */
 const CROSSING = { symbol: 'BTC-USD-PERP', price: '95000', quantity: '0.001' };
@@ -136,6 +140,12 @@ try {
     `  server CPU per order: ${plain1.serverMicros.toFixed(0)} / ${plain2.serverMicros.toFixed(0)} µs in the plain rounds (the stages account for ${(totalMicros / plainOrders).toFixed(0)}; profiled round ${profiled.m.serverMicros.toFixed(0)}); ` +
       `the pool's CPU per order verified: ${pool.typed.micros.toFixed(1)} µs flooded, ${(poolInExchange / plainOrders).toFixed(1)} µs inside the exchange → server / pool ${(plainMicros / pool.typed.micros).toFixed(2)}× (target ≤ 1.5×)`,
   );
+  if (TOP > 0) {
+    const top = topFunctions(profiled.profiles!, process.pid, TOP);
+    console.log(`  main thread, round 2: the ${TOP} functions with the most self time (share of its busy samples), then the most allocation (bytes per order):`);
+    for (const [name, share] of top.cpu) console.log(`    ${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
+    for (const [name, bytes] of top.bytes) console.log(`    ${Math.round(bytes / profiled.m.ok).toString().padStart(6)} B  ${name}`);
+  }
   console.log(`  rate: ${Math.round(plain1.rate)} / ${Math.round(plain2.rate)} orders/s plain, ${Math.round(profiled.m.rate)} profiled; pool capacity ${Math.round(pool.typed.rate)}/s; load average ${loadAverage()}`);
 
   figures.push(

@@ -186,3 +186,33 @@ export function breakdown(threads: readonly Thread[], cpu: { byTid: Map<number, 
 
 /** The stages in the order of the pipeline, for the table. */
 export const STAGE_ORDER: readonly Stage[] = Object.values(Stage);
+
+/** `file:line function` of a frame, the file relative to the repository. */
+function frameName(frame: CallFrame & { lineNumber?: number }): string {
+  const file = frame.url.replace(/^.*\/(src|node_modules)\//, '$1/');
+  return `${frame.functionName || '(anonymous)'} ${file}${frame.lineNumber === undefined ? '' : `:${frame.lineNumber + 1}`}`;
+}
+
+/** The main thread's `count` costliest functions by self time (share of busy samples) and by self allocation (bytes), with their stage. */
+export function topFunctions(profiles: Profiles, mainTid: number, count: number): { cpu: [string, number][]; bytes: [string, number][] } {
+  const profile = profiles.mainCpu;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    const frame = byId.get(id)!.callFrame;
+    if (frame.functionName === '(idle)') return;
+    const micros = i + 1 < profile.timeDeltas.length ? profile.timeDeltas[i + 1] : 0;
+    self.set(frameName(frame), (self.get(frameName(frame)) ?? 0) + micros);
+    busy += micros;
+  });
+  const bytes = new Map<string, number>();
+  const walk = (n: HeapNode): void => {
+    if (n.selfSize > 0) bytes.set(frameName(n.callFrame), (bytes.get(frameName(n.callFrame)) ?? 0) + n.selfSize);
+    n.children.forEach(walk);
+  };
+  const heap = profiles.heaps.get(mainTid);
+  if (heap !== undefined) walk(heap);
+  const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, count);
+  return { cpu: top(self).map(([name, micros]) => [name, micros / busy]), bytes: top(bytes) };
+}
