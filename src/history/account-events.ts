@@ -56,8 +56,10 @@ export interface AccountBalanceEvent {
   time: number;
 }
 
+export type OrderEventRecord = { owner: number; seq: number; kind: 'order'; order: OrderRecord };
+
 export type AccountEventRecord =
-  | { owner: number; seq: number; kind: 'order'; order: OrderRecord }
+  | OrderEventRecord
   | { owner: number; seq: number; kind: 'fill'; fill: AccountFillEvent }
   | { owner: number; seq: number; kind: 'position'; position: AccountPositionEvent }
   | { owner: number; seq: number; kind: 'balance'; balance: AccountBalanceEvent };

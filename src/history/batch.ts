@@ -13,12 +13,16 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { HistoryWriter } from './writer.ts';
 import { TransferHistory, type TransferRecord } from './transfers.ts';
-import { openHistoryDatabases } from './store.ts';
-import { AccountEventLog, type AccountEventRecord } from './account-events.ts';
-import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
+import { HISTORY_FORMAT, openHistoryDatabases } from './store.ts';
+import { AccountEventLog, type AccountEventRecord, type OrderEventRecord } from './account-events.ts';
+import type { AccountFillRecord, FundingRateRecord, TradeRecord } from './types.ts';
 
+/**
+ * An order's change travels once, as its numbered subaccount event: the order's state is
+ * written to the orders projection and the event to the subaccount's log from the same record.
+ */
 export type HistoryWrite =
-  | { kind: 'order'; record: OrderRecord }
+  | { kind: 'order'; record: OrderEventRecord }
   | { kind: 'trade'; record: TradeRecord }
   | { kind: 'fill'; record: AccountFillRecord }
   | { kind: 'fundingRate'; record: FundingRateRecord }
@@ -37,6 +41,8 @@ export interface HistoryBatch {
 export interface HistoryPosition {
   seq: number;
   transferCount: number;
+  /** The layout it was written in (`HISTORY_FORMAT`); undefined before format 2. */
+  format: number | undefined;
 }
 
 /** The projections' databases in one environment, written a batch at a time. */
@@ -54,7 +60,7 @@ export class HistoryStore {
   }
 
   position(): HistoryPosition {
-    return { seq: this.meta.get('projectedSeq') ?? 0, transferCount: this.meta.get('transferCount') ?? 0 };
+    return { seq: this.meta.get('projectedSeq') ?? 0, transferCount: this.meta.get('transferCount') ?? 0, format: this.meta.get('format') };
   }
 
   /** Writes the batch and its position in one transaction; throws with nothing written. */
@@ -63,7 +69,10 @@ export class HistoryStore {
       (w) => {
         for (const write of batch.writes) {
           switch (write.kind) {
-            case 'order': w.onOrderUpdate(write.record); break;
+            case 'order':
+              w.onOrderUpdate(write.record.order);
+              this.accountEvents.onAccountEvent(write.record);
+              break;
             case 'trade': w.onTrade(write.record); break;
             case 'fill': w.onFill(write.record); break;
             case 'fundingRate': w.onFundingRate(write.record); break;
@@ -75,6 +84,7 @@ export class HistoryStore {
       () => {
         this.meta.putSync('projectedSeq', batch.seq);
         this.meta.putSync('transferCount', batch.transferCount);
+        this.meta.putSync('format', HISTORY_FORMAT);
       },
     );
   }

@@ -85,6 +85,8 @@ export class Projections {
   identity: (owner: number) => OwnerIdentity | undefined = () => undefined;
   /** The last journal sequence number whose projections were written before this start. */
   readonly projectedSeq: number;
+  /** The layout the history was written in (history/store `HISTORY_FORMAT`; undefined: an older build's, or nothing written yet). */
+  readonly format: number | undefined;
   /** The journal record being applied (replay sets it; live it is always past `projectedSeq`). */
   applying = Number.MAX_SAFE_INTEGER;
   /** The journal: its last seq is read when a batch is made, and the batch waits for its commit. */
@@ -131,6 +133,7 @@ export class Projections {
     this.accountEvents = this.store.accountEvents;
     const position = this.store.position();
     this.projectedSeq = position.seq;
+    this.format = position.format;
     this.transferCount = position.transferCount;
   }
 
@@ -139,14 +142,19 @@ export class Projections {
     if (this.applying > this.projectedSeq) this.queue.push(write);
   }
 
+  /** Numbers a subaccount event and hands it to the feeds; the caller queues it. */
+  private numbered<E extends DistributiveOmit<AccountEventRecord, 'owner' | 'seq'>>(owner: number, event: E): E & { owner: number; seq: number } {
+    const seq = (this.accountSeqs.get(owner) ?? this.accountEvents.lastSeq(owner)) + 1;
+    this.accountSeqs.set(owner, seq);
+    const record = { owner, seq, ...event };
+    this.feed?.account(record as AccountEventRecord);
+    return record;
+  }
+
   /** Numbers a subaccount event and queues it (and hands it to the feeds), unless replay already projected it. */
   private accountEvent(owner: number, event: DistributiveOmit<AccountEventRecord, 'owner' | 'seq'>): void {
     if (this.applying <= this.projectedSeq) return;
-    const seq = (this.accountSeqs.get(owner) ?? this.accountEvents.lastSeq(owner)) + 1;
-    this.accountSeqs.set(owner, seq);
-    const record = { owner, seq, ...event } as AccountEventRecord;
-    this.queue.push({ kind: 'accountEvent', record });
-    this.feed?.account(record);
+    this.queue.push({ kind: 'accountEvent', record: this.numbered(owner, event) as AccountEventRecord });
   }
 
   /** Called with each book event before the ledger applies it, live and in replay alike: fills are keyed by its market seq. */
@@ -157,10 +165,10 @@ export class Projections {
   /** The listeners to hand the Exchange. */
   listeners(): ExchangeListeners {
     return {
+      // One write per change: the numbered event carries the order's state for both projections.
       orderChanged: (o: OrderState) => {
-        const record = { ...o, marketIndex: o.market };
-        this.push({ kind: 'order', record });
-        this.accountEvent(o.owner, { kind: 'order', order: record });
+        if (this.applying <= this.projectedSeq) return;
+        this.queue.push({ kind: 'order', record: this.numbered(o.owner, { kind: 'order' as const, order: { ...o, marketIndex: o.market } }) });
       },
       trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
         this.push({ kind: 'trade', record: { marketIndex: market, seq, time, price, quantity, takerSide } });

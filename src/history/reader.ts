@@ -11,11 +11,13 @@
  *
  * Cost: a query is one range read of at most `limit` entries, except where a filter is not
  * part of the key (fills by market, orders by status/market/type), which reads past what it
- * skips. The 24h summary reads at most 59 + 24 + 59 candles (1-minute edges, 1-hour middle).
+ * skips. Fills and orders share the subaccount's timeline (history/store): each of those
+ * queries also reads past the other kinds' entries in its window — about three per order
+ * (created, updated, superseded updates) beside its fills. The 24h summary reads at most 59 + 24 + 59 candles (1-minute edges, 1-hour middle).
  * May import: history/, lmdb types.
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
-import { KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, type HistoryDatabases } from './store.ts';
+import { KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
 import type { RootDatabase } from 'lmdb';
 import type {
   AccountFillRecord,
@@ -109,9 +111,10 @@ export class HistoryReader implements MarketHistory {
   /** Fills of a subaccount, newest first. */
   fills(owner: number, query: FillQuery): AccountFillRecord[] {
     const out: AccountFillRecord[] = [];
-    for (const { key, value } of this.dbs.fills.getRange(newestFirst([owner], query.from, query.to))) {
-      if (query.marketIndex !== undefined && key[2] !== query.marketIndex) continue;
-      out.push(loadFill(key, value));
+    for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner], query.from, query.to))) {
+      if (key[2] !== TIMELINE_FILL) continue;
+      if (query.marketIndex !== undefined && key[3] !== query.marketIndex) continue;
+      out.push(loadFill(key, value as StoredFill));
       if (out.length >= query.limit) break;
     }
     return out;
@@ -123,11 +126,14 @@ export class HistoryReader implements MarketHistory {
 
   /** Orders of a subaccount, newest first by the time `query.by` names (default updatedAt). */
   orders(owner: number, query: OrderQuery): OrderRecord[] {
-    const index = query.by === 'created' ? this.dbs.ordersByCreated : this.dbs.ordersByUpdated;
+    const kind = query.by === 'created' ? TIMELINE_CREATED : TIMELINE_UPDATED;
     const out: OrderRecord[] = [];
-    for (const { value: orderId } of index.getRange(newestFirst([owner], query.from, query.to))) {
-      const order = this.dbs.orders.get(orderId);
+    for (const key of this.dbs.timeline.getKeys(newestFirst([owner], query.from, query.to))) {
+      if (key[2] !== kind) continue;
+      const order = this.dbs.orders.get(key[3]);
       if (order === undefined) continue;
+      // An entry of a superseded change (update entries are append-only, history/writer): listed at its latest time only.
+      if (kind === TIMELINE_UPDATED && key[1] !== order.updatedAt) continue;
       if (query.statuses !== undefined && !query.statuses.has(order.status)) continue;
       if (query.marketIndex !== undefined && order.marketIndex !== query.marketIndex) continue;
       if (query.orderTypes !== undefined && !query.orderTypes.has(order.orderType)) continue;

@@ -10,12 +10,21 @@
  * history.trades          [marketIndex, seq]                      → trade   newest first = reverse read
  * history.tradesByTime    [marketIndex, time, seq]                → trade   from/to windows
  * history.candles         [marketIndex, intervalIndex, start]     → candle
- * history.fills           [owner, time, marketIndex, seq]         → fill    (marketIndex: seqs are per market)
  * history.orders          orderId                                 → order record
- * history.ordersByUpdated [owner, updatedAt, orderId]             → orderId
- * history.ordersByCreated [owner, createdAt, orderId]             → orderId
+ * history.timeline        [owner, time, TIMELINE_FILL, marketIndex, seq]    → fill  (marketIndex: seqs are per market)
+ *                         [owner, time, TIMELINE_CREATED, orderId]          → null  one per order, at createdAt
+ *                         [owner, time, TIMELINE_UPDATED, orderId]          → null  one per change at a new updatedAt
  * history.funding         [marketIndex, time]                     → rate
  * ```
+ * A subaccount's timeline holds its fills and both order indexes in one range ordered by
+ * time, so what one order adds (its created entry, its updates, its fills) lands on the same
+ * page near the end of that range: a batch dirties about one timeline page per subaccount it
+ * touches instead of one in each of three databases (LMDB's cost per batch is per page
+ * copied and written at commit). A query reads its kind and skips the others. The update
+ * entries are append-only: an order that changed again keeps its earlier entries, and the
+ * reader lists it only at its latest `updatedAt` (history/writer, history/reader).
+ * `history.meta` `format` names this layout (`HISTORY_FORMAT`): a history without it is from
+ * an older build, and start-up rebuilds it from the journal (storage/data-directory).
  * Values are msgpack (lmdb's default); `bigint`s are stored as decimal integer strings.
  * May import: history/, lmdb types, engine/types.
  */
@@ -24,7 +33,15 @@ import type { Candle } from './candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from './types.ts';
 import type { Side } from '../engine/types.ts';
 
-export const HISTORY_DATABASE_COUNT = 8;
+export const HISTORY_DATABASE_COUNT = 6;
+
+/** The layout above; history written in another is rebuilt at start (storage/data-directory). */
+export const HISTORY_FORMAT = 2;
+
+/** What a timeline entry is: its third key part. */
+export const TIMELINE_CREATED = 0;
+export const TIMELINE_UPDATED = 1;
+export const TIMELINE_FILL = 2;
 
 /** Above every stored time and sequence: the open upper end of a range. */
 export const KEY_TOP = Number.MAX_SAFE_INTEGER;
@@ -64,10 +81,9 @@ export interface HistoryDatabases {
   readonly trades: Database<StoredTrade, Key>;
   readonly tradesByTime: Database<StoredTrade, Key>;
   readonly candles: Database<StoredCandle, Key>;
-  readonly fills: Database<StoredFill, Key>;
   readonly orders: Database<OrderRecord, number>;
-  readonly ordersByUpdated: Database<number, Key>;
-  readonly ordersByCreated: Database<number, Key>;
+  /** Fills (`StoredFill`) and the order index entries (null) of each subaccount. */
+  readonly timeline: Database<StoredFill | null, Key>;
   readonly funding: Database<string, Key>;
 }
 
@@ -79,10 +95,8 @@ export function openHistoryDatabases(root: RootDatabase): HistoryDatabases {
     trades: db<StoredTrade, Key>('history.trades'),
     tradesByTime: db<StoredTrade, Key>('history.tradesByTime'),
     candles: db<StoredCandle, Key>('history.candles'),
-    fills: db<StoredFill, Key>('history.fills'),
     orders: db<OrderRecord, number>('history.orders'),
-    ordersByUpdated: db<number, Key>('history.ordersByUpdated'),
-    ordersByCreated: db<number, Key>('history.ordersByCreated'),
+    timeline: db<StoredFill | null, Key>('history.timeline'),
     funding: db<string, Key>('history.funding'),
   };
 }
@@ -134,8 +148,13 @@ export function storeFill(f: AccountFillRecord): StoredFill {
   };
 }
 
+/** A fill's timeline key. */
+export function fillKey(f: AccountFillRecord): Key {
+  return [f.owner, f.time, TIMELINE_FILL, f.marketIndex, f.seq];
+}
+
 export function loadFill(key: Key, s: StoredFill): AccountFillRecord {
-  const [owner, time, marketIndex, seq] = key;
+  const [owner, time, , marketIndex, seq] = key;
   return {
     owner,
     marketIndex,

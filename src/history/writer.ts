@@ -12,15 +12,25 @@
  * the open transaction, visible to reads in it, and a failure throws there and aborts the
  * whole batch.
  *
+ * Order index entries (in the subaccount's timeline, history/store) are append-only, so an
+ * order's change reads nothing and removes nothing: an update entry for every change at a new
+ * `updatedAt` (the reader skips the superseded ones: their time is not the order's), one
+ * created entry per order (owner and createdAt never change), put when this thread first sees
+ * the order, and again after a restart (the same key and value). Both depend only on the
+ * changes, not on how they were batched, so replaying the journal rebuilds them exactly.
+ *
  * Cache: the newest candle of each (market, interval) as committed, so a trade reads no candle
  * from LMDB except when a period opens or an older one is touched. It only ever holds what is
- * committed: an aborted batch clears it. Cost per trade: 2 trade puts and 11 in-memory candle
- * updates; per batch, one put per touched candle and per changed order (plus one order read).
- * May import: history/, config/, engine/types.
+ * committed: an aborted batch clears it. The open orders whose created entry is written, so
+ * it is put once; it holds only committed orders too. Cost per trade: 2 trade puts and 11
+ * in-memory candle updates; per order change, 1 index put; per batch, one put per touched
+ * candle and per changed order, and one per order seen for the first time.
+ * May import: history/, config/, engine/types, app/order-registry (isTerminal).
  */
 import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type Candle, type CandleInterval, type CandleState } from './candles.ts';
-import { KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, type HistoryDatabases } from './store.ts';
+import { fillKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, TIMELINE_CREATED, TIMELINE_UPDATED, type HistoryDatabases } from './store.ts';
 import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
+import { isTerminal } from '../app/order-registry.ts';
 
 /** Slot of (market, interval) in the candle maps. */
 const slot = (marketIndex: number, interval: number): number => marketIndex * CANDLE_INTERVALS.length + interval;
@@ -32,6 +42,8 @@ export class HistoryWriter {
   private readonly dirtyCandles = new Map<number, Map<number, Candle>>();
   /** Orders this batch changed, in their latest state. */
   private readonly dirtyOrders = new Map<number, OrderRecord>();
+  /** Open orders whose created entry is committed (finished ones leave: no change follows). */
+  private readonly createdIndexed = new Set<number>();
   private inBatch = false;
 
   constructor(private readonly dbs: HistoryDatabases) {}
@@ -51,6 +63,10 @@ export class HistoryWriter {
         this.writeOrders();
         after?.();
       });
+      for (const order of this.dirtyOrders.values()) {
+        if (isTerminal(order.status)) this.createdIndexed.delete(order.orderId);
+        else this.createdIndexed.add(order.orderId);
+      }
       for (const [key, candles] of this.dirtyCandles) {
         for (const candle of candles.values()) {
           const newest = this.newest.get(key);
@@ -59,6 +75,7 @@ export class HistoryWriter {
       }
     } catch (error) {
       this.newest.clear();
+      this.createdIndexed.clear();
       throw error;
     } finally {
       this.dirtyCandles.clear();
@@ -80,12 +97,19 @@ export class HistoryWriter {
   /** One subaccount's side of a fill, with what the ledger realized on it. */
   onFill(fill: AccountFillRecord): void {
     this.assertInBatch();
-    this.dbs.fills.putSync([fill.owner, fill.time, fill.marketIndex, fill.seq], storeFill(fill));
+    this.dbs.timeline.putSync(fillKey(fill), storeFill(fill));
   }
 
   /** The order's state after any change (accepted, filled, cancelled, triggered …). */
   onOrderUpdate(order: OrderRecord): void {
     this.assertInBatch();
+    const previous = this.dirtyOrders.get(order.orderId);
+    if (previous === undefined || previous.updatedAt !== order.updatedAt) {
+      this.dbs.timeline.putSync([order.owner, order.updatedAt, TIMELINE_UPDATED, order.orderId], null);
+    }
+    if (previous === undefined && !this.createdIndexed.has(order.orderId)) {
+      this.dbs.timeline.putSync([order.owner, order.createdAt, TIMELINE_CREATED, order.orderId], null);
+    }
     this.dirtyOrders.set(order.orderId, order);
   }
 
@@ -117,22 +141,9 @@ export class HistoryWriter {
     }
   }
 
-  /** Each changed order once: its superseded index entries removed, its latest state stored. */
+  /** Each changed order once, in its latest state (its index entries went in as it changed). */
   private writeOrders(): void {
-    for (const order of this.dirtyOrders.values()) {
-      const previous = this.dbs.orders.get(order.orderId);
-      if (previous !== undefined) {
-        if (previous.updatedAt !== order.updatedAt || previous.owner !== order.owner) {
-          this.dbs.ordersByUpdated.removeSync([previous.owner, previous.updatedAt, previous.orderId]);
-        }
-        if (previous.createdAt !== order.createdAt || previous.owner !== order.owner) {
-          this.dbs.ordersByCreated.removeSync([previous.owner, previous.createdAt, previous.orderId]);
-        }
-      }
-      this.dbs.orders.putSync(order.orderId, order);
-      this.dbs.ordersByUpdated.putSync([order.owner, order.updatedAt, order.orderId], order.orderId);
-      this.dbs.ordersByCreated.putSync([order.owner, order.createdAt, order.orderId], order.orderId);
-    }
+    for (const order of this.dirtyOrders.values()) this.dbs.orders.putSync(order.orderId, order);
   }
 
   /** Candles as this batch sees them: its own changes, then the newest committed, then LMDB. */

@@ -20,8 +20,10 @@
  *   commits that history kept, or a data directory from a build that wrote history before the
  *   journal committed): rebuilt from the journal. Its records do not say which seq each came
  *   from, so it cannot be cut back; the rebuild replays the journal from seq 1.
+ * - history written by an older build in another layout (history/store `HISTORY_FORMAT`):
+ *   rebuilt from the journal the same way — the migration is a replay.
  *
- * May import: lmdb, node:fs, node:path, journal/, history/projections, history/history-env.
+ * May import: lmdb, node:fs, node:path, journal/, history/projections, history/history-env, history/store.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +35,7 @@ import { DataRefusedError } from '../journal/refusal.ts';
 import { Snapshots } from '../journal/snapshots.ts';
 import { HISTORY_ENV_OPTIONS } from '../history/history-env.ts';
 import { Projections } from '../history/projections.ts';
+import { HISTORY_FORMAT } from '../history/store.ts';
 
 export interface DataDirectory {
   storage: LmdbJournalStorage;
@@ -86,6 +89,9 @@ export async function openDataDirectory(dataDir: string, logger: JournalLogger, 
   let rebuild: string | null = 'problem' in history ? history.problem : null;
   if (!('problem' in history) && history.projections.projectedSeq > journal.lastSeq()) {
     rebuild = `history has projected the journal up to seq ${history.projections.projectedSeq}, but the journal ends at seq ${journal.lastSeq()}: it holds records the journal does not`;
+    await history.env.close();
+  } else if (!('problem' in history) && history.projections.projectedSeq > 0 && history.projections.format !== HISTORY_FORMAT) {
+    rebuild = `history is in format ${history.projections.format ?? 1} (written by an older build), this build reads format ${HISTORY_FORMAT}`;
     await history.env.close();
   }
   if (rebuild !== null) {

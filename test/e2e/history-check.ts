@@ -3,7 +3,7 @@
  * data directory no server is running on (after a kill, or a stop) and throws an
  * AssertionError naming the first difference:
  *  - history's position (the journal seq it has projected up to) is within the journal;
- *  - every history database (trades, candles, fills, orders and their indexes, funding,
+ *  - every history database (trades, candles, fills, orders and their indexes in the timeline, funding,
  *    transfers, the position itself) equals, key for key and value for value, what projecting
  *    the journal's records up to that position into an empty history gives.
  * So a record from a command the journal lost (a phantom order, a fill counted twice, a
@@ -32,10 +32,8 @@ const HISTORY_DATABASES = [
   'history.trades',
   'history.tradesByTime',
   'history.candles',
-  'history.fills',
   'history.orders',
-  'history.ordersByUpdated',
-  'history.ordersByCreated',
+  'history.timeline',
   'history.funding',
   'history.transfers',
   'history.accountEvents',

@@ -18,12 +18,15 @@ test('a fill with bigints beyond 64 bits, an order with undefined and null field
   const order: HistoryWrite = {
     kind: 'order',
     // Fields the wire must carry whatever they hold (undefined, null, non-ASCII), not a whole order.
-    record: { orderId: 42, owner: 3, marketIndex: 1, status: 'new', orderType: 'limit', createdAt: 1, updatedAt: 2, trailingPercent: null, triggerPrice: undefined, clientId: 'ü-1' } as unknown as OrderRecord,
+    record: {
+      owner: 3, seq: 5, kind: 'order',
+      order: { orderId: 42, owner: 3, marketIndex: 1, status: 'new', orderType: 'limit', createdAt: 1, updatedAt: 2, trailingPercent: null, triggerPrice: undefined, clientId: 'ü-1' } as unknown as OrderRecord,
+    },
   };
   const batch: HistoryBatch = { seq: 99, transferCount: 4, writes: [FILL_WITH_HUGE_PNL, order, FILL_WITH_HUGE_PNL] };
   const back = unpackBatch(packBatch(batch));
   assert.deepStrictEqual(back, batch);
-  assert.ok('triggerPrice' in (back.writes[1].record as object), 'an undefined field stays a field');
+  assert.ok('triggerPrice' in (back.writes[1].record as { order: object }).order, 'an undefined field stays a field');
 });
 
 test('property: any batch of records made of numbers, strings, booleans, null, undefined and bigints survives packing', () => {

@@ -135,7 +135,9 @@ test('orders: the latest state by orderId, listed by updatedAt or createdAt with
   assert.deepEqual(ids({ limit: 500, from: T0 + 40, to: T0 + 50 }), [1]);
   assert.deepEqual(ids({ limit: 500, by: 'created', from: T0, to: T0 + 20 }), [2, 1]);
   assert.deepEqual(ids({ limit: 500, orderTypes: new Set(['twap']) }), []);
-  assert.equal(h.dbs.ordersByUpdated.getKeysCount(), 3, 'superseded index entries are removed');
+  // The update index keeps every change's entry (append-only): an order is listed at its latest update only.
+  assert.deepEqual(ids({ limit: 500, from: T0, to: T0 + 31 }), [2], 'order 1 was updated at T0 and T0 + 30, but last at T0 + 40');
+  assert.deepEqual(ids({ limit: 1, from: T0 + 30 }), [3]);
 });
 
 test('funding rates: history newest first, and the candles of the period carry the rate', () => {
