@@ -149,12 +149,11 @@ export class SimSnapshots {
   }
 }
 
-/** History is not simulated: it never holds a reply back and never refuses. */
+/** History is not simulated: it never refuses. */
 const NO_HISTORY: HistorySink = {
   atEvent: () => {},
   behind: () => null,
   flushSoon: () => {},
-  caughtUp: () => Promise.resolve(),
 };
 
 /** Counts what the journal reports (a torn tail repaired) without printing it. */

@@ -356,6 +356,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
     },
     marketData: reads.marketData,
     history,
+    historyRead: () => projections.readable(journal.flushedSeq()),
     prices: reads.prices,
     accounts: {
       ...reads.accounts,

@@ -11,15 +11,15 @@
  * Two ways of writing, one format: during start-up replay batches are written on this thread,
  * in order, before anything else runs; once the exchange is live (`startThread`) they go to
  * the projection thread (history/projection-worker), and the main thread only builds records.
- * A reply waits for `caughtUp(seq)` as well as the journal, so an order a client was told is
- * filled is already in GET /account/order and its fills in GET /account/fills.
+ * A reply to a write waits for the journal only; a read of history waits for `readable(seq)`
+ * with the journal's flushed position when it came, so an order a client was told is filled is
+ * in GET /account/orders and its fills in GET /account/fills however far the thread lags.
  *
  * History never holds what the journal does not: a batch is written only once the journal has
  * committed every record it covers (`JournalPosition.whenCommitted`), so a crash (kill -9)
  * cannot leave history ahead of the journal — after one, the journal would hand the lost seqs
  * and orderIds to new commands, and history would show both. The commit comes well before the
- * flush a reply waits for, so the reply still waits for the journal's flush and the history
- * write side by side, not one after the other. (A power cut can still lose journal commits that
+ * flush a reply waits for, so a read right after the reply waits for little more than the flush. (A power cut can still lose journal commits that
  * the unflushed history kept: start-up rebuilds history then, storage/data-directory.)
  *
  * Subaccount events (history/account-events: order changes, fills, positions, balances) are
@@ -308,6 +308,16 @@ export class Projections {
     if (this.failure !== null) return Promise.reject(this.failure);
     if (this.queue.length === 0 && (!this.batchInFlight || seq <= this.writtenSeq)) return RESOLVED;
     return new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  /**
+   * For a read that must see every write acknowledged before it (read-your-writes): null when
+   * history holds every record up to `seq` (the journal's flushed position when the read came),
+   * else a promise that resolves once it does. Replies to writes wait for the journal only.
+   */
+  readable(seq: number): Promise<void> | null {
+    if (seq <= this.writtenSeq || (this.queue.length === 0 && !this.batchInFlight)) return null;
+    return this.caughtUp(seq);
   }
 
   /** Journal records whose history is not written yet: 0 when nothing is queued or in flight (metrics). */

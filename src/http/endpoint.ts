@@ -42,6 +42,12 @@ export interface Endpoint {
   errors: readonly DocumentedError[];
   /** Order entry: its refusals are counted by reason (metrics). */
   submitsOrders?: boolean;
+  /**
+   * Reads history (or may, for an order no longer in memory): it waits until history holds what
+   * the journal had flushed when the request arrived (gateway `historyRead`), so a write that was
+   * acknowledged shows in it — replies to writes wait for the journal only.
+   */
+  readsHistory?: boolean;
   /** Served but not an API operation (the page's script and style): left out of the document. */
   hidden?: boolean;
 }

@@ -43,7 +43,7 @@ import { faucetRoute } from './routes/faucet.ts';
 import { clusterRoutes, type ClusterPort } from './routes/cluster.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
-import type { Clock, GatewayMetrics, MarketDataPort, MarketHistory, OperationsPort, OrdersPort, PriceSource } from './ports.ts';
+import type { Clock, GatewayMetrics, HistoryRead, MarketDataPort, MarketHistory, OperationsPort, OrdersPort, PriceSource } from './ports.ts';
 import type { SocketEndpoint } from './uws.ts';
 
 export interface GatewayOptions {
@@ -53,6 +53,8 @@ export interface GatewayOptions {
   logger: Logger;
   marketData: MarketDataPort;
   history: MarketHistory;
+  /** What the routes declared `readsHistory` wait for before they run; none: they never wait (a history written before it is read). */
+  historyRead?: HistoryRead;
   prices: PriceSource;
   /** Login and the /account/* routes; without it the gateway serves public market data only. */
   accounts?: Omit<AccountApiOptions, 'markets' | 'clock'>;
@@ -111,7 +113,7 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
     const accounts = { ...options.accounts, markets, clock };
     table.push(...loginRoutes(accounts.auth, guard), ...accountRoutes(accounts, guard));
     if (options.orders !== undefined) {
-      table.push(...orderRoutes({ markets, orders: options.orders, guard, domain: accounts.auth.domain, recover: accounts.auth.recover, clock, metrics: options.metrics }));
+      table.push(...orderRoutes({ markets, orders: options.orders, guard, domain: accounts.auth.domain, recover: accounts.auth.recover, clock, metrics: options.metrics, historyRead: options.historyRead }));
     }
   }
   if (options.operator !== undefined) {
@@ -119,7 +121,21 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
     // The testnet faucet funds the logged-in account: it needs the login the account API brings.
     if (marketData.profile.faucet && guard !== undefined) table.push(faucetRoute(options.operator.port, guard, clock));
   }
-  return options.cluster === undefined ? table : clusterRoutes(table, options.cluster);
+  const historyRead = options.historyRead;
+  const served = historyRead === undefined ? table : table.map((r) => (r.endpoint.readsHistory === true ? afterHistory(r, historyRead) : r));
+  return options.cluster === undefined ? served : clusterRoutes(served, options.cluster);
+}
+
+/** The route, run once history holds what the journal had flushed when the request came (read-your-writes). */
+function afterHistory(r: DeclaredRoute, historyRead: HistoryRead): DeclaredRoute {
+  const handler = r.handler;
+  return {
+    ...r,
+    handler: (req) => {
+      const wait = historyRead();
+      return wait === null ? handler(req) : wait.then(() => handler(req));
+    },
+  };
 }
 
 /** A path pattern as a RegExp, to tell 405 (known path) from 404. */

@@ -29,6 +29,13 @@ export interface MarketDataPort {
 /** The gateway's clock: milliseconds. Injected so tests can hold time still. */
 export type Clock = () => number;
 
+/**
+ * Read-your-writes for what reads history: null when history holds every record the journal
+ * had flushed when called, else a promise that resolves once it does (a write's reply waits
+ * for the journal only, so history may still be writing what a client was just told).
+ */
+export type HistoryRead = () => Promise<void> | null;
+
 export type { MarketHistory, PriceSource } from '../history/types.ts';
 
 import type { Ledger } from '../ledger/ledger.ts';

@@ -4,8 +4,9 @@
  * Stage ③ to ⑥ of the pipeline on the main thread: one writer decides, in order, what every
  * command does (`Exchange.execute`), journals it, routes book work to the market threads,
  * applies their events as they come back (R2) and journals those too. A caller's promise
- * resolves only when the market threads have finished its command, every journal record up
- * to that point is flushed to disk and the history it projects to is written. The outcome
+ * resolves only when the market threads have finished its command and every journal record up
+ * to that point is flushed to disk — not when its history is written: reads of history wait for
+ * that themselves (gateway `historyRead`, history/projections `readable`). The outcome
  * carries the orders the command named as it left them (`Outcome.orders`), copied at its
  * completion, not when the promise resolves: by then later commands may have changed the same
  * orders with records not yet on disk.
@@ -33,8 +34,8 @@ import type { FeedRelay } from './feed-relay.ts';
 export type CommandRoom = Pick<MarketLink, 'hasRoom' | 'problem'>;
 /** What the sequencer needs of the feeds: each book event, and the end of each batch. */
 export type FeedTap = Pick<FeedRelay, 'listener' | 'endOfBatch'>;
-/** What the sequencer needs of history: its backpressure, its batches and when it caught up. */
-export type HistorySink = Pick<Projections, 'behind' | 'flushSoon' | 'caughtUp' | 'atEvent'>;
+/** What the sequencer needs of history: its backpressure, its batches and the market seq of each book event. */
+export type HistorySink = Pick<Projections, 'behind' | 'flushSoon' | 'atEvent'>;
 
 export interface Outcome {
   result: ExecuteResult;
@@ -130,7 +131,7 @@ export class Sequencer {
     if (result.routed.length === 0) {
       const outcome: Outcome = { result, bookResults: [], orders: this.ordersLeft(result) };
       onComplete?.(outcome);
-      return result.changed ? this.durableAndProjected(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
+      return result.changed ? this.journal.durable(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
     }
     return new Promise<Outcome>((resolve, reject) => {
       const completion: Completion = { waiting: result.routed.length, result, bookResults: [], onComplete, resolve, reject };
@@ -154,7 +155,7 @@ export class Sequencer {
       if (--completion.waiting === 0) {
         const outcome: Outcome = { result: completion.result, bookResults: completion.bookResults, orders: this.ordersLeft(completion.result) };
         completion.onComplete?.(outcome);
-        this.durableAndProjected(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
+        this.journal.durable(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
       }
       return;
     }
@@ -171,12 +172,6 @@ export class Sequencer {
     if (result.code !== 0) return NO_ORDERS;
     const ids = result.orderIds ?? (result.orderId === undefined ? undefined : [result.orderId]);
     return ids === undefined ? NO_ORDERS : ids.map((id) => this.exchange.orderAsLeft(id));
-  }
-
-  /** When a reply may go out: the journal flushed up to `seq`, and its history written. */
-  private durableAndProjected(seq: number): Promise<void> {
-    const projections = this.projections;
-    return this.journal.durable(seq).then(() => projections.caughtUp(seq));
   }
 
   /** After a batch of events: their projections are written with the rest of the turn's. */

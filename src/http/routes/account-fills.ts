@@ -64,4 +64,4 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE] };
+export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE], readsHistory: true };

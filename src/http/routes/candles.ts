@@ -60,4 +60,5 @@ export const CANDLES: Endpoint = {
   method: 'get', path: '/candles/{symbol}', tag: 'Market data', summary: 'Candles', description: 'Candles of one interval, ascending by start (`time` in seconds); periods without trades are absent.', auth: false, pathParams: SYMBOL_PATH,
   query: CANDLES_QUERY,
   response: S.CANDLES_SCHEMA, errors: [[404, 'Market <symbol> not found'], ...STRICT_QUERY, [400, 'Interval must be one of 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, got <interval>'], LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
+  readsHistory: true,
 };

@@ -29,7 +29,7 @@ import { bodyParser, Field } from '../validation.ts';
 import { addressParam, limitParam, millisParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
 import { int, isReply, param, paramNames, repeatableNames, type QueryParam } from '../query.ts';
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
-import type { Clock, GatewayMetrics, OrdersPort } from '../ports.ts';
+import type { Clock, GatewayMetrics, HistoryRead, OrdersPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { ORDER_REQUEST_SCHEMA, orderIntent, type OrderBody, type OrderIntent } from '../requests/order.ts';
 import { clientIdInUse, differingTerms } from '../requests/client-id.ts';
@@ -138,6 +138,8 @@ export interface OrderRouteOptions {
   clock: Clock;
   /** Counts the orders accepted (refusals are counted by the gateway, from the reply). */
   metrics?: Pick<GatewayMetrics, 'ordersAccepted'>;
+  /** When history holds what the journal has flushed (gateway `historyRead`); none: always. */
+  historyRead?: HistoryRead;
 }
 
 const json = (body: string): HttpReply => ({ status: 200, body });
@@ -153,16 +155,17 @@ function overloadedOr(error: unknown): HttpReply {
 }
 
 export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
-  const { markets, orders, guard, domain, recover, clock, metrics } = options;
+  const { markets, orders, guard, domain, recover, clock, metrics, historyRead } = options;
   const view = (o: OrderLike) => orderView(markets, o);
 
   /**
    * The orders a write's outcome reports, in its order. One that finished among more than 8,192
-   * others before its command completed is no longer in memory: history has it by the time the
-   * reply goes out (the sequencer resolves once history caught up).
+   * others before its command completed is no longer in memory: it is read from history once
+   * history holds the write (the outcome comes once the journal flushed it, not history).
    */
-  const reported = (outcome: Outcome): OrderLike[] => {
+  const reported = async (outcome: Outcome): Promise<OrderLike[]> => {
     const ids = outcome.result.orderIds ?? [outcome.result.orderId!];
+    if (outcome.orders.includes(undefined)) await historyRead?.();
     return outcome.orders.map((o, i) => o ?? orders.stored(ids[i]) ?? vanished());
   };
 
@@ -212,7 +215,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     const { result } = outcome;
     if (result.code !== 0) return { reply: orderFailure(result, () => ({ body: intent.body, signer })) };
     metrics?.ordersAccepted(1);
-    return { order: reported(outcome)[0] };
+    return { order: (await reported(outcome))[0] };
   };
 
   const postOrder = async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
@@ -289,7 +292,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       }
       metrics?.ordersAccepted(batch.length);
       // The pair's orders are (takeProfit, stopLoss); the reply keeps the request's order.
-      const placed = reported(outcome);
+      const placed = await reported(outcome);
       if (command.kind === CommandKind.SubmitPair && takeProfitAt === 1) placed.reverse();
       return json(serializeOrderBatch({ orders: placed.map(view) }));
     }
@@ -343,7 +346,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     // An untriggered order is cancelled without a book command (no book result).
     const code = outcome.result.code !== 0 ? outcome.result.code : (outcome.bookResults[0] ?? 0);
     if (code !== 0) return { reason: 'Order not found', reply: codeFailure({ code }) };
-    return { order: reported(outcome)[0] };
+    return { order: (await reported(outcome))[0] };
   };
 
   const deleteOrder = async (_req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
@@ -487,12 +490,12 @@ export const SUBMIT_BATCH: Endpoint = {
   errors: [...BAD_BODY, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND],
 };
 
-export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND] };
+export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
 
-export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND] };
+export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
 
-export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds; what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED] };
+export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds; what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED], readsHistory: true };
 
-export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] };
+export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND], readsHistory: true };
 
-export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND] };
+export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND], readsHistory: true };

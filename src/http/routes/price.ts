@@ -79,6 +79,6 @@ export function summaryRoute(marketData: MarketList, history: MarketHistory, clo
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const PRICES: Endpoint = { method: 'get', path: '/price', tag: 'Market data', summary: 'Mark, index and last prices', description: 'One entry per market (or the one `symbol` names); null when not known yet.', auth: false, query: ONE_MARKET_QUERY, response: S.PRICES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET] };
+export const PRICES: Endpoint = { method: 'get', path: '/price', tag: 'Market data', summary: 'Mark, index and last prices', description: 'One entry per market (or the one `symbol` names); null when not known yet.', auth: false, query: ONE_MARKET_QUERY, response: S.PRICES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET], readsHistory: true };
 
-export const SUMMARY: Endpoint = { method: 'get', path: '/summary', tag: 'Market data', summary: '24-hour summary', description: 'Open, high, low, close, volume and change over the 1440 minutes ending now.', auth: false, query: ONE_MARKET_QUERY, response: S.SUMMARY_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET] };
+export const SUMMARY: Endpoint = { method: 'get', path: '/summary', tag: 'Market data', summary: '24-hour summary', description: 'Open, high, low, close, volume and change over the 1440 minutes ending now.', auth: false, query: ONE_MARKET_QUERY, response: S.SUMMARY_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET], readsHistory: true };

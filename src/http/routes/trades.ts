@@ -78,4 +78,5 @@ export const TRADES: Endpoint = {
   method: 'get', path: '/trades/{symbol}', tag: 'Market data', summary: 'Public trades', description: 'Trades of a market, newest first (`time` in seconds, `side` of the aggressor).', auth: false, pathParams: SYMBOL_PATH,
   query: TRADES_QUERY,
   response: S.PUBLIC_TRADES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
+  readsHistory: true,
 };
