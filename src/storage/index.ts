@@ -5,7 +5,7 @@
  * the history projections so that they agree before anything is served (data-directory.ts),
  * one exchange per directory (directory-lock.ts), the token secret file (token-secret.ts) and
  * writes that a crash leaves whole or absent (atomic-file.ts).
- * May import: journal/, history/projections, history/history-env, lmdb, node:fs, node:path,
- * node:crypto.
+ * May import: journal/, history/projections, history/history-env, history/store (its format),
+ * lmdb, node:fs, node:path, node:crypto.
  */
 export {};

@@ -71,6 +71,26 @@ test('on the projection thread: caughtUp resolves once the batch is written and 
   assert.equal(new Projections(h.env).projectedSeq, 50, 'the position reached is stored with the batch');
 });
 
+test('readable (a read after a reply): null when history holds the position, else a wait that ends once the batch covering it is readable here', async () => {
+  const { h, projections, journal } = liveProjections();
+  assert.equal(projections.readable(0), null, 'nothing journaled: no wait');
+  const { trade } = projections.listeners();
+  journal.seq = 1;
+  trade!(0, 1, T0 + 1, 950_000, 1, Side.Buy);
+  const wait = projections.readable(1);
+  assert.notEqual(wait, null, 'a trade queued for history: a read of seq 1 waits');
+  projections.flushSoon();
+  await wait;
+  assert.equal(h.reader.trades(0, { limit: 10 }).length, 1, 'the read after the wait sees the trade');
+  assert.equal(projections.readable(1), null, 'written: no wait');
+  // A later record queued does not hold back a read of what is already written.
+  journal.seq = 2;
+  trade!(0, 2, T0 + 2, 950_000, 1, Side.Buy);
+  assert.equal(projections.readable(1), null);
+  assert.notEqual(projections.readable(2), null);
+  await projections.close();
+});
+
 test('one batch in flight: what later turns report while the thread writes goes as one batch', async () => {
   const { h, projections, journal } = liveProjections();
   // Count the batches posted (the thread is still starting: the first one stays in flight).
