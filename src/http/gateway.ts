@@ -5,8 +5,9 @@
  * under the per-source-address budget, /account/* routes behind the account guard (token,
  * per-account budget, read authorization); unknown paths get 404, known paths with another
  * method 405, a thrown error (a broken invariant) 500 with the error logged; during a drain
- * (shutdown) 503 `Service overloaded: shutting down` with `Retry-After`. Routes themselves
- * live one concept per file in ./routes/.
+ * (shutdown) 503 `Service overloaded: shutting down` with `Retry-After`, and while the exchange
+ * starts (`starting`: the journal replay) the same refusal naming the step, on every route but
+ * the probes. Routes themselves live one concept per file in ./routes/.
  *
  * Every answer is counted (`GatewayMetrics`: route pattern, method, status, latency; a refused
  * order submission by its reason) and logged as the operator asked: a refused write at debug,
@@ -26,7 +27,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/market.ts';
 import { CorsPolicy } from './cors.ts';
 import { failure, GatewayCode } from './errors.ts';
-import { startHttpServer, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
+import { startHttpServer, type HttpReply, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
 import { bookRoutes } from './routes/book.ts';
 import { configRoute, marketsRoute, timeRoute } from './routes/markets.ts';
 import { candlesRoute } from './routes/candles.ts';
@@ -72,6 +73,12 @@ export interface GatewayOptions {
   sockets?: SocketEndpoint<any>;
   /** A replicated node (routes/cluster): GET /cluster, writes refused while not the primary, the lag header. */
   cluster?: ClusterPort;
+  /**
+   * What the start is still doing (`replaying journal (seq 1200 of 90000)`), or null once it
+   * serves: until then every route but /health, /ready and /metrics, and every WebSocket
+   * upgrade, is refused as a drain refuses (503 `Service overloaded: <it>`, `Retry-After`).
+   */
+  starting?: () => string | null;
 }
 
 /** The address a client on this machine reaches the server at: `localhost` for a wildcard listen address. */
@@ -117,7 +124,18 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
     // The testnet faucet funds the logged-in account: it needs the login the account API brings.
     if (marketData.profile.faucet && guard !== undefined) table.push(faucetRoute(options.operator.port, guard, clock));
   }
-  return options.cluster === undefined ? table : clusterRoutes(table, options.cluster);
+  const served = options.cluster === undefined ? table : clusterRoutes(table, options.cluster);
+  const starting = options.starting;
+  return starting === undefined ? served : served.map((r) => (PROBES.has(r.pattern) ? r : { ...r, handler: (req: HttpRequest) => refusalWhileStarting(starting) ?? r.handler(req) }));
+}
+
+/** What answers while the exchange starts: nothing in them reaches it. */
+const PROBES = new Set(['/health', '/ready', '/metrics']);
+
+/** While the exchange starts, the refusal a drain gives, naming the start's step; null once it serves. */
+function refusalWhileStarting(starting: () => string | null): HttpReply | null {
+  const step = starting();
+  return step === null ? null : failure(GatewayCode.Overloaded, step);
 }
 
 /** A path pattern as a RegExp, to tell 405 (known path) from 404. */
@@ -163,6 +181,15 @@ const forOperator = (route: Route): boolean => route.pattern.startsWith('/operat
 export const OPERATOR_HOST = '127.0.0.1';
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { sockets, starting } = options;
+  // A WebSocket upgrade during the start is refused like a request.
+  if (sockets !== undefined && starting !== undefined) {
+    const admit = (address: string) => {
+      const refuse = refusalWhileStarting(starting);
+      return refuse === null ? sockets.admit(address) : { refuse };
+    };
+    options = { ...options, sockets: { ...sockets, admit } };
+  }
   let bound = localUrl(options.host, options.port);
   const table = routes(options, () => bound);
   const observe = replyObserver(table, options);
