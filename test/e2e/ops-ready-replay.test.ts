@@ -32,7 +32,7 @@ import { FeedClient } from './feed-client.ts';
 import { scrape, value } from './prometheus.ts';
 import { freePort } from '../replication/nats-servers.ts';
 
-const ACCOUNTS = 6_000;
+const ACCOUNTS = 5_000;
 /** No snapshot in the restarted process: every start replays the whole journal. */
 const NO_SNAPSHOTS = { SNAPSHOT_INTERVAL_MS: '0' };
 const REPLAYING = /^replaying journal \(seq (\d+) of (\d+)\)$/;
