@@ -35,9 +35,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { loadRecoveryBackend } from '../src/auth/recovery.ts';
-import { SignaturePool } from '../src/auth/signature-pool.ts';
-import { eip712Domain, orderMessage, typedDataDigest, type Eip712Domain, type OrderMessage, type OrderRequest } from '../src/auth/typed-data.ts';
+import { eip712Domain } from '../src/auth/typed-data.ts';
 import type { ExchangeClient } from '../src/client/index.ts';
 import { report, type Figure } from './report.ts';
 import { forkAutocannon, type Autocannon, type LoadJob } from './load/autocannon.ts';
@@ -46,6 +44,7 @@ import { signerBackend } from './load/native-signer.ts';
 import { describe, loadAverage, measure, type Measured } from './http/measure.ts';
 import { startBareRoute, startBenchExchange, startBookGateway, type BenchExchange } from './http/servers.ts';
 import { durableCommitLatency } from './http/durability.ts';
+import { poolCapacity, verifications } from './http/pool.ts';
 import { seedBook } from './http/traders.ts';
 
 const CONNECTIONS = 50;
@@ -115,61 +114,6 @@ async function bookPart(ex: BenchExchange, bookText: string): Promise<Figure[]> 
 }
 
 // ---- 2. signed orders end to end ----
-
-interface PoolCapacity {
-  threads: number;
-  /** EIP-712 digest + recovery per order, as the exchange asks it of the pool. */
-  typed: { rate: number; micros: number };
-  /** Recovery alone from precomputed digests. */
-  raw: { rate: number; micros: number };
-}
-
-/** What the exchange verifies of one order: its EIP-712 message (by the exchange's own rules), digest and signature. */
-interface Verification {
-  message: OrderMessage;
-  digest: Uint8Array;
-  signature: string;
-}
-
-function verifications(domain: Eip712Domain, orders: readonly Presigned[]): Verification[] {
-  return orders.map(({ body }) => {
-    const message = orderMessage(body as OrderRequest);
-    if (!message.ok) throw new Error(`the exchange refuses a bench order's message: ${JSON.stringify(message)}`);
-    const digest = typedDataDigest(domain, 'Order', message.value);
-    if (!digest.ok) throw new Error(`the exchange refuses a bench order's digest: ${JSON.stringify(digest)}`);
-    return { message: message.value, digest: digest.value, signature: body.signatures[0] };
-  });
-}
-
-/** Floods a pool of `threads` with `orders` (after `warmup`), the two ways the exchange could use it. */
-async function poolCapacity(threads: number, domain: Eip712Domain, warmup: Verification[], orders: Verification[]): Promise<PoolCapacity> {
-  const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
-  // A flood is the point here: no refusal however many wait.
-  const pool = new SignaturePool({ backend, threads, maxWaiting: Number.POSITIVE_INFINITY });
-  const flood = async (label: string, verify: (o: Verification) => Promise<unknown>): Promise<{ rate: number; micros: number }> => {
-    await Promise.all(warmup.map(verify));
-    const cpu = process.cpuUsage();
-    const start = performance.now();
-    await Promise.all(orders.map(verify));
-    const rate = orders.length / ((performance.now() - start) / 1000);
-    const used = process.cpuUsage(cpu);
-    const micros = (used.user + used.system) / orders.length;
-    console.log(`  signature pool (${backend}, ${threads} thread${threads === 1 ? '' : 's'}), ${label}: ${Math.round(rate)}/s, ${micros.toFixed(1)} µs CPU each`);
-    return { rate, micros };
-  };
-  try {
-    const typed = await flood('digest + recovery per order', async (o) => {
-      const r = await pool.recoverTyped(domain, 'Order', o.message, o.signature);
-      if (!r.ok) throw new Error('the pool refused a bench signature');
-    });
-    const raw = await flood('recovery alone (precomputed digests)', async (o) => {
-      if ((await pool.recover(o.digest, o.signature)) === null) throw new Error('the pool refused a bench signature');
-    });
-    return { threads, typed, raw };
-  } finally {
-    await pool.close();
-  }
-}
 
 async function ordersPart(ex: BenchExchange, accounts: ExchangeClient[]): Promise<Figure[]> {
   const domain = eip712Domain(ex.settings.profile);

@@ -3,7 +3,7 @@
  *
  * What `Exchange.execute` answers, and the refusals of this stage (9100s) — those that are
  * neither auth (1000s), ledger (2000s), engine (3000s) nor conditional-book rules. HTTP maps
- * every code to its status and text in one place (http/errors, the routes' registerCodes).
+ * every code to its status and text in one place (http/errors).
  * May import: nothing.
  */
 export const ExchangeCode = {

@@ -28,9 +28,9 @@
  * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, app/commands,
  * app/codes, app/order-registry, app/depth-mirror, app/order-entry (how orders enter
  * a book), app/settlement (R2, the book events), app/account-limits, app/faucet-day
- * (the faucet's daily allowance), node:crypto, app/ports. No I/O, no clock.
+ * (the faucet's daily allowance), app/ports. No I/O, no clock.
  */
-import { createHash } from 'node:crypto';
+import { stateHashOf } from '../numeric/state-hash.ts';
 import type { MarketSpec } from '../config/market.ts';
 import { Ledger, type LedgerOptions } from '../ledger/ledger.ts';
 import { LedgerCode } from '../ledger/codes.ts';
@@ -401,23 +401,20 @@ export class Exchange {
 
   /** A hash over everything this machine holds (books are hashed by their own threads); `parts` when the caller has them already. */
   stateHash(parts: Record<string, string> = this.stateHashes()): string {
-    const hash = createHash('sha256');
-    for (const part of Object.values(parts)) hash.update(part);
-    return hash.digest('hex');
+    return stateHashOf(parts);
   }
 
   /** The hash of each part, so a mismatch can name the part that differs. */
   stateHashes(): Record<string, string> {
-    const digest = (text: string) => createHash('sha256').update(text).digest('hex');
     return {
       ledger: this.ledger.stateHash(),
       nonces: this.nonces.stateHash(),
       delegations: this.delegations.stateHash(),
-      orderCounts: digest(JSON.stringify(this.orderCounts)),
-      orders: digest(JSON.stringify(this.orders.snapshot())),
-      depth: digest(JSON.stringify(this.depth.map((d) => d.snapshot()))),
-      conditional: digest(this.conditional.map((c) => c.stateHash()).join()),
-      faucetDay: digest(this.faucetDay.hashInput()),
+      orderCounts: stateHashOf(this.orderCounts),
+      orders: stateHashOf(this.orders.snapshot()),
+      depth: stateHashOf(this.depth.map((d) => d.snapshot())),
+      conditional: stateHashOf(this.conditional.map((c) => c.stateHash())),
+      faucetDay: this.faucetDay.stateHash(),
     };
   }
 

@@ -11,11 +11,12 @@
  * is only recorded. The allowance travels in the journaled command, so a replay applies the
  * rule the live exchange applied.
  *
- * May import: nothing. Pure: time is passed in.
+ * May import: numeric/state-hash. Pure: time is passed in.
  * Invariants: only the current day's credits are held (the first credit of a new UTC day forgets
  * the day before), so memory is bounded by the addresses that used the faucet today; a command
  * dated before the held day (a clock stepped back) counts towards the held day, never resets it.
  */
+import { stateHashOf } from '../numeric/state-hash.ts';
 
 export const DAY_MS = 86_400_000;
 
@@ -65,9 +66,8 @@ export class FaucetDay {
     return restored;
   }
 
-  /** Canonical text of the state, for the exchange's state hash. */
-  hashInput(): string {
-    const { day, credited } = this.snapshot();
-    return `${day};${credited.map(([a, n]) => `${a}=${n}`).join(',')}`;
+  /** The one recipe (numeric/state-hash) over the snapshot. */
+  stateHash(): string {
+    return stateHashOf(this.snapshot());
   }
 }

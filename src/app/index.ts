@@ -12,7 +12,7 @@
  * tells what changed. The thread transport, replay and the projections implement them: nothing
  * here knows a thread, a ring, the journal or HTTP.
  * May import: engine/, ledger/, conditional/, numeric/, config/market, auth/admission,
- * auth/address, auth/nonces, auth/delegation, node:crypto (the state hash).
+ * auth/address, auth/nonces, auth/delegation.
  *
  * Invariants: the state changes only through `Exchange.execute(command)` and the book events it
  * is handed, live and in replay alike, so replaying the journal reproduces `stateHash()`.

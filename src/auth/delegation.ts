@@ -5,7 +5,7 @@
  * (orders, cancels, margin updates) and `read` (orders, stats, positions, fills), and the
  * authorization rules of the spec built on them. Journaled state, pure and deterministic.
  *
- * May import: @noble/hashes, ./address, ./codes.
+ * May import: numeric/state-hash, ./address, ./codes.
  *
  * Rules:
  *  - A Delegation change (add / remove) is signed by the account itself, never by a delegate.
@@ -35,7 +35,7 @@
  * Limits: re-granting a revoked delegate revives the requests it signed but never submitted
  * whose `expiresAt` has not passed: grant a fresh key instead (as Hyperliquid advises).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { stateHashOf } from '../numeric/state-hash.ts';
 import { bytesToHex, isAddress, toAddress, type Address } from './address.ts';
 import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
 
@@ -196,7 +196,7 @@ export class DelegationStore {
   }
 
   stateHash(): string {
-    return bytesToHex(sha256(new TextEncoder().encode(JSON.stringify(this.snapshot()))));
+    return stateHashOf(this.snapshot());
   }
 
   validateInternalState(): void {

@@ -5,7 +5,7 @@
  * (account, subaccountIndex, signer). Journaled state, pure and deterministic: no clock (the
  * time comes in with each call), no randomness, no I/O.
  *
- * May import: @noble/hashes, ./address, ./codes.
+ * May import: numeric/state-hash, ./address, ./codes.
  *
  * Rule (Hyperliquid's, design.md "nonces"): a nonce is accepted if it is not in the window and,
  * once the window holds `NONCE_WINDOW` (100) nonces, greater than the smallest of them; the
@@ -20,7 +20,7 @@
  * Complexity: O(log 100) lookup, O(100) insert per accepted nonce; memory ~100 numbers per key.
  * Limits: nonce and expiresAt are JavaScript safe integers (≤ 2^53 − 1), not full uint64.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { stateHashOf } from '../numeric/state-hash.ts';
 import { bytesToHex, type Address } from './address.ts';
 import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
 
@@ -130,7 +130,7 @@ export class NonceStore {
 
   /** sha256 of the canonical snapshot, hex; equal states give equal hashes. */
   stateHash(): string {
-    return bytesToHex(sha256(new TextEncoder().encode(JSON.stringify(this.snapshot()))));
+    return stateHashOf(this.snapshot());
   }
 
   validateInternalState(): void {

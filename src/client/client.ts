@@ -201,6 +201,8 @@ export class ExchangeClient {
   trades = (symbol: string, query: { limit?: number; from?: number; to?: number } = {}) => this.call('trades', { path: { symbol }, query });
   prices = (query: { symbol?: string } = {}) => this.call('prices', { query });
   summary = (query: { symbol?: string } = {}) => this.call('summary', { query });
+  /** A replicated node's role, the primary's URL, its lease and lag (404 on a node that is not replicated). */
+  cluster = () => this.call('cluster');
   openApi = () => this.call('openApi');
   asyncApi = () => this.call('asyncApi');
 

@@ -2,7 +2,7 @@
  * @module client/routes
  *
  * The client's table of the REST API: one entry per route of the API document (GET
- * /openapi.json, built from http/routes/openapi `OPERATIONS`), named as the client's method, with
+ * /openapi.json, built from the route declarations, http/endpoints `ENDPOINTS`), named as the client's method, with
  * its method, path, who may call it (`public`, `token`: the bearer token, `operator`: the
  * X-Operator-Key) and its success schema. The schema objects are the server's own
  * (http/schemas.ts, pure data), so each method's response type is derived from the very schema
@@ -29,7 +29,7 @@ export interface RouteSpec {
   readonly response: { readonly title?: string; readonly type: unknown };
 }
 
-/** GET /openapi.json and GET /asyncapi.json: documents, any JSON object. */
+/** GET /openapi.json and GET /asyncapi.json (documents) and GET /cluster (a replicated node's role): any JSON object. */
 const OBJECT = { type: 'object' } as const;
 
 const route = <const M extends RouteSpec['method'], const P extends string, const A extends Access, const R extends RouteSpec['response']>(method: M, path: P, access: A, response: R) => ({ method, path, access, response });
@@ -81,6 +81,8 @@ export const ROUTES = {
   releaseIndexPrice: route('post', '/operator/index-price/release', 'operator', S.NULL_SCHEMA),
   snapshot: route('post', '/operator/snapshot', 'operator', S.SNAPSHOT_TAKEN_SCHEMA),
   stateHash: route('get', '/operator/state-hash', 'operator', S.STATE_HASH_SCHEMA),
+  // Operations
+  cluster: route('get', '/cluster', 'public', OBJECT),
   // Reference
   openApi: route('get', '/openapi.json', 'public', OBJECT),
   asyncApi: route('get', '/asyncapi.json', 'public', OBJECT),

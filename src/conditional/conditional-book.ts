@@ -5,10 +5,9 @@
  * takeProfit / stopLoss / trailingStop orders, TP/SL pairs (OCO groups), TWAPs and icebergs —
  * as a pure state machine driven beside the order book. Semantics in the module header of
  * conditional/index.ts and in docs/conditional-orders.md.
- * May import: conditional/, engine/types, engine/codes, config/market (RATE_ONE), @noble/hashes.
+ * May import: conditional/, engine/types, engine/codes, config/market (RATE_ONE), numeric/state-hash.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { stateHashOf } from '../numeric/state-hash.ts';
 import { RATE_ONE } from '../config/market.ts';
 import type { PlaceOrder } from '../engine/types.ts';
 import { ConditionalCode, ConditionalReason, GroupEnd } from './codes.ts';
@@ -392,7 +391,7 @@ export class ConditionalBook {
 
   /** SHA-256 of the canonical snapshot: equal states give equal hashes, whatever the index layout. */
   stateHash(): string {
-    return bytesToHex(sha256(new TextEncoder().encode(JSON.stringify(this.snapshot()))));
+    return stateHashOf(this.snapshot());
   }
 
   /** Throws an Error naming the first broken invariant. */

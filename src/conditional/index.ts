@@ -13,7 +13,7 @@
  * untriggered orders. Does not own: the order book (orders it releases become the engine's),
  * positions (the application reports them), ids, nonces and signatures (the application keeps them).
  * May import: engine/types, engine/codes, config/market (`RATE_ONE`, a constant), and
- * @noble/hashes (pure) for `stateHash`.
+ * numeric/state-hash (pure) for `stateHash`.
  *
  * # Commands (every one first runs the timers: see `onTime`)
  * - `place(PlaceTrigger)`: takeProfit / stopLoss / trailingStop → `untriggered`. Refused (codes

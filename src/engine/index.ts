@@ -8,7 +8,7 @@
  *
  * Owns: resting orders, price-time priority, matching, self-trade prevention, expiry,
  * depth, snapshots. Does not own: positions, margin, fees (the ledger), ids (the sequencer).
- * May import: engine/ only, plus @noble/hashes (pure) for `stateHash`.
+ * May import: engine/ only, plus numeric/state-hash (pure) for `stateHash`.
  *
  * Two implementations, one behaviour:
  *  - `FastOrderBook`: typed-array slots, intrusive FIFO and owner lists, no allocation per

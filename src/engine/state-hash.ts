@@ -1,7 +1,7 @@
 /**
  * @module engine/state-hash
  *
- * The canonical hash of a book: SHA-256 over the market index, the sequence, then every
+ * The canonical hash of a book, in the one recipe (numeric/state-hash, streamed): SHA-256 over the market index, the sequence, then every
  * resting order in priority order (bids best first, then asks best first, FIFO within a
  * price), each as its 12 numeric fields (float64, little endian: every value is an exact
  * integer) and its clientId (length-prefixed UTF-8, length −1 for null), then the order count,
@@ -9,17 +9,16 @@
  * float64 triples, owners ascending; nothing when there are none).
  * Both books feed the same bytes for the same state, so their hashes agree.
  *
- * May import: engine/ and @noble/hashes (pure, no I/O).
+ * May import: engine/, numeric/state-hash (pure, no I/O).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { stateHashStream } from '../numeric/state-hash.ts';
 import type { RestingFields } from './order-rules.ts';
 
 const NUMERIC_FIELDS = 12;
 const utf8 = new TextEncoder();
 
 export class StateHasher {
-  private readonly hash = sha256.create();
+  private readonly hash = stateHashStream();
   private readonly bytes = new Uint8Array(8 * (NUMERIC_FIELDS + 1));
   private readonly view = new DataView(this.bytes.buffer);
   private orders = 0;
@@ -72,6 +71,6 @@ export class StateHasher {
       this.view.setFloat64(0, this.orders, true);
       this.hash.update(this.bytes.subarray(0, 8));
     }
-    return bytesToHex(this.hash.digest());
+    return this.hash.digest();
   }
 }

@@ -14,19 +14,18 @@
 import type { MarketSpec } from '../config/market.ts';
 import type { TransferHistoryReader } from '../history/transfers.ts';
 import { AccountGuard } from './auth-guard.ts';
-import { paramNames } from './query.ts';
+import { route, type DeclaredRoute } from './endpoint.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort, Clock, WriteResult } from './ports.ts';
-import type { Route } from './uws.ts';
 import { GatewayCode } from './errors.ts';
 import { OverloadedError } from '../sequencer/sequencer.ts';
-import { challengeRoute, loginRoute } from './routes/login.ts';
-import { balanceRoute, BALANCE_QUERY, statsRoute, STATS_QUERY } from './routes/account-stats.ts';
-import { positionsRoute, POSITIONS_QUERY } from './routes/account-positions.ts';
-import { fillsRoute, FILLS_QUERY, type FillHistory } from './routes/account-fills.ts';
-import { marginSettingsRoute, marginUpdateRoute, MARGIN_QUERY } from './routes/account-margin.ts';
-import { transferHistoryRoute, transferRoute, TRANSFER_HISTORY_QUERY } from './routes/account-transfer.ts';
-import { delegatesRoute, DELEGATES_QUERY, delegationRoute, signersRoute, SIGNERS_QUERY } from './routes/account-delegates.ts';
-import { nonceRoute, NONCE_QUERY } from './routes/account-nonce.ts';
+import { CHALLENGE, challengeRoute, LOGIN, loginRoute } from './routes/login.ts';
+import { BALANCE, balanceRoute, STATS, statsRoute } from './routes/account-stats.ts';
+import { POSITIONS, positionsRoute } from './routes/account-positions.ts';
+import { FILLS, fillsRoute, type FillHistory } from './routes/account-fills.ts';
+import { MARGIN_SETTINGS, MARGIN_UPDATE, marginSettingsRoute, marginUpdateRoute } from './routes/account-margin.ts';
+import { TRANSFER, TRANSFER_HISTORY, transferHistoryRoute, transferRoute } from './routes/account-transfer.ts';
+import { DELEGATES, delegatesRoute, DELEGATION, delegationRoute, SIGNERS, signersRoute } from './routes/account-delegates.ts';
+import { NONCE, nonceRoute } from './routes/account-nonce.ts';
 
 export interface AccountApiOptions {
   markets: readonly MarketSpec[];
@@ -44,10 +43,10 @@ export function accountGuard(options: Pick<AccountApiOptions, 'auth' | 'accounts
 }
 
 /** POST /auth/challenge and POST /auth/login, under the per-source-address budget. */
-export function loginRoutes(auth: AuthPort, guard: AccountGuard): Route[] {
+export function loginRoutes(auth: AuthPort, guard: AccountGuard): DeclaredRoute[] {
   return [
-    { method: 'post', pattern: '/auth/challenge', handler: guard.publicLimited(challengeRoute(auth.login)) },
-    { method: 'post', pattern: '/auth/login', handler: guard.publicLimited(loginRoute(auth.login)) },
+    route(CHALLENGE, guard.publicLimited(challengeRoute(auth.login))),
+    route(LOGIN, guard.publicLimited(loginRoute(auth.login))),
   ];
 }
 
@@ -65,22 +64,21 @@ function answeringOverload(writes: AccountWritePort): AccountWritePort {
 }
 
 /** Every /account/* route of this module (the order routes are the lead's). */
-export function accountRoutes(options: AccountApiOptions, guard: AccountGuard): Route[] {
+export function accountRoutes(options: AccountApiOptions, guard: AccountGuard): DeclaredRoute[] {
   const { accounts, markets, auth } = options;
   const writes = answeringOverload(options.writes);
-  const read = { scope: 'read' } as const;
   return [
-    { method: 'get', pattern: '/account/stats', handler: guard.guarded(statsRoute(accounts), { ...read, params: paramNames(STATS_QUERY) }) },
-    { method: 'get', pattern: '/account/positions', handler: guard.guarded(positionsRoute(accounts, markets), { ...read, params: paramNames(POSITIONS_QUERY) }) },
-    { method: 'get', pattern: '/account/fills', handler: guard.guarded(fillsRoute(accounts, markets, options.fills), { ...read, params: paramNames(FILLS_QUERY) }) },
-    { method: 'get', pattern: '/account/balance', handler: guard.guarded(balanceRoute(accounts, markets), { ...read, params: paramNames(BALANCE_QUERY) }) },
-    { method: 'get', pattern: '/account/margin', handler: guard.guarded(marginSettingsRoute(accounts, markets), { ...read, params: paramNames(MARGIN_QUERY) }) },
-    { method: 'post', pattern: '/account/margin', handler: guard.guarded(marginUpdateRoute(accounts, markets, guard, auth, writes)) },
-    { method: 'post', pattern: '/account/transfer', handler: guard.guarded(transferRoute(accounts, auth, writes)) },
-    { method: 'get', pattern: '/account/transfer/history', handler: guard.guarded(transferHistoryRoute(accounts, options.transfers), { ...read, params: paramNames(TRANSFER_HISTORY_QUERY) }) },
-    { method: 'get', pattern: '/account/delegates', handler: guard.guarded(delegatesRoute(accounts), { ...read, params: paramNames(DELEGATES_QUERY) }) },
-    { method: 'post', pattern: '/account/delegates', handler: guard.guarded(delegationRoute(auth, writes)) },
-    { method: 'get', pattern: '/account/signers', handler: guard.guarded(signersRoute(accounts), { ...read, params: paramNames(SIGNERS_QUERY) }) },
-    { method: 'get', pattern: '/account/nonce', handler: guard.guarded(nonceRoute(accounts), { ...read, params: paramNames(NONCE_QUERY) }) },
+    guard.route(STATS, statsRoute(accounts), 'read'),
+    guard.route(POSITIONS, positionsRoute(accounts, markets), 'read'),
+    guard.route(FILLS, fillsRoute(accounts, markets, options.fills), 'read'),
+    guard.route(BALANCE, balanceRoute(accounts, markets), 'read'),
+    guard.route(MARGIN_SETTINGS, marginSettingsRoute(accounts, markets), 'read'),
+    guard.route(MARGIN_UPDATE, marginUpdateRoute(accounts, markets, guard, auth, writes)),
+    guard.route(TRANSFER, transferRoute(accounts, auth, writes)),
+    guard.route(TRANSFER_HISTORY, transferHistoryRoute(accounts, options.transfers), 'read'),
+    guard.route(DELEGATES, delegatesRoute(accounts), 'read'),
+    guard.route(DELEGATION, delegationRoute(auth, writes)),
+    guard.route(SIGNERS, signersRoute(accounts), 'read'),
+    guard.route(NONCE, nonceRoute(accounts), 'read'),
   ];
 }

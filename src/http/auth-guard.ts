@@ -31,9 +31,10 @@
 import type { Address } from '../auth/address.ts';
 import type { DelegationStore, Scope } from '../auth/delegation.ts';
 import type { AccessTokens } from '../auth/token.ts';
-import { codeFailure } from './codes.ts';
+import { codeFailure } from './errors.ts';
 import { addressParam, subaccountParam } from './account-query.ts';
-import { isReply, strictQuery, type Query } from './query.ts';
+import { isReply, paramNames, repeatableNames, strictQuery, type Query } from './query.ts';
+import { route, type DeclaredRoute, type Endpoint } from './endpoint.ts';
 import { RateLimiter, type Budget } from './rate-limit.ts';
 import type { Clock } from './ports.ts';
 import type { Handler, HttpReply, HttpRequest } from './uws.ts';
@@ -124,6 +125,18 @@ export class AccountGuard {
       }
       return withBudget(await handler(req, ctx as SubaccountContext), limit, budget);
     };
+  }
+
+  /**
+   * The route answering `endpoint` behind the guard: the query parameters it accepts are the ones
+   * its declaration lists (array ones repeatable); with a `scope`, `account` and `subaccountIndex`
+   * are read and the caller's right to act on them with that scope checked.
+   */
+  route(endpoint: Endpoint, handler: (req: HttpRequest, ctx: CallContext) => Reply): DeclaredRoute;
+  route(endpoint: Endpoint, handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, scope: Scope): DeclaredRoute;
+  route(endpoint: Endpoint, handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, scope?: Scope): DeclaredRoute {
+    const params = paramNames(endpoint.query ?? []);
+    return route(endpoint, scope === undefined ? this.guarded(handler as (req: HttpRequest, ctx: CallContext) => Reply, { params }) : this.guarded(handler, { scope, params, repeatable: repeatableNames(endpoint.query ?? []) }));
   }
 
   /** Whether `caller` may act on the subaccount with `scope`: undefined when allowed, else the 403. */

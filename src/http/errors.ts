@@ -1,10 +1,25 @@
 /**
  * @module http/errors
  *
- * The one place where a rejection becomes an HTTP status and the spec's exact text. Every
- * part returns codes from its own table (engine 3000s, ledger 2000s, auth 1000s); the gateway's
- * own codes (9000s) are here. Bodies of errors are plain text, as the spec says.
+ * The one place where a rejection becomes an HTTP status and the spec's exact text. Every part
+ * refuses with a code from its own table — auth 1000s, ledger 2000s, engine 3000s,
+ * conditional-order rules 4000s, the gateway's own 9000s (here), the application stage's 9100s —
+ * and `failure(code, detail)` answers it, filling the text's `<name>` slot with `detail`;
+ * `codeFailure` does the same for a write's refusal (`{code, params}`). The tables are read here,
+ * explicitly: nothing registers itself by being imported.
+ *
+ * Statuses follow design.md: 404 for an unknown account, market or order (or one that is not the
+ * caller's), 409 for a state that refuses the change now (liquidation in progress, an id already
+ * taken, the mark already past a trigger, no mark yet, no position to close, open orders in the
+ * market), 400 for the rest; a 503 is a moment's overload and says when to retry. Error bodies
+ * are plain text, as the spec says.
+ * May import: http/uws (types), auth/codes, ledger/codes, conditional/codes, engine/codes, app/codes.
  */
+import { AUTH_CODES } from '../auth/codes.ts';
+import { CONDITIONAL_TEXT, ConditionalCode } from '../conditional/codes.ts';
+import { EngineCode } from '../engine/codes.ts';
+import { LEDGER_CODE_TEXT, LedgerCode } from '../ledger/codes.ts';
+import { ExchangeCode } from '../app/codes.ts';
 import type { HttpReply } from './uws.ts';
 
 export const GatewayCode = {
@@ -31,19 +46,75 @@ interface Entry {
   text: (detail: string) => string;
 }
 
-const TABLE: Record<number, Entry> = {
-  [GatewayCode.SymbolNotFound]: { status: 404, text: () => 'Symbol not found' },
+/** `Unauthorized to change margin for account <account>` → fill its one slot with the detail. */
+const slotted = (text: string) => (detail: string) => text.replace(/<\w+>/, detail);
+const fixed = (text: string) => () => text;
+
+const GATEWAY: Record<number, Entry> = {
+  [GatewayCode.SymbolNotFound]: { status: 404, text: fixed('Symbol not found') },
   [GatewayCode.MarketNotFound]: { status: 404, text: (symbol) => `Market ${symbol} not found` },
-  [GatewayCode.DepthOutOfRange]: { status: 400, text: () => 'Depth must be between 1 and 5000' },
+  [GatewayCode.DepthOutOfRange]: { status: 400, text: fixed('Depth must be between 1 and 5000') },
   [GatewayCode.LimitOutOfRange]: { status: 400, text: (got) => `Limit must be between 1 and 5000, got ${got}` },
   [GatewayCode.TickSizeNotAllowed]: { status: 400, text: (tick) => `tickSize must be the market's tick size ${tick} times 1, 2, 5, 10, 100 or 1000` },
   [GatewayCode.RouteNotFound]: { status: 404, text: (path) => `Route not found: ${path}` },
   [GatewayCode.MethodNotAllowed]: { status: 405, text: (method) => `Method ${method} not allowed on this route` },
-  [GatewayCode.BodyNotJson]: { status: 400, text: () => 'Request body must be valid JSON' },
+  [GatewayCode.BodyNotJson]: { status: 400, text: fixed('Request body must be valid JSON') },
   [GatewayCode.InvalidField]: { status: 400, text: (detail) => detail },
-  [GatewayCode.DatabaseFailure]: { status: 500, text: () => 'Internal server error: Database connection failed' },
+  [GatewayCode.DatabaseFailure]: { status: 500, text: fixed('Internal server error: Database connection failed') },
   [GatewayCode.Overloaded]: { status: 503, text: (why) => `Service overloaded: ${why}` },
-  [GatewayCode.Internal]: { status: 500, text: () => 'Internal server error' },
+  [GatewayCode.Internal]: { status: 500, text: fixed('Internal server error') },
+};
+
+const LEDGER_STATUS: Readonly<Record<number, number>> = {
+  [LedgerCode.AccountNotFound]: 404,
+  [LedgerCode.MarketNotFound]: 404,
+  [LedgerCode.OrderExists]: 409,
+  [LedgerCode.InLiquidation]: 409,
+  [LedgerCode.OrdersOpenInMarket]: 409,
+  [LedgerCode.FaucetDisabled]: 403,
+};
+
+const CONDITIONAL_STATUS: Readonly<Record<number, number>> = {
+  [ConditionalCode.OrderIdExists]: 409,
+  [ConditionalCode.GroupIdExists]: 409,
+  [ConditionalCode.TriggerAlreadyCrossed]: 409,
+  [ConditionalCode.MarkPriceUnknown]: 409,
+  [ConditionalCode.NoPositionToClose]: 409,
+  [ConditionalCode.ParentNotFound]: 404,
+  [ConditionalCode.OrderNotFound]: 404,
+  [ConditionalCode.NotOwner]: 404,
+};
+
+/** The application stage's refusals (app/codes) and the engine's that reach a client (a cancel's). */
+const EXCHANGE: Record<number, Entry> = {
+  [ExchangeCode.OrderTypeNotSupported]: { status: 400, text: (t) => `orderType ${t} is not supported yet` },
+  // The gateway answers a clientId in use first, by name (requests/client-id.ts); this is the race of two at once.
+  [ExchangeCode.DuplicateClientId]: { status: 409, text: fixed('clientId is already used by an open order of this account') },
+  [ExchangeCode.OrderNotFound]: { status: 404, text: fixed('Order not found') },
+  [ExchangeCode.OriginatorNotFound]: { status: 404, text: fixed('Account not found') },
+  [ExchangeCode.OriginatorFeeTooHigh]: { status: 400, text: fixed("originatorFee is above the market's maxOriginatorFee (GET /markets)") },
+  // The account limits (app/account-limits.ts), in the style of `Transfer amount exceeds available balance`.
+  [ExchangeCode.TransferBelowMinimum]: { status: 400, text: (minimum) => `Transfer amount below the minimum of ${minimum} USD` },
+  [ExchangeCode.TooManySubaccounts]: { status: 400, text: (max) => `Too many subaccounts: an account holds at most ${max}` },
+  [ExchangeCode.TooManyOpenOrders]: { status: 400, text: (max) => `Too many open orders: a subaccount holds at most ${max}` },
+  [EngineCode.OrderNotFound]: { status: 404, text: fixed('Order not found') },
+  [EngineCode.NotOwner]: { status: 404, text: fixed('Order not found') },
+};
+
+const TABLE: Readonly<Record<number, Entry>> = {
+  ...Object.fromEntries(Object.entries(AUTH_CODES).map(([code, e]) => [code, { status: e.status, text: slotted(e.text) }])),
+  ...Object.fromEntries(
+    Object.entries(LEDGER_CODE_TEXT)
+      .filter(([code]) => Number(code) !== LedgerCode.Ok)
+      .map(([code, text]) => [code, { status: LEDGER_STATUS[Number(code)] ?? 400, text: slotted(text) }]),
+  ),
+  ...Object.fromEntries(
+    Object.values(ConditionalCode)
+      .filter((code) => code !== ConditionalCode.Ok)
+      .map((code) => [code, { status: CONDITIONAL_STATUS[code] ?? 400, text: slotted(CONDITIONAL_TEXT[code]) }]),
+  ),
+  ...EXCHANGE,
+  ...GATEWAY,
 };
 
 /** The reply for a rejection; `detail` fills the text's slot (a symbol, a number, a field message). */
@@ -55,10 +126,14 @@ export function failure(code: number, detail = ''): HttpReply {
   return reply;
 }
 
-/** Registers another part's code table (auth, ledger, engine) under the same mapping. */
-export function registerCodes(entries: Record<number, { status: number; text: string | ((detail: string) => string) }>): void {
-  for (const [code, entry] of Object.entries(entries)) {
-    const text = entry.text;
-    TABLE[Number(code)] = { status: entry.status, text: typeof text === 'string' ? () => text : text };
-  }
+/** The reply for a write's refusal from any part's table (`params` fills the text's slot). */
+export function codeFailure(refusal: { code: number; params?: Readonly<Record<string, string>> }): HttpReply {
+  const detail = refusal.params === undefined ? '' : (Object.values(refusal.params)[0] ?? '');
+  return failure(refusal.code, detail);
+}
+
+/** What the API document lists for a code: its status and text, the slot shown as `<slot>`. */
+export function documentedError(code: number, slot = ''): readonly [number, string] {
+  const entry = TABLE[code] ?? TABLE[GatewayCode.Internal];
+  return [entry.status, entry.text(slot === '' ? '' : `<${slot}>`)];
 }

@@ -28,11 +28,13 @@ import { ConfigError } from '../config/market.ts';
 import { CorsPolicy } from './cors.ts';
 import { failure, GatewayCode } from './errors.ts';
 import { startHttpServer, type HttpReply, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
-import { bookRoutes } from './routes/book.ts';
-import { configRoute, marketsRoute, timeRoute } from './routes/markets.ts';
-import { candlesRoute } from './routes/candles.ts';
-import { tradesRoute } from './routes/trades.ts';
-import { pricesRoute, summaryRoute } from './routes/price.ts';
+import { BOOK, bookRoutes, ORDERBOOK } from './routes/book.ts';
+import { route, type DeclaredRoute } from './endpoint.ts';
+import { ENDPOINTS } from './endpoints.ts';
+import { CONFIG, configRoute, MARKETS, marketsRoute, TIME, timeRoute } from './routes/markets.ts';
+import { CANDLES, candlesRoute } from './routes/candles.ts';
+import { TRADES, tradesRoute } from './routes/trades.ts';
+import { PRICES, pricesRoute, SUMMARY, summaryRoute } from './routes/price.ts';
 import { docsRoutes } from './routes/openapi.ts';
 import { webRoutes } from './routes/web.ts';
 import { orderRoutes } from './routes/orders.ts';
@@ -88,23 +90,23 @@ export function localUrl(host: string, port: number): string {
 }
 
 /** The route table; `boundUrl` is where this server answers, known once it listens (the API document's first server). */
-export function routes(options: GatewayOptions, boundUrl: () => string = () => localUrl(options.host, options.port)): Route[] {
+export function routes(options: GatewayOptions, boundUrl: () => string = () => localUrl(options.host, options.port)): DeclaredRoute[] {
   const { marketData, clock } = options;
   const markets = marketData.markets;
   const guard = options.accounts === undefined ? undefined : new AccountGuard({ tokens: options.accounts.auth.login.tokens, delegations: options.accounts.accounts.delegations, clock });
-  const open = guard === undefined ? (r: Route) => r : (r: Route) => ({ ...r, handler: guard.publicLimited(r.handler) });
+  const open = guard === undefined ? (r: DeclaredRoute) => r : (r: DeclaredRoute) => ({ ...r, handler: guard.publicLimited(r.handler) });
   const book = bookRoutes(marketData, clock);
-  const publicRoutes: Route[] = [
-    { method: 'get', pattern: '/config', handler: configRoute(marketData) },
-    { method: 'get', pattern: '/markets', handler: marketsRoute(marketData) },
-    { method: 'get', pattern: '/time', handler: timeRoute(clock) },
-    { method: 'get', pattern: '/book/:symbol', handler: book.book },
-    { method: 'get', pattern: '/orderbook', handler: book.orderbook },
-    { method: 'get', pattern: '/candles/:symbol', handler: candlesRoute(marketData, options.history) },
-    { method: 'get', pattern: '/trades/:symbol', handler: tradesRoute(marketData, options.history) },
-    { method: 'get', pattern: '/price', handler: pricesRoute(marketData, options.history, options.prices, clock) },
-    { method: 'get', pattern: '/summary', handler: summaryRoute(marketData, options.history, clock) },
-    ...docsRoutes(() => [
+  const publicRoutes: DeclaredRoute[] = [
+    route(CONFIG, configRoute(marketData)),
+    route(MARKETS, marketsRoute(marketData)),
+    route(TIME, timeRoute(clock)),
+    route(BOOK, book.book),
+    route(ORDERBOOK, book.orderbook),
+    route(CANDLES, candlesRoute(marketData, options.history)),
+    route(TRADES, tradesRoute(marketData, options.history)),
+    route(PRICES, pricesRoute(marketData, options.history, options.prices, clock)),
+    route(SUMMARY, summaryRoute(marketData, options.history, clock)),
+    ...docsRoutes(ENDPOINTS, () => [
       { url: boundUrl(), description: 'this server' },
       { url: marketData.profile.baseUrl, description: `the public ${marketData.profile.name}` },
     ]),

@@ -11,12 +11,12 @@
  *    field, its spelling, the domain) recovers some address nobody holds.
  * Every other refusal is `codeFailure` unchanged. `explain` runs only for `Invalid signature`,
  * so an accepted write (or any other refusal) builds no JSON.
- * May import: http/codes, http/uws (types), auth/codes, auth/typed-data, auth/address (type).
+ * May import: http/errors, http/uws (types), auth/codes, auth/typed-data, auth/address (type).
  */
 import type { Address } from '../auth/address.ts';
 import { AuthCode } from '../auth/codes.ts';
 import { signedMessageJson, type PrimaryType } from '../auth/typed-data.ts';
-import { codeFailure } from './codes.ts';
+import { codeFailure } from './errors.ts';
 import type { HttpReply } from './uws.ts';
 
 export interface SignedWriteExplanation {

@@ -5,7 +5,7 @@
  * key = the journal seq the snapshot reflects (8 bytes big-endian), value =
  * ```
  * byte 0   u32  crc32c of bytes [4, end)
- * byte 4   u8   format version (1)
+ * byte 4   u8   format version (2)
  * byte 6   u16  stateHash length (UTF-8 bytes)
  * byte 8   u64  seq
  * byte 16  u32  state length
@@ -29,7 +29,11 @@ const kSnapshotHashLength = 6;
 const kSnapshotSeq = 8;
 const kSnapshotStateLength = 16;
 const kSnapshotHeaderBytes = 24;
-const SNAPSHOT_FORMAT_VERSION = 1;
+/**
+ * 2: the one state-hash recipe (numeric/state-hash; the ledger's part was FNV-1a before). A
+ * snapshot of another version is skipped like a damaged one: the journal is replayed instead.
+ */
+const SNAPSHOT_FORMAT_VERSION = 2;
 
 export interface Snapshot {
   seq: number;
@@ -101,7 +105,6 @@ export class Snapshots {
     return undefined;
   }
 
-  /** Every stored snapshot, oldest first, with whether it verifies. */
   /** Every snapshot that verifies, newest first (a caller that cannot use one tries the next). */
   *validNewestFirst(): Generator<Snapshot> {
     if ((this.db as unknown) === undefined) return;
@@ -111,6 +114,7 @@ export class Snapshots {
     }
   }
 
+  /** Every stored snapshot, oldest first, with whether it verifies. */
   list(): SnapshotInfo[] {
     const out: SnapshotInfo[] = [];
     if ((this.db as unknown) === undefined) return out;

@@ -19,7 +19,7 @@
  * Money rules: every move names its source (a `balance` reason, an `insurance` reason); no fee
  * is charged beyond what its payer can pay, so the insurance fund covers trading losses only
  * (`shortfall` events), never a fee; `checkConservation` is the law above, exactly.
- * May import: config/, engine/types, ledger/.
+ * May import: config/, engine/types, ledger/, numeric/state-hash.
  */
 import { RATE_ONE, type MarketSpec } from '../config/market.ts';
 import type { Side } from '../engine/types.ts';
@@ -32,7 +32,7 @@ import { bankruptcyPrice, liquidationLimit, rankForDeleveraging, type Deleverage
 import { fractionInBounds, initialMargin, maintenanceMargin } from './margin.ts';
 import { markOf, newPrices, samplePremium, type MarketPrices } from './mark-price.ts';
 import { applyTrade, newTradeOutcome, type Position } from './position.ts';
-import { fnv1a64 } from './hash.ts';
+import { stateHashOf } from '../numeric/state-hash.ts';
 import type { LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { crossEquity, exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
@@ -1080,6 +1080,6 @@ export class Ledger {
 
   /** FNV-1a 64 of the canonical snapshot: equal states give equal hashes. */
   stateHash(): string {
-    return fnv1a64(JSON.stringify(this.snapshot(), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+    return stateHashOf(this.snapshot());
   }
 }

@@ -43,8 +43,7 @@ import { CANDLE_INTERVALS, intervalByName, type CandleInterval } from '../histor
 import type { MarketHistory } from '../history/types.ts';
 import type { FeedFrame, FeedSink, PublicTrade } from '../sequencer/feed-relay.ts';
 import { DepthMirror } from '../app/depth-mirror.ts';
-import { codeFailure } from '../http/codes.ts';
-import { failure, GatewayCode } from '../http/errors.ts';
+import { codeFailure, failure, GatewayCode } from '../http/errors.ts';
 import { statsView } from '../http/routes/account-stats.ts';
 import type { AccountReadPort } from '../http/ports.ts';
 import type { HttpServer, SocketConnection, SocketEndpoint } from '../http/uws.ts';

@@ -35,7 +35,7 @@ test('a snapshot restores the same day and counts; a snapshot without one restor
   faucet.record(ALICE, 7n, DAY);
   faucet.record('0x000000000000000000000000000000000000b0b0', 3n, DAY);
   const restored = FaucetDay.restore(faucet.snapshot());
-  assert.equal(restored.hashInput(), faucet.hashInput());
+  assert.equal(restored.stateHash(), faucet.stateHash());
   assert.equal(restored.creditedOn(ALICE, DAY), 7n);
-  assert.equal(FaucetDay.restore(undefined).hashInput(), new FaucetDay().hashInput());
+  assert.equal(FaucetDay.restore(undefined).stateHash(), new FaucetDay().stateHash());
 });

@@ -20,6 +20,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { openApiDocument } from '../../src/http/routes/openapi.ts';
+import { ENDPOINTS } from '../../src/http/endpoints.ts';
 import { Trader } from './harness.ts';
 import { startServerProcess as startFuzzServer, type ServerProcess as FuzzServer } from './server-process.ts';
 import { send } from './fuzz-http.ts';
@@ -75,7 +76,7 @@ test('requests drawn from the route schemas get no 5xx, never crash the server, 
       feedId: m.oracleFeedId,
     });
   }
-  const world: FuzzWorld = { markets, traders: TRADERS, document: openApiDocument() };
+  const world: FuzzWorld = { markets, traders: TRADERS, document: openApiDocument(ENDPOINTS) };
   const executor = new FuzzExecutor(server.port, world, traders, (await ex.request('GET', '/config')).json().eip712, 15_000);
 
   const seed = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));

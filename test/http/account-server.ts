@@ -23,6 +23,7 @@ import { LedgerCode } from '../../src/ledger/codes.ts';
 import { TransferHistory } from '../../src/history/transfers.ts';
 import { failure, GatewayCode } from '../../src/http/errors.ts';
 import { startHttpServer, type Route } from '../../src/http/uws.ts';
+import { ENDPOINTS } from '../../src/http/endpoints.ts';
 import { accountGuard, accountRoutes, loginRoutes } from '../../src/http/account-routes.ts';
 import { docsRoutes } from '../../src/http/routes/openapi.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort, DelegationWrite, MarginWrite, TransferWrite, WriteResult } from '../../src/http/ports.ts';
@@ -140,7 +141,7 @@ export async function startAccountServer(): Promise<AccountServer> {
 
   const options = { markets, clock: now, accounts, writes: port, auth, fills: history.reader, transfers };
   const guard = accountGuard(options);
-  const routes: Route[] = [...loginRoutes(auth, guard), ...accountRoutes(options, guard), ...docsRoutes()];
+  const routes: Route[] = [...loginRoutes(auth, guard), ...accountRoutes(options, guard), ...docsRoutes(ENDPOINTS)];
   const server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,

@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ALICE_VIEM as ALICE_WALLET, ALICE } from '../auth/fixtures.ts';
 import { startAccountServer, NOW, USD } from './account-server.ts';
-import { OPERATIONS } from '../../src/http/routes/openapi.ts';
+import { ENDPOINTS } from '../../src/http/endpoints.ts';
 import { localUrl } from '../../src/http/gateway.ts';
 
 
 const server = await startAccountServer();
 const document = (await server.get('/openapi.json')).json();
 
-/** Every route of the API: public market data, login, account, orders (spec), the testnet faucet, the operator API, reference. */
+/** Every route of the API: public market data, login, account, orders (spec), the testnet faucet, the operator API, operations, reference. */
 const ROUTES = [
   'get /config', 'get /markets', 'get /time', 'get /book/{symbol}', 'get /orderbook', 'get /candles/{symbol}', 'get /trades/{symbol}', 'get /price', 'get /summary',
   'post /auth/challenge', 'post /auth/login',
@@ -24,6 +24,7 @@ const ROUTES = [
   'post /account/order', 'post /account/orders', 'get /account/order', 'delete /account/order', 'post /account/orders/cancel', 'delete /account/orders', 'get /account/orders',
   'post /faucet',
   'post /operator/deposit', 'post /operator/withdraw', 'post /operator/index-price', 'post /operator/index-price/release', 'post /operator/snapshot', 'get /operator/state-hash',
+  'get /health', 'get /ready', 'get /metrics', 'get /cluster',
   'get /openapi.json', 'get /asyncapi.json', 'get /docs', 'get /',
 ];
 
@@ -85,7 +86,7 @@ test('query parameters and bodies are described; every $ref resolves', () => {
   ]);
   const refs = JSON.stringify(document).match(/"\$ref":"[^"]+"/g) ?? [];
   for (const ref of refs) assert.ok(schemas[ref.split('/').pop()!.replace('"', '')], ref);
-  assert.equal(OPERATIONS.length, ROUTES.length);
+  assert.equal(ENDPOINTS.filter((e) => e.hidden !== true).length, ROUTES.length);
 });
 
 test('real responses validate against the documented schemas', async () => {

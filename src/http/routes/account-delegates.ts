@@ -22,9 +22,12 @@ import { delegationMessage, DELEGATION_REQUEST_SCHEMA, type DelegationBody } fro
 import { DELEGATES_SCHEMA, SIGNERS_SCHEMA } from '../schemas.ts';
 import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
+import type { Endpoint } from '../endpoint.ts';
+import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
-export const DELEGATES_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
-export const SIGNERS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
+const DELEGATES_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
+const SIGNERS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 
 const serializeDelegates = fastJson(DELEGATES_SCHEMA);
 const serializeSigners = fastJson(SIGNERS_SCHEMA);
@@ -67,3 +70,14 @@ export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
     return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'Delegation', message, recovered: signer.value }));
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const DELEGATES: Endpoint = { method: 'get', path: '/account/delegates', tag: 'Delegation', summary: 'Delegates', description: 'Delegates of the subaccount and their scopes.', auth: true, query: DELEGATES_QUERY, response: S.DELEGATES_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED] };
+
+export const DELEGATION: Endpoint = {
+  method: 'post', path: '/account/delegates', tag: 'Delegation', summary: 'Add or remove a delegate', description: 'Signed `Delegation` by the account itself (token and signature). `add` grants `trade`, `read` or `trade,read` (replacing earlier scopes); `remove` revokes (sign `scopes: ""`).', auth: true, signed: true, body: DELEGATION_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
+  errors: [...BAD_BODY, [400, 'Invalid delegation scopes: use trade, read or trade,read'], [400, 'An account cannot delegate to itself'], DELEGATION_NOT_ALLOWED, [404, 'Delegate not found']],
+};
+
+export const SIGNERS: Endpoint = { method: 'get', path: '/account/signers', tag: 'Delegation', summary: 'Accepted signers', description: 'Addresses whose signature is accepted for the subaccount’s orders and margin updates.', auth: true, query: SIGNERS_QUERY, response: S.SIGNERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED] };

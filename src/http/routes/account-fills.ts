@@ -18,6 +18,9 @@ import type { QueryParam } from '../query.ts';
 import type { AccountReadPort } from '../ports.ts';
 import { ACCOUNT_FILLS_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
+import type { Endpoint } from '../endpoint.ts';
+import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
 export const DEFAULT_FILLS_LIMIT = 50;
 
@@ -27,7 +30,7 @@ export const WINDOW_PARAMS: readonly QueryParam[] = [
   { name: 'to', required: false, schema: MS, description: 'milliseconds: before' },
 ];
 
-export const FILLS_QUERY: readonly QueryParam[] = [
+const FILLS_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
   SYMBOL_PARAM,
   ...WINDOW_PARAMS,
@@ -58,3 +61,7 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
     return { status: 200, body: serialize(fills.map((f) => accountFillView(markets[f.marketIndex], f))) };
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE] };

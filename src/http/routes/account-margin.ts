@@ -13,8 +13,7 @@ import { findMarket, RATE_ONE, type MarketSpec } from '../../config/market.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
-import { failure, GatewayCode } from '../errors.ts';
-import { codeFailure } from '../codes.ts';
+import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
 import { SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
@@ -25,8 +24,11 @@ import { MARGIN_SETTINGS_SCHEMA } from '../schemas.ts';
 import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { fraction } from './account-stats.ts';
+import type { Endpoint } from '../endpoint.ts';
+import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
-export const MARGIN_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
+const MARGIN_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
 
 const serialize = fastJson(MARGIN_SETTINGS_SCHEMA);
 const parseBody = bodyParser<MarginBody>(MARGIN_REQUEST_SCHEMA);
@@ -80,3 +82,12 @@ export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly M
     return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'MarginUpdate', message: intent.message, recovered: signer.value }));
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const MARGIN_SETTINGS: Endpoint = { method: 'get', path: '/account/margin', tag: 'Account', summary: 'Margin settings', description: 'Cross or isolated, the margin fraction and the leverage it means, per market.', auth: true, query: MARGIN_QUERY, response: S.MARGIN_SETTINGS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, ACCOUNT_NOT_FOUND] };
+
+export const MARGIN_UPDATE: Endpoint = {
+  method: 'post', path: '/account/margin', tag: 'Account', summary: 'Set margin', description: 'Signed `MarginUpdate` (EIP-712) by the account or a `trade` delegate: cross/isolated and the desired margin fraction in one market (0.33 = 33 %, about 3× leverage), at least 1 / maxLeverage.', auth: true, signed: true, body: MARGIN_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
+  errors: [...BAD_BODY, [400, 'margin must be a fraction greater than 0 and at most 1 with at most 8 decimals, such as "0.33"'], [400, 'Margin must be between 1/maxLeverage and 1'], [400, 'Insufficient margin'], [403, 'Unauthorized to change margin for account <account>'], ACCOUNT_NOT_FOUND, SYMBOL_NOT_FOUND, [409, 'Account is being liquidated'], [409, 'Cannot switch between cross and isolated margin while orders are open in this market: cancel them first']],
+};

@@ -13,8 +13,11 @@ import type { QueryParam } from '../query.ts';
 import type { AccountReadPort } from '../ports.ts';
 import { NONCE_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
+import type { Endpoint } from '../endpoint.ts';
+import { ACCESS_DENIED, BAD_QUERY } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
-export const NONCE_QUERY: readonly QueryParam[] = [
+const NONCE_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
   { name: 'signer', required: false, schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' }, description: 'the address that signs (the account or a delegate); default the account' },
 ];
@@ -29,3 +32,7 @@ export function nonceRoute(accounts: AccountReadPort) {
     return { status: 200, body: serialize({ ...key, nonce: accounts.nonces.nextNonce(key) }) };
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const NONCE: Endpoint = { method: 'get', path: '/account/nonce', tag: 'Account', summary: 'Next nonce', description: 'The next nonce to sign for (account, subaccountIndex, signer).', auth: true, query: NONCE_QUERY, response: S.NONCE_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'signer must be a 0x-prefixed 20-byte hex address']] };

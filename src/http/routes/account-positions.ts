@@ -17,8 +17,11 @@ import type { AccountReadPort } from '../ports.ts';
 import { POSITIONS_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { usd } from './account-stats.ts';
+import type { Endpoint } from '../endpoint.ts';
+import { ACCESS_DENIED, BAD_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
-export const POSITIONS_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
+const POSITIONS_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
 
 const serialize = fastJson(POSITIONS_SCHEMA);
 
@@ -51,3 +54,7 @@ export function positionsRoute(accounts: AccountReadPort, markets: readonly Mark
     return { status: 200, body: serialize({ positions: positions.map((p) => view(ctx, p)) }) };
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const POSITIONS: Endpoint = { method: 'get', path: '/account/positions', tag: 'Account', summary: 'Open positions', description: 'Quantity signed (positive long); basis, fees, funding and margin in USD; updatedAt in ms.', auth: true, query: POSITIONS_QUERY, response: S.POSITIONS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] };

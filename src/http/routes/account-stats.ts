@@ -15,16 +15,18 @@ import { LedgerCode } from '../../ledger/codes.ts';
 import { initialMargin } from '../../ledger/margin.ts';
 import { notionalScale, valueAt, abs, type NotionalScale } from '../../ledger/units.ts';
 import { failure } from '../errors.ts';
-import '../codes.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
 import type { QueryParam } from '../query.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { AccountReadPort } from '../ports.ts';
 import { ACCOUNT_STATS_SCHEMA, BALANCE_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
+import type { Endpoint } from '../endpoint.ts';
+import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_QUERY } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
-export const STATS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
-export const BALANCE_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
+const STATS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
+const BALANCE_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 
 const serializeStats = fastJson(ACCOUNT_STATS_SCHEMA);
 const serializeBalance = fastJson(BALANCE_SCHEMA);
@@ -98,3 +100,9 @@ export function balanceRoute(accounts: AccountReadPort, markets: readonly Market
     };
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const STATS: Endpoint = { method: 'get', path: '/account/stats', tag: 'Account', summary: 'Account statistics', description: 'Valuation of the subaccount at the mark price. Money in USD decimal strings; ratios as decimal fractions (0.5 = 50 %).', auth: true, query: STATS_QUERY, response: S.ACCOUNT_STATS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ACCOUNT_NOT_FOUND] };
+
+export const BALANCE: Endpoint = { method: 'get', path: '/account/balance', tag: 'Account', summary: 'Balance', description: 'Collateral, isolated margin, order holds and what is free to transfer or to trade.', auth: true, query: BALANCE_QUERY, response: S.BALANCE_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ACCOUNT_NOT_FOUND] };

@@ -28,8 +28,11 @@ import { TRANSFERS_SCHEMA } from '../schemas.ts';
 import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { DEFAULT_FILLS_LIMIT, WINDOW_PARAMS } from './account-fills.ts';
+import type { Endpoint } from '../endpoint.ts';
+import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, DB_FAILURE, DELEGATION_NOT_ALLOWED, LIMIT_5000, WINDOW } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
-export const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
+const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
   { name: 'direction', required: false, schema: { type: 'string', enum: ['in', 'out'] }, description: 'in: credited to this subaccount; out: debited from it; both when absent' },
   ...WINDOW_PARAMS,
@@ -98,3 +101,12 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
     return { status: 200, body: serialize({ transfers: list.map((t) => transferView(owner, t)) }) };
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const TRANSFER: Endpoint = {
+  method: 'post', path: '/account/transfer', tag: 'Transfers', summary: 'Transfer collateral', description: 'Signed `Transfer` by `accountFrom` (= `target`, = the token’s account); delegates are forbidden. At most the sender’s freeCollateral.', auth: true, signed: true, body: TRANSFER_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
+  errors: [...BAD_BODY, [400, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"'], [400, 'Transfer amount exceeds available balance'], [400, 'Cannot transfer to the same subaccount'], DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
+};
+
+export const TRANSFER_HISTORY: Endpoint = { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'direction must be in or out, got <value>'], LIMIT_5000, WINDOW, DB_FAILURE] };

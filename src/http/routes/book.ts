@@ -11,6 +11,9 @@ import { isReply, paramNames, strictInteger, strictQuery, type Query, type Query
 import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { BOOK_SCHEMA } from '../schemas.ts';
+import { SYMBOL_PATH, type Endpoint } from '../endpoint.ts';
+import { PUBLIC_BUDGET, STRICT_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
 export const DEFAULT_BOOK_DEPTH = 100;
 const BOOK_CACHE_ENTRIES = 64;
@@ -19,7 +22,7 @@ export const TICK_MULTIPLIERS = [1, 2, 5, 10, 100, 1000] as const;
 const serialize = fastJson(BOOK_SCHEMA);
 
 /** The tick multiple a `tickSize` query names, or undefined when it is not an allowed multiple. */
-export function tickMultipleOf(market: MarketSpec, text: string): number | undefined {
+function tickMultipleOf(market: MarketSpec, text: string): number | undefined {
   const parsed = parseDecimal(text, market.priceScale);
   if (!parsed.ok || parsed.value <= 0n || parsed.value % market.tickUnits !== 0n) return undefined;
   const multiple = Number(parsed.value / market.tickUnits);
@@ -43,9 +46,9 @@ interface CachedBook {
 
 const DEPTH: QueryParam = { name: 'depth', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000 }, description: 'levels per side, 1 to 5000, default 100' };
 const TICK_SIZE: QueryParam = { name: 'tickSize', required: false, schema: { type: 'string' }, description: 'aggregate to the base tick times 1, 2, 5, 10, 100 or 1000' };
-export const BOOK_QUERY: readonly QueryParam[] = [DEPTH, TICK_SIZE];
+const BOOK_QUERY: readonly QueryParam[] = [DEPTH, TICK_SIZE];
 /** GET /orderbook: the market in the query. */
-export const ORDERBOOK_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: true, schema: { type: 'string' }, description: 'market, e.g. BTC-USD-PERP or BTC' }, DEPTH, TICK_SIZE];
+const ORDERBOOK_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: true, schema: { type: 'string' }, description: 'market, e.g. BTC-USD-PERP or BTC' }, DEPTH, TICK_SIZE];
 const BOOK_PARAMS = paramNames(BOOK_QUERY);
 const ORDERBOOK_PARAMS = paramNames(ORDERBOOK_QUERY);
 
@@ -106,3 +109,17 @@ export function bookRoutes(port: MarketDataPort, clock: Clock) {
     },
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const BOOK: Endpoint = {
+  method: 'get', path: '/book/{symbol}', tag: 'Market data', summary: 'Order book', description: 'L2 snapshot: asks ascending, bids descending, `time` in seconds.', auth: false, pathParams: SYMBOL_PATH,
+  query: BOOK_QUERY,
+  response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+};
+
+export const ORDERBOOK: Endpoint = {
+  method: 'get', path: '/orderbook', tag: 'Market data', summary: 'Order book (query form)', description: 'The same snapshot as GET /book/{symbol}, with the market in the `symbol` query parameter.', auth: false,
+  query: ORDERBOOK_QUERY,
+  response: S.BOOK_SCHEMA, errors: [...STRICT_QUERY, [400, 'Missing query parameter symbol'], SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+};

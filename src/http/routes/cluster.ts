@@ -9,6 +9,7 @@
  * May import: http/ (uws types, errors).
  */
 import type { HttpReply, Route } from '../uws.ts';
+import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 
 /** What the gateway needs of the replication (src/replication implements it). */
 export interface ClusterPort {
@@ -26,18 +27,24 @@ function isRead(route: Route): boolean {
 }
 
 /** The route table of a replicated node: every route wrapped, and GET /cluster added. */
-export function clusterRoutes(table: readonly Route[], cluster: ClusterPort): Route[] {
+export function clusterRoutes(table: readonly DeclaredRoute[], cluster: ClusterPort): DeclaredRoute[] {
   const withHeaders = (reply: HttpReply): HttpReply => {
     const extra = cluster.headers();
     return extra === null ? reply : { ...reply, headers: { ...reply.headers, ...extra } };
   };
-  const wrapped = table.map((route): Route => ({
-    ...route,
+  const wrapped = table.map((declared): DeclaredRoute => ({
+    ...declared,
     handler: async (req) => {
-      const refusal = isRead(route) ? null : cluster.writeRefusal();
-      return withHeaders(refusal ?? (await route.handler(req)));
+      const refusal = isRead(declared) ? null : cluster.writeRefusal();
+      return withHeaders(refusal ?? (await declared.handler(req)));
     },
   }));
-  wrapped.push({ method: 'get', pattern: '/cluster', handler: () => withHeaders({ status: 200, body: JSON.stringify(cluster.describe()), contentType: 'application/json' }) });
+  wrapped.push(route(CLUSTER, () => withHeaders({ status: 200, body: JSON.stringify(cluster.describe()), contentType: 'application/json' })));
   return wrapped;
 }
+
+export const CLUSTER: Endpoint = {
+  method: 'get', path: '/cluster', tag: 'Operations', summary: 'Replication: role and primary',
+  description: 'On a replicated node only (docs/replication.md): its role (primary, replica, standby), the primary\'s URL, the lease and its lag. A node that is not the primary refuses writes with 421 naming the primary.',
+  auth: false, response: { type: 'object' }, errors: [],
+};

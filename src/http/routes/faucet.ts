@@ -22,13 +22,16 @@ import type { AccountGuard } from '../auth-guard.ts';
 import type { Clock } from '../ports.ts';
 import type { HttpReply, Route } from '../uws.ts';
 import { runCommand, type OperatorPort } from './operator.ts';
+import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
+import { BAD_FIELDS, OVERLOADED } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
 /** One faucet credit: 10,000 USD. */
-export const FAUCET_AMOUNT = 10_000n * 10n ** BigInt(COLLATERAL_SCALE);
+const FAUCET_AMOUNT = 10_000n * 10n ** BigInt(COLLATERAL_SCALE);
 /** Credits an account may take per UTC day. */
-export const FAUCET_DAILY_CREDITS = 5;
+const FAUCET_DAILY_CREDITS = 5;
 /** The most the faucet gives one account in a UTC day: 50,000 USD. */
-export const FAUCET_DAILY_ALLOWANCE = FAUCET_AMOUNT * BigInt(FAUCET_DAILY_CREDITS);
+const FAUCET_DAILY_ALLOWANCE = FAUCET_AMOUNT * BigInt(FAUCET_DAILY_CREDITS);
 
 const usd = (units: bigint) => formatDecimal(units, COLLATERAL_SCALE);
 
@@ -41,7 +44,7 @@ export const FAUCET_TERMS = {
   resets: 'at 00:00 UTC',
 } as const;
 
-export const FAUCET_REQUEST_SCHEMA = {
+const FAUCET_REQUEST_SCHEMA = {
   title: 'FaucetRequest',
   type: 'object',
   properties: {
@@ -52,8 +55,8 @@ export const FAUCET_REQUEST_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export const FAUCET_OTHER_ACCOUNT = 'The faucet credits only the logged-in account: the token is for <caller>';
-export const FAUCET_ALLOWANCE_USED = `Faucet allowance used: at most ${FAUCET_TERMS.allowancePerDay} USD (${FAUCET_DAILY_CREDITS} credits of ${FAUCET_TERMS.credit}) per account per UTC day; it resets at <time> (00:00 UTC)`;
+const FAUCET_OTHER_ACCOUNT = 'The faucet credits only the logged-in account: the token is for <caller>';
+const FAUCET_ALLOWANCE_USED = `Faucet allowance used: at most ${FAUCET_TERMS.allowancePerDay} USD (${FAUCET_DAILY_CREDITS} credits of ${FAUCET_TERMS.credit}) per account per UTC day; it resets at <time> (00:00 UTC)`;
 
 const parseBody = bodyParser<{ account: string; subaccountIndex?: number }>(FAUCET_REQUEST_SCHEMA);
 const text = (status: number, body: string, headers?: Record<string, string>): HttpReply => ({ status, body, contentType: 'text/plain; charset=utf-8', headers });
@@ -64,18 +67,23 @@ function allowanceUsed(now: number): HttpReply {
   return text(429, FAUCET_ALLOWANCE_USED.replace('<time>', new Date(resetsAt).toISOString()), { 'retry-after': String(Math.ceil((resetsAt - now) / 1000)) });
 }
 
-export function faucetRoute(operator: Pick<OperatorPort, 'submit'>, guard: AccountGuard, clock: Clock): Route {
-  return {
-    method: 'post',
-    pattern: '/faucet',
-    handler: guard.guarded(async (req, ctx) => {
-      const body = parseBody(req.body);
-      if (!body.ok) return body.reply;
-      const account = body.value.account.toLowerCase();
-      if (account !== ctx.caller) return text(403, FAUCET_OTHER_ACCOUNT.replace('<caller>', ctx.caller));
-      const time = clock();
-      const command = { kind: CommandKind.Faucet, time, account, subaccountIndex: body.value.subaccountIndex ?? 0, amount: FAUCET_AMOUNT, allowance: FAUCET_DAILY_ALLOWANCE } as const;
-      return runCommand(operator, command, (code) => (code === ExchangeCode.FaucetAllowanceUsed ? allowanceUsed(time) : undefined));
-    }),
-  };
+export function faucetRoute(operator: Pick<OperatorPort, 'submit'>, guard: AccountGuard, clock: Clock): DeclaredRoute {
+  return guard.route(FAUCET, async (req, ctx) => {
+    const body = parseBody(req.body);
+    if (!body.ok) return body.reply;
+    const account = body.value.account.toLowerCase();
+    if (account !== ctx.caller) return text(403, FAUCET_OTHER_ACCOUNT.replace('<caller>', ctx.caller));
+    const time = clock();
+    const command = { kind: CommandKind.Faucet, time, account, subaccountIndex: body.value.subaccountIndex ?? 0, amount: FAUCET_AMOUNT, allowance: FAUCET_DAILY_ALLOWANCE } as const;
+    return runCommand(operator, command, (code) => (code === ExchangeCode.FaucetAllowanceUsed ? allowanceUsed(time) : undefined));
+  });
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const FAUCET: Endpoint = {
+  method: 'post', path: '/faucet', tag: 'Testnet', summary: 'Test collateral (testnet only)',
+  description: `${FAUCET_TERMS.credit} USD of test collateral for the logged-in account: \`account\` must be the token's own address (any of its subaccounts). At most ${FAUCET_TERMS.creditsPerDay} credits (${FAUCET_TERMS.allowancePerDay} USD) per account — the address, all its subaccounts together — per UTC day; beyond it a 429 naming the allowance and when it resets (00:00 UTC), with \`Retry-After\`. Not served on mainnet (404). The allowance is counted from the exchange's journaled state: a restart does not reset it.`,
+  auth: true, body: FAUCET_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
+  errors: [...BAD_FIELDS, [400, 'Too many subaccounts: an account holds at most <n>'], [403, FAUCET_OTHER_ACCOUNT], [429, FAUCET_ALLOWANCE_USED], OVERLOADED],
+};

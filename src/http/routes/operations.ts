@@ -10,7 +10,8 @@
  * None of them is charged to the per-address budget: a probe every second must never see 429.
  */
 import type { OperationsPort } from '../ports.ts';
-import type { HttpReply, Route } from '../uws.ts';
+import type { HttpReply } from '../uws.ts';
+import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 const OK: HttpReply = { status: 200, body: 'ok', contentType: TEXT };
@@ -18,24 +19,26 @@ const READY: HttpReply = { status: 200, body: 'ready', contentType: TEXT };
 /** A stage that is behind catches up within about a second (http/errors: the 503's Retry-After). */
 const RETRY_SECONDS = '1';
 
-export function healthRoutes(operations: OperationsPort): Route[] {
+export function healthRoutes(operations: OperationsPort): DeclaredRoute[] {
   return [
-    { method: 'get', pattern: '/health', handler: () => OK },
-    {
-      method: 'get',
-      pattern: '/ready',
-      handler: () => {
-        const reason = operations.notReady();
-        return reason === null ? READY : { status: 503, body: `Not ready: ${reason}`, contentType: TEXT, headers: { 'retry-after': RETRY_SECONDS } };
-      },
-    },
+    route(HEALTH, () => OK),
+    route(READY_ENDPOINT, () => {
+      const reason = operations.notReady();
+      return reason === null ? READY : { status: 503, body: `Not ready: ${reason}`, contentType: TEXT, headers: { 'retry-after': RETRY_SECONDS } };
+    }),
   ];
 }
 
-export function metricsRoute(operations: OperationsPort): Route {
-  return {
-    method: 'get',
-    pattern: '/metrics',
-    handler: async () => ({ status: 200, body: await operations.metrics(), contentType: operations.metricsContentType }),
-  };
+export function metricsRoute(operations: OperationsPort): DeclaredRoute {
+  return route(METRICS, async () => ({ status: 200, body: await operations.metrics(), contentType: operations.metricsContentType }));
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+const PLAIN = { type: 'string' } as const;
+export const HEALTH: Endpoint = { method: 'get', path: '/health', tag: 'Operations', summary: 'Liveness', description: 'The process is up and its event loop answers: 200 `ok`, always. Outside every request budget.', auth: false, response: PLAIN, contentType: 'text/plain', errors: [] };
+export const READY_ENDPOINT: Endpoint = {
+  method: 'get', path: '/ready', tag: 'Operations', summary: 'Readiness', description: 'Whether the exchange should be sent traffic: 200 `ready`, or 503 naming why not (still starting: `replaying journal (seq <n> of <m>)`, during which every route but /health, /ready and /metrics answers 503; the journal failed, a market thread stopped, a stage is behind, shutting down) with `Retry-After`. Outside every request budget.',
+  auth: false, response: PLAIN, contentType: 'text/plain', errors: [[503, 'Not ready: <reason>']],
+};
+export const METRICS: Endpoint = { method: 'get', path: '/metrics', tag: 'Operations', summary: 'Prometheus metrics', description: 'The Prometheus text format (docs/operations.md lists the series). On the operator port when one is set.', auth: false, response: PLAIN, contentType: 'text/plain', errors: [] };

@@ -10,12 +10,14 @@ import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { CommandKind, type Command } from '../../app/commands.ts';
 import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
-import { failure, GatewayCode } from '../errors.ts';
-import { codeFailure } from '../codes.ts';
+import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { operatorKeyGuard } from '../operator-key.ts';
 import type { Clock } from '../ports.ts';
 import type { HttpReply, HttpRequest, Route } from '../uws.ts';
+import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import { ACCOUNT_NOT_FOUND, BAD_FIELDS, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
 export interface OperatorPort {
   submit(command: Command): Promise<Outcome>;
@@ -54,7 +56,7 @@ const RELEASE_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export { MONEY_SCHEMA as OPERATOR_MONEY_SCHEMA, PRICE_SCHEMA as OPERATOR_PRICE_SCHEMA, RELEASE_SCHEMA as OPERATOR_RELEASE_SCHEMA };
+const AMOUNT_TEXT = 'amount must be a positive decimal string with at most 6 decimals';
 
 const parseMoney = bodyParser<{ account: string; subaccountIndex: number; amount: string }>(MONEY_SCHEMA);
 const parsePrice = bodyParser<{ symbol: string; price: string }>(PRICE_SCHEMA);
@@ -62,7 +64,7 @@ const parseRelease = bodyParser<{ symbol: string }>(RELEASE_SCHEMA);
 
 function amountOf(text: string): bigint | HttpReply {
   const parsed = parseDecimal(text, COLLATERAL_SCALE);
-  if (!parsed.ok || parsed.value <= 0n) return failure(GatewayCode.InvalidField, 'amount must be a positive decimal string with at most 6 decimals');
+  if (!parsed.ok || parsed.value <= 0n) return failure(GatewayCode.InvalidField, AMOUNT_TEXT);
   return parsed.value;
 }
 
@@ -80,7 +82,7 @@ export async function runCommand(operator: Pick<OperatorPort, 'submit'>, command
   }
 }
 
-export function operatorRoutes(options: OperatorRouteOptions): Route[] {
+export function operatorRoutes(options: OperatorRouteOptions): DeclaredRoute[] {
   const { markets, operator, clock } = options;
   const keyed = operatorKeyGuard(options.operatorKey, clock);
   const run = (command: Command) => runCommand(operator, command);
@@ -94,12 +96,11 @@ export function operatorRoutes(options: OperatorRouteOptions): Route[] {
   };
 
   return [
-    { method: 'post', pattern: '/operator/deposit', handler: keyed(money(CommandKind.Deposit)) },
-    { method: 'post', pattern: '/operator/withdraw', handler: keyed(money(CommandKind.Withdraw)) },
-    {
-      method: 'post',
-      pattern: '/operator/index-price',
-      handler: keyed(async (req) => {
+    route(DEPOSIT, keyed(money(CommandKind.Deposit))),
+    route(WITHDRAW, keyed(money(CommandKind.Withdraw))),
+    route(
+      INDEX_PRICE,
+      keyed(async (req) => {
         const body = parsePrice(req.body);
         if (!body.ok) return body.reply;
         const market = findMarket(markets, body.value.symbol);
@@ -110,11 +111,10 @@ export function operatorRoutes(options: OperatorRouteOptions): Route[] {
         operator.indexFeed?.hold(market.index, ticks);
         return run({ kind: CommandKind.IndexPrice, time: clock(), market: market.index, price: ticks });
       }),
-    },
-    {
-      method: 'post',
-      pattern: '/operator/index-price/release',
-      handler: keyed(async (req) => {
+    ),
+    route(
+      INDEX_PRICE_RELEASE,
+      keyed(async (req) => {
         const body = parseRelease(req.body);
         if (!body.ok) return body.reply;
         const market = findMarket(markets, body.value.symbol);
@@ -123,17 +123,40 @@ export function operatorRoutes(options: OperatorRouteOptions): Route[] {
         operator.indexFeed.release(market.index);
         return NULL_BODY;
       }),
-    },
-    {
-      method: 'post',
-      pattern: '/operator/snapshot',
-      handler: keyed(async () => ({ status: 200, body: JSON.stringify({ seq: await operator.snapshot() }) })),
-    },
-    {
-      method: 'get',
-      pattern: '/operator/state-hash',
-      handler: keyed(async () => ({ status: 200, body: JSON.stringify(await operator.stateHash()) })),
-    },
+    ),
+    route(SNAPSHOT, keyed(async () => ({ status: 200, body: JSON.stringify({ seq: await operator.snapshot() }) }))),
+    route(STATE_HASH, keyed(async () => ({ status: 200, body: JSON.stringify(await operator.stateHash()) }))),
   ];
 }
 
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const DEPOSIT: Endpoint = {
+  method: 'post', path: '/operator/deposit', tag: 'Operator', summary: 'Credit a deposit', description: 'What the chain bridge calls when collateral arrived: credits the subaccount (created if new). `null` once durable.',
+  auth: false, operator: true, body: MONEY_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, [400, AMOUNT_TEXT], [400, 'Invalid subaccount index'], OVERLOADED],
+};
+
+export const WITHDRAW: Endpoint = {
+  method: 'post', path: '/operator/withdraw', tag: 'Operator', summary: 'Debit a withdrawal', description: 'Debits the subaccount, at most what it may withdraw (collateral not backing positions or orders). `null` once durable.',
+  auth: false, operator: true, body: MONEY_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, [400, AMOUNT_TEXT], [400, 'Transfer amount exceeds available balance'], ACCOUNT_NOT_FOUND, OVERLOADED],
+};
+
+export const INDEX_PRICE: Endpoint = {
+  method: 'post', path: '/operator/index-price', tag: 'Operator', summary: 'Set an index price', description: 'The index price of one market (a multiple of its tick). On testnet the price holds the market against the built-in feed until POST /operator/index-price/release (GET /price shows `indexHeld`). `null` once durable.',
+  auth: false, operator: true, body: PRICE_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, SYMBOL_NOT_FOUND, [400, 'price must be a positive multiple of the tick size <tickSize>'], OVERLOADED],
+};
+
+export const INDEX_PRICE_RELEASE: Endpoint = {
+  method: 'post', path: '/operator/index-price/release', tag: 'Operator', summary: 'Hand a market back to the built-in feed', description: 'Testnet: the built-in feed moves the index again, walking from the operator\'s price. `null`.',
+  auth: false, operator: true, body: RELEASE_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, SYMBOL_NOT_FOUND, [400, 'There is no built-in price feed to hand the market back to (mainnet): index prices come from this API only']],
+};
+
+export const SNAPSHOT: Endpoint = {
+  method: 'post', path: '/operator/snapshot', tag: 'Operator', summary: 'Take a snapshot now', description: 'Resolves once the snapshot is saved, with the journal sequence number it is of.',
+  auth: false, operator: true, response: S.SNAPSHOT_TAKEN_SCHEMA, errors: [...OPERATOR_KEY],
+};
+
+export const STATE_HASH: Endpoint = {
+  method: 'get', path: '/operator/state-hash', tag: 'Operator', summary: 'State hash', description: 'The hash of the whole state (the exchange and every book) and the first broken invariant, if any: two exchanges that replayed the same journal answer the same hashes.',
+  auth: false, operator: true, response: S.STATE_HASH_SCHEMA, errors: [...OPERATOR_KEY],
+};

@@ -17,39 +17,30 @@ import { orderMessage } from '../../auth/typed-data.ts';
 import { recoverRequestSigner, type TypedRecovery } from '../../auth/signed-request.ts';
 import type { Address } from '../../auth/address.ts';
 import type { Eip712Domain } from '../../auth/typed-data.ts';
-import { EngineCode } from '../../engine/codes.ts';
 import { parseOrderId } from '../../engine/types.ts';
 import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '../../app/commands.ts';
 import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
 import { ExchangeCode } from '../../app/codes.ts';
 import { ORDER_TYPES, type OrderStatus } from '../../app/order-vocabulary.ts';
-import { failure, GatewayCode, registerCodes } from '../errors.ts';
-import { codeFailure } from '../codes.ts';
+import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { addressParam, limitParam, millisParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
 import { int, isReply, param, paramNames, repeatableNames, type QueryParam } from '../query.ts';
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
 import type { Clock, GatewayMetrics, OrdersPort } from '../ports.ts';
-import type { HttpReply, HttpRequest, Route } from '../uws.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
 import { ORDER_REQUEST_SCHEMA, orderIntent, type OrderBody, type OrderIntent } from '../requests/order.ts';
 import { clientIdInUse, differingTerms } from '../requests/client-id.ts';
 import { orderView, serializeBatchCancel, serializeOrder, serializeOrderBatch, serializeOrderList, serializeOrders, type OrderLike } from '../order-view.ts';
-
-registerCodes({
-  [ExchangeCode.OrderTypeNotSupported]: { status: 400, text: (t) => `orderType ${t} is not supported yet` },
-  // The gateway answers a clientId in use first, by name (requests/client-id.ts); this is the race of two at once.
-  [ExchangeCode.DuplicateClientId]: { status: 409, text: 'clientId is already used by an open order of this account' },
-  [ExchangeCode.OrderNotFound]: { status: 404, text: 'Order not found' },
-  [ExchangeCode.OriginatorNotFound]: { status: 404, text: 'Account not found' },
-  [ExchangeCode.OriginatorFeeTooHigh]: { status: 400, text: 'originatorFee is above the market\'s maxOriginatorFee (GET /markets)' },
-  [EngineCode.OrderNotFound]: { status: 404, text: 'Order not found' },
-  [EngineCode.NotOwner]: { status: 404, text: 'Order not found' },
-});
+import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
+import { signingRules } from '../../auth/typed-data.ts';
+import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
 /** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
-export const MAX_BATCH_ORDERS = 100;
+const MAX_BATCH_ORDERS = 100;
 
 const BATCH_SCHEMA = {
   title: 'OrderBatchRequest',
@@ -70,8 +61,6 @@ const CANCEL_BATCH_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export { BATCH_SCHEMA as ORDER_BATCH_REQUEST_SCHEMA, CANCEL_BATCH_SCHEMA as BATCH_CANCEL_REQUEST_SCHEMA };
-
 const parseOrder = bodyParser<OrderBody>(ORDER_REQUEST_SCHEMA);
 const parseBatch = bodyParser<{ orders: OrderBody[] }>(BATCH_SCHEMA);
 const parseCancelBatch = bodyParser<{ account?: string | null; clientIds?: string[] | null; orderIds?: string[] | null }>(CANCEL_BATCH_SCHEMA);
@@ -88,15 +77,15 @@ const ORDER_TYPE_FILTERS = new Map(LISTED_ORDER_TYPES.map((t) => [t.toLowerCase(
 
 
 /** GET and DELETE /account/order. */
-export const ORDER_LOOKUP_QUERY: readonly QueryParam[] = [
+const ORDER_LOOKUP_QUERY: readonly QueryParam[] = [
   param('orderId', { type: 'string' }, 'the order id (`0x` + 16 hex digits)'),
   param('clientId', { type: 'string' }, 'the client id; required when orderId is absent'),
   param('account', { type: 'string' }, 'the account the clientId belongs to; required with clientId'),
 ];
 /** DELETE /account/orders. */
-export const CANCEL_ALL_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')];
+const CANCEL_ALL_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')];
 /** GET /account/orders. */
-export const ORDER_LIST_QUERY: readonly QueryParam[] = [
+const ORDER_LIST_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
   param('orderType', { type: 'array', items: { type: 'string', enum: LISTED_ORDER_TYPES } }, 'one or more order types: repeat the parameter or separate them by commas'),
   param('status', { type: 'string', enum: Object.keys(STATUS_FILTERS) }, 'open = new or partiallyFilled; active = open, untriggered or a pending TWAP/iceberg child; filled; closed = filled, cancelled, expired or rejected'),
@@ -163,7 +152,7 @@ function overloadedOr(error: unknown): HttpReply {
   throw error;
 }
 
-export function orderRoutes(options: OrderRouteOptions): Route[] {
+export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
   const { markets, orders, guard, domain, recover, clock, metrics } = options;
   const view = (o: OrderLike) => orderView(markets, o);
 
@@ -470,20 +459,40 @@ export function orderRoutes(options: OrderRouteOptions): Route[] {
   };
 
   return [
-    { method: 'post', pattern: '/account/order', handler: guard.guarded(postOrder), submitsOrders: true },
-    { method: 'post', pattern: '/account/orders', handler: guard.guarded(postBatch), submitsOrders: true },
-    { method: 'get', pattern: '/account/order', handler: guard.guarded(getOrder, { params: paramNames(ORDER_LOOKUP_QUERY) }) },
-    { method: 'delete', pattern: '/account/order', handler: guard.guarded(deleteOrder, { params: paramNames(ORDER_LOOKUP_QUERY) }) },
-    { method: 'post', pattern: '/account/orders/cancel', handler: guard.guarded(cancelBatch) },
-    { method: 'delete', pattern: '/account/orders', handler: guard.guarded(cancelAll, { scope: 'trade', params: paramNames(CANCEL_ALL_QUERY) }) },
-    {
-      method: 'get',
-      pattern: '/account/orders',
-      handler: guard.guarded(listOrders, {
-        scope: 'read',
-        params: paramNames(ORDER_LIST_QUERY),
-        repeatable: repeatableNames(ORDER_LIST_QUERY),
-      }),
-    },
+    guard.route(SUBMIT_ORDER, postOrder),
+    guard.route(SUBMIT_BATCH, postBatch),
+    guard.route(GET_ORDER, getOrder),
+    guard.route(CANCEL_ORDER, deleteOrder),
+    guard.route(CANCEL_BATCH, cancelBatch),
+    guard.route(CANCEL_ALL, cancelAll, 'trade'),
+    guard.route(LIST_ORDERS, listOrders, 'read'),
   ];
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+/** What an order's signature covers: GET /config's `signing` rules and worked example, in the route's text. */
+const ORDER_SIGNING = (() => {
+  const { rules, example } = signingRules().Order;
+  return `The signed message is not the body itself (also in GET /config \`signing\`): ${rules.join('; ')}. Worked example: the body \`${JSON.stringify(example.body)}\` is signed as the Order message \`${JSON.stringify(example.message)}\`.`;
+})();
+
+export const SUBMIT_ORDER: Endpoint = {
+  method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: `Signed \`Order\` (EIP-712) by the account or a \`trade\` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409. ${ORDER_SIGNING}`, auth: true, signed: true, submitsOrders: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
+  errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, [409, 'clientId <id> is already used by open order <orderId> with a different <fields>: resend the same order to get it back, or use a new clientId']],
+};
+
+export const SUBMIT_BATCH: Endpoint = {
+  method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order; all or nothing.', auth: true, signed: true, submitsOrders: true, body: BATCH_SCHEMA, response: S.ORDER_BATCH_SCHEMA,
+  errors: [...BAD_BODY, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND],
+};
+
+export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND] };
+
+export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND] };
+
+export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds; what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED] };
+
+export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] };
+
+export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND] };

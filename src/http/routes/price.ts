@@ -19,12 +19,15 @@ import { isReply, paramNames, strictQuery, type QueryParam } from '../query.ts';
 import { PRICES_SCHEMA, SUMMARY_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { MarketList } from './trades.ts';
+import type { Endpoint } from '../endpoint.ts';
+import { DB_FAILURE, PUBLIC_BUDGET, STRICT_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
 const serializePrices = fastJson(PRICES_SCHEMA);
 const serializeSummary = fastJson(SUMMARY_SCHEMA);
 
 /** GET /price and GET /summary: every market, or the one `symbol` names. */
-export const ONE_MARKET_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: false, schema: { type: 'string' }, description: 'only this market; all markets when absent' }];
+const ONE_MARKET_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: false, schema: { type: 'string' }, description: 'only this market; all markets when absent' }];
 const ONE_MARKET_PARAMS = paramNames(ONE_MARKET_QUERY);
 
 /** The markets a request asks about: all, or the one `symbol` names; a 404 reply when unknown. */
@@ -73,3 +76,9 @@ export function summaryRoute(marketData: MarketList, history: MarketHistory, clo
     return { status: 200, body: serializeSummary({ time: secondsOf(now), markets: list }) };
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const PRICES: Endpoint = { method: 'get', path: '/price', tag: 'Market data', summary: 'Mark, index and last prices', description: 'One entry per market (or the one `symbol` names); null when not known yet.', auth: false, query: ONE_MARKET_QUERY, response: S.PRICES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET] };
+
+export const SUMMARY: Endpoint = { method: 'get', path: '/summary', tag: 'Market data', summary: '24-hour summary', description: 'Open, high, low, close, volume and change over the 1440 minutes ending now.', auth: false, query: ONE_MARKET_QUERY, response: S.SUMMARY_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET] };

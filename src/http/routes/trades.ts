@@ -11,9 +11,12 @@ import { failure, GatewayCode } from '../errors.ts';
 import { int, isReply, strictInteger, strictQuery, paramNames, type Query, type QueryParam } from '../query.ts';
 import { PUBLIC_TRADES_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
+import { SYMBOL_PATH, type Endpoint } from '../endpoint.ts';
+import { DB_FAILURE, LIMIT_5000, PUBLIC_BUDGET, STRICT_QUERY, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import * as S from '../schemas.ts';
 
-export const DEFAULT_TRADES_LIMIT = 100;
-export const MAX_HISTORY_LIMIT = 5000;
+const DEFAULT_TRADES_LIMIT = 100;
+const MAX_HISTORY_LIMIT = 5000;
 
 const serialize = fastJson(PUBLIC_TRADES_SCHEMA);
 
@@ -28,7 +31,7 @@ export const MS_WINDOW: readonly QueryParam[] = [
   { name: 'to', required: false, schema: int(0), description: 'milliseconds: before' },
 ];
 
-export const TRADES_QUERY: readonly QueryParam[] = [{ name: 'limit', required: false, schema: int(1, 5000), description: '1 to 5000, default 100' }, ...MS_WINDOW];
+const TRADES_QUERY: readonly QueryParam[] = [{ name: 'limit', required: false, schema: int(1, 5000), description: '1 to 5000, default 100' }, ...MS_WINDOW];
 const TRADES_PARAMS = paramNames(TRADES_QUERY);
 
 /** `limit`, `from` and `to` of a history query, or the 400 that refuses them. */
@@ -68,3 +71,11 @@ export function tradesRoute(marketData: MarketList, history: MarketHistory) {
     return { status: 200, body: serialize(trades.map((t) => tradeView(market, t))) };
   };
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const TRADES: Endpoint = {
+  method: 'get', path: '/trades/{symbol}', tag: 'Market data', summary: 'Public trades', description: 'Trades of a market, newest first (`time` in seconds, `side` of the aggressor).', auth: false, pathParams: SYMBOL_PATH,
+  query: TRADES_QUERY,
+  response: S.PUBLIC_TRADES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
+};

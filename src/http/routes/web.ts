@@ -17,12 +17,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import type { HttpReply, Route } from '../uws.ts';
+import type { HttpReply } from '../uws.ts';
+import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 
 /** src/web/ of the repository, from src/http/routes/ (tsx) and dist/http/routes/ (the compiled build) alike: the page is never compiled by tsc. */
 const WEB_DIR = fileURLToPath(new URL('../../../src/web/', import.meta.url));
 
-export const CONTENT_SECURITY_POLICY = "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'";
+const CONTENT_SECURITY_POLICY = "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'";
 
 const HEADERS = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
@@ -60,21 +61,23 @@ function file(name: string, contentType: string): () => HttpReply {
   return () => (cached ??= reply(readFileSync(`${WEB_DIR}${name}`, 'utf8'), contentType));
 }
 
-export function webRoutes(): Route[] {
+export function webRoutes(): DeclaredRoute[] {
   let script: Promise<HttpReply> | undefined;
   return [
-    { method: 'get', pattern: '/', handler: file('index.html', 'text/html; charset=utf-8') },
-    { method: 'get', pattern: '/app/page.css', handler: file('page.css', 'text/css; charset=utf-8') },
-    { method: 'get', pattern: '/app/icon.svg', handler: file('icon.svg', 'image/svg+xml') },
-    {
-      method: 'get',
-      pattern: '/app/app.js',
-      handler: () => {
-        script ??= bundle();
-        // A failed build is tried again at the next request rather than remembered.
-        script.catch(() => (script = undefined));
-        return script;
-      },
-    },
+    route(PAGE, file('index.html', 'text/html; charset=utf-8')),
+    route(asset('/app/page.css'), file('page.css', 'text/css; charset=utf-8')),
+    route(asset('/app/icon.svg'), file('icon.svg', 'image/svg+xml')),
+    route(asset('/app/app.js'), () => {
+      script ??= bundle();
+      // A failed build is tried again at the next request rather than remembered.
+      script.catch(() => (script = undefined));
+      return script;
+    }),
   ];
 }
+
+// ── declarations (http/endpoint): what the API document says of each route ──
+
+export const PAGE: Endpoint = { method: 'get', path: '/', tag: 'Reference', summary: 'The market page', description: 'A web page showing per market the book, recent trades, candles, mark, index and last price and the funding rate, live from the feeds at /ws; its script and style are served under /app/, everything from this origin (Content-Security-Policy: only `self`).', auth: false, response: { type: 'string' }, contentType: 'text/html', errors: [] };
+/** The page's script, style and icon: served, and part of the page rather than of the API. */
+const asset = (path: string): Endpoint => ({ method: 'get', path, tag: 'Reference', summary: 'The market page: a file it loads', description: '', auth: false, response: { type: 'string' }, errors: [], hidden: true });

@@ -1,0 +1,167 @@
+/**
+ * Where a signed order's CPU and allocation go, by stage (issue 19): `npm run bench:order-path`.
+ *
+ * The real exchange (every thread: gateway, sequencer, market threads, signature pool, journal,
+ * projection and snapshot threads) started as bench:http starts it (bench/http/servers.ts), 100
+ * accounts opened and funded through the API, and crossing signed orders sent by the load
+ * generator's autocannon sender at -c 50 (bench/load: the orders pre-signed with libsecp256k1,
+ * checked against viem), as bench:http's first step. Rounds, one after the other:
+ *  1. plain: rate, latency, the server's CPU per order (`process.cpuUsage()` around `send()`,
+ *     every thread: the figure the issue compares with the pool's) and each thread's CPU from
+ *     /proc (bench/order-path/threads.ts);
+ *  2. profiled: the main thread's CPU profile and every thread's sampling heap profile;
+ *  3. plain again, as 1 (its spread against round 1 is the noise of the figures).
+ * Printed by stage (bench/order-path/stages.ts: a table of src/ files → stages): µs CPU per
+ * order from rounds 1 and 3 (a worker thread is one stage; the main thread's CPU split as its
+ * profile says), its share, and bytes allocated per order from round 2.
+ * Baseline, same run: the exchange's signature pool (its thread count) flooded with the same
+ * orders — CPU per order verified (digest + recovery) and capacity; the issue asks the server's
+ * CPU per order to be at most 1.5× the former.
+ * `ORDER_PATH_ORDERS` orders per round (default 20,000), `ORDER_PATH_CONNECTIONS` (default 50),
+ * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too.
+ * Writes bench/results/order-path.json. Runs in about two minutes.
+ */
+import { availableParallelism } from 'node:os';
+import { eip712Domain } from '../src/auth/typed-data.ts';
+import type { ExchangeClient } from '../src/client/index.ts';
+import { report, type Figure } from './report.ts';
+import { forkAutocannon, type Autocannon } from './load/autocannon.ts';
+import { openAccounts, presignCrossing, readBack, stageOrders, type Presigned } from './load/generator.ts';
+import { describe, loadAverage, measure, type Measured } from './http/measure.ts';
+import { startBenchExchange, type BenchExchange } from './http/servers.ts';
+import { poolCapacity, verifications } from './http/pool.ts';
+import { attachThreads, cpuBetween, threadCpu, type Inspector, type Profiles } from './order-path/threads.ts';
+import { breakdown, STAGE_ORDER, Stage, topFunctions, workerStage } from './order-path/stages.ts';
+
+const ORDERS = Number(process.env.ORDER_PATH_ORDERS ?? 20_000);
+if (!Number.isInteger(ORDERS) || ORDERS < 100) throw new Error(`ORDER_PATH_ORDERS must be a whole number of at least 100, got ${process.env.ORDER_PATH_ORDERS}`);
+const CONNECTIONS = Number(process.env.ORDER_PATH_CONNECTIONS ?? 50);
+const WARMUP_ORDERS = 2_000;
+/** `ORDER_PATH_TOP=20`: also the main thread's costliest functions, by self time and by allocation. */
+const TOP = Number(process.env.ORDER_PATH_TOP ?? 0);
+const ACCOUNTS = 100;
+/** The crossing pairs: 0.001 BTC at 95,000, the testnet index price (as bench:http). */
+const CROSSING = { symbol: 'BTC-USD-PERP', price: '95000', quantity: '0.001' };
+/** CPU profile sampling interval (µs) and mean heap sampling interval (bytes). */
+const CPU_INTERVAL_MICROS = 200;
+const HEAP_INTERVAL_BYTES = 16 * 1024;
+
+interface Round {
+  m: Measured;
+  /** CPU by thread over the send (µs), unprofiled rounds only. */
+  cpu: { byTid: Map<number, number>; native: number } | null;
+  profiles: Profiles | null;
+}
+
+/** One round at -c CONNECTIONS: staged before the clock, then sent, measured, and profiled or not. */
+async function send(ex: BenchExchange, loader: Autocannon, orders: Presigned[], inspector: Inspector | null, profiled: boolean): Promise<Round> {
+  const staged = await stageOrders(orders, { url: ex.url, sender: loader, concurrency: CONNECTIONS });
+  try {
+    if (profiled) {
+      let profiles: Profiles | null = null;
+      const m = await measure(async () => {
+        const run = await inspector!.profile(() => staged.send(), { cpuIntervalMicros: CPU_INTERVAL_MICROS, heapIntervalBytes: HEAP_INTERVAL_BYTES });
+        profiles = run.profiles;
+        return run.result;
+      });
+      return { m, cpu: null, profiles };
+    }
+    const before = threadCpu();
+    const m = await measure(() => staged.send());
+    return { m, cpu: inspector === null ? null : cpuBetween(inspector.threads, before, threadCpu()), profiles: null };
+  } finally {
+    staged.dispose();
+  }
+}
+
+const startLoad = loadAverage();
+console.log(`order-path bench: ${availableParallelism()} cores, load average ${startLoad} (1, 5, 15 min)`);
+const ex = await startBenchExchange();
+const loader = forkAutocannon();
+const figures: Figure[] = [];
+try {
+  const accounts: ExchangeClient[] = await openAccounts({ url: ex.url, count: ACCOUNTS, funding: 'operator', amount: '1000000', operatorKey: ex.settings.operatorKey, signer: 'native' });
+  const warmup = await presignCrossing(accounts, CROSSING, WARMUP_ORDERS);
+  const rounds = [await presignCrossing(accounts, CROSSING, ORDERS), await presignCrossing(accounts, CROSSING, ORDERS), await presignCrossing(accounts, CROSSING, ORDERS)];
+  const domain = eip712Domain(ex.settings.profile);
+  const threads = ex.settings.signatureThreads;
+  console.log(`  ${ACCOUNTS} accounts, ${WARMUP_ORDERS} warm-up + 3 × ${ORDERS} signed orders at -c ${CONNECTIONS}; the exchange verifies on ${threads} signature thread${threads === 1 ? '' : 's'}; load average ${loadAverage()}`);
+  const pool = await poolCapacity(threads, domain, verifications(domain, warmup), verifications(domain, rounds[0]));
+
+  describe('warm-up orders', (await send(ex, loader, warmup, null, false)).m);
+  // Every thread is running by now; attaching enables nothing that runs until a profile starts.
+  const inspector = await attachThreads();
+  const round1 = await send(ex, loader, rounds[0], inspector, false);
+  describe('round 1, plain', round1.m);
+  const profiled = await send(ex, loader, rounds[1], inspector, true);
+  describe('round 2, profiled', profiled.m);
+  const round3 = await send(ex, loader, rounds[2], inspector, false);
+  describe('round 3, plain', round3.m);
+  inspector.close();
+  const plain1 = round1.m;
+  const plain2 = round3.m;
+
+  // Every acknowledged order shown by the exchange, and its state valid, once the clock stopped.
+  const all = [...warmup, ...rounds.flat()];
+  const ids = all.map(() => null as string | null);
+  const acknowledged = [plain1, profiled.m, plain2];
+  acknowledged.forEach((m, r) => m.orderIds.forEach((id, i) => (ids[WARMUP_ORDERS + r * ORDERS + i] = id)));
+  const back = await readBack(all, ids, CONNECTIONS);
+  const ok = acknowledged.reduce((n, m) => n + m.ok, 0);
+  if (back.readBack !== ok) throw new Error(`acknowledged orders the exchange does not show as sent: ${back.mismatches.slice(0, 3).join('; ')}`);
+  const state = await accounts[0].stateHash();
+  if (state.problem !== null) throw new Error(`exchange invariant broken after the bench: ${state.problem}`);
+  console.log(`  read back: ${back.readBack} of ${ok} acknowledged orders (the three rounds) shown as sent; exchange state valid`);
+
+  // CPU: the two plain rounds' per-thread counts, per order; allocation: the profiled round's.
+  const plainOrders = plain1.ok + plain2.ok;
+  const cpu = { byTid: new Map<number, number>(), native: round1.cpu!.native + round3.cpu!.native };
+  for (const t of inspector.threads) cpu.byTid.set(t.tid, (round1.cpu!.byTid.get(t.tid) ?? 0) + (round3.cpu!.byTid.get(t.tid) ?? 0));
+  const stages = breakdown(inspector.threads, cpu, profiled.profiles!);
+  const totalMicros = [...stages.values()].reduce((s, r) => s + r.micros, 0);
+  const totalBytes = [...stages.values()].reduce((s, r) => s + r.bytes, 0);
+  const row = (stage: string, micros: number, bytes: number) => ({
+    stage,
+    'µs CPU/order': Number((micros / plainOrders).toFixed(1)),
+    '% CPU': Number(((micros / totalMicros) * 100).toFixed(1)),
+    'bytes/order': Math.round(bytes / profiled.m.ok),
+  });
+  const rows = STAGE_ORDER.filter((s) => stages.has(s)).map((stage) => row(stage, stages.get(stage)!.micros, stages.get(stage)!.bytes));
+  rows.push(row('total', totalMicros, totalBytes));
+  for (const t of inspector.threads) console.log(`  thread ${t.title.padEnd(11)} tid ${t.tid}: ${t.title === 'main' ? 'main' : workerStage(t)}, ${((cpu.byTid.get(t.tid) ?? 0) / plainOrders).toFixed(1)} µs CPU/order`);
+  console.log(
+    `\n  by stage: CPU per order from the plain rounds (${plainOrders} orders; each thread's CPU from /proc, the main thread's split by its CPU profile in round 2), ` +
+      `allocation per order from round 2 (${profiled.m.ok} orders, every thread's sampling heap profile):`,
+  );
+  console.table(rows);
+  const poolInExchange = stages.get(Stage.pool)?.micros ?? 0;
+  const plainMicros = (plain1.serverMicros * plain1.ok + plain2.serverMicros * plain2.ok) / plainOrders;
+  console.log(
+    `  server CPU per order: ${plain1.serverMicros.toFixed(0)} / ${plain2.serverMicros.toFixed(0)} µs in the plain rounds (the stages account for ${(totalMicros / plainOrders).toFixed(0)}; profiled round ${profiled.m.serverMicros.toFixed(0)}); ` +
+      `the pool's CPU per order verified: ${pool.typed.micros.toFixed(1)} µs flooded, ${(poolInExchange / plainOrders).toFixed(1)} µs inside the exchange → server / pool ${(plainMicros / pool.typed.micros).toFixed(2)}× (target ≤ 1.5×)`,
+  );
+  if (TOP > 0) {
+    const top = topFunctions(profiled.profiles!, process.pid, TOP);
+    console.log(`  main thread, round 2: the ${TOP} functions with the most self time (share of its busy samples), then the most allocation (bytes per order):`);
+    for (const [name, share] of top.cpu) console.log(`    ${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
+    for (const [name, bytes] of top.bytes) console.log(`    ${Math.round(bytes / profiled.m.ok).toString().padStart(6)} B  ${name}`);
+  }
+  console.log(`  rate: ${Math.round(plain1.rate)} / ${Math.round(plain2.rate)} orders/s plain, ${Math.round(profiled.m.rate)} profiled; pool capacity ${Math.round(pool.typed.rate)}/s; load average ${loadAverage()}`);
+
+  figures.push(
+    { name: 'load average (1 min) at the start', value: Number(startLoad.split(',')[0]), unit: '' },
+    { name: `server CPU per signed order, plain rounds (-c ${CONNECTIONS})`, value: plainMicros, unit: 'µs', baseline: { name: `pool CPU per order verified (${pool.threads}-thread pool, digest + recovery)`, value: pool.typed.micros } },
+    { name: 'server CPU per signed order, profiled round', value: profiled.m.serverMicros, unit: 'µs', baseline: { name: 'plain rounds', value: plainMicros } },
+    { name: 'pool CPU per order inside the exchange (its threads, plain rounds)', value: poolInExchange / plainOrders, unit: 'µs', baseline: { name: 'pool flooded', value: pool.typed.micros } },
+    { name: `signed orders/s, plain rounds (-c ${CONNECTIONS})`, value: (plain1.rate + plain2.rate) / 2, unit: 'orders/s', baseline: { name: 'pool capacity (digest + recovery)', value: pool.typed.rate } },
+    { name: 'signed order p99, plain rounds', value: (plain1.p99 + plain2.p99) / 2, unit: 'ms' },
+    ...rows.map((r) => ({ name: `CPU: ${r.stage}`, value: r['µs CPU/order'], unit: 'µs/order', baseline: { name: 'pool CPU per order verified', value: pool.typed.micros } })),
+    ...rows.filter((r) => r['bytes/order'] > 0).map((r) => ({ name: `allocated: ${r.stage}`, value: r['bytes/order'], unit: 'B/order' })),
+  );
+} finally {
+  loader.close();
+  await ex.stop();
+}
+report('order-path', figures);
+console.log(`load average at the end: ${loadAverage()}`);
+process.exit(0);
