@@ -8,9 +8,10 @@
  *   once the journal has flushed what they show
  *
  * Start-up runs the same path backwards first: the journal is replayed into the exchange
- * before any market thread runs. The listener opens before the replay, which lets it in every
- * few milliseconds: /health, /ready (503 with the replay's progress) and /metrics answer, every
- * other request and WebSocket upgrade is refused 503 until the exchange has caught up and serves.
+ * before any market thread runs. The listener opens before the replay, and the replay lets the
+ * event loop in every few milliseconds: /health, /ready (503 with the replay's progress) and
+ * /metrics answer, every other request and WebSocket upgrade is refused 503 until the exchange
+ * has caught up and serves.
  * docs/architecture.md explains each boundary.
  *
  * With `replication` (src/replication, docs/replication.md) the journal also ships each flushed
