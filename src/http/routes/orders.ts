@@ -175,11 +175,23 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
   const mayTrade = (who: readonly Address[], order: OrderLike): boolean =>
     who.every((a) => guard.authorize(a, order.account as Address, order.subaccountIndex, 'trade') === undefined);
 
-  /** Signature → signer, for one order body. */
+  /** Whether `signer` may sign orders for the body's subaccount (the account or its `trade` delegate). */
+  const maySign = (signer: Address, body: OrderBody): boolean => guard.authorize(signer, body.account.toLowerCase() as Address, body.subaccountIndex, 'trade') === undefined;
+
+  /**
+   * Signature → signer, for one order body. The published rule signs orderType in lowerCamel;
+   * a wallet that signed the body's own spelling ("Limit", as the spec's samples write it)
+   * signed the same order, so that message is tried when the first recovers nobody who may
+   * sign here (a second recovery only for such bodies; docs/auth.md "What a client signs").
+   */
   const signerOf = async (body: OrderBody): Promise<Address | HttpReply> => {
     const message = orderMessage(body);
     if (!message.ok) return codeFailure(message);
     const signer = await recoverRequestSigner(recover, domain, 'Order', message.value, body.signatures);
+    if (signer.ok && body.orderType !== message.value.orderType && !maySign(signer.value, body)) {
+      const asWritten = await recoverRequestSigner(recover, domain, 'Order', { ...message.value, orderType: body.orderType }, body.signatures);
+      if (asWritten.ok && maySign(asWritten.value, body)) return asWritten.value;
+    }
     return signer.ok ? signer.value : signedWriteFailure(signer, () => ({ primaryType: 'Order', message: message.value }));
   };
 
