@@ -213,8 +213,11 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     return { ...fields, market: market.index, signer, signature: body.signatures[0] };
   };
 
-  /** Submits one order; the reply's order, or the refusal. */
-  const submitOne = async (intent: OrderIntent, signer: Address): Promise<{ order: OrderLike } | { reply: HttpReply }> => {
+  /**
+   * Submits one order; the reply's order, or the refusal — with the order it left `rejected`
+   * when the refusal was journaled (a nonce spent: insufficient margin, too many open orders).
+   */
+  const submitOne = async (intent: OrderIntent, signer: Address): Promise<{ order: OrderLike } | { reply: HttpReply; rejected?: OrderLike }> => {
     let outcome: Outcome;
     try {
       outcome = await orders.submit(submitCommand(intent, signer));
@@ -222,7 +225,10 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       return { reply: overloadedOr(error) };
     }
     const { result } = outcome;
-    if (result.code !== 0) return { reply: orderFailure(result, () => ({ body: intent.body, signer })) };
+    if (result.code !== 0) {
+      const rejected = result.changed && result.orderId !== undefined ? current(result.orderId) : undefined;
+      return { reply: orderFailure(result, () => ({ body: intent.body, signer })), rejected };
+    }
     metrics?.ordersAccepted(1);
     return { order: reported(outcome)[0] };
   };
@@ -308,9 +314,12 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     const out: OrderLike[] = [];
     for (let i = 0; i < intents.length; i++) {
       const submitted = await submitOne(intents[i], signers[i] as Address);
-      // The first refusal stops the batch; orders already placed stay and are reported.
+      // The first refusal stops the batch; orders already placed stay and are reported, then
+      // the refused one as it was journaled (`rejected`, with its reason), so the client sees
+      // where and why it stopped; the orders after it were not submitted (nonces unspent).
       if ('reply' in submitted) {
         if (out.length === 0) return submitted.reply;
+        if (submitted.rejected !== undefined) out.push(submitted.rejected);
         break;
       }
       out.push(submitted.order);
@@ -495,7 +504,7 @@ export const SUBMIT_ORDER: Endpoint = {
 };
 
 export const SUBMIT_BATCH: Endpoint = {
-  method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order; all or nothing.', auth: true, signed: true, submitsOrders: true, body: BATCH_SCHEMA, response: S.ORDER_BATCH_SCHEMA,
+  method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order. A TWAP, an iceberg or a TP/SL pair is admitted whole or refused whole. Limit orders are placed in order and the first refusal stops the batch: a refusal of the first order is the answer; a later one answers the orders placed, then the refused order as `rejected` with its `reason` when the refusal spent its nonce; the orders after it are not submitted.', auth: true, signed: true, submitsOrders: true, body: BATCH_SCHEMA, response: S.ORDER_BATCH_SCHEMA,
   errors: [...BAD_BODY, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND],
 };
 
