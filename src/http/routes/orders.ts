@@ -398,11 +398,9 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       const id = parseOrderId(text);
       await attempt(id === undefined ? undefined : current(id), '', text);
     }
-    if ((clientIds ?? []).length > 0 && (account === undefined || account === null)) {
-      for (const clientId of clientIds!) failed.push({ clientId, orderId: '', reason: 'account is required with clientIds' });
-    } else {
-      for (const clientId of clientIds ?? []) await attempt(orders.liveByClient(account!.toLowerCase(), clientId), clientId, '');
-    }
+    // `account` is optional (the spec): clientIds without it are the caller's own.
+    const owner = account === undefined || account === null ? ctx.caller : account.toLowerCase();
+    for (const clientId of clientIds ?? []) await attempt(orders.liveByClient(owner, clientId), clientId, '');
     return json(serializeBatchCancel({ cancelled, failed }));
   };
 
@@ -512,7 +510,7 @@ export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag:
 
 export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND] };
 
-export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds; what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED] };
+export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds (of `account`, by default the caller\'s own); what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED] };
 
 export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] };
 
