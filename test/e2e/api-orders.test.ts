@@ -242,7 +242,11 @@ test('POST /account/orders: the batch rules and their refusals', async () => {
   assertError(await bea.send('POST', '/account/orders', { orders: [await order({ nonce }), await order({ nonce })] }), 400, 'each order of a batch needs its own nonce');
   assertError(await bea.send('POST', '/account/orders', { orders: [await order(), await order({ period: 5 })] }), 400, 'May not specify period on Limit order');
   assertError(await bea.send('POST', '/account/orders', { orders: [{ ...(await order()), subaccountIndex: 2 ** 31 }] }), 400, 'Invalid subaccount index');
-  assert.equal((await bea.send('POST', '/account/orders', { orders: [] })).status, 400);
+  // Array bounds in words a user reads (ajv's own were `must NOT have fewer than 1 items`).
+  assertError(await bea.send('POST', '/account/orders', { orders: [] }), 400, 'orders must have at least 1 item');
+  const tooMany = await order();
+  assertError(await bea.send('POST', '/account/orders', { orders: Array.from({ length: 101 }, () => tooMany) }), 400, 'orders must have at most 100 items');
+  assertError(await bea.send('POST', '/account/order', { ...(await order()), signatures: [] }), 400, 'signatures must have at least 1 item');
   // Dan holds `trade` on Bea's subaccount 1 only: a batch he signs for her subaccount 0 is not delegated
   await delegate(bea, dan, 'trade', 1);
   const byDan = [await bea.signedOrder({ price: '78000', quantity: '0.01' }, dan.wallet), await bea.signedOrder({ price: '78000', quantity: '0.02' }, dan.wallet)];
