@@ -240,6 +240,8 @@ test('POST /account/orders: the batch rules and their refusals', async () => {
   assertError(await bea.send('POST', '/account/orders', { orders: [await order(), await dan.signedOrder({ price: '78000', quantity: '0.01' })] }), 400, same);
   const nonce = bea.nextNonce();
   assertError(await bea.send('POST', '/account/orders', { orders: [await order({ nonce }), await order({ nonce })] }), 400, 'each order of a batch needs its own nonce');
+  // A clientId names one open order: two in one batch would place the first and reject the second.
+  assertError(await bea.send('POST', '/account/orders', { orders: [await order({ clientId: 'bea-twice' }), await order({ clientId: 'bea-twice' })] }), 400, 'each order of a batch needs its own clientId');
   assertError(await bea.send('POST', '/account/orders', { orders: [await order(), await order({ period: 5 })] }), 400, 'May not specify period on Limit order');
   assertError(await bea.send('POST', '/account/orders', { orders: [{ ...(await order()), subaccountIndex: 2 ** 31 }] }), 400, 'Invalid subaccount index');
   // Array bounds in words a user reads (ajv's own were `must NOT have fewer than 1 items`).

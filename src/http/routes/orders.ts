@@ -109,6 +109,8 @@ function batchRefusal(intents: readonly OrderIntent[]): string | null {
     if (i.account !== first.account || i.subaccountIndex !== first.subaccountIndex || i.market !== first.market || i.period !== first.period) return sameOrderType;
   }
   if (new Set(intents.map((i) => i.nonce)).size !== intents.length) return 'each order of a batch needs its own nonce';
+  const clientIds = intents.flatMap((i) => (i.clientId === null ? [] : [i.clientId]));
+  if (new Set(clientIds).size !== clientIds.length) return 'each order of a batch needs its own clientId';
   const types = new Set(intents.map((i) => i.orderType));
   if (types.has('takeProfit') || types.has('stopLoss')) {
     if (intents.length !== 2 || !types.has('takeProfit') || !types.has('stopLoss')) return 'A TP/SL pair is exactly two orders: one takeProfit and one stopLoss';
