@@ -42,6 +42,13 @@ import * as S from '../schemas.ts';
 /** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
 const MAX_BATCH_ORDERS = 100;
 
+/**
+ * How far back GET /account/order looks for a closed order by clientId: each subaccount's most
+ * recently updated orders. A client that lost a reply asks within seconds; the bound keeps a
+ * clientId never used from reading an account's whole history.
+ */
+const CLIENT_ID_LOOKBACK = 1000;
+
 const BATCH_SCHEMA = {
   title: 'OrderBatchRequest',
   type: 'object',
@@ -341,7 +348,9 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       if (clientId === undefined) return failure(GatewayCode.InvalidField, 'Missing query parameter orderId (or clientId with account)');
       const account = addressParam(ctx.query, 'account');
       if (isReply(account)) return account;
-      order = orders.liveByClient(account!, clientId);
+      // A read finds the order however it ended (a client checking whether a lost order was
+      // placed must not be told 404 because it filled at once); a cancel, only an open one.
+      order = scope === 'read' ? orders.latestByClient(account!, clientId, CLIENT_ID_LOOKBACK) : orders.liveByClient(account!, clientId);
     }
     if (order === undefined) return codeFailure({ code: ExchangeCode.OrderNotFound });
     const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, scope);
@@ -508,7 +517,7 @@ export const SUBMIT_BATCH: Endpoint = {
   errors: [...BAD_BODY, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND],
 };
 
-export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND] };
+export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account: the account\'s newest order with that clientId, open or closed (a closed one among each subaccount\'s 1,000 most recently updated orders).', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND] };
 
 export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND] };
 
