@@ -539,6 +539,12 @@ export function stateReads(settings: Settings, exchange: Exchange, history: Hist
   const orders: Omit<OrdersPort, 'submit'> = {
     live: (orderId) => shown(exchange.orders.get(orderId)),
     liveByClient: (account, clientId) => shown(exchange.orders.byClient(account, clientId)),
+    latestByClient: (account, clientId, scan) => {
+      const open = exchange.orders.byClient(account, clientId);
+      if (open !== undefined) return shown(open);
+      const { registry } = exchange.ledger;
+      return history.latestByClient(registry.ownersOf(registry.findAccount(account) ?? 0), clientId, scan);
+    },
     liveOf: (owner, market) => exchange.orders.ofOwner(owner, market).map((o) => exchange.presented(o)),
     recent: (orderId) => exchange.orderAsLeft(orderId),
     stored: (orderId) => history.order(orderId),

@@ -12,6 +12,7 @@
  * Cost: a query is one range read of at most `limit` entries, except where a filter is not
  * part of the key (fills by market, orders by status/market/type), which reads past what it
  * skips. The 24h summary reads at most 59 + 24 + 59 candles (1-minute edges, 1-hour middle).
+ * A clientId lookup reads at most `scan` orders per subaccount of the account.
  * May import: history/, lmdb types.
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
@@ -135,6 +136,25 @@ export class HistoryReader implements MarketHistory {
       if (out.length >= query.limit) break;
     }
     return out;
+  }
+
+  /**
+   * The newest order (highest orderId) with this clientId among each owner's `scan` most
+   * recently updated orders, or undefined. Bounded: a clientId never used costs at most
+   * owners × scan reads. (A closed order's clientId may name a newer order later; the newer
+   * was created after the older closed, so each owner's first match is its newest.)
+   */
+  latestByClient(owners: readonly number[], clientId: string, scan: number): OrderRecord | undefined {
+    let newest: OrderRecord | undefined;
+    for (const owner of owners) {
+      for (const { value: orderId } of this.dbs.ordersByUpdated.getRange({ ...newestFirst([owner], undefined, undefined), limit: scan })) {
+        const order = this.dbs.orders.get(orderId);
+        if (order === undefined || order.clientId !== clientId) continue;
+        if (newest === undefined || order.orderId > newest.orderId) newest = order;
+        break;
+      }
+    }
+    return newest;
   }
 
   /** Settled funding rates of a market, newest first. */

@@ -140,9 +140,12 @@ function refusalWhileStarting(starting: () => string | null): HttpReply | null {
   return step === null ? null : failure(GatewayCode.Overloaded, step);
 }
 
-/** A path pattern as a RegExp, to tell 405 (known path) from 404. */
+/**
+ * A path pattern as a RegExp, to tell 405 (known path) from 404. Exact, as uWebSockets.js
+ * matches: a path with a trailing slash is not served, so it is unknown (404), not a 405.
+ */
 function patternRegExp(pattern: string): RegExp {
-  return new RegExp('^' + pattern.replace(/:[^/]+/g, '[^/]+') + '/?$');
+  return new RegExp('^' + pattern.replace(/:[^/]+/g, '[^/]+') + '$');
 }
 
 /** The text a refusal log line quotes: the reply's own, cut short (a field message can be long). */
