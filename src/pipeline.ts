@@ -96,6 +96,12 @@ export interface PipelineOptions {
   feedLimits?: Partial<FeedLimits>;
   /** The journal shipped to other machines (src/replication); absent: the embedded single process. */
   replication?: Replication;
+  /**
+   * A stop asked for while the start is still running (SIGTERM during a long replay): the start
+   * gives up at its next pause, frees what it opened (listener, threads, stores, LOCK) and
+   * rejects with the signal's reason. Nothing is lost: nothing was accepted yet.
+   */
+  cancel?: AbortSignal;
 }
 
 /** What the pipeline needs of replication (docs/replication.md): the consumer owns the interface. */
@@ -273,6 +279,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
     from: replayFrom,
     books: start?.saved.books ?? [],
     pauseEveryMs: REPLAY_PAUSE_EVERY_MS,
+    cancel: options.cancel,
     onRecord: (seq) => {
       projections.applying = seq;
       // Progress every 256 records, the clock every 4,096: the replay's own pace is untouched.
@@ -289,6 +296,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
     onBatch: () => projections.flush(),
   });
   replaying = false;
+  options.cancel?.throwIfAborted();
   starting = () => 'starting market threads';
   await journal.durable(journal.lastSeq());
   metrics.replayRecords.set(replayed.commands + replayed.events);
@@ -419,6 +427,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
     unflushed: () => journal.unflushed(),
     sockets: () => server.socketCounts(),
   });
+  options.cancel?.throwIfAborted();
   // Served from here on.
   starting = null;
 

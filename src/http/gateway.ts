@@ -158,6 +158,8 @@ function replyObserver(table: readonly Route[], options: GatewayOptions): NonNul
   metrics?.observeRoutes(labels);
   const writes = labels.map((l) => l.method !== 'GET' && l.method !== 'ANY');
   const takesOrders = [...table.map((r) => r.submitsOrders === true), false];
+  // A probe's 503 is its answer, asked every few seconds for as long as it holds (a long replay): what it reports is logged where it happens.
+  const probes = labels.map((l) => l.pattern === '/ready' || l.pattern === '/health');
   const accessLog = options.accessLog === true;
   return (index, req, reply, seconds) => {
     const status = reply.status;
@@ -165,7 +167,7 @@ function replyObserver(table: readonly Route[], options: GatewayOptions): NonNul
     if (status >= 400) {
       if (takesOrders[index]) metrics?.orderRefused(reply.code, status);
       // A 503 is the exchange refusing for its own sake (a stage behind, shutting down): the operator hears of each.
-      if (status === 503) logger.warn({ method: req.method, route: labels[index].pattern, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'overloaded: answered 503');
+      if (status === 503 && !probes[index]) logger.warn({ method: req.method, route: labels[index].pattern, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'overloaded: answered 503');
       else if (writes[index] && logger.isLevelEnabled('debug')) {
         logger.debug({ method: req.method, route: labels[index].pattern, status, code: reply.code, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'write refused');
       }

@@ -221,7 +221,11 @@ export function recover(exchange: Exchange, journal: Journal, options: RecoveryO
  * `recover` letting the event loop run at least every `pauseEveryMs` (a server answers its
  * probes during a long start-up replay). The same loop: only where it pauses differs.
  */
-export async function recoverPausing(exchange: Exchange, journal: Journal, options: RecoveryOptions & { pauseEveryMs: number }): Promise<RecoveryReport> {
+export async function recoverPausing(
+  exchange: Exchange,
+  journal: Journal,
+  options: RecoveryOptions & { pauseEveryMs: number; /** Checked at each pause: an aborted start stops replaying (its reason is thrown). */ cancel?: AbortSignal },
+): Promise<RecoveryReport> {
   const steps = replaying(exchange, journal, options);
   let resumed = performance.now();
   for (;;) {
@@ -229,6 +233,7 @@ export async function recoverPausing(exchange: Exchange, journal: Journal, optio
     if (step.done === true) return step.value;
     if (performance.now() - resumed < options.pauseEveryMs) continue;
     await new Promise((resolve) => setImmediate(resolve));
+    options.cancel?.throwIfAborted();
     resumed = performance.now();
   }
 }

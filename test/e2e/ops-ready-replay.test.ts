@@ -5,7 +5,8 @@
  * progress, GET /metrics the replay gauges moving; every other route (a write here) and a
  * WebSocket upgrade are refused 503 — nothing reaches the exchange before it has caught up —
  * and then /ready turns 200 with every earlier order there. A start that fails during the
- * replay (a record replays differently) lets go of the port and the data directory.
+ * replay (a record replays differently) lets go of the port and the data directory, and so does
+ * one a process manager stops with SIGTERM while it replays (exit 0, the next start serves).
  *
  * The journal (ACCOUNTS accounts, each funded, holding a position and a resting order: about
  * nine records each) is written in-process straight through the sequencer
@@ -109,6 +110,31 @@ test(`during a start-up replay of ${ACCOUNTS * 9} records the probes answer, eve
   assert.equal(value(done, 'perp_replay_records'), written.lastSeq);
   assert.equal(value(done, 'perp_fills_total'), 0, 'the replayed trades are not counted as this process\'s');
   // Killed (no shutdown snapshot): the next start replays the whole journal again.
+  await server.kill('SIGKILL');
+});
+
+test('SIGTERM during the start-up replay stops the process cleanly: exit 0, the port and the LOCK freed, the next start serves everything', { timeout: 120_000 }, async (t) => {
+  const port = await freePort();
+  const starting = spawnServerProcess(['--port', String(port)], NO_SNAPSHOTS, dataDir);
+  t.after(() => starting.kill('SIGKILL'));
+  const client = apiClient(`http://127.0.0.1:${port}`);
+  await firstAnswer(client, '/health', starting);
+  assert.match((await client.request('GET', '/ready')).text, /^Not ready: replaying journal/);
+  const sent = performance.now();
+  await starting.kill('SIGTERM');
+  assert.equal(starting.exit(), 'exit code 0', `exit status after SIGTERM during the replay (stderr: ${starting.stderr()})`);
+  assert.ok(performance.now() - sent < 10_000, 'it stopped at the replay\'s next pause, not after the replay');
+  assert.ok(starting.log.some((e) => e.msg === 'start cancelled: stopped before serving'), 'it says why it stopped');
+  assert.ok(!starting.log.some((e) => e.msg === 'exchange ready'), 'it never served');
+  assert.equal(existsSync(join(dataDir, 'LOCK')), false, 'the LOCK is removed');
+  const other = createServer();
+  await new Promise<void>((resolve, reject) => other.once('error', reject).listen(port, '127.0.0.1', resolve));
+  other.close();
+
+  const again = spawnServerProcess(['--port', String(port)], NO_SNAPSHOTS, dataDir);
+  t.after(() => again.kill('SIGKILL'));
+  const server = await again.ready;
+  assert.deepEqual((await client.operator('GET', '/operator/state-hash')).json().books, written.books, 'every order is back');
   await server.kill('SIGKILL');
 });
 
