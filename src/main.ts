@@ -35,10 +35,49 @@ try {
 }
 const logger = createLogger(settings.logLevel);
 
-let exchange;
+/** Why a start was given up: a stop signal arrived before it had finished. */
+class StartCancelled extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`start cancelled by ${signal}`);
+  }
+}
+
+// Signals are heard from the first moment: the listener answers probes during the start-up
+// replay, so a process manager may well stop the process then.
+const cancel = new AbortController();
+let exchange: Awaited<ReturnType<typeof startNode>> | undefined;
+let stopping = false;
+let failing = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    // Already on the way out (a stop, or a thread's death: bounded, whatever a stop would wait for).
+    if (stopping || failing) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    // Still starting: the start gives up at its next pause and frees everything (below).
+    if (exchange === undefined) return cancel.abort(new StartCancelled(signal));
+    stopExchange(exchange);
+  });
+}
+
+function stopExchange(running: NonNullable<typeof exchange>): void {
+  running.stop().then(
+    () => process.exit(0),
+    (error) => {
+      logger.error({ err: error }, 'stop failed');
+      process.exit(1);
+    },
+  );
+}
+
 try {
-  exchange = await startNode(settings, logger);
+  exchange = await startNode(settings, logger, { cancel: cancel.signal });
 } catch (error) {
+  if (error instanceof StartCancelled) {
+    // Nothing was accepted yet: the journal is as it was, the next start replays it.
+    logger.info({ signal: error.signal }, 'start cancelled: stopped before serving');
+    process.exit(0);
+  }
   if (error instanceof ConfigError) refuseSetting(error);
   if (!(error instanceof DataRefusedError)) throw error;
   // The refusal is the operator's whole report: no stack, and the data directory untouched.
@@ -46,6 +85,8 @@ try {
   console.error(`Cannot start: ${error.message}`);
   process.exit(1);
 }
+// A stop asked for in the moment between the start's last pause and its end.
+if (stopping) stopExchange(exchange);
 logger.info(
   {
     port: exchange.port,
@@ -72,31 +113,15 @@ logger.info(
  */
 const EXIT_THREAD_STOPPED = 70;
 
-let stopping = false;
-let failing = false;
-void exchange.failed?.then(async (reason) => {
+const running = exchange;
+void running.failed?.then(async (reason) => {
   failing = true;
   logger.fatal({ reason, exitCode: EXIT_THREAD_STOPPED }, 'exiting: a thread the exchange cannot run without stopped; the restart replays the journal');
   // Exit 70 whatever the abort meets: a rejection would end the process with 1, which a
   // process manager is told not to restart.
   try {
-    await exchange.abort?.();
+    await running.abort?.();
   } finally {
     process.exit(EXIT_THREAD_STOPPED);
   }
 });
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    // Already on the way out (a stop, or a thread's death: bounded, whatever a stop would wait for).
-    if (stopping || failing) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    exchange.stop().then(
-      () => process.exit(0),
-      (error) => {
-        logger.error({ err: error }, 'stop failed');
-        process.exit(1);
-      },
-    );
-  });
-}

@@ -250,11 +250,6 @@ export class ExchangeMetrics implements GatewayMetrics {
     this.fills++;
   }
 
-  /** The fills the start-up replay counted are not this process's: start from zero. */
-  resetFills(): void {
-    this.fills = 0;
-  }
-
   get contentType(): string {
     return this.registry.contentType;
   }

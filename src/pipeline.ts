@@ -8,7 +8,11 @@
  *   once the journal has flushed what they show
  *
  * Start-up runs the same path backwards first: the journal is replayed into the exchange
- * before any market thread or socket opens. docs/architecture.md explains each boundary.
+ * before any market thread runs. The listener opens before the replay, and the replay lets the
+ * event loop in every few milliseconds: /health, /ready (503 with the replay's progress) and
+ * /metrics answer, every other request and WebSocket upgrade is refused 503 until the exchange
+ * has caught up and serves.
+ * docs/architecture.md explains each boundary.
  *
  * With `replication` (src/replication, docs/replication.md) the journal also ships each flushed
  * block through the sink it is handed, and the gateway answers as a member of a cluster; the
@@ -34,7 +38,7 @@ import { openHistoryDatabases } from './history/store.ts';
 import type { Exchange } from './app/exchange.ts';
 import type { ExchangeListeners, MarketRouter } from './app/ports.ts';
 import type { OrderState } from './app/order-registry.ts';
-import { recover } from './sequencer/recovery.ts';
+import { recoverPausing } from './sequencer/recovery.ts';
 import { startState } from './sequencer/start-state.ts';
 import { SnapshotSchedule } from './sequencer/snapshot-schedule.ts';
 import { MarketLink } from './transport/market-link.ts';
@@ -47,7 +51,8 @@ import { CommandKind } from './app/commands.ts';
 import { accountWrites } from './sequencer/account-writes.ts';
 import { FeedRelay } from './sequencer/feed-relay.ts';
 import { startGateway } from './http/gateway.ts';
-import { Feeds, type FeedLimits } from './ws/feeds.ts';
+import { Feeds, feedSocketSettings, type FeedLimits } from './ws/feeds.ts';
+import type { SocketEndpoint } from './http/uws.ts';
 import type { MarketDataPort, OrdersPort, PriceSource } from './http/ports.ts';
 import type { ClusterPort } from './http/routes/cluster.ts';
 import type { OperatorPort } from './http/routes/operator.ts';
@@ -91,6 +96,12 @@ export interface PipelineOptions {
   feedLimits?: Partial<FeedLimits>;
   /** The journal shipped to other machines (src/replication); absent: the embedded single process. */
   replication?: Replication;
+  /**
+   * A stop asked for while the start is still running (SIGTERM during a long replay): the start
+   * gives up at its next pause, frees what it opened (listener, threads, stores, LOCK) and
+   * rejects with the signal's reason. Nothing is lost: nothing was accepted yet.
+   */
+  cancel?: AbortSignal;
 }
 
 /** What the pipeline needs of replication (docs/replication.md): the consumer owns the interface. */
@@ -113,6 +124,8 @@ const DRAIN_GRACE_MS = 5_000;
 export const SLOW_FLUSH_MS = 100;
 /** During a long start-up replay, a progress line this often. */
 const REPLAY_PROGRESS_MS = 5_000;
+/** During the start-up replay the listener answers at least this often (a probe's wait, at most). */
+const REPLAY_PAUSE_EVERY_MS = 20;
 /** How long an abort (a thread died) or a failed start waits for the journal's flush, at most. */
 const ABORT_FLUSH_MS = 2_000;
 
@@ -184,35 +197,111 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
 
   // ③ the exchange's state: the newest snapshot that restores (sequencer/start-state), then the
   // journal after it.
-  const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics);
+  // Trades are counted for GET /metrics once the replay is done: the replayed ones are not this process's.
+  let replaying = true;
+  const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => !replaying);
   const exchangeOptions = { ledger: { faucet: profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
   const { exchange, start } = startState(snapshots, projections.projectedSeq, markets, listeners, exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
+  const replayFrom = (start?.seq ?? 0) + 1;
+  const replayTo = journal.lastSeq();
+  /** The record the replay is at. */
+  let replayAt = replayFrom - 1;
+  /** What the start is still doing (GET /ready says it, every other route is refused with it), null once it serves. */
+  let starting: (() => string) | null = () => `replaying journal (seq ${replayAt} of ${replayTo})`;
+
+  // What the gateway needs that the replay does not build.
+  // login tokens: the gateway's /account/* routes and the feeds' private channels check them
+  const domain = eip712Domain(profile);
+  const login = walletLogin(settings, clock, logger);
+  const history = new HistoryReader(openHistoryDatabases(historyEnv));
+  // the testnet's built-in index feed (the clock below drives it)
+  const feed = profile.faucet ? new TestnetFeed(markets) : null;
+  // Set once the replay is done (below); the gateway refuses every request that would reach them
+  // before. The signature pool too: its threads load while the replay runs otherwise, and it took
+  // half as long again (measured on 2 cores).
+  let sequencer: Sequencer | undefined;
+  let links: MarketLink[] = [];
+  let feeds: Feeds | undefined;
+  let snapshotSchedule: SnapshotSchedule | undefined;
+  let pool: SignaturePool | undefined;
+
+  // ① the gateway listens before the replay: a long replay shows as a 503 on /ready with its
+  // progress (and on every other route), not as a refused connection
+  const reads = stateReads(settings, exchange, history, projections, (market) => feed?.isHeld(market) ?? false);
+  let stopping = false;
+  const server = await startGateway({
+    host: settings.host,
+    port: settings.port,
+    trustedProxies: settings.trustedProxies,
+    sockets: laterFeeds(() => feeds!, options.feedLimits),
+    clock,
+    logger,
+    metrics,
+    accessLog: settings.accessLog,
+    operatorPort: settings.operatorPort ?? undefined,
+    corsOrigins: settings.corsOrigins,
+    starting: () => starting?.() ?? null,
+    operations: {
+      notReady: () => (stopping ? 'shutting down' : starting?.() ?? failure ?? journal.problem() ?? links.map((l) => l.problem()).find((p) => p !== null) ?? sequencer!.overloaded()),
+      metrics: () => metrics.text(),
+      metricsContentType: metrics.contentType,
+    },
+    marketData: reads.marketData,
+    history,
+    historyRead: () => projections.readable(journal.flushedSeq()),
+    prices: reads.prices,
+    accounts: {
+      ...reads.accounts,
+      writes: accountWrites({ submit: (command) => sequencer!.submit(command) }, clock),
+      auth: { login, domain, recover: ((...args: Parameters<SignaturePool['recoverTyped']>) => pool!.recoverTyped(...args)) as SignaturePool['recoverTyped'] },
+    },
+    orders: { ...reads.orders, submit: (command) => sequencer!.submit(command) },
+    operator: {
+      key: settings.operatorKey,
+      port: {
+        submit: (command) => sequencer!.submit(command),
+        indexFeed: feed ?? undefined,
+        snapshot: () => snapshotSchedule!.take(),
+        stateHash: async () => stateReport(exchange, (await Promise.all(links.map((l) => l.stateHashes()))).flat(), journal.lastSeq()),
+      },
+    },
+    cluster: options.replication?.cluster,
+  });
+  undo.push(() => server.close());
+
   // Records before the snapshot are not replayed; the replay checks every record it reads.
   // Replay is the long part of a start: the operator sees how much is ahead of it.
-  logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying journal');
-  const replayFrom = (start?.seq ?? 0) + 1;
+  logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: replayTo, port: server.port, operatorPort: server.operatorPort }, 'replaying journal');
   const replayStarted = performance.now();
   let replayReported = replayStarted;
-  metrics.replayTotal.set(Math.max(0, journal.lastSeq() - replayFrom + 1));
-  const replayed = recover(exchange, journal, {
+  metrics.replayTotal.set(Math.max(0, replayTo - replayFrom + 1));
+  const replayed = await recoverPausing(exchange, journal, {
     from: replayFrom,
     books: start?.saved.books ?? [],
+    pauseEveryMs: REPLAY_PAUSE_EVERY_MS,
+    cancel: options.cancel,
     onRecord: (seq) => {
       projections.applying = seq;
-      // The clock is read once every 4,096 records: the replay's own pace is untouched.
+      // Progress every 256 records, the clock every 4,096: the replay's own pace is untouched.
+      // (The last call, past the end, is neither.)
+      if ((seq & 255) !== 0) return;
+      replayAt = seq;
+      metrics.replayRecords.set(seq - replayFrom + 1);
       if ((seq & 4095) === 0 && performance.now() - replayReported > REPLAY_PROGRESS_MS) {
         replayReported = performance.now();
-        logger.info({ seq, lastSeq: journal.lastSeq(), seconds: Math.round((replayReported - replayStarted) / 1000) }, 'replaying journal: progress');
+        logger.info({ seq, lastSeq: replayTo, seconds: Math.round((replayReported - replayStarted) / 1000) }, 'replaying journal: progress');
       }
     },
     onEvent: projections.atEvent,
     onBatch: () => projections.flush(),
   });
+  replaying = false;
+  options.cancel?.throwIfAborted();
+  starting = () => 'starting market threads';
   await journal.durable(journal.lastSeq());
   metrics.replayRecords.set(replayed.commands + replayed.events);
   metrics.replaySeconds.set((performance.now() - replayStarted) / 1000);
-  metrics.resetFills();
   // From here on history is written on its own thread; the main thread only builds the records.
   projections.startThread(historyDir);
   undo.push(() => projections.terminate());
@@ -230,9 +319,8 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   );
 
   // ④ market threads, starting from the replayed books; ⑤ their events come back to the sequencer
-  let sequencer: Sequencer | undefined;
   const startBooks = new Map(replayed.books.map((b) => [b.marketIndex, b.snapshot()]));
-  const links = groups(markets, settings.marketThreads).map(
+  links = groups(markets, settings.marketThreads).map(
     (group) =>
       new MarketLink(
         group,
@@ -245,16 +333,13 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   undo.push(...links.map((link) => () => link.terminate()));
   const linkOfMarket: MarketLink[] = [];
   for (const link of links) for (const m of link.markets) linkOfMarket[m.index] = link;
-  // login tokens: the gateway's /account/* routes and the feeds' private channels check them
-  const domain = eip712Domain(profile);
-  const login = walletLogin(settings, clock, logger);
 
   // ⑧ the feeds: the relay hears book events and numbered account events and hands them on once
   // the journal has flushed them; the feeds (ws/) fan them out over the gateway's WebSocket
-  const history = new HistoryReader(openHistoryDatabases(historyEnv));
-  const { feeds, relay } = streamingFeeds(settings, exchange, history, projections, journal, login, clock, logger, options.feedLimits);
-  undo.push(() => feeds.close());
-  sequencer = new Sequencer(exchange, journal, links, projections, relay);
+  const streaming = streamingFeeds(settings, exchange, history, projections, journal, login, clock, logger, options.feedLimits);
+  feeds = streaming.feeds;
+  undo.push(() => streaming.feeds.close());
+  sequencer = new Sequencer(exchange, journal, links, projections, streaming.relay);
   const threads: MarketRouter = {
     place: (market, cmd) => linkOfMarket[market].place(market, cmd),
     cancel: (market, orderId, owner, time) => linkOfMarket[market].cancel(market, orderId, owner, time),
@@ -266,7 +351,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   // snapshots: the sequencer marks a point S with nothing in flight (new commands wait only for
   // the commands already in flight to come back from the books); the snapshot thread replays
   // the journal to S on its own copy of the exchange and captures, encodes and saves it there.
-  const snapshotSchedule = new SnapshotSchedule({
+  const schedule = new SnapshotSchedule({
     thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...markets], options: exchangeOptions, startSeq: start?.seq ?? 0 },
     intervalMs: settings.snapshotIntervalMs,
     points: {
@@ -288,16 +373,16 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
     logger,
     onSaved: (seconds) => metrics.snapshotSeconds.observe(seconds),
   });
-  undo.push(() => snapshotSchedule.terminate());
+  snapshotSchedule = schedule;
+  undo.push(() => schedule.terminate());
 
   // ② signature recovery off the main thread: native libsecp256k1 where it loads, else noble
   const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
-  const pool = new SignaturePool({ backend, threads: settings.signatureThreads });
-  undo.push(() => pool.close());
+  pool = new SignaturePool({ backend, threads: settings.signatureThreads });
+  undo.push(() => pool!.close());
 
-  // the clock: expiry, funding samples, liquidations, and on testnet the built-in index feed
-  const feed = profile.faucet ? new TestnetFeed(markets) : null;
-  // Every market has its index and mark before the gateway answers: a fresh testnet's first
+  // the clock: expiry, funding samples, liquidations, and on testnet the built-in index feed.
+  // Every market has its index and mark before the gateway serves: a fresh testnet's first
   // prices are journaled now, not a tick later (GET /price never shows a null index).
   const unpriced = feed?.resumeFrom(markets.map((m) => exchange.ledger.prices(m.index).index)) ?? [];
   await Promise.all(unpriced.map(({ market, price }) => sequencer!.submit({ kind: CommandKind.IndexPrice, time: clock(), market, price })));
@@ -332,59 +417,20 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   undo.push(() => clearInterval(releaser));
 
   // The snapshot thread has loaded before anything is served (SnapshotThread.ready).
-  await snapshotSchedule.ready;
+  await schedule.ready;
 
-  // ① the gateway
-  const reads = stateReads(settings, exchange, history, projections, (market) => feed?.isHeld(market) ?? false);
-  let stopping = false;
-  const server = await startGateway({
-    host: settings.host,
-    port: settings.port,
-    trustedProxies: settings.trustedProxies,
-    sockets: feeds.endpoint,
-    clock,
-    logger,
-    metrics,
-    accessLog: settings.accessLog,
-    operatorPort: settings.operatorPort ?? undefined,
-    corsOrigins: settings.corsOrigins,
-    operations: {
-      // The listener opens once the journal is replayed: a start-up replay shows as a refused connection.
-      notReady: () => (stopping ? 'shutting down' : failure ?? journal.problem() ?? links.map((l) => l.problem()).find((p) => p !== null) ?? sequencer!.overloaded()),
-      metrics: () => metrics.text(),
-      metricsContentType: metrics.contentType,
-    },
-    marketData: reads.marketData,
-    history,
-    historyRead: () => projections.readable(journal.flushedSeq()),
-    prices: reads.prices,
-    accounts: {
-      ...reads.accounts,
-      writes: accountWrites(sequencer, clock),
-      auth: { login, domain, recover: pool.recoverTyped },
-    },
-    orders: { ...reads.orders, submit: (command) => sequencer!.submit(command) },
-    operator: {
-      key: settings.operatorKey,
-      port: {
-        submit: (command) => sequencer!.submit(command),
-        indexFeed: feed ?? undefined,
-        snapshot: () => snapshotSchedule.take(),
-        stateHash: async () => stateReport(exchange, (await Promise.all(links.map((l) => l.stateHashes()))).flat(), journal.lastSeq()),
-      },
-    },
-    cluster: options.replication?.cluster,
-  });
-
-  feeds.attach(server);
+  streaming.feeds.attach(server);
   metrics.readFrom({
     signatures: () => ({ queued: pool.queued, recovered: pool.recovered }),
     rings: () => links.map((l) => l.occupancy()),
     projectionLag: () => projections.lag(),
-    lastSnapshotAt: () => snapshotSchedule.lastAt,
+    lastSnapshotAt: () => schedule.lastAt,
     unflushed: () => journal.unflushed(),
     sockets: () => server.socketCounts(),
   });
+  options.cancel?.throwIfAborted();
+  // Served from here on.
+  starting = null;
 
   return {
     port: server.port,
@@ -398,12 +444,12 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
       // signature pool, the sequencer and the journal are still open. Then the market threads
       // finish what they hold, a snapshot is taken, and the journal closes.
       stopping = true;
-      feeds.close();
+      streaming.feeds.close();
       const unfinished = await server.drain(DRAIN_GRACE_MS);
       if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
       clearInterval(ticker);
       clearInterval(releaser);
-      await snapshotSchedule.close({ snapshot: stopOptions.snapshot });
+      await schedule.close({ snapshot: stopOptions.snapshot });
       sequencer!.close();
       await sequencer!.idle();
       const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market).map((b) => ({ market: symbolOf(b.market), hash: b.hash }));
@@ -422,7 +468,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
     failed,
     async abort() {
       for (const timer of [ticker, releaser]) clearInterval(timer);
-      snapshotSchedule.halt();
+      schedule.halt();
       await atMost(ABORT_FLUSH_MS, journal.flushedHere());
       lock.release();
     },
@@ -503,6 +549,12 @@ export function stateReads(settings: Settings, exchange: Exchange, history: Hist
   const orders: Omit<OrdersPort, 'submit'> = {
     live: (orderId) => shown(exchange.orders.get(orderId)),
     liveByClient: (account, clientId) => shown(exchange.orders.byClient(account, clientId)),
+    latestByClient: (account, clientId, scan) => {
+      const open = exchange.orders.byClient(account, clientId);
+      if (open !== undefined) return shown(open);
+      const { registry } = exchange.ledger;
+      return history.latestByClient(registry.ownersOf(registry.findAccount(account) ?? 0), clientId, scan);
+    },
     liveOf: (owner, market) => exchange.orders.ofOwner(owner, market).map((o) => exchange.presented(o)),
     recent: (orderId) => exchange.orderAsLeft(orderId),
     stored: (orderId) => history.order(orderId),
@@ -515,6 +567,21 @@ export function stateReads(settings: Settings, exchange: Exchange, history: Hist
     transfers: projections.transfers,
   };
   return { marketData, prices, orders, accounts };
+}
+
+/**
+ * The feeds' WebSocket endpoint for a gateway that listens before they exist (they start from
+ * the replayed books): the gateway admits no connection before the start is done (`starting`),
+ * so every call reaches the feeds.
+ */
+function laterFeeds(feeds: () => Feeds, limits?: Partial<FeedLimits>): SocketEndpoint<any> {
+  return {
+    ...feedSocketSettings(limits),
+    admit: (address) => feeds().endpoint.admit(address),
+    open: (conn) => feeds().endpoint.open(conn),
+    message: (conn, text) => feeds().endpoint.message(conn, text),
+    close: (conn, code, reason) => feeds().endpoint.close(conn, code, reason),
+  };
 }
 
 /** GET /operator/state-hash: the state's hash, the books', the journal position, the first broken invariant, the money. */
@@ -548,14 +615,14 @@ function withShortfallAlarm(listeners: ExchangeListeners, logger: Logger): Excha
   };
 }
 
-/** Counts every trade for GET /metrics (the replay's are reset once it is done). */
-function withFillCount(listeners: ExchangeListeners, metrics: ExchangeMetrics): ExchangeListeners {
+/** Counts every trade for GET /metrics while `counting` (not during the start-up replay). */
+function withFillCount(listeners: ExchangeListeners, metrics: ExchangeMetrics, counting: () => boolean): ExchangeListeners {
   const next = listeners.trade;
   return {
     ...listeners,
     trade: (market, seq, time, price, quantity, takerSide) => {
       next?.(market, seq, time, price, quantity, takerSide);
-      metrics.fill();
+      if (counting()) metrics.fill();
     },
   };
 }

@@ -244,7 +244,7 @@ export function orderMessage(request: OrderRequest): AuthResult<OrderMessage> {
  * worked example's message is computed by `orderMessage` itself: it cannot drift from the rule.
  */
 const ORDER_SIGNING_RULES = [
-  'orderType is signed in lowerCamel (limit, twap, takeProfit, stopLoss, trailingStop, iceberg, unsupported) whatever letter case the body uses: a body with "Limit" is signed as "limit"',
+  'orderType is signed in lowerCamel (limit, twap, takeProfit, stopLoss, trailingStop, iceberg, unsupported) whatever letter case the body uses: a body with "Limit" is signed as "limit" (a signature over the body\'s own spelling, "Limit", is accepted too)',
   'flags are signed top-level: the body\'s flags.ioc, flags.postOnly and flags.reduceOnly are the message\'s ioc, postOnly and reduceOnly',
   'clientId, triggerPrice, parentOrderId and trailingPercent that are null or absent are signed as "" (the empty string)',
   'period that is null or absent is signed as 0',

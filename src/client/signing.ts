@@ -74,13 +74,21 @@ export interface OrderBody {
   takeProfit?: { triggerPrice?: string; price?: string } | null;
 }
 
+/** The order types in the lowerCamel spelling the published rules sign, by their lowercase form. */
+const ORDER_TYPES = new Map(['unsupported', 'limit', 'twap', 'takeProfit', 'stopLoss', 'trailingStop', 'iceberg'].map((t) => [t.toLowerCase(), t]));
+
+/** `LIMIT`, `Limit`, `takeprofit` → the lowerCamel spelling signed; an unknown type as written (the exchange refuses it by name). */
+function signedOrderType(text: string): string {
+  return ORDER_TYPES.get(text.toLowerCase()) ?? text;
+}
+
 /** The EIP-712 `Order` message of a body, by the published rules. */
 export function orderMessage(body: OrderBody): Record<string, unknown> {
   return {
     account: body.account,
     subaccountIndex: body.subaccountIndex,
     symbol: body.symbol,
-    orderType: body.orderType.charAt(0).toLowerCase() + body.orderType.slice(1),
+    orderType: signedOrderType(body.orderType),
     price: body.price,
     quantity: body.quantity,
     nonce: BigInt(body.nonce),

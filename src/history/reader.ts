@@ -13,7 +13,9 @@
  * part of the key (fills by market, orders by status/market/type), which reads past what it
  * skips. Fills and orders share the subaccount's timeline (history/store): each of those
  * queries also reads past the other kinds' entries in its window — about three per order
- * (created, updated, superseded updates) beside its fills. The 24h summary reads at most 59 + 24 + 59 candles (1-minute edges, 1-hour middle).
+ * (created, updated, superseded updates) beside its fills. The 24h summary reads at most 59 +
+ * 24 + 59 candles (1-minute edges, 1-hour middle). A clientId lookup reads at most `scan`
+ * orders per subaccount of the account (and the other entries of the timeline among them).
  * May import: history/, lmdb types.
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
@@ -141,6 +143,31 @@ export class HistoryReader implements MarketHistory {
       if (out.length >= query.limit) break;
     }
     return out;
+  }
+
+  /**
+   * The newest order (highest orderId) with this clientId among each owner's `scan` most
+   * recently updated orders, or undefined. Bounded: a clientId never used costs at most
+   * owners × scan reads. (A closed order's clientId may name a newer order later; the newer
+   * was created after the older closed, so each owner's first match is its newest.)
+   */
+  latestByClient(owners: readonly number[], clientId: string, scan: number): OrderRecord | undefined {
+    let newest: OrderRecord | undefined;
+    for (const owner of owners) {
+      let scanned = 0;
+      for (const key of this.dbs.timeline.getKeys(newestFirst([owner], undefined, undefined))) {
+        if (key[2] !== TIMELINE_UPDATED) continue;
+        const order = this.dbs.orders.get(key[3]);
+        // A superseded update entry is not one of the orders scanned (the order is, at its latest).
+        if (order === undefined || key[1] !== order.updatedAt) continue;
+        if (order.clientId === clientId) {
+          if (newest === undefined || order.orderId > newest.orderId) newest = order;
+          break;
+        }
+        if (++scanned >= scan) break;
+      }
+    }
+    return newest;
   }
 
   /** Settled funding rates of a market, newest first. */

@@ -5,8 +5,9 @@
  * under the per-source-address budget, /account/* routes behind the account guard (token,
  * per-account budget, read authorization); unknown paths get 404, known paths with another
  * method 405, a thrown error (a broken invariant) 500 with the error logged; during a drain
- * (shutdown) 503 `Service overloaded: shutting down` with `Retry-After`. Routes themselves
- * live one concept per file in ./routes/.
+ * (shutdown) 503 `Service overloaded: shutting down` with `Retry-After`, and while the exchange
+ * starts (`starting`: the journal replay) the same refusal naming the step, on every route but
+ * the probes. Routes themselves live one concept per file in ./routes/.
  *
  * Every answer is counted (`GatewayMetrics`: route pattern, method, status, latency; a refused
  * order submission by its reason) and logged as the operator asked: a refused write at debug,
@@ -26,7 +27,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/market.ts';
 import { CorsPolicy } from './cors.ts';
 import { failure, GatewayCode } from './errors.ts';
-import { startHttpServer, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
+import { startHttpServer, type HttpReply, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
 import { BOOK, bookRoutes, ORDERBOOK } from './routes/book.ts';
 import { route, type DeclaredRoute } from './endpoint.ts';
 import { ENDPOINTS } from './endpoints.ts';
@@ -76,6 +77,12 @@ export interface GatewayOptions {
   sockets?: SocketEndpoint<any>;
   /** A replicated node (routes/cluster): GET /cluster, writes refused while not the primary, the lag header. */
   cluster?: ClusterPort;
+  /**
+   * What the start is still doing (`replaying journal (seq 1200 of 90000)`), or null once it
+   * serves: until then every route but /health, /ready and /metrics, and every WebSocket
+   * upgrade, is refused as a drain refuses (503 `Service overloaded: <it>`, `Retry-After`).
+   */
+  starting?: () => string | null;
 }
 
 /** The address a client on this machine reaches the server at: `localhost` for a wildcard listen address. */
@@ -122,8 +129,10 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
     if (marketData.profile.faucet && guard !== undefined) table.push(faucetRoute(options.operator.port, guard, clock));
   }
   const historyRead = options.historyRead;
-  const served = historyRead === undefined ? table : table.map((r) => (r.endpoint.readsHistory === true ? afterHistory(r, historyRead) : r));
-  return options.cluster === undefined ? served : clusterRoutes(served, options.cluster);
+  const read = historyRead === undefined ? table : table.map((r) => (r.endpoint.readsHistory === true ? afterHistory(r, historyRead) : r));
+  const served = options.cluster === undefined ? read : clusterRoutes(read, options.cluster);
+  const starting = options.starting;
+  return starting === undefined ? served : served.map((r) => (PROBES.has(r.pattern) ? r : { ...r, handler: (req: HttpRequest) => refusalWhileStarting(starting) ?? r.handler(req) }));
 }
 
 /** The route, run once history holds what the journal had flushed when the request came (read-your-writes). */
@@ -138,9 +147,21 @@ function afterHistory(r: DeclaredRoute, historyRead: HistoryRead): DeclaredRoute
   };
 }
 
-/** A path pattern as a RegExp, to tell 405 (known path) from 404. */
+/** What answers while the exchange starts: nothing in them reaches it. */
+const PROBES = new Set(['/health', '/ready', '/metrics']);
+
+/** While the exchange starts, the refusal a drain gives, naming the start's step; null once it serves. */
+function refusalWhileStarting(starting: () => string | null): HttpReply | null {
+  const step = starting();
+  return step === null ? null : failure(GatewayCode.Overloaded, step);
+}
+
+/**
+ * A path pattern as a RegExp, to tell 405 (known path) from 404. Exact, as uWebSockets.js
+ * matches: a path with a trailing slash is not served, so it is unknown (404), not a 405.
+ */
 function patternRegExp(pattern: string): RegExp {
-  return new RegExp('^' + pattern.replace(/:[^/]+/g, '[^/]+') + '/?$');
+  return new RegExp('^' + pattern.replace(/:[^/]+/g, '[^/]+') + '$');
 }
 
 /** The text a refusal log line quotes: the reply's own, cut short (a field message can be long). */
@@ -153,6 +174,8 @@ function replyObserver(table: readonly Route[], options: GatewayOptions): NonNul
   metrics?.observeRoutes(labels);
   const writes = labels.map((l) => l.method !== 'GET' && l.method !== 'ANY');
   const takesOrders = [...table.map((r) => r.submitsOrders === true), false];
+  // A probe's 503 is its answer, asked every few seconds for as long as it holds (a long replay): what it reports is logged where it happens.
+  const probes = labels.map((l) => l.pattern === '/ready' || l.pattern === '/health');
   const accessLog = options.accessLog === true;
   return (index, req, reply, seconds) => {
     const status = reply.status;
@@ -160,7 +183,7 @@ function replyObserver(table: readonly Route[], options: GatewayOptions): NonNul
     if (status >= 400) {
       if (takesOrders[index]) metrics?.orderRefused(reply.code, status);
       // A 503 is the exchange refusing for its own sake (a stage behind, shutting down): the operator hears of each.
-      if (status === 503) logger.warn({ method: req.method, route: labels[index].pattern, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'overloaded: answered 503');
+      if (status === 503 && !probes[index]) logger.warn({ method: req.method, route: labels[index].pattern, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'overloaded: answered 503');
       else if (writes[index] && logger.isLevelEnabled('debug')) {
         logger.debug({ method: req.method, route: labels[index].pattern, status, code: reply.code, reason: reply.body.slice(0, REASON_CHARS), client: req.remoteAddress }, 'write refused');
       }
@@ -181,6 +204,15 @@ const forOperator = (route: Route): boolean => route.pattern.startsWith('/operat
 export const OPERATOR_HOST = '127.0.0.1';
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { sockets, starting } = options;
+  // A WebSocket upgrade during the start is refused like a request.
+  if (sockets !== undefined && starting !== undefined) {
+    const admit = (address: string) => {
+      const refuse = refusalWhileStarting(starting);
+      return refuse === null ? sockets.admit(address) : { refuse };
+    };
+    options = { ...options, sockets: { ...sockets, admit } };
+  }
   let bound = localUrl(options.host, options.port);
   const table = routes(options, () => bound);
   const observe = replyObserver(table, options);

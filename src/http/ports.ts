@@ -82,6 +82,11 @@ export interface OrdersPort {
   /** The order if open or among the last to finish (in its final state), without reading history. */
   recent(orderId: number): OrderState | undefined;
   liveByClient(account: string, clientId: string): OrderState | undefined;
+  /**
+   * The account's newest order with this clientId: the open one, else the newest finished one
+   * among each subaccount's `scan` most recently updated orders (history).
+   */
+  latestByClient(account: string, clientId: string, scan: number): OrderState | undefined;
   liveOf(owner: number, market?: number): OrderState[];
   stored(orderId: number): OrderRecord | undefined;
   storedOf(owner: number, query: OrderQuery): OrderRecord[];

@@ -49,8 +49,10 @@ export function describe(error: ErrorObject): string {
     case 'maximum':
       return `${field} must be an integer from ${(error.parentSchema as { minimum?: number }).minimum ?? 0} to ${(error.parentSchema as { maximum?: number }).maximum}`;
     case 'minItems':
-    case 'maxItems':
-      return `${field} ${error.message}`;
+    case 'maxItems': {
+      const limit = (error.params as { limit: number }).limit;
+      return `${field} must have ${error.keyword === 'minItems' ? 'at least' : 'at most'} ${limit} item${limit === 1 ? '' : 's'}`;
+    }
     default:
       return `${field} ${error.message ?? 'is invalid'}`;
   }

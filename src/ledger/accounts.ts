@@ -38,6 +38,8 @@ export class AccountRegistry {
   private readonly owners: OwnerIdentity[] = [{ owner: 0, account: 0, address: '', subaccountIndex: 0 }];
   /** Index = account id: how many owners (subaccounts) the address has; slot 0 unused. */
   private readonly subaccounts: number[] = [0];
+  /** Index = account id: its owner ids in creation order; slot 0 unused. */
+  private readonly accountOwners: number[][] = [[]];
 
   /** The owner id of (address, subaccountIndex), creating it on first use. Inputs must be valid. */
   intern(address: string, subaccountIndex: number): OwnerIdentity {
@@ -49,11 +51,13 @@ export class AccountRegistry {
       account = this.addresses.length;
       this.addresses.push(address);
       this.subaccounts.push(0);
+      this.accountOwners.push([]);
       this.accountIds.set(address, account);
     }
     this.subaccounts[account]++;
     const identity = { owner: this.owners.length, account, address, subaccountIndex };
     this.owners.push(identity);
+    this.accountOwners[account].push(identity.owner);
     this.ownerIds.set(key, identity.owner);
     return identity;
   }
@@ -82,7 +86,7 @@ export class AccountRegistry {
 
   /** Every owner id of an account, in creation order. */
   ownersOf(account: number): number[] {
-    return this.owners.filter((o) => o.owner > 0 && o.account === account).map((o) => o.owner);
+    return account > 0 ? [...(this.accountOwners[account] ?? [])] : [];
   }
 
   get ownerCount(): number {

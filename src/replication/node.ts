@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
 import { localUrl } from '../http/gateway.ts';
-import { startExchange, type RunningExchange } from '../pipeline.ts';
+import { startExchange, type PipelineOptions, type RunningExchange } from '../pipeline.ts';
 import { openJetStream, type JetStreamLink } from './jetstream.ts';
 import { JetStreamSource } from './follower.ts';
 import type { Lease } from './lease.ts';
@@ -23,9 +23,10 @@ import { startReplica } from './replica.ts';
 /** What main.ts reads of a node: a primary has all of a `RunningExchange`, a replica its port. */
 export type RunningNode = Pick<RunningExchange, 'port' | 'stop'> & Partial<Pick<RunningExchange, 'operatorPort' | 'threads' | 'failed' | 'abort'>>;
 
-export async function startNode(settings: Settings, logger: Logger): Promise<RunningNode> {
+export async function startNode(settings: Settings, logger: Logger, options: Pick<PipelineOptions, 'cancel'> = {}): Promise<RunningNode> {
   const { role, natsUrls, natsReplicas, publicUrl } = settings.replication;
-  if (natsUrls.length === 0) return startExchange(settings, logger);
+  // A replicated node's start is its role's (a replica follows the stream): a stop during it waits for it.
+  if (natsUrls.length === 0) return startExchange(settings, logger, options);
   const connect = () => openJetStream(natsUrls, natsReplicas, `exchange-${role}`);
   // Port 0 picks a free port: the lease names the one bound (from the next renewal on).
   const named = (lease: Lease, port: number) => {

@@ -8,6 +8,9 @@
  * refuses to start, with a report naming the record and what the operator can do).
  * Events the books produce that the journal never received (a crash between routing a command
  * and journaling its events) are applied and journaled at the end: nothing half-applied remains.
+ * `recover` runs the replay in one go (the journal tool, a replica, the simulator);
+ * `recoverPausing` runs the same loop but lets the event loop in every few milliseconds, so a
+ * server's listener answers its probes during a long start-up replay.
  */
 import { FastOrderBook } from '../engine/fast-book.ts';
 import { payloadView, type Journal, type JournalEntry } from '../journal/journal.ts';
@@ -204,16 +207,54 @@ export class Replay {
 
 /**
  * Replays the journal from `options.from` into `exchange` (fresh, or restored from the snapshot
- * taken just before `from`) and returns the rebuilt books.
+ * taken just before `from`) and returns the rebuilt books, in one go on this thread.
  */
 export function recover(exchange: Exchange, journal: Journal, options: RecoveryOptions = {}): RecoveryReport {
+  const steps = replaying(exchange, journal, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * `recover` letting the event loop run at least every `pauseEveryMs` (a server answers its
+ * probes during a long start-up replay). The same loop: only where it pauses differs.
+ */
+export async function recoverPausing(
+  exchange: Exchange,
+  journal: Journal,
+  options: RecoveryOptions & { pauseEveryMs: number; /** Checked at each pause: an aborted start stops replaying (its reason is thrown). */ cancel?: AbortSignal },
+): Promise<RecoveryReport> {
+  const steps = replaying(exchange, journal, options);
+  let resumed = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    if (performance.now() - resumed < options.pauseEveryMs) continue;
+    await new Promise((resolve) => setImmediate(resolve));
+    options.cancel?.throwIfAborted();
+    resumed = performance.now();
+  }
+}
+
+/**
+ * Records between the points where the replay may pause: the clock is read once per step, a
+ * cost the replay does not measure (a record takes tens of microseconds to apply).
+ */
+const STEP_RECORDS = 256;
+
+/** The replay loop, stepping out every STEP_RECORDS records; returns the report. */
+function* replaying(exchange: Exchange, journal: Journal, options: RecoveryOptions): Generator<void, RecoveryReport> {
   const onBatch = options.onBatch ?? (() => {});
   const replay = new Replay(exchange, options.books ?? [], options.onEvent);
   replay.quietSeq = (options.from ?? 1) - 1;
   for (const entry of journal.range(options.from ?? 1)) {
     options.onRecord?.(entry.seq);
     replay.apply(entry);
-    if ((replay.commands + replay.events) % 4096 === 0) onBatch();
+    const applied = replay.commands + replay.events;
+    if (applied % 4096 === 0) onBatch();
+    if (applied % STEP_RECORDS === 0) yield;
   }
   options.onRecord?.(Number.MAX_SAFE_INTEGER);
   const recoveredEvents = options.finish === false ? 0 : replay.finish(journal);

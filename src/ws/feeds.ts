@@ -82,6 +82,16 @@ const CANDLE_WATCH_MS = 5000;
 const SUMMARY_EVERY_MS = 1000;
 export const FEED_PATH = '/ws';
 
+/**
+ * What uWS registers for the feeds' endpoint when the gateway listens: the gateway of a server
+ * listens during its start-up replay, before the feeds exist (they start from the replayed books).
+ */
+export function feedSocketSettings(limits?: Partial<FeedLimits>): Pick<SocketEndpoint<unknown>, 'path' | 'maxPayloadBytes' | 'idleTimeoutSeconds' | 'maxBackpressureBytes'> {
+  const { slowConsumerBytes } = { ...DEFAULT_FEED_LIMITS, ...limits };
+  // uWS would drop messages above maxBackpressureBytes: far above the slow-consumer limit, which closes first.
+  return { path: FEED_PATH, maxPayloadBytes: 16 * 1024, idleTimeoutSeconds: 60, maxBackpressureBytes: slowConsumerBytes * 4 };
+}
+
 /** What the feeds read; the pipeline hands it in. */
 export interface FeedPorts {
   markets: readonly MarketSpec[];
@@ -166,11 +176,7 @@ export class Feeds implements FeedSink {
     this.windows = ports.markets.map(() => undefined);
     this.lastSummaryAt = ports.markets.map(() => 0);
     this.endpoint = {
-      path: FEED_PATH,
-      maxPayloadBytes: 16 * 1024,
-      idleTimeoutSeconds: 60,
-      // uWS would drop messages above this: far above the slow-consumer limit, which closes first.
-      maxBackpressureBytes: this.limits.slowConsumerBytes * 4,
+      ...feedSocketSettings(ports.limits),
       admit: (address) => this.admit(address),
       open: (conn) => this.open(conn),
       message: (conn, text) => this.onMessage(conn, text),

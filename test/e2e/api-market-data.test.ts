@@ -321,3 +321,12 @@ test('unknown route: 404 Route not found: <path>; known route, other method: 405
   assertError(wrong, 405, 'Method POST not allowed on this route');
   assert.equal(wrong.headers.get('allow'), 'GET, HEAD, OPTIONS');
 });
+
+test('a known path with a trailing slash is 404 Route not found, not a 405 that names the method it refuses in Allow', async () => {
+  // GET /markets/ was answered 405 `Method GET not allowed on this route` with `Allow: GET, …`:
+  // the route table does not serve the slashed path, so the honest answer is that it is unknown.
+  for (const path of ['/markets/', `/book/${BTC}/`, '/account/order/']) {
+    assertError(await get(path), 404, `Route not found: ${path}`);
+    assert.equal((await ex.request('OPTIONS', path)).status, 404, `OPTIONS ${path}`);
+  }
+});

@@ -240,9 +240,15 @@ test('POST /account/orders: the batch rules and their refusals', async () => {
   assertError(await bea.send('POST', '/account/orders', { orders: [await order(), await dan.signedOrder({ price: '78000', quantity: '0.01' })] }), 400, same);
   const nonce = bea.nextNonce();
   assertError(await bea.send('POST', '/account/orders', { orders: [await order({ nonce }), await order({ nonce })] }), 400, 'each order of a batch needs its own nonce');
+  // A clientId names one open order: two in one batch would place the first and reject the second.
+  assertError(await bea.send('POST', '/account/orders', { orders: [await order({ clientId: 'bea-twice' }), await order({ clientId: 'bea-twice' })] }), 400, 'each order of a batch needs its own clientId');
   assertError(await bea.send('POST', '/account/orders', { orders: [await order(), await order({ period: 5 })] }), 400, 'May not specify period on Limit order');
   assertError(await bea.send('POST', '/account/orders', { orders: [{ ...(await order()), subaccountIndex: 2 ** 31 }] }), 400, 'Invalid subaccount index');
-  assert.equal((await bea.send('POST', '/account/orders', { orders: [] })).status, 400);
+  // Array bounds in words a user reads (ajv's own were `must NOT have fewer than 1 items`).
+  assertError(await bea.send('POST', '/account/orders', { orders: [] }), 400, 'orders must have at least 1 item');
+  const tooMany = await order();
+  assertError(await bea.send('POST', '/account/orders', { orders: Array.from({ length: 101 }, () => tooMany) }), 400, 'orders must have at most 100 items');
+  assertError(await bea.send('POST', '/account/order', { ...(await order()), signatures: [] }), 400, 'signatures must have at least 1 item');
   // Dan holds `trade` on Bea's subaccount 1 only: a batch he signs for her subaccount 0 is not delegated
   await delegate(bea, dan, 'trade', 1);
   const byDan = [await bea.signedOrder({ price: '78000', quantity: '0.01' }, dan.wallet), await bea.signedOrder({ price: '78000', quantity: '0.02' }, dan.wallet)];
@@ -320,7 +326,7 @@ test('DELETE /account/order by orderId and by clientId+account; twice is Order n
   assert.equal(ok(await cleo.get(`/account/order?orderId=${a.orderId}`)).status, 'cancelled');
 });
 
-test('POST /account/orders/cancel with orderIds, with clientIds, and with an empty body', async () => {
+test('POST /account/orders/cancel with orderIds, with clientIds (of the caller when account is absent), and with an empty body', async () => {
   const dora = await newTrader();
   const mallory = await newTrader();
   const [a] = ok(await dora.place({ price: '60000', quantity: '0.01' }));
@@ -345,14 +351,16 @@ test('POST /account/orders/cancel with orderIds, with clientIds, and with an emp
   const again = ok(await dora.send('POST', '/account/orders/cancel', { orderIds: [a.orderId] }));
   assert.deepEqual(again, { cancelled: [], failed: [{ clientId: '', orderId: a.orderId, reason: 'Order is cancelled' }] });
 
+  // account is optional (the spec): clientIds without it name the caller's own orders.
   const noAccount = ok(await dora.send('POST', '/account/orders/cancel', { clientIds: ['dora-c'] }));
-  assert.deepEqual(noAccount, { cancelled: [], failed: [{ clientId: 'dora-c', orderId: '', reason: 'account is required with clientIds' }] });
+  assert.deepEqual(noAccount.cancelled.map((o: any) => [o.orderId, o.clientId, o.status]), [[c.orderId, 'dora-c', 'cancelled']]);
+  assert.deepEqual(noAccount.failed, []);
   const byClient = ok(await dora.send('POST', '/account/orders/cancel', { account: dora.address, clientIds: ['dora-c', 'dora-d', 'dora-none'] }));
-  assert.deepEqual(byClient.cancelled.map((o: any) => [o.orderId, o.clientId, o.status]), [
-    [c.orderId, 'dora-c', 'cancelled'],
-    [d.orderId, 'dora-d', 'cancelled'],
+  assert.deepEqual(byClient.cancelled.map((o: any) => [o.orderId, o.clientId, o.status]), [[d.orderId, 'dora-d', 'cancelled']]);
+  assert.deepEqual(byClient.failed, [
+    { clientId: 'dora-c', orderId: '', reason: 'Order not found' },
+    { clientId: 'dora-none', orderId: '', reason: 'Order not found' },
   ]);
-  assert.deepEqual(byClient.failed, [{ clientId: 'dora-none', orderId: '', reason: 'Order not found' }]);
   assert.deepEqual(ok(await dora.get(`/account/orders?${sub(dora)}&status=open`)).bids, []);
   assert.equal(ok(await mallory.get(`/account/order?orderId=${m.orderId}`)).status, 'new', "Mallory's order survived Dora's batch");
   assertError(await ex.request('POST', '/account/orders/cancel', {}), 401, 'Please add the JWT token to the header');

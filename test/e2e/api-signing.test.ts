@@ -1,8 +1,9 @@
 /**
  * Signing what you send (issue 14, item 8). The signed Order message is not the body itself
- * (orderType in lowerCamel, flags top-level, null strings as ""), so a client that signs its
- * body as it is gets `Invalid signature` — the spec's text, unchanged. What changes is that it
- * can see why: the refusal carries `X-Signed-Message` (what the server hashed) and
+ * (orderType in lowerCamel, flags top-level, null strings as ""); the orderType as the body
+ * writes it ('Limit') is accepted too, since it names the same order. A client that signs
+ * anything else than the body gets `Invalid signature` — the spec's text, unchanged — and can
+ * see why: the refusal carries `X-Signed-Message` (what the server hashed) and
  * `X-Signature-Recovered` (whom the signature recovered to), and GET /config publishes the
  * mapping with a worked example that a client can follow to succeed.
  */
@@ -58,13 +59,29 @@ test("GET /config publishes the body → message rules with a worked example, an
   assert.deepEqual(example.message, messageByPublishedRules(example.body), 'the rules, followed literally, give the published message');
 });
 
-test("a client that signs its body as sent ('Limit', flags nested) gets Invalid signature, and the headers show the lowerCamel message and a stranger's address", async () => {
+test("a wallet that signs orderType as its body writes it ('Limit', the spec's samples' spelling) is accepted, as is the published lowerCamel", async () => {
+  // A viem client that signs the body it sends (the flags where the Order type puts them, nulls
+  // as "") writes orderType as the spec's samples do; it names the same order as "limit".
   const alice = await newTrader();
-  const body = { ...alice.orderBody({ orderType: 'Limit', price: '41000', quantity: '0.001', clientId: 'signed-as-sent' }), clientId: 'signed-as-sent' };
-  // The naive client: the body itself as the message (orderType 'Limit', clientId, nulls for the rest).
-  const naive = { ...body, ioc: false, postOnly: false, reduceOnly: false, triggerPrice: '', parentOrderId: '', period: 0, trailingPercent: '' };
-  const refused = await alice.send('POST', '/account/order', { ...body, signatures: [await signOrder(alice.wallet, naive)] });
+  for (const orderType of ['Limit', 'LIMIT', 'limit']) {
+    const body = alice.orderBody({ orderType, price: '41000', quantity: '0.001' });
+    const asWritten = { ...messageByPublishedRules(body), orderType };
+    const placed = ok(await alice.send('POST', '/account/order', { ...body, signatures: [await signOrder(alice.wallet, asWritten)] }));
+    assert.equal(placed[0].orderType, 'limit', orderType);
+  }
+  // Another type's spelling is another order: a signature over "Twap" does not place a limit order.
+  const body = alice.orderBody({ orderType: 'Limit', price: '41000', quantity: '0.001' });
+  const { message } = diagnostics(await alice.send('POST', '/account/order', { ...body, signatures: [await signOrder(alice.wallet, { ...messageByPublishedRules(body), orderType: 'Twap' })] }));
+  assert.equal(message.orderType, 'limit', 'the diagnostics show the published message');
+});
+
+test("a client that signs a decimal other than the body's ('41000.0' for '41000') gets Invalid signature, and the headers show the message hashed and a stranger's address", async () => {
+  const alice = await newTrader();
+  const body = alice.orderBody({ orderType: 'Limit', price: '41000', quantity: '0.001', clientId: 'signed-as-sent' });
+  const reformatted = { ...messageByPublishedRules(body), price: '41000.0' };
+  const refused = await alice.send('POST', '/account/order', { ...body, signatures: [await signOrder(alice.wallet, reformatted)] });
   const { message, recovered } = diagnostics(refused);
+  assert.equal(message.price, '41000', 'decimals are hashed verbatim');
   assert.equal(message.orderType, 'limit', 'the server hashed orderType in lowerCamel');
   assert.deepEqual(Object.keys(message), (types.Order as { name: string }[]).map((f) => f.name), 'exactly the Order type\'s fields, in its order');
   assert.equal(message.ioc, false, 'flags are top-level in the message');

@@ -48,6 +48,16 @@ test('refusals are ExchangeError with the status, the exchange’s text and its 
   });
 });
 
+test('an orderType in any letter case (LIMIT, Limit, limit) is signed as the exchange hashes it and accepted', async () => {
+  // The exchange accepts orderType case-insensitively and hashes it in lowerCamel (GET /config
+  // `signing`); a client that only lowered the first letter signed "lIMIT" and was refused.
+  const me = await newTrader();
+  for (const orderType of ['LIMIT', 'Limit', 'limit']) {
+    const placed = await me.placeOrder({ symbol: BTC, orderType, price: '90000', quantity: '0.001', postOnly: true });
+    assert.equal(placed.orderType, 'limit', orderType);
+  }
+});
+
 test('orders signed concurrently get distinct, increasing nonces and are all accepted', async () => {
   const me = await newTrader();
   const placed = await Promise.all(Array.from({ length: 30 }, (_, i) => me.placeOrder({ symbol: BTC, price: String(80000 + i), quantity: '0.0001', postOnly: true })));

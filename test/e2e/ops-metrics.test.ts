@@ -3,31 +3,15 @@
  * format, and the figures move as orders go through HTTP — accepted, refused by reason, filled,
  * journaled — with request counts per route and status.
  *
- * The parser (parse-prometheus-text-format, prom2json's shape) folds the series of a labelled
- * histogram into one, so per-route figures are read from the request counter; the unlabelled
- * histograms (journal flush, snapshot) are read whole.
+ * The parser (./prometheus.ts) folds the series of a labelled histogram into one, so per-route
+ * figures are read from the request counter; the unlabelled histograms (journal flush,
+ * snapshot) are read whole.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import parsePrometheusTextFormat, { type MetricFamily, type Sample } from 'parse-prometheus-text-format';
-import { startTestExchange, Trader, type ApiClient, fundedTraders } from './harness.ts';
+import { startTestExchange, Trader, fundedTraders } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
-
-async function scrape(ex: ApiClient): Promise<Map<string, MetricFamily>> {
-  const reply = await ex.request('GET', '/metrics');
-  assert.equal(reply.status, 200, reply.text);
-  assert.match(reply.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
-  return new Map(parsePrometheusTextFormat(reply.text).map((family) => [family.name, family]));
-}
-
-/** The sample of `name` whose labels include `labels`. */
-function sample(families: Map<string, MetricFamily>, name: string, labels: Record<string, string> = {}): Sample | undefined {
-  const family = families.get(name);
-  assert.ok(family, `${name} is exposed`);
-  return family.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
-}
-
-const value = (families: Map<string, MetricFamily>, name: string, labels?: Record<string, string>): number => Number(sample(families, name, labels)?.value ?? 0);
+import { sample, scrape, value } from './prometheus.ts';
 
 test('a scrape parses, and orders placed over HTTP move the order, fill, request and journal figures', async () => {
   const ex = await startTestExchange();

@@ -1,11 +1,12 @@
 /**
  * What a process manager, a load balancer and Prometheus ask (docs/operations.md):
  *  - `GET /health`: the process is up and its event loop answers — 200 `ok`, always;
- *  - `GET /ready`: it should be sent traffic — 200 `ready`, or 503 `Not ready: <reason>` (the
- *    journal failed, a market thread stopped, a stage is behind, shutting down) with
- *    `Retry-After`; the listener opens only once the journal is replayed, so a start-up replay
- *    shows as a refused connection;
- *  - `GET /metrics`: the Prometheus text format.
+ *  - `GET /ready`: it should be sent traffic — 200 `ready`, or 503 `Not ready: <reason>` (still
+ *    starting: `replaying journal (seq 1200 of 90000)`; the journal failed, a market thread
+ *    stopped, a stage is behind, shutting down) with `Retry-After`;
+ *  - `GET /metrics`: the Prometheus text format (during the start-up replay too: its progress).
+ * The listener opens before the start-up replay: these three answer during it, every other
+ * route is refused 503 until the exchange has caught up (http/gateway `starting`).
  * None of them is charged to the per-address budget: a probe every second must never see 429.
  */
 import type { OperationsPort } from '../ports.ts';
@@ -37,7 +38,7 @@ export function metricsRoute(operations: OperationsPort): DeclaredRoute {
 const PLAIN = { type: 'string' } as const;
 export const HEALTH: Endpoint = { method: 'get', path: '/health', tag: 'Operations', summary: 'Liveness', description: 'The process is up and its event loop answers: 200 `ok`, always. Outside every request budget.', auth: false, response: PLAIN, contentType: 'text/plain', errors: [] };
 export const READY_ENDPOINT: Endpoint = {
-  method: 'get', path: '/ready', tag: 'Operations', summary: 'Readiness', description: 'Whether the exchange should be sent traffic: 200 `ready`, or 503 naming why not (the journal failed, a market thread stopped, a stage is behind, shutting down) with `Retry-After`. Outside every request budget.',
+  method: 'get', path: '/ready', tag: 'Operations', summary: 'Readiness', description: 'Whether the exchange should be sent traffic: 200 `ready`, or 503 naming why not (still starting: `replaying journal (seq <n> of <m>)`, during which every route but /health, /ready and /metrics answers 503; the journal failed, a market thread stopped, a stage is behind, shutting down) with `Retry-After`. Outside every request budget.',
   auth: false, response: PLAIN, contentType: 'text/plain', errors: [[503, 'Not ready: <reason>']],
 };
 export const METRICS: Endpoint = { method: 'get', path: '/metrics', tag: 'Operations', summary: 'Prometheus metrics', description: 'The Prometheus text format (docs/operations.md lists the series). On the operator port when one is set.', auth: false, response: PLAIN, contentType: 'text/plain', errors: [] };

@@ -42,6 +42,13 @@ import * as S from '../schemas.ts';
 /** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
 const MAX_BATCH_ORDERS = 100;
 
+/**
+ * How far back GET /account/order looks for a closed order by clientId: each subaccount's most
+ * recently updated orders. A client that lost a reply asks within seconds; the bound keeps a
+ * clientId never used from reading an account's whole history.
+ */
+const CLIENT_ID_LOOKBACK = 1000;
+
 const BATCH_SCHEMA = {
   title: 'OrderBatchRequest',
   type: 'object',
@@ -109,6 +116,8 @@ function batchRefusal(intents: readonly OrderIntent[]): string | null {
     if (i.account !== first.account || i.subaccountIndex !== first.subaccountIndex || i.market !== first.market || i.period !== first.period) return sameOrderType;
   }
   if (new Set(intents.map((i) => i.nonce)).size !== intents.length) return 'each order of a batch needs its own nonce';
+  const clientIds = intents.flatMap((i) => (i.clientId === null ? [] : [i.clientId]));
+  if (new Set(clientIds).size !== clientIds.length) return 'each order of a batch needs its own clientId';
   const types = new Set(intents.map((i) => i.orderType));
   if (types.has('takeProfit') || types.has('stopLoss')) {
     if (intents.length !== 2 || !types.has('takeProfit') || !types.has('stopLoss')) return 'A TP/SL pair is exactly two orders: one takeProfit and one stopLoss';
@@ -178,11 +187,23 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
   const mayTrade = (who: readonly Address[], order: OrderLike): boolean =>
     who.every((a) => guard.authorize(a, order.account as Address, order.subaccountIndex, 'trade') === undefined);
 
-  /** Signature → signer, for one order body. */
+  /** Whether `signer` may sign orders for the body's subaccount (the account or its `trade` delegate). */
+  const maySign = (signer: Address, body: OrderBody): boolean => guard.authorize(signer, body.account.toLowerCase() as Address, body.subaccountIndex, 'trade') === undefined;
+
+  /**
+   * Signature → signer, for one order body. The published rule signs orderType in lowerCamel;
+   * a wallet that signed the body's own spelling ("Limit", as the spec's samples write it)
+   * signed the same order, so that message is tried when the first recovers nobody who may
+   * sign here (a second recovery only for such bodies; docs/auth.md "What a client signs").
+   */
   const signerOf = async (body: OrderBody): Promise<Address | HttpReply> => {
     const message = orderMessage(body);
     if (!message.ok) return codeFailure(message);
     const signer = await recoverRequestSigner(recover, domain, 'Order', message.value, body.signatures);
+    if (signer.ok && body.orderType !== message.value.orderType && !maySign(signer.value, body)) {
+      const asWritten = await recoverRequestSigner(recover, domain, 'Order', { ...message.value, orderType: body.orderType }, body.signatures);
+      if (asWritten.ok && maySign(asWritten.value, body)) return asWritten.value;
+    }
     return signer.ok ? signer.value : signedWriteFailure(signer, () => ({ primaryType: 'Order', message: message.value }));
   };
 
@@ -204,8 +225,11 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     return { ...fields, market: market.index, signer, signature: body.signatures[0] };
   };
 
-  /** Submits one order; the reply's order, or the refusal. */
-  const submitOne = async (intent: OrderIntent, signer: Address): Promise<{ order: OrderLike } | { reply: HttpReply }> => {
+  /**
+   * Submits one order; the reply's order, or the refusal — with the order it left `rejected`
+   * when the refusal was journaled (a nonce spent: insufficient margin, too many open orders).
+   */
+  const submitOne = async (intent: OrderIntent, signer: Address): Promise<{ order: OrderLike } | { reply: HttpReply; rejected?: OrderLike }> => {
     let outcome: Outcome;
     try {
       outcome = await orders.submit(submitCommand(intent, signer));
@@ -213,7 +237,10 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       return { reply: overloadedOr(error) };
     }
     const { result } = outcome;
-    if (result.code !== 0) return { reply: orderFailure(result, () => ({ body: intent.body, signer })) };
+    if (result.code !== 0) {
+      const rejected = result.changed && result.orderId !== undefined ? current(result.orderId) : undefined;
+      return { reply: orderFailure(result, () => ({ body: intent.body, signer })), rejected };
+    }
     metrics?.ordersAccepted(1);
     return { order: (await reported(outcome))[0] };
   };
@@ -299,9 +326,12 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     const out: OrderLike[] = [];
     for (let i = 0; i < intents.length; i++) {
       const submitted = await submitOne(intents[i], signers[i] as Address);
-      // The first refusal stops the batch; orders already placed stay and are reported.
+      // The first refusal stops the batch; orders already placed stay and are reported, then
+      // the refused one as it was journaled (`rejected`, with its reason), so the client sees
+      // where and why it stopped; the orders after it were not submitted (nonces unspent).
       if ('reply' in submitted) {
         if (out.length === 0) return submitted.reply;
+        if (submitted.rejected !== undefined) out.push(submitted.rejected);
         break;
       }
       out.push(submitted.order);
@@ -321,7 +351,9 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       if (clientId === undefined) return failure(GatewayCode.InvalidField, 'Missing query parameter orderId (or clientId with account)');
       const account = addressParam(ctx.query, 'account');
       if (isReply(account)) return account;
-      order = orders.liveByClient(account!, clientId);
+      // A read finds the order however it ended (a client checking whether a lost order was
+      // placed must not be told 404 because it filled at once); a cancel, only an open one.
+      order = scope === 'read' ? orders.latestByClient(account!, clientId, CLIENT_ID_LOOKBACK) : orders.liveByClient(account!, clientId);
     }
     if (order === undefined) return codeFailure({ code: ExchangeCode.OrderNotFound });
     const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, scope);
@@ -380,11 +412,9 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       const id = parseOrderId(text);
       await attempt(id === undefined ? undefined : current(id), '', text);
     }
-    if ((clientIds ?? []).length > 0 && (account === undefined || account === null)) {
-      for (const clientId of clientIds!) failed.push({ clientId, orderId: '', reason: 'account is required with clientIds' });
-    } else {
-      for (const clientId of clientIds ?? []) await attempt(orders.liveByClient(account!.toLowerCase(), clientId), clientId, '');
-    }
+    // `account` is optional (the spec): clientIds without it are the caller's own.
+    const owner = account === undefined || account === null ? ctx.caller : account.toLowerCase();
+    for (const clientId of clientIds ?? []) await attempt(orders.liveByClient(owner, clientId), clientId, '');
     return json(serializeBatchCancel({ cancelled, failed }));
   };
 
@@ -486,15 +516,15 @@ export const SUBMIT_ORDER: Endpoint = {
 };
 
 export const SUBMIT_BATCH: Endpoint = {
-  method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order; all or nothing.', auth: true, signed: true, submitsOrders: true, body: BATCH_SCHEMA, response: S.ORDER_BATCH_SCHEMA,
+  method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order. A TWAP, an iceberg or a TP/SL pair is admitted whole or refused whole. Limit orders are placed in order and the first refusal stops the batch: a refusal of the first order is the answer; a later one answers the orders placed, then the refused order as `rejected` with its `reason` when the refusal spent its nonce; the orders after it are not submitted.', auth: true, signed: true, submitsOrders: true, body: BATCH_SCHEMA, response: S.ORDER_BATCH_SCHEMA,
   errors: [...BAD_BODY, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND],
 };
 
-export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
+export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account: the account\'s newest order with that clientId, open or closed (a closed one among each subaccount\'s 1,000 most recently updated orders).', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
 
 export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
 
-export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds; what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED], readsHistory: true };
+export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds (of `account`, by default the caller\'s own); what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED], readsHistory: true };
 
 export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND], readsHistory: true };
 

@@ -1,0 +1,41 @@
+/**
+ * A limit batch (POST /account/orders) is submitted order by order and the first refusal stops
+ * it (docs/decisions.md "batches"). What a client must be able to tell from the answer: which
+ * orders were placed, which one was refused and why, and which were never submitted. Before,
+ * the reply listed only the placed orders — a 200 with fewer orders than sent and no reason.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestExchange, Trader } from './harness.ts';
+import { assertError, assertOrderShape, ok } from './api-helpers.ts';
+
+const ex = await startTestExchange();
+
+test('a limit batch stopped by a refusal answers the placed orders, then the refused one as rejected with its reason; the rest are not submitted', async () => {
+  // 100 USD holds the initial margin (2 %) of a 0.001 BTC bid at 80,000, not of a 0.1 one (160 USD).
+  const kim = await new Trader(ex).login();
+  await kim.fund('100');
+  const fits = await kim.signedOrder({ price: '80000', quantity: '0.001', clientId: 'kim-fits' });
+  const tooBig = await kim.signedOrder({ price: '80000', quantity: '0.1', clientId: 'kim-too-big' });
+  const after = await kim.signedOrder({ price: '80000', quantity: '0.0001', clientId: 'kim-after' });
+  const { orders } = ok(await kim.send('POST', '/account/orders', { orders: [fits, tooBig, after] }));
+  orders.forEach(assertOrderShape);
+  assert.deepEqual(
+    orders.map((o: any) => [o.clientId, o.status, o.reason]),
+    [
+      ['kim-fits', 'new', ''],
+      ['kim-too-big', 'rejected', 'insufficientMargin'],
+    ],
+  );
+  // The refused order spent its nonce (it is journaled, rejected); the one after it did not.
+  assertError(await kim.send('POST', '/account/order', tooBig), 409, 'Nonce already used');
+  assert.equal(ok(await kim.send('POST', '/account/order', after))[0].status, 'new');
+});
+
+test('a limit batch whose first order is refused is that refusal, as a single order would be', async () => {
+  const lee = await new Trader(ex).login();
+  await lee.fund('100');
+  const tooBig = await lee.signedOrder({ price: '80000', quantity: '0.1' });
+  const fits = await lee.signedOrder({ price: '80000', quantity: '0.001' });
+  assertError(await lee.send('POST', '/account/orders', { orders: [tooBig, fits] }), 400, 'Insufficient margin');
+});
