@@ -17,6 +17,7 @@ import { send, type Exchange, type RawRequest } from './fuzz-http.ts';
 import { renderJson, resolveRefs, Ref } from './fuzz-schema.ts';
 import type { AuthSpec, FuzzWorld, OrderDraft, Plan, SignedSpec, Tamper } from './fuzz-plans.ts';
 import { orderTypedMessage, type Trader } from './harness.ts';
+import { ENDPOINTS } from '../../src/http/endpoints.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Methods uWebSockets.js parses; other tokens may be dropped without a response. */
@@ -281,7 +282,8 @@ export class FuzzExecutor {
 }
 
 /** The reference page and the market page: HTML, not JSON. */
-const HTML_PAGES = new Set(['/docs', '/']);
+/** Routes whose success is not JSON, by path: the declared content type (the page, the reference, the probes, the metrics). */
+const NOT_JSON = new Map(ENDPOINTS.filter((e) => e.contentType !== undefined && e.contentType !== 'application/json' && e.method === 'get').map((e) => [e.path, e.contentType!]));
 
 /** What is wrong with the reply, or undefined when it keeps the API's promises. */
 export function violation({ plan, request, exchange }: Sent): string | undefined {
@@ -299,7 +301,8 @@ export function violation({ plan, request, exchange }: Sent): string | undefined
     if (body.toString('utf8').trim() === '') return `error ${status} with an empty body`;
     return undefined;
   }
-  if (HTML_PAGES.has(request.target)) return contentType.startsWith('text/html') ? undefined : `GET ${request.target} with content-type ${JSON.stringify(contentType)}`;
+  const declared = NOT_JSON.get(request.target.split('?')[0]);
+  if (declared !== undefined) return contentType.startsWith(declared) ? undefined : `GET ${request.target} with content-type ${JSON.stringify(contentType)}, declared ${declared}`;
   if (!contentType.startsWith('application/json')) return `success ${status} with content-type ${JSON.stringify(contentType)}`;
   try {
     JSON.parse(body.toString('utf8'));
