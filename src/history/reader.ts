@@ -9,17 +9,19 @@
  * at most `limit` results; when more match, the newest are kept. Listings come newest first,
  * except candles, which come ascending (the newest `limit`, then in time order).
  *
- * Cost: a query is one range read of at most `limit` entries, except where a filter is not
- * part of the key (fills by market, orders by status/market/type), which reads past what it
- * skips. Fills and orders share the subaccount's timeline (history/store): each of those
- * queries also reads past the other kinds' entries in its window — about three per order
- * (created, updated, superseded updates) beside its fills. The 24h summary reads at most 59 +
- * 24 + 59 candles (1-minute edges, 1-hour middle). A clientId lookup reads at most `scan`
- * orders per subaccount of the account (and the other entries of the timeline among them).
+ * Cost: a query is one range read of at most `limit` entries of its kind (the subaccount's
+ * timeline keeps fills, created and updated entries in ranges of their own, history/store),
+ * except where a filter skips entries (fills by market, orders by status/market/type): then it
+ * reads past the keys it skips, keys only — an order's record is read only for an entry it may
+ * list (a status filter on the created window reads the record of each entry in the window),
+ * and an order listed by updatedAt may have one superseded entry (read) beside its latest. At
+ * most `SEARCH_LIMIT` entries: past that a listing throws `SearchTooBroad` and the route asks
+ * for a narrower window. The 24h summary reads at most 59 + 24 + 59 candles (1-minute edges,
+ * 1-hour middle). A clientId lookup reads at most `scan` orders per subaccount of the account.
  * May import: history/, lmdb types.
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
-import { KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
+import { FINAL_STATUSES, FINAL_STATUS_CODE, finishedKind, KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, ORDER_TYPE_CODE, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
 import type { RootDatabase } from 'lmdb';
 import type {
   AccountFillRecord,
@@ -35,6 +37,22 @@ import type {
 
 const DAY = 24 * 3600_000;
 
+/**
+ * Most timeline entries one listing reads (its keys; a few of them also their record). A
+ * listing whose filters match little in a long history (an order type never used, a rarely
+ * traded market among a market maker's million orders) would otherwise read the subaccount's
+ * whole history on the gateway's thread, holding every other request and order behind it.
+ * 50,000 entries are ≈ 17,000 orders and their fills: tens of milliseconds.
+ */
+export const SEARCH_LIMIT = 50_000;
+
+/** A listing stopped at `SEARCH_LIMIT` entries before it was complete: its window is too wide. */
+export class SearchTooBroad extends Error {
+  constructor() {
+    super('a history listing reached its search limit');
+  }
+}
+
 /** Range options reading keys `[...prefix, t, …]` with from ≤ t < to, newest first. */
 function newestFirst(prefix: number[], from: number | undefined, to: number | undefined) {
   return {
@@ -49,8 +67,11 @@ function newestFirst(prefix: number[], from: number | undefined, to: number | un
 export class HistoryReader implements MarketHistory {
   private readonly dbs: HistoryDatabases;
 
-  /** Over databases already opened, or opened here from the exchange's history environment. */
-  constructor(source: HistoryDatabases | RootDatabase) {
+  /**
+   * Over databases already opened, or opened here from the exchange's history environment.
+   * `searchLimit`: most entries a listing reads (`SEARCH_LIMIT`; smaller in tests).
+   */
+  constructor(source: HistoryDatabases | RootDatabase, private readonly searchLimit = SEARCH_LIMIT) {
     this.dbs = 'tradesByTime' in source ? source : openHistoryDatabases(source);
   }
 
@@ -110,11 +131,12 @@ export class HistoryReader implements MarketHistory {
     return { from, window: mergeCandles(parts), lastPrice: this.lastPrice(marketIndex) };
   }
 
-  /** Fills of a subaccount, newest first. */
+  /** Fills of a subaccount, newest first. Throws `SearchTooBroad` past `SEARCH_LIMIT` entries. */
   fills(owner: number, query: FillQuery): AccountFillRecord[] {
     const out: AccountFillRecord[] = [];
-    for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner], query.from, query.to))) {
-      if (key[2] !== TIMELINE_FILL) continue;
+    let read = 0;
+    for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner, TIMELINE_FILL], query.from, query.to))) {
+      if (++read > this.searchLimit) throw new SearchTooBroad();
       if (query.marketIndex !== undefined && key[3] !== query.marketIndex) continue;
       out.push(loadFill(key, value as StoredFill));
       if (out.length >= query.limit) break;
@@ -126,21 +148,73 @@ export class HistoryReader implements MarketHistory {
     return this.dbs.orders.get(orderId);
   }
 
-  /** Orders of a subaccount, newest first by the time `query.by` names (default updatedAt). */
+  /**
+   * Orders of a subaccount, newest first by the time `query.by` names (default updatedAt). The
+   * market, type and (in update entries) final status are read from each entry's key (store),
+   * so an order's record is read only for an entry the query may list. Throws `SearchTooBroad`
+   * past `SEARCH_LIMIT` entries.
+   */
   orders(owner: number, query: OrderQuery): OrderRecord[] {
-    const kind = query.by === 'created' ? TIMELINE_CREATED : TIMELINE_UPDATED;
+    const finals = query.statuses === undefined ? [] : [...query.statuses].map((s) => FINAL_STATUS_CODE.get(s));
+    if (query.by !== 'created' && finals.length > 0 && finals.every((code) => code !== undefined)) return this.finishedOrders(owner, finals as number[], query);
+    const byCreated = query.by === 'created';
+    const kind = byCreated ? TIMELINE_CREATED : TIMELINE_UPDATED;
+    const types = query.orderTypes === undefined ? undefined : new Set([...query.orderTypes].flatMap((t) => ORDER_TYPE_CODE.get(t) ?? []));
+    // Whether an entry of an order still open (final 0) can be listed: not when only terminal statuses are asked.
+    const openWanted = query.statuses === undefined || [...query.statuses].some((s) => !FINAL_STATUS_CODE.has(s));
     const out: OrderRecord[] = [];
-    for (const key of this.dbs.timeline.getKeys(newestFirst([owner], query.from, query.to))) {
-      if (key[2] !== kind) continue;
+    // Orders met newest first in the update entries: an older entry of one is superseded.
+    const met = new Set<number>();
+    let read = 0;
+    for (const key of this.dbs.timeline.getKeys(newestFirst([owner, kind], query.from, query.to))) {
+      if (++read > this.searchLimit) throw new SearchTooBroad();
+      if (query.marketIndex !== undefined && key[4] !== query.marketIndex) continue;
+      if (types !== undefined && !types.has(key[5])) continue;
+      if (!byCreated) {
+        if (met.has(key[3])) continue;
+        met.add(key[3]);
+        const final = FINAL_STATUSES[key[6]];
+        if (final === undefined ? !openWanted : query.statuses !== undefined && !query.statuses.has(final)) continue;
+      }
       const order = this.dbs.orders.get(key[3]);
       if (order === undefined) continue;
-      // An entry of a superseded change (update entries are append-only, history/writer): listed at its latest time only.
-      if (kind === TIMELINE_UPDATED && key[1] !== order.updatedAt) continue;
+      // An entry of a superseded change (update entries are append-only, history/writer): listed at its latest change only.
+      if (!byCreated && (key[2] !== order.updatedAt || key[6] !== (FINAL_STATUS_CODE.get(order.status) ?? 0))) continue;
       if (query.statuses !== undefined && !query.statuses.has(order.status)) continue;
-      if (query.marketIndex !== undefined && order.marketIndex !== query.marketIndex) continue;
-      if (query.orderTypes !== undefined && !query.orderTypes.has(order.orderType)) continue;
       out.push(order);
       if (out.length >= query.limit) break;
+    }
+    return out;
+  }
+
+  /**
+   * Orders that ended with one of the final statuses `finals`, newest first by updatedAt: the
+   * ranges of those statuses (history/store `finishedKind`) merged, so a listing of filled
+   * orders reads no entry of a cancelled one.
+   */
+  private finishedOrders(owner: number, finals: readonly number[], query: OrderQuery): OrderRecord[] {
+    const types = query.orderTypes === undefined ? undefined : new Set([...query.orderTypes].flatMap((t) => ORDER_TYPE_CODE.get(t) ?? []));
+    const ranges = finals.map((code) => this.dbs.timeline.getKeys(newestFirst([owner, finishedKind(code)], query.from, query.to))[Symbol.iterator]());
+    const heads = ranges.map((range) => range.next());
+    const out: OrderRecord[] = [];
+    let read = 0;
+    while (out.length < query.limit) {
+      // The newest head (time, then orderId): the order the ranges merged list next.
+      let next = -1;
+      for (let i = 0; i < heads.length; i++) {
+        const head = heads[i];
+        if (head.done) continue;
+        const best = next < 0 ? undefined : heads[next].value;
+        if (best === undefined || head.value[2] > best[2] || (head.value[2] === best[2] && head.value[3] > best[3])) next = i;
+      }
+      if (next < 0) break;
+      const key = heads[next].value;
+      heads[next] = ranges[next].next();
+      if (++read > this.searchLimit) throw new SearchTooBroad();
+      if (query.marketIndex !== undefined && key[4] !== query.marketIndex) continue;
+      if (types !== undefined && !types.has(key[5])) continue;
+      const order = this.dbs.orders.get(key[3]);
+      if (order !== undefined && order.updatedAt === key[2]) out.push(order);
     }
     return out;
   }
@@ -155,11 +229,10 @@ export class HistoryReader implements MarketHistory {
     let newest: OrderRecord | undefined;
     for (const owner of owners) {
       let scanned = 0;
-      for (const key of this.dbs.timeline.getKeys(newestFirst([owner], undefined, undefined))) {
-        if (key[2] !== TIMELINE_UPDATED) continue;
+      for (const key of this.dbs.timeline.getKeys(newestFirst([owner, TIMELINE_UPDATED], undefined, undefined))) {
         const order = this.dbs.orders.get(key[3]);
         // A superseded update entry is not one of the orders scanned (the order is, at its latest).
-        if (order === undefined || key[1] !== order.updatedAt) continue;
+        if (order === undefined || key[2] !== order.updatedAt || key[6] !== (FINAL_STATUS_CODE.get(order.status) ?? 0)) continue;
         if (order.clientId === clientId) {
           if (newest === undefined || order.orderId > newest.orderId) newest = order;
           break;

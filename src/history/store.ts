@@ -11,37 +11,80 @@
  * history.tradesByTime    [marketIndex, time, seq]                → trade   from/to windows
  * history.candles         [marketIndex, intervalIndex, start]     → candle
  * history.orders          orderId                                 → order record
- * history.timeline        [owner, time, TIMELINE_FILL, marketIndex, seq]    → fill  (marketIndex: seqs are per market)
- *                         [owner, time, TIMELINE_CREATED, orderId]          → null  one per order, at createdAt
- *                         [owner, time, TIMELINE_UPDATED, orderId]          → null  one per change at a new updatedAt
+ * history.timeline        [owner, TIMELINE_FILL, time, marketIndex, seq]                      → fill  (marketIndex: seqs are per market)
+ *                         [owner, TIMELINE_CREATED, time, orderId, marketIndex, type]          → null  one per order, at createdAt
+ *                         [owner, TIMELINE_UPDATED, time, orderId, marketIndex, type, final]   → null  per change (below)
+ *                         [owner, finishedKind(final), time, orderId, marketIndex, type]       → null  at its terminal change
  * history.funding         [marketIndex, time]                     → rate
  * ```
- * A subaccount's timeline holds its fills and both order indexes in one range ordered by
- * time, so what one order adds (its created entry, its updates, its fills) lands on the same
- * page near the end of that range: a batch dirties about one timeline page per subaccount it
- * touches instead of one in each of three databases (LMDB's cost per batch is per page
- * copied and written at commit). A query reads its kind and skips the others. The update
- * entries are append-only: an order that changed again keeps its earlier entries, and the
- * reader lists it only at its latest `updatedAt` (history/writer, history/reader).
+ * A subaccount's timeline holds its fills and both order indexes, each kind in its own range
+ * ordered by time, so a listing reads only its kind (a market maker's few fills are not found
+ * among its million cancelled orders' entries) and what one order adds lands at the ends of
+ * its subaccount's three ranges. The update entries are append-only: an order that changed
+ * again keeps its earlier entries, and the reader lists it only at its latest change (history/
+ * writer, history/reader). An order entry carries what a listing filters on, so a query skips
+ * what it does not want by the key alone and reads an order's record only for entries it may
+ * list: the market and the order type (`ORDER_TYPE_CODE`; neither ever changes), and in an
+ * update entry `final`, the code of a terminal status (`FINAL_STATUSES`; a terminal status
+ * never changes again) or 0 for a change that leaves the order open. An order gets an update
+ * entry with 0 at each new updatedAt while open and one with its final status at its terminal
+ * change (both at one time when they happened in one ms). A finished order is also in the range
+ * of its final status (`finishedKind`), so the orders that ended filled (or cancelled, …) are
+ * listed without reading past the others: a market maker's 500 filled orders among a million
+ * cancelled ones.
  * `history.meta` `format` names this layout (`HISTORY_FORMAT`): a history without it is from
  * an older build, and start-up rebuilds it from the journal (storage/data-directory).
  * Values are msgpack (lmdb's default); `bigint`s are stored as decimal integer strings.
- * May import: history/, lmdb types, engine/types.
+ * May import: history/, lmdb types, engine/types, app/order-vocabulary.
  */
 import type { Database, RootDatabase } from 'lmdb';
 import type { Candle } from './candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from './types.ts';
 import type { Side } from '../engine/types.ts';
+import { ORDER_TYPES, type OrderStatus } from '../app/order-vocabulary.ts';
 
 export const HISTORY_DATABASE_COUNT = 6;
 
 /** The layout above; history written in another is rebuilt at start (storage/data-directory). */
-export const HISTORY_FORMAT = 2;
+export const HISTORY_FORMAT = 3;
 
 /** What a timeline entry is: its third key part. */
 export const TIMELINE_CREATED = 0;
 export const TIMELINE_UPDATED = 1;
 export const TIMELINE_FILL = 2;
+
+/** An order type's code in its timeline keys: its place in ORDER_TYPES (append new types; never reorder). */
+export const ORDER_TYPE_CODE: ReadonlyMap<string, number> = new Map(ORDER_TYPES.map((t, i) => [t, i]));
+
+/** The terminal statuses by their code in an update entry's `final` (0: the order is still open). */
+export const FINAL_STATUSES: readonly (OrderStatus | undefined)[] = [undefined, 'filled', 'cancelled', 'expired', 'rejected'];
+export const FINAL_STATUS_CODE: ReadonlyMap<OrderStatus, number> = new Map(FINAL_STATUSES.flatMap((s, i) => (s === undefined ? [] : [[s, i] as const])));
+
+function typeCode(o: OrderRecord): number {
+  const code = ORDER_TYPE_CODE.get(o.orderType);
+  if (code === undefined) throw new Error(`order ${o.orderId} has no order type history can index: ${o.orderType}`);
+  return code;
+}
+
+/** The timeline kind listing the orders that ended with final status `code` (1–4): after the kinds above. */
+export function finishedKind(code: number): number {
+  return TIMELINE_FILL + code;
+}
+
+/** The timeline entry an order gets at creation. */
+export function createdKey(o: OrderRecord): number[] {
+  return [o.owner, TIMELINE_CREATED, o.createdAt, o.orderId, o.marketIndex, typeCode(o)];
+}
+
+/** The entry of a finished order in the range of its final status (history/writer puts it at the terminal change). */
+export function finishedKey(o: OrderRecord, code: number): number[] {
+  return [o.owner, finishedKind(code), o.updatedAt, o.orderId, o.marketIndex, typeCode(o)];
+}
+
+/** The timeline entry of an order's change: at its updatedAt, with its final status if terminal. */
+export function updatedKey(o: OrderRecord): number[] {
+  return [o.owner, TIMELINE_UPDATED, o.updatedAt, o.orderId, o.marketIndex, typeCode(o), FINAL_STATUS_CODE.get(o.status) ?? 0];
+}
 
 /** Above every stored time and sequence: the open upper end of a range. */
 export const KEY_TOP = Number.MAX_SAFE_INTEGER;
@@ -150,11 +193,11 @@ export function storeFill(f: AccountFillRecord): StoredFill {
 
 /** A fill's timeline key. */
 export function fillKey(f: AccountFillRecord): Key {
-  return [f.owner, f.time, TIMELINE_FILL, f.marketIndex, f.seq];
+  return [f.owner, TIMELINE_FILL, f.time, f.marketIndex, f.seq];
 }
 
 export function loadFill(key: Key, s: StoredFill): AccountFillRecord {
-  const [owner, time, , marketIndex, seq] = key;
+  const [owner, , time, marketIndex, seq] = key;
   return {
     owner,
     marketIndex,

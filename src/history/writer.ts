@@ -14,7 +14,9 @@
  *
  * Order index entries (in the subaccount's timeline, history/store) are append-only, so an
  * order's change reads nothing and removes nothing: an update entry for every change at a new
- * `updatedAt` (the reader skips the superseded ones: their time is not the order's), one
+ * `updatedAt` while the order is open and one for its terminal change (the reader skips the
+ * superseded ones: their time or their final status is not the order's; history/store), and
+ * at the terminal change one in the range of the final status, one
  * created entry per order (owner and createdAt never change), put when this thread first sees
  * the order, and again after a restart (the same key and value). Both depend only on the
  * changes, not on how they were batched, so replaying the journal rebuilds them exactly.
@@ -23,12 +25,12 @@
  * from LMDB except when a period opens or an older one is touched. It only ever holds what is
  * committed: an aborted batch clears it. The open orders whose created entry is written, so
  * it is put once; it holds only committed orders too. Cost per trade: 2 trade puts and 11
- * in-memory candle updates; per order change, 1 index put; per batch, one put per touched
+ * in-memory candle updates; per order change, 1 index put (2 at its terminal change); per batch, one put per touched
  * candle and per changed order, and one per order seen for the first time.
  * May import: history/, config/, engine/types, app/order-registry (isTerminal).
  */
 import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type Candle, type CandleInterval, type CandleState } from './candles.ts';
-import { fillKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, TIMELINE_CREATED, TIMELINE_UPDATED, type HistoryDatabases } from './store.ts';
+import { createdKey, fillKey, FINAL_STATUS_CODE, finishedKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, updatedKey, type HistoryDatabases } from './store.ts';
 import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
 import { isTerminal } from '../app/order-registry.ts';
 
@@ -104,11 +106,15 @@ export class HistoryWriter {
   onOrderUpdate(order: OrderRecord): void {
     this.assertInBatch();
     const previous = this.dirtyOrders.get(order.orderId);
-    if (previous === undefined || previous.updatedAt !== order.updatedAt) {
-      this.dbs.timeline.putSync([order.owner, order.updatedAt, TIMELINE_UPDATED, order.orderId], null);
+    // An open change at a new time, or the terminal change (store: its entry says the final
+    // status, and the order joins the range of its final status).
+    const final = FINAL_STATUS_CODE.get(order.status);
+    if (final !== undefined || previous === undefined || previous.updatedAt !== order.updatedAt) {
+      this.dbs.timeline.putSync(updatedKey(order), null);
     }
+    if (final !== undefined) this.dbs.timeline.putSync(finishedKey(order, final), null);
     if (previous === undefined && !this.createdIndexed.has(order.orderId)) {
-      this.dbs.timeline.putSync([order.owner, order.createdAt, TIMELINE_CREATED, order.orderId], null);
+      this.dbs.timeline.putSync(createdKey(order), null);
     }
     this.dirtyOrders.set(order.orderId, order);
   }

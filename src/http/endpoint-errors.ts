@@ -18,6 +18,8 @@ type Errors = readonly DocumentedError[];
 
 export const SYMBOL_NOT_FOUND = documentedError(GatewayCode.SymbolNotFound);
 export const DB_FAILURE = documentedError(GatewayCode.DatabaseFailure);
+/** A history listing whose filters match little in a long history (history/reader `SEARCH_LIMIT`). */
+export const SEARCH_TOO_BROAD = documentedError(GatewayCode.SearchTooBroad, 'window parameters');
 export const ACCOUNT_NOT_FOUND = documentedError(LedgerCode.AccountNotFound);
 export const ORDER_NOT_FOUND = documentedError(ExchangeCode.OrderNotFound);
 export const LIMIT_5000 = documentedError(GatewayCode.LimitOutOfRange, 'n');

@@ -3,12 +3,13 @@
  * fills, newest first, from the fills projection. `from` (on or after) and `to` (before) in
  * milliseconds; `limit` 1–5000, default 50 (`Limit must be between 1 and 5000, got <n>`);
  * `symbol` narrows to one market (404 `Symbol not found` when unknown). A subaccount never
- * seen has no fills. A failed database read is 500 `Internal server error: Database
- * connection failed`.
+ * seen has no fills. A symbol traded rarely in a long history may make the listing read more
+ * than history/reader's `SEARCH_LIMIT` entries: 400, narrow the window. A failed database read
+ * is 500 `Internal server error: Database connection failed`.
  */
 import fastJson from 'fast-json-stringify';
 import { findMarket, type MarketSpec } from '../../config/market.ts';
-import type { HistoryReader } from '../../history/reader.ts';
+import { SearchTooBroad, type HistoryReader } from '../../history/reader.ts';
 import { accountFillView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
@@ -19,7 +20,7 @@ import type { AccountReadPort } from '../ports.ts';
 import { ACCOUNT_FILLS_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
-import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 export const DEFAULT_FILLS_LIMIT = 50;
@@ -55,8 +56,8 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
     let fills;
     try {
       fills = history.fills(owner, { marketIndex: market?.index, from, to, limit });
-    } catch {
-      return failure(GatewayCode.DatabaseFailure);
+    } catch (error) {
+      return failure(error instanceof SearchTooBroad ? GatewayCode.SearchTooBroad : GatewayCode.DatabaseFailure, 'from and to');
     }
     return { status: 200, body: serialize(fills.map((f) => accountFillView(markets[f.marketIndex], f))) };
   };
@@ -64,4 +65,4 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE], readsHistory: true };
+export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, SEARCH_TOO_BROAD, DB_FAILURE], readsHistory: true };

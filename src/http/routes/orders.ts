@@ -23,6 +23,9 @@ import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
 import { ExchangeCode } from '../../app/codes.ts';
 import { ORDER_TYPES, type OrderStatus } from '../../app/order-vocabulary.ts';
+import { isTerminal, type OrderState } from '../../app/order-registry.ts';
+import type { OrderQuery } from '../../history/types.ts';
+import { SearchTooBroad } from '../../history/reader.ts';
 import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
@@ -36,7 +39,7 @@ import { clientIdInUse, differingTerms } from '../requests/client-id.ts';
 import { orderView, serializeBatchCancel, serializeOrder, serializeOrderBatch, serializeOrderList, serializeOrders, type OrderLike } from '../order-view.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
 import { signingRules } from '../../auth/typed-data.ts';
-import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 /** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
@@ -136,6 +139,18 @@ function batchRefusal(intents: readonly OrderIntent[]): string | null {
     if (intents.slice(0, -1).some((i) => i.quantity !== display) || last > display) return 'Each order of an iceberg has the display quantity (the last one may be smaller)';
   }
   return null;
+}
+
+/**
+ * The open orders `query` selects, listed as history lists orders: newest first by the time
+ * the window applies to, then by orderId (history/reader). `open` holds one subaccount's.
+ */
+function openListing(open: readonly OrderState[], query: OrderQuery): OrderState[] {
+  const at = query.by === 'created' ? (o: OrderState) => o.createdAt : (o: OrderState) => o.updatedAt;
+  return open
+    .filter((o) => query.statuses!.has(o.status) && (query.orderTypes === undefined || query.orderTypes.has(o.orderType)) && (query.from === undefined || at(o) >= query.from) && (query.to === undefined || at(o) < query.to))
+    .sort((a, b) => at(b) - at(a) || b.orderId - a.orderId)
+    .slice(0, query.limit);
 }
 
 export interface OrderRouteOptions {
@@ -472,22 +487,26 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       marketIndex = market.index;
     }
     const owner = orders.ownerOf(ctx.account, ctx.subaccountIndex);
-    const found =
-      owner === undefined
-        ? []
-        : orders.storedOf(owner, {
-            by: created ? 'created' : 'updated',
-            from: created ? window.createdFrom : window.updatedFrom,
-            to: created ? window.createdTo : window.updatedTo,
-            limit,
-            statuses,
-            marketIndex,
-            orderTypes,
-          });
-    const list = found.map((r) => {
-      const live = orders.live(r.orderId);
-      return view(live ?? r);
-    });
+    const query: OrderQuery = {
+      by: created ? 'created' : 'updated',
+      from: created ? window.createdFrom : window.updatedFrom,
+      to: created ? window.createdTo : window.updatedTo,
+      limit,
+      statuses,
+      marketIndex,
+      orderTypes,
+    };
+    // Open orders are all in memory (at most 1,000 a subaccount): listed from there, not found
+    // among the subaccount's whole history (which a market maker counts in millions).
+    const openOnly = statuses !== undefined && [...statuses].every((s) => !isTerminal(s));
+    let found: OrderLike[];
+    try {
+      found = owner === undefined ? [] : openOnly ? openListing(orders.liveOf(owner, marketIndex), query) : orders.storedOf(owner, query).map((r) => orders.live(r.orderId) ?? r);
+    } catch (error) {
+      if (error instanceof SearchTooBroad) return failure(GatewayCode.SearchTooBroad, created ? 'createdFrom and createdTo' : 'updatedFrom and updatedTo');
+      throw error;
+    }
+    const list = found.map(view);
     return json(serializeOrderList({ asks: list.filter((o) => o.quantity.startsWith('-')), bids: list.filter((o) => !o.quantity.startsWith('-')), total: list.length }));
   };
 
@@ -528,4 +547,4 @@ export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/c
 
 export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND], readsHistory: true };
 
-export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND], readsHistory: true };
+export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. `status=open` and `active` list the open orders (a subaccount holds at most 1,000); the other listings search the subaccount\'s history, at most 50,000 entries of it per request (about 17,000 orders and their fills): a filter that matches little in a longer window is refused with 400, narrow the window.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND, SEARCH_TOO_BROAD], readsHistory: true };
