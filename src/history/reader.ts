@@ -21,7 +21,7 @@
  * May import: history/, lmdb types.
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
-import { FINAL_STATUSES, FINAL_STATUS_CODE, finishedKind, KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, ORDER_TYPE_CODE, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
+import { FINAL_STATUS_CODE, finishedKind, KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, ORDER_TYPE_CODE, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
 import type { RootDatabase } from 'lmdb';
 import type {
   AccountFillRecord,
@@ -62,6 +62,17 @@ function newestFirst(prefix: number[], from: number | undefined, to: number | un
     inclusiveEnd: true,
     reverse: true,
   };
+}
+
+/** The timeline kind an order's change in `status` is listed under: open changes, or its final status' range. */
+function changeKind(status: OrderRecord['status']): number {
+  const code = FINAL_STATUS_CODE.get(status);
+  return code === undefined ? TIMELINE_UPDATED : finishedKind(code);
+}
+
+/** Whether timeline entry `a` comes before `b` newest first: later, then a higher orderId, then a final status' range before the open changes'. */
+function newer(a: number[], b: number[]): boolean {
+  return a[2] !== b[2] ? a[2] > b[2] : a[3] !== b[3] ? a[3] > b[3] : a[1] > b[1];
 }
 
 export class HistoryReader implements MarketHistory {
@@ -150,37 +161,22 @@ export class HistoryReader implements MarketHistory {
 
   /**
    * Orders of a subaccount, newest first by the time `query.by` names (default updatedAt). The
-   * market, type and (in update entries) final status are read from each entry's key (store),
-   * so an order's record is read only for an entry the query may list. Throws `SearchTooBroad`
-   * past `SEARCH_LIMIT` entries.
+   * market, type and final status are read from each entry's key (store), so an order's record
+   * is read only for an entry the query may list. Throws `SearchTooBroad` past the search limit.
    */
   orders(owner: number, query: OrderQuery): OrderRecord[] {
-    const finals = query.statuses === undefined ? [] : [...query.statuses].map((s) => FINAL_STATUS_CODE.get(s));
-    if (query.by !== 'created' && finals.length > 0 && finals.every((code) => code !== undefined)) return this.finishedOrders(owner, finals as number[], query);
-    const byCreated = query.by === 'created';
-    const kind = byCreated ? TIMELINE_CREATED : TIMELINE_UPDATED;
     const types = query.orderTypes === undefined ? undefined : new Set([...query.orderTypes].flatMap((t) => ORDER_TYPE_CODE.get(t) ?? []));
-    // Whether an entry of an order still open (final 0) can be listed: not when only terminal statuses are asked.
-    const openWanted = query.statuses === undefined || [...query.statuses].some((s) => !FINAL_STATUS_CODE.has(s));
     const out: OrderRecord[] = [];
-    // Orders met newest first in the update entries: an older entry of one is superseded.
-    const met = new Set<number>();
     let read = 0;
-    for (const key of this.dbs.timeline.getKeys(newestFirst([owner, kind], query.from, query.to))) {
+    for (const key of query.by === 'created' ? this.dbs.timeline.getKeys(newestFirst([owner, TIMELINE_CREATED], query.from, query.to)) : this.latestChanges(owner, query)) {
       if (++read > this.searchLimit) throw new SearchTooBroad();
       if (query.marketIndex !== undefined && key[4] !== query.marketIndex) continue;
       if (types !== undefined && !types.has(key[5])) continue;
-      if (!byCreated) {
-        if (met.has(key[3])) continue;
-        met.add(key[3]);
-        const final = FINAL_STATUSES[key[6]];
-        if (final === undefined ? !openWanted : query.statuses !== undefined && !query.statuses.has(final)) continue;
-      }
       const order = this.dbs.orders.get(key[3]);
-      if (order === undefined) continue;
-      // An entry of a superseded change (update entries are append-only, history/writer): listed at its latest change only.
-      if (!byCreated && (key[2] !== order.updatedAt || key[6] !== (FINAL_STATUS_CODE.get(order.status) ?? 0))) continue;
-      if (query.statuses !== undefined && !query.statuses.has(order.status)) continue;
+      if (order === undefined || (query.statuses !== undefined && !query.statuses.has(order.status))) continue;
+      // An update entry is the order's latest change only at the order's updatedAt (an entry
+      // newer than the window's end superseded it).
+      if (query.by !== 'created' && (key[2] !== order.updatedAt || key[1] !== changeKind(order.status))) continue;
       out.push(order);
       if (out.length >= query.limit) break;
     }
@@ -188,35 +184,32 @@ export class HistoryReader implements MarketHistory {
   }
 
   /**
-   * Orders that ended with one of the final statuses `finals`, newest first by updatedAt: the
-   * ranges of those statuses (history/store `finishedKind`) merged, so a listing of filled
-   * orders reads no entry of a cancelled one.
+   * The newest change of each order of `owner` in the window, newest first: the open changes'
+   * range and the ranges of the final statuses merged (history/store), only those the query's
+   * statuses can match — `status=filled` reads no entry of a cancelled order. An order's
+   * older entries (met after a newer one) are skipped by key.
    */
-  private finishedOrders(owner: number, finals: readonly number[], query: OrderQuery): OrderRecord[] {
-    const types = query.orderTypes === undefined ? undefined : new Set([...query.orderTypes].flatMap((t) => ORDER_TYPE_CODE.get(t) ?? []));
-    const ranges = finals.map((code) => this.dbs.timeline.getKeys(newestFirst([owner, finishedKind(code)], query.from, query.to))[Symbol.iterator]());
+  private *latestChanges(owner: number, query: Pick<OrderQuery, 'statuses' | 'from' | 'to'>): Generator<number[]> {
+    const kinds: number[] = [];
+    if (query.statuses === undefined || [...query.statuses].some((s) => !FINAL_STATUS_CODE.has(s))) kinds.push(TIMELINE_UPDATED);
+    for (const [status, code] of FINAL_STATUS_CODE) if (query.statuses === undefined || query.statuses.has(status)) kinds.push(finishedKind(code));
+    const ranges = kinds.map((kind) => this.dbs.timeline.getKeys(newestFirst([owner, kind], query.from, query.to))[Symbol.iterator]());
     const heads = ranges.map((range) => range.next());
-    const out: OrderRecord[] = [];
-    let read = 0;
-    while (out.length < query.limit) {
-      // The newest head (time, then orderId): the order the ranges merged list next.
+    const met = new Set<number>();
+    for (;;) {
+      // The newest head: by time, then orderId, and an order's terminal entry before its open one at the same ms.
       let next = -1;
       for (let i = 0; i < heads.length; i++) {
-        const head = heads[i];
-        if (head.done) continue;
-        const best = next < 0 ? undefined : heads[next].value;
-        if (best === undefined || head.value[2] > best[2] || (head.value[2] === best[2] && head.value[3] > best[3])) next = i;
+        if (heads[i].done) continue;
+        if (next < 0 || newer(heads[i].value, heads[next].value)) next = i;
       }
-      if (next < 0) break;
-      const key = heads[next].value;
+      if (next < 0) return;
+      const key = heads[next].value as number[];
       heads[next] = ranges[next].next();
-      if (++read > this.searchLimit) throw new SearchTooBroad();
-      if (query.marketIndex !== undefined && key[4] !== query.marketIndex) continue;
-      if (types !== undefined && !types.has(key[5])) continue;
-      const order = this.dbs.orders.get(key[3]);
-      if (order !== undefined && order.updatedAt === key[2]) out.push(order);
+      if (met.has(key[3])) continue;
+      met.add(key[3]);
+      yield key;
     }
-    return out;
   }
 
   /**
@@ -229,10 +222,9 @@ export class HistoryReader implements MarketHistory {
     let newest: OrderRecord | undefined;
     for (const owner of owners) {
       let scanned = 0;
-      for (const key of this.dbs.timeline.getKeys(newestFirst([owner, TIMELINE_UPDATED], undefined, undefined))) {
+      for (const key of this.latestChanges(owner, {})) {
         const order = this.dbs.orders.get(key[3]);
-        // A superseded update entry is not one of the orders scanned (the order is, at its latest).
-        if (order === undefined || key[2] !== order.updatedAt || key[6] !== (FINAL_STATUS_CODE.get(order.status) ?? 0)) continue;
+        if (order === undefined) continue;
         if (order.clientId === clientId) {
           if (newest === undefined || order.orderId > newest.orderId) newest = order;
           break;

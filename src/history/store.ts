@@ -11,27 +11,23 @@
  * history.tradesByTime    [marketIndex, time, seq]                → trade   from/to windows
  * history.candles         [marketIndex, intervalIndex, start]     → candle
  * history.orders          orderId                                 → order record
- * history.timeline        [owner, TIMELINE_FILL, time, marketIndex, seq]                      → fill  (marketIndex: seqs are per market)
- *                         [owner, TIMELINE_CREATED, time, orderId, marketIndex, type]          → null  one per order, at createdAt
- *                         [owner, TIMELINE_UPDATED, time, orderId, marketIndex, type, final]   → null  per change (below)
- *                         [owner, finishedKind(final), time, orderId, marketIndex, type]       → null  at its terminal change
+ * history.timeline        [owner, TIMELINE_FILL, time, marketIndex, seq]                  → fill  (marketIndex: seqs are per market)
+ *                         [owner, TIMELINE_CREATED, time, orderId, marketIndex, type]      → null  one per order, at createdAt
+ *                         [owner, TIMELINE_UPDATED, time, orderId, marketIndex, type]      → null  a change that leaves it open
+ *                         [owner, finishedKind(final), time, orderId, marketIndex, type]   → null  its terminal change
  * history.funding         [marketIndex, time]                     → rate
  * ```
- * A subaccount's timeline holds its fills and both order indexes, each kind in its own range
- * ordered by time, so a listing reads only its kind (a market maker's few fills are not found
- * among its million cancelled orders' entries) and what one order adds lands at the ends of
- * its subaccount's three ranges. The update entries are append-only: an order that changed
- * again keeps its earlier entries, and the reader lists it only at its latest change (history/
- * writer, history/reader). An order entry carries what a listing filters on, so a query skips
- * what it does not want by the key alone and reads an order's record only for entries it may
- * list: the market and the order type (`ORDER_TYPE_CODE`; neither ever changes), and in an
- * update entry `final`, the code of a terminal status (`FINAL_STATUSES`; a terminal status
- * never changes again) or 0 for a change that leaves the order open. An order gets an update
- * entry with 0 at each new updatedAt while open and one with its final status at its terminal
- * change (both at one time when they happened in one ms). A finished order is also in the range
- * of its final status (`finishedKind`), so the orders that ended filled (or cancelled, …) are
- * listed without reading past the others: a market maker's 500 filled orders among a million
- * cancelled ones.
+ * A subaccount's timeline holds its fills and its order entries, each kind in its own range
+ * ordered by time, so a listing reads only the kinds it lists (a market maker's few fills are
+ * not found among its million cancelled orders' entries). An order's changes are append-only
+ * entries: one at each new updatedAt while it stays open, and one for its terminal change in
+ * the range of its final status (`FINAL_STATUS_CODE`: filled, cancelled, expired, rejected;
+ * a terminal status never changes again), so the orders that ended filled are listed without
+ * reading past the others. A listing by updatedAt merges the ranges it needs newest first and
+ * lists an order at its newest entry (history/reader); the older ones stay. Order entries carry
+ * what a listing filters on that never changes — the market and the order type
+ * (`ORDER_TYPE_CODE`) — so a filter skips by key, and an order's record is read only for an
+ * entry the listing may list.
  * `history.meta` `format` names this layout (`HISTORY_FORMAT`): a history without it is from
  * an older build, and start-up rebuilds it from the journal (storage/data-directory).
  * Values are msgpack (lmdb's default); `bigint`s are stored as decimal integer strings.
@@ -56,9 +52,8 @@ export const TIMELINE_FILL = 2;
 /** An order type's code in its timeline keys: its place in ORDER_TYPES (append new types; never reorder). */
 export const ORDER_TYPE_CODE: ReadonlyMap<string, number> = new Map(ORDER_TYPES.map((t, i) => [t, i]));
 
-/** The terminal statuses by their code in an update entry's `final` (0: the order is still open). */
-export const FINAL_STATUSES: readonly (OrderStatus | undefined)[] = [undefined, 'filled', 'cancelled', 'expired', 'rejected'];
-export const FINAL_STATUS_CODE: ReadonlyMap<OrderStatus, number> = new Map(FINAL_STATUSES.flatMap((s, i) => (s === undefined ? [] : [[s, i] as const])));
+/** The terminal statuses by their code (1–4): each has its range of finished orders (`finishedKind`). */
+export const FINAL_STATUS_CODE: ReadonlyMap<OrderStatus, number> = new Map([['filled', 1], ['cancelled', 2], ['expired', 3], ['rejected', 4]]);
 
 function typeCode(o: OrderRecord): number {
   const code = ORDER_TYPE_CODE.get(o.orderType);
@@ -76,14 +71,14 @@ export function createdKey(o: OrderRecord): number[] {
   return [o.owner, TIMELINE_CREATED, o.createdAt, o.orderId, o.marketIndex, typeCode(o)];
 }
 
-/** The entry of a finished order in the range of its final status (history/writer puts it at the terminal change). */
+/** The entry of an order's terminal change, in the range of its final status `code`. */
 export function finishedKey(o: OrderRecord, code: number): number[] {
   return [o.owner, finishedKind(code), o.updatedAt, o.orderId, o.marketIndex, typeCode(o)];
 }
 
-/** The timeline entry of an order's change: at its updatedAt, with its final status if terminal. */
+/** The entry of an order's change that leaves it open, at its updatedAt. */
 export function updatedKey(o: OrderRecord): number[] {
-  return [o.owner, TIMELINE_UPDATED, o.updatedAt, o.orderId, o.marketIndex, typeCode(o), FINAL_STATUS_CODE.get(o.status) ?? 0];
+  return [o.owner, TIMELINE_UPDATED, o.updatedAt, o.orderId, o.marketIndex, typeCode(o)];
 }
 
 /** Above every stored time and sequence: the open upper end of a range. */

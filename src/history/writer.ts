@@ -14,9 +14,8 @@
  *
  * Order index entries (in the subaccount's timeline, history/store) are append-only, so an
  * order's change reads nothing and removes nothing: an update entry for every change at a new
- * `updatedAt` while the order is open and one for its terminal change (the reader skips the
- * superseded ones: their time or their final status is not the order's; history/store), and
- * at the terminal change one in the range of the final status, one
+ * `updatedAt` while the order is open and one for its terminal change, in the range of its
+ * final status (the reader lists an order at its newest entry; history/store), one
  * created entry per order (owner and createdAt never change), put when this thread first sees
  * the order, and again after a restart (the same key and value). Both depend only on the
  * changes, not on how they were batched, so replaying the journal rebuilds them exactly.
@@ -25,7 +24,7 @@
  * from LMDB except when a period opens or an older one is touched. It only ever holds what is
  * committed: an aborted batch clears it. The open orders whose created entry is written, so
  * it is put once; it holds only committed orders too. Cost per trade: 2 trade puts and 11
- * in-memory candle updates; per order change, 1 index put (2 at its terminal change); per batch, one put per touched
+ * in-memory candle updates; per order change, 1 index put; per batch, one put per touched
  * candle and per changed order, and one per order seen for the first time.
  * May import: history/, config/, engine/types, app/order-registry (isTerminal).
  */
@@ -106,13 +105,10 @@ export class HistoryWriter {
   onOrderUpdate(order: OrderRecord): void {
     this.assertInBatch();
     const previous = this.dirtyOrders.get(order.orderId);
-    // An open change at a new time, or the terminal change (store: its entry says the final
-    // status, and the order joins the range of its final status).
+    // A change that leaves the order open, at a new time; or its terminal change, in the range of its final status.
     const final = FINAL_STATUS_CODE.get(order.status);
-    if (final !== undefined || previous === undefined || previous.updatedAt !== order.updatedAt) {
-      this.dbs.timeline.putSync(updatedKey(order), null);
-    }
     if (final !== undefined) this.dbs.timeline.putSync(finishedKey(order, final), null);
+    else if (previous === undefined || previous.updatedAt !== order.updatedAt) this.dbs.timeline.putSync(updatedKey(order), null);
     if (previous === undefined && !this.createdIndexed.has(order.orderId)) {
       this.dbs.timeline.putSync(createdKey(order), null);
     }
