@@ -25,7 +25,7 @@ import { ExchangeCode } from '../../app/codes.ts';
 import { ORDER_TYPES, type OrderStatus } from '../../app/order-vocabulary.ts';
 import { isTerminal, type OrderState } from '../../app/order-registry.ts';
 import type { OrderQuery } from '../../history/types.ts';
-import { SearchTooBroad } from '../../history/reader.ts';
+import { SEARCH_LIMIT, SearchTooBroad } from '../../history/reader.ts';
 import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
@@ -547,4 +547,4 @@ export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/c
 
 export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND], readsHistory: true };
 
-export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. `status=open` and `active` list the open orders (a subaccount holds at most 1,000); the other listings search the subaccount\'s history, at most 50,000 entries of it per request (about 17,000 orders and their fills): a filter that matches little in a longer window is refused with 400, narrow the window.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND, SEARCH_TOO_BROAD], readsHistory: true };
+export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: `Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. \`status=open\` and \`active\` list the open orders (a subaccount holds at most 1,000); \`filled\` and \`closed\` read only the orders that ended so; other filters search the subaccount's history, at most ${SEARCH_LIMIT.toLocaleString('en')} orders of it per request: a filter that matches too little of a longer window is refused with 400, narrow the window.`, auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND, SEARCH_TOO_BROAD], readsHistory: true };
