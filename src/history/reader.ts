@@ -35,10 +35,14 @@ import type {
 
 const DAY = 24 * 3600_000;
 
-/** Range options reading keys `[...prefix, t, …]` with from ≤ t < to, newest first. */
-function newestFirst(prefix: number[], from: number | undefined, to: number | undefined) {
+/**
+ * Range options reading keys `[...prefix, t, …]` with from ≤ t < to, newest first; with
+ * `after` (a key suffix `[t, …]`), only the keys below `[...prefix, ...after]` as well.
+ */
+function newestFirst(prefix: number[], from: number | undefined, to: number | undefined, after?: readonly number[]) {
+  const below = after !== undefined && (to === undefined || after[0] < to) ? [...prefix, ...after] : [...prefix, to ?? KEY_TOP];
   return {
-    start: [...prefix, to ?? KEY_TOP],
+    start: below,
     exclusiveStart: true,
     end: [...prefix, from ?? 0],
     inclusiveEnd: true,
@@ -56,13 +60,13 @@ export class HistoryReader implements MarketHistory {
 
   trades(marketIndex: number, query: RangeQuery): TradeRecord[] {
     const out: TradeRecord[] = [];
-    if (query.from === undefined && query.to === undefined) {
+    if (query.from === undefined && query.to === undefined && query.after === undefined) {
       for (const { key, value } of this.dbs.trades.getRange({ start: [marketIndex, KEY_TOP], end: [marketIndex], reverse: true, limit: query.limit })) {
         out.push(loadTrade(marketIndex, key[1], value));
       }
       return out;
     }
-    for (const { key, value } of this.dbs.tradesByTime.getRange({ ...newestFirst([marketIndex], query.from, query.to), limit: query.limit })) {
+    for (const { key, value } of this.dbs.tradesByTime.getRange({ ...newestFirst([marketIndex], query.from, query.to, query.after), limit: query.limit })) {
       out.push(loadTrade(marketIndex, key[2], value));
     }
     return out;
@@ -113,7 +117,8 @@ export class HistoryReader implements MarketHistory {
   /** Fills of a subaccount, newest first. */
   fills(owner: number, query: FillQuery): AccountFillRecord[] {
     const out: AccountFillRecord[] = [];
-    for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner], query.from, query.to))) {
+    const after = query.after === undefined ? undefined : [query.after[0], TIMELINE_FILL, query.after[1], query.after[2]];
+    for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner], query.from, query.to, after))) {
       if (key[2] !== TIMELINE_FILL) continue;
       if (query.marketIndex !== undefined && key[3] !== query.marketIndex) continue;
       out.push(loadFill(key, value as StoredFill));
@@ -130,7 +135,8 @@ export class HistoryReader implements MarketHistory {
   orders(owner: number, query: OrderQuery): OrderRecord[] {
     const kind = query.by === 'created' ? TIMELINE_CREATED : TIMELINE_UPDATED;
     const out: OrderRecord[] = [];
-    for (const key of this.dbs.timeline.getKeys(newestFirst([owner], query.from, query.to))) {
+    const after = query.after === undefined ? undefined : [query.after[0], kind, query.after[1]];
+    for (const key of this.dbs.timeline.getKeys(newestFirst([owner], query.from, query.to, after))) {
       if (key[2] !== kind) continue;
       const order = this.dbs.orders.get(key[3]);
       if (order === undefined) continue;

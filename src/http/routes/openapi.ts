@@ -73,6 +73,11 @@ function ref(components: Record<string, unknown>, schema: Schema): Schema {
   return { $ref: `#/components/schemas/${title}` };
 }
 
+/** A full page of a history listing (http/cursor). */
+const CURSOR_HEADER = {
+  'X-Next-Cursor': { description: 'on a full page: send it back as `cursor` (same other parameters) for the entries that follow; absent on the last page', schema: { type: 'string' } },
+};
+
 const RATE_HEADERS = {
   'X-RateLimit-Limit': { description: 'requests per second of the budget this request spent', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'requests left in the current burst', schema: { type: 'integer' } },
@@ -85,7 +90,7 @@ export function openApiDocument(endpoints: readonly Endpoint[], servers: Readonl
     if (op.hidden === true) continue;
     const success = op.contentType !== undefined && op.contentType !== 'application/json'
       ? { description: op.contentType === 'text/html' ? 'HTML' : 'text', content: { [op.contentType]: { schema: TEXT } } }
-      : { description: op.response === NULL ? '`null`: the write is durable' : 'OK', headers: RATE_HEADERS, content: { 'application/json': { schema: ref(schemas, op.response) } } };
+      : { description: op.response === NULL ? '`null`: the write is durable' : 'OK', headers: op.pages === true ? { ...RATE_HEADERS, ...CURSOR_HEADER } : RATE_HEADERS, content: { 'application/json': { schema: ref(schemas, op.response) } } };
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
       tags: [op.tag],

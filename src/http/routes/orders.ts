@@ -38,6 +38,7 @@ import type { DeclaredRoute, DocumentedError, Endpoint } from '../endpoint.ts';
 import { signingRules } from '../../auth/typed-data.ts';
 import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, ORDER_REFUSALS, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
+import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 
 /** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
 const MAX_BATCH_ORDERS = 100;
@@ -102,6 +103,7 @@ const ORDER_LIST_QUERY: readonly QueryParam[] = [
   param('updatedFrom', int(0), 'ms, updated on or after (not with created*)'),
   param('updatedTo', int(0), 'ms, updated before (not with created*)'),
   param('limit', int(1, 500), '1 to 500'),
+  CURSOR_PARAM,
 ];
 
 /** What the order routes refuse beyond one order's fields (requests/order `OrderText`), written once and listed by the declarations. */
@@ -469,6 +471,8 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     const created = window.createdFrom !== undefined || window.createdTo !== undefined;
     const updated = window.updatedFrom !== undefined || window.updatedTo !== undefined;
     if (created && updated) return failure(GatewayCode.InvalidField, RouteText.createdAndUpdated);
+    const after = cursorParam(q, 2);
+    if (isReply(after)) return after;
     const statusText = q.get('status');
     const statuses = statusText === undefined ? undefined : STATUS_FILTERS[statusText];
     if (statusText !== undefined && statuses === undefined) return failure(GatewayCode.InvalidField, RouteText.statusFilter);
@@ -501,12 +505,15 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
             statuses,
             marketIndex,
             orderTypes,
+            after,
           });
     const list = found.map((r) => {
       const live = orders.live(r.orderId);
       return view(live ?? r);
     });
-    return json(serializeOrderList({ asks: list.filter((o) => o.quantity.startsWith('-')), bids: list.filter((o) => !o.quantity.startsWith('-')), total: list.length }));
+    const last = found.at(-1);
+    const reply = json(serializeOrderList({ asks: list.filter((o) => o.quantity.startsWith('-')), bids: list.filter((o) => !o.quantity.startsWith('-')), total: list.length }));
+    return withNextCursor(reply, found.length === limit, last && [created ? last.createdAt : last.updatedAt, last.orderId]);
   };
 
   return [
@@ -546,4 +553,4 @@ export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/c
 
 export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND], readsHistory: true };
 
-export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], WINDOW, [400, RouteText.createdAndUpdated], [400, RouteText.statusFilter], [400, RouteText.orderTypeFilter], SYMBOL_NOT_FOUND], readsHistory: true };
+export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. A full page answers `X-Next-Cursor`: send it as `cursor` for the orders that follow.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], WINDOW, [400, RouteText.createdAndUpdated], [400, RouteText.statusFilter], [400, RouteText.orderTypeFilter], BAD_CURSOR, SYMBOL_NOT_FOUND], readsHistory: true, pages: true };
