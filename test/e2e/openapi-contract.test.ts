@@ -217,6 +217,7 @@ test('every reply of a session over every route is one the OpenAPI document decl
   await alice.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: carol.address, amount: '10' }));
   await alice.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: carol.address, amount: '100000000' }));
   await alice.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: alice.address, amount: '10' }));
+  await alice.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: carol.address, amount: '0.5' }));
   await alice.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: carol.address, amount: '10', expiresAt: 1 }));
   await carol.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: carol.address, amount: '10' }));
   await client.request('POST', '/account/transfer', await signedTransfer(alice, { accountTo: carol.address, amount: '10' }));

@@ -16,7 +16,8 @@ import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
 import type { TransferHistoryReader, TransferRecord } from '../../history/transfers.ts';
-import { failure, GatewayCode } from '../errors.ts';
+import { documentedError, failure, GatewayCode } from '../errors.ts';
+import { ExchangeCode } from '../../app/codes.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import { isReply } from '../query.ts';
@@ -106,7 +107,7 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
 
 export const TRANSFER: Endpoint = {
   method: 'post', path: '/account/transfer', tag: 'Transfers', summary: 'Transfer collateral', description: 'Signed `Transfer` by `accountFrom` (= `target`, = the token’s account); delegates are forbidden. At most the sender’s freeCollateral.', auth: true, signed: true, body: TRANSFER_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
-  errors: [...BAD_BODY, [400, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"'], [400, 'Transfer amount exceeds available balance'], [400, 'Cannot transfer to the same subaccount'], DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
+  errors: [...BAD_BODY, [400, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"'], [400, 'Transfer amount exceeds available balance'], [400, 'Cannot transfer to the same subaccount'], documentedError(ExchangeCode.TransferBelowMinimum, 'minimum'), documentedError(ExchangeCode.TooManySubaccounts, 'max'), DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
 };
 
 export const TRANSFER_HISTORY: Endpoint = { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'direction must be in or out, got <value>'], LIMIT_5000, WINDOW, DB_FAILURE], readsHistory: true };

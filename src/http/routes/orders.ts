@@ -36,7 +36,7 @@ import { CLIENT_ID_IN_USE, clientIdInUse, differingTerms } from '../requests/cli
 import { orderView, serializeBatchCancel, serializeOrder, serializeOrderBatch, serializeOrderList, serializeOrders, type OrderLike } from '../order-view.ts';
 import type { DeclaredRoute, DocumentedError, Endpoint } from '../endpoint.ts';
 import { signingRules } from '../../auth/typed-data.ts';
-import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, ORDER_REFUSALS, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, ORDER_REFUSALS, OVERLOADED, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 
@@ -547,10 +547,10 @@ export const SUBMIT_BATCH: Endpoint = {
 
 export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account: the account\'s newest order with that clientId, open or closed (a closed one among each subaccount\'s 1,000 most recently updated orders).', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
 
-export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
+export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [400, RouteText.lookupMissing], ...ACCESS_DENIED, ORDER_NOT_FOUND, OVERLOADED], readsHistory: true };
 
 export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds (of `account`, by default the caller\'s own); what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED], readsHistory: true };
 
-export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND], readsHistory: true };
+export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, OVERLOADED], readsHistory: true };
 
 export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. A full page answers `X-Next-Cursor`: send it as `cursor` for the orders that follow.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], WINDOW, [400, RouteText.createdAndUpdated], [400, RouteText.statusFilter], [400, RouteText.orderTypeFilter], BAD_CURSOR, SYMBOL_NOT_FOUND], readsHistory: true, pages: true };
