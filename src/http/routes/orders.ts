@@ -545,11 +545,11 @@ export const SUBMIT_BATCH: Endpoint = {
   errors: [...BAD_BODY, ...ORDER_FIELD_ERRORS, ...BATCH_ERRORS, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, ...ORDER_REFUSALS, ...CLIENT_ID_IN_USE],
 };
 
-export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account: the account\'s newest order with that clientId, open or closed (a closed one among each subaccount\'s 1,000 most recently updated orders).', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
+export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account: the account\'s newest order with that clientId, open or closed (a closed one among each subaccount\'s 1,000 most recently updated orders).', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [400, RouteText.lookupMissing], ORDER_NOT_FOUND], readsHistory: true };
 
 export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [400, RouteText.lookupMissing], ...ACCESS_DENIED, ORDER_NOT_FOUND, OVERLOADED], readsHistory: true };
 
-export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds (of `account`, by default the caller\'s own); what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED], readsHistory: true };
+export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds (of `account`, by default the caller\'s own); what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: BAD_BODY, readsHistory: true };
 
 export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, OVERLOADED], readsHistory: true };
 
