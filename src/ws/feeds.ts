@@ -347,7 +347,8 @@ export class Feeds implements FeedSink {
         this.error(conn, id, parsed, typeof entry === 'string' ? entry : (entry as { channel?: string })?.channel);
         return;
       }
-      channels.push(parsed);
+      // A channel named twice (as given and canonically, say) is one subscription: its first mention counts.
+      if (!channels.some((c) => c.name === parsed.name)) channels.push(parsed);
     }
     const state = conn.state;
     if (op === 'unsubscribe') {
