@@ -12,12 +12,15 @@ import { BTC, delegate, sleep } from './api-helpers.ts';
 import { FeedClient } from './feed-client.ts';
 import { caughtUp, openPosition, setMark, submit } from './conditional-helpers.ts';
 
-/** Object schemas closed to fields they do not declare (as a strict generated client reads them). */
+/**
+ * Object schemas closed to fields they do not declare (as a strict generated client reads them):
+ * an object declared without its properties (`{type: 'object'}`) declares none.
+ */
 function closed(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closed);
   if (schema === null || typeof schema !== 'object') return schema;
   const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v)]));
-  if (copy.properties !== undefined && copy.additionalProperties === undefined) copy.additionalProperties = false;
+  if ((copy.properties !== undefined || copy.type === 'object') && copy.additionalProperties === undefined) copy.additionalProperties = false;
   return copy;
 }
 
