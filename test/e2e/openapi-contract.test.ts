@@ -37,13 +37,14 @@ function operationOf(document: any, method: string, target: string): { path: str
 
 /**
  * Every object schema closed to fields it does not declare (`unevaluatedProperties: false`
- * unless it says otherwise): a reply's extra field fails, as it does in a strict client.
+ * unless it says otherwise): a reply's extra field fails, as it does in a strict client; an
+ * object declared without its properties declares none.
  */
 function closed(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closed);
   if (schema === null || typeof schema !== 'object') return schema;
   const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v)]));
-  if (copy.properties !== undefined && copy.additionalProperties === undefined && copy.unevaluatedProperties === undefined) copy.unevaluatedProperties = false;
+  if ((copy.properties !== undefined || copy.type === 'object') && copy.additionalProperties === undefined && copy.unevaluatedProperties === undefined) copy.unevaluatedProperties = false;
   return copy;
 }
 

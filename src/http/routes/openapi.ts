@@ -222,6 +222,6 @@ export function docsRoutes(endpoints: readonly Endpoint[], servers: () => Readon
   ];
 }
 
-export const OPENAPI_JSON: Endpoint = { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object' }, errors: [] };
-export const ASYNCAPI_JSON: Endpoint = { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object' }, errors: [] };
+export const OPENAPI_JSON: Endpoint = { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object', additionalProperties: true }, errors: [] };
+export const ASYNCAPI_JSON: Endpoint = { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object', additionalProperties: true }, errors: [] };
 export const DOCS: Endpoint = { method: 'get', path: '/docs', tag: 'Reference', summary: 'API reference page', description: 'This document as a self-contained HTML page.', auth: false, response: TEXT, contentType: 'text/html', errors: [] };
