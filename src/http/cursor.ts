@@ -1,14 +1,15 @@
 /**
  * @module http/cursor
  *
- * Paging the history listings (GET /account/fills, /account/orders, /trades/{symbol}) without
- * gaps or repeats. A page that is full (`limit` entries) answers `X-Next-Cursor`; the client
- * sends it back as `cursor`, with the same other parameters, and gets the entries that follow
- * (older ones, the listings being newest first). Why not `to` = the oldest time received: many
- * entries share a millisecond (one order filling against a hundred makers), so a time cannot
- * say where a page ended — a page boundary inside a millisecond skipped or repeated entries, or
- * never got past it. The cursor is the storage key of the page's last entry after the
- * listing's prefix, written as dot-separated integers; it is opaque to the client.
+ * Paging the history listings (GET /account/fills, /account/orders, /account/transfer/history,
+ * /trades/{symbol}) without gaps or repeats. A page that is full (`limit` entries) answers
+ * `X-Next-Cursor`; the client sends it back as `cursor`, with the same other parameters, and
+ * gets the entries that follow (older ones, the listings being newest first). Why not `to` =
+ * the oldest time received: many entries share a millisecond (one order filling against a
+ * hundred makers), so a time cannot say where a page ended — a page boundary inside a
+ * millisecond skipped or repeated entries, or never got past it. The cursor is the storage key
+ * of the page's last entry after the listing's prefix, written as dot-separated integers; it is
+ * opaque to the client.
  * May import: http/ (errors, query, uws types, endpoint types).
  */
 import { failure, GatewayCode } from './errors.ts';

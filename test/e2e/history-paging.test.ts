@@ -1,6 +1,6 @@
 /**
- * Walking a long history page by page: GET /account/fills, /account/orders and /trades/{symbol}
- * answer `X-Next-Cursor` on a full page, and sending it back as `cursor` gives the entries that
+ * Walking a long history page by page: GET /account/fills, /account/orders, /trades/{symbol}
+ * and /account/transfer/history answer `X-Next-Cursor` on a full page, and sending it back as `cursor` gives the entries that
  * follow — over 1,100 fills, trades and orders, the pages joined are exactly the whole listing
  * read at once, newest first, with no gap and no repeat.
  *
@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fundedTraders, startTestExchange, type Trader } from './harness.ts';
-import { assertError, BTC, sub } from './api-helpers.ts';
+import { assertError, BTC, signedTransfer, sub } from './api-helpers.ts';
 import { caughtUp, submit, submitBatch } from './conditional-helpers.ts';
 
 const ROUNDS = 11;
@@ -68,4 +68,16 @@ test('the last page has no X-Next-Cursor; a cursor that is not one is refused', 
   assertError(await trader.get(`/account/fills?${sub(trader)}&cursor=abc`), 400, 'cursor must be the X-Next-Cursor header of a previous page of this listing, got abc');
   assertError(await ex.request('GET', `/trades/${BTC}?cursor=1.2.3`), 400, 'cursor must be the X-Next-Cursor header of a previous page of this listing, got 1.2.3');
   assertError(await trader.get(`/account/orders?${sub(trader)}&cursor=-1.5`), 400, 'cursor must be the X-Next-Cursor header of a previous page of this listing, got -1.5');
+});
+
+test('transfer history walked 7 at a time by X-Next-Cursor is the whole listing', async () => {
+  const ex = await startTestExchange();
+  const [trader]: Trader[] = await fundedTraders(ex, 1, '1000');
+  for (let i = 0; i < 40; i++) {
+    const r = await trader.send('POST', '/account/transfer', await signedTransfer(trader, { accountTo: trader.address, subaccountIndexTo: 1 + (i % 2), amount: '1' }));
+    assert.equal(r.status, 200, r.text);
+  }
+  const all = (await trader.get(`/account/transfer/history?${sub(trader)}&limit=5000`)).json().transfers;
+  assert.equal(all.length, 40);
+  assert.deepEqual(await walk((p) => trader.get(p), `/account/transfer/history?${sub(trader)}&limit=7`, (b) => b.transfers), all);
 });
