@@ -54,10 +54,14 @@ export class SearchTooBroad extends Error {
   }
 }
 
-/** Range options reading keys `[...prefix, t, …]` with from ≤ t < to, newest first. */
-function newestFirst(prefix: number[], from: number | undefined, to: number | undefined) {
+/**
+ * Range options reading keys `[...prefix, t, …]` with from ≤ t < to, newest first; with
+ * `after` (a key suffix `[t, …]`), only the keys below `[...prefix, ...after]` as well.
+ */
+function newestFirst(prefix: number[], from: number | undefined, to: number | undefined, after?: readonly number[]) {
+  const below = after !== undefined && (to === undefined || after[0] < to) ? [...prefix, ...after] : [...prefix, to ?? KEY_TOP];
   return {
-    start: [...prefix, to ?? KEY_TOP],
+    start: below,
     exclusiveStart: true,
     end: [...prefix, from ?? 0],
     inclusiveEnd: true,
@@ -89,13 +93,13 @@ export class HistoryReader implements MarketHistory {
 
   trades(marketIndex: number, query: RangeQuery): TradeRecord[] {
     const out: TradeRecord[] = [];
-    if (query.from === undefined && query.to === undefined) {
+    if (query.from === undefined && query.to === undefined && query.after === undefined) {
       for (const { key, value } of this.dbs.trades.getRange({ start: [marketIndex, KEY_TOP], end: [marketIndex], reverse: true, limit: query.limit })) {
         out.push(loadTrade(marketIndex, key[1], value));
       }
       return out;
     }
-    for (const { key, value } of this.dbs.tradesByTime.getRange({ ...newestFirst([marketIndex], query.from, query.to), limit: query.limit })) {
+    for (const { key, value } of this.dbs.tradesByTime.getRange({ ...newestFirst([marketIndex], query.from, query.to, query.after), limit: query.limit })) {
       out.push(loadTrade(marketIndex, key[2], value));
     }
     return out;
@@ -147,7 +151,7 @@ export class HistoryReader implements MarketHistory {
   fills(owner: number, query: FillQuery): AccountFillRecord[] {
     const out: AccountFillRecord[] = [];
     let read = 0;
-    for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner, TIMELINE_FILL], query.from, query.to))) {
+    for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner, TIMELINE_FILL], query.from, query.to, query.after))) {
       if (++read > this.searchLimit) throw new SearchTooBroad();
       if (query.marketIndex !== undefined && key[3] !== query.marketIndex) continue;
       out.push(loadFill(key, value as StoredFill));
@@ -171,7 +175,7 @@ export class HistoryReader implements MarketHistory {
     let read = 0;
     // Records read and not listed (a status filter over the created window): each costs as much as ten keys.
     let passed = 0;
-    for (const key of query.by === 'created' ? this.dbs.timeline.getKeys(newestFirst([owner, TIMELINE_CREATED], query.from, query.to)) : this.latestChanges(owner, query)) {
+    for (const key of query.by === 'created' ? this.dbs.timeline.getKeys(newestFirst([owner, TIMELINE_CREATED], query.from, query.to, query.after)) : this.latestChanges(owner, query)) {
       if (++read + 10 * passed > this.searchLimit) throw new SearchTooBroad();
       if (query.marketIndex !== undefined && key[4] !== query.marketIndex) continue;
       if (types !== undefined && !types.has(key[5])) continue;
@@ -195,11 +199,11 @@ export class HistoryReader implements MarketHistory {
    * statuses can match — `status=filled` reads no entry of a cancelled order. An order's
    * older entries (met after a newer one) are skipped by key.
    */
-  private *latestChanges(owner: number, query: Pick<OrderQuery, 'statuses' | 'from' | 'to'>): Generator<number[]> {
+  private *latestChanges(owner: number, query: Pick<OrderQuery, 'statuses' | 'from' | 'to' | 'after'>): Generator<number[]> {
     const kinds: number[] = [];
     if (query.statuses === undefined || [...query.statuses].some((s) => !FINAL_STATUS_CODE.has(s))) kinds.push(TIMELINE_UPDATED);
     for (const [status, code] of FINAL_STATUS_CODE) if (query.statuses === undefined || query.statuses.has(status)) kinds.push(finishedKind(code));
-    const ranges = kinds.map((kind) => this.dbs.timeline.getKeys(newestFirst([owner, kind], query.from, query.to))[Symbol.iterator]());
+    const ranges = kinds.map((kind) => this.dbs.timeline.getKeys(newestFirst([owner, kind], query.from, query.to, query.after))[Symbol.iterator]());
     const heads = ranges.map((range) => range.next());
     const met = new Set<number>();
     for (;;) {

@@ -21,6 +21,7 @@ import { ACCOUNT_FILLS_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import * as S from '../schemas.ts';
 
 export const DEFAULT_FILLS_LIMIT = 50;
@@ -36,6 +37,7 @@ const FILLS_QUERY: readonly QueryParam[] = [
   SYMBOL_PARAM,
   ...WINDOW_PARAMS,
   { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; when more match, the newest are kept' },
+  CURSOR_PARAM,
 ];
 
 /** What the fills route reads: `HistoryReader` over LMDB, or a test double. */
@@ -51,18 +53,21 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
     const range = rangeParams(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
     if (isReply(range)) return range;
     const { limit, from, to } = range;
+    const after = cursorParam(ctx.query, 3);
+    if (isReply(after)) return after;
     const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
     if (owner === undefined) return { status: 200, body: '[]' };
     let fills;
     try {
-      fills = history.fills(owner, { marketIndex: market?.index, from, to, limit });
+      fills = history.fills(owner, { marketIndex: market?.index, from, to, limit, after });
     } catch (error) {
       return failure(error instanceof SearchTooBroad ? GatewayCode.SearchTooBroad : GatewayCode.DatabaseFailure, 'from and to');
     }
-    return { status: 200, body: serialize(fills.map((f) => accountFillView(markets[f.marketIndex], f))) };
+    const last = fills.at(-1);
+    return withNextCursor({ status: 200, body: serialize(fills.map((f) => accountFillView(markets[f.marketIndex], f))) }, fills.length === limit, last && [last.time, last.marketIndex, last.seq]);
   };
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, SEARCH_TOO_BROAD, DB_FAILURE], readsHistory: true };
+export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the fills that follow.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, BAD_CURSOR, SEARCH_TOO_BROAD, DB_FAILURE], readsHistory: true, pages: true };
