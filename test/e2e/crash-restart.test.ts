@@ -14,7 +14,8 @@
  * The server snapshots every 250 ms, so kills also land during snapshots and restarts start
  * from a snapshot plus the journal after it.
  *
- * CRASH_ROUNDS sets the number of kills (default 20); CRASH_SEED replays a run.
+ * CRASH_ROUNDS sets the number of kills (default 3, in `npm test`; `npm run test:scale` runs
+ * 20); CRASH_SEED replays a run.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +27,7 @@ import { startServerProcess } from './server-process.ts';
 import { assertHistoryMatchesJournal } from './history-check.ts';
 import { seeded } from '../../bench/seeded.ts';
 
-const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 
 interface Acknowledged {
