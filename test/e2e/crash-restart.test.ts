@@ -22,7 +22,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Trader, type ApiClient } from './harness.ts';
+import { type ApiClient, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 import { assertHistoryMatchesJournal } from './history-check.ts';
 import { seeded } from '../../bench/seeded.ts';
@@ -50,11 +50,7 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
     return s;
   };
   let server = await started();
-  const traders = [0, 1, 2, 3].map(() => new Trader(server.client));
-  for (const t of traders) {
-    await t.login();
-    await t.fund('1000000');
-  }
+  const traders = await fundedTraders(server.client, 4, '1000000');
   let clientCounter = 0;
 
   const verify = async (client: ApiClient, round: number) => {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, Trader, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 import { assertHistoryMatchesJournal } from './history-check.ts';
 import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
@@ -44,10 +44,7 @@ async function toFormat1(dir: string): Promise<void> {
 
 test('history from a build before format 2 is rebuilt from the journal at start, and reads answer as before', async () => {
   const ex = await startTestExchange({ dataDir });
-  const maker = await new Trader(ex).login();
-  const taker = await new Trader(ex).login();
-  await maker.fund('100000');
-  await taker.fund('100000');
+  const [maker, taker] = await fundedTraders(ex, 2, '100000');
   await maker.place({ price: '95000', quantity: '0.5', clientId: 'rests' });
   await taker.place({ price: '95000', quantity: '-0.2' });
   await maker.place({ price: '94000', quantity: '0.1', clientId: 'second' });
