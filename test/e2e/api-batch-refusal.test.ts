@@ -6,15 +6,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { assertError, assertOrderShape, ok } from './api-helpers.ts';
 
 const ex = await startTestExchange();
 
 test('a limit batch stopped by a refusal answers the placed orders, then the refused one as rejected with its reason; the rest are not submitted', async () => {
   // 100 USD holds the initial margin (2 %) of a 0.001 BTC bid at 80,000, not of a 0.1 one (160 USD).
-  const kim = await new Trader(ex).login();
-  await kim.fund('100');
+  const [kim] = await fundedTraders(ex, 1, '100');
   const fits = await kim.signedOrder({ price: '80000', quantity: '0.001', clientId: 'kim-fits' });
   const tooBig = await kim.signedOrder({ price: '80000', quantity: '0.1', clientId: 'kim-too-big' });
   const after = await kim.signedOrder({ price: '80000', quantity: '0.0001', clientId: 'kim-after' });
@@ -33,8 +32,7 @@ test('a limit batch stopped by a refusal answers the placed orders, then the ref
 });
 
 test('a limit batch whose first order is refused is that refusal, as a single order would be', async () => {
-  const lee = await new Trader(ex).login();
-  await lee.fund('100');
+  const [lee] = await fundedTraders(ex, 1, '100');
   const tooBig = await lee.signedOrder({ price: '80000', quantity: '0.1' });
   const fits = await lee.signedOrder({ price: '80000', quantity: '0.001' });
   assertError(await lee.send('POST', '/account/orders', { orders: [tooBig, fits] }), 400, 'Insufficient margin');

@@ -6,15 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { assertError, ok, signedTransfer, sub } from './api-helpers.ts';
 
 const ex = await startTestExchange();
-const newTrader = async (funds: string) => {
-  const t = await new Trader(ex).login();
-  await t.fund(funds);
-  return t;
-};
+const newTrader = async (funds: string) => (await fundedTraders(ex, [funds]))[0];
 const BELOW_MINIMUM = 'Transfer amount below the minimum of 1 USD';
 const TOO_MANY = 'Too many subaccounts: an account holds at most 32';
 

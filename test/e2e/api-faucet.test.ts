@@ -41,10 +41,12 @@ async function assertAllowanceUsed(t: Trader, subaccountIndex = 0): Promise<void
   assert.ok(Math.abs(retryAfter - (nextMidnight - Date.now()) / 1000) < 5, `Retry-After ${retryAfter} s is the time to 00:00 UTC`);
 }
 
+/** One exchange for the tests that do not restart: each credits accounts of its own. */
+const ex = await startTestExchange();
+
 const balance = async (t: Trader, subaccountIndex = 0) => ok(await t.get(`/account/balance?${sub(t, subaccountIndex)}`)).collateral;
 
 test('the faucet needs the login of the account it credits', async () => {
-  const ex = await startTestExchange();
   const alice = await new Trader(ex).login();
   const bob = await new Trader(ex).login();
   assertError(await ex.request('POST', '/faucet', { account: alice.address }), 401, 'Please add the JWT token to the header');
@@ -55,7 +57,6 @@ test('the faucet needs the login of the account it credits', async () => {
 
 test('at most 5 credits (50,000 USD) per account per UTC day, over all its subaccounts; another account is not affected', async () => {
   await clearOfMidnight();
-  const ex = await startTestExchange();
   const alice = await new Trader(ex).login();
   await takeAllowance(alice);
   assert.deepEqual([await balance(alice, 0), await balance(alice, 1)], ['30000', '20000']);
@@ -90,7 +91,6 @@ for (const snapshot of [false, true]) {
 }
 
 test('GET /config publishes the terms; the API document has the faucet and the operator API, and names this server first', async () => {
-  const ex = await startTestExchange();
   const config = ok(await ex.request('GET', '/config'));
   assert.deepEqual(config.limits.faucet, { credit: '10000', creditsPerDay: 5, allowancePerDay: '50000', per: 'account (address, all its subaccounts together), logged in', resets: 'at 00:00 UTC' });
   const doc = ok(await ex.request('GET', '/openapi.json'));

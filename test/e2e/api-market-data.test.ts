@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader, fundedTraders } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { assertDecimal, assertError, assertSecondsNow, BTC, ETH, isInteger, ok, sleep, SOL, UNSIGNED_DECIMAL } from './api-helpers.ts';
 
 const ex = await startTestExchange();
@@ -87,8 +87,7 @@ test('GET /book/{symbol}?tickSize: aggregated to 1, 2, 5, 10, 100, 1000 ticks â€
 });
 
 test('GET /book/{symbol}: 100 levels a side by default, more with depth', async () => {
-  const wide = await new Trader(ex).login();
-  await wide.fund('100000');
+  const [wide] = await fundedTraders(ex, 1, '100000');
   const bids = [];
   for (let i = 0; i < 101; i++) bids.push(await wide.signedOrder({ symbol: SOL, price: (50 + i / 1000).toFixed(3), quantity: '0.01' }));
   assert.equal(ok(await wide.send('POST', '/account/orders', { orders: bids.slice(0, 100) })).orders.length, 100);

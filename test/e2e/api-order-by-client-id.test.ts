@@ -6,13 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { assertError, assertOrderShape, ok } from './api-helpers.ts';
 
 const ex = await startTestExchange();
 const newTrader = async () => {
-  const t = await new Trader(ex).login();
-  await t.fund('100000');
+  const [t] = await fundedTraders(ex, 1, '100000');
   return t;
 };
 

@@ -7,15 +7,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { assertError, assertOrderShape, BTC, delegate, ETH, ok, sleep, SOL, sub } from './api-helpers.ts';
 
 const ex = await startTestExchange();
-const newTrader = async (funds = '1000000') => {
-  const t = await new Trader(ex).login();
-  await t.fund(funds);
-  return t;
-};
+const newTrader = async (funds = '1000000') => (await fundedTraders(ex, [funds]))[0];
 
 const ALICE_BUY_0_5_BTC_AT_90000 = { price: '90000', quantity: '0.5', clientId: 'alice-bid-90000' };
 const ALICE_BUY_0_1_BTC_AT_89000_ID = { price: '89000', quantity: '0.1', clientId: 'alice-idem-89000' };

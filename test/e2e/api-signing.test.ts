@@ -10,15 +10,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestExchange, Trader, type Reply } from './harness.ts';
+import { startTestExchange, Trader, type Reply, fundedTraders } from './harness.ts';
 import { assertError, ok, signedDelegation, signedMarginUpdate, signedTransfer } from './api-helpers.ts';
 
 const ex = await startTestExchange();
 const config = (await ex.request('GET', '/config')).json();
 const { domain, types } = config.eip712;
 const newTrader = async () => {
-  const t = await new Trader(ex).login();
-  await t.fund('100000');
+  const [t] = await fundedTraders(ex, 1, '100000');
   return t;
 };
 

@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 
 test('when the journal or a market is behind, writes get 503 with the reason and nothing is accepted', async () => {
   const ex = await startTestExchange();
-  const alice = await new Trader(ex).login();
-  await alice.fund('100000');
+  const [alice] = await fundedTraders(ex, 1, '100000');
   const sequencer = ex.exchange.sequencer;
   const body = await alice.signedOrder({ price: '95000', quantity: '0.1', clientId: 'under-pressure' });
 

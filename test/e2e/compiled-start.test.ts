@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiClient, Trader } from './harness.ts';
+import { apiClient, fundedTraders } from './harness.ts';
 import { alive, commandLine, descendants } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -58,8 +58,7 @@ test('npm start runs dist/main.js with source maps, its threads from dist/, and 
 
   // An order passes the signature pool, a market thread and the history thread, all compiled.
   const api = apiClient(`http://127.0.0.1:${ready.port}`);
-  const trader = await new Trader(api).login();
-  await trader.fund('1000');
+  const [trader] = await fundedTraders(api, 1, '1000');
   const placed = await trader.place({ price: '95000', quantity: '0.01' });
   assert.equal(placed.status, 200, placed.text);
   const listed = await trader.get(`/account/order?orderId=${placed.json()[0].orderId}`);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { bookSide, caughtUp, order, position, setMark, submit, submitBatch, type ConditionalOrder } from './conditional-helpers.ts';
 
 function iceberg(quantities: string[]): ConditionalOrder[] {
@@ -9,8 +9,7 @@ function iceberg(quantities: string[]): ConditionalOrder[] {
 
 test('an iceberg shows one child at a time; the next enters only once the previous fully filled', async () => {
   const ex = await startTestExchange();
-  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000')]);
+  const [alice, bob] = await fundedTraders(ex, 2, '100000');
   await setMark(ex, '95000');
 
   const placed = await submitBatch(alice, iceberg(['-0.1', '-0.1', '-0.05']));
@@ -51,8 +50,7 @@ test('an iceberg shows one child at a time; the next enters only once the previo
 
 test('cancelling an iceberg child on the book cancels the hidden children too', async () => {
   const ex = await startTestExchange();
-  const alice = await new Trader(ex).login();
-  await alice.fund('100000');
+  const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
   const children = (await submitBatch(alice, iceberg(['-0.1', '-0.1']))).json().orders;
   const r = await alice.send('DELETE', `/account/order?orderId=${children[0].orderId}`);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { listed, openPosition, order, pairFired, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from './conditional-helpers.ts';
 
 /** Closing a 0.1 long: market-like legs (a tiny price, IOC, reduce-only), as in the spec's TP/SL sample. */
@@ -9,8 +9,7 @@ const SELL_SL_90000: ConditionalOrder = { orderType: 'StopLoss', price: '0.1', q
 
 test('a position-attached TP/SL pair: the first leg the mark reaches executes, the other is cancelled', async () => {
   const ex = await startTestExchange();
-  const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000'), carol.fund('100000')]);
+  const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
 
@@ -40,8 +39,7 @@ test('a position-attached TP/SL pair: the first leg the mark reaches executes, t
 
 test('a position-attached pair ends when the position closes by other means', async () => {
   const ex = await startTestExchange();
-  const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000'), carol.fund('100000')]);
+  const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
   const [tp, sl] = (await submitBatch(alice, [SELL_TP_100000, SELL_SL_90000])).json().orders;
@@ -57,8 +55,7 @@ test('a position-attached pair ends when the position closes by other means', as
 
 test('a TP/SL batch is refused whole when it breaks the rules', async () => {
   const ex = await startTestExchange();
-  const [alice, bob, dave] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000'), dave.fund('100000')]);
+  const [alice, bob, dave] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { order, pairFired, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from './conditional-helpers.ts';
 
 function legs(parentOrderId: string): ConditionalOrder[] {
@@ -12,8 +12,7 @@ function legs(parentOrderId: string): ConditionalOrder[] {
 
 test('a parent-attached TP/SL pair waits unarmed, arms on the parent fill with the filled size, then fires', async () => {
   const ex = await startTestExchange();
-  const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000'), carol.fund('100000')]);
+  const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
 
   const [parent] = (await submit(alice, { orderType: 'limit', price: '95000', quantity: '0.1' })).json();
@@ -46,8 +45,7 @@ test('a parent-attached TP/SL pair waits unarmed, arms on the parent fill with t
 
 test('a parent-attached pair ends when its parent is cancelled unfilled; an unknown parent is refused', async () => {
   const ex = await startTestExchange();
-  const alice = await new Trader(ex).login();
-  await alice.fund('100000');
+  const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
 
   const unknown = await submitBatch(alice, legs('0x00000000000000ff'));

@@ -15,7 +15,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, tempDataDir, Trader, type TestExchange } from './harness.ts';
+import { startTestExchange, tempDataDir, Trader, type TestExchange, fundedTraders } from './harness.ts';
 import { bookSide, listed, openPosition, order, pairFired, stateHash, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
 
 const MINUTE = 60_000;
@@ -49,9 +49,8 @@ test('every conditional and algorithmic order type survives a journal-replay res
   const dataDir = tempDataDir(t, 'perp-conditional-all-');
 
   let ex = await startTestExchange({ dataDir });
-  const traders = await Promise.all(Array.from({ length: 8 }, () => new Trader(ex).login()));
+  const traders = await fundedTraders(ex, 8, '100000');
   const [alice, bob, carol, dave, erin, frank, gina, lp] = traders;
-  await Promise.all(traders.map((tr) => tr.fund('100000')));
   // The exchange's clock only moves forward: Ticks never go back to the wall clock once a TWAP ran it ahead.
   let clock = 0;
   const runClock = async (time: number) => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, tempDataDir, Trader } from './harness.ts';
+import { startTestExchange, tempDataDir, fundedTraders } from './harness.ts';
 import { openPosition, order, stateHash, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
 
 const MINUTE = 60_000;
@@ -10,8 +10,7 @@ test('untriggered orders survive restarts (journal replay, then snapshot) and fi
   const dataDir = tempDataDir(t, 'perp-conditional-');
 
   const first = await startTestExchange({ dataDir });
-  const [alice, bob, carol] = await Promise.all([new Trader(first).login(), new Trader(first).login(), new Trader(first).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000'), carol.fund('100000')]);
+  const [alice, bob, carol] = await fundedTraders(first, 3, '100000');
   await setMark(first, '95000');
   await openPosition(alice, bob, '0.2', '95000');
 

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { listed, openPosition, order, position, setMark, submit, trades } from './conditional-helpers.ts';
 
 test('a sell stopLoss rests untriggered, fires once when the mark reaches its trigger, and closes the long', async () => {
   const ex = await startTestExchange();
-  const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000'), carol.fund('100000')]);
+  const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
 
@@ -52,8 +51,7 @@ test('a sell stopLoss rests untriggered, fires once when the mark reaches its tr
 
 test('a stop whose trigger the mark already crossed is refused; a cancelled stop never fires', async () => {
   const ex = await startTestExchange();
-  const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000'), carol.fund('100000')]);
+  const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
 
@@ -83,8 +81,7 @@ test('a stop whose trigger the mark already crossed is refused; a cancelled stop
 
 test('a fired stop is never shown `triggered` (the spec lists no such status): untriggered, then new on the book; the published Order statuses agree', async () => {
   const ex = await startTestExchange();
-  const [alice, bob] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000')]);
+  const [alice, bob] = await fundedTraders(ex, 2, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
   // a stop whose limit price rests once fired: nothing bids at 91000

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { openPosition, order, position, setMark, submit } from './conditional-helpers.ts';
 
 test('a buy takeProfit closing a short enters the book under its own orderId when the mark falls to it', async () => {
   const ex = await startTestExchange();
-  const [alice, bob, carol] = await Promise.all([new Trader(ex).login(), new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([alice.fund('100000'), bob.fund('100000'), carol.fund('100000')]);
+  const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
   assert.equal(await position(bob), '-0.1');

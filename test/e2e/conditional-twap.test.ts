@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { bookSide, order, setMark, submitBatch, tick, type ConditionalOrder } from './conditional-helpers.ts';
 
 const MINUTE = 60_000;
@@ -11,8 +11,7 @@ function twap(children: number, quantity: string, period = MINUTE): ConditionalO
 
 test('a TWAP places child i at placement + i × period, each on time and not before', async () => {
   const ex = await startTestExchange();
-  const alice = await new Trader(ex).login();
-  await alice.fund('100000');
+  const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
 
   const placed = await submitBatch(alice, twap(3, '0.1'));
@@ -45,8 +44,7 @@ test('a TWAP places child i at placement + i × period, each on time and not bef
 
 test('cancelling a pending TWAP child cancels the children not yet placed; placed ones stay', async () => {
   const ex = await startTestExchange();
-  const alice = await new Trader(ex).login();
-  await alice.fund('100000');
+  const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
   const children = (await submitBatch(alice, twap(3, '0.1'))).json().orders;
 
@@ -61,8 +59,7 @@ test('cancelling a pending TWAP child cancels the children not yet placed; place
 
 test('TWAP batches break no rule: nonzero period, one period, one side', async () => {
   const ex = await startTestExchange();
-  const alice = await new Trader(ex).login();
-  await alice.fund('100000');
+  const [alice] = await fundedTraders(ex, 1, '100000');
   const noPeriod = await submitBatch(alice, twap(2, '0.1', 0));
   assert.equal(noPeriod.status, 400);
   assert.equal(noPeriod.text, 'period must be nonzero for a twap order');
@@ -79,8 +76,7 @@ test('TWAP batches break no rule: nonzero period, one period, one side', async (
 
 test('TWAP children enter at their due times, not at the next clock tick: period 400 ms → 0, 400, 800, 1200 ms', async () => {
   const ex = await startTestExchange(); // the one-second clock is off (60 s): only the release timer runs
-  const alice = await new Trader(ex).login();
-  await alice.fund('100000');
+  const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
   const placed = await submitBatch(alice, twap(4, '0.1', 400).map((o) => ({ ...o, price: '90000' })));
   assert.equal(placed.status, 200, placed.text);

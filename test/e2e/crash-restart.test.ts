@@ -14,19 +14,20 @@
  * The server snapshots every 250 ms, so kills also land during snapshots and restarts start
  * from a snapshot plus the journal after it.
  *
- * CRASH_ROUNDS sets the number of kills (default 20); CRASH_SEED replays a run.
+ * CRASH_ROUNDS sets the number of kills (default 3, in `npm test`; `npm run test:scale` runs
+ * 20); CRASH_SEED replays a run.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Trader, type ApiClient } from './harness.ts';
+import { type ApiClient, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 import { assertHistoryMatchesJournal } from './history-check.ts';
 import { seeded } from '../../bench/seeded.ts';
 
-const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 
 interface Acknowledged {
@@ -49,11 +50,7 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
     return s;
   };
   let server = await started();
-  const traders = [0, 1, 2, 3].map(() => new Trader(server.client));
-  for (const t of traders) {
-    await t.login();
-    await t.fund('1000000');
-  }
+  const traders = await fundedTraders(server.client, 4, '1000000');
   let clientCounter = 0;
 
   const verify = async (client: ApiClient, round: number) => {

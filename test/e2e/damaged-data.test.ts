@@ -18,7 +18,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, Trader, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 import { assertHistoryMatchesJournal } from './history-check.ts';
 import { LmdbJournalStorage } from '../../src/journal/lmdb-storage.ts';
@@ -37,10 +37,8 @@ let trader: Trader;
 
 before(async () => {
   const first = await startTestExchange({ dataDir: source });
-  trader = await new Trader(first).login();
-  const other = await new Trader(first).login();
-  await trader.fund('100000');
-  await other.fund('100000');
+  const [funded, other] = await fundedTraders(first, 2, '100000');
+  trader = funded;
   firstOrder = (await trader.place({ price: '95000', quantity: '0.5', clientId: 'first' })).json()[0].orderId;
   await other.place({ price: '95000', quantity: '-0.1' });
   firstStop = (await first.operator('GET', '/operator/state-hash')).json().lastSeq;

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
 import { BookCopy } from './book-copy.ts';
 import { seeded } from '../../bench/seeded.ts';
@@ -23,11 +23,7 @@ const SEED = Number(process.env.FEED_BOOK_SEED ?? Date.now() % 1_000_000);
 test(`a book rebuilt from snapshot and deltas equals GET /book at every step (seed ${SEED})`, { timeout: 120_000 }, async () => {
   const ex = await startTestExchange();
   const rand = seeded(SEED);
-  const traders = await Promise.all([0, 1, 2].map(async () => {
-    const t = await new Trader(ex).login();
-    await t.fund('10000000');
-    return t;
-  }));
+  const traders = await fundedTraders(ex, 3, '10000000');
   const feed = await FeedClient.connect(ex.url);
   feed.send({ op: 'subscribe', id: 1, channels: MARKETS.map((m) => `book.${m.symbol}`) });
   const copies = new Map(MARKETS.map((m) => [m.symbol, new BookCopy()]));

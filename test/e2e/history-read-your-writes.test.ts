@@ -9,7 +9,7 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startTestExchange, Trader, fundedTraders } from './harness.ts';
 
 const SYMBOL = 'BTC-USD-PERP';
 const ITERATIONS = 40;
@@ -20,8 +20,7 @@ test('a filled order acknowledged is at once in every history read, under load',
   const ex = await startTestExchange();
   after(() => ex.stop());
   const login = async () => {
-    const t = await new Trader(ex).login();
-    await t.fund('1000000');
+    const [t] = await fundedTraders(ex, 1, '1000000');
     return t;
   };
   const [maker, taker] = [await login(), await login()];

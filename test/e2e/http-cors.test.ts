@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Trader } from './harness.ts';
+import { fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 
 const APP = 'https://app.example.com';
@@ -33,8 +33,7 @@ test('an allowed origin gets Access-Control-Allow-Origin on answers and its pref
   assert.equal(preflight.headers.get('access-control-allow-credentials'), null, 'bearer tokens, never cookies');
 
   // A signed order from the allowed origin goes through.
-  const trader = await new Trader(api).login();
-  await trader.fund('1000');
+  const [trader] = await fundedTraders(api, 1, '1000');
   const placed = await api.request('POST', '/account/order', await trader.signedOrder({ price: '95000', quantity: '0.001' }), { ...trader.auth(), origin: APP });
   assert.equal(placed.status, 200, placed.text);
   assert.equal(placed.headers.get('access-control-allow-origin'), APP);

@@ -15,6 +15,9 @@ interface Raw {
   body: Buffer;
 }
 
+/** One exchange for the file: both tests only read, a handful of requests each. */
+const ex = await startTestExchange();
+
 function raw(url: string, method: string, headers: Record<string, string> = {}): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
@@ -28,7 +31,6 @@ function raw(url: string, method: string, headers: Record<string, string> = {}):
 }
 
 test('large bodies go brotli or gzip as Accept-Encoding asks; small ones and clients that do not ask get them as they are', async () => {
-  const ex = await startTestExchange();
   const url = `${ex.url}/openapi.json`;
   const plain = await raw(url, 'GET');
   assert.equal(plain.status, 200);
@@ -57,7 +59,6 @@ test('large bodies go brotli or gzip as Accept-Encoding asks; small ones and cli
 });
 
 test('HEAD answers every GET route with its status, headers and length, and no body', async () => {
-  const ex = await startTestExchange();
   for (const path of ['/markets', '/book/BTC-USD-PERP?depth=5', '/config', '/health']) {
     const get = await raw(ex.url + path, 'GET');
     const head = await raw(ex.url + path, 'HEAD');

@@ -14,7 +14,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadSettings } from '../../src/config/process.ts';
 import { startExchange } from '../../src/pipeline.ts';
-import { apiClient, Trader } from './harness.ts';
+import { apiClient, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 
 test('the process logs its threads and markets at start, a debug line per refused write, and with ACCESS_LOG=on a line per request', { timeout: 60_000 }, async (t) => {
@@ -29,8 +29,7 @@ test('the process logs its threads and markets at start, a debug line per refuse
   assert.equal(ready.accessLog, true);
   assert.deepEqual(server.logged('journal replayed')!.books.map((b: { market: string }) => b.market), ['BTC-USD-PERP', 'ETH-USD-PERP', 'SOL-USD-PERP'], 'books by symbol');
 
-  const trader = await new Trader(server.client).login();
-  await trader.fund('1000');
+  const [trader] = await fundedTraders(server.client, 1, '1000');
   const refused = await trader.place({ price: '95000', quantity: '1000' });
   assert.equal(refused.status, 400);
   // The server logs a request once it has answered it, the refusal line first, then the access
@@ -70,8 +69,7 @@ test('without ACCESS_LOG no request is logged; every 503 but a probe\'s is a war
     rmSync(dataDir, { recursive: true, force: true });
   });
   const client = apiClient(`http://127.0.0.1:${exchange.port}`);
-  const trader = await new Trader(client).login();
-  await trader.fund('1000');
+  const [trader] = await fundedTraders(client, 1, '1000');
   exchange.sequencer.overloaded = () => 'journal is behind';
   assert.equal((await trader.place({ price: '95000', quantity: '0.01' })).status, 503);
   // A probe's 503 is its answer (asked every few seconds for as long as it holds): no warn line of its own.

@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader, fundedTraders } from './harness.ts';
+import { startTestExchange, fundedTraders } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
 import { sample, scrape, value } from './prometheus.ts';
 
@@ -63,8 +63,7 @@ test('a scrape parses, and orders placed over HTTP move the order, fill, request
 
 test('a write refused 503 because a stage is behind counts as Overloaded', async () => {
   const ex = await startTestExchange();
-  const alice = await new Trader(ex).login();
-  await alice.fund('100000');
+  const [alice] = await fundedTraders(ex, 1, '100000');
   ex.exchange.sequencer.overloaded = () => 'a market is behind';
   assert.equal((await alice.place({ price: '95000', quantity: '0.1' })).status, 503);
   assert.equal(value(await scrape(ex), 'perp_orders_refused_total', { reason: 'Overloaded' }), 1);

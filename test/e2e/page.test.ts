@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
-import { startTestExchange, Trader, type ApiClient } from './harness.ts';
+import { startTestExchange, Trader, type ApiClient, fundedTraders } from './harness.ts';
 import { launchBrowser } from './browser.ts';
 import { startRelay } from './tcp-relay.ts';
 
@@ -70,8 +70,7 @@ test('the market page shows the live book, trades, prices and candles, and recon
   // The browser reaches the exchange through a relay, to cut the network below.
   const relay = await startRelay(ex.exchange.port);
   t.after(() => relay.close());
-  const [maker, taker] = await Promise.all([new Trader(ex).login(), new Trader(ex).login()]);
-  await Promise.all([maker.fund('100000'), taker.fund('100000')]);
+  const [maker, taker] = await fundedTraders(ex, 2, '100000');
   const placed = async (trader: Trader, price: string, quantity: string) => {
     const r = await trader.place({ symbol: SYMBOL, price, quantity });
     assert.equal(r.status, 200, r.text);

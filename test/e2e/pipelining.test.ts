@@ -15,7 +15,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader, type TestExchange } from './harness.ts';
+import { startTestExchange, Trader, type TestExchange, fundedTraders } from './harness.ts';
 import { encodeRequest, pipeline, type RawResponse } from './fuzz-http.ts';
 import { seeded } from '../../bench/seeded.ts';
 
@@ -23,8 +23,7 @@ const SEED = Number(process.env.PIPELINE_SEED ?? Date.now() % 1_000_000);
 
 async function exchangeWithTrader(): Promise<{ ex: TestExchange; port: number; trader: Trader }> {
   const ex = await startTestExchange();
-  const trader = await new Trader(ex).login();
-  await trader.fund('1000000');
+  const [trader] = await fundedTraders(ex, 1, '1000000');
   return { ex, port: ex.exchange.port, trader };
 }
 

@@ -16,7 +16,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiClient, Trader } from './harness.ts';
+import { apiClient, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 import { alive, descendants } from './processes.ts';
 import { encodeRequest, KeepAliveConnection, type KeptAliveAnswer } from './fuzz-http.ts';
@@ -27,8 +27,7 @@ test('SIGTERM under keep-alive load: every request sent before it is answered (2
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-sigterm-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   let server = await startServerProcess([], {}, dataDir);
-  const traders = await Promise.all([0, 1, 2].map(async () => new Trader(server.client).login()));
-  for (const trader of traders) await trader.fund('1000000');
+  const traders = await fundedTraders(server.client, 3, '1000000');
 
   // Signed in advance, so the load is the server's work, not the client's signing.
   const ORDERS_PER_TRADER = 300;

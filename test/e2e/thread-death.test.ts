@@ -17,7 +17,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Trader, type Reply } from './harness.ts';
+import { Trader, type Reply, fundedTraders } from './harness.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { endThread, inMainThread, INSPECT, inspectorUrl } from './end-thread.ts';
 
@@ -62,8 +62,7 @@ async function exited(server: ServerProcess, withinMs: number): Promise<string> 
 
 /** A trader with money and one resting order answered 200 (its clientId `kept`). */
 async function traderWithOrder(server: ServerProcess): Promise<Trader> {
-  const trader = await new Trader(server.client).login();
-  await trader.fund('100000');
+  const [trader] = await fundedTraders(server.client, 1, '100000');
   const placed = await trader.place({ price: '90000', quantity: '0.01', clientId: 'kept' });
   assert.equal(placed.status, 200, placed.text);
   return trader;

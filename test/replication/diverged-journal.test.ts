@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Trader } from '../e2e/harness.ts';
+import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
 import { spawnNode, startNode, stopAll } from './nodes.ts';
 
@@ -31,8 +31,7 @@ test('a node whose journal is not a prefix of the journal stream refuses to foll
   // A stream written by another primary past that seq holds a different record there.
   const primary = await startNode({ nats: nats.urls });
   t.after(() => stopAll([primary], nats));
-  const trader = await new Trader(primary.client).login();
-  await trader.fund('100000');
+  const [trader] = await fundedTraders(primary.client, 1, '100000');
   while ((await primary.client.operator('GET', '/operator/state-hash')).json().lastSeq < otherSeq + 2) {
     assert.equal((await trader.place({ price: '90000', quantity: '0.001' })).status, 200);
   }

@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Trader } from '../e2e/harness.ts';
+import { Trader, fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
 import { spawnNode, startNode, stopAll, untilPrimary } from './nodes.ts';
 
@@ -20,11 +20,7 @@ test('kill -9 of the primary under load: the standby takes over and every acknow
   const standby = await startNode({ nats: nats.urls, role: 'standby', leaseMs: LEASE_MS });
   t.after(() => stopAll([primary, standby], nats));
 
-  const traders = await Promise.all([0, 1].map(async () => {
-    const trader = await new Trader(primary.client).login();
-    await trader.fund('1000000');
-    return trader;
-  }));
+  const traders = await fundedTraders(primary.client, 2, '1000000');
   const acknowledged: { trader: Trader; clientId: string; orderId: string }[] = [];
   let killed = false;
   // Each trader sends resting and crossing orders one after another until the primary is gone.

@@ -10,7 +10,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Trader } from '../e2e/harness.ts';
+import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
 import { assertSameState, startNode, stopAll, untilPrimary } from './nodes.ts';
 
@@ -21,8 +21,7 @@ test('a primary paused past its lease comes back deposed: its writes are refused
   const old = await startNode({ nats: nats.urls, durability: 'replicated', leaseMs: LEASE_MS });
   const standby = await startNode({ nats: nats.urls, role: 'standby', leaseMs: LEASE_MS });
   t.after(() => stopAll([old, standby], nats));
-  const trader = await new Trader(old.client).login();
-  await trader.fund('100000');
+  const [trader] = await fundedTraders(old.client, 1, '100000');
   assert.equal((await trader.place({ price: '90000', quantity: '0.001', clientId: 'before' })).status, 200);
 
   process.kill(old.pid, 'SIGSTOP');

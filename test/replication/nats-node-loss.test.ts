@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Trader } from '../e2e/harness.ts';
+import { Trader, fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
 import { assertSameState, readAs, startNode, stopAll } from './nodes.ts';
 
@@ -19,11 +19,7 @@ test('a NATS node killed during load loses nothing acknowledged (3 nodes, 3 copi
   const primary = await startNode({ ...options, durability: 'replicated' });
   const replica = await startNode({ ...options, role: 'replica' });
   t.after(() => stopAll([primary, replica], nats));
-  const traders = await Promise.all([0, 1].map(async () => {
-    const trader = await new Trader(primary.client).login();
-    await trader.fund('1000000');
-    return trader;
-  }));
+  const traders = await fundedTraders(primary.client, 2, '1000000');
 
   const acknowledged: { trader: Trader; orderId: string; at: number }[] = [];
   let sending = true;

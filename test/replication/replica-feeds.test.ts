@@ -10,7 +10,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Trader, type ApiClient } from '../e2e/harness.ts';
+import { type ApiClient, fundedTraders } from '../e2e/harness.ts';
 import { BookCopy } from '../e2e/book-copy.ts';
 import { assertResumed, events, FeedClient, follow, whole } from '../e2e/feed-client.ts';
 import { seeded } from '../../bench/seeded.ts';
@@ -35,11 +35,7 @@ test(`a replica's feeds: book, trades and a resumed private stream equal the pri
   const replica = await startNode({ nats: nats.urls, role: 'replica' });
   t.after(() => stopAll([primary, replica], nats));
   const rand = seeded(SEED);
-  const [maker, taker] = await Promise.all([0, 1].map(async () => {
-    const trader = await new Trader(primary.client).login();
-    await trader.fund('1000000');
-    return trader;
-  }));
+  const [maker, taker] = await fundedTraders(primary.client, 2, '1000000');
 
   const feed = await FeedClient.connect(replica.client.url);
   t.after(() => feed.close());

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Trader } from '../e2e/harness.ts';
+import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
 import { assertSameState, startNode, stopAll } from './nodes.ts';
 
@@ -15,11 +15,7 @@ test('a replica restarted on its data directory catches up from its own position
   const nats = await startNats(1);
   const primary = await startNode({ nats: nats.urls, durability: 'local' });
   const first = await startNode({ nats: nats.urls, role: 'replica' });
-  const traders = await Promise.all([0, 1].map(async () => {
-    const trader = await new Trader(primary.client).login();
-    await trader.fund('100000');
-    return trader;
-  }));
+  const traders = await fundedTraders(primary.client, 2, '100000');
   const trade = async (round: string) => {
     for (let i = 0; i < 6; i++) {
       for (const [n, trader] of traders.entries()) {

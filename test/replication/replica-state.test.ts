@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Trader } from '../e2e/harness.ts';
+import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
 import { assertSameState, startNode, stopAll } from './nodes.ts';
 
@@ -32,11 +32,7 @@ test(`a replica's book, positions and state hash equal the primary's at the same
   const replica = await startNode({ nats: nats.urls, role: 'replica' });
   t.after(() => stopAll([primary, replica], nats));
   const rand = random(SEED);
-  const traders = await Promise.all([0, 1, 2].map(async () => {
-    const trader = await new Trader(primary.client).login();
-    await trader.fund('1000000');
-    return trader;
-  }));
+  const traders = await fundedTraders(primary.client, 3, '1000000');
   const markets = [
     { symbol: 'BTC-USD-PERP', mid: 95_000, tick: 1 },
     { symbol: 'ETH-USD-PERP', mid: 3_500, tick: 0.1 },

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Trader } from '../e2e/harness.ts';
+import { fundedTraders } from '../e2e/harness.ts';
 import { endThread, INSPECT, inspectorUrl } from '../e2e/end-thread.ts';
 import { startNats } from './nats-servers.ts';
 import { assertSameState, startNode, stopAll } from './nodes.ts';
@@ -18,8 +18,7 @@ test("a replica whose history thread dies answers /ready with 503 naming it, and
   const primary = await startNode({ nats: nats.urls, durability: 'local' });
   const replica = await startNode({ nats: nats.urls, role: 'replica', env: INSPECT });
   t.after(() => stopAll([primary, replica], nats));
-  const trader = await new Trader(primary.client).login();
-  await trader.fund('100000');
+  const [trader] = await fundedTraders(primary.client, 1, '100000');
   assert.equal((await trader.place({ price: '90000', quantity: '0.01' })).status, 200);
   await assertSameState(primary.client, replica.client, [`/account/orders?account=${trader.address}&subaccountIndex=0`], trader.auth());
   assert.equal((await replica.client.request('GET', '/ready')).status, 200, 'ready before');

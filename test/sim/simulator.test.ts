@@ -2,7 +2,8 @@
  * A short run of the deterministic simulator (docs/simulator.md): a few seeds with faults —
  * crashes, power losses with torn writes, slow flushes, interrupted snapshots — each restart
  * checked for every acknowledged write, its reported fills, conservation of money, the
- * invariants and the replayed state hash. `npm run simulate` runs long ones.
+ * invariants and the replayed state hash. `npm run test:scale` runs more and longer seeds
+ * (SIM_SEEDS, SIM_COMMANDS: test/run.ts), `npm run simulate` any.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,18 +12,21 @@ import { runSeed } from '../../sim/simulator.ts';
 import { Prng } from '../../sim/prng.ts';
 
 const { markets } = loadSettings([], {});
+/** Seeds 1..SIM_SEEDS of SIM_COMMANDS commands each: 3 of 1,500 in `npm test`, more and longer in `npm run test:scale`. */
+const SEEDS = Number(process.env.SIM_SEEDS ?? 3);
+const COMMANDS = Number(process.env.SIM_COMMANDS ?? 1500);
 
 test('seeds with crashes, torn writes and slow flushes keep every acknowledged write and conserve money', async () => {
   let crashes = 0;
   let hashChecks = 0;
-  for (const seed of [1, 2, 3]) {
-    const r = await runSeed(markets, { seed, commands: 1500, faults: true, crashRate: 1 / 30 });
-    assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: npm run simulate -- --seed ${seed} --commands 1500` : '');
+  for (let seed = 1; seed <= SEEDS; seed++) {
+    const r = await runSeed(markets, { seed, commands: COMMANDS, faults: true, crashRate: 1 / 30 });
+    assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: npm run simulate -- --seed ${seed} --commands ${COMMANDS}` : '');
     crashes += r.crashes;
     hashChecks += r.hashChecks;
   }
-  assert.ok(crashes >= 6, `only ${crashes} crashes: the faults did not run`);
-  assert.ok(hashChecks >= 3, `only ${hashChecks} state-hash comparisons`);
+  assert.ok(crashes >= 2 * SEEDS, `only ${crashes} crashes: the faults did not run`);
+  assert.ok(hashChecks >= SEEDS, `only ${hashChecks} state-hash comparisons`);
 });
 
 test('hostile users (fee siphons, reduce-only ladders, dust floods, relayed orders, liquidation cascades) create no money and break no leverage bound', async () => {
