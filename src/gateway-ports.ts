@@ -7,7 +7,7 @@
  * report (`stateReport`), wallet login (`walletLogin`), and the streaming feeds with the relay
  * that hands them what the journal has flushed (`streamingFeeds`, `laterFeeds`). The ports are
  * the gateway's and the feeds' own interfaces (http/ports, ws/feeds): this file implements them.
- * May import: config/, numeric/, ledger/ledger (types), auth/, history/, app/ (types),
+ * May import: types/ids, config/, numeric/, ledger/ledger (types), auth/, history/, app/ (types),
  * sequencer/feed-relay, storage/token-secret, journal/journal (types), http/ (ports and route
  * port types), ws/feeds, pino (types).
  */
@@ -30,6 +30,7 @@ import type { MarketDataPort, OrdersPort, PriceSource } from './http/ports.ts';
 import type { OperatorPort } from './http/routes/operator.ts';
 import type { AccountApiOptions } from './http/account-routes.ts';
 import type { Journal } from './journal/journal.ts';
+import type { MarketIndex } from './types/ids.ts';
 
 /** Login: challenges for this profile, tokens signed with the data directory's secret (or `--jwt-secret`: replicas share it). */
 export function walletLogin(settings: Settings, clock: () => number, logger: Logger): WalletLogin {
@@ -88,7 +89,7 @@ export function streamingFeeds(
 }
 
 /** What the gateway reads of the state, the same on every node (a replica serves exactly these). */
-export function stateReads(settings: Settings, exchange: Exchange, history: HistoryReader, projections: Projections, held: (market: number) => boolean) {
+export function stateReads(settings: Settings, exchange: Exchange, history: HistoryReader, projections: Projections, held: (market: MarketIndex) => boolean) {
   const typedData = publishedTypedData(settings.profile);
   const marketData: MarketDataPort = {
     profile: settings.profile,
@@ -141,7 +142,7 @@ export function laterFeeds(feeds: () => Feeds, limits?: Partial<FeedLimits>): So
 }
 
 /** GET /operator/state-hash: the state's hash, the books', the journal position, the first broken invariant, the money. */
-export function stateReport(exchange: Exchange, books: { market: number; hash: string }[], lastSeq: number): Awaited<ReturnType<OperatorPort['stateHash']>> {
+export function stateReport(exchange: Exchange, books: { market: MarketIndex; hash: string }[], lastSeq: number): Awaited<ReturnType<OperatorPort['stateHash']>> {
   let problem: string | null = null;
   try {
     exchange.validateInternalState();

@@ -21,10 +21,11 @@
 import type { Side } from '../engine/types.ts';
 import type { OrderStatus, OrderType } from './order-vocabulary.ts';
 import { REASON_TEXT } from '../engine/codes.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export interface OrderState {
-  orderId: number;
-  market: number;
+  orderId: OrderId;
+  market: MarketIndex;
   owner: number;
   account: string;
   subaccountIndex: number;
@@ -42,7 +43,7 @@ export interface OrderState {
   originator: string;
   originatorFee: number;
   triggerPrice: number | null;
-  parentOrderId: number | null;
+  parentOrderId: OrderId | null;
   period: number | null;
   trailingPercent: string | null;
   groupId: string | null;
@@ -92,11 +93,11 @@ export class OrderRegistry {
   }
 
   /** The order if open, or if among the last 8,192 to finish (then in its final state). */
-  lastKnown(orderId: number): OrderState | undefined {
+  lastKnown(orderId: OrderId): OrderState | undefined {
     return this.open.get(orderId) ?? this.finished.get(orderId);
   }
 
-  get(orderId: number): OrderState | undefined {
+  get(orderId: OrderId): OrderState | undefined {
     return this.open.get(orderId);
   }
 
@@ -112,7 +113,7 @@ export class OrderRegistry {
   }
 
   /** Open orders of one subaccount (optionally one market), oldest first. */
-  ofOwner(owner: number, market?: number): OrderState[] {
+  ofOwner(owner: number, market?: MarketIndex): OrderState[] {
     const out: OrderState[] = [];
     for (const o of this.open.values()) if (o.owner === owner && (market === undefined || o.market === market)) out.push(o);
     return out;
@@ -136,7 +137,7 @@ export class OrderRegistry {
    * A conditional order released to its book with `quantity` lots: `triggered` until the book
    * answers. A trailing stop keeps the trigger it fired at (`triggerPrice`, ticks; 0 for a slice).
    */
-  triggered(orderId: number, quantity: number, time: number, triggerPrice: number): void {
+  triggered(orderId: OrderId, quantity: number, time: number, triggerPrice: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     o.status = 'triggered';
@@ -148,7 +149,7 @@ export class OrderRegistry {
   }
 
   /** An order that never reached a book ended (an untriggered order cancelled or expired, a release refused by R1). */
-  closed(orderId: number, status: 'cancelled' | 'expired' | 'rejected', reason: string, time: number): void {
+  closed(orderId: OrderId, status: 'cancelled' | 'expired' | 'rejected', reason: string, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     o.status = status;
@@ -167,7 +168,7 @@ export class OrderRegistry {
     this.onChange(order);
   }
 
-  accepted(orderId: number, quantity: number, seq: number, time: number): void {
+  accepted(orderId: OrderId, quantity: number, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     // A released conditional order is an ordinary book order from here.
@@ -177,14 +178,14 @@ export class OrderRegistry {
     this.touch(o, seq, time);
   }
 
-  rested(orderId: number, seq: number, time: number): void {
+  rested(orderId: OrderId, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     this.touch(o, seq, time);
     this.onChange(o);
   }
 
-  filled(orderId: number, quantity: number, remaining: number, seq: number, time: number): void {
+  filled(orderId: OrderId, quantity: number, remaining: number, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     o.settled += quantity;
@@ -195,7 +196,7 @@ export class OrderRegistry {
     else this.onChange(o);
   }
 
-  ended(orderId: number, status: 'cancelled' | 'expired' | 'rejected', reasonCode: number, seq: number, time: number): void {
+  ended(orderId: OrderId, status: 'cancelled' | 'expired' | 'rejected', reasonCode: number, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     o.status = status;

@@ -9,7 +9,7 @@
  * May import: engine/ only.
  */
 import { EngineCode } from './codes.ts';
-import type { OrderView, PlaceOrder, Side } from './types.ts';
+import type { AccountIndex, OrderId, OrderView, PlaceOrder, Side } from './types.ts';
 
 /** A lot count or a tick count: a positive integer a number holds exactly. */
 function isPositiveUnits(value: number): boolean {
@@ -46,9 +46,9 @@ export function depthMultiple(tickMultiple: number): number {
 
 /** The fields a book keeps per resting order; `OrderView` adds the derived ones. */
 export interface RestingFields {
-  orderId: number;
+  orderId: OrderId;
   owner: number;
-  account: number;
+  account: AccountIndex;
   side: Side;
   price: number;
   quantity: number;

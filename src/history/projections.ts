@@ -47,6 +47,7 @@ import type { ExchangeListeners } from '../app/ports.ts';
 import { siblingModule, spawnWorker } from '../transport/spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
 import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
+import type { MarketIndex } from '../types/ids.ts';
 
 /** What a reply waits on once the projection thread stopped: it never settles. */
 const NEVER = new Promise<void>(() => {});
@@ -170,7 +171,7 @@ export class Projections {
         if (this.applying <= this.projectedSeq) return;
         this.queue.push({ kind: 'order', record: this.numbered(o.owner, { kind: 'order' as const, order: { ...o, marketIndex: o.market } }) });
       },
-      trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
+      trade: (market: MarketIndex, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
         this.push({ kind: 'trade', record: { marketIndex: market, seq, time, price, quantity, takerSide } });
       },
       ledgerEvent: (e: LedgerEvent) => {

@@ -16,7 +16,7 @@
  * (created, updated, superseded updates) beside its fills. The 24h summary reads at most 59 +
  * 24 + 59 candles (1-minute edges, 1-hour middle). A clientId lookup reads at most `scan`
  * orders per subaccount of the account (and the other entries of the timeline among them).
- * May import: history/, lmdb types.
+ * May import: types/ids, history/, lmdb types.
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
 import { KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
@@ -32,6 +32,7 @@ import type {
   RangeQuery,
   TradeRecord,
 } from './types.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 const DAY = 24 * 3600_000;
 
@@ -54,7 +55,7 @@ export class HistoryReader implements MarketHistory {
     this.dbs = 'tradesByTime' in source ? source : openHistoryDatabases(source);
   }
 
-  trades(marketIndex: number, query: RangeQuery): TradeRecord[] {
+  trades(marketIndex: MarketIndex, query: RangeQuery): TradeRecord[] {
     const out: TradeRecord[] = [];
     if (query.from === undefined && query.to === undefined) {
       for (const { key, value } of this.dbs.trades.getRange({ start: [marketIndex, KEY_TOP], end: [marketIndex], reverse: true, limit: query.limit })) {
@@ -69,7 +70,7 @@ export class HistoryReader implements MarketHistory {
   }
 
   /** Trades after market sequence `seq`, oldest first: where a feed resumes. */
-  tradesAfter(marketIndex: number, seq: number, limit: number): TradeRecord[] {
+  tradesAfter(marketIndex: MarketIndex, seq: number, limit: number): TradeRecord[] {
     const out: TradeRecord[] = [];
     for (const { key, value } of this.dbs.trades.getRange({ start: [marketIndex, seq], exclusiveStart: true, end: [marketIndex, KEY_TOP], limit })) {
       out.push(loadTrade(marketIndex, key[1], value));
@@ -77,7 +78,7 @@ export class HistoryReader implements MarketHistory {
     return out;
   }
 
-  candles(marketIndex: number, interval: CandleInterval, query: RangeQuery): Candle[] {
+  candles(marketIndex: MarketIndex, interval: CandleInterval, query: RangeQuery): Candle[] {
     const out: Candle[] = [];
     for (const { key, value } of this.dbs.candles.getRange({ ...newestFirst([marketIndex, interval.index], query.from, query.to), limit: query.limit })) {
       out.push(loadCandle(key[2], value));
@@ -85,7 +86,7 @@ export class HistoryReader implements MarketHistory {
     return out.reverse();
   }
 
-  lastPrice(marketIndex: number): number | undefined {
+  lastPrice(marketIndex: MarketIndex): number | undefined {
     for (const { value } of this.dbs.trades.getRange({ start: [marketIndex, KEY_TOP], end: [marketIndex], reverse: true, limit: 1 })) {
       return value.price;
     }
@@ -97,7 +98,7 @@ export class HistoryReader implements MarketHistory {
    * with the one `now` falls in. Built from stored candles: 1-minute ones at the edges,
    * 1-hour ones in between (equal by construction to the minutes they cover).
    */
-  summary24h(marketIndex: number, now: number): MarketSummary {
+  summary24h(marketIndex: MarketIndex, now: number): MarketSummary {
     const end = candleStart(INTERVAL_1M, now) + INTERVAL_1M.ms;
     const from = end - DAY;
     const firstHour = Math.min(candleStart(INTERVAL_1H, from + INTERVAL_1H.ms - 1), end);
@@ -122,7 +123,7 @@ export class HistoryReader implements MarketHistory {
     return out;
   }
 
-  order(orderId: number): OrderRecord | undefined {
+  order(orderId: OrderId): OrderRecord | undefined {
     return this.dbs.orders.get(orderId);
   }
 
@@ -171,7 +172,7 @@ export class HistoryReader implements MarketHistory {
   }
 
   /** Settled funding rates of a market, newest first. */
-  fundingRates(marketIndex: number, query: RangeQuery): FundingRateRecord[] {
+  fundingRates(marketIndex: MarketIndex, query: RangeQuery): FundingRateRecord[] {
     const out: FundingRateRecord[] = [];
     for (const { key, value } of this.dbs.funding.getRange({ ...newestFirst([marketIndex], query.from, query.to), limit: query.limit })) {
       out.push({ marketIndex, time: key[1], rate: BigInt(value) });
@@ -180,7 +181,7 @@ export class HistoryReader implements MarketHistory {
   }
 
   /** Candles with from ≤ start < to, ascending, all of them. */
-  private candlesBetween(marketIndex: number, interval: CandleInterval, from: number, to: number): Candle[] {
+  private candlesBetween(marketIndex: MarketIndex, interval: CandleInterval, from: number, to: number): Candle[] {
     if (from >= to) return [];
     const out: Candle[] = [];
     for (const { key, value } of this.dbs.candles.getRange({ start: [marketIndex, interval.index, from], end: [marketIndex, interval.index, to] })) {

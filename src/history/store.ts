@@ -26,12 +26,13 @@
  * `history.meta` `format` names this layout (`HISTORY_FORMAT`): a history without it is from
  * an older build, and start-up rebuilds it from the journal (storage/data-directory).
  * Values are msgpack (lmdb's default); `bigint`s are stored as decimal integer strings.
- * May import: history/, lmdb types, engine/types.
+ * May import: types/ids, history/, lmdb types, engine/types.
  */
 import type { Database, RootDatabase } from 'lmdb';
 import type { Candle } from './candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from './types.ts';
 import type { Side } from '../engine/types.ts';
+import { asMarketIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
 
 export const HISTORY_DATABASE_COUNT = 6;
 
@@ -65,7 +66,7 @@ export interface StoredCandle {
 }
 
 export interface StoredFill {
-  orderId: number;
+  orderId: OrderId;
   price: number;
   quantity: number;
   realizedExposure: string;
@@ -105,7 +106,7 @@ export function storeTrade(t: TradeRecord): StoredTrade {
   return { time: t.time, price: t.price, quantity: t.quantity, side: t.takerSide };
 }
 
-export function loadTrade(marketIndex: number, seq: number, s: StoredTrade): TradeRecord {
+export function loadTrade(marketIndex: MarketIndex, seq: number, s: StoredTrade): TradeRecord {
   return { marketIndex, seq, time: s.time, price: s.price, quantity: s.quantity, takerSide: s.side };
 }
 
@@ -157,7 +158,7 @@ export function loadFill(key: Key, s: StoredFill): AccountFillRecord {
   const [owner, time, , marketIndex, seq] = key;
   return {
     owner,
-    marketIndex,
+    marketIndex: asMarketIndex(marketIndex),
     seq,
     time,
     orderId: s.orderId,

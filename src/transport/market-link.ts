@@ -24,6 +24,7 @@ import { RecordBuffer, encodeCancel, encodeCancelAll, encodeExpire, encodePlace,
 import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import type { MarketThreadData } from './market-worker.ts';
 import type { MarketRouter } from '../app/ports.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export type RecordHandler = (view: DataView, bytes: Uint8Array, offset: number) => void;
 
@@ -147,25 +148,25 @@ export class MarketLink {
     }
   }
 
-  place(market: number, cmd: PlaceOrder): void {
+  place(market: MarketIndex, cmd: PlaceOrder): void {
     const slot = this.target();
     encodePlace(slot.view, slot.bytes, slot.offset, market, cmd);
     this.commit(slot);
   }
 
-  cancel(market: number, orderId: number, owner: number, time: number): void {
+  cancel(market: MarketIndex, orderId: OrderId, owner: number, time: number): void {
     const slot = this.target();
     encodeCancel(slot.view, slot.offset, market, orderId, owner, time);
     this.commit(slot);
   }
 
-  cancelAll(market: number, owner: number, time: number, reason: number): void {
+  cancelAll(market: MarketIndex, owner: number, time: number, reason: number): void {
     const slot = this.target();
     encodeCancelAll(slot.view, slot.offset, market, owner, time, reason);
     this.commit(slot);
   }
 
-  expire(market: number, time: number): void {
+  expire(market: MarketIndex, time: number): void {
     const slot = this.target();
     encodeExpire(slot.view, slot.offset, market, time);
     this.commit(slot);
@@ -176,8 +177,8 @@ export class MarketLink {
     return this.request('snapshot') as Promise<BookSnapshot[]>;
   }
 
-  stateHashes(): Promise<{ market: number; hash: string }[]> {
-    return this.request('stateHash') as Promise<{ market: number; hash: string }[]>;
+  stateHashes(): Promise<{ market: MarketIndex; hash: string }[]> {
+    return this.request('stateHash') as Promise<{ market: MarketIndex; hash: string }[]>;
   }
 
   private request(kind: 'snapshot' | 'stateHash'): Promise<unknown> {

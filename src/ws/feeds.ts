@@ -29,7 +29,7 @@
  * already past half the limit, and on every connection once half the limit has been published
  * since they were last all read (and every `SWEEP_MS` for what uWS writes itself: pongs).
  * Heartbeats every `heartbeatMs` on every connection; `ping` is answered `pong`.
- * May import: config/, history/, engine/types, auth/, http/ (codes, views, uws types),
+ * May import: types/ids, config/, history/, engine/types, auth/, http/ (codes, views, uws types),
  * sequencer/feed-relay and app/depth-mirror (what the sequencer hands the feeds), ws/, pino.
  */
 import type { Logger } from 'pino';
@@ -48,6 +48,7 @@ import { statsView } from '../http/routes/account-stats.ts';
 import type { AccountReadPort } from '../http/ports.ts';
 import type { HttpServer, SocketConnection, SocketEndpoint } from '../http/uws.ts';
 import { accountEventMessage, bookDelta, bookSnapshot, candleMessage, CHECKSUM_LEVELS, pricesMessage, summaryMessage, tradesMessage, type PriceFigures } from './messages.ts';
+import type { MarketIndex } from '../types/ids.ts';
 
 export interface FeedLimits {
   connectionsPerAddress: number;
@@ -97,7 +98,7 @@ export interface FeedPorts {
   markets: readonly MarketSpec[];
   /** Each market's book at start (before any frame). */
   startBooks: readonly DepthMirror[];
-  prices(market: number): PriceFigures;
+  prices(market: MarketIndex): PriceFigures;
   history: Pick<MarketHistory, 'candles' | 'summary24h'>;
   accounts: Pick<AccountReadPort['ledger'], 'findOwner' | 'identity' | 'stats'>;
   delegations: Pick<DelegationStore, 'authorizeCaller'>;
@@ -204,7 +205,7 @@ export class Feeds implements FeedSink {
     this.timers.length = 0;
     for (const timer of this.windows) clearTimeout(timer);
     this.windows.fill(undefined);
-    for (let market = 0; market < this.unpublished.length; market++) this.publishMarket(market);
+    for (const market of this.ports.markets) this.publishMarket(market.index);
   }
 
   // ── connections ──────────────────────────────────────────────────────────────────────────
@@ -504,7 +505,7 @@ export class Feeds implements FeedSink {
 
   /** Public changes go out with their market's next publish (at once if the last is a window ago); account events now. */
   frame(frame: FeedFrame): void {
-    const touched = new Set<number>();
+    const touched = new Set<MarketIndex>();
     for (const delta of frame.books) {
       const u = this.unpublishedOf(delta.market);
       for (const [price, quantity] of delta.bids) u.bids.set(price, quantity);
@@ -524,7 +525,7 @@ export class Feeds implements FeedSink {
     if (frame.accounts.length > 0) this.publishAccounts(frame.accounts);
   }
 
-  private unpublishedOf(market: number): Unpublished {
+  private unpublishedOf(market: MarketIndex): Unpublished {
     const sequence = this.books[market].sequence;
     return (this.unpublished[market] ??= { previous: sequence, sequence, bids: new Map(), asks: new Map(), trades: [] });
   }
@@ -535,7 +536,7 @@ export class Feeds implements FeedSink {
    * exchange's clock (`ports.clock`, which stamps messages): the timer that ends it is a real
    * one, and a clock a test or an operator sets must not stretch or skip it.
    */
-  private schedule(market: number): void {
+  private schedule(market: MarketIndex): void {
     if (this.closing) return this.publishMarket(market);
     if (this.windows[market] !== undefined) return;
     const wait = this.publishedAt[market] + this.limits.publishEveryMs - performance.now();
@@ -550,7 +551,7 @@ export class Feeds implements FeedSink {
   }
 
   /** The market's merged delta onto the published book, then its trades and prices. */
-  private publishMarket(index: number): void {
+  private publishMarket(index: MarketIndex): void {
     const u = this.unpublished[index];
     if (u === null) return;
     this.unpublished[index] = null;

@@ -13,6 +13,7 @@ import type { BatchOrder } from '../../app/commands.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
+import type { OrderId } from '../../types/ids.ts';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -139,7 +140,7 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
   }
   if (orderType === 'trailingStop' && trailingPercent === null) return bad('trailingPercent is required for a trailingStop order');
   if (orderType !== 'trailingStop' && trailingPercent !== null) return bad(`May not specify trailingPercent on a ${orderType} order: only trailingStop has one`);
-  let parentOrderId: number | null = null;
+  let parentOrderId: OrderId | null = null;
   if (body.parentOrderId !== undefined && body.parentOrderId !== null && body.parentOrderId !== '') {
     const id = parseOrderId(body.parentOrderId);
     if (id === undefined) return bad('parentOrderId must be an orderId such as "0x0000010000000001"');

@@ -38,6 +38,7 @@ import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
 import { signingRules } from '../../auth/typed-data.ts';
 import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
+import type { MarketIndex, OrderId } from '../../types/ids.ts';
 
 /** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
 const MAX_BATCH_ORDERS = 100;
@@ -179,7 +180,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
   };
 
   /** The order as it stands now: open or recently finished in memory, else finished in history. */
-  const current = (orderId: number): OrderLike | undefined => {
+  const current = (orderId: OrderId): OrderLike | undefined => {
     return orders.recent(orderId) ?? orders.stored(orderId);
   };
 
@@ -464,7 +465,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
         orderTypes.add(type);
       }
     }
-    let marketIndex: number | undefined;
+    let marketIndex: MarketIndex | undefined;
     const symbol = q.get('symbol');
     if (symbol !== undefined) {
       const market = findMarket(markets, symbol);
