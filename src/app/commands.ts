@@ -9,7 +9,7 @@
  * travel as fixed binary records (transport/codec.ts). Kinds start at 64 so they never collide
  * with the codec's record kinds (commands < 16, book events 16–63).
  */
-import type { OrderType } from './order-vocabulary.ts';
+import type { OrderType } from '../types/orders.ts';
 import type { Side } from '../engine/types.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
 

@@ -19,7 +19,7 @@
  * outcome and reads soon after.
  */
 import type { Side } from '../engine/types.ts';
-import type { OrderStatus, OrderType } from './order-vocabulary.ts';
+import type { OrderStatus, OrderType } from '../types/orders.ts';
 import { REASON_TEXT } from '../engine/codes.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
 

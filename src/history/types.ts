@@ -6,11 +6,11 @@
  *
  * Units: prices in ticks, quantities in lots, money (`realized*`) `bigint` collateral base
  * units (COLLATERAL_SCALE), rates `bigint` at RATE_SCALE, every time in milliseconds.
- * May import: types/ids, engine/types, history/candles, app/order-vocabulary, app/order-registry (types:
+ * May import: types/ids, engine/types, history/candles, types/orders, app/order-registry (types:
  * a stored order is the registry's state).
  */
 import type { Side } from '../engine/types.ts';
-import type { OrderStatus } from '../app/order-vocabulary.ts';
+import type { OrderStatus, SignedOrderType } from '../types/orders.ts';
 import type { OrderState } from '../app/order-registry.ts';
 import type { Candle, CandleInterval } from './candles.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
@@ -98,7 +98,7 @@ export interface OrderQuery {
   limit: number;
   statuses?: ReadonlySet<OrderStatus>;
   marketIndex?: MarketIndex;
-  orderTypes?: ReadonlySet<string>;
+  orderTypes?: ReadonlySet<SignedOrderType>;
 }
 
 /** A market's activity over the last 24 hours (see `HistoryReader.summary24h`). */

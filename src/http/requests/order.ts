@@ -8,7 +8,7 @@ import { findMarket, priceToTicks, quantityToLots, lotsToQuantity, RATE_SCALE, t
 import { formatDecimal, parseDecimal } from '../../numeric/decimal.ts';
 import { OrderFlag, Side, parseOrderId } from '../../engine/types.ts';
 import { canonicalOrderType, type OrderRequest } from '../../auth/typed-data.ts';
-import type { OrderType } from '../../app/order-vocabulary.ts';
+import type { OrderType } from '../../types/orders.ts';
 import type { BatchOrder } from '../../app/commands.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
@@ -153,7 +153,7 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
       market,
       account: body.account.toLowerCase(),
       subaccountIndex: body.subaccountIndex,
-      orderType: orderType as OrderType,
+      orderType,
       side: lots > 0 ? Side.Buy : Side.Sell,
       price,
       quantity: Math.abs(lots),

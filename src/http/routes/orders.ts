@@ -22,7 +22,7 @@ import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '..
 import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
 import { ExchangeCode } from '../../app/codes.ts';
-import { ORDER_TYPES, type OrderStatus } from '../../app/order-vocabulary.ts';
+import { SIGNED_ORDER_TYPES, type OrderStatus, type SignedOrderType } from '../../types/orders.ts';
 import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
@@ -80,8 +80,7 @@ const STATUS_FILTERS: Readonly<Record<string, ReadonlySet<OrderStatus>>> = {
   closed: new Set(['filled', 'cancelled', 'expired', 'rejected']),
 };
 /** The list filter's order types, in any letter case; `unsupported` is the EIP-712 enum's zero (never placed, so it matches nothing). */
-const LISTED_ORDER_TYPES = ['unsupported', ...ORDER_TYPES];
-const ORDER_TYPE_FILTERS = new Map(LISTED_ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
+const ORDER_TYPE_FILTERS = new Map(SIGNED_ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
 
 
 /** GET and DELETE /account/order. */
@@ -95,7 +94,7 @@ const CANCEL_ALL_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, param('sy
 /** GET /account/orders. */
 const ORDER_LIST_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
-  param('orderType', { type: 'array', items: { type: 'string', enum: LISTED_ORDER_TYPES } }, 'one or more order types: repeat the parameter or separate them by commas'),
+  param('orderType', { type: 'array', items: { type: 'string', enum: [...SIGNED_ORDER_TYPES] } }, 'one or more order types: repeat the parameter or separate them by commas'),
   param('status', { type: 'string', enum: Object.keys(STATUS_FILTERS) }, 'open = new or partiallyFilled; active = open, untriggered or a pending TWAP/iceberg child; filled; closed = filled, cancelled, expired or rejected'),
   param('symbol', { type: 'string' }, 'one market'),
   param('createdFrom', int(0), 'ms, created on or after (not with updated*)'),
@@ -455,7 +454,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     const statusText = q.get('status');
     const statuses = statusText === undefined ? undefined : STATUS_FILTERS[statusText];
     if (statusText !== undefined && statuses === undefined) return failure(GatewayCode.InvalidField, 'status must be one of open, active, filled, closed');
-    let orderTypes: Set<string> | undefined;
+    let orderTypes: Set<SignedOrderType> | undefined;
     const typeText = q.get('orderType');
     if (typeText !== undefined) {
       orderTypes = new Set();
