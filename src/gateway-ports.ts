@@ -72,7 +72,7 @@ export function streamingFeeds(
     delegations: exchange.delegations,
     tokens: login.tokens,
     accountEvents: projections.accountEvents,
-    settle: async () => {
+    durableAndWritten: async () => {
       const seq = journal.lastSeq();
       await journal.durable(seq);
       await projections.caughtUp(seq);

@@ -146,7 +146,7 @@ export class OrderEntry {
       takeProfit: this.trigger(tp, entered, 0, TriggerKind.TakeProfit, time),
       stopLoss: this.trigger(sl, entered, 1, TriggerKind.StopLoss, time),
       parentOrderId,
-      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, settled: parent.settled } : undefined,
+      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, filled: parent.settled } : undefined,
       position: this.state.ledger.position(owner, market),
       time,
     });

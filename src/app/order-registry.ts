@@ -2,7 +2,7 @@
  * @module app/order-registry
  *
  * The main thread's read model of orders: what each order is (the signed request's fields)
- * and where it stands (status, remaining, settled, times, sequence number), kept up to date
+ * and where it stands (status, remaining, lots filled, times, sequence number), kept up to date
  * from the book's events. It answers GET /account/order for live orders without asking a
  * market thread, keeps clientIds unique among an account's open orders across markets, and
  * hands every change to a listener (the history projection, the feeds).
@@ -35,6 +35,7 @@ export interface OrderState {
   /** Lots accepted (after a reduce-only cap); the requested size until the book accepts it. */
   quantity: number;
   remaining: number;
+  /** Lots filled so far: the spec's Order field `settled`, stored in history under that name. */
   settled: number;
   flags: number;
   expiresAt: number;

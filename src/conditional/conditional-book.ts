@@ -138,8 +138,8 @@ export class ConditionalBook {
       const list = this.pairsByParent.get(pair.parentOrderId);
       if (list === undefined) this.pairsByParent.set(pair.parentOrderId, [pair]);
       else list.push(pair);
-      const settled = (cmd.parent as { settled: number }).settled;
-      if (settled > 0) this.parentFilled(pair, settled, cmd.time);
+      const filled = cmd.parent?.filled ?? 0;
+      if (filled > 0) this.parentFilled(pair, filled, cmd.time);
     } else {
       addTo(this.positionPairs, pair.owner, pair);
       this.arm(takeProfit);

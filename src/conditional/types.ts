@@ -49,7 +49,7 @@ export interface PlacePair {
   /** 0 = attached to the owner's position; otherwise the orderId of a resting order. */
   parentOrderId: OrderId;
   /** The parent as the order book has it now (`book.order(parentOrderId)`); unused when parentOrderId is 0. */
-  parent: Pick<OrderView, 'orderId' | 'owner' | 'side' | 'settled'> | undefined;
+  parent: Pick<OrderView, 'orderId' | 'owner' | 'side' | 'filled'> | undefined;
   /** The owner's signed position in lots, as the ledger has it now (position-attached pairs). */
   position: number;
   time: number;

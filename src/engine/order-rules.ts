@@ -61,7 +61,7 @@ export interface RestingFields {
   lastUpdateSequenceNumber: number;
 }
 
-/** A fresh `OrderView` of a resting order (settled and status derived from the counts). */
+/** A fresh `OrderView` of a resting order (filled and status derived from the counts). */
 export function orderView(o: RestingFields): OrderView {
   return {
     orderId: o.orderId,
@@ -71,7 +71,7 @@ export function orderView(o: RestingFields): OrderView {
     price: o.price,
     quantity: o.quantity,
     remaining: o.remaining,
-    settled: o.quantity - o.remaining,
+    filled: o.quantity - o.remaining,
     flags: o.flags,
     expiresAt: o.expiresAt,
     clientId: o.clientId,

@@ -112,8 +112,8 @@ export interface OrderView {
   /** Lots accepted (after any reduce-only cap). */
   quantity: number;
   remaining: number;
-  /** Lots filled so far: quantity − remaining. */
-  settled: number;
+  /** Lots filled so far: quantity − remaining (the API calls it `settled`). */
+  filled: number;
   flags: number;
   expiresAt: number;
   clientId: string | null;

@@ -121,7 +121,7 @@ export class Projections {
   /** The feeds, once live: they hear every numbered subaccount event and every written batch. */
   feed: { account(event: AccountEventRecord): void; historyWritten(): void } | null = null;
 
-  /** Rejects when the projection thread stops (what `settle` waits on beside the position). */
+  /** Rejects when the projection thread stops (what `allWritten` waits on beside the position). */
   private readonly stopped: Promise<never>;
   private stop: (error: Error) => void = () => {};
 
@@ -333,13 +333,12 @@ export class Projections {
     return this.queue.length > MAX_QUEUED_WRITES ? 'history is behind' : null;
   }
 
-  /** Every record so far written, and the position moved to the journal's end. */
   /**
    * Resolves once everything journaled so far is written; rejects if the projection thread stops
    * first (a snapshot or a stop waiting here must not wait for ever — replies waiting for history
    * get no answer instead, see `threadStopped`).
    */
-  settle(): Promise<void> {
+  allWritten(): Promise<void> {
     if (this.failure !== null) return Promise.reject(this.failure);
     this.flush(true);
     return Promise.race([this.caughtUp(this.journal.lastSeq()), this.stopped]);
@@ -347,7 +346,7 @@ export class Projections {
 
   /** Writes what is left, then stops the projection thread. */
   async close(): Promise<void> {
-    await this.settle();
+    await this.allWritten();
     const thread = this.thread;
     if (thread === null) return;
     this.ending = true;

@@ -105,7 +105,7 @@ export interface FeedPorts {
   tokens: Pick<AccessTokens, 'verify'>;
   accountEvents: AccountEventReader;
   /** Resolves once every journal record so far is flushed and its history written. */
-  settle(): Promise<void>;
+  durableAndWritten(): Promise<void>;
   clock(): number;
   logger: Logger;
   limits?: Partial<FeedLimits>;
@@ -443,7 +443,7 @@ export class Feeds implements FeedSink {
     if (set === undefined) this.followers.set(c.name, (set = new Set()));
     set.add(follower);
     try {
-      await this.ports.settle();
+      await this.ports.durableAndWritten();
     } catch {
       this.error(conn, undefined, failure(GatewayCode.DatabaseFailure).body, c.name);
       this.leave(conn, c.name);
