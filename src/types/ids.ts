@@ -1,12 +1,12 @@
 /**
  * @module types/ids
  *
- * The identifiers every room passes around, as branded types: a market index, an orderId, the
- * ledger's interned account index and an account's address are all a number or a string at run
- * time, and the compiler keeps them apart — a `MarketIndex` never goes where an `OrderId` or an
- * `AccountIndex` is asked for (nautilus_trader's model: an identifier is its own type). The
- * brands are types only: nothing is allocated or checked on a hot path, a branded number is the
- * number.
+ * The identifiers every room passes around, as branded types: a market index, an orderId and
+ * the ledger's interned account index are all numbers at run time, and the compiler keeps them
+ * apart — a `MarketIndex` never goes where an `OrderId` or an `AccountIndex` is asked for
+ * (nautilus_trader's model: an identifier is its own type). The brands are types only: nothing
+ * is allocated or checked on a hot path, a branded number is the number. An account's address
+ * is auth/address `Address` (lowercase `0x` + 40 hex digits, made by `toAddress`).
  *
  * The brand is optional (`[brand]?`): a plain number still passes for any identifier, so the
  * cores' tests write `book.cancel(1, 11, T0)` as before; two identifiers of different kinds never
@@ -15,7 +15,8 @@
  *
  * Each brand is made in one place, where the value enters the process: the markets file
  * (config/market), the codec's decoders (transport/codec), snapshot and history restore, the
- * HTTP parsers (engine/types `parseOrderId`), or the function that allocates it (`orderIdOf`).
+ * HTTP parsers (engine/types `parseOrderId`), or the function that allocates it (`orderIdOf`,
+ * the ledger's account registry).
  * Everywhere else a branded value is only passed on.
  * May import: nothing.
  */
@@ -30,8 +31,6 @@ export type MarketIndex = Brand<number, 'MarketIndex'>;
 export type OrderId = Brand<number, 'OrderId'>;
 /** A wallet address interned by the ledger: what the books compare for self-trade prevention and clientIds. */
 export type AccountIndex = Brand<number, 'AccountIndex'>;
-/** A wallet address, lowercase `0x` + 40 hex digits (auth/address `toAddress`). */
-export type AccountAddress = Brand<`0x${string}`, 'AccountAddress'>;
 
 /** Where a record or a field has room for an orderId and holds none (a position-attached pair's parent, say). */
 export const NO_ORDER = 0 as OrderId;
@@ -47,11 +46,4 @@ export function asMarketIndex(n: number): MarketIndex {
 /** An account index read from a record or a snapshot, or handed out by the ledger. */
 export function asAccountIndex(n: number): AccountIndex {
   return n as AccountIndex;
-}
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-/** The address in `text` (any letter case), lowercased; undefined when it is not one. */
-export function toAccountAddress(text: unknown): AccountAddress | undefined {
-  return typeof text === 'string' && ADDRESS.test(text) ? (text.toLowerCase() as AccountAddress) : undefined;
 }
