@@ -16,15 +16,16 @@
  *
  * With `replication` (src/replication, docs/replication.md) the journal also ships each flushed
  * block through the sink it is handed, and the gateway answers as a member of a cluster; the
- * reads every node serves (`stateReads`, `stateReport`, `walletLogin`) are here so a replica
- * serves exactly the primary's.
+ * reads every node serves are built by gateway-ports, so a replica serves exactly the primary's.
+ *
  * What is not wiring lives in the room that owns it: the data directory's lock and the undoing
  * of a failed start (storage/directory-lock), the start-up replay (sequencer/start-up-replay),
  * the clock (sequencer/clock), the market threads and their router (transport/market-link), the
  * ports the gateway and the feeds are handed (gateway-ports), snapshots (sequencer/snapshot-schedule).
- * May import: every room it wires: config/, auth/, history/, journal/ (types), app/ (types),
- * transport/, sequencer/, storage/, http/, ws/ (types), gateway-ports, metrics, log; pino, node:path.
- * Nothing imports it but the processes (main, demo, replication/node).
+ * May import: every room it wires: config/, auth/, history/, journal/ (types), transport/,
+ * sequencer/, storage/, http/, ws/ (types), gateway-ports, metrics, log; pino, node:path.
+ * Nothing imports it but the processes (main, demo, replication/node) and replication/primary
+ * (the `Replication` it implements).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
