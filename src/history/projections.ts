@@ -169,7 +169,7 @@ export class Projections {
       // One write per change: the numbered event carries the order's state for both projections.
       orderChanged: (o: OrderState) => {
         if (this.applying <= this.projectedSeq) return;
-        this.queue.push({ kind: 'order', record: this.numbered(o.owner, { kind: 'order' as const, order: { ...o, marketIndex: o.market } }) });
+        this.queue.push({ kind: 'order', record: this.numbered(o.owner, { kind: 'order' as const, order: { ...o } }) });
       },
       trade: (market: MarketIndex, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
         this.push({ kind: 'trade', record: { marketIndex: market, seq, time, price, quantity, takerSide } });

@@ -138,7 +138,7 @@ export class HistoryReader implements MarketHistory {
       // An entry of a superseded change (update entries are append-only, history/writer): listed at its latest time only.
       if (kind === TIMELINE_UPDATED && key[1] !== order.updatedAt) continue;
       if (query.statuses !== undefined && !query.statuses.has(order.status)) continue;
-      if (query.marketIndex !== undefined && order.marketIndex !== query.marketIndex) continue;
+      if (query.marketIndex !== undefined && order.market !== query.marketIndex) continue;
       if (query.orderTypes !== undefined && !query.orderTypes.has(order.orderType)) continue;
       out.push(order);
       if (out.length >= query.limit) break;

@@ -61,14 +61,12 @@ export interface AccountFillView {
 
 /**
  * The latest state of one order, written on every change (`onOrderUpdate`). The order routes
- * format it; the projection only needs `orderId`, `owner`, `marketIndex`, `status`,
+ * format it; the projection only needs `orderId`, `owner`, `market`, `status`,
  * `orderType`, `createdAt` and `updatedAt` to index it, and keeps the rest as given.
- * Values must be msgpack-safe (numbers, strings, booleans, null; no bigint).
+ * Values must be msgpack-safe (numbers, strings, booleans, null; no bigint). (Records written
+ * before this was the registry's state as it is also carry `marketIndex`, the same as `market`.)
  */
-export type OrderRecord = OrderState & {
-  /** The same as `market`: the history indexes key on it. */
-  marketIndex: MarketIndex;
-};
+export type OrderRecord = OrderState;
 
 export interface FundingRateRecord {
   marketIndex: MarketIndex;
