@@ -80,8 +80,12 @@ function clientKey(account: string, clientId: string): string {
 export class OrderRegistry {
   private readonly open = new Map<number, OrderState>();
   private readonly byClientId = new Map<string, number>();
-  /** Open orders per owner (no zero entries): what the open-order bound reads (app/account-limits). */
-  private readonly perOwner = new Map<number, number>();
+  /**
+   * Open orders per owner, each in the order it was submitted (no empty entries): the open-order
+   * bound (app/account-limits), a subaccount's cancel-all, its reduce-only check after a fill and
+   * its open-order listing read one owner's orders, never all of the exchange's.
+   */
+  private readonly perOwner = new Map<number, Map<number, OrderState>>();
   /** The last `RECENTLY_FINISHED` finished orders by id, and their ids in the order they finished (a ring). */
   private readonly finished = new Map<number, OrderState>();
   private readonly finishedIds = new Float64Array(RECENTLY_FINISHED);
@@ -110,19 +114,22 @@ export class OrderRegistry {
 
   /** How many orders `owner` has open (resting, untriggered, on their way to a book). */
   openCount(owner: number): number {
-    return this.perOwner.get(owner) ?? 0;
+    return this.perOwner.get(owner)?.size ?? 0;
   }
 
-  /** Open orders of one subaccount (optionally one market), oldest first. */
+  /** Open orders of one subaccount (optionally one market), oldest first. O(its open orders). */
   ofOwner(owner: number, market?: MarketIndex): OrderState[] {
     const out: OrderState[] = [];
-    for (const o of this.open.values()) if (o.owner === owner && (market === undefined || o.market === market)) out.push(o);
+    const own = this.perOwner.get(owner);
+    if (own !== undefined) for (const o of own.values()) if (market === undefined || o.market === market) out.push(o);
     return out;
   }
 
   /** A new order entered the pipeline (status `new` until the book says otherwise). */
   submitted(order: OrderState): void {
-    if (!this.open.has(order.orderId)) this.perOwner.set(order.owner, this.openCount(order.owner) + 1);
+    let own = this.perOwner.get(order.owner);
+    if (own === undefined) this.perOwner.set(order.owner, (own = new Map()));
+    own.set(order.orderId, order);
     this.open.set(order.orderId, order);
     if (order.clientId !== null) this.byClientId.set(clientKey(order.account, order.clientId), order.orderId);
   }
@@ -214,9 +221,9 @@ export class OrderRegistry {
 
   private finish(o: OrderState): void {
     if (this.open.delete(o.orderId)) {
-      const left = this.openCount(o.owner) - 1;
-      if (left === 0) this.perOwner.delete(o.owner);
-      else this.perOwner.set(o.owner, left);
+      const own = this.perOwner.get(o.owner)!;
+      own.delete(o.orderId);
+      if (own.size === 0) this.perOwner.delete(o.owner);
     }
     if (o.clientId !== null && this.byClientId.get(clientKey(o.account, o.clientId)) === o.orderId) {
       this.byClientId.delete(clientKey(o.account, o.clientId));

@@ -88,7 +88,8 @@ export class AccessTokens {
 
   /** The caller's address from an `Authorization` header value (`Bearer <token>`). */
   async verifyHeader(authorization: string | undefined | null): Promise<AuthResult<Address>> {
-    const match = typeof authorization === 'string' ? /^Bearer +(\S+)\s*$/i.exec(authorization) : null;
+    // A Bearer credential that is not one token (`Bearer <token> extra`) is an invalid token, not a missing one.
+    const match = typeof authorization === 'string' ? /^\s*Bearer\s+(\S.*?)\s*$/i.exec(authorization) : null;
     if (match === null) return refused(AuthCode.MissingToken);
     return this.verify(match[1]);
   }

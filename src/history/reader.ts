@@ -9,17 +9,19 @@
  * at most `limit` results; when more match, the newest are kept. Listings come newest first,
  * except candles, which come ascending (the newest `limit`, then in time order).
  *
- * Cost: a query is one range read of at most `limit` entries, except where a filter is not
- * part of the key (fills by market, orders by status/market/type), which reads past what it
- * skips. Fills and orders share the subaccount's timeline (history/store): each of those
- * queries also reads past the other kinds' entries in its window — about three per order
- * (created, updated, superseded updates) beside its fills. The 24h summary reads at most 59 +
- * 24 + 59 candles (1-minute edges, 1-hour middle). A clientId lookup reads at most `scan`
- * orders per subaccount of the account (and the other entries of the timeline among them).
+ * Cost: a query is one range read of at most `limit` entries of its kind (the subaccount's
+ * timeline keeps fills, created and updated entries in ranges of their own, history/store),
+ * except where a filter skips entries (fills by market, orders by status/market/type): then it
+ * reads past the keys it skips, keys only — an order's record is read only for an entry it may
+ * list (a status filter on the created window reads the record of each entry in the window),
+ * and an order listed by updatedAt may have one superseded entry (read) beside its latest. At
+ * most `SEARCH_LIMIT` entries: past that a listing throws `SearchTooBroad` and the route asks
+ * for a narrower window. The 24h summary reads at most 59 + 24 + 59 candles (1-minute edges,
+ * 1-hour middle). A clientId lookup reads at most `scan` orders per subaccount of the account.
  * May import: types/ids, history/, lmdb types.
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
-import { KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
+import { FINAL_STATUS_CODE, finishedKind, KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, ORDER_TYPE_CODE, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
 import type { RootDatabase } from 'lmdb';
 import type {
   AccountFillRecord,
@@ -36,10 +38,31 @@ import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 const DAY = 24 * 3600_000;
 
-/** Range options reading keys `[...prefix, t, …]` with from ≤ t < to, newest first. */
-function newestFirst(prefix: number[], from: number | undefined, to: number | undefined) {
+/**
+ * Most timeline entries one listing reads (its keys; a few of them also their record). A
+ * listing whose filters match little in a long history (an order type never used, a rarely
+ * traded market among a market maker's million orders) would otherwise read the subaccount's
+ * whole history on the gateway's thread, holding every other request and order behind it.
+ * 20,000 entries are the newest changes of 20,000 orders, or 20,000 fills: bench:history-read
+ * measures what a listing stopped there costs.
+ */
+export const SEARCH_LIMIT = 20_000;
+
+/** A listing stopped at `SEARCH_LIMIT` entries before it was complete: its window is too wide. */
+export class SearchTooBroad extends Error {
+  constructor() {
+    super('a history listing reached its search limit');
+  }
+}
+
+/**
+ * Range options reading keys `[...prefix, t, …]` with from ≤ t < to, newest first; with
+ * `after` (a key suffix `[t, …]`), only the keys below `[...prefix, ...after]` as well.
+ */
+function newestFirst(prefix: number[], from: number | undefined, to: number | undefined, after?: readonly number[]) {
+  const below = after !== undefined && (to === undefined || after[0] < to) ? [...prefix, ...after] : [...prefix, to ?? KEY_TOP];
   return {
-    start: [...prefix, to ?? KEY_TOP],
+    start: below,
     exclusiveStart: true,
     end: [...prefix, from ?? 0],
     inclusiveEnd: true,
@@ -47,23 +70,37 @@ function newestFirst(prefix: number[], from: number | undefined, to: number | un
   };
 }
 
+/** The timeline kind an order's change in `status` is listed under: open changes, or its final status' range. */
+function changeKind(status: OrderRecord['status']): number {
+  const code = FINAL_STATUS_CODE.get(status);
+  return code === undefined ? TIMELINE_UPDATED : finishedKind(code);
+}
+
+/** Whether timeline entry `a` comes before `b` newest first: later, then a higher orderId, then a final status' range before the open changes'. */
+function newer(a: number[], b: number[]): boolean {
+  return a[2] !== b[2] ? a[2] > b[2] : a[3] !== b[3] ? a[3] > b[3] : a[1] > b[1];
+}
+
 export class HistoryReader implements MarketHistory {
   private readonly dbs: HistoryDatabases;
 
-  /** Over databases already opened, or opened here from the exchange's history environment. */
-  constructor(source: HistoryDatabases | RootDatabase) {
+  /**
+   * Over databases already opened, or opened here from the exchange's history environment.
+   * `searchLimit`: most entries a listing reads (`SEARCH_LIMIT`; smaller in tests).
+   */
+  constructor(source: HistoryDatabases | RootDatabase, private readonly searchLimit = SEARCH_LIMIT) {
     this.dbs = 'tradesByTime' in source ? source : openHistoryDatabases(source);
   }
 
   trades(marketIndex: MarketIndex, query: RangeQuery): TradeRecord[] {
     const out: TradeRecord[] = [];
-    if (query.from === undefined && query.to === undefined) {
+    if (query.from === undefined && query.to === undefined && query.after === undefined) {
       for (const { key, value } of this.dbs.trades.getRange({ start: [marketIndex, KEY_TOP], end: [marketIndex], reverse: true, limit: query.limit })) {
         out.push(loadTrade(marketIndex, key[1], value));
       }
       return out;
     }
-    for (const { key, value } of this.dbs.tradesByTime.getRange({ ...newestFirst([marketIndex], query.from, query.to), limit: query.limit })) {
+    for (const { key, value } of this.dbs.tradesByTime.getRange({ ...newestFirst([marketIndex], query.from, query.to, query.after), limit: query.limit })) {
       out.push(loadTrade(marketIndex, key[2], value));
     }
     return out;
@@ -111,11 +148,12 @@ export class HistoryReader implements MarketHistory {
     return { from, window: mergeCandles(parts), lastPrice: this.lastPrice(marketIndex) };
   }
 
-  /** Fills of a subaccount, newest first. */
+  /** Fills of a subaccount, newest first. Throws `SearchTooBroad` past `SEARCH_LIMIT` entries. */
   fills(owner: number, query: FillQuery): AccountFillRecord[] {
     const out: AccountFillRecord[] = [];
-    for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner], query.from, query.to))) {
-      if (key[2] !== TIMELINE_FILL) continue;
+    let read = 0;
+    for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner, TIMELINE_FILL], query.from, query.to, query.after))) {
+      if (++read > this.searchLimit) throw new SearchTooBroad();
       if (query.marketIndex !== undefined && key[3] !== query.marketIndex) continue;
       out.push(loadFill(key, value as StoredFill));
       if (out.length >= query.limit) break;
@@ -127,23 +165,62 @@ export class HistoryReader implements MarketHistory {
     return this.dbs.orders.get(orderId);
   }
 
-  /** Orders of a subaccount, newest first by the time `query.by` names (default updatedAt). */
+  /**
+   * Orders of a subaccount, newest first by the time `query.by` names (default updatedAt). The
+   * market, type and final status are read from each entry's key (store), so an order's record
+   * is read only for an entry the query may list. Throws `SearchTooBroad` past the search limit.
+   */
   orders(owner: number, query: OrderQuery): OrderRecord[] {
-    const kind = query.by === 'created' ? TIMELINE_CREATED : TIMELINE_UPDATED;
+    const types = query.orderTypes === undefined ? undefined : new Set([...query.orderTypes].flatMap((t) => ORDER_TYPE_CODE.get(t) ?? []));
     const out: OrderRecord[] = [];
-    for (const key of this.dbs.timeline.getKeys(newestFirst([owner], query.from, query.to))) {
-      if (key[2] !== kind) continue;
+    let read = 0;
+    // Records read and not listed (a status filter over the created window): each costs as much as ten keys.
+    let passed = 0;
+    for (const key of query.by === 'created' ? this.dbs.timeline.getKeys(newestFirst([owner, TIMELINE_CREATED], query.from, query.to, query.after)) : this.latestChanges(owner, query)) {
+      if (++read + 10 * passed > this.searchLimit) throw new SearchTooBroad();
+      if (query.marketIndex !== undefined && key[4] !== query.marketIndex) continue;
+      if (types !== undefined && !types.has(key[5])) continue;
       const order = this.dbs.orders.get(key[3]);
-      if (order === undefined) continue;
-      // An entry of a superseded change (update entries are append-only, history/writer): listed at its latest time only.
-      if (kind === TIMELINE_UPDATED && key[1] !== order.updatedAt) continue;
-      if (query.statuses !== undefined && !query.statuses.has(order.status)) continue;
-      if (query.marketIndex !== undefined && order.market !== query.marketIndex) continue;
-      if (query.orderTypes !== undefined && !query.orderTypes.has(order.orderType)) continue;
+      if (order === undefined || (query.statuses !== undefined && !query.statuses.has(order.status))) {
+        passed++;
+        continue;
+      }
+      // An update entry is the order's latest change only at the order's updatedAt (an entry
+      // newer than the window's end superseded it).
+      if (query.by !== 'created' && (key[2] !== order.updatedAt || key[1] !== changeKind(order.status))) continue;
       out.push(order);
       if (out.length >= query.limit) break;
     }
     return out;
+  }
+
+  /**
+   * The newest change of each order of `owner` in the window, newest first: the open changes'
+   * range and the ranges of the final statuses merged (history/store), only those the query's
+   * statuses can match — `status=filled` reads no entry of a cancelled order. An order's
+   * older entries (met after a newer one) are skipped by key.
+   */
+  private *latestChanges(owner: number, query: Pick<OrderQuery, 'statuses' | 'from' | 'to' | 'after'>): Generator<number[]> {
+    const kinds: number[] = [];
+    if (query.statuses === undefined || [...query.statuses].some((s) => !FINAL_STATUS_CODE.has(s))) kinds.push(TIMELINE_UPDATED);
+    for (const [status, code] of FINAL_STATUS_CODE) if (query.statuses === undefined || query.statuses.has(status)) kinds.push(finishedKind(code));
+    const ranges = kinds.map((kind) => this.dbs.timeline.getKeys(newestFirst([owner, kind], query.from, query.to, query.after))[Symbol.iterator]());
+    const heads = ranges.map((range) => range.next());
+    const met = new Set<number>();
+    for (;;) {
+      // The newest head: by time, then orderId, and an order's terminal entry before its open one at the same ms.
+      let next = -1;
+      for (let i = 0; i < heads.length; i++) {
+        if (heads[i].done) continue;
+        if (next < 0 || newer(heads[i].value, heads[next].value)) next = i;
+      }
+      if (next < 0) return;
+      const key = heads[next].value as number[];
+      heads[next] = ranges[next].next();
+      if (met.has(key[3])) continue;
+      met.add(key[3]);
+      yield key;
+    }
   }
 
   /**
@@ -156,11 +233,9 @@ export class HistoryReader implements MarketHistory {
     let newest: OrderRecord | undefined;
     for (const owner of owners) {
       let scanned = 0;
-      for (const key of this.dbs.timeline.getKeys(newestFirst([owner], undefined, undefined))) {
-        if (key[2] !== TIMELINE_UPDATED) continue;
+      for (const key of this.latestChanges(owner, {})) {
         const order = this.dbs.orders.get(key[3]);
-        // A superseded update entry is not one of the orders scanned (the order is, at its latest).
-        if (order === undefined || key[1] !== order.updatedAt) continue;
+        if (order === undefined) continue;
         if (order.clientId === clientId) {
           if (newest === undefined || order.orderId > newest.orderId) newest = order;
           break;

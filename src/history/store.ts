@@ -11,38 +11,76 @@
  * history.tradesByTime    [marketIndex, time, seq]                → trade   from/to windows
  * history.candles         [marketIndex, intervalIndex, start]     → candle
  * history.orders          orderId                                 → order record
- * history.timeline        [owner, time, TIMELINE_FILL, marketIndex, seq]    → fill  (marketIndex: seqs are per market)
- *                         [owner, time, TIMELINE_CREATED, orderId]          → null  one per order, at createdAt
- *                         [owner, time, TIMELINE_UPDATED, orderId]          → null  one per change at a new updatedAt
+ * history.timeline        [owner, TIMELINE_FILL, time, marketIndex, seq]                  → fill  (marketIndex: seqs are per market)
+ *                         [owner, TIMELINE_CREATED, time, orderId, marketIndex, type]      → null  one per order, at createdAt
+ *                         [owner, TIMELINE_UPDATED, time, orderId, marketIndex, type]      → null  a change that leaves it open
+ *                         [owner, finishedKind(final), time, orderId, marketIndex, type]   → null  its terminal change
  * history.funding         [marketIndex, time]                     → rate
  * ```
- * A subaccount's timeline holds its fills and both order indexes in one range ordered by
- * time, so what one order adds (its created entry, its updates, its fills) lands on the same
- * page near the end of that range: a batch dirties about one timeline page per subaccount it
- * touches instead of one in each of three databases (LMDB's cost per batch is per page
- * copied and written at commit). A query reads its kind and skips the others. The update
- * entries are append-only: an order that changed again keeps its earlier entries, and the
- * reader lists it only at its latest `updatedAt` (history/writer, history/reader).
+ * A subaccount's timeline holds its fills and its order entries, each kind in its own range
+ * ordered by time, so a listing reads only the kinds it lists (a market maker's few fills are
+ * not found among its million cancelled orders' entries). An order's changes are append-only
+ * entries: one at each new updatedAt while it stays open, and one for its terminal change in
+ * the range of its final status (`FINAL_STATUS_CODE`: filled, cancelled, expired, rejected;
+ * a terminal status never changes again), so the orders that ended filled are listed without
+ * reading past the others. A listing by updatedAt merges the ranges it needs newest first and
+ * lists an order at its newest entry (history/reader); the older ones stay. Order entries carry
+ * what a listing filters on that never changes — the market and the order type
+ * (`ORDER_TYPE_CODE`) — so a filter skips by key, and an order's record is read only for an
+ * entry the listing may list.
  * `history.meta` `format` names this layout (`HISTORY_FORMAT`): a history without it is from
  * an older build, and start-up rebuilds it from the journal (storage/data-directory).
  * Values are msgpack (lmdb's default); `bigint`s are stored as decimal integer strings.
- * May import: types/ids, history/, lmdb types, engine/types.
+ * May import: types/ids, types/orders, history/, lmdb types, engine/types.
  */
 import type { Database, RootDatabase } from 'lmdb';
 import type { Candle } from './candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from './types.ts';
 import type { Side } from '../engine/types.ts';
 import { asMarketIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { ORDER_TYPES, type OrderStatus } from '../types/orders.ts';
 
 export const HISTORY_DATABASE_COUNT = 6;
 
 /** The layout above; history written in another is rebuilt at start (storage/data-directory). */
-export const HISTORY_FORMAT = 2;
+export const HISTORY_FORMAT = 3;
 
 /** What a timeline entry is: its third key part. */
 export const TIMELINE_CREATED = 0;
 export const TIMELINE_UPDATED = 1;
 export const TIMELINE_FILL = 2;
+
+/** An order type's code in its timeline keys: its place in ORDER_TYPES (append new types; never reorder). */
+export const ORDER_TYPE_CODE: ReadonlyMap<string, number> = new Map(ORDER_TYPES.map((t, i) => [t, i]));
+
+/** The terminal statuses by their code (1–4): each has its range of finished orders (`finishedKind`). */
+export const FINAL_STATUS_CODE: ReadonlyMap<OrderStatus, number> = new Map([['filled', 1], ['cancelled', 2], ['expired', 3], ['rejected', 4]]);
+
+function typeCode(o: OrderRecord): number {
+  const code = ORDER_TYPE_CODE.get(o.orderType);
+  if (code === undefined) throw new Error(`order ${o.orderId} has no order type history can index: ${o.orderType}`);
+  return code;
+}
+
+/** The timeline kind listing the orders that ended with final status `code` (1–4): after the kinds above. */
+export function finishedKind(code: number): number {
+  return TIMELINE_FILL + code;
+}
+
+/** The timeline entry an order gets at creation. */
+export function createdKey(o: OrderRecord): number[] {
+  return [o.owner, TIMELINE_CREATED, o.createdAt, o.orderId, o.market, typeCode(o)];
+}
+
+/** The entry of an order's terminal change, in the range of its final status `code`. */
+export function finishedKey(o: OrderRecord, code: number): number[] {
+  return [o.owner, finishedKind(code), o.updatedAt, o.orderId, o.market, typeCode(o)];
+}
+
+/** The entry of an order's change that leaves it open, at its updatedAt. */
+export function updatedKey(o: OrderRecord): number[] {
+  return [o.owner, TIMELINE_UPDATED, o.updatedAt, o.orderId, o.market, typeCode(o)];
+}
 
 /** Above every stored time and sequence: the open upper end of a range. */
 export const KEY_TOP = Number.MAX_SAFE_INTEGER;
@@ -151,11 +189,11 @@ export function storeFill(f: AccountFillRecord): StoredFill {
 
 /** A fill's timeline key. */
 export function fillKey(f: AccountFillRecord): Key {
-  return [f.owner, f.time, TIMELINE_FILL, f.marketIndex, f.seq];
+  return [f.owner, TIMELINE_FILL, f.time, f.marketIndex, f.seq];
 }
 
 export function loadFill(key: Key, s: StoredFill): AccountFillRecord {
-  const [owner, time, , marketIndex, seq] = key;
+  const [owner, , time, marketIndex, seq] = key;
   return {
     owner,
     marketIndex: asMarketIndex(marketIndex),

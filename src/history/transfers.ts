@@ -73,7 +73,9 @@ export class TransferHistory implements TransferHistoryReader {
   /** Transfers of a subaccount, newest first. */
   transfers(owner: number, query: TransferQuery): TransferRecord[] {
     const out: TransferRecord[] = [];
-    const range = { start: [owner, query.to ?? KEY_TOP], exclusiveStart: true, end: [owner, query.from ?? 0], inclusiveEnd: true, reverse: true };
+    // `after` (`[time, id]` of the previous page's last transfer) continues below it.
+    const below = query.after !== undefined && (query.to === undefined || query.after[0] < query.to) ? [owner, ...query.after] : [owner, query.to ?? KEY_TOP];
+    const range = { start: below, exclusiveStart: true, end: [owner, query.from ?? 0], inclusiveEnd: true, reverse: true };
     for (const { key, value } of this.db.getRange(range)) {
       const direction = value.fromOwner === owner ? 'out' : 'in';
       if (query.direction !== undefined && query.direction !== direction) continue;

@@ -81,6 +81,12 @@ export interface RangeQuery {
   from?: number;
   to?: number;
   limit: number;
+  /**
+   * Continue after this entry, the last of the previous page: trades `[time, seq]`, fills
+   * `[time, marketIndex, seq]`; only older entries follow. Entries share milliseconds, so
+   * a time alone cannot say where a page ended.
+   */
+  after?: readonly number[];
 }
 
 export interface FillQuery extends RangeQuery {
@@ -94,6 +100,8 @@ export interface OrderQuery {
   from?: number;
   to?: number;
   limit: number;
+  /** As `RangeQuery.after`: `[time, orderId]` of the last order of the previous page. */
+  after?: readonly number[];
   statuses?: ReadonlySet<OrderStatus>;
   marketIndex?: MarketIndex;
   orderTypes?: ReadonlySet<SignedOrderType>;

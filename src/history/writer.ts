@@ -14,7 +14,8 @@
  *
  * Order index entries (in the subaccount's timeline, history/store) are append-only, so an
  * order's change reads nothing and removes nothing: an update entry for every change at a new
- * `updatedAt` (the reader skips the superseded ones: their time is not the order's), one
+ * `updatedAt` while the order is open and one for its terminal change, in the range of its
+ * final status (the reader lists an order at its newest entry; history/store), one
  * created entry per order (owner and createdAt never change), put when this thread first sees
  * the order, and again after a restart (the same key and value). Both depend only on the
  * changes, not on how they were batched, so replaying the journal rebuilds them exactly.
@@ -28,7 +29,7 @@
  * May import: types/ids, history/, config/, engine/types, app/order-registry (isTerminal).
  */
 import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type Candle, type CandleInterval, type CandleState } from './candles.ts';
-import { fillKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, TIMELINE_CREATED, TIMELINE_UPDATED, type HistoryDatabases } from './store.ts';
+import { createdKey, fillKey, FINAL_STATUS_CODE, finishedKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, updatedKey, type HistoryDatabases } from './store.ts';
 import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
 import { isTerminal } from '../app/order-registry.ts';
 import type { MarketIndex } from '../types/ids.ts';
@@ -105,11 +106,12 @@ export class HistoryWriter {
   onOrderUpdate(order: OrderRecord): void {
     this.assertInBatch();
     const previous = this.dirtyOrders.get(order.orderId);
-    if (previous === undefined || previous.updatedAt !== order.updatedAt) {
-      this.dbs.timeline.putSync([order.owner, order.updatedAt, TIMELINE_UPDATED, order.orderId], null);
-    }
+    // A change that leaves the order open, at a new time; or its terminal change, in the range of its final status.
+    const final = FINAL_STATUS_CODE.get(order.status);
+    if (final !== undefined) this.dbs.timeline.putSync(finishedKey(order, final), null);
+    else if (previous === undefined || previous.updatedAt !== order.updatedAt) this.dbs.timeline.putSync(updatedKey(order), null);
     if (previous === undefined && !this.createdIndexed.has(order.orderId)) {
-      this.dbs.timeline.putSync([order.owner, order.createdAt, TIMELINE_CREATED, order.orderId], null);
+      this.dbs.timeline.putSync(createdKey(order), null);
     }
     this.dirtyOrders.set(order.orderId, order);
   }

@@ -11,7 +11,7 @@
  */
 
 /** What browsers may read from an answer besides the simple headers. */
-const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After';
+const EXPOSED = 'X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, X-Next-Cursor';
 const ALLOWED_HEADERS = 'Authorization, Content-Type';
 /** How long a browser may reuse a preflight's answer (seconds). */
 const PREFLIGHT_MAX_AGE = '600';

@@ -48,6 +48,8 @@ export interface Endpoint {
    * acknowledged shows in it — replies to writes wait for the journal only.
    */
   readsHistory?: boolean;
+  /** A history listing paged by `cursor`: a full page answers `X-Next-Cursor` (http/cursor). */
+  pages?: boolean;
   /** Served but not an API operation (the page's script and style): left out of the document. */
   hidden?: boolean;
 }

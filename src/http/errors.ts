@@ -35,6 +35,7 @@ export const GatewayCode = {
   DatabaseFailure: 9010,
   Overloaded: 9011,
   Internal: 9012,
+  SearchTooBroad: 9013,
 } as const;
 export type GatewayCode = (typeof GatewayCode)[keyof typeof GatewayCode];
 
@@ -63,6 +64,8 @@ const GATEWAY: Record<number, Entry> = {
   [GatewayCode.DatabaseFailure]: { status: 500, text: fixed('Internal server error: Database connection failed') },
   [GatewayCode.Overloaded]: { status: 503, text: (why) => `Service overloaded: ${why}` },
   [GatewayCode.Internal]: { status: 500, text: fixed('Internal server error') },
+  // A history listing that would read more than history/reader's SEARCH_LIMIT entries.
+  [GatewayCode.SearchTooBroad]: { status: 400, text: (window) => `Too much history to search in one request: narrow the window with ${window}` },
 };
 
 const LEDGER_STATUS: Readonly<Record<number, number>> = {

@@ -438,6 +438,9 @@ export const BATCH_CANCEL_SCHEMA = {
   required: ['cancelled', 'failed'],
 } as const;
 
+/** A bound of GET /config `limits`: `min` to `max`, and the default when there is one. */
+const RANGE = { type: 'object', properties: { min: { type: 'integer' }, max: { type: 'integer' }, default: { type: 'integer' } }, required: ['min', 'max'] } as const;
+
 /** GET /config (documentation only: the route writes it once with JSON.stringify). */
 export const CONFIG_SCHEMA = {
   title: 'Config',
@@ -449,10 +452,42 @@ export const CONFIG_SCHEMA = {
     baseUrl: { type: 'string' },
     faucet: { type: 'boolean' },
     collateral: { type: 'object', properties: { asset: { type: 'string' }, decimals: { type: 'integer' } } },
-    eip712: { type: 'object', description: 'domain, types and primaryTypes to pass to signTypedData (viem, ethers)' },
-    signing: { type: 'object', description: 'how a request body becomes the message to sign, per primary type: Order rules with a worked example (a body and the exact message signed for it); what an Invalid signature answer carries' },
+    eip712: {
+      type: 'object',
+      description: 'domain and types to pass to signTypedData (viem, ethers) as they are',
+      properties: {
+        domain: { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' }, chainId: { type: 'integer' }, verifyingContract: ADDRESS }, required: ['name', 'version', 'chainId', 'verifyingContract'] },
+        types: {
+          type: 'object',
+          description: 'primary type (Order, Transfer, MarginUpdate, Delegation) → its fields in order',
+          additionalProperties: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, type: { type: 'string' } }, required: ['name', 'type'] } },
+        },
+        primaryTypes: {
+          type: 'object',
+          description: 'which primary type signs which request',
+          properties: { order: { type: 'string' }, transfer: { type: 'string' }, marginUpdate: { type: 'string' }, delegation: { type: 'string' } },
+        },
+      },
+      required: ['domain', 'types', 'primaryTypes'],
+    },
+    signing: { type: 'object', additionalProperties: true, description: 'prose for a reader, free-form: how a request body becomes the message to sign, per primary type: Order rules with a worked example (a body and the exact message signed for it); what an Invalid signature answer carries' },
     markets: { type: 'array', items: MARKET_SCHEMA },
-    limits: { type: 'object', description: 'request budget, the ranges of depth, limits and the nonce window, the account limits and (testnet) the faucet\'s terms' },
+    limits: {
+      type: 'object',
+      description: 'request budget, the ranges of depth, limits and the nonce window, the account limits and (testnet) the faucet\'s terms',
+      properties: {
+        requestsPerSecondPerAccount: { type: 'integer' },
+        bookDepth: RANGE, tradesLimit: RANGE, candlesLimit: RANGE, fillsLimit: RANGE, ordersLimit: RANGE,
+        nonceWindow: { type: 'integer', description: 'a nonce is accepted above the smallest of this many last accepted' },
+        faucet: {
+          type: 'object',
+          description: 'testnet only',
+          properties: { credit: DECIMAL, creditsPerDay: { type: 'integer' }, allowancePerDay: DECIMAL, per: { type: 'string' }, resets: { type: 'string' } },
+        },
+        minTransfer: { ...DECIMAL, description: 'USD' },
+        subaccountsPerAccount: { type: 'integer' },
+      },
+    },
   },
   required: ['profile', 'chainId', 'verifyingContract', 'eip712', 'signing', 'markets', 'limits'],
 } as const;
@@ -469,7 +504,7 @@ export const STATE_HASH_SCHEMA = {
     books: { type: 'array', items: { type: 'object', properties: { market: { type: 'integer' }, hash: { type: 'string' } }, required: ['market', 'hash'] } },
     lastSeq: { type: 'integer', description: 'the journal sequence number the hashes are of' },
     problem: { type: ['string', 'null'], description: 'the first broken invariant, or null' },
-    money: { type: 'object', description: "the conservation check's terms, USD decimal strings" },
+    money: { type: 'object', additionalProperties: DECIMAL, description: "the conservation check's terms (deposited, fauceted, withdrawn, collateral, isolatedMargin, openBasis, insuranceFund, feesCollected, imbalance), USD decimal strings" },
   },
   required: ['exchange', 'books', 'lastSeq', 'problem', 'money'],
 } as const;

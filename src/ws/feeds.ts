@@ -138,7 +138,16 @@ interface ConnectionState {
   caller: Address | null;
   channels: Set<string>;
   followers: Map<string, AccountFollower>;
+  /**
+   * While a login's token is being verified: the messages that came after it, handled in order
+   * once it is done — so a client may send `login` then `subscribe` to a private channel
+   * without waiting for the reply, as it would on any ordered stream.
+   */
+  afterLogin: string[] | null;
 }
+
+/** Most messages held behind a login being verified; more are refused (the client is not waiting for anything). */
+const MAX_HELD_BEHIND_LOGIN = 100;
 
 const REPLY_TYPES = { subscribe: 'subscribed', unsubscribe: 'unsubscribed' } as const;
 
@@ -214,7 +223,7 @@ export class Feeds implements FeedSink {
     if ((this.perAddress.get(address) ?? 0) >= this.limits.connectionsPerAddress) {
       return { refuse: { status: 429, body: `Too many connections: at most ${this.limits.connectionsPerAddress} per source address` } };
     }
-    return { state: { address, caller: null, channels: new Set(), followers: new Map() } };
+    return { state: { address, caller: null, channels: new Set(), followers: new Map(), afterLogin: null } };
   }
 
   private open(conn: SocketConnection<ConnectionState>): void {
@@ -272,6 +281,13 @@ export class Feeds implements FeedSink {
   // ── the client's messages ────────────────────────────────────────────────────────────────
 
   private onMessage(conn: SocketConnection<ConnectionState>, text: string): void {
+    const held = conn.state.afterLogin;
+    if (held === null) this.handle(conn, text);
+    else if (held.length < MAX_HELD_BEHIND_LOGIN) held.push(text);
+    else this.error(conn, undefined, `Too many messages behind a login: at most ${MAX_HELD_BEHIND_LOGIN}; wait for its reply`);
+  }
+
+  private handle(conn: SocketConnection<ConnectionState>, text: string): void {
     let msg: unknown;
     try {
       msg = JSON.parse(text);
@@ -305,14 +321,18 @@ export class Feeds implements FeedSink {
       this.error(conn, id, 'token must be a string: the JWT of POST /auth/login');
       return;
     }
+    conn.state.afterLogin = [];
     const verified = await this.ports.tokens.verify(token);
     if (conn.closed) return;
-    if (!verified.ok) {
-      this.error(conn, id, codeFailure(verified).body);
-      return;
+    if (!verified.ok) this.error(conn, id, codeFailure(verified).body);
+    else {
+      conn.state.caller = verified.value;
+      this.send(conn, JSON.stringify({ type: 'login', id, account: verified.value }));
     }
-    conn.state.caller = verified.value;
-    this.send(conn, JSON.stringify({ type: 'login', id, account: verified.value }));
+    // The messages that came while the token was verified, in order (one may be a login again: it holds the rest).
+    const held = conn.state.afterLogin;
+    conn.state.afterLogin = null;
+    for (const text of held) this.onMessage(conn, text);
   }
 
   /** Subscribes or unsubscribes every channel of the message, or none when one is refused. */
@@ -328,7 +348,8 @@ export class Feeds implements FeedSink {
         this.error(conn, id, parsed, typeof entry === 'string' ? entry : (entry as { channel?: string })?.channel);
         return;
       }
-      channels.push(parsed);
+      // A channel named twice (as given and canonically, say) is one subscription: its first mention counts.
+      if (!channels.some((c) => c.name === parsed.name)) channels.push(parsed);
     }
     const state = conn.state;
     if (op === 'unsubscribe') {

@@ -269,6 +269,9 @@ test('GET/POST /account/delegates and GET /account/signers', async () => {
   assertError(await alice.send('POST', '/account/delegates', await signedDelegation(alice, dave.address, 'read', 'add', 0, carol.wallet)), 403, 'Delegation not allowed for request');
   assertError(await alice.send('POST', '/account/delegates', await signedDelegation(alice, dave.address, 'admin')), 400, 'Invalid delegation scopes: use trade, read or trade,read');
   assertError(await alice.send('POST', '/account/delegates', await signedDelegation(alice, alice.address, 'read')), 400, 'An account cannot delegate to itself');
+  // Nobody holds the zero address's key: a grant to it is a client's mistake (an unset variable), never a signer.
+  assertError(await alice.send('POST', '/account/delegates', await signedDelegation(alice, '0x0000000000000000000000000000000000000000', 'trade')), 400, 'Cannot delegate to the zero address: nobody holds its key');
+  assert.deepEqual(ok(await alice.get(`/account/signers?${sub(alice)}`)).signers, [alice.address, carol.address]);
   assertError(await alice.send('POST', '/account/delegates', await signedDelegation(alice, dave.address, '', 'remove')), 404, 'Delegate not found');
   assertError(await dave.get(`/account/delegates?${sub(alice)}`), 403, 'Not delegated for account and subaccount');
   assertError(await dave.get(`/account/signers?${sub(alice)}`), 403, 'Not delegated for account and subaccount');

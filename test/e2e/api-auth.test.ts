@@ -61,6 +61,9 @@ test('the bearer token: missing, malformed, tampered', async () => {
   assertError(await ex.request('GET', path), 401, 'Please add the JWT token to the header');
   assertError(await ex.request('GET', path, undefined, { authorization: alice.token }), 401, 'Please add the JWT token to the header');
   assertError(await ex.request('GET', path, undefined, { authorization: 'Bearer not-a-jwt' }), 401, 'Invalid JWT token');
+  // A Bearer credential that is not one token was sent, just not a valid one: not "add the token".
+  assertError(await ex.request('GET', path, undefined, { authorization: `Bearer ${alice.token} extra` }), 401, 'Invalid JWT token');
+  assertError(await ex.request('GET', path, undefined, { authorization: 'Bearer ' }), 401, 'Please add the JWT token to the header');
   const [header, payload, signature] = alice.token.split('.');
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
   const forged = Buffer.from(JSON.stringify({ ...claims, sub: '0x' + '1'.repeat(40) })).toString('base64url');

@@ -74,7 +74,7 @@ test('every /account/* operation requires the bearer token and lists 401 and 429
 
 test('query parameters and bodies are described; every $ref resolves', () => {
   const fills = document.paths['/account/fills'].get.parameters.map((p: { name: string }) => p.name);
-  assert.deepEqual(fills, ['account', 'subaccountIndex', 'symbol', 'from', 'to', 'limit']);
+  assert.deepEqual(fills, ['account', 'subaccountIndex', 'symbol', 'from', 'to', 'limit', 'cursor']);
   const order = document.paths['/account/orders'].get.parameters.find((p: { name: string }) => p.name === 'orderType');
   assert.equal(order.schema.type, 'array');
   assert.equal(document.paths['/account/transfer'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/TransferRequest');

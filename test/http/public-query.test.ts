@@ -18,7 +18,7 @@ const port: MarketDataPort = { profile: PROFILES.testnet, markets, book: () => E
 const CASES: { path: string; allowed: string }[] = [
   { path: '/book/BTC-USD-PERP?', allowed: 'depth, tickSize' },
   { path: '/orderbook?symbol=BTC-USD-PERP&', allowed: 'symbol, depth, tickSize' },
-  { path: '/trades/BTC-USD-PERP?', allowed: 'limit, from, to' },
+  { path: '/trades/BTC-USD-PERP?', allowed: 'limit, from, to, cursor' },
   { path: '/candles/BTC-USD-PERP?', allowed: 'interval, from, to, limit' },
   { path: '/price?', allowed: 'symbol' },
   { path: '/summary?', allowed: 'symbol' },

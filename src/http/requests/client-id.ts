@@ -50,6 +50,13 @@ export function differingTerms(existing: Existing, intent: OrderIntent): string[
   return terms.filter(([, same]) => !same).map(([name]) => name);
 }
 
+/** The forms of `clientIdInUse`'s text, as the API document lists them. */
+export const CLIENT_ID_IN_USE = [
+  [409, 'clientId <id> is already used by open order <orderId> with a different <fields>: resend the same order to get it back, or use a new clientId'],
+  [409, 'clientId <id> is already used by open order <orderId>: resend the same order to get it back, or use a new clientId'],
+  [409, 'clientId <id> is already used by an open order of this account: resend the same order to get it back, or use a new clientId'],
+] as const;
+
 /**
  * The 409 of a clientId already on an open order, naming it, and the order and what differs when
  * the caller may see that order (`orderId` undefined when it belongs to a subaccount it may not).

@@ -76,19 +76,58 @@ export type OrderIntent = Omit<BatchOrder, 'market' | 'orderType' | 'signer' | '
 
 export type IntentResult = { ok: true; intent: OrderIntent } | { ok: false; reply: HttpReply };
 
-const bad = (text: string): IntentResult => ({ ok: false, reply: failure(GatewayCode.InvalidField, text) });
+/**
+ * Every sentence `orderIntent` and the batch rules refuse an order with (400), written once: the
+ * refusal fills a text's `<slots>` in order, and the API document lists the texts as they stand
+ * (`ORDER_FIELD_ERRORS`), so a client generated from it knows each one it can meet.
+ */
+export const OrderText = {
+  offTick: '<field> <value> is not a multiple of the tick size <tick>',
+  ticksOutOfRange: '<field> must be positive and at most <max> ticks',
+  notDecimal: '<field> must be a decimal string such as "1.5"',
+  originatorFeeTooHigh: 'originatorFee must be at most <max> (<fraction> of notional) in <symbol>, got <n>',
+  unknownOrderType: 'orderType must be one of limit, twap, takeProfit, stopLoss, trailingStop, iceberg',
+  unsupportedOrderType: 'orderType unsupported is not supported',
+  // `May not specify period on Limit order` is the spec's text; the other types say it the same way.
+  periodNotAllowed: 'May not specify period on <Type> order',
+  periodRequired: 'period must be nonzero for a twap order',
+  offLot: 'quantity <value> is not a multiple of the lot size <lot>',
+  quantityOutOfRange: 'quantity must be a non-zero decimal string within range',
+  quantityZero: 'quantity must not be zero: positive buys, negative sells',
+  belowMinSize: 'quantity must be at least the minimum size <min>',
+  attachedObjects: '<field> objects on an order are not supported: submit a takeProfit and stopLoss pair on POST /account/orders',
+  iocPostOnly: 'flags ioc and postOnly cannot both be set',
+  triggerRequired: 'triggerPrice is required for a <orderType> order',
+  triggerNotAllowed: 'May not specify triggerPrice on a <orderType> order: only takeProfit and stopLoss have one',
+  trailingOutOfRange: 'trailingPercent must be a fraction between 0 and 1, such as "0.05"',
+  trailingRequired: 'trailingPercent is required for a trailingStop order',
+  trailingNotAllowed: 'May not specify trailingPercent on a <orderType> order: only trailingStop has one',
+  parentNotOrderId: 'parentOrderId must be an orderId such as "0x0000010000000001"',
+  parentNotAllowed: 'May not specify parentOrderId on a <orderType> order: it attaches a TP/SL pair to its parent order',
+} as const;
+
+/** The declarations' list of `OrderText` (http/endpoint `DocumentedError`). */
+export const ORDER_FIELD_ERRORS = Object.values(OrderText).map((text) => [400, text] as const);
+
+/** `text` with its `<slots>` filled by `values`, in order. */
+export function say(text: string, ...values: Array<string | number | bigint>): string {
+  let i = 0;
+  return text.replace(/<\w+>/g, () => String(values[i++]));
+}
+
+const bad = (text: string, ...values: Array<string | number | bigint>): IntentResult => ({ ok: false, reply: failure(GatewayCode.InvalidField, say(text, ...values)) });
 
 function ticks(market: MarketSpec, field: string, text: string): number | string {
   const t = priceToTicks(market, text);
   if (typeof t === 'number') return t;
-  if (t === 'offTick') return `${field} ${text} is not a multiple of the tick size ${market.tickSize}`;
-  if (t === 'outOfRange') return `${field} must be positive and at most ${Number.MAX_SAFE_INTEGER} ticks`;
-  return `${field} must be a decimal string such as "1.5"`;
+  if (t === 'offTick') return say(OrderText.offTick, field, text, market.tickSize);
+  if (t === 'outOfRange') return say(OrderText.ticksOutOfRange, field, Number.MAX_SAFE_INTEGER);
+  return say(OrderText.notDecimal, field);
 }
 
 /** The refusal of an originatorFee above the market's `maxOriginatorFee`: the limit in the field's units and as a fraction. */
 export function originatorFeeTooHigh(market: MarketSpec, fee: string): string {
-  return `originatorFee must be at most ${market.maxOriginatorFee} (${formatDecimal(market.maxOriginatorFee, RATE_SCALE)} of notional) in ${market.symbol}, got ${fee}`;
+  return say(OrderText.originatorFeeTooHigh, market.maxOriginatorFee, formatDecimal(market.maxOriginatorFee, RATE_SCALE), market.symbol, fee);
 }
 
 /** Checks the meaning of a schema-valid body against the markets. */
@@ -96,33 +135,32 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
   const market = findMarket(markets, body.symbol);
   if (market === undefined) return { ok: false, reply: failure(GatewayCode.SymbolNotFound) };
   const orderType = canonicalOrderType(body.orderType);
-  if (orderType === undefined) return bad('orderType must be one of limit, twap, takeProfit, stopLoss, trailingStop, iceberg');
-  if (orderType === 'unsupported') return bad('orderType unsupported is not supported');
+  if (orderType === undefined) return bad(OrderText.unknownOrderType);
+  if (orderType === 'unsupported') return bad(OrderText.unsupportedOrderType);
   const period = body.period === undefined || body.period === null ? null : Number(body.period);
-  // `May not specify period on Limit order` is the spec's text; the other types say it the same way.
-  if (orderType !== 'twap' && period !== null && period !== 0) return bad(`May not specify period on ${orderType.charAt(0).toUpperCase()}${orderType.slice(1)} order`);
-  if (orderType === 'twap' && (period === null || period === 0)) return bad('period must be nonzero for a twap order');
+  if (orderType !== 'twap' && period !== null && period !== 0) return bad(OrderText.periodNotAllowed, `${orderType.charAt(0).toUpperCase()}${orderType.slice(1)}`);
+  if (orderType === 'twap' && (period === null || period === 0)) return bad(OrderText.periodRequired);
 
   const price = ticks(market, 'price', body.price);
   if (typeof price === 'string') return bad(price);
   const lots = quantityToLots(market, body.quantity);
-  if (lots === 'offLot') return bad(`quantity ${body.quantity} is not a multiple of the lot size ${market.lotSize}`);
-  if (typeof lots !== 'number') return bad('quantity must be a non-zero decimal string within range');
-  if (lots === 0) return bad('quantity must not be zero: positive buys, negative sells');
-  if (Math.abs(lots) < market.minSizeLots) return bad(`quantity must be at least the minimum size ${lotsToQuantity(market, market.minSizeLots)}`);
+  if (lots === 'offLot') return bad(OrderText.offLot, body.quantity, market.lotSize);
+  if (typeof lots !== 'number') return bad(OrderText.quantityOutOfRange);
+  if (lots === 0) return bad(OrderText.quantityZero);
+  if (Math.abs(lots) < market.minSizeLots) return bad(OrderText.belowMinSize, lotsToQuantity(market, market.minSizeLots));
 
   // Attached objects are not part of the signed message and their shape is not settled: a
   // stop the trader believes is set but is not would be worse than a clear refusal.
   for (const attached of ['stopLoss', 'takeProfit'] as const) {
     if (body[attached] !== undefined && body[attached] !== null) {
-      return bad(`${attached} objects on an order are not supported: submit a takeProfit and stopLoss pair on POST /account/orders`);
+      return bad(OrderText.attachedObjects, attached);
     }
   }
   // Checked here as well as in the sequencer (OrderEntry): a refusal before the signature costs nothing.
   const originatorFee = Number(body.originatorFee);
   if (originatorFee > market.maxOriginatorFee) return bad(originatorFeeTooHigh(market, String(body.originatorFee)));
   const { ioc, postOnly, reduceOnly } = body.flags;
-  if (ioc && postOnly) return bad('flags ioc and postOnly cannot both be set');
+  if (ioc && postOnly) return bad(OrderText.iocPostOnly);
   let triggerPrice: number | null = null;
   if (body.triggerPrice !== undefined && body.triggerPrice !== null && body.triggerPrice !== '') {
     const t = ticks(market, 'triggerPrice', body.triggerPrice);
@@ -130,22 +168,22 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
     triggerPrice = t;
   }
   const fixedTrigger = orderType === 'takeProfit' || orderType === 'stopLoss';
-  if (fixedTrigger && triggerPrice === null) return bad(`triggerPrice is required for a ${orderType} order`);
-  if (!fixedTrigger && triggerPrice !== null) return bad(`May not specify triggerPrice on a ${orderType} order: only takeProfit and stopLoss have one`);
+  if (fixedTrigger && triggerPrice === null) return bad(OrderText.triggerRequired, orderType);
+  if (!fixedTrigger && triggerPrice !== null) return bad(OrderText.triggerNotAllowed, orderType);
   let trailingPercent: bigint | null = null;
   if (body.trailingPercent !== undefined && body.trailingPercent !== null && body.trailingPercent !== '') {
     const p = parseDecimal(body.trailingPercent, RATE_SCALE);
-    if (!p.ok || p.value <= 0n || p.value >= 10n ** BigInt(RATE_SCALE)) return bad('trailingPercent must be a fraction between 0 and 1, such as "0.05"');
+    if (!p.ok || p.value <= 0n || p.value >= 10n ** BigInt(RATE_SCALE)) return bad(OrderText.trailingOutOfRange);
     trailingPercent = p.value;
   }
-  if (orderType === 'trailingStop' && trailingPercent === null) return bad('trailingPercent is required for a trailingStop order');
-  if (orderType !== 'trailingStop' && trailingPercent !== null) return bad(`May not specify trailingPercent on a ${orderType} order: only trailingStop has one`);
+  if (orderType === 'trailingStop' && trailingPercent === null) return bad(OrderText.trailingRequired);
+  if (orderType !== 'trailingStop' && trailingPercent !== null) return bad(OrderText.trailingNotAllowed, orderType);
   let parentOrderId: OrderId | null = null;
   if (body.parentOrderId !== undefined && body.parentOrderId !== null && body.parentOrderId !== '') {
     const id = parseOrderId(body.parentOrderId);
-    if (id === undefined) return bad('parentOrderId must be an orderId such as "0x0000010000000001"');
+    if (id === undefined) return bad(OrderText.parentNotOrderId);
     parentOrderId = id;
-    if (!fixedTrigger) return bad(`May not specify parentOrderId on a ${orderType} order: it attaches a TP/SL pair to its parent order`);
+    if (!fixedTrigger) return bad(OrderText.parentNotAllowed, orderType);
   }
   return {
     ok: true,

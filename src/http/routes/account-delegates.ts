@@ -8,11 +8,15 @@
  * POST /account/delegates (signed `Delegation`, by the account itself) adds a delegate with
  * scopes `trade`, `read` or `trade,read`, or removes one; success body `null` once durable. The
  * token must be the account's own: a delegate → 403 `Delegation not allowed for request`.
+ * Granting the zero address is refused: nobody holds its key, so such a grant is always a
+ * client's mistake (an unset variable), and it would be listed among the signers. Checked here,
+ * before the journal, so that a replay of an older journal that holds one applies it unchanged;
+ * removing it is allowed.
  */
 import fastJson from 'fast-json-stringify';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
-import { failure } from '../errors.ts';
+import { failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
@@ -25,6 +29,9 @@ import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+const ZERO_DELEGATE = 'Cannot delegate to the zero address: nobody holds its key';
 
 const DELEGATES_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 const SIGNERS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
@@ -53,6 +60,7 @@ export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
     if (!body.ok) return body.reply;
     const account = body.value.account.toLowerCase();
     if (ctx.caller !== account) return failure(AuthCode.DelegationNotAllowed);
+    if (body.value.action === 'add' && body.value.delegate.toLowerCase() === ZERO_ADDRESS) return failure(GatewayCode.InvalidField, ZERO_DELEGATE);
     const message = delegationMessage(body.value);
     const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Delegation', message, body.value.signatures);
     if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Delegation', message }));
@@ -77,7 +85,7 @@ export const DELEGATES: Endpoint = { method: 'get', path: '/account/delegates', 
 
 export const DELEGATION: Endpoint = {
   method: 'post', path: '/account/delegates', tag: 'Delegation', summary: 'Add or remove a delegate', description: 'Signed `Delegation` by the account itself (token and signature). `add` grants `trade`, `read` or `trade,read` (replacing earlier scopes); `remove` revokes (sign `scopes: ""`).', auth: true, signed: true, body: DELEGATION_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
-  errors: [...BAD_BODY, [400, 'Invalid delegation scopes: use trade, read or trade,read'], [400, 'An account cannot delegate to itself'], DELEGATION_NOT_ALLOWED, [404, 'Delegate not found']],
+  errors: [...BAD_BODY, [400, 'Invalid delegation scopes: use trade, read or trade,read'], [400, 'An account cannot delegate to itself'], [400, ZERO_DELEGATE], DELEGATION_NOT_ALLOWED, [404, 'Delegate not found']],
 };
 
 export const SIGNERS: Endpoint = { method: 'get', path: '/account/signers', tag: 'Delegation', summary: 'Accepted signers', description: 'Addresses whose signature is accepted for the subaccount’s orders and margin updates.', auth: true, query: SIGNERS_QUERY, response: S.SIGNERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED] };

@@ -3,12 +3,13 @@
  * fills, newest first, from the fills projection. `from` (on or after) and `to` (before) in
  * milliseconds; `limit` 1–5000, default 50 (`Limit must be between 1 and 5000, got <n>`);
  * `symbol` narrows to one market (404 `Symbol not found` when unknown). A subaccount never
- * seen has no fills. A failed database read is 500 `Internal server error: Database
- * connection failed`.
+ * seen has no fills. A symbol traded rarely in a long history may make the listing read more
+ * than history/reader's `SEARCH_LIMIT` entries: 400, narrow the window. A failed database read
+ * is 500 `Internal server error: Database connection failed`.
  */
 import fastJson from 'fast-json-stringify';
 import { findMarket, type MarketSpec } from '../../config/market.ts';
-import type { HistoryReader } from '../../history/reader.ts';
+import { SearchTooBroad, type HistoryReader } from '../../history/reader.ts';
 import { accountFillView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
@@ -19,7 +20,8 @@ import type { AccountReadPort } from '../ports.ts';
 import { ACCOUNT_FILLS_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
-import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import * as S from '../schemas.ts';
 
 export const DEFAULT_FILLS_LIMIT = 50;
@@ -35,6 +37,7 @@ const FILLS_QUERY: readonly QueryParam[] = [
   SYMBOL_PARAM,
   ...WINDOW_PARAMS,
   { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; when more match, the newest are kept' },
+  CURSOR_PARAM,
 ];
 
 /** What the fills route reads: `HistoryReader` over LMDB, or a test double. */
@@ -50,18 +53,21 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
     const range = rangeParams(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
     if (isReply(range)) return range;
     const { limit, from, to } = range;
+    const after = cursorParam(ctx.query, 3);
+    if (isReply(after)) return after;
     const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
     if (owner === undefined) return { status: 200, body: '[]' };
     let fills;
     try {
-      fills = history.fills(owner, { marketIndex: market?.index, from, to, limit });
-    } catch {
-      return failure(GatewayCode.DatabaseFailure);
+      fills = history.fills(owner, { marketIndex: market?.index, from, to, limit, after });
+    } catch (error) {
+      return failure(error instanceof SearchTooBroad ? GatewayCode.SearchTooBroad : GatewayCode.DatabaseFailure, 'from and to');
     }
-    return { status: 200, body: serialize(fills.map((f) => accountFillView(markets[f.marketIndex], f))) };
+    const last = fills.at(-1);
+    return withNextCursor({ status: 200, body: serialize(fills.map((f) => accountFillView(markets[f.marketIndex], f))) }, fills.length === limit, last && [last.time, last.marketIndex, last.seq]);
   };
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, DB_FAILURE], readsHistory: true };
+export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the fills that follow.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, BAD_CURSOR, SEARCH_TOO_BROAD, DB_FAILURE], readsHistory: true, pages: true };

@@ -16,7 +16,8 @@ import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
 import type { TransferHistoryReader, TransferRecord } from '../../history/transfers.ts';
-import { failure, GatewayCode } from '../errors.ts';
+import { documentedError, failure, GatewayCode } from '../errors.ts';
+import { ExchangeCode } from '../../app/codes.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import { isReply } from '../query.ts';
@@ -31,12 +32,14 @@ import { DEFAULT_FILLS_LIMIT, WINDOW_PARAMS } from './account-fills.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, DB_FAILURE, DELEGATION_NOT_ALLOWED, LIMIT_5000, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
+import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 
 const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
   { name: 'direction', required: false, schema: { type: 'string', enum: ['in', 'out'] }, description: 'in: credited to this subaccount; out: debited from it; both when absent' },
   ...WINDOW_PARAMS,
   { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; the newest are kept' },
+  CURSOR_PARAM,
 ];
 
 const parseBody = bodyParser<TransferBody>(TRANSFER_REQUEST_SCHEMA);
@@ -90,15 +93,18 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
     const range = rangeParams(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
     if (isReply(range)) return range;
     const { limit, from, to } = range;
+    const after = cursorParam(ctx.query, 2);
+    if (isReply(after)) return after;
     const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
     if (owner === undefined) return { status: 200, body: serialize({ transfers: [] }) };
     let list;
     try {
-      list = history.transfers(owner, { direction, from, to, limit });
+      list = history.transfers(owner, { direction, from, to, limit, after });
     } catch {
       return failure(GatewayCode.DatabaseFailure);
     }
-    return { status: 200, body: serialize({ transfers: list.map((t) => transferView(owner, t)) }) };
+    const last = list.at(-1);
+    return withNextCursor({ status: 200, body: serialize({ transfers: list.map((t) => transferView(owner, t)) }) }, list.length === limit, last && [last.time, last.id]);
   };
 }
 
@@ -106,7 +112,7 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
 
 export const TRANSFER: Endpoint = {
   method: 'post', path: '/account/transfer', tag: 'Transfers', summary: 'Transfer collateral', description: 'Signed `Transfer` by `accountFrom` (= `target`, = the token’s account); delegates are forbidden. At most the sender’s freeCollateral.', auth: true, signed: true, body: TRANSFER_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
-  errors: [...BAD_BODY, [400, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"'], [400, 'Transfer amount exceeds available balance'], [400, 'Cannot transfer to the same subaccount'], DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
+  errors: [...BAD_BODY, [400, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"'], [400, 'Transfer amount exceeds available balance'], [400, 'Cannot transfer to the same subaccount'], documentedError(ExchangeCode.TransferBelowMinimum, 'minimum'), documentedError(ExchangeCode.TooManySubaccounts, 'max'), DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
 };
 
-export const TRANSFER_HISTORY: Endpoint = { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'direction must be in or out, got <value>'], LIMIT_5000, WINDOW, DB_FAILURE], readsHistory: true };
+export const TRANSFER_HISTORY: Endpoint = { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the transfers that follow.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'direction must be in or out, got <value>'], LIMIT_5000, WINDOW, BAD_CURSOR, DB_FAILURE], readsHistory: true, pages: true };

@@ -13,7 +13,7 @@ import { CHALLENGE_SCHEMA, LOGIN_SCHEMA } from '../schemas.ts';
 import { bodyParser, Field } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
-import { PUBLIC_BUDGET } from '../endpoint-errors.ts';
+import { BAD_FIELDS, PUBLIC_BUDGET } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 const CHALLENGE_REQUEST_SCHEMA = {
@@ -60,9 +60,9 @@ export function loginRoute(login: Pick<WalletLogin, 'login'>) {
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const CHALLENGE: Endpoint = { method: 'post', path: '/auth/challenge', tag: 'Login', summary: 'Login challenge', description: 'An EIP-4361 (Sign-In with Ethereum) message for the address, valid 5 minutes and usable once. Sign it with `personal_sign` (viem `signMessage`, ethers `signMessage`) and send it to POST /auth/login.', auth: false, body: CHALLENGE_REQUEST_SCHEMA, response: S.CHALLENGE_SCHEMA, errors: [[400, 'Invalid address'], [400, 'Request body must be valid JSON'], PUBLIC_BUDGET] };
+export const CHALLENGE: Endpoint = { method: 'post', path: '/auth/challenge', tag: 'Login', summary: 'Login challenge', description: 'An EIP-4361 (Sign-In with Ethereum) message for the address, valid 5 minutes and usable once. Sign it with `personal_sign` (viem `signMessage`, ethers `signMessage`) and send it to POST /auth/login.', auth: false, body: CHALLENGE_REQUEST_SCHEMA, response: S.CHALLENGE_SCHEMA, errors: [[400, 'Invalid address'], ...BAD_FIELDS, PUBLIC_BUDGET] };
 
 export const LOGIN: Endpoint = {
   method: 'post', path: '/auth/login', tag: 'Login', summary: 'Exchange a signed challenge for a token', description: 'Returns a JWT access token (15 minutes) for the address that signed the challenge. Send it as `Authorization: Bearer <token>` on every /account/* route. A challenge gives one token: once it has logged in it is spent (a wrong signature spends nothing).', auth: false, body: LOGIN_REQUEST_SCHEMA, response: S.LOGIN_SCHEMA,
-  errors: [[401, 'Login challenge not found or already used'], [401, 'Login challenge expired'], [401, 'Login message does not match the challenge'], [400, 'Invalid signature'], [400, 'Request body must be valid JSON'], PUBLIC_BUDGET],
+  errors: [[401, 'Login challenge not found or already used'], [401, 'Login challenge expired'], [401, 'Login message does not match the challenge'], [400, 'Invalid signature'], ...BAD_FIELDS, PUBLIC_BUDGET],
 };

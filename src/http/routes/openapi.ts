@@ -73,6 +73,11 @@ function ref(components: Record<string, unknown>, schema: Schema): Schema {
   return { $ref: `#/components/schemas/${title}` };
 }
 
+/** A full page of a history listing (http/cursor). */
+const CURSOR_HEADER = {
+  'X-Next-Cursor': { description: 'on a full page: send it back as `cursor` (same other parameters) for the entries that follow; absent on the last page', schema: { type: 'string' } },
+};
+
 const RATE_HEADERS = {
   'X-RateLimit-Limit': { description: 'requests per second of the budget this request spent', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'requests left in the current burst', schema: { type: 'integer' } },
@@ -85,7 +90,7 @@ export function openApiDocument(endpoints: readonly Endpoint[], servers: Readonl
     if (op.hidden === true) continue;
     const success = op.contentType !== undefined && op.contentType !== 'application/json'
       ? { description: op.contentType === 'text/html' ? 'HTML' : 'text', content: { [op.contentType]: { schema: TEXT } } }
-      : { description: op.response === NULL ? '`null`: the write is durable' : 'OK', headers: RATE_HEADERS, content: { 'application/json': { schema: ref(schemas, op.response) } } };
+      : { description: op.response === NULL ? '`null`: the write is durable' : 'OK', headers: op.pages === true ? { ...RATE_HEADERS, ...CURSOR_HEADER } : RATE_HEADERS, content: { 'application/json': { schema: ref(schemas, op.response) } } };
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
       tags: [op.tag],
@@ -217,6 +222,6 @@ export function docsRoutes(endpoints: readonly Endpoint[], servers: () => Readon
   ];
 }
 
-export const OPENAPI_JSON: Endpoint = { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object' }, errors: [] };
-export const ASYNCAPI_JSON: Endpoint = { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object' }, errors: [] };
+export const OPENAPI_JSON: Endpoint = { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object', additionalProperties: true }, errors: [] };
+export const ASYNCAPI_JSON: Endpoint = { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object', additionalProperties: true }, errors: [] };
 export const DOCS: Endpoint = { method: 'get', path: '/docs', tag: 'Reference', summary: 'API reference page', description: 'This document as a self-contained HTML page.', auth: false, response: TEXT, contentType: 'text/html', errors: [] };

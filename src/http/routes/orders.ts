@@ -23,6 +23,9 @@ import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
 import { ExchangeCode } from '../../app/codes.ts';
 import { SIGNED_ORDER_TYPES, type OrderStatus, type SignedOrderType } from '../../types/orders.ts';
+import { isTerminal, type OrderState } from '../../app/order-registry.ts';
+import type { OrderQuery } from '../../history/types.ts';
+import { SEARCH_LIMIT, SearchTooBroad } from '../../history/reader.ts';
 import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser, Field } from '../validation.ts';
@@ -31,14 +34,15 @@ import { int, isReply, param, paramNames, repeatableNames, type QueryParam } fro
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
 import type { Clock, GatewayMetrics, HistoryRead, OrdersPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
-import { ORDER_REQUEST_SCHEMA, orderIntent, type OrderBody, type OrderIntent } from '../requests/order.ts';
-import { clientIdInUse, differingTerms } from '../requests/client-id.ts';
+import { ORDER_FIELD_ERRORS, ORDER_REQUEST_SCHEMA, orderIntent, say, type OrderBody, type OrderIntent } from '../requests/order.ts';
+import { CLIENT_ID_IN_USE, clientIdInUse, differingTerms } from '../requests/client-id.ts';
 import { orderView, serializeBatchCancel, serializeOrder, serializeOrderBatch, serializeOrderList, serializeOrders, type OrderLike } from '../order-view.ts';
-import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
+import type { DeclaredRoute, DocumentedError, Endpoint } from '../endpoint.ts';
 import { signingRules } from '../../auth/typed-data.ts';
-import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, ORDER_REFUSALS, OVERLOADED, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import type { MarketIndex, OrderId } from '../../types/ids.ts';
+import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 
 /** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
 const MAX_BATCH_ORDERS = 100;
@@ -102,9 +106,28 @@ const ORDER_LIST_QUERY: readonly QueryParam[] = [
   param('updatedFrom', int(0), 'ms, updated on or after (not with created*)'),
   param('updatedTo', int(0), 'ms, updated before (not with created*)'),
   param('limit', int(1, 500), '1 to 500'),
+  CURSOR_PARAM,
 ];
 
-const sameOrderType = 'account, subaccountIndex, symbol, orderType and period must be the same for every order of a batch';
+/** What the order routes refuse beyond one order's fields (requests/order `OrderText`), written once and listed by the declarations. */
+const RouteText = {
+  sameOrderType: 'account, subaccountIndex, symbol, orderType and period must be the same for every order of a batch',
+  batchNonces: 'each order of a batch needs its own nonce',
+  batchClientIds: 'each order of a batch needs its own clientId',
+  pairOfTwo: 'A TP/SL pair is exactly two orders: one takeProfit and one stopLoss',
+  pairParent: 'Both orders of a TP/SL pair need the same parentOrderId (empty to attach to the position)',
+  pairSide: 'Both orders of a TP/SL pair need the same side: the side that closes the position or the parent order',
+  trailingAlone: 'A trailingStop is submitted alone on POST /account/order',
+  groupSide: 'Every order of a <orderType> needs the same side',
+  icebergDisplay: 'Each order of an iceberg has the display quantity (the last one may be smaller)',
+  groupOnBatch: 'A <orderType> is a batch of orders: submit them together on POST /account/orders',
+  pairOnBatch: 'parentOrderId attaches a TP/SL pair: submit its takeProfit and stopLoss together on POST /account/orders',
+  lookupMissing: 'Missing query parameter orderId (or clientId with account)',
+  createdAndUpdated: 'The created filters and the updated filters cannot be combined',
+  statusFilter: 'status must be one of open, active, filled, closed',
+  orderTypeFilter: 'orderType <value> is not an order type',
+} as const;
+const BATCH_ERRORS: readonly DocumentedError[] = [RouteText.sameOrderType, RouteText.batchNonces, RouteText.batchClientIds, RouteText.pairOfTwo, RouteText.pairParent, RouteText.pairSide, RouteText.trailingAlone, RouteText.groupSide, RouteText.icebergDisplay].map((t) => [400, t] as const);
 
 /**
  * Why a batch breaks the spec's rules (1–7), or null. A batch is limit orders, one TWAP, one
@@ -113,29 +136,42 @@ const sameOrderType = 'account, subaccountIndex, symbol, orderType and period mu
 function batchRefusal(intents: readonly OrderIntent[]): string | null {
   const first = intents[0];
   for (const i of intents) {
-    if (i.account !== first.account || i.subaccountIndex !== first.subaccountIndex || i.market !== first.market || i.period !== first.period) return sameOrderType;
+    if (i.account !== first.account || i.subaccountIndex !== first.subaccountIndex || i.market !== first.market || i.period !== first.period) return RouteText.sameOrderType;
   }
-  if (new Set(intents.map((i) => i.nonce)).size !== intents.length) return 'each order of a batch needs its own nonce';
+  if (new Set(intents.map((i) => i.nonce)).size !== intents.length) return RouteText.batchNonces;
   const clientIds = intents.flatMap((i) => (i.clientId === null ? [] : [i.clientId]));
-  if (new Set(clientIds).size !== clientIds.length) return 'each order of a batch needs its own clientId';
+  if (new Set(clientIds).size !== clientIds.length) return RouteText.batchClientIds;
   const types = new Set(intents.map((i) => i.orderType));
   if (types.has('takeProfit') || types.has('stopLoss')) {
-    if (intents.length !== 2 || !types.has('takeProfit') || !types.has('stopLoss')) return 'A TP/SL pair is exactly two orders: one takeProfit and one stopLoss';
-    if (intents[0].parentOrderId !== intents[1].parentOrderId) return 'Both orders of a TP/SL pair need the same parentOrderId (empty to attach to the position)';
-    if (intents[0].side !== intents[1].side) return 'Both orders of a TP/SL pair need the same side: the side that closes the position or the parent order';
+    if (intents.length !== 2 || !types.has('takeProfit') || !types.has('stopLoss')) return RouteText.pairOfTwo;
+    if (intents[0].parentOrderId !== intents[1].parentOrderId) return RouteText.pairParent;
+    if (intents[0].side !== intents[1].side) return RouteText.pairSide;
     return null;
   }
-  if (types.size !== 1) return sameOrderType;
-  if (first.orderType === 'trailingStop') return 'A trailingStop is submitted alone on POST /account/order';
+  if (types.size !== 1) return RouteText.sameOrderType;
+  if (first.orderType === 'trailingStop') return RouteText.trailingAlone;
   if (first.orderType === 'twap' || first.orderType === 'iceberg') {
-    if (intents.some((i) => i.side !== first.side)) return `Every order of a ${first.orderType} needs the same side`;
+    if (intents.some((i) => i.side !== first.side)) return say(RouteText.groupSide, first.orderType);
   }
   if (first.orderType === 'iceberg') {
     const display = first.quantity;
     const last = intents[intents.length - 1].quantity;
-    if (intents.slice(0, -1).some((i) => i.quantity !== display) || last > display) return 'Each order of an iceberg has the display quantity (the last one may be smaller)';
+    if (intents.slice(0, -1).some((i) => i.quantity !== display) || last > display) return RouteText.icebergDisplay;
   }
   return null;
+}
+
+/**
+ * The open orders `query` selects, listed as history lists orders: newest first by the time
+ * the window applies to, then by orderId (history/reader). `open` holds one subaccount's.
+ */
+function openListing(open: readonly OrderState[], query: OrderQuery): OrderState[] {
+  const at = query.by === 'created' ? (o: OrderState) => o.createdAt : (o: OrderState) => o.updatedAt;
+  return open
+    .filter((o) => query.statuses!.has(o.status) && (query.orderTypes === undefined || query.orderTypes.has(o.orderType)) && (query.from === undefined || at(o) >= query.from) && (query.to === undefined || at(o) < query.to))
+    .filter((o) => query.after === undefined || at(o) < query.after[0] || (at(o) === query.after[0] && o.orderId < query.after[1]))
+    .sort((a, b) => at(b) - at(a) || b.orderId - a.orderId)
+    .slice(0, query.limit);
 }
 
 export interface OrderRouteOptions {
@@ -251,8 +287,8 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     const intent = orderIntent(parsed.value, markets);
     if (!intent.ok) return intent.reply;
     const { orderType, parentOrderId, account, subaccountIndex, clientId } = intent.intent;
-    if (orderType === 'twap' || orderType === 'iceberg') return failure(GatewayCode.InvalidField, `A ${orderType} is a batch of orders: submit them together on POST /account/orders`);
-    if (parentOrderId !== null) return failure(GatewayCode.InvalidField, 'parentOrderId attaches a TP/SL pair: submit its takeProfit and stopLoss together on POST /account/orders');
+    if (orderType === 'twap' || orderType === 'iceberg') return failure(GatewayCode.InvalidField, say(RouteText.groupOnBatch, orderType));
+    if (parentOrderId !== null) return failure(GatewayCode.InvalidField, RouteText.pairOnBatch);
     const relayed = guard.actFor(ctx.caller, account as Address, subaccountIndex, 'trade');
     if (relayed !== undefined) return relayed;
     const signer = await signerOf(parsed.value);
@@ -348,7 +384,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       order = id === undefined ? undefined : current(id);
     } else {
       const clientId = ctx.query.get('clientId');
-      if (clientId === undefined) return failure(GatewayCode.InvalidField, 'Missing query parameter orderId (or clientId with account)');
+      if (clientId === undefined) return failure(GatewayCode.InvalidField, RouteText.lookupMissing);
       const account = addressParam(ctx.query, 'account');
       if (isReply(account)) return account;
       // A read finds the order however it ended (a client checking whether a lost order was
@@ -450,17 +486,19 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     }
     const created = window.createdFrom !== undefined || window.createdTo !== undefined;
     const updated = window.updatedFrom !== undefined || window.updatedTo !== undefined;
-    if (created && updated) return failure(GatewayCode.InvalidField, 'The created filters and the updated filters cannot be combined');
+    if (created && updated) return failure(GatewayCode.InvalidField, RouteText.createdAndUpdated);
+    const after = cursorParam(q, 2);
+    if (isReply(after)) return after;
     const statusText = q.get('status');
     const statuses = statusText === undefined ? undefined : STATUS_FILTERS[statusText];
-    if (statusText !== undefined && statuses === undefined) return failure(GatewayCode.InvalidField, 'status must be one of open, active, filled, closed');
+    if (statusText !== undefined && statuses === undefined) return failure(GatewayCode.InvalidField, RouteText.statusFilter);
     let orderTypes: Set<SignedOrderType> | undefined;
     const typeText = q.get('orderType');
     if (typeText !== undefined) {
       orderTypes = new Set();
       for (const t of typeText.split(',')) {
         const type = ORDER_TYPE_FILTERS.get(t.trim().toLowerCase());
-        if (type === undefined) return failure(GatewayCode.InvalidField, `orderType ${t} is not an order type`);
+        if (type === undefined) return failure(GatewayCode.InvalidField, say(RouteText.orderTypeFilter, t));
         orderTypes.add(type);
       }
     }
@@ -472,23 +510,30 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
       marketIndex = market.index;
     }
     const owner = orders.ownerOf(ctx.account, ctx.subaccountIndex);
-    const found =
-      owner === undefined
-        ? []
-        : orders.storedOf(owner, {
-            by: created ? 'created' : 'updated',
-            from: created ? window.createdFrom : window.updatedFrom,
-            to: created ? window.createdTo : window.updatedTo,
-            limit,
-            statuses,
-            marketIndex,
-            orderTypes,
-          });
-    const list = found.map((r) => {
-      const live = orders.live(r.orderId);
-      return view(live ?? r);
-    });
-    return json(serializeOrderList({ asks: list.filter((o) => o.quantity.startsWith('-')), bids: list.filter((o) => !o.quantity.startsWith('-')), total: list.length }));
+    const query: OrderQuery = {
+      by: created ? 'created' : 'updated',
+      from: created ? window.createdFrom : window.updatedFrom,
+      to: created ? window.createdTo : window.updatedTo,
+      limit,
+      statuses,
+      marketIndex,
+      orderTypes,
+      after,
+    };
+    // Open orders are all in memory (at most 1,000 a subaccount): listed from there, not found
+    // among the subaccount's whole history (which a market maker counts in millions).
+    const openOnly = statuses !== undefined && [...statuses].every((s) => !isTerminal(s));
+    let found: OrderLike[];
+    try {
+      found = owner === undefined ? [] : openOnly ? openListing(orders.liveOf(owner, marketIndex), query) : orders.storedOf(owner, query).map((r) => orders.live(r.orderId) ?? r);
+    } catch (error) {
+      if (error instanceof SearchTooBroad) return failure(GatewayCode.SearchTooBroad, created ? 'createdFrom and createdTo' : 'updatedFrom and updatedTo');
+      throw error;
+    }
+    const list = found.map(view);
+    const last = found.at(-1);
+    const reply = json(serializeOrderList({ asks: list.filter((o) => o.quantity.startsWith('-')), bids: list.filter((o) => !o.quantity.startsWith('-')), total: list.length }));
+    return withNextCursor(reply, found.length === limit, last && [created ? last.createdAt : last.updatedAt, last.orderId]);
   };
 
   return [
@@ -512,20 +557,20 @@ const ORDER_SIGNING = (() => {
 
 export const SUBMIT_ORDER: Endpoint = {
   method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: `Signed \`Order\` (EIP-712) by the account or a \`trade\` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409. ${ORDER_SIGNING}`, auth: true, signed: true, submitsOrders: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
-  errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, [409, 'clientId <id> is already used by open order <orderId> with a different <fields>: resend the same order to get it back, or use a new clientId']],
+  errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], ...ORDER_FIELD_ERRORS, [400, say(RouteText.groupOnBatch, '<orderType>')], [400, RouteText.pairOnBatch], NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, ...ORDER_REFUSALS, ...CLIENT_ID_IN_USE],
 };
 
 export const SUBMIT_BATCH: Endpoint = {
   method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order. A TWAP, an iceberg or a TP/SL pair is admitted whole or refused whole. Limit orders are placed in order and the first refusal stops the batch: a refusal of the first order is the answer; a later one answers the orders placed, then the refused order as `rejected` with its `reason` when the refusal spent its nonce; the orders after it are not submitted.', auth: true, signed: true, submitsOrders: true, body: BATCH_SCHEMA, response: S.ORDER_BATCH_SCHEMA,
-  errors: [...BAD_BODY, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND],
+  errors: [...BAD_BODY, ...ORDER_FIELD_ERRORS, ...BATCH_ERRORS, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, ...ORDER_REFUSALS, ...CLIENT_ID_IN_USE],
 };
 
-export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account: the account\'s newest order with that clientId, open or closed (a closed one among each subaccount\'s 1,000 most recently updated orders).', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
+export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account: the account\'s newest order with that clientId, open or closed (a closed one among each subaccount\'s 1,000 most recently updated orders).', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [400, RouteText.lookupMissing], ORDER_NOT_FOUND], readsHistory: true };
 
-export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ORDER_NOT_FOUND], readsHistory: true };
+export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [400, RouteText.lookupMissing], ...ACCESS_DENIED, ORDER_NOT_FOUND, OVERLOADED], readsHistory: true };
 
-export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds (of `account`, by default the caller\'s own); what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_BODY, NOT_DELEGATED], readsHistory: true };
+export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds (of `account`, by default the caller\'s own); what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: BAD_BODY, readsHistory: true };
 
-export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND], readsHistory: true };
+export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, OVERLOADED], readsHistory: true };
 
-export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: 'Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined.', auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], SYMBOL_NOT_FOUND], readsHistory: true };
+export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: `Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. A full page answers \`X-Next-Cursor\`: send it as \`cursor\` for the orders that follow. \`status=open\` and \`active\` list the open orders (a subaccount holds at most 1,000); \`filled\` and \`closed\` read only the orders that ended so; other filters search the subaccount's history, at most ${SEARCH_LIMIT.toLocaleString('en')} orders of it per request: a filter that matches too little of a longer window is refused with 400, narrow the window.`, auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], WINDOW, [400, RouteText.createdAndUpdated], [400, RouteText.statusFilter], [400, RouteText.orderTypeFilter], BAD_CURSOR, SYMBOL_NOT_FOUND, SEARCH_TOO_BROAD], readsHistory: true, pages: true };

@@ -4,6 +4,7 @@
  * each trade's `time` in seconds. Also the window parameters' parser that GET /candles shares.
  */
 import fastJson from 'fast-json-stringify';
+import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import type { MarketHistory, RangeQuery } from '../../history/types.ts';
 import { tradeView } from '../../history/views.ts';
@@ -31,7 +32,7 @@ export const MS_WINDOW: readonly QueryParam[] = [
   { name: 'to', required: false, schema: int(0), description: 'milliseconds: before' },
 ];
 
-const TRADES_QUERY: readonly QueryParam[] = [{ name: 'limit', required: false, schema: int(1, 5000), description: '1 to 5000, default 100' }, ...MS_WINDOW];
+const TRADES_QUERY: readonly QueryParam[] = [{ name: 'limit', required: false, schema: int(1, 5000), description: '1 to 5000, default 100' }, ...MS_WINDOW, CURSOR_PARAM];
 const TRADES_PARAMS = paramNames(TRADES_QUERY);
 
 /** `limit`, `from` and `to` of a history query, or the 400 that refuses them. */
@@ -62,21 +63,25 @@ export function tradesRoute(marketData: MarketList, history: MarketHistory) {
     if (isReply(query)) return query;
     const window = parseWindow(query, DEFAULT_TRADES_LIMIT);
     if (isReply(window)) return window;
+    const after = cursorParam(query, 2);
+    if (isReply(after)) return after;
     let trades;
     try {
-      trades = history.trades(market.index, window);
+      trades = history.trades(market.index, { ...window, after });
     } catch {
       return failure(GatewayCode.DatabaseFailure);
     }
-    return { status: 200, body: serialize(trades.map((t) => tradeView(market, t))) };
+    const last = trades.at(-1);
+    return withNextCursor({ status: 200, body: serialize(trades.map((t) => tradeView(market, t))) }, trades.length === window.limit, last && [last.time, last.seq]);
   };
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
 export const TRADES: Endpoint = {
-  method: 'get', path: '/trades/{symbol}', tag: 'Market data', summary: 'Public trades', description: 'Trades of a market, newest first (`time` in seconds, `side` of the aggressor).', auth: false, pathParams: SYMBOL_PATH,
+  method: 'get', path: '/trades/{symbol}', tag: 'Market data', summary: 'Public trades', description: 'Trades of a market, newest first (`time` in seconds, `side` of the aggressor). A full page answers `X-Next-Cursor`: send it as `cursor` for the trades that follow.', auth: false, pathParams: SYMBOL_PATH,
   query: TRADES_QUERY,
-  response: S.PUBLIC_TRADES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
+  response: S.PUBLIC_TRADES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, LIMIT_5000, WINDOW, BAD_CURSOR, DB_FAILURE, PUBLIC_BUDGET],
   readsHistory: true,
+  pages: true,
 };
