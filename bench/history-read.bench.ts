@@ -18,7 +18,7 @@ import { openHistoryDatabases } from '../src/history/store.ts';
 import { HistoryWriter } from '../src/history/writer.ts';
 import { HistoryReader, SearchTooBroad } from '../src/history/reader.ts';
 import type { OrderQuery, OrderRecord } from '../src/history/types.ts';
-import type { OrderStatus } from '../src/app/order-vocabulary.ts';
+import type { OrderStatus } from '../src/types/orders.ts';
 import { loadAverage } from './http/measure.ts';
 
 const ORDERS = Number(process.env.HISTORY_READ_ORDERS ?? 100_000);

@@ -14,7 +14,7 @@ import { parseDecimal } from '../src/numeric/decimal.ts';
 import type { Side } from '../src/engine/types.ts';
 import { CommandKind, type BatchOrder, type Command } from '../src/app/commands.ts';
 import type { Exchange } from '../src/app/exchange.ts';
-import type { OrderType } from '../src/app/order-vocabulary.ts';
+import type { OrderType } from '../src/types/orders.ts';
 import type { Prng } from './prng.ts';
 
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';

@@ -16,7 +16,7 @@
  *
  * Reasons are the names of the code tables' entries (`InsufficientMargin`, `Overloaded`…), so a
  * dashboard reads them without the tables; a refusal without a code is named by its status.
- * May import: prom-client, http/ports (types) and the code tables: auth/codes, ledger/codes, engine/codes,
+ * May import: prom-client, http/ports (types), app/ports (types) and the code tables: auth/codes, ledger/codes, engine/codes,
  * conditional/codes, app/codes, http/errors.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -27,6 +27,7 @@ import { GatewayCode } from './http/errors.ts';
 import { LedgerCode } from './ledger/codes.ts';
 import { ExchangeCode } from './app/codes.ts';
 import type { GatewayMetrics } from './http/ports.ts';
+import type { ExchangeListeners } from './app/ports.ts';
 
 const PREFIX = 'perp_';
 
@@ -257,4 +258,16 @@ export class ExchangeMetrics implements GatewayMetrics {
   text(): Promise<string> {
     return this.registry.metrics();
   }
+}
+
+/** Counts every trade for GET /metrics while `counting` (not during the start-up replay). */
+export function withFillCount(listeners: ExchangeListeners, metrics: ExchangeMetrics, counting: () => boolean): ExchangeListeners {
+  const next = listeners.trade;
+  return {
+    ...listeners,
+    trade: (market, seq, time, price, quantity, takerSide) => {
+      next?.(market, seq, time, price, quantity, takerSide);
+      if (counting()) metrics.fill();
+    },
+  };
 }

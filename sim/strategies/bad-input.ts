@@ -5,7 +5,7 @@
  * beyond the balance, a margin fraction out of bounds, revoking a delegate never granted.
  * Each must be refused without changing anything else.
  */
-import type { OrderType } from '../../src/app/order-vocabulary.ts';
+import type { OrderType } from '../../src/types/orders.ts';
 import { Side } from '../../src/engine/types.ts';
 import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { USD, addressOf, lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';

@@ -3,7 +3,7 @@
  * attached to the position, TWAPs and icebergs (each child a signed order with its own nonce).
  * Triggers land on both sides of the mark, so some are refused as already crossed.
  */
-import type { OrderType } from '../../src/app/order-vocabulary.ts';
+import type { OrderType } from '../../src/types/orders.ts';
 import { OrderFlag, Side } from '../../src/engine/types.ts';
 import { RATE_ONE } from '../../src/config/market.ts';
 import { CommandKind, type Command } from '../../src/app/commands.ts';

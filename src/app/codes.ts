@@ -4,8 +4,9 @@
  * What `Exchange.execute` answers, and the refusals of this stage (9100s) — those that are
  * neither auth (1000s), ledger (2000s), engine (3000s) nor conditional-book rules. HTTP maps
  * every code to its status and text in one place (http/errors).
- * May import: nothing.
+ * May import: types/ids (types).
  */
+import type { OrderId } from '../types/ids.ts';
 export const ExchangeCode = {
   OrderTypeNotSupported: 9101,
   DuplicateClientId: 9102,
@@ -30,9 +31,9 @@ export interface ExecuteResult {
   /** False when the command was refused before it changed anything: it need not be journaled. */
   changed: boolean;
   /** The order a submit or cancel concerns (a batch: its first order). */
-  orderId?: number;
+  orderId?: OrderId;
   /** Every order of a batch (TP/SL pair, TWAP, iceberg), in request order. */
-  orderIds?: number[];
+  orderIds?: OrderId[];
   /** Markets a book command was routed to, once per command (the sequencer awaits their results). */
   routed: number[];
 }

@@ -9,8 +9,9 @@
  * travel as fixed binary records (transport/codec.ts). Kinds start at 64 so they never collide
  * with the codec's record kinds (commands < 16, book events 16–63).
  */
-import type { OrderType } from './order-vocabulary.ts';
+import type { OrderType } from '../types/orders.ts';
 import type { Side } from '../engine/types.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export const CommandKind = {
   SubmitOrder: 64,
@@ -37,7 +38,7 @@ export interface SubmitOrder {
   time: number;
   account: string;
   subaccountIndex: number;
-  market: number;
+  market: MarketIndex;
   orderType: OrderType;
   side: Side;
   /** Ticks. */
@@ -55,7 +56,7 @@ export interface SubmitOrder {
   originatorFee: number;
   /** Ticks. */
   triggerPrice: number | null;
-  parentOrderId: number | null;
+  parentOrderId: OrderId | null;
   period: number | null;
   /** Fraction at RATE_SCALE (0.05 = 5%). */
   trailingPercent: bigint | null;
@@ -92,7 +93,7 @@ export interface SubmitSlices {
 export interface CancelOrder {
   kind: typeof CommandKind.CancelOrder;
   time: number;
-  orderId: number;
+  orderId: OrderId;
   /** Who asked (the account or a trade delegate): recorded for audit. */
   caller: string;
 }
@@ -103,7 +104,7 @@ export interface CancelAll {
   account: string;
   subaccountIndex: number;
   /** One market, or every market when null. */
-  market: number | null;
+  market: MarketIndex | null;
   caller: string;
 }
 
@@ -138,7 +139,7 @@ export interface SetMargin {
   time: number;
   account: string;
   subaccountIndex: number;
-  market: number;
+  market: MarketIndex;
   isolated: boolean;
   margin: bigint;
   nonce: number;
@@ -164,7 +165,7 @@ export interface Delegation {
 export interface IndexPrice {
   kind: typeof CommandKind.IndexPrice;
   time: number;
-  market: number;
+  market: MarketIndex;
   price: number;
 }
 
@@ -182,7 +183,7 @@ export interface Tick {
 export interface Release {
   kind: typeof CommandKind.Release;
   time: number;
-  market: number;
+  market: MarketIndex;
 }
 
 export type Command =

@@ -25,7 +25,7 @@
  * Invariant: a ConditionalBook is only ever called inside `execute` or a book event, and a
  * command that reached one is journaled, so replay feeds it exactly the same inputs.
  *
- * May import: engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, app/commands,
+ * May import: types/ids, engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, app/commands,
  * app/codes, app/order-registry, app/depth-mirror, app/order-entry (how orders enter
  * a book), app/settlement (R2, the book events), app/account-limits, app/faucet-day
  * (the faucet's daily allowance), app/ports. No I/O, no clock.
@@ -51,6 +51,7 @@ import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 import type { ExchangeListeners, MarketRouter } from './ports.ts';
 import { DEFAULT_ACCOUNT_LIMITS, newSubaccountRefusal, transferRefusal, type AccountLimits } from './account-limits.ts';
 import { FaucetDay, type FaucetDaySnapshot } from './faucet-day.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export interface ExchangeOptions {
   ledger?: LedgerOptions;
@@ -76,9 +77,9 @@ export interface ExchangeSnapshot {
 
 /** What a ConditionalBook (or an ADL trade) asked for, applied after the command or event that caused it. */
 type ConditionalOutput =
-  | { kind: 'release'; market: number; order: PlaceOrder; triggerPrice: number }
-  | { kind: 'ended'; orderId: number; reason: number; time: number }
-  | { kind: 'reduceOnlyStale'; market: number; owner: number; time: number };
+  | { kind: 'release'; market: MarketIndex; order: PlaceOrder; triggerPrice: number }
+  | { kind: 'ended'; orderId: OrderId; reason: number; time: number }
+  | { kind: 'reduceOnlyStale'; market: MarketIndex; owner: number; time: number };
 
 export class Exchange {
   readonly ledger: Ledger;
@@ -277,7 +278,7 @@ export class Exchange {
   }
 
   /** What the book events of `market` drive: the ledger (R2), the registry and the depth mirror. */
-  listener(market: number): BookListener {
+  listener(market: MarketIndex): BookListener {
     return this.bookListeners[market];
   }
 
@@ -307,13 +308,13 @@ export class Exchange {
   }
 
   /** The mark of `market` may have moved: triggers it crossed fire (applied after the command or event). */
-  private markMoved(market: number, time: number): void {
+  private markMoved(market: MarketIndex, time: number): void {
     const mark = this.ledger.prices(market).mark;
     if (mark > 0) this.conditional[market].onMark(mark, time);
   }
 
   /** The ConditionalBook's listener for `market`: it only queues (it must not call back into a book). */
-  private conditionalListenerFor(market: number): ConditionalListener {
+  private conditionalListenerFor(market: MarketIndex): ConditionalListener {
     const outputs = this.outputs;
     return {
       onRelease(order, _why, _groupId, _time, triggerPrice) {
@@ -373,7 +374,7 @@ export class Exchange {
    * An order as it stands now, open or recently finished, as the API presents it: a copy, so
    * later commands do not change what a caller holds (the sequencer's `Outcome.orders`).
    */
-  orderAsLeft(orderId: number): OrderState | undefined {
+  orderAsLeft(orderId: OrderId): OrderState | undefined {
     const o = this.orders.lastKnown(orderId);
     return o === undefined ? undefined : { ...this.presented(o) };
   }
@@ -389,12 +390,12 @@ export class Exchange {
   }
 
   /** When `market`'s conditional timer next has work (ms; 0 = nothing due): see `Release`. */
-  nextDueAt(market: number): number {
+  nextDueAt(market: MarketIndex): number {
     return this.conditional[market].nextDueAt();
   }
 
   /** The market an orderId belongs to, when it names one of ours. */
-  marketOf(orderId: number): number | undefined {
+  marketOf(orderId: OrderId): number | undefined {
     const market = marketOfOrderId(orderId);
     return market < this.markets.length ? market : undefined;
   }
@@ -428,7 +429,7 @@ export class Exchange {
       if (o.status !== 'untriggered') continue;
       untriggered++;
       const book = this.conditional[o.market];
-      const held = o.groupId === null ? book.order(o.orderId) !== undefined : book.group(parseOrderId(o.groupId) as number) !== undefined;
+      const held = o.groupId === null ? book.order(o.orderId) !== undefined : book.group(parseOrderId(o.groupId)!) !== undefined;
       if (!held) throw new Error(`exchange: untriggered order ${o.orderId} is not in its conditional book`);
     }
     const triggers = this.conditional.reduce((n, c) => n + c.size, 0);

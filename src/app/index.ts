@@ -7,11 +7,11 @@
  * (codes.ts); the `Exchange` (exchange.ts: ledger, nonce windows, delegations, order registry,
  * depth mirrors, conditional books, faucet days), with order entry (order-entry.ts: submissions,
  * released conditional orders, liquidations, account-limits.ts) and R2 settlement of book events
- * (settlement.ts); the words an order is described in (order-vocabulary.ts); and its ports
+ * (settlement.ts); and its ports
  * (ports.ts): the `MarketRouter` it sends book commands through and the `ExchangeListeners` it
  * tells what changed. The thread transport, replay and the projections implement them: nothing
  * here knows a thread, a ring, the journal or HTTP.
- * May import: engine/, ledger/, conditional/, numeric/, config/market, auth/admission,
+ * May import: types/orders, types/ids, engine/, ledger/, conditional/, numeric/, config/market, auth/admission,
  * auth/address, auth/nonces, auth/delegation.
  *
  * Invariants: the state changes only through `Exchange.execute(command)` and the book events it

@@ -13,7 +13,7 @@
  *
  * Owns: the per-market order counters (orderIds); the order registry's view of every order
  * it enters. No I/O, no clock.
- * May import: engine/types, ledger/, auth/admission, auth/address (types), conditional/, config/market,
+ * May import: types/ids, engine/types, ledger/, auth/admission, auth/address (types), conditional/, config/market,
  * numeric/, app/commands, app/codes, app/order-registry, app/ports, app/account-limits.
  * Invariant: a submission that spent its nonces returns `changed: true` (it is journaled),
  * whatever happened after.
@@ -32,6 +32,7 @@ import type { OrderRegistry, OrderState } from './order-registry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 import type { MarketRouter } from './ports.ts';
 import { openOrdersRefusal, type AccountLimits } from './account-limits.ts';
+import { NO_ORDER, type AccountIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
 
 /** What order entry works on: the exchange's stores (it is handed the exchange itself). */
 export interface OrderEntryState extends AuthState {
@@ -73,9 +74,9 @@ const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 /** The orders of a batch once admitted: one owner, one market, numbered in request order. */
 interface Entered {
   owner: number;
-  account: number;
-  market: number;
-  orderIds: number[];
+  account: AccountIndex;
+  market: MarketIndex;
+  orderIds: OrderId[];
   states: OrderState[];
 }
 
@@ -128,7 +129,7 @@ export class OrderEntry {
       tp.account !== sl.account ||
       tp.subaccountIndex !== sl.subaccountIndex ||
       tp.market !== sl.market ||
-      (tp.parentOrderId ?? 0) !== (sl.parentOrderId ?? 0)
+      (tp.parentOrderId ?? NO_ORDER) !== (sl.parentOrderId ?? NO_ORDER)
     ) {
       return notChanged(ConditionalCode.InvalidPair);
     }
@@ -137,15 +138,15 @@ export class OrderEntry {
     const entered = this.enter([tp, sl], time);
     if (!('states' in entered)) return entered;
     const { owner, market, orderIds } = entered;
-    const parentOrderId = tp.parentOrderId ?? 0;
-    const parent = parentOrderId === 0 ? undefined : this.state.orders.get(parentOrderId);
+    const parentOrderId = tp.parentOrderId ?? NO_ORDER;
+    const parent = parentOrderId === NO_ORDER ? undefined : this.state.orders.get(parentOrderId);
     const onBook = parent !== undefined && parent.market === market && ON_BOOK.has(parent.status);
     const code = this.state.conditional[market].placePair({
       ocoGroupId: orderIds[0],
       takeProfit: this.trigger(tp, entered, 0, TriggerKind.TakeProfit, time),
       stopLoss: this.trigger(sl, entered, 1, TriggerKind.StopLoss, time),
       parentOrderId,
-      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, settled: parent.settled } : undefined,
+      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, filled: parent.settled } : undefined,
       position: this.state.ledger.position(owner, market),
       time,
     });
@@ -175,7 +176,7 @@ export class OrderEntry {
    * under its own orderId. False when its margin cannot be held: it is rejected, and an
    * iceberg child that cannot enter ends its iceberg.
    */
-  enterReleased(market: number, order: PlaceOrder, triggerPrice: number): boolean {
+  enterReleased(market: MarketIndex, order: PlaceOrder, triggerPrice: number): boolean {
     const state = this.state.orders.get(order.orderId);
     if (state === undefined) throw new Error(`exchange: released order ${order.orderId} is not in the registry`);
     if (this.holdMargin(market, order, state.originator, state.originatorFee) !== LedgerCode.Ok) {
@@ -225,7 +226,7 @@ export class OrderEntry {
   }
 
   /** R1: holds the initial margin of an order about to enter its book (and its originator's fee); a LedgerCode. */
-  private holdMargin(market: number, order: PlaceOrder, originator: string, originatorFee: number): number {
+  private holdMargin(market: MarketIndex, order: PlaceOrder, originator: string, originatorFee: number): number {
     const ledger = this.state.ledger;
     const originatorOwner = originatorFee > 0 ? (ledger.findOwner(originator, 0) ?? 0) : 0;
     const reduceOnly = (order.flags & OrderFlag.ReduceOnly) !== 0;
@@ -236,7 +237,7 @@ export class OrderEntry {
   }
 
   /** Sends an order whose margin is held to its book, with what moved its owner's position outside that book (`Ledger.positionOffBook`). */
-  private toBook(market: number, order: PlaceOrder): void {
+  private toBook(market: MarketIndex, order: PlaceOrder): void {
     order.position = this.state.ledger.positionOffBook(order.owner, market);
     this.router().place(market, order);
   }
@@ -307,7 +308,7 @@ export class OrderEntry {
     return { ...this.fields(o, entered, i), kind, triggerPrice: o.triggerPrice ?? 0, trailingPercent: o.trailingPercent ?? 0n, time };
   }
 
-  private orderState(cmd: SubmitOrder, orderId: number, owner: number): OrderState {
+  private orderState(cmd: SubmitOrder, orderId: OrderId, owner: number): OrderState {
     return {
       orderId,
       market: cmd.market,

@@ -2,7 +2,7 @@
  * @module app/order-registry
  *
  * The main thread's read model of orders: what each order is (the signed request's fields)
- * and where it stands (status, remaining, settled, times, sequence number), kept up to date
+ * and where it stands (status, remaining, lots filled, times, sequence number), kept up to date
  * from the book's events. It answers GET /account/order for live orders without asking a
  * market thread, keeps clientIds unique among an account's open orders across markets, and
  * hands every change to a listener (the history projection, the feeds).
@@ -19,12 +19,13 @@
  * outcome and reads soon after.
  */
 import type { Side } from '../engine/types.ts';
-import type { OrderStatus, OrderType } from './order-vocabulary.ts';
+import type { OrderStatus, OrderType } from '../types/orders.ts';
 import { REASON_TEXT } from '../engine/codes.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export interface OrderState {
-  orderId: number;
-  market: number;
+  orderId: OrderId;
+  market: MarketIndex;
   owner: number;
   account: string;
   subaccountIndex: number;
@@ -34,6 +35,7 @@ export interface OrderState {
   /** Lots accepted (after a reduce-only cap); the requested size until the book accepts it. */
   quantity: number;
   remaining: number;
+  /** Lots filled so far: the spec's Order field `settled`, stored in history under that name. */
   settled: number;
   flags: number;
   expiresAt: number;
@@ -42,7 +44,7 @@ export interface OrderState {
   originator: string;
   originatorFee: number;
   triggerPrice: number | null;
-  parentOrderId: number | null;
+  parentOrderId: OrderId | null;
   period: number | null;
   trailingPercent: string | null;
   groupId: string | null;
@@ -96,11 +98,11 @@ export class OrderRegistry {
   }
 
   /** The order if open, or if among the last 8,192 to finish (then in its final state). */
-  lastKnown(orderId: number): OrderState | undefined {
+  lastKnown(orderId: OrderId): OrderState | undefined {
     return this.open.get(orderId) ?? this.finished.get(orderId);
   }
 
-  get(orderId: number): OrderState | undefined {
+  get(orderId: OrderId): OrderState | undefined {
     return this.open.get(orderId);
   }
 
@@ -116,7 +118,7 @@ export class OrderRegistry {
   }
 
   /** Open orders of one subaccount (optionally one market), oldest first. O(its open orders). */
-  ofOwner(owner: number, market?: number): OrderState[] {
+  ofOwner(owner: number, market?: MarketIndex): OrderState[] {
     const out: OrderState[] = [];
     const own = this.perOwner.get(owner);
     if (own !== undefined) for (const o of own.values()) if (market === undefined || o.market === market) out.push(o);
@@ -143,7 +145,7 @@ export class OrderRegistry {
    * A conditional order released to its book with `quantity` lots: `triggered` until the book
    * answers. A trailing stop keeps the trigger it fired at (`triggerPrice`, ticks; 0 for a slice).
    */
-  triggered(orderId: number, quantity: number, time: number, triggerPrice: number): void {
+  triggered(orderId: OrderId, quantity: number, time: number, triggerPrice: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     o.status = 'triggered';
@@ -155,7 +157,7 @@ export class OrderRegistry {
   }
 
   /** An order that never reached a book ended (an untriggered order cancelled or expired, a release refused by R1). */
-  closed(orderId: number, status: 'cancelled' | 'expired' | 'rejected', reason: string, time: number): void {
+  closed(orderId: OrderId, status: 'cancelled' | 'expired' | 'rejected', reason: string, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     o.status = status;
@@ -174,7 +176,7 @@ export class OrderRegistry {
     this.onChange(order);
   }
 
-  accepted(orderId: number, quantity: number, seq: number, time: number): void {
+  accepted(orderId: OrderId, quantity: number, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     // A released conditional order is an ordinary book order from here.
@@ -184,14 +186,14 @@ export class OrderRegistry {
     this.touch(o, seq, time);
   }
 
-  rested(orderId: number, seq: number, time: number): void {
+  rested(orderId: OrderId, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     this.touch(o, seq, time);
     this.onChange(o);
   }
 
-  filled(orderId: number, quantity: number, remaining: number, seq: number, time: number): void {
+  filled(orderId: OrderId, quantity: number, remaining: number, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     o.settled += quantity;
@@ -202,7 +204,7 @@ export class OrderRegistry {
     else this.onChange(o);
   }
 
-  ended(orderId: number, status: 'cancelled' | 'expired' | 'rejected', reasonCode: number, seq: number, time: number): void {
+  ended(orderId: OrderId, status: 'cancelled' | 'expired' | 'rejected', reasonCode: number, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
     o.status = status;

@@ -8,7 +8,7 @@
  * mark) lets triggers fire. What the conditional book asks for is applied after the event by
  * `afterEvent` (never re-entrantly).
  *
- * May import: engine/types, ledger/, conditional/, app/order-registry, app/depth-mirror.
+ * May import: types/ids, engine/types, ledger/, conditional/, app/order-registry, app/depth-mirror.
  * Invariant: deterministic — the same events in the same order leave the same state, live and
  * in replay.
  */
@@ -17,15 +17,16 @@ import type { Ledger } from '../ledger/ledger.ts';
 import type { ConditionalBook } from '../conditional/index.ts';
 import type { OrderRegistry } from './order-registry.ts';
 import type { DepthMirror } from './depth-mirror.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export interface SettlementParts {
-  market: number;
+  market: MarketIndex;
   depth: DepthMirror;
   orders: OrderRegistry;
   ledger: Ledger;
   conditional: ConditionalBook;
   /** A public trade happened (for history). */
-  trade?: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => void;
+  trade?: (market: MarketIndex, seq: number, time: number, price: number, quantity: number, takerSide: Side) => void;
   /** The mark may have moved: let crossed triggers fire. */
   markMoved(time: number): void;
   /** After each event: apply what the conditional book asked for. */
@@ -35,7 +36,7 @@ export interface SettlementParts {
 /** The BookListener that settles `market`'s events into the exchange's state. */
 export function settlementListener(parts: SettlementParts): BookListener {
   const { market, depth, orders, ledger, conditional, trade, markMoved, afterEvent } = parts;
-  const end = (orderId: number, status: 'cancelled' | 'expired' | 'rejected', reason: number, seq: number, time: number) => {
+  const end = (orderId: OrderId, status: 'cancelled' | 'expired' | 'rejected', reason: number, seq: number, time: number) => {
     depth.saw(seq);
     ledger.releaseOrder(orderId, time);
     orders.ended(orderId, status, reason, seq, time);

@@ -7,7 +7,7 @@
  * the digest (`\x19\x01 ‖ domainSeparator ‖ hashStruct(message)`) computed here with a small
  * EIP-712 encoder for flat structs over keccak-256.
  *
- * May import: ./keccak, config/profile (type), ./address, ./codes.
+ * May import: ./keccak, config/profile (type), ./address, ./codes, types/orders.
  *
  * Invariants:
  *  - The action is part of what is signed: each action has its own primary type, hence its own
@@ -34,6 +34,7 @@ import { keccak256 } from './keccak.ts';
 import type { Profile } from '../config/profile.ts';
 import { hexInto, toAddress } from './address.ts';
 import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
+import { SIGNED_ORDER_TYPES, type SignedOrderType } from '../types/orders.ts';
 
 export interface TypedField {
   readonly name: string;
@@ -203,11 +204,10 @@ export interface OrderRequest {
   trailingPercent?: string | null;
 }
 
-const ORDER_TYPES = ['unsupported', 'limit', 'twap', 'takeProfit', 'stopLoss', 'trailingStop', 'iceberg'] as const;
-const ORDER_TYPE_BY_LOWER = new Map<string, string>(ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
+const ORDER_TYPE_BY_LOWER = new Map<string, SignedOrderType>(SIGNED_ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
 
 /** The lowerCamel spelling of an order type given in any letter case, or undefined. */
-export function canonicalOrderType(text: string): string | undefined {
+export function canonicalOrderType(text: string): SignedOrderType | undefined {
   return ORDER_TYPE_BY_LOWER.get(text.toLowerCase());
 }
 

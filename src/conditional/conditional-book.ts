@@ -5,7 +5,7 @@
  * takeProfit / stopLoss / trailingStop orders, TP/SL pairs (OCO groups), TWAPs and icebergs —
  * as a pure state machine driven beside the order book. Semantics in the module header of
  * conditional/index.ts and in docs/conditional-orders.md.
- * May import: conditional/, engine/types, engine/codes, config/market (RATE_ONE), numeric/state-hash.
+ * May import: types/ids, conditional/, engine/types, engine/codes, config/market (RATE_ONE), numeric/state-hash.
  */
 import { stateHashOf } from '../numeric/state-hash.ts';
 import { RATE_ONE } from '../config/market.ts';
@@ -32,6 +32,7 @@ import type {
   SlicesView,
   TriggerView,
 } from './types.ts';
+import { NO_ORDER, type MarketIndex, type OrderId } from '../types/ids.ts';
 
 export interface ConditionalBookOptions {
   /** `fast` (default) or `naive`: the scan-every-order reference index, for tests and the benchmark baseline. */
@@ -72,7 +73,7 @@ export class ConditionalBook {
   private readonly firing: TriggerOrder[] = [];
 
   constructor(
-    readonly marketIndex: number,
+    readonly marketIndex: MarketIndex,
     private readonly listener: ConditionalListener,
     options: ConditionalBookOptions = {},
   ) {
@@ -137,8 +138,8 @@ export class ConditionalBook {
       const list = this.pairsByParent.get(pair.parentOrderId);
       if (list === undefined) this.pairsByParent.set(pair.parentOrderId, [pair]);
       else list.push(pair);
-      const settled = (cmd.parent as { settled: number }).settled;
-      if (settled > 0) this.parentFilled(pair, settled, cmd.time);
+      const filled = cmd.parent?.filled ?? 0;
+      if (filled > 0) this.parentFilled(pair, filled, cmd.time);
     } else {
       addTo(this.positionPairs, pair.owner, pair);
       this.arm(takeProfit);
@@ -204,7 +205,7 @@ export class ConditionalBook {
   }
 
   /** A fill of a book order (maker or taker): arms pairs attached to it; a fully filled iceberg slice releases the next. */
-  onFill(orderId: number, quantity: number, remaining: number, time: number): number {
+  onFill(orderId: OrderId, quantity: number, remaining: number, time: number): number {
     this.advance(time);
     const attached = this.pairsByParent.get(orderId);
     if (attached !== undefined) {
@@ -216,7 +217,7 @@ export class ConditionalBook {
       const g = this.liveIcebergSlices.get(orderId);
       if (g !== undefined) {
         this.liveIcebergSlices.delete(orderId);
-        g.liveSliceId = 0;
+        g.liveSliceId = NO_ORDER;
         if (g.next < g.slices.length) this.releaseIcebergSlice(g, time);
         else this.endGroup(g, GroupEnd.Completed, time);
       }
@@ -225,7 +226,7 @@ export class ConditionalBook {
   }
 
   /** A book order left the book with lots unfilled (cancelled, expired, IOC remainder, rejected). */
-  onOrderGone(orderId: number, time: number): number {
+  onOrderGone(orderId: OrderId, time: number): number {
     this.advance(time);
     if (this.pairsByParent.has(orderId)) this.parentGone(orderId, time);
     const g = this.liveIcebergSlices.get(orderId);
@@ -246,7 +247,7 @@ export class ConditionalBook {
   }
 
   /** Cancels an untriggered order (a pair leg: both legs), or the unreleased rest of the TWAP / iceberg a pending slice belongs to. */
-  cancel(orderId: number, owner: number, time: number): number {
+  cancel(orderId: OrderId, owner: number, time: number): number {
     this.advance(time);
     const o = this.triggers.get(orderId);
     if (o !== undefined) {
@@ -262,7 +263,7 @@ export class ConditionalBook {
   }
 
   /** Cancels the unreleased slices of a TWAP or iceberg (slices already on the book stay there). */
-  cancelGroup(groupId: number, owner: number, time: number): number {
+  cancelGroup(groupId: OrderId, owner: number, time: number): number {
     this.advance(time);
     const g = this.groups.get(groupId);
     if (g === undefined) return ConditionalCode.OrderNotFound;
@@ -291,7 +292,7 @@ export class ConditionalBook {
 
   // ---- reads ------------------------------------------------------------------------------
 
-  order(orderId: number): TriggerView | undefined {
+  order(orderId: OrderId): TriggerView | undefined {
     const o = this.triggers.get(orderId);
     return o === undefined ? undefined : this.view(o);
   }
@@ -301,7 +302,7 @@ export class ConditionalBook {
     return [...(this.triggersByOwner.get(owner) ?? [])].sort((a, b) => a.orderId - b.orderId).map((o) => this.view(o));
   }
 
-  group(groupId: number): SlicesView | undefined {
+  group(groupId: OrderId): SlicesView | undefined {
     const g = this.groups.get(groupId);
     return g === undefined ? undefined : groupView(g);
   }
@@ -533,7 +534,7 @@ export class ConditionalBook {
     // A trailing stop's trigger moved with its anchor: the index recorded where it fired.
     const triggerPrice = o.trailing ? o.firedTrigger : o.triggerPrice;
     this.forget(o);
-    this.listener.onRelease(toPlaceOrder(o, time), Release.Triggered, 0, time, triggerPrice);
+    this.listener.onRelease(toPlaceOrder(o, time), Release.Triggered, NO_ORDER, time, triggerPrice);
     if (pair !== null) {
       this.dropPair(pair);
       const other = pair.other(o);
@@ -596,7 +597,7 @@ export class ConditionalBook {
   }
 
   /** The parent left the book: pairs it never filled end; the others stay armed, detached. */
-  private parentGone(parentOrderId: number, time: number): void {
+  private parentGone(parentOrderId: OrderId, time: number): void {
     const list = this.pairsByParent.get(parentOrderId) as Pair[];
     this.pairsByParent.delete(parentOrderId);
     for (const pair of list) pair.parentLive = false;
@@ -670,8 +671,8 @@ export class ConditionalBook {
       triggerPrice: o.trailing ? trailingTrigger(anchor, o.percent, o.sense) : o.triggerPrice,
       trailingPercent: BigInt(o.percent),
       anchor,
-      ocoGroupId: o.pair === null ? 0 : o.pair.ocoGroupId,
-      parentOrderId: o.pair === null ? 0 : o.pair.parentOrderId,
+      ocoGroupId: o.pair === null ? NO_ORDER : o.pair.ocoGroupId,
+      parentOrderId: o.pair === null ? NO_ORDER : o.pair.parentOrderId,
       armedQuantity: o.armedQuantity,
       createdAt: o.createdAt,
     };

@@ -12,7 +12,7 @@
  * and their attachment (position or parent), TWAP schedules, iceberg sequencing, expiry of
  * untriggered orders. Does not own: the order book (orders it releases become the engine's),
  * positions (the application reports them), ids, nonces and signatures (the application keeps them).
- * May import: engine/types, engine/codes, config/market (`RATE_ONE`, a constant), and
+ * May import: types/ids, engine/types, engine/codes, config/market (`RATE_ONE`, a constant), and
  * numeric/state-hash (pure) for `stateHash`.
  *
  * # Commands (every one first runs the timers: see `onTime`)

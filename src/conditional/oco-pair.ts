@@ -9,22 +9,23 @@
  * capped at the leg's own quantity).
  * Generic in its legs so that the leg record (conditional/trigger-order) can point at its pair
  * while this file needs nothing of it: the arrow goes one way.
- * May import: nothing.
+ * May import: types/ids.
  */
+import type { OrderId } from '../types/ids.ts';
 
 /** What a pair reads of its legs. */
 export interface Leg {
-  readonly orderId: number;
+  readonly orderId: OrderId;
   readonly owner: number;
   readonly side: 1 | -1;
 }
 
 export class OcoPair<L extends Leg> {
   constructor(
-    readonly ocoGroupId: number,
+    readonly ocoGroupId: OrderId,
     readonly takeProfit: L,
     readonly stopLoss: L,
-    readonly parentOrderId: number,
+    readonly parentOrderId: OrderId,
     /** The parent still rests on the book (its fills still arm the pair). */
     public parentLive: boolean,
     /** Lots of the parent filled so far. */

@@ -5,9 +5,10 @@
  * orderId) and the index of the next one to enter the book. A TWAP releases slice i at
  * start + i × period; an iceberg releases the next slice when the one on the book is fully
  * filled. The group is `active` until its last slice is released (TWAP) or filled (iceberg).
- * May import: conditional/.
+ * May import: types/ids, conditional/.
  */
 import type { OrderFields } from './types.ts';
+import { NO_ORDER, type OrderId } from '../types/ids.ts';
 
 export class SliceGroup {
   /** Index of the next slice to release. */
@@ -15,12 +16,12 @@ export class SliceGroup {
   /** TWAP: when slice `next` falls due. */
   dueAt = 0;
   /** Iceberg: the released slice resting on the book (0 = none). */
-  liveSliceId = 0;
+  liveSliceId: OrderId = NO_ORDER;
   /** Position in the TWAP timer heap (−1 when in none). */
   slot = -1;
 
   constructor(
-    readonly groupId: number,
+    readonly groupId: OrderId,
     readonly owner: number,
     readonly kind: 'twap' | 'iceberg',
     readonly period: number,

@@ -5,7 +5,7 @@
  * with, its trigger, its OCO pair if any, and the intrusive links of the structures that index
  * it (heap slots, trailing bucket, pairing-heap links) so that no index allocates per order
  * beyond this record.
- * May import: conditional/ and engine/types.
+ * May import: types/ids, conditional/ and engine/types.
  */
 import type { Side } from '../engine/types.ts';
 import type { OcoPair } from './oco-pair.ts';
@@ -13,11 +13,12 @@ import type { Bucket } from './trailing-bucket.ts';
 import { senseOf } from './trigger-math.ts';
 import { TriggerKind } from './types.ts';
 import type { PlaceTrigger } from './types.ts';
+import type { AccountIndex, OrderId } from '../types/ids.ts';
 
 export class TriggerOrder {
-  readonly orderId: number;
+  readonly orderId: OrderId;
   readonly owner: number;
-  readonly account: number;
+  readonly account: AccountIndex;
   readonly side: Side;
   readonly kind: TriggerKind;
   readonly price: number;

@@ -8,9 +8,10 @@
  * decimals: 5_000_000n = 5 %). Ids are integers interned by the application: orderIds come from the
  * sequencer (the same id the order keeps once it enters the book), groupIds (TWAP, iceberg) and
  * ocoGroupIds (TP/SL pairs) are their own namespaces, unique per market while live.
- * May import: engine/types.
+ * May import: types/ids, engine/types.
  */
 import type { OrderView, PlaceOrder, Side } from '../engine/types.ts';
+import type { AccountIndex, MarketIndex, OrderId } from '../types/ids.ts';
 
 /** The order types that wait for a price. */
 export const TriggerKind = { TakeProfit: 1, StopLoss: 2, TrailingStop: 3 } as const;
@@ -42,13 +43,13 @@ export interface PlaceTrigger extends OrderFields {
 
 /** Place a TP/SL pair (one OCO group). */
 export interface PlacePair {
-  ocoGroupId: number;
+  ocoGroupId: OrderId;
   takeProfit: PlaceTrigger;
   stopLoss: PlaceTrigger;
   /** 0 = attached to the owner's position; otherwise the orderId of a resting order. */
-  parentOrderId: number;
+  parentOrderId: OrderId;
   /** The parent as the order book has it now (`book.order(parentOrderId)`); unused when parentOrderId is 0. */
-  parent: Pick<OrderView, 'orderId' | 'owner' | 'side' | 'settled'> | undefined;
+  parent: Pick<OrderView, 'orderId' | 'owner' | 'side' | 'filled'> | undefined;
   /** The owner's signed position in lots, as the ledger has it now (position-attached pairs). */
   position: number;
   time: number;
@@ -56,7 +57,7 @@ export interface PlacePair {
 
 /** Place a TWAP (slice i enters at time + i × period) or an iceberg (one slice at a time). */
 export interface PlaceSlices {
-  groupId: number;
+  groupId: OrderId;
   owner: number;
   /** Each slice is a complete order with its own orderId (and, outside the core, nonce and signature). */
   slices: OrderFields[];
@@ -77,20 +78,20 @@ export interface ConditionalListener {
    * `triggerPrice` is the trigger the mark crossed (for a trailing stop, where its anchor had
    * put it), 0 for a TWAP or iceberg slice.
    */
-  onRelease(order: PlaceOrder, why: Release, groupId: number, time: number, triggerPrice: number): void;
+  onRelease(order: PlaceOrder, why: Release, groupId: OrderId, time: number, triggerPrice: number): void;
   /** A parent-attached pair leg now enters the book with `quantity` lots when it triggers. */
-  onArmed(orderId: number, owner: number, quantity: number, time: number): void;
+  onArmed(orderId: OrderId, owner: number, quantity: number, time: number): void;
   /** An untriggered order or a pending slice ended here without entering the book. */
-  onCancelled(orderId: number, owner: number, reason: number, time: number): void;
+  onCancelled(orderId: OrderId, owner: number, reason: number, time: number): void;
   /** A TWAP or iceberg ended (`GroupEnd`): it has no pending slice left. */
-  onGroupEnded(groupId: number, owner: number, how: number, time: number): void;
+  onGroupEnded(groupId: OrderId, owner: number, how: number, time: number): void;
 }
 
 /** An untriggered order as users see it (status `untriggered`). */
 export interface TriggerView {
-  orderId: number;
+  orderId: OrderId;
   owner: number;
-  account: number;
+  account: AccountIndex;
   side: Side;
   kind: TriggerKind;
   price: number;
@@ -103,8 +104,8 @@ export interface TriggerView {
   trailingPercent: bigint;
   /** Trailing stops: the best mark since placement (highest for a sell, lowest for a buy); else 0. */
   anchor: number;
-  ocoGroupId: number;
-  parentOrderId: number;
+  ocoGroupId: OrderId;
+  parentOrderId: OrderId;
   /** Lots it enters the book with when it triggers (a parent-attached leg: 0 until the parent fills). */
   armedQuantity: number;
   createdAt: number;
@@ -112,7 +113,7 @@ export interface TriggerView {
 
 /** A TWAP or iceberg as users see it (status `active` until it ends). */
 export interface SlicesView {
-  groupId: number;
+  groupId: OrderId;
   owner: number;
   kind: 'twap' | 'iceberg';
   period: number;
@@ -122,17 +123,17 @@ export interface SlicesView {
   /** TWAP: when the next slice is due. Iceberg: 0. */
   dueAt: number;
   /** Iceberg: the slice resting on the book now. TWAP: 0. */
-  liveSliceId: number;
+  liveSliceId: OrderId;
 }
 
 /** Plain data (JSON-safe: `trailingPercent` as a decimal integer string) that `restore` turns back into an equal book. */
 export interface ConditionalSnapshot {
-  marketIndex: number;
+  marketIndex: MarketIndex;
   lastMark: number;
   /** Untriggered orders, ascending orderId. */
   triggers: Array<Omit<TriggerView, 'trailingPercent' | 'triggerPrice'> & { triggerPrice: number; trailingPercent: string }>;
   /** Pairs, ascending ocoGroupId. `filled` = lots of the parent filled so far; `parentLive` = the parent still rests. */
-  pairs: Array<{ ocoGroupId: number; takeProfitId: number; stopLossId: number; parentOrderId: number; parentLive: boolean; filled: number }>;
+  pairs: Array<{ ocoGroupId: OrderId; takeProfitId: OrderId; stopLossId: OrderId; parentOrderId: OrderId; parentLive: boolean; filled: number }>;
   /** TWAPs and icebergs, ascending groupId; `slices` holds every slice, the first `next` already released. */
-  groups: Array<{ groupId: number; owner: number; kind: 'twap' | 'iceberg'; period: number; next: number; dueAt: number; liveSliceId: number; slices: OrderFields[] }>;
+  groups: Array<{ groupId: OrderId; owner: number; kind: 'twap' | 'iceberg'; period: number; next: number; dueAt: number; liveSliceId: OrderId; slices: OrderFields[] }>;
 }

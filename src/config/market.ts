@@ -7,9 +7,10 @@
  * Units: prices are integer ticks of `tickSize`; quantities are integer lots of `lotSize`;
  * fractions (margins, fees, funding) are integers of 10^-RATE_SCALE; collateral is integer
  * base units of 10^-COLLATERAL_SCALE quote currency.
- * May import: numeric/.
+ * May import: numeric/, types/ids.
  */
 import { formatDecimal, parseDecimal, decimalPlaces } from '../numeric/decimal.ts';
+import { asMarketIndex, type MarketIndex } from '../types/ids.ts';
 
 /** Collateral (USD) base units: 6 decimals, like USDC. */
 export const COLLATERAL_SCALE = 6;
@@ -28,7 +29,7 @@ export interface MarginTier {
 
 export interface MarketSpec {
   /** Position in the markets file; part of every orderId of this market. */
-  index: number;
+  index: MarketIndex;
   symbol: string;
   base: string;
   quote: string;
@@ -147,7 +148,7 @@ export function parseMarket(raw: unknown, index: number): MarketSpec {
   unitsOf(`${at}.initialPrice`, m.initialPrice as string, tick.scale, tick.value);
   const marginTiers = parseTiers(`${at}.marginTiers`, m.marginTiers, initialMarginFraction, maintenanceMarginFraction);
   return {
-    index,
+    index: asMarketIndex(index),
     symbol: m.symbol,
     base,
     quote,

@@ -35,14 +35,15 @@ import { SlotIndex } from './slot-index.ts';
 import { ReduceOnlyPositions, closableLots } from './reduce-only-positions.ts';
 import { StateHasher } from './state-hash.ts';
 import { OrderFlag } from './types.ts';
-import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderView, PlaceOrder, Side } from './types.ts';
+import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderId, OrderView, PlaceOrder, Side } from './types.ts';
+import type { AccountIndex, MarketIndex } from './types.ts';
 
 const INITIAL_SLOTS = 1024;
 /** Stale heap entries tolerated beyond the live expiring orders before the heap is rebuilt. */
 const EXPIRY_SLACK = 1024;
 
 export class FastOrderBook implements OrderBook {
-  readonly marketIndex: number;
+  readonly marketIndex: MarketIndex;
   private seq = 0;
   private live = 0;
   private readonly listener: BookListener;
@@ -87,7 +88,7 @@ export class FastOrderBook implements OrderBook {
   private touched = new Float64Array(16);
   private touchedCount = 0;
 
-  constructor(marketIndex: number, listener: BookListener, options: BookOptions = {}) {
+  constructor(marketIndex: MarketIndex, listener: BookListener, options: BookOptions = {}) {
     this.marketIndex = marketIndex;
     this.listener = listener;
     this.minSizeLots = options.minSizeLots ?? 1;
@@ -177,7 +178,7 @@ export class FastOrderBook implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancel(orderId: number, owner: number, time: number): number {
+  cancel(orderId: OrderId, owner: number, time: number): number {
     if (this.expiry.topTime <= time) this.expireDue(time);
     const slot = this.slotById.get(orderId);
     if (slot === NO_SLOT) return EngineCode.OrderNotFound;
@@ -186,7 +187,7 @@ export class FastOrderBook implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancelByClientId(account: number, clientId: string, time: number): number {
+  cancelByClientId(account: AccountIndex, clientId: string, time: number): number {
     if (this.expiry.topTime <= time) this.expireDue(time);
     const slot = this.clientIds.get(account)?.get(clientId);
     if (slot === undefined) return EngineCode.OrderNotFound;
@@ -199,7 +200,7 @@ export class FastOrderBook implements OrderBook {
     let n = 0;
     for (let slot = this.ownerHead.get(owner); slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
       if (n === this.scratchIds.length) this.scratchIds = grownFloat64(this.scratchIds, n * 2);
-      this.scratchIds[n++] = this.orderIdAt[slot];
+      this.scratchIds[n++] = (this.orderIdAt[slot] as OrderId);
     }
     const ids = this.scratchIds.subarray(0, n).sort();
     for (let i = 0; i < n; i++) this.cancelSlot(this.slotById.get(ids[i]), reason, time);
@@ -236,12 +237,12 @@ export class FastOrderBook implements OrderBook {
     return out;
   }
 
-  order(orderId: number): OrderView | undefined {
+  order(orderId: OrderId): OrderView | undefined {
     const slot = this.slotById.get(orderId);
     return slot === NO_SLOT ? undefined : orderView(this.fields(slot));
   }
 
-  orderByClientId(account: number, clientId: string): OrderView | undefined {
+  orderByClientId(account: AccountIndex, clientId: string): OrderView | undefined {
     const slot = this.clientIds.get(account)?.get(clientId);
     return slot === undefined ? undefined : orderView(this.fields(slot));
   }
@@ -276,7 +277,7 @@ export class FastOrderBook implements OrderBook {
         let total = 0;
         let prev = NO_SLOT;
         for (let slot = levels.head[level]; slot !== NO_SLOT; slot = this.nextInLevel[slot]) {
-          const id = this.orderIdAt[slot];
+          const id = (this.orderIdAt[slot] as OrderId);
           if (this.prevInLevel[slot] !== prev) throw new Error(`order ${id}: level FIFO back link broken`);
           if (this.levelAt[slot] !== level || this.sideAt[slot] !== levels.side || this.priceAt[slot] !== levels.price[level]) {
             throw new Error(`order ${id}: filed under the wrong level`);
@@ -306,8 +307,8 @@ export class FastOrderBook implements OrderBook {
     this.ownerHead.forEach((owner, head) => {
       let prev = NO_SLOT;
       for (let slot = head; slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
-        if (this.prevOfOwner[slot] !== prev || this.ownerAt[slot] !== owner) throw new Error(`owner ${owner}: order list broken at order ${this.orderIdAt[slot]}`);
-        if (this.slotById.get(this.orderIdAt[slot]) !== slot) throw new Error(`owner ${owner}: lists order ${this.orderIdAt[slot]} which is not live`);
+        if (this.prevOfOwner[slot] !== prev || this.ownerAt[slot] !== owner) throw new Error(`owner ${owner}: order list broken at order ${(this.orderIdAt[slot] as OrderId)}`);
+        if (this.slotById.get((this.orderIdAt[slot] as OrderId)) !== slot) throw new Error(`owner ${owner}: lists order ${(this.orderIdAt[slot] as OrderId)} which is not live`);
         prev = slot;
         owned++;
       }
@@ -318,7 +319,7 @@ export class FastOrderBook implements OrderBook {
     for (const [account, byClientId] of this.clientIds) {
       if (byClientId.size === 0) throw new Error(`account ${account}: empty clientId index kept`);
       for (const [clientId, slot] of byClientId) {
-        if (this.slotById.get(this.orderIdAt[slot]) !== slot || this.accountAt[slot] !== account || this.clientIdAt[slot] !== clientId) {
+        if (this.slotById.get((this.orderIdAt[slot] as OrderId)) !== slot || this.accountAt[slot] !== account || this.clientIdAt[slot] !== clientId) {
           throw new Error(`account ${account}: clientId ${clientId} indexes a stale order`);
         }
         withClientId++;
@@ -349,7 +350,7 @@ export class FastOrderBook implements OrderBook {
       const next = this.nextInLevel[slot];
       if (this.accountAt[slot] === cmd.account) {
         const left = this.remainingAt[slot];
-        const orderId = this.orderIdAt[slot];
+        const orderId = (this.orderIdAt[slot] as OrderId);
         const owner = this.ownerAt[slot];
         this.removeSlot(slot, makers, level);
         listener.onExpired(++this.seq, orderId, owner, left, Reason.SelfTrade, time);
@@ -363,7 +364,7 @@ export class FastOrderBook implements OrderBook {
           // Re-capped against the position as it is now: other fills may have shrunk or turned it.
           const closable = closableLots(-cmd.side as Side, this.reduceOnly.position(makerOwner));
           if (closable === 0) {
-            const orderId = this.orderIdAt[slot];
+            const orderId = (this.orderIdAt[slot] as OrderId);
             this.removeSlot(slot, makers, level);
             listener.onCancelled(++this.seq, orderId, makerOwner, makerLeft, Reason.ReduceOnlyCancelled, time);
             slot = next;
@@ -384,11 +385,11 @@ export class FastOrderBook implements OrderBook {
         this.reduceOnly.fill(cmd.owner, cmd.side * traded);
         this.touch(makerOwner);
         this.touch(cmd.owner);
-        listener.onFill(this.seq, this.orderIdAt[slot], cmd.orderId, makerOwner, cmd.owner, cmd.side, price, traded, makerLeft - traded, remaining, time);
+        listener.onFill(this.seq, (this.orderIdAt[slot] as OrderId), cmd.orderId, makerOwner, cmd.owner, cmd.side, price, traded, makerLeft - traded, remaining, time);
         if (makerLeft === traded) this.removeSlot(slot, makers, level);
         else if (capped) {
           // It closed the position: the rest would open one.
-          const orderId = this.orderIdAt[slot];
+          const orderId = (this.orderIdAt[slot] as OrderId);
           const left = this.remainingAt[slot];
           this.removeSlot(slot, makers, level);
           listener.onCancelled(++this.seq, orderId, makerOwner, left, Reason.ReduceOnlyCancelled, time);
@@ -421,7 +422,7 @@ export class FastOrderBook implements OrderBook {
       while (this.reduceOnly.excess(owner) > 0) {
         let newest = NO_SLOT;
         for (let slot = this.ownerHead.get(owner); slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
-          if ((this.flagsAt[slot] & OrderFlag.ReduceOnly) !== 0 && (newest === NO_SLOT || this.orderIdAt[slot] > this.orderIdAt[newest])) newest = slot;
+          if ((this.flagsAt[slot] & OrderFlag.ReduceOnly) !== 0 && (newest === NO_SLOT || (this.orderIdAt[slot] as OrderId) > this.orderIdAt[newest])) newest = slot;
         }
         this.cancelSlot(newest, Reason.ReduceOnlyCancelled, time);
       }
@@ -436,7 +437,7 @@ export class FastOrderBook implements OrderBook {
     const level = this.levelAt[slot];
     const price = this.priceAt[slot];
     const left = this.remainingAt[slot];
-    const orderId = this.orderIdAt[slot];
+    const orderId = (this.orderIdAt[slot] as OrderId);
     const owner = this.ownerAt[slot];
     this.removeSlot(slot, levels, level);
     this.listener.onCancelled(++this.seq, orderId, owner, left, reason, time);
@@ -449,7 +450,7 @@ export class FastOrderBook implements OrderBook {
     const heap = this.expiry;
     while (heap.topTime <= time) {
       const at = heap.topTime;
-      const id = heap.topId;
+      const id = heap.topId as OrderId;
       heap.pop();
       const slot = this.slotById.get(id);
       if (slot === NO_SLOT || this.expiresAtAt[slot] !== at) continue;
@@ -476,7 +477,7 @@ export class FastOrderBook implements OrderBook {
 
   /** Puts an order on the book: slot, level FIFO tail, and every index. Returns the slot. */
   private rest(
-    orderId: number, owner: number, account: number, side: Side, price: number, quantity: number,
+    orderId: OrderId, owner: number, account: AccountIndex, side: Side, price: number, quantity: number,
     remaining: number, flags: number, expiresAt: number, clientId: string | null, time: number,
   ): number {
     const slot = this.freeSlotCount > 0 ? this.freeSlots[--this.freeSlotCount] : this.allocateSlot();
@@ -545,7 +546,7 @@ export class FastOrderBook implements OrderBook {
     else this.ownerHead.set(owner, ownerNext);
     if (ownerNext !== NO_SLOT) this.prevOfOwner[ownerNext] = ownerPrev;
 
-    this.slotById.delete(this.orderIdAt[slot]);
+    this.slotById.delete((this.orderIdAt[slot] as OrderId));
     const clientId = this.clientIdAt[slot];
     if (clientId !== null) {
       const account = this.accountAt[slot];
@@ -605,9 +606,9 @@ export class FastOrderBook implements OrderBook {
   /** A slot's fields as a plain object (cold path: views, snapshots, hashes). */
   private fields(slot: number): RestingFields {
     return {
-      orderId: this.orderIdAt[slot],
+      orderId: (this.orderIdAt[slot] as OrderId),
       owner: this.ownerAt[slot],
-      account: this.accountAt[slot],
+      account: this.accountAt[slot] as AccountIndex,
       side: this.sideAt[slot] as Side,
       price: this.priceAt[slot],
       quantity: this.quantityAt[slot],

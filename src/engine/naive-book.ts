@@ -17,12 +17,13 @@ import { ReduceOnlyPositions, closableLots } from './reduce-only-positions.ts';
 import type { RestingFields } from './order-rules.ts';
 import { StateHasher } from './state-hash.ts';
 import { OrderFlag } from './types.ts';
-import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderView, PlaceOrder, Side } from './types.ts';
+import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderId, OrderView, PlaceOrder, Side } from './types.ts';
+import type { AccountIndex, MarketIndex } from './types.ts';
 
 const byOrderId = (a: RestingFields, b: RestingFields): number => a.orderId - b.orderId;
 
 export class NaiveOrderBook implements OrderBook {
-  readonly marketIndex: number;
+  readonly marketIndex: MarketIndex;
   private seq = 0;
   /** Every resting order, in arrival (time-priority) order. */
   private readonly orders: RestingFields[] = [];
@@ -32,7 +33,7 @@ export class NaiveOrderBook implements OrderBook {
   /** Owners with resting reduce-only orders whose position moved during the current place, in that order. */
   private readonly touched: number[] = [];
 
-  constructor(marketIndex: number, listener: BookListener, options: BookOptions = {}) {
+  constructor(marketIndex: MarketIndex, listener: BookListener, options: BookOptions = {}) {
     this.marketIndex = marketIndex;
     this.listener = listener;
     this.minSizeLots = options.minSizeLots ?? 1;
@@ -194,7 +195,7 @@ export class NaiveOrderBook implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancel(orderId: number, owner: number, time: number): number {
+  cancel(orderId: OrderId, owner: number, time: number): number {
     this.expireDue(time);
     const i = this.orders.findIndex((o) => o.orderId === orderId);
     if (i < 0) return EngineCode.OrderNotFound;
@@ -203,7 +204,7 @@ export class NaiveOrderBook implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancelByClientId(account: number, clientId: string, time: number): number {
+  cancelByClientId(account: AccountIndex, clientId: string, time: number): number {
     this.expireDue(time);
     const i = this.findByClientId(account, clientId);
     if (i < 0) return EngineCode.OrderNotFound;
@@ -244,12 +245,12 @@ export class NaiveOrderBook implements OrderBook {
       .slice(0, Math.max(0, levels));
   }
 
-  order(orderId: number): OrderView | undefined {
+  order(orderId: OrderId): OrderView | undefined {
     const o = this.orders.find((x) => x.orderId === orderId);
     return o === undefined ? undefined : orderView(o);
   }
 
-  orderByClientId(account: number, clientId: string): OrderView | undefined {
+  orderByClientId(account: AccountIndex, clientId: string): OrderView | undefined {
     const i = this.findByClientId(account, clientId);
     return i < 0 ? undefined : orderView(this.orders[i]);
   }
@@ -317,7 +318,7 @@ export class NaiveOrderBook implements OrderBook {
     if ((o.flags & OrderFlag.ReduceOnly) !== 0) this.reduceOnly.left(o.owner, o.side, o.remaining);
   }
 
-  private findByClientId(account: number, clientId: string): number {
+  private findByClientId(account: AccountIndex, clientId: string): number {
     return this.orders.findIndex((o) => o.account === account && o.clientId === clientId);
   }
 

@@ -9,7 +9,7 @@
  * May import: engine/ only.
  */
 import { EngineCode } from './codes.ts';
-import type { OrderView, PlaceOrder, Side } from './types.ts';
+import type { AccountIndex, OrderId, OrderView, PlaceOrder, Side } from './types.ts';
 
 /** A lot count or a tick count: a positive integer a number holds exactly. */
 function isPositiveUnits(value: number): boolean {
@@ -46,9 +46,9 @@ export function depthMultiple(tickMultiple: number): number {
 
 /** The fields a book keeps per resting order; `OrderView` adds the derived ones. */
 export interface RestingFields {
-  orderId: number;
+  orderId: OrderId;
   owner: number;
-  account: number;
+  account: AccountIndex;
   side: Side;
   price: number;
   quantity: number;
@@ -61,7 +61,7 @@ export interface RestingFields {
   lastUpdateSequenceNumber: number;
 }
 
-/** A fresh `OrderView` of a resting order (settled and status derived from the counts). */
+/** A fresh `OrderView` of a resting order (filled and status derived from the counts). */
 export function orderView(o: RestingFields): OrderView {
   return {
     orderId: o.orderId,
@@ -71,7 +71,7 @@ export function orderView(o: RestingFields): OrderView {
     price: o.price,
     quantity: o.quantity,
     remaining: o.remaining,
-    settled: o.quantity - o.remaining,
+    filled: o.quantity - o.remaining,
     flags: o.flags,
     expiresAt: o.expiresAt,
     clientId: o.clientId,

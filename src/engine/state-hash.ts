@@ -13,6 +13,7 @@
  */
 import { stateHashStream } from '../numeric/state-hash.ts';
 import type { RestingFields } from './order-rules.ts';
+import type { MarketIndex } from './types.ts';
 
 const NUMERIC_FIELDS = 12;
 const utf8 = new TextEncoder();
@@ -24,7 +25,7 @@ export class StateHasher {
   private orders = 0;
   private countsStarted = false;
 
-  constructor(marketIndex: number, sequence: number) {
+  constructor(marketIndex: MarketIndex, sequence: number) {
     this.view.setFloat64(0, marketIndex, true);
     this.view.setFloat64(8, sequence, true);
     this.hash.update(this.bytes.subarray(0, 16));

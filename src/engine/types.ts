@@ -15,8 +15,11 @@
  *  - `account`: the wallet address the owner belongs to; self-trade prevention and clientId
  *    uniqueness work per account.
  *
- * May import: engine/ only.
+ * May import: engine/, types/ids (types).
  */
+import type { AccountIndex, MarketIndex, OrderId } from '../types/ids.ts';
+
+export type { AccountIndex, MarketIndex, OrderId };
 
 /** The sign of a quantity: +1 buys (long), -1 sells (short). */
 export const Side = { Buy: 1, Sell: -1 } as const;
@@ -37,9 +40,9 @@ export const SELF_TRADE_EXPIRE_MAKER = 1;
  * it keeps and never holds a reference to the command.
  */
 export interface PlaceOrder {
-  orderId: number;
+  orderId: OrderId;
   owner: number;
-  account: number;
+  account: AccountIndex;
   side: Side;
   price: number;
   quantity: number;
@@ -69,14 +72,14 @@ export interface PlaceOrder {
  */
 export interface BookListener {
   /** The order passed the book's checks; `quantity` is after any reduce-only cap. */
-  onAccepted(seq: number, orderId: number, owner: number, side: Side, price: number, quantity: number, time: number): void;
+  onAccepted(seq: number, orderId: OrderId, owner: number, side: Side, price: number, quantity: number, time: number): void;
   /** The order's unfilled `remaining` now rests on the book. */
-  onRested(seq: number, orderId: number, owner: number, side: Side, price: number, remaining: number, time: number): void;
+  onRested(seq: number, orderId: OrderId, owner: number, side: Side, price: number, remaining: number, time: number): void;
   /** A trade at the maker's price. `takerSide` is the aggressor's side. Remainders are after the fill. */
   onFill(
     seq: number,
-    makerOrderId: number,
-    takerOrderId: number,
+    makerOrderId: OrderId,
+    takerOrderId: OrderId,
     makerOwner: number,
     takerOwner: number,
     takerSide: Side,
@@ -87,11 +90,11 @@ export interface BookListener {
     time: number,
   ): void;
   /** The order left the book unfilled by `remaining`, for `reason` (see `Reason`). */
-  onCancelled(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number): void;
+  onCancelled(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void;
   /** The order expired with `remaining` unfilled: `expiresAt` reached or self-trade prevention. */
-  onExpired(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number): void;
+  onExpired(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void;
   /** The order never entered the book; `code` is an `EngineCode`. */
-  onRejected(seq: number, orderId: number, owner: number, code: number, time: number): void;
+  onRejected(seq: number, orderId: OrderId, owner: number, code: number, time: number): void;
   /** The total resting quantity at (side, price) is now `quantity` (0 = level gone). */
   onLevel(seq: number, side: Side, price: number, quantity: number, time: number): void;
 }
@@ -101,16 +104,16 @@ export type LiveStatus = 'new' | 'partiallyFilled';
 
 /** A resting order as the book holds it: a copy, made on the cold path. */
 export interface OrderView {
-  orderId: number;
+  orderId: OrderId;
   owner: number;
-  account: number;
+  account: AccountIndex;
   side: Side;
   price: number;
   /** Lots accepted (after any reduce-only cap). */
   quantity: number;
   remaining: number;
-  /** Lots filled so far: quantity − remaining. */
-  settled: number;
+  /** Lots filled so far: quantity − remaining (the API calls it `settled`). */
+  filled: number;
   flags: number;
   expiresAt: number;
   clientId: string | null;
@@ -131,16 +134,16 @@ export interface Level {
  * give the same events for the same commands; the property tests hold them to it.
  */
 export interface OrderBook {
-  readonly marketIndex: number;
+  readonly marketIndex: MarketIndex;
   /** The last sequence number handed out (0 before the first event). */
   readonly sequence: number;
 
   /** Places a limit order (GTC, IOC, post-only, reduce-only). Returns `EngineCode.Ok` or the rejection. */
   place(cmd: PlaceOrder): number;
   /** Cancels one order of `owner`. */
-  cancel(orderId: number, owner: number, time: number): number;
+  cancel(orderId: OrderId, owner: number, time: number): number;
   /** Cancels the open order of `account` with this clientId (any of its subaccounts in this market). */
-  cancelByClientId(account: number, clientId: string, time: number): number;
+  cancelByClientId(account: AccountIndex, clientId: string, time: number): number;
   /** Cancels every open order of `owner` in this market; returns how many. */
   cancelAll(owner: number, time: number, reason: number): number;
   /** Timer command: expires every order whose `expiresAt` ≤ `time`; returns how many. */
@@ -150,8 +153,8 @@ export interface OrderBook {
   bestAsk(): number; // ticks, 0 when no asks
   /** Aggregated depth, best first; prices grouped to multiples of `tickMultiple` ticks (asks rounded up, bids down). */
   depth(side: Side, levels: number, tickMultiple: number): Level[];
-  order(orderId: number): OrderView | undefined;
-  orderByClientId(account: number, clientId: string): OrderView | undefined;
+  order(orderId: OrderId): OrderView | undefined;
+  orderByClientId(account: AccountIndex, clientId: string): OrderView | undefined;
   ordersOf(owner: number): OrderView[];
   /** How many orders rest on the book. */
   readonly size: number;
@@ -178,7 +181,7 @@ export interface ReduceOnlySnapshot {
 
 /** A book's full state as plain data (JSON- and msgpack-safe). */
 export interface BookSnapshot {
-  marketIndex: number;
+  marketIndex: MarketIndex;
   sequence: number;
   /** Resting orders in priority order: bids best first, then asks best first, FIFO within a price. */
   orders: OrderView[];
@@ -191,21 +194,21 @@ export const ORDER_SEQUENCE_BITS = 40;
 const ORDER_SEQUENCE_SPAN = 2 ** ORDER_SEQUENCE_BITS;
 
 /** The orderId of the `n`-th order of a market (n ≥ 1): market index in the high bits. */
-export function orderIdOf(marketIndex: number, n: number): number {
-  return marketIndex * ORDER_SEQUENCE_SPAN + n;
+export function orderIdOf(marketIndex: MarketIndex, n: number): OrderId {
+  return (marketIndex * ORDER_SEQUENCE_SPAN + n) as OrderId;
 }
 
 /** The market an orderId belongs to, for routing a cancel or a lookup. */
-export function marketOfOrderId(orderId: number): number {
-  return Math.floor(orderId / ORDER_SEQUENCE_SPAN);
+export function marketOfOrderId(orderId: OrderId): MarketIndex {
+  return Math.floor(orderId / ORDER_SEQUENCE_SPAN) as MarketIndex;
 }
 
 /** orderId ⇄ the hex string users see ("0x" + 16 hex digits). */
-export function formatOrderId(orderId: number): string {
+export function formatOrderId(orderId: OrderId): string {
   return '0x' + orderId.toString(16).padStart(16, '0');
 }
-export function parseOrderId(text: string): number | undefined {
+export function parseOrderId(text: string): OrderId | undefined {
   if (!/^0x[0-9a-fA-F]{1,16}$/.test(text)) return undefined;
   const n = Number.parseInt(text.slice(2), 16);
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  return Number.isSafeInteger(n) && n > 0 ? (n as OrderId) : undefined;
 }

@@ -11,20 +11,21 @@
  *
  * Key: `[owner, seq]` → the event. Values hold numbers, strings and booleans only (money as
  * decimal integer strings of base units), so they store and cross threads as they are.
- * May import: history/, lmdb types.
+ * May import: types/ids, history/, lmdb types.
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { KEY_TOP } from './store.ts';
 import type { OrderRecord } from './types.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export const ACCOUNT_EVENT_DATABASE_COUNT = 1;
 
 /** One side of a settled fill (ledger `fill` event); money in collateral base units. */
 export interface AccountFillEvent {
-  market: number;
+  market: MarketIndex;
   /** The market sequence number of the book's fill. */
   marketSeq: number;
-  orderId: number;
+  orderId: OrderId;
   side: number;
   price: number;
   quantity: number;
@@ -38,7 +39,7 @@ export interface AccountFillEvent {
 }
 
 export interface AccountPositionEvent {
-  market: number;
+  market: MarketIndex;
   /** Signed lots; 0 = closed. */
   quantity: number;
   basis: string;

@@ -10,9 +10,9 @@
  * Owns: the records (types.ts), the key layouts and codecs (store.ts), candle aggregation
  * (candles.ts, pure), writing a batch in one transaction with the journal position it reaches
  * (batch.ts, writer.ts), the queries (reader.ts, transfers.ts) and their API shapes (views.ts).
- * May import: lmdb, msgpackr (history-wire), engine/types, config/, numeric/, ledger/events and
+ * May import: types/ids, lmdb, msgpackr (history-wire), engine/types, config/, numeric/, ledger/events and
  * ledger/accounts (what projections.ts turns into records), app/ports, app/order-registry and
- * app/order-vocabulary (the application's reports it listens to), transport/spawn-worker,
+ * types/orders (the application's reports it listens to), transport/spawn-worker,
  * node:worker_threads. The read side opens no environment and starts no thread; projections.ts
  * and projection-worker.ts (its own worker plumbing: history-wire.ts, history-env.ts) do both.
  *

@@ -47,6 +47,7 @@ import type { ExchangeListeners } from '../app/ports.ts';
 import { siblingModule, spawnWorker } from '../transport/spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
 import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
+import type { MarketIndex } from '../types/ids.ts';
 
 /** What a reply waits on once the projection thread stopped: it never settles. */
 const NEVER = new Promise<void>(() => {});
@@ -120,7 +121,7 @@ export class Projections {
   /** The feeds, once live: they hear every numbered subaccount event and every written batch. */
   feed: { account(event: AccountEventRecord): void; historyWritten(): void } | null = null;
 
-  /** Rejects when the projection thread stops (what `settle` waits on beside the position). */
+  /** Rejects when the projection thread stops (what `allWritten` waits on beside the position). */
   private readonly stopped: Promise<never>;
   private stop: (error: Error) => void = () => {};
 
@@ -168,9 +169,9 @@ export class Projections {
       // One write per change: the numbered event carries the order's state for both projections.
       orderChanged: (o: OrderState) => {
         if (this.applying <= this.projectedSeq) return;
-        this.queue.push({ kind: 'order', record: this.numbered(o.owner, { kind: 'order' as const, order: { ...o, marketIndex: o.market } }) });
+        this.queue.push({ kind: 'order', record: this.numbered(o.owner, { kind: 'order' as const, order: { ...o } }) });
       },
-      trade: (market: number, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
+      trade: (market: MarketIndex, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
         this.push({ kind: 'trade', record: { marketIndex: market, seq, time, price, quantity, takerSide } });
       },
       ledgerEvent: (e: LedgerEvent) => {
@@ -332,13 +333,12 @@ export class Projections {
     return this.queue.length > MAX_QUEUED_WRITES ? 'history is behind' : null;
   }
 
-  /** Every record so far written, and the position moved to the journal's end. */
   /**
    * Resolves once everything journaled so far is written; rejects if the projection thread stops
    * first (a snapshot or a stop waiting here must not wait for ever — replies waiting for history
    * get no answer instead, see `threadStopped`).
    */
-  settle(): Promise<void> {
+  allWritten(): Promise<void> {
     if (this.failure !== null) return Promise.reject(this.failure);
     this.flush(true);
     return Promise.race([this.caughtUp(this.journal.lastSeq()), this.stopped]);
@@ -346,7 +346,7 @@ export class Projections {
 
   /** Writes what is left, then stops the projection thread. */
   async close(): Promise<void> {
-    await this.settle();
+    await this.allWritten();
     const thread = this.thread;
     if (thread === null) return;
     this.ending = true;

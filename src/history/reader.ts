@@ -18,7 +18,7 @@
  * most `SEARCH_LIMIT` entries: past that a listing throws `SearchTooBroad` and the route asks
  * for a narrower window. The 24h summary reads at most 59 + 24 + 59 candles (1-minute edges,
  * 1-hour middle). A clientId lookup reads at most `scan` orders per subaccount of the account.
- * May import: history/, lmdb types.
+ * May import: types/ids, history/, lmdb types.
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
 import { FINAL_STATUS_CODE, finishedKind, KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, ORDER_TYPE_CODE, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
@@ -34,6 +34,7 @@ import type {
   RangeQuery,
   TradeRecord,
 } from './types.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 const DAY = 24 * 3600_000;
 
@@ -91,7 +92,7 @@ export class HistoryReader implements MarketHistory {
     this.dbs = 'tradesByTime' in source ? source : openHistoryDatabases(source);
   }
 
-  trades(marketIndex: number, query: RangeQuery): TradeRecord[] {
+  trades(marketIndex: MarketIndex, query: RangeQuery): TradeRecord[] {
     const out: TradeRecord[] = [];
     if (query.from === undefined && query.to === undefined && query.after === undefined) {
       for (const { key, value } of this.dbs.trades.getRange({ start: [marketIndex, KEY_TOP], end: [marketIndex], reverse: true, limit: query.limit })) {
@@ -106,7 +107,7 @@ export class HistoryReader implements MarketHistory {
   }
 
   /** Trades after market sequence `seq`, oldest first: where a feed resumes. */
-  tradesAfter(marketIndex: number, seq: number, limit: number): TradeRecord[] {
+  tradesAfter(marketIndex: MarketIndex, seq: number, limit: number): TradeRecord[] {
     const out: TradeRecord[] = [];
     for (const { key, value } of this.dbs.trades.getRange({ start: [marketIndex, seq], exclusiveStart: true, end: [marketIndex, KEY_TOP], limit })) {
       out.push(loadTrade(marketIndex, key[1], value));
@@ -114,7 +115,7 @@ export class HistoryReader implements MarketHistory {
     return out;
   }
 
-  candles(marketIndex: number, interval: CandleInterval, query: RangeQuery): Candle[] {
+  candles(marketIndex: MarketIndex, interval: CandleInterval, query: RangeQuery): Candle[] {
     const out: Candle[] = [];
     for (const { key, value } of this.dbs.candles.getRange({ ...newestFirst([marketIndex, interval.index], query.from, query.to), limit: query.limit })) {
       out.push(loadCandle(key[2], value));
@@ -122,7 +123,7 @@ export class HistoryReader implements MarketHistory {
     return out.reverse();
   }
 
-  lastPrice(marketIndex: number): number | undefined {
+  lastPrice(marketIndex: MarketIndex): number | undefined {
     for (const { value } of this.dbs.trades.getRange({ start: [marketIndex, KEY_TOP], end: [marketIndex], reverse: true, limit: 1 })) {
       return value.price;
     }
@@ -134,7 +135,7 @@ export class HistoryReader implements MarketHistory {
    * with the one `now` falls in. Built from stored candles: 1-minute ones at the edges,
    * 1-hour ones in between (equal by construction to the minutes they cover).
    */
-  summary24h(marketIndex: number, now: number): MarketSummary {
+  summary24h(marketIndex: MarketIndex, now: number): MarketSummary {
     const end = candleStart(INTERVAL_1M, now) + INTERVAL_1M.ms;
     const from = end - DAY;
     const firstHour = Math.min(candleStart(INTERVAL_1H, from + INTERVAL_1H.ms - 1), end);
@@ -160,7 +161,7 @@ export class HistoryReader implements MarketHistory {
     return out;
   }
 
-  order(orderId: number): OrderRecord | undefined {
+  order(orderId: OrderId): OrderRecord | undefined {
     return this.dbs.orders.get(orderId);
   }
 
@@ -246,7 +247,7 @@ export class HistoryReader implements MarketHistory {
   }
 
   /** Settled funding rates of a market, newest first. */
-  fundingRates(marketIndex: number, query: RangeQuery): FundingRateRecord[] {
+  fundingRates(marketIndex: MarketIndex, query: RangeQuery): FundingRateRecord[] {
     const out: FundingRateRecord[] = [];
     for (const { key, value } of this.dbs.funding.getRange({ ...newestFirst([marketIndex], query.from, query.to), limit: query.limit })) {
       out.push({ marketIndex, time: key[1], rate: BigInt(value) });
@@ -255,7 +256,7 @@ export class HistoryReader implements MarketHistory {
   }
 
   /** Candles with from ≤ start < to, ascending, all of them. */
-  private candlesBetween(marketIndex: number, interval: CandleInterval, from: number, to: number): Candle[] {
+  private candlesBetween(marketIndex: MarketIndex, interval: CandleInterval, from: number, to: number): Candle[] {
     if (from >= to) return [];
     const out: Candle[] = [];
     for (const { key, value } of this.dbs.candles.getRange({ start: [marketIndex, interval.index, from], end: [marketIndex, interval.index, to] })) {

@@ -31,13 +31,14 @@
  * `history.meta` `format` names this layout (`HISTORY_FORMAT`): a history without it is from
  * an older build, and start-up rebuilds it from the journal (storage/data-directory).
  * Values are msgpack (lmdb's default); `bigint`s are stored as decimal integer strings.
- * May import: history/, lmdb types, engine/types, app/order-vocabulary.
+ * May import: types/ids, types/orders, history/, lmdb types, engine/types.
  */
 import type { Database, RootDatabase } from 'lmdb';
 import type { Candle } from './candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from './types.ts';
 import type { Side } from '../engine/types.ts';
-import { ORDER_TYPES, type OrderStatus } from '../app/order-vocabulary.ts';
+import { asMarketIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { ORDER_TYPES, type OrderStatus } from '../types/orders.ts';
 
 export const HISTORY_DATABASE_COUNT = 6;
 
@@ -68,17 +69,17 @@ export function finishedKind(code: number): number {
 
 /** The timeline entry an order gets at creation. */
 export function createdKey(o: OrderRecord): number[] {
-  return [o.owner, TIMELINE_CREATED, o.createdAt, o.orderId, o.marketIndex, typeCode(o)];
+  return [o.owner, TIMELINE_CREATED, o.createdAt, o.orderId, o.market, typeCode(o)];
 }
 
 /** The entry of an order's terminal change, in the range of its final status `code`. */
 export function finishedKey(o: OrderRecord, code: number): number[] {
-  return [o.owner, finishedKind(code), o.updatedAt, o.orderId, o.marketIndex, typeCode(o)];
+  return [o.owner, finishedKind(code), o.updatedAt, o.orderId, o.market, typeCode(o)];
 }
 
 /** The entry of an order's change that leaves it open, at its updatedAt. */
 export function updatedKey(o: OrderRecord): number[] {
-  return [o.owner, TIMELINE_UPDATED, o.updatedAt, o.orderId, o.marketIndex, typeCode(o)];
+  return [o.owner, TIMELINE_UPDATED, o.updatedAt, o.orderId, o.market, typeCode(o)];
 }
 
 /** Above every stored time and sequence: the open upper end of a range. */
@@ -103,7 +104,7 @@ export interface StoredCandle {
 }
 
 export interface StoredFill {
-  orderId: number;
+  orderId: OrderId;
   price: number;
   quantity: number;
   realizedExposure: string;
@@ -143,7 +144,7 @@ export function storeTrade(t: TradeRecord): StoredTrade {
   return { time: t.time, price: t.price, quantity: t.quantity, side: t.takerSide };
 }
 
-export function loadTrade(marketIndex: number, seq: number, s: StoredTrade): TradeRecord {
+export function loadTrade(marketIndex: MarketIndex, seq: number, s: StoredTrade): TradeRecord {
   return { marketIndex, seq, time: s.time, price: s.price, quantity: s.quantity, takerSide: s.side };
 }
 
@@ -195,7 +196,7 @@ export function loadFill(key: Key, s: StoredFill): AccountFillRecord {
   const [owner, , time, marketIndex, seq] = key;
   return {
     owner,
-    marketIndex,
+    marketIndex: asMarketIndex(marketIndex),
     seq,
     time,
     orderId: s.orderId,

@@ -6,17 +6,18 @@
  *
  * Units: prices in ticks, quantities in lots, money (`realized*`) `bigint` collateral base
  * units (COLLATERAL_SCALE), rates `bigint` at RATE_SCALE, every time in milliseconds.
- * May import: engine/types, history/candles, app/order-vocabulary, app/order-registry (types:
+ * May import: types/ids, engine/types, history/candles, types/orders, app/order-registry (types:
  * a stored order is the registry's state).
  */
 import type { Side } from '../engine/types.ts';
-import type { OrderStatus } from '../app/order-vocabulary.ts';
+import type { OrderStatus, SignedOrderType } from '../types/orders.ts';
 import type { OrderState } from '../app/order-registry.ts';
 import type { Candle, CandleInterval } from './candles.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 /** A public trade: one fill of the book, as `BookListener.onFill` reports it. */
 export interface TradeRecord {
-  marketIndex: number;
+  marketIndex: MarketIndex;
   /** The market's sequence number of the fill event. */
   seq: number;
   time: number;
@@ -31,11 +32,11 @@ export interface TradeRecord {
 export interface AccountFillRecord {
   /** The subaccount (interned by the ledger). */
   owner: number;
-  marketIndex: number;
+  marketIndex: MarketIndex;
   /** The market's sequence number of the fill event (a maker and a taker share it). */
   seq: number;
   time: number;
-  orderId: number;
+  orderId: OrderId;
   price: number;
   /** Signed lots: positive bought, negative sold. */
   quantity: number;
@@ -60,17 +61,15 @@ export interface AccountFillView {
 
 /**
  * The latest state of one order, written on every change (`onOrderUpdate`). The order routes
- * format it; the projection only needs `orderId`, `owner`, `marketIndex`, `status`,
+ * format it; the projection only needs `orderId`, `owner`, `market`, `status`,
  * `orderType`, `createdAt` and `updatedAt` to index it, and keeps the rest as given.
- * Values must be msgpack-safe (numbers, strings, booleans, null; no bigint).
+ * Values must be msgpack-safe (numbers, strings, booleans, null; no bigint). (Records written
+ * before this was the registry's state as it is also carry `marketIndex`, the same as `market`.)
  */
-export type OrderRecord = OrderState & {
-  /** The same as `market`: the history indexes key on it. */
-  marketIndex: number;
-};
+export type OrderRecord = OrderState;
 
 export interface FundingRateRecord {
-  marketIndex: number;
+  marketIndex: MarketIndex;
   /** When the rate was settled (ms). */
   time: number;
   /** RATE_SCALE. */
@@ -92,7 +91,7 @@ export interface RangeQuery {
 
 export interface FillQuery extends RangeQuery {
   /** Only this market's fills. */
-  marketIndex?: number;
+  marketIndex?: MarketIndex;
 }
 
 export interface OrderQuery {
@@ -104,8 +103,8 @@ export interface OrderQuery {
   /** As `RangeQuery.after`: `[time, orderId]` of the last order of the previous page. */
   after?: readonly number[];
   statuses?: ReadonlySet<OrderStatus>;
-  marketIndex?: number;
-  orderTypes?: ReadonlySet<string>;
+  marketIndex?: MarketIndex;
+  orderTypes?: ReadonlySet<SignedOrderType>;
 }
 
 /** A market's activity over the last 24 hours (see `HistoryReader.summary24h`). */
@@ -124,13 +123,13 @@ export interface MarketSummary {
  */
 export interface MarketHistory {
   /** Newest first (by market sequence). */
-  trades(marketIndex: number, query: RangeQuery): TradeRecord[];
+  trades(marketIndex: MarketIndex, query: RangeQuery): TradeRecord[];
   /** Ascending by start; when more than `limit` match, the newest `limit`. */
-  candles(marketIndex: number, interval: CandleInterval, query: RangeQuery): Candle[];
-  lastPrice(marketIndex: number): number | undefined;
-  summary24h(marketIndex: number, now: number): MarketSummary;
+  candles(marketIndex: MarketIndex, interval: CandleInterval, query: RangeQuery): Candle[];
+  lastPrice(marketIndex: MarketIndex): number | undefined;
+  summary24h(marketIndex: MarketIndex, now: number): MarketSummary;
 }
 
 /** Mark and index price of a market in ticks, 0 when unknown (as `ledger/mark-price` keeps them). */
 /** A market's mark and index in ticks (0 = none yet); `held` while an operator-set index holds it (testnet). */
-export type PriceSource = (marketIndex: number) => { mark: number; index: number; held?: boolean };
+export type PriceSource = (marketIndex: MarketIndex) => { mark: number; index: number; held?: boolean };

@@ -26,15 +26,16 @@
  * it is put once; it holds only committed orders too. Cost per trade: 2 trade puts and 11
  * in-memory candle updates; per order change, 1 index put; per batch, one put per touched
  * candle and per changed order, and one per order seen for the first time.
- * May import: history/, config/, engine/types, app/order-registry (isTerminal).
+ * May import: types/ids, history/, config/, engine/types, app/order-registry (isTerminal).
  */
 import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type Candle, type CandleInterval, type CandleState } from './candles.ts';
 import { createdKey, fillKey, FINAL_STATUS_CODE, finishedKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, updatedKey, type HistoryDatabases } from './store.ts';
 import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
 import { isTerminal } from '../app/order-registry.ts';
+import type { MarketIndex } from '../types/ids.ts';
 
 /** Slot of (market, interval) in the candle maps. */
-const slot = (marketIndex: number, interval: number): number => marketIndex * CANDLE_INTERVALS.length + interval;
+const slot = (marketIndex: MarketIndex, interval: number): number => marketIndex * CANDLE_INTERVALS.length + interval;
 
 export class HistoryWriter {
   /** Newest committed candle per slot. */
@@ -128,7 +129,7 @@ export class HistoryWriter {
     if (!this.inBatch) throw new Error('history writes happen inside HistoryWriter.batch');
   }
 
-  private touchCandle(marketIndex: number, interval: number, candle: Candle): void {
+  private touchCandle(marketIndex: MarketIndex, interval: number, candle: Candle): void {
     const key = slot(marketIndex, interval);
     let candles = this.dirtyCandles.get(key);
     if (candles === undefined) this.dirtyCandles.set(key, (candles = new Map()));
@@ -149,7 +150,7 @@ export class HistoryWriter {
   }
 
   /** Candles as this batch sees them: its own changes, then the newest committed, then LMDB. */
-  private candleState(marketIndex: number): CandleState {
+  private candleState(marketIndex: MarketIndex): CandleState {
     const { candles, funding } = this.dbs;
     return {
       candle: (interval: CandleInterval, start: number) => {

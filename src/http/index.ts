@@ -13,7 +13,7 @@
  * the account guard and GCRA limits (auth-guard.ts, rate-limit.ts), the client address behind
  * trusted proxies (client-address.ts), the order view (order-view.ts), CORS (cors.ts),
  * compressed bodies (compression.ts), the probes and metrics routes (routes/operations.ts).
- * May import: auth/, config/, history/, numeric/, engine/types, ledger/ (types, read-only
+ * May import: types/orders, types/ids, auth/, config/, history/, numeric/, engine/types, ledger/ (types, read-only
  * queries), app/ (command kinds, result codes, the order vocabulary and registry's read model),
  * sequencer/sequencer and sequencer/account-writes (the outcome of a write and its port), uWebSockets.js (uws.ts only), ajv,
  * fast-json-stringify, negotiator (compression.ts), node:zlib, node:crypto, pino, node:fs, node:url and esbuild (routes/web),

@@ -19,7 +19,7 @@ export interface BookReader {
 export interface MarketDataPort {
   readonly profile: Profile;
   readonly markets: readonly MarketSpec[];
-  book(marketIndex: number): BookReader;
+  book(marketIndex: MarketIndex): BookReader;
   /** EIP-712 domain and types that clients sign with, exactly as `signTypedData` takes them. */
   typedData(): unknown;
   /** Minimum transfer (collateral base units) and subaccounts per address, published in GET /config. */
@@ -69,6 +69,7 @@ import type { Command } from '../app/commands.ts';
 import type { Outcome } from '../sequencer/sequencer.ts';
 import type { OrderState } from '../app/order-registry.ts';
 import type { OrderRecord, OrderQuery } from '../history/types.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 /** Orders: writes go through the sequencer, reads to the live registry and the history. */
 export interface OrdersPort {
@@ -78,17 +79,17 @@ export interface OrdersPort {
    */
   submit(command: Command): Promise<Outcome>;
   /** The order if open. */
-  live(orderId: number): OrderState | undefined;
+  live(orderId: OrderId): OrderState | undefined;
   /** The order if open or among the last to finish (in its final state), without reading history. */
-  recent(orderId: number): OrderState | undefined;
+  recent(orderId: OrderId): OrderState | undefined;
   liveByClient(account: string, clientId: string): OrderState | undefined;
   /**
    * The account's newest order with this clientId: the open one, else the newest finished one
    * among each subaccount's `scan` most recently updated orders (history).
    */
   latestByClient(account: string, clientId: string, scan: number): OrderState | undefined;
-  liveOf(owner: number, market?: number): OrderState[];
-  stored(orderId: number): OrderRecord | undefined;
+  liveOf(owner: number, market?: MarketIndex): OrderState[];
+  stored(orderId: OrderId): OrderRecord | undefined;
   storedOf(owner: number, query: OrderQuery): OrderRecord[];
   ownerOf(account: string, subaccountIndex: number): number | undefined;
 }

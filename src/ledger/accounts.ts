@@ -6,15 +6,16 @@
  * are interned in first-use order starting at 1 (0 means "none"), so replaying the same
  * commands gives the same ids.
  * Invariants: ids are dense, never reused; the maps and arrays agree.
- * May import: nothing.
+ * May import: types/ids.
  */
+import { NO_ACCOUNT, asAccountIndex, type AccountIndex } from '../types/ids.ts';
 
 const ADDRESS = /^0x[0-9a-f]{40}$/;
 export const MAX_SUBACCOUNT = 2 ** 31 - 1;
 
 export interface OwnerIdentity {
   owner: number;
-  account: number;
+  account: AccountIndex;
   address: string;
   subaccountIndex: number;
 }
@@ -30,12 +31,12 @@ export function isSubaccountIndex(n: number): boolean {
 }
 
 export class AccountRegistry {
-  private readonly accountIds = new Map<string, number>();
+  private readonly accountIds = new Map<string, AccountIndex>();
   private readonly ownerIds = new Map<string, number>();
   /** Index = account id; slot 0 unused. */
   private readonly addresses: string[] = [''];
   /** Index = owner id; slot 0 unused. */
-  private readonly owners: OwnerIdentity[] = [{ owner: 0, account: 0, address: '', subaccountIndex: 0 }];
+  private readonly owners: OwnerIdentity[] = [{ owner: 0, account: NO_ACCOUNT, address: '', subaccountIndex: 0 }];
   /** Index = account id: how many owners (subaccounts) the address has; slot 0 unused. */
   private readonly subaccounts: number[] = [0];
   /** Index = account id: its owner ids in creation order; slot 0 unused. */
@@ -48,7 +49,7 @@ export class AccountRegistry {
     if (known !== undefined) return this.owners[known];
     let account = this.accountIds.get(address);
     if (account === undefined) {
-      account = this.addresses.length;
+      account = asAccountIndex(this.addresses.length);
       this.addresses.push(address);
       this.subaccounts.push(0);
       this.accountOwners.push([]);
@@ -66,7 +67,7 @@ export class AccountRegistry {
     return this.ownerIds.get(`${address.toLowerCase()}/${subaccountIndex}`);
   }
 
-  findAccount(address: string): number | undefined {
+  findAccount(address: string): AccountIndex | undefined {
     return this.accountIds.get(address.toLowerCase());
   }
 
@@ -80,12 +81,12 @@ export class AccountRegistry {
     return account === undefined ? 0 : this.subaccounts[account];
   }
 
-  addressOf(account: number): string | undefined {
+  addressOf(account: AccountIndex): string | undefined {
     return account > 0 ? this.addresses[account] : undefined;
   }
 
   /** Every owner id of an account, in creation order. */
-  ownersOf(account: number): number[] {
+  ownersOf(account: AccountIndex): number[] {
     return account > 0 ? [...(this.accountOwners[account] ?? [])] : [];
   }
 

@@ -7,9 +7,10 @@
  * position change (full new state), every settled fill side, funding rates and payments,
  * transfers, margin changes, liquidation orders, ADL trades and insurance-fund movements.
  * The listener must not throw or call back into the ledger.
- * May import: engine/types (Side).
+ * May import: types/ids, engine/types (Side).
  */
 import type { Side } from '../engine/types.ts';
+import type { AccountIndex, MarketIndex, OrderId } from '../types/ids.ts';
 
 export type BalanceReason = 'deposit' | 'withdraw' | 'faucet' | 'transfer' | 'fill' | 'funding' | 'originatorFee' | 'margin' | 'shortfall';
 
@@ -26,7 +27,7 @@ export interface BalanceEvent {
 export interface PositionEvent {
   type: 'position';
   owner: number;
-  market: number;
+  market: MarketIndex;
   /** Signed lots; 0 = closed. */
   quantity: number;
   basis: bigint;
@@ -41,9 +42,9 @@ export interface PositionEvent {
 export interface FillEvent {
   type: 'fill';
   owner: number;
-  market: number;
+  market: MarketIndex;
   /** 0 for an ADL trade. */
-  orderId: number;
+  orderId: OrderId;
   side: Side;
   price: number;
   /** Lots (unsigned; `side` gives the direction). */
@@ -65,7 +66,7 @@ export interface FillEvent {
 
 export interface FundingRateEvent {
   type: 'fundingRate';
-  market: number;
+  market: MarketIndex;
   rate: bigint;
   time: number;
 }
@@ -73,7 +74,7 @@ export interface FundingRateEvent {
 export interface FundingPaymentEvent {
   type: 'fundingPayment';
   owner: number;
-  market: number;
+  market: MarketIndex;
   /** + received, − paid. */
   amount: bigint;
   rate: bigint;
@@ -91,7 +92,7 @@ export interface TransferEvent {
 export interface MarginEvent {
   type: 'margin';
   owner: number;
-  market: number;
+  market: MarketIndex;
   isolated: boolean;
   fraction: bigint;
   time: number;
@@ -100,8 +101,8 @@ export interface MarginEvent {
 /** A liquidation order the application must send to the book (reduce-only IOC). */
 export interface LiquidationOrder {
   owner: number;
-  account: number;
-  market: number;
+  account: AccountIndex;
+  market: MarketIndex;
   side: Side;
   price: number;
   quantity: number;
@@ -119,7 +120,7 @@ export interface DeleverageEvent {
   /** The bankrupt owner. */
   owner: number;
   counterparty: number;
-  market: number;
+  market: MarketIndex;
   price: number;
   /** Lots the bankrupt owner closed with this counterparty. */
   quantity: number;
@@ -137,7 +138,7 @@ export interface SocialisedLossEvent {
   /** The bankrupt owner. */
   owner: number;
   counterparty: number;
-  market: number;
+  market: MarketIndex;
   amount: bigint;
   time: number;
 }

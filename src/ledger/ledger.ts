@@ -19,7 +19,7 @@
  * Money rules: every move names its source (a `balance` reason, an `insurance` reason); no fee
  * is charged beyond what its payer can pay, so the insurance fund covers trading losses only
  * (`shortfall` events), never a fee; `checkConservation` is the law above, exactly.
- * May import: config/, engine/types, ledger/, numeric/state-hash.
+ * May import: types/ids, config/, engine/types, ledger/, numeric/state-hash.
  */
 import { RATE_ONE, type MarketSpec } from '../config/market.ts';
 import type { Side } from '../engine/types.ts';
@@ -37,6 +37,7 @@ import type { LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { crossEquity, exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
 import { abs, ceilDiv, floorDiv, notional, notionalScale, owed, ticksForValue, valueAt } from './units.ts';
+import { NO_ORDER, type MarketIndex, type OrderId } from '../types/ids.ts';
 
 export interface LedgerOptions {
   /** Whether `faucet` credits (testnet). Default false. */
@@ -215,7 +216,7 @@ export class Ledger {
    * entered with (an isolated order holds cash, a cross one may lean on unrealised profit), and a
    * cross order filled as isolated would post less margin than its hold promised.
    */
-  setMargin(address: string, subaccountIndex: number, market: number, isolated: boolean, fraction: bigint, time: number): LedgerCode {
+  setMargin(address: string, subaccountIndex: number, market: MarketIndex, isolated: boolean, fraction: bigint, time: number): LedgerCode {
     const o = this.ownerByAddress(address, subaccountIndex);
     if (o === undefined) return LedgerCode.AccountNotFound;
     const m = this.markets[market];
@@ -259,7 +260,7 @@ export class Ledger {
   // ── prices and funding ──────────────────────────────────────────────────────────────────
 
   /** Oracle update. */
-  setIndexPrice(market: number, ticks: number, time: number): LedgerCode {
+  setIndexPrice(market: MarketIndex, ticks: number, time: number): LedgerCode {
     const m = this.markets[market];
     if (m === undefined) return LedgerCode.MarketNotFound;
     if (!Number.isSafeInteger(ticks) || ticks <= 0) return LedgerCode.InvalidAmount;
@@ -273,7 +274,7 @@ export class Ledger {
    * Samples the premium from the book's best bid and ask (0 = side empty), updates the mark,
    * and settles funding when `time` has reached the interval's boundary.
    */
-  sampleFunding(market: number, bestBid: number, bestAsk: number, time: number): LedgerCode {
+  sampleFunding(market: MarketIndex, bestBid: number, bestAsk: number, time: number): LedgerCode {
     const m = this.markets[market];
     if (m === undefined) return LedgerCode.MarketNotFound;
     this.settleFundingIfDue(m, time);
@@ -327,7 +328,7 @@ export class Ledger {
    * frees (their initial margin; an isolated position's equity): it opens nothing, but it pays
    * what it charges. Liquidation orders hold nothing.
    */
-  admitOrder(orderId: number, owner: number, market: number, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
+  admitOrder(orderId: OrderId, owner: number, market: MarketIndex, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
     const o = this.owners[owner];
     if (o === undefined || owner === 0) return LedgerCode.AccountNotFound;
     const m = this.markets[market];
@@ -401,7 +402,7 @@ export class Ledger {
   }
 
   /** The order left the book (cancelled, expired, rejected, IOC remainder): its hold is released. */
-  releaseOrder(orderId: number, time: number): LedgerCode {
+  releaseOrder(orderId: OrderId, time: number): LedgerCode {
     const h = this.holds.get(orderId);
     if (h === undefined) return LedgerCode.Ok;
     this.dropHold(h);
@@ -430,7 +431,7 @@ export class Ledger {
    * rebate), originator and liquidation fees, isolated margin, holds. Emits per side a `fill`,
    * a `position` and a `balance` event. Unknown order ids (no hold) are settled without one.
    */
-  settleFill(makerOrderId: number, takerOrderId: number, makerOwner: number, takerOwner: number, takerSide: Side, market: number, price: number, quantity: number, time: number): LedgerCode {
+  settleFill(makerOrderId: OrderId, takerOrderId: OrderId, makerOwner: number, takerOwner: number, takerSide: Side, market: MarketIndex, price: number, quantity: number, time: number): LedgerCode {
     const m = this.markets[market];
     if (m === undefined) return LedgerCode.MarketNotFound;
     if (this.owners[makerOwner] === undefined || this.owners[takerOwner] === undefined || makerOwner === 0 || takerOwner === 0) return LedgerCode.AccountNotFound;
@@ -443,7 +444,7 @@ export class Ledger {
     return LedgerCode.Ok;
   }
 
-  private settleSide(m: MarketState, ownerId: number, orderId: number, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void {
+  private settleSide(m: MarketState, ownerId: number, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void {
     const o = this.owners[ownerId];
     const market = m.spec.index;
     const h = orderId === 0 ? undefined : this.holds.get(orderId);
@@ -653,7 +654,7 @@ export class Ledger {
    * zero, the insurance fund pays that loss first, up to what it holds, and the bankruptcy price
    * carries only the rest to the ADL counterparties. Then a cross shortfall left is paid.
    */
-  private finishLiquidation(o: OwnerState, market: number, side: Side, time: number): void {
+  private finishLiquidation(o: OwnerState, market: MarketIndex, side: Side, time: number): void {
     o.liquidating.delete(market);
     const m = this.markets[market];
     const p = o.positions.get(market);
@@ -730,8 +731,8 @@ export class Ledger {
       left -= lots;
       const n = notional(m.scale, at, lots);
       this.emit({ type: 'adl', owner: o.owner, counterparty: c.owner, market: m.spec.index, price: at, quantity: lots, time });
-      this.settleSide(m, c.owner, 0, (-side) as Side, at, lots, n, 0n, true, time);
-      this.settleSide(m, o.owner, 0, side, at, lots, n, 0n, false, time);
+      this.settleSide(m, c.owner, NO_ORDER, (-side) as Side, at, lots, n, 0n, true, time);
+      this.settleSide(m, o.owner, NO_ORDER, side, at, lots, n, 0n, false, time);
     }
     if (left !== 0) throw new Error(`ledger: ADL found no counterparty for ${left} lots in market ${m.spec.index}`);
   }
@@ -824,7 +825,7 @@ export class Ledger {
   // ── reads ───────────────────────────────────────────────────────────────────────────────
 
   /** Signed lots of `owner` in `market` (0 when flat): what the book's reduce-only check reads. */
-  position(owner: number, market: number): number {
+  position(owner: number, market: MarketIndex): number {
     return this.owners[owner]?.positions.get(market)?.quantity ?? 0;
   }
 
@@ -834,12 +835,12 @@ export class Ledger {
    * the lots ADL moved. The book adds the fills it executed, so it knows the position as it is
    * at the book, fills still on their way here included.
    */
-  positionOffBook(owner: number, market: number): number {
+  positionOffBook(owner: number, market: MarketIndex): number {
     return this.owners[owner]?.offBook.get(market) ?? 0;
   }
 
   /** A copy of the position, or undefined when flat. */
-  positionOf(owner: number, market: number): Position | undefined {
+  positionOf(owner: number, market: MarketIndex): Position | undefined {
     const p = this.owners[owner]?.positions.get(market);
     return p === undefined ? undefined : { ...p };
   }
@@ -860,22 +861,22 @@ export class Ledger {
     return o === undefined || owner === 0 ? undefined : statsOf(o, this.markets);
   }
 
-  marginSetting(owner: number, market: number): { isolated: boolean; fraction: bigint } {
+  marginSetting(owner: number, market: MarketIndex): { isolated: boolean; fraction: bigint } {
     const o = this.owners[owner];
     const m = this.markets[market];
     return { isolated: o?.settings.get(market)?.isolated ?? false, fraction: o === undefined ? m.spec.initialMarginFraction : fractionOf(o, m) };
   }
 
   /** The hold still reserved for an order (0 when none). */
-  holdOf(orderId: number): bigint {
+  holdOf(orderId: OrderId): bigint {
     return this.holds.get(orderId)?.amount ?? 0n;
   }
 
-  prices(market: number): Readonly<MarketPrices> {
+  prices(market: MarketIndex): Readonly<MarketPrices> {
     return this.markets[market].prices;
   }
 
-  fundingHistory(market: number): readonly FundingRecord[] {
+  fundingHistory(market: MarketIndex): readonly FundingRecord[] {
     return this.markets[market].funding.history;
   }
 
@@ -898,7 +899,7 @@ export class Ledger {
   }
 
   /** Open interest in lots: the sum of long positions (equal to the sum of shorts). */
-  openInterest(market: number): number {
+  openInterest(market: MarketIndex): number {
     let lots = 0;
     for (const id of this.markets[market].holders) {
       const q = this.owners[id].positions.get(market)?.quantity ?? 0;
@@ -1010,7 +1011,7 @@ export class Ledger {
     if (lots.size > 0) throw new Error('ledger: open lots without an owner record');
     this.markets.forEach((m, i) => {
       if (net[i] !== 0) throw new Error(`ledger: positions in market ${i} net to ${net[i]}`);
-      for (const id of m.holders) if (!this.owners[id].positions.has(i)) throw new Error(`ledger: holder ${id} of ${i} has no position`);
+      for (const id of m.holders) if (!this.owners[id].positions.has(m.spec.index)) throw new Error(`ledger: holder ${id} of ${i} has no position`);
     });
   }
 

@@ -11,12 +11,13 @@
  *
  * Conservation: for every trade, Δcollateral − Δbasis = cash flow (−signed notional), exactly,
  * whatever the rounding of the released share. Summed over both sides of a fill it is zero.
- * May import: ledger/units.
+ * May import: types/ids, ledger/units.
  */
 import { ceilDiv } from './units.ts';
+import type { MarketIndex } from '../types/ids.ts';
 
 export interface Position {
-  market: number;
+  market: MarketIndex;
   /** Signed lots; never 0 while the position exists. */
   quantity: number;
   /** Signed entry cost, collateral units. */

@@ -5,22 +5,23 @@
  * **bigints** (money and fractions stay exact; a JSON writer needs a bigint replacer, msgpack
  * with bigint support takes it as is). Everything is in a canonical order (owners by id,
  * positions by market, holds by orderId) so that equal states serialize equally.
- * May import: ledger/.
+ * May import: types/ids, ledger/.
  */
 import type { FundingRecord } from './funding.ts';
 import type { MarketPrices } from './mark-price.ts';
 import type { Position } from './position.ts';
 import type { Hold } from './state.ts';
+import type { MarketIndex } from '../types/ids.ts';
 
 export interface OwnerSnapshot {
   collateral: bigint;
   holdTotal: bigint;
   positions: Position[];
-  settings: Array<{ market: number; isolated: boolean; fraction: bigint }>;
-  openLots: Array<{ market: number; buy: number; sell: number }>;
-  liquidating: number[];
+  settings: Array<{ market: MarketIndex; isolated: boolean; fraction: bigint }>;
+  openLots: Array<{ market: MarketIndex; buy: number; sell: number }>;
+  liquidating: MarketIndex[];
   /** Per market: position lots moved outside the books (ADL), see `OwnerState.offBook`. Absent in snapshots written before it existed. */
-  offBook?: Array<{ market: number; lots: number }>;
+  offBook?: Array<{ market: MarketIndex; lots: number }>;
 }
 
 export interface LedgerSnapshot {

@@ -3,7 +3,7 @@
  *
  * The ledger's mutable records: one per owner, one per market, one per open order's margin
  * hold. Plain objects so that snapshots are plain data.
- * May import: config/, ledger/, engine/types.
+ * May import: types/ids, config/, ledger/, engine/types.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { FundingState } from './funding.ts';
@@ -11,6 +11,7 @@ import type { MarketPrices } from './mark-price.ts';
 import type { Position } from './position.ts';
 import type { NotionalScale } from './units.ts';
 import type { Side } from '../engine/types.ts';
+import type { AccountIndex, MarketIndex, OrderId } from '../types/ids.ts';
 
 /** An owner's margin choice in one market. Default: cross at the market's initialMarginFraction. */
 export interface MarginSetting {
@@ -21,24 +22,24 @@ export interface MarginSetting {
 
 export interface OwnerState {
   owner: number;
-  account: number;
+  account: AccountIndex;
   /** Cross collateral, base units. May be negative only while the owner holds cross positions whose profit covers it. */
   collateral: bigint;
-  positions: Map<number, Position>;
-  settings: Map<number, MarginSetting>;
+  positions: Map<MarketIndex, Position>;
+  settings: Map<MarketIndex, MarginSetting>;
   /** Sum of this owner's hold amounts. */
   holdTotal: bigint;
   /** Per market: lots of open (not reduce-only) orders, buy and sell. */
-  openLots: Map<number, { buy: number; sell: number }>;
+  openLots: Map<MarketIndex, { buy: number; sell: number }>;
   /** Markets with a liquidation order in flight. */
-  liquidating: Set<number>;
+  liquidating: Set<MarketIndex>;
   /**
    * Per market: the position's lots less the net lots of this owner's fills the book executed
    * and the ledger settled — what ADL moved (0 entries dropped). Sent with every order to the
    * book, which adds the fills it executed itself to know the position as it is at the book
    * (engine/reduce-only-positions).
    */
-  offBook: Map<number, number>;
+  offBook: Map<MarketIndex, number>;
 }
 
 export interface MarketState {
@@ -52,9 +53,9 @@ export interface MarketState {
 
 /** The margin reserved for an open order, released as it fills or when it ends. */
 export interface Hold {
-  orderId: number;
+  orderId: OrderId;
   owner: number;
-  market: number;
+  market: MarketIndex;
   side: Side;
   /** Lots still open. */
   remaining: number;
@@ -68,6 +69,6 @@ export interface Hold {
   originatorFee: bigint;
 }
 
-export function newOwner(owner: number, account: number): OwnerState {
+export function newOwner(owner: number, account: AccountIndex): OwnerState {
   return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), liquidating: new Set(), offBook: new Map() };
 }

@@ -9,7 +9,7 @@
  * (`ReplayDivergenceError` stops the replica) — and its own history projections. It serves
  * every GET route (market data, account reads with a token signed by the shared
  * `--jwt-secret`, the operator's state hash) and the streaming feeds on GET /ws, built as the
- * primary builds them (pipeline `streamingFeeds`): each applied book event goes to the feeds'
+ * primary builds them (gateway-ports `streamingFeeds`): each applied book event goes to the feeds'
  * relay, each block closes a frame, handed on once the local journal flushed it — so sequence
  * numbers, checksums and private event numbers are the primary's, later by the replica's lag.
  * Every write is refused with 421 naming the primary (http/routes/cluster). Every reply
@@ -37,7 +37,7 @@
  * snapshot and publishes after the stream's last message (docs/replication.md, failover).
  *
  * May import: node:fs, node:path, pino, auth/, config/, journal/, app/, transport/codec,
- * sequencer/, storage/, history/, http/, pipeline (the shared read ports),
+ * sequencer/, storage/, history/, http/, gateway-ports (the shared read ports),
  * replication/, prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
@@ -62,7 +62,7 @@ import { OverloadedError } from '../sequencer/sequencer.ts';
 import { startGateway } from '../http/gateway.ts';
 import type { HttpReply } from '../http/uws.ts';
 import type { ClusterPort } from '../http/routes/cluster.ts';
-import { stateReads, stateReport, streamingFeeds, walletLogin } from '../pipeline.ts';
+import { stateReads, stateReport, streamingFeeds, walletLogin } from '../gateway-ports.ts';
 import type { Lease } from './lease.ts';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 

@@ -16,13 +16,14 @@
  *
  * Cost on the order path: the second decode of each book event into a Map write or a push;
  * nothing is formatted or sent here, and the sink runs after the flush, off the reply's path.
- * May import: engine/types, history/account-events (types).
+ * May import: types/ids, engine/types, history/account-events (types).
  */
 import { Side, type BookListener } from '../engine/types.ts';
 import type { AccountEventRecord } from '../history/account-events.ts';
+import { asMarketIndex, type MarketIndex } from '../types/ids.ts';
 
 export interface BookDelta {
-  market: number;
+  market: MarketIndex;
   /** The market sequence number the previous frame of this market ended at. */
   previous: number;
   /** The market sequence number after this frame's events (GET /book's `sequence_number`). */
@@ -33,7 +34,7 @@ export interface BookDelta {
 }
 
 export interface PublicTrade {
-  market: number;
+  market: MarketIndex;
   seq: number;
   time: number;
   price: number;
@@ -66,7 +67,7 @@ export class FeedRelay {
   private readonly framed: number[];
   private readonly bids: Map<number, number>[];
   private readonly asks: Map<number, number>[];
-  private readonly touched = new Set<number>();
+  private readonly touched = new Set<MarketIndex>();
   private trades: PublicTrade[] = [];
   private accounts: AccountEventRecord[] = [];
   /** Frames handed on in order, each after its flush. */
@@ -84,11 +85,11 @@ export class FeedRelay {
     this.framed = [...sequences];
     this.bids = sequences.map(() => new Map());
     this.asks = sequences.map(() => new Map());
-    this.listeners = sequences.map((_, market) => this.listenerFor(market));
+    this.listeners = sequences.map((_, market) => this.listenerFor(asMarketIndex(market)));
   }
 
   /** The book listener of `market`: called with each of its events after the exchange's. */
-  listener(market: number): BookListener {
+  listener(market: MarketIndex): BookListener {
     return this.listeners[market];
   }
 
@@ -122,7 +123,7 @@ export class FeedRelay {
       .catch(this.onError);
   }
 
-  private listenerFor(market: number): BookListener {
+  private listenerFor(market: MarketIndex): BookListener {
     const saw = (seq: number) => {
       this.heard[market] = seq;
       this.touched.add(market);

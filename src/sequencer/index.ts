@@ -6,12 +6,13 @@
  * outcome once flushed; the gateway's signed account writes enter through it
  * (account-writes.ts); the feeds hear each durable batch (feed-relay.ts). Start-up rebuilds the
  * application from the journal with byte-for-byte event checks (recovery.ts; replay-target.ts
- * for the journal CLI) after the newest snapshot that restores (start-state.ts); snapshots are
+ * for the journal CLI) after the newest snapshot that restores (start-state.ts), a serving
+ * process's replay reporting its progress (start-up-replay.ts); snapshots are
  * encoded (snapshot-codec.ts) and taken on their own thread from a replica of the state
  * (snapshot-replica.ts, snapshot-worker.ts, snapshot-thread.ts), when and where
  * snapshot-schedule.ts says — the same on the primary and on a replica or standby;
- * the testnet's price feed is one more source of commands (testnet-feed.ts).
- * May import: app/, transport/, journal/, history/projections, history/account-events,
+ * the clock (clock.ts) and the testnet's price feed (testnet-feed.ts) are more sources of commands.
+ * May import: types/ids, app/, transport/, journal/, history/projections, history/account-events,
  * engine/types, engine/fast-book, config/, node:worker_threads, node:zlib.
  *
  * Invariants: every command that reached a book is journaled before its effects are

@@ -21,6 +21,7 @@ import { decodeCommand, isCommandKind } from '../app/commands.ts';
 import type { Exchange } from '../app/exchange.ts';
 import type { MarketRouter } from '../app/ports.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 /** Books on this thread whose events are kept, per market, until the journal's copy arrives. */
 class ReplayBooks implements MarketRouter {
@@ -40,21 +41,21 @@ class ReplayBooks implements MarketRouter {
     });
   }
 
-  place(market: number, cmd: PlaceOrder): void {
+  place(market: MarketIndex, cmd: PlaceOrder): void {
     this.books[market].place(cmd);
   }
-  cancel(market: number, orderId: number, owner: number, time: number): void {
+  cancel(market: MarketIndex, orderId: OrderId, owner: number, time: number): void {
     this.books[market].cancel(orderId, owner, time);
   }
-  cancelAll(market: number, owner: number, time: number, reason: number): void {
+  cancelAll(market: MarketIndex, owner: number, time: number, reason: number): void {
     this.books[market].cancelAll(owner, time, reason);
   }
-  expire(market: number, time: number): void {
+  expire(market: MarketIndex, time: number): void {
     this.books[market].expire(time);
   }
 
   /** The next produced record of `market` that the journal has not matched yet, or -1. */
-  next(market: number): number {
+  next(market: MarketIndex): number {
     const buffer = this.produced[market];
     const at = this.cursor[market];
     if (at >= buffer.length) {
@@ -81,7 +82,7 @@ export class ReplayDivergenceError extends DataRefusedError {
 
   constructor(
     readonly seq: number,
-    readonly market: number,
+    readonly market: MarketIndex,
     readonly journaled: EventFields,
     readonly produced: EventFields | null,
     readonly fields: readonly string[],

@@ -208,6 +208,20 @@ export class Sequencer {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * A seq with nothing in flight, for a snapshot (sequencer/snapshot-schedule `quiet`): new
+   * commands wait only until the commands already routed came back from the books.
+   */
+  async quietSeq(): Promise<number> {
+    this.pause();
+    try {
+      await this.idle();
+      return this.journal.lastSeq();
+    } finally {
+      this.resume();
+    }
+  }
+
   private inFlight(): number {
     let n = 0;
     for (const queue of this.waiting) n += queue.length;

@@ -49,7 +49,7 @@ export interface SnapshotScheduleOptions {
   intervalMs: number;
   points: SnapshotPoints;
   journal: Pick<Journal, 'flushedHere'>;
-  projections: Pick<Projections, 'settle'>;
+  projections: Pick<Projections, 'allWritten'>;
   logger: SnapshotScheduleLogger;
   /** Called with a snapshot's whole time (from choosing its seq to saved), in seconds: metrics. */
   onSaved?: (seconds: number) => void;
@@ -111,7 +111,7 @@ export class SnapshotSchedule {
     // history (or the next start cannot begin from it); writes go on meanwhile. Flushed here is
     // enough: the snapshot is this machine's, and a stalled replication must not hold it.
     await journal.flushedHere(seq);
-    await projections.settle();
+    await projections.allWritten();
     const saved = await this.thread.take(seq);
     this.followed = Math.max(this.followed, seq);
     this.lastSeq = seq;

@@ -12,9 +12,10 @@
  * test can hold a stop, take-profit or liquidation scenario. Holds live in this adapter, not in
  * the journal: after a restart every market walks again, from its last (journaled) price.
  * Mainnet has no feed and takes every index price from the operator API.
- * May import: config/.
+ * May import: types/ids, config/.
  */
 import { priceToTicks, type MarketSpec } from '../config/market.ts';
+import { asMarketIndex, type MarketIndex } from '../types/ids.ts';
 
 export class TestnetFeed {
   private readonly ticks: number[];
@@ -34,28 +35,28 @@ export class TestnetFeed {
    * stays within 5% of where it resumes. Returns the markets without a price yet and the
    * feed's first price for each, to send before the exchange answers anybody.
    */
-  resumeFrom(prices: readonly number[]): { market: number; price: number }[] {
-    const missing: { market: number; price: number }[] = [];
+  resumeFrom(prices: readonly number[]): { market: MarketIndex; price: number }[] {
+    const missing: { market: MarketIndex; price: number }[] = [];
     prices.forEach((p, i) => {
       if (p > 0) this.ticks[i] = this.anchor[i] = p;
-      else missing.push({ market: i, price: this.ticks[i] });
+      else missing.push({ market: asMarketIndex(i), price: this.ticks[i] });
     });
     return missing;
   }
 
   /** The operator set `market`'s index to `ticks`: the walk leaves it alone until `release`. */
-  hold(market: number, ticks: number): void {
+  hold(market: MarketIndex, ticks: number): void {
     this.held[market] = true;
     this.ticks[market] = ticks;
   }
 
   /** Hands `market` back to the walk, which goes on from the held price. */
-  release(market: number): void {
+  release(market: MarketIndex): void {
     this.held[market] = false;
     this.anchor[market] = this.ticks[market];
   }
 
-  isHeld(market: number): boolean {
+  isHeld(market: MarketIndex): boolean {
     return this.held[market] === true;
   }
 
@@ -70,8 +71,8 @@ export class TestnetFeed {
   }
 
   /** The next index price of every market the operator does not hold, in ticks. */
-  step(): { market: number; price: number }[] {
-    const out: { market: number; price: number }[] = [];
+  step(): { market: MarketIndex; price: number }[] {
+    const out: { market: MarketIndex; price: number }[] = [];
     for (const m of this.markets) {
       if (this.held[m.index]) continue;
       const anchor = this.anchor[m.index];

@@ -21,15 +21,46 @@
  * process after a crash refuses the start until the operator removes the file (the message
  * says so). The lock is advisory: it binds exchanges, not other programs.
  *
+ * `holdDataDirectory` runs a start under the LOCK: when the start fails after taking it (the
+ * port was taken during the replay, say), what it opened is closed in reverse order, each step
+ * for at most UNDO_STEP_MS, and the LOCK released — no thread, handle or LOCK outlives it.
+ *
  * May import: node:fs, node:path, journal/refusal.
  */
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataRefusedError } from '../journal/refusal.ts';
 
 export interface DirectoryLock {
   /** Removes the LOCK, if it is still ours. */
   release(): void;
+}
+
+/** What a start opened, as steps that close it: undone last first when the start fails. */
+export type Undo = Array<() => unknown>;
+
+/** How long each undo step of a failed start may take (a journal's last flush, say). */
+const UNDO_STEP_MS = 2_000;
+
+/** `work`, or nothing once `ms` have passed: what a failing process must not wait on for long. */
+export function atMost(ms: number, work: Promise<unknown>): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([work.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** Creates `dataDir` if need be, locks it and runs `start` under the lock (see the module header). */
+export async function holdDataDirectory<T>(dataDir: string, start: (lock: DirectoryLock, undo: Undo) => Promise<T>): Promise<T> {
+  mkdirSync(dataDir, { recursive: true });
+  const lock = lockDataDirectory(dataDir);
+  const undo: Undo = [];
+  try {
+    return await start(lock, undo);
+  } catch (error) {
+    // Threads first (they use the stores), then the stores; each step on its own, none for long.
+    for (const step of undo.reverse()) await atMost(UNDO_STEP_MS, Promise.resolve().then(step));
+    lock.release();
+    throw error;
+  }
 }
 
 export function lockDataDirectory(dataDir: string): DirectoryLock {

@@ -20,7 +20,7 @@
  * the growth of a `RecordBuffer`. `decodeCommand` reuses one `PlaceOrder` object: the book
  * copies what it keeps (the contract in engine/types).
  *
- * May import: transport/layout, engine/types (types only).
+ * May import: types/ids, transport/layout, engine/types (types only).
  */
 import type { BookListener, PlaceOrder, Side } from '../engine/types.ts';
 import {
@@ -43,6 +43,7 @@ import {
   kRecordMarket,
   kRejected,
 } from './layout.ts';
+import { NO_ORDER, type MarketIndex, type OrderId } from '../types/ids.ts';
 
 const LE = true;
 
@@ -54,8 +55,8 @@ export function recordKind(view: DataView, offset: number): number {
 export function recordLength(view: DataView, offset: number): number {
   return view.getUint16(offset + kRecordLength, LE);
 }
-export function recordMarket(view: DataView, offset: number): number {
-  return view.getUint32(offset + kRecordMarket, LE);
+export function recordMarket(view: DataView, offset: number): MarketIndex {
+  return view.getUint32(offset + kRecordMarket, LE) as MarketIndex;
 }
 /**
  * Starts a record: clears its `fixedBytes` (a multiple of 8), then writes the header. Every
@@ -64,11 +65,11 @@ export function recordMarket(view: DataView, offset: number): number {
  * a record's bytes are a function of its fields alone (its canonical encoding, which the
  * journal stores and replay compares).
  */
-function startRecord(view: DataView, offset: number, kind: number, fixedBytes: number, market: number): void {
+function startRecord(view: DataView, offset: number, kind: number, fixedBytes: number, market: MarketIndex): void {
   for (let at = offset + kRecordHeaderBytes; at < offset + fixedBytes; at += 8) view.setFloat64(at, 0, LE);
   writeHeader(view, offset, kind, fixedBytes, market);
 }
-function writeHeader(view: DataView, offset: number, kind: number, length: number, market: number): void {
+function writeHeader(view: DataView, offset: number, kind: number, length: number, market: MarketIndex): void {
   view.setUint16(offset + kRecordKind, kind, LE);
   view.setUint16(offset + kRecordLength, length, LE);
   view.setUint32(offset + kRecordMarket, market, LE);
@@ -115,13 +116,13 @@ function readClientId(bytes: Uint8Array, offset: number, length: number): string
 /** What a decoded command drives: the `OrderBook` methods of the same names. */
 export interface CommandHandler {
   place(cmd: PlaceOrder): unknown;
-  cancel(orderId: number, owner: number, time: number): unknown;
+  cancel(orderId: OrderId, owner: number, time: number): unknown;
   cancelAll(owner: number, time: number, reason: number): unknown;
   expire(time: number): unknown;
 }
 
 /** Writes a place-order record at `offset`; returns its length (80 + clientId bytes, ≤ 144). */
-export function encodePlace(view: DataView, bytes: Uint8Array, offset: number, market: number, cmd: PlaceOrder): number {
+export function encodePlace(view: DataView, bytes: Uint8Array, offset: number, market: MarketIndex, cmd: PlaceOrder): number {
   startRecord(view, offset, RecordKind.Place, kPlace.bytes, market);
   view.setFloat64(offset + kPlace.time, cmd.time, LE);
   view.setFloat64(offset + kPlace.orderId, cmd.orderId, LE);
@@ -145,7 +146,7 @@ export function encodePlace(view: DataView, bytes: Uint8Array, offset: number, m
   return length;
 }
 
-export function encodeCancel(view: DataView, offset: number, market: number, orderId: number, owner: number, time: number): number {
+export function encodeCancel(view: DataView, offset: number, market: MarketIndex, orderId: OrderId, owner: number, time: number): number {
   startRecord(view, offset, RecordKind.Cancel, kCancel.bytes, market);
   view.setFloat64(offset + kCancel.time, time, LE);
   view.setFloat64(offset + kCancel.orderId, orderId, LE);
@@ -153,7 +154,7 @@ export function encodeCancel(view: DataView, offset: number, market: number, ord
   return kCancel.bytes;
 }
 
-export function encodeCancelAll(view: DataView, offset: number, market: number, owner: number, time: number, reason: number): number {
+export function encodeCancelAll(view: DataView, offset: number, market: MarketIndex, owner: number, time: number, reason: number): number {
   startRecord(view, offset, RecordKind.CancelAll, kCancelAll.bytes, market);
   view.setFloat64(offset + kCancelAll.time, time, LE);
   view.setFloat64(offset + kCancelAll.owner, owner, LE);
@@ -161,14 +162,14 @@ export function encodeCancelAll(view: DataView, offset: number, market: number, 
   return kCancelAll.bytes;
 }
 
-export function encodeExpire(view: DataView, offset: number, market: number, time: number): number {
+export function encodeExpire(view: DataView, offset: number, market: MarketIndex, time: number): number {
   startRecord(view, offset, RecordKind.Expire, kExpire.bytes, market);
   view.setFloat64(offset + kExpire.time, time, LE);
   return kExpire.bytes;
 }
 
 const placeScratch: PlaceOrder = {
-  orderId: 0,
+  orderId: NO_ORDER,
   owner: 0,
   account: 0,
   side: 1,
@@ -191,7 +192,7 @@ export function decodeCommand(view: DataView, bytes: Uint8Array, offset: number,
     case RecordKind.Place: {
       const cmd = placeScratch;
       cmd.time = view.getFloat64(offset + kPlace.time, LE);
-      cmd.orderId = view.getFloat64(offset + kPlace.orderId, LE);
+      cmd.orderId = (view.getFloat64(offset + kPlace.orderId, LE) as OrderId);
       cmd.owner = view.getFloat64(offset + kPlace.owner, LE);
       cmd.account = view.getFloat64(offset + kPlace.account, LE);
       cmd.price = view.getFloat64(offset + kPlace.price, LE);
@@ -206,7 +207,7 @@ export function decodeCommand(view: DataView, bytes: Uint8Array, offset: number,
       return kind;
     }
     case RecordKind.Cancel:
-      handler.cancel(view.getFloat64(offset + kCancel.orderId, LE), view.getFloat64(offset + kCancel.owner, LE), view.getFloat64(offset + kCancel.time, LE));
+      handler.cancel((view.getFloat64(offset + kCancel.orderId, LE) as OrderId), view.getFloat64(offset + kCancel.owner, LE), view.getFloat64(offset + kCancel.time, LE));
       return kind;
     case RecordKind.CancelAll:
       handler.cancelAll(view.getFloat64(offset + kCancelAll.owner, LE), view.getFloat64(offset + kCancelAll.time, LE), view.getInt32(offset + kCancelAll.reason, LE));
@@ -303,7 +304,7 @@ export function ringSink(ring: RingProducer): RecordSink {
 }
 
 /** Writes the end-of-command marker: the book's return value for the command just handled. */
-export function writeDone(sink: RecordSink, market: number, code: number): void {
+export function writeDone(sink: RecordSink, market: MarketIndex, code: number): void {
   const offset = sink.reserve();
   startRecord(sink.view, offset, RecordKind.Done, kDone.bytes, market);
   sink.view.setFloat64(offset + kDone.code, code, LE);
@@ -322,10 +323,10 @@ export class BookEventWriter implements BookListener {
   constructor(
     private readonly sink: RecordSink,
     /** Market index written into every record header. */
-    public market: number,
+    public market: MarketIndex,
   ) {}
 
-  private orderEvent(kind: number, seq: number, orderId: number, owner: number, side: Side, price: number, quantity: number, time: number): void {
+  private orderEvent(kind: number, seq: number, orderId: OrderId, owner: number, side: Side, price: number, quantity: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
     startRecord(view, offset, kind, kOrderEvent.bytes, this.market);
@@ -339,7 +340,7 @@ export class BookEventWriter implements BookListener {
     this.sink.commit(kOrderEvent.bytes);
   }
 
-  private orderEnd(kind: number, seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number): void {
+  private orderEnd(kind: number, seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
     startRecord(view, offset, kind, kOrderEnd.bytes, this.market);
@@ -352,18 +353,18 @@ export class BookEventWriter implements BookListener {
     this.sink.commit(kOrderEnd.bytes);
   }
 
-  onAccepted(seq: number, orderId: number, owner: number, side: Side, price: number, quantity: number, time: number): void {
+  onAccepted(seq: number, orderId: OrderId, owner: number, side: Side, price: number, quantity: number, time: number): void {
     this.orderEvent(RecordKind.Accepted, seq, orderId, owner, side, price, quantity, time);
   }
 
-  onRested(seq: number, orderId: number, owner: number, side: Side, price: number, remaining: number, time: number): void {
+  onRested(seq: number, orderId: OrderId, owner: number, side: Side, price: number, remaining: number, time: number): void {
     this.orderEvent(RecordKind.Rested, seq, orderId, owner, side, price, remaining, time);
   }
 
   onFill(
     seq: number,
-    makerOrderId: number,
-    takerOrderId: number,
+    makerOrderId: OrderId,
+    takerOrderId: OrderId,
     makerOwner: number,
     takerOwner: number,
     takerSide: Side,
@@ -390,15 +391,15 @@ export class BookEventWriter implements BookListener {
     this.sink.commit(kFill.bytes);
   }
 
-  onCancelled(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number): void {
+  onCancelled(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void {
     this.orderEnd(RecordKind.Cancelled, seq, orderId, owner, remaining, reason, time);
   }
 
-  onExpired(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number): void {
+  onExpired(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void {
     this.orderEnd(RecordKind.Expired, seq, orderId, owner, remaining, reason, time);
   }
 
-  onRejected(seq: number, orderId: number, owner: number, code: number, time: number): void {
+  onRejected(seq: number, orderId: OrderId, owner: number, code: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
     startRecord(view, offset, RecordKind.Rejected, kRejected.bytes, this.market);
@@ -433,7 +434,7 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
     case RecordKind.Accepted:
     case RecordKind.Rested: {
       const seq = view.getFloat64(offset + kOrderEvent.seq, LE);
-      const orderId = view.getFloat64(offset + kOrderEvent.orderId, LE);
+      const orderId = (view.getFloat64(offset + kOrderEvent.orderId, LE) as OrderId);
       const owner = view.getFloat64(offset + kOrderEvent.owner, LE);
       const side = view.getInt32(offset + kOrderEvent.side, LE) as Side;
       const price = view.getFloat64(offset + kOrderEvent.price, LE);
@@ -446,8 +447,8 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
     case RecordKind.Fill:
       listener.onFill(
         view.getFloat64(offset + kFill.seq, LE),
-        view.getFloat64(offset + kFill.makerOrderId, LE),
-        view.getFloat64(offset + kFill.takerOrderId, LE),
+        (view.getFloat64(offset + kFill.makerOrderId, LE) as OrderId),
+        (view.getFloat64(offset + kFill.takerOrderId, LE) as OrderId),
         view.getFloat64(offset + kFill.makerOwner, LE),
         view.getFloat64(offset + kFill.takerOwner, LE),
         view.getInt32(offset + kFill.takerSide, LE) as Side,
@@ -461,7 +462,7 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
     case RecordKind.Cancelled:
     case RecordKind.Expired: {
       const seq = view.getFloat64(offset + kOrderEnd.seq, LE);
-      const orderId = view.getFloat64(offset + kOrderEnd.orderId, LE);
+      const orderId = (view.getFloat64(offset + kOrderEnd.orderId, LE) as OrderId);
       const owner = view.getFloat64(offset + kOrderEnd.owner, LE);
       const remaining = view.getFloat64(offset + kOrderEnd.remaining, LE);
       const reason = view.getInt32(offset + kOrderEnd.reason, LE);
@@ -473,7 +474,7 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
     case RecordKind.Rejected:
       listener.onRejected(
         view.getFloat64(offset + kRejected.seq, LE),
-        view.getFloat64(offset + kRejected.orderId, LE),
+        (view.getFloat64(offset + kRejected.orderId, LE) as OrderId),
         view.getFloat64(offset + kRejected.owner, LE),
         view.getInt32(offset + kRejected.code, LE),
         view.getFloat64(offset + kRejected.time, LE),

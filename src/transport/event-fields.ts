@@ -6,16 +6,17 @@
  * one its book reproduces, and a divergence report shows both. Cold path: the byte comparison
  * decides almost every call, fields are decoded only when bytes differ.
  *
- * May import: transport/codec, transport/layout, engine/types (types only).
+ * May import: types/ids, transport/codec, transport/layout, engine/types (types only).
  */
 import type { Side } from '../engine/types.ts';
 import { decodeEvent, recordKind, recordLength, recordMarket } from './codec.ts';
 import { RecordKind } from './layout.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 /** An event record as named fields: what a divergence report shows and compares. */
 export interface EventFields {
   kind: string;
-  market: number;
+  market: MarketIndex;
   [field: string]: string | number;
 }
 
@@ -32,22 +33,22 @@ const fieldCollector = {
   put(fields: Record<string, number>) {
     Object.assign(this.out!, fields);
   },
-  onAccepted(seq: number, orderId: number, owner: number, side: Side, price: number, quantity: number, time: number) {
+  onAccepted(seq: number, orderId: OrderId, owner: number, side: Side, price: number, quantity: number, time: number) {
     this.put({ seq, orderId, owner, side, price, quantity, time });
   },
-  onRested(seq: number, orderId: number, owner: number, side: Side, price: number, remaining: number, time: number) {
+  onRested(seq: number, orderId: OrderId, owner: number, side: Side, price: number, remaining: number, time: number) {
     this.put({ seq, orderId, owner, side, price, remaining, time });
   },
-  onFill(seq: number, makerOrderId: number, takerOrderId: number, makerOwner: number, takerOwner: number, takerSide: Side, price: number, quantity: number, makerRemaining: number, takerRemaining: number, time: number) {
+  onFill(seq: number, makerOrderId: OrderId, takerOrderId: OrderId, makerOwner: number, takerOwner: number, takerSide: Side, price: number, quantity: number, makerRemaining: number, takerRemaining: number, time: number) {
     this.put({ seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, makerRemaining, takerRemaining, time });
   },
-  onCancelled(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number) {
+  onCancelled(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number) {
     this.put({ seq, orderId, owner, remaining, reason, time });
   },
-  onExpired(seq: number, orderId: number, owner: number, remaining: number, reason: number, time: number) {
+  onExpired(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number) {
     this.put({ seq, orderId, owner, remaining, reason, time });
   },
-  onRejected(seq: number, orderId: number, owner: number, code: number, time: number) {
+  onRejected(seq: number, orderId: OrderId, owner: number, code: number, time: number) {
     this.put({ seq, orderId, owner, code, time });
   },
   onLevel(seq: number, side: Side, price: number, quantity: number, time: number) {

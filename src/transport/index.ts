@@ -7,7 +7,7 @@
  * (market-link.ts, the application's `MarketRouter`) and the market thread itself
  * (market-worker.ts), and how any worker thread is started from source or compiled
  * (spawn-worker.ts).
- * May import: engine/types, engine/fast-book, config/market, node:worker_threads, node:url,
+ * May import: types/ids, engine/types, engine/fast-book, config/market, app/ports (types), node:worker_threads, node:url,
  * node:path, node:module.
  *
  * Invariants: one producer and one consumer per ring; a full command ring is reported before

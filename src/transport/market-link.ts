@@ -12,6 +12,9 @@
  * `onStopped` with a reason naming its markets; from then on `problem()` says it, the drain
  * loop ends and requests to it fail at once — nothing waits on a thread that is gone. An end
  * asked for (`close`, `terminate`) is not reported.
+ *
+ * `spawnMarketLinks` starts an exchange's market threads; `routerOver` is the application's
+ * `MarketRouter` (app/ports) over them.
  */
 import type { Worker } from 'node:worker_threads';
 import type { MarketSpec } from '../config/market.ts';
@@ -20,6 +23,8 @@ import { Ring } from './ring.ts';
 import { RecordBuffer, encodeCancel, encodeCancelAll, encodeExpire, encodePlace, recordLength } from './codec.ts';
 import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import type { MarketThreadData } from './market-worker.ts';
+import type { MarketRouter } from '../app/ports.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export type RecordHandler = (view: DataView, bytes: Uint8Array, offset: number) => void;
 
@@ -143,25 +148,25 @@ export class MarketLink {
     }
   }
 
-  place(market: number, cmd: PlaceOrder): void {
+  place(market: MarketIndex, cmd: PlaceOrder): void {
     const slot = this.target();
     encodePlace(slot.view, slot.bytes, slot.offset, market, cmd);
     this.commit(slot);
   }
 
-  cancel(market: number, orderId: number, owner: number, time: number): void {
+  cancel(market: MarketIndex, orderId: OrderId, owner: number, time: number): void {
     const slot = this.target();
     encodeCancel(slot.view, slot.offset, market, orderId, owner, time);
     this.commit(slot);
   }
 
-  cancelAll(market: number, owner: number, time: number, reason: number): void {
+  cancelAll(market: MarketIndex, owner: number, time: number, reason: number): void {
     const slot = this.target();
     encodeCancelAll(slot.view, slot.offset, market, owner, time, reason);
     this.commit(slot);
   }
 
-  expire(market: number, time: number): void {
+  expire(market: MarketIndex, time: number): void {
     const slot = this.target();
     encodeExpire(slot.view, slot.offset, market, time);
     this.commit(slot);
@@ -172,8 +177,8 @@ export class MarketLink {
     return this.request('snapshot') as Promise<BookSnapshot[]>;
   }
 
-  stateHashes(): Promise<{ market: number; hash: string }[]> {
-    return this.request('stateHash') as Promise<{ market: number; hash: string }[]>;
+  stateHashes(): Promise<{ market: MarketIndex; hash: string }[]> {
+    return this.request('stateHash') as Promise<{ market: MarketIndex; hash: string }[]>;
   }
 
   private request(kind: 'snapshot' | 'stateHash'): Promise<unknown> {
@@ -219,4 +224,33 @@ export class MarketLink {
     this.commands.close();
     await this.worker.terminate();
   }
+}
+
+/**
+ * The market threads of an exchange: `markets` split over `threads` threads round-robin, each
+ * starting from its books in `startBooks`, all handing their records to one sink.
+ */
+export function spawnMarketLinks(
+  markets: readonly MarketSpec[],
+  threads: number,
+  startBooks: ReadonlyMap<number, BookSnapshot>,
+  onRecord: RecordHandler,
+  onBatch: () => void,
+  onStopped: (reason: string) => void,
+): MarketLink[] {
+  const groups: MarketSpec[][] = Array.from({ length: Math.max(1, Math.min(threads, markets.length)) }, () => []);
+  markets.forEach((m, i) => groups[i % groups.length].push(m));
+  return groups.map((group) => new MarketLink(group, startBooks, onRecord, onBatch, onStopped));
+}
+
+/** The application's `MarketRouter` over the threads: each book command to the thread of its market. */
+export function routerOver(links: readonly MarketLink[]): MarketRouter {
+  const linkOf: MarketLink[] = [];
+  for (const link of links) for (const m of link.markets) linkOf[m.index] = link;
+  return {
+    place: (market, cmd) => linkOf[market].place(market, cmd),
+    cancel: (market, orderId, owner, time) => linkOf[market].cancel(market, orderId, owner, time),
+    cancelAll: (market, owner, time, reason) => linkOf[market].cancelAll(market, owner, time, reason),
+    expire: (market, time) => linkOf[market].expire(market, time),
+  };
 }

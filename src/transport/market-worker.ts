@@ -14,11 +14,12 @@ import { FastOrderBook } from '../engine/fast-book.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
 import { Ring } from './ring.ts';
 import { BookEventWriter, decodeCommand, ringSink, writeDone, recordMarket, type CommandHandler } from './codec.ts';
+import type { MarketIndex } from '../types/ids.ts';
 
 export interface MarketThreadData {
   commands: SharedArrayBuffer;
   events: SharedArrayBuffer;
-  markets: { index: number; minSizeLots: number; snapshot: BookSnapshot | null }[];
+  markets: { index: MarketIndex; minSizeLots: number; snapshot: BookSnapshot | null }[];
 }
 
 const data = workerData as MarketThreadData;

@@ -29,7 +29,7 @@
  * already past half the limit, and on every connection once half the limit has been published
  * since they were last all read (and every `SWEEP_MS` for what uWS writes itself: pongs).
  * Heartbeats every `heartbeatMs` on every connection; `ping` is answered `pong`.
- * May import: config/, history/, engine/types, auth/, http/ (codes, views, uws types),
+ * May import: types/ids, config/, history/, engine/types, auth/, http/ (codes, views, uws types),
  * sequencer/feed-relay and app/depth-mirror (what the sequencer hands the feeds), ws/, pino.
  */
 import type { Logger } from 'pino';
@@ -48,6 +48,7 @@ import { statsView } from '../http/routes/account-stats.ts';
 import type { AccountReadPort } from '../http/ports.ts';
 import type { HttpServer, SocketConnection, SocketEndpoint } from '../http/uws.ts';
 import { accountEventMessage, bookDelta, bookSnapshot, candleMessage, CHECKSUM_LEVELS, pricesMessage, summaryMessage, tradesMessage, type PriceFigures } from './messages.ts';
+import type { MarketIndex } from '../types/ids.ts';
 
 export interface FeedLimits {
   connectionsPerAddress: number;
@@ -97,14 +98,14 @@ export interface FeedPorts {
   markets: readonly MarketSpec[];
   /** Each market's book at start (before any frame). */
   startBooks: readonly DepthMirror[];
-  prices(market: number): PriceFigures;
+  prices(market: MarketIndex): PriceFigures;
   history: Pick<MarketHistory, 'candles' | 'summary24h'>;
   accounts: Pick<AccountReadPort['ledger'], 'findOwner' | 'identity' | 'stats'>;
   delegations: Pick<DelegationStore, 'authorizeCaller'>;
   tokens: Pick<AccessTokens, 'verify'>;
   accountEvents: AccountEventReader;
   /** Resolves once every journal record so far is flushed and its history written. */
-  settle(): Promise<void>;
+  durableAndWritten(): Promise<void>;
   clock(): number;
   logger: Logger;
   limits?: Partial<FeedLimits>;
@@ -213,7 +214,7 @@ export class Feeds implements FeedSink {
     this.timers.length = 0;
     for (const timer of this.windows) clearTimeout(timer);
     this.windows.fill(undefined);
-    for (let market = 0; market < this.unpublished.length; market++) this.publishMarket(market);
+    for (const market of this.ports.markets) this.publishMarket(market.index);
   }
 
   // ── connections ──────────────────────────────────────────────────────────────────────────
@@ -463,7 +464,7 @@ export class Feeds implements FeedSink {
     if (set === undefined) this.followers.set(c.name, (set = new Set()));
     set.add(follower);
     try {
-      await this.ports.settle();
+      await this.ports.durableAndWritten();
     } catch {
       this.error(conn, undefined, failure(GatewayCode.DatabaseFailure).body, c.name);
       this.leave(conn, c.name);
@@ -525,7 +526,7 @@ export class Feeds implements FeedSink {
 
   /** Public changes go out with their market's next publish (at once if the last is a window ago); account events now. */
   frame(frame: FeedFrame): void {
-    const touched = new Set<number>();
+    const touched = new Set<MarketIndex>();
     for (const delta of frame.books) {
       const u = this.unpublishedOf(delta.market);
       for (const [price, quantity] of delta.bids) u.bids.set(price, quantity);
@@ -545,7 +546,7 @@ export class Feeds implements FeedSink {
     if (frame.accounts.length > 0) this.publishAccounts(frame.accounts);
   }
 
-  private unpublishedOf(market: number): Unpublished {
+  private unpublishedOf(market: MarketIndex): Unpublished {
     const sequence = this.books[market].sequence;
     return (this.unpublished[market] ??= { previous: sequence, sequence, bids: new Map(), asks: new Map(), trades: [] });
   }
@@ -556,7 +557,7 @@ export class Feeds implements FeedSink {
    * exchange's clock (`ports.clock`, which stamps messages): the timer that ends it is a real
    * one, and a clock a test or an operator sets must not stretch or skip it.
    */
-  private schedule(market: number): void {
+  private schedule(market: MarketIndex): void {
     if (this.closing) return this.publishMarket(market);
     if (this.windows[market] !== undefined) return;
     const wait = this.publishedAt[market] + this.limits.publishEveryMs - performance.now();
@@ -571,7 +572,7 @@ export class Feeds implements FeedSink {
   }
 
   /** The market's merged delta onto the published book, then its trades and prices. */
-  private publishMarket(index: number): void {
+  private publishMarket(index: MarketIndex): void {
     const u = this.unpublished[index];
     if (u === null) return;
     this.unpublished[index] = null;

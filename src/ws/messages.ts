@@ -108,7 +108,7 @@ export function accountEventMessage(channel: string, markets: readonly MarketSpe
   const head = { channel, type: e.kind, sequence: e.seq };
   switch (e.kind) {
     case 'order': {
-      const order = e.order as unknown as OrderLike;
+      const order: OrderLike = e.order;
       // The registry's own status: `triggered` is shown here, the instant a conditional order fires.
       return JSON.stringify({ ...head, order: { ...orderView(markets, order), status: order.status } });
     }

@@ -73,7 +73,7 @@ export const ALICE_LONG_5_PAIR_TP_110_SL_95: PlacePair = {
 };
 
 /** Alice's resting buy of 10 at 100 (the engine's order 50), unfilled. */
-export const ALICE_PARENT_BUY_10_AT_100 = { orderId: 50, owner: ALICE.owner, side: Buy, settled: 0 } as const;
+export const ALICE_PARENT_BUY_10_AT_100 = { orderId: 50, owner: ALICE.owner, side: Buy, filled: 0 } as const;
 
 /** A pair of 8 lots attached to Alice's parent buy 50: TP 110 (id 21), SL 95 (id 22). */
 export const ALICE_PAIR_8_ON_PARENT_50: PlacePair = {

@@ -85,7 +85,7 @@ conditionalTest('a pair arming with a leg the mark already crossed fires that le
 
 conditionalTest('a parent already partly filled arms the pair at placement', ({ book, events }) => {
   book.onMark(MARK_100, T0);
-  book.placePair({ ...PAIR, parent: { ...ALICE_PARENT_BUY_10_AT_100, settled: 6 } });
+  book.placePair({ ...PAIR, parent: { ...ALICE_PARENT_BUY_10_AT_100, filled: 6 } });
   assert.deepEqual(events.take().map((e) => e.type === 'armed' && e.quantity), [6, 6]);
   book.onMark(96, T0 + 1);
   book.onMark(95, T0 + 2);

@@ -91,7 +91,7 @@ class Driver {
           takeProfit: trigger(this.nextId, c.owner, TriggerKind.TakeProfit, c.side, c.tp, 0, 0, t, c.quantity),
           stopLoss: trigger(this.nextId + 1, c.owner, TriggerKind.StopLoss, c.side, c.sl, 0, 0, t, c.quantity + 1),
           parentOrderId: c.parent,
-          parent: c.parent === 0 ? undefined : { orderId: c.parent, owner: c.owner, side: -c.side as 1 | -1, settled: c.settled },
+          parent: c.parent === 0 ? undefined : { orderId: c.parent, owner: c.owner, side: -c.side as 1 | -1, filled: c.settled },
           position: c.position,
           time: t,
         });

@@ -18,7 +18,7 @@ bookTest('a buy on an empty book rests and reports its level', ({ book, events }
   assert.equal(book.bestBid(), 10);
   assert.equal(book.bestAsk(), 0);
   assert.deepEqual(book.order(1), {
-    orderId: 1, owner: 11, account: 1, side: 1, price: 10, quantity: 5, remaining: 5, settled: 0, flags: 0,
+    orderId: 1, owner: 11, account: 1, side: 1, price: 10, quantity: 5, remaining: 5, filled: 0, flags: 0,
     expiresAt: 0, clientId: null, status: 'new', createdAt: T0, updatedAt: T0, lastUpdateSequenceNumber: 2,
   });
 });
@@ -37,7 +37,7 @@ bookTest('a crossing sell trades at the resting buy price and updates the maker'
   ]);
   const maker = book.order(1);
   assert.equal(maker?.remaining, 2);
-  assert.equal(maker?.settled, 3);
+  assert.equal(maker?.filled, 3);
   assert.equal(maker?.status, 'partiallyFilled');
   assert.equal(maker?.updatedAt, T0 + 5);
   assert.equal(maker?.createdAt, T0);

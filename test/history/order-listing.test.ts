@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { ALICE_BUY_20_AT_95000_OPEN } from '../fixtures/orders.ts';
 import { HistoryReader, SearchTooBroad } from '../../src/history/reader.ts';
 import type { OrderQuery, OrderRecord } from '../../src/history/types.ts';
-import type { OrderStatus } from '../../src/app/order-vocabulary.ts';
+import type { OrderStatus } from '../../src/types/orders.ts';
 import { isTerminal } from '../../src/app/order-registry.ts';
 import { openTempHistory, type TempHistory } from './temp-store.ts';
 
@@ -18,7 +18,7 @@ const T0 = Date.UTC(2026, 10, 24, 12, 0, 0);
 const OWNER = 7;
 
 function order(orderId: number, status: OrderStatus, createdAt: number, updatedAt: number, marketIndex = 0, orderType: OrderRecord['orderType'] = 'limit'): OrderRecord {
-  return { ...ALICE_BUY_20_AT_95000_OPEN, orderId, owner: OWNER, market: marketIndex, marketIndex, orderType, status, createdAt, updatedAt, price: 10, remaining: 1 };
+  return { ...ALICE_BUY_20_AT_95000_OPEN, orderId, owner: OWNER, market: marketIndex, orderType, status, createdAt, updatedAt, price: 10, remaining: 1 };
 }
 
 /** What a listing should answer: each order's latest state, filtered, newest first (time, then orderId), `limit` of them. */
@@ -26,7 +26,7 @@ function naive(latest: Iterable<OrderRecord>, q: OrderQuery): number[] {
   const at = (o: OrderRecord) => (q.by === 'created' ? o.createdAt : o.updatedAt);
   return [...latest]
     .filter((o) => (q.from === undefined || at(o) >= q.from) && (q.to === undefined || at(o) < q.to))
-    .filter((o) => (q.statuses === undefined || q.statuses.has(o.status)) && (q.marketIndex === undefined || o.marketIndex === q.marketIndex) && (q.orderTypes === undefined || q.orderTypes.has(o.orderType)))
+    .filter((o) => (q.statuses === undefined || q.statuses.has(o.status)) && (q.marketIndex === undefined || o.market === q.marketIndex) && (q.orderTypes === undefined || q.orderTypes.has(o.orderType)))
     .sort((a, b) => at(b) - at(a) || b.orderId - a.orderId)
     .slice(0, q.limit)
     .map((o) => o.orderId);
@@ -59,7 +59,7 @@ const queryArb = fc.record(
     limit: fc.integer({ min: 1, max: 12 }),
     statuses: statusFilterArb,
     marketIndex: fc.integer({ min: 0, max: 2 }),
-    orderTypes: fc.constantFrom<ReadonlySet<string>>(new Set(['limit']), new Set(['twap', 'stopLoss'])),
+    orderTypes: fc.constantFrom<ReadonlySet<OrderRecord['orderType']>>(new Set(['limit']), new Set(['twap', 'stopLoss'])),
   },
   { requiredKeys: ['limit', 'by'] },
 );

@@ -49,7 +49,7 @@ test('once the projection thread dies, a reply waiting for history gets no answe
   const reply = projections.caughtUp(1).then(() => 'resolved', () => 'rejected');
   const outcome = await Promise.race([reply, new Promise((resolve) => setTimeout(() => resolve('no answer'), 200))]);
   assert.equal(outcome, 'no answer');
-  await assert.rejects(projections.settle(), /projection thread exited/);
+  await assert.rejects(projections.allWritten(), /projection thread exited/);
 });
 
 test('on the projection thread: caughtUp resolves once the batch is written and readable here', async () => {

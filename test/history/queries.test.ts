@@ -112,7 +112,7 @@ test('fills: per subaccount, newest first, by market, from/to in ms, limit', () 
 test('orders: the latest state by orderId, listed by updatedAt or createdAt with filters', () => {
   const h = openTempHistory();
   const order = (orderId: number, status: OrderRecord['status'], createdAt: number, updatedAt: number, marketIndex = 0): OrderRecord => ({
-    ...ALICE_BUY_20_AT_95000_OPEN, orderId, owner: 7, market: marketIndex, marketIndex, status, createdAt, updatedAt, price: 10, remaining: 1,
+    ...ALICE_BUY_20_AT_95000_OPEN, orderId, owner: 7, market: marketIndex, status, createdAt, updatedAt, price: 10, remaining: 1,
   });
   h.write((w) => {
     w.onOrderUpdate(order(1, 'new', T0, T0));

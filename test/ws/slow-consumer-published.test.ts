@@ -95,7 +95,7 @@ test('a subscriber stalled on published messages is closed right after the publi
     delegations: nothing,
     tokens: nothing,
     accountEvents: nothing,
-    settle: async () => {},
+    durableAndWritten: async () => {},
     clock: () => 1_800_000_000_000,
     logger: pino({ level: 'silent' }),
     // Every frame published at once: each is a pass over the subscribers.

@@ -11,7 +11,7 @@
  * Terms compare by value in the market's units, so a price sent as "1.50" then "1.5" is the same.
  * A reduce-only order's quantity is the size the book accepted (capped to the position), so a
  * replay asking for more than the accepted size of a reduce-only order is still the same order.
- * May import: http/, engine/types, app/order-registry (types), numeric/decimal, config/market.
+ * May import: types/ids, http/, engine/types, app/order-registry (types), numeric/decimal, config/market.
  */
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { RATE_SCALE } from '../../config/market.ts';
@@ -19,6 +19,7 @@ import { formatOrderId, OrderFlag } from '../../engine/types.ts';
 import type { OrderState } from '../../app/order-registry.ts';
 import type { HttpReply } from '../uws.ts';
 import type { OrderIntent } from './order.ts';
+import type { OrderId } from '../../types/ids.ts';
 
 type Existing = Pick<
   OrderState,
@@ -60,7 +61,7 @@ export const CLIENT_ID_IN_USE = [
  * The 409 of a clientId already on an open order, naming it, and the order and what differs when
  * the caller may see that order (`orderId` undefined when it belongs to a subaccount it may not).
  */
-export function clientIdInUse(clientId: string, orderId?: number, differing: readonly string[] = []): HttpReply {
+export function clientIdInUse(clientId: string, orderId?: OrderId, differing: readonly string[] = []): HttpReply {
   const order = orderId === undefined ? 'an open order of this account' : `open order ${formatOrderId(orderId)}`;
   const why = differing.length === 0 ? '' : ` with a different ${differing.join(', ')}`;
   return {

@@ -8,11 +8,12 @@ import { findMarket, priceToTicks, quantityToLots, lotsToQuantity, RATE_SCALE, t
 import { formatDecimal, parseDecimal } from '../../numeric/decimal.ts';
 import { OrderFlag, Side, parseOrderId } from '../../engine/types.ts';
 import { canonicalOrderType, type OrderRequest } from '../../auth/typed-data.ts';
-import type { OrderType } from '../../app/order-vocabulary.ts';
+import type { OrderType } from '../../types/orders.ts';
 import type { BatchOrder } from '../../app/commands.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
+import type { OrderId } from '../../types/ids.ts';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -177,7 +178,7 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
   }
   if (orderType === 'trailingStop' && trailingPercent === null) return bad(OrderText.trailingRequired);
   if (orderType !== 'trailingStop' && trailingPercent !== null) return bad(OrderText.trailingNotAllowed, orderType);
-  let parentOrderId: number | null = null;
+  let parentOrderId: OrderId | null = null;
   if (body.parentOrderId !== undefined && body.parentOrderId !== null && body.parentOrderId !== '') {
     const id = parseOrderId(body.parentOrderId);
     if (id === undefined) return bad(OrderText.parentNotOrderId);
@@ -190,7 +191,7 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
       market,
       account: body.account.toLowerCase(),
       subaccountIndex: body.subaccountIndex,
-      orderType: orderType as OrderType,
+      orderType,
       side: lots > 0 ? Side.Buy : Side.Sell,
       price,
       quantity: Math.abs(lots),

@@ -18,15 +18,16 @@ import type { HttpReply, HttpRequest, Route } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 import { ACCOUNT_NOT_FOUND, BAD_FIELDS, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
+import type { MarketIndex } from '../../types/ids.ts';
 
 export interface OperatorPort {
   submit(command: Command): Promise<Outcome>;
   /** Takes a snapshot now; resolves with its journal sequence number once saved. */
   snapshot(): Promise<number>;
   /** The hash of the whole state (the sequencer's machine and every book), and the first broken invariant or null. */
-  stateHash(): Promise<{ exchange: string; books: { market: number; hash: string }[]; lastSeq: number; problem: string | null; money: Record<string, string> }>;
+  stateHash(): Promise<{ exchange: string; books: { market: MarketIndex; hash: string }[]; lastSeq: number; problem: string | null; money: Record<string, string> }>;
   /** The testnet's built-in feed, whose markets an operator-set price holds; absent on mainnet. */
-  indexFeed?: { hold(market: number, ticks: number): void; release(market: number): void };
+  indexFeed?: { hold(market: MarketIndex, ticks: number): void; release(market: MarketIndex): void };
 }
 
 export interface OperatorRouteOptions {

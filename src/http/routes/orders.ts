@@ -22,7 +22,7 @@ import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '..
 import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
 import { ExchangeCode } from '../../app/codes.ts';
-import { ORDER_TYPES, type OrderStatus } from '../../app/order-vocabulary.ts';
+import { SIGNED_ORDER_TYPES, type OrderStatus, type SignedOrderType } from '../../types/orders.ts';
 import { isTerminal, type OrderState } from '../../app/order-registry.ts';
 import type { OrderQuery } from '../../history/types.ts';
 import { SEARCH_LIMIT, SearchTooBroad } from '../../history/reader.ts';
@@ -41,6 +41,7 @@ import type { DeclaredRoute, DocumentedError, Endpoint } from '../endpoint.ts';
 import { signingRules } from '../../auth/typed-data.ts';
 import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_NOT_FOUND, ORDER_REFUSALS, OVERLOADED, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
+import type { MarketIndex, OrderId } from '../../types/ids.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 
 /** Most orders in one batch (limit batches, TWAP slices, iceberg children). */
@@ -83,8 +84,7 @@ const STATUS_FILTERS: Readonly<Record<string, ReadonlySet<OrderStatus>>> = {
   closed: new Set(['filled', 'cancelled', 'expired', 'rejected']),
 };
 /** The list filter's order types, in any letter case; `unsupported` is the EIP-712 enum's zero (never placed, so it matches nothing). */
-const LISTED_ORDER_TYPES = ['unsupported', ...ORDER_TYPES];
-const ORDER_TYPE_FILTERS = new Map(LISTED_ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
+const ORDER_TYPE_FILTERS = new Map(SIGNED_ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
 
 
 /** GET and DELETE /account/order. */
@@ -98,7 +98,7 @@ const CANCEL_ALL_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, param('sy
 /** GET /account/orders. */
 const ORDER_LIST_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
-  param('orderType', { type: 'array', items: { type: 'string', enum: LISTED_ORDER_TYPES } }, 'one or more order types: repeat the parameter or separate them by commas'),
+  param('orderType', { type: 'array', items: { type: 'string', enum: [...SIGNED_ORDER_TYPES] } }, 'one or more order types: repeat the parameter or separate them by commas'),
   param('status', { type: 'string', enum: Object.keys(STATUS_FILTERS) }, 'open = new or partiallyFilled; active = open, untriggered or a pending TWAP/iceberg child; filled; closed = filled, cancelled, expired or rejected'),
   param('symbol', { type: 'string' }, 'one market'),
   param('createdFrom', int(0), 'ms, created on or after (not with updated*)'),
@@ -215,7 +215,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
   };
 
   /** The order as it stands now: open or recently finished in memory, else finished in history. */
-  const current = (orderId: number): OrderLike | undefined => {
+  const current = (orderId: OrderId): OrderLike | undefined => {
     return orders.recent(orderId) ?? orders.stored(orderId);
   };
 
@@ -492,7 +492,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
     const statusText = q.get('status');
     const statuses = statusText === undefined ? undefined : STATUS_FILTERS[statusText];
     if (statusText !== undefined && statuses === undefined) return failure(GatewayCode.InvalidField, RouteText.statusFilter);
-    let orderTypes: Set<string> | undefined;
+    let orderTypes: Set<SignedOrderType> | undefined;
     const typeText = q.get('orderType');
     if (typeText !== undefined) {
       orderTypes = new Set();
@@ -502,7 +502,7 @@ export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
         orderTypes.add(type);
       }
     }
-    let marketIndex: number | undefined;
+    let marketIndex: MarketIndex | undefined;
     const symbol = q.get('symbol');
     if (symbol !== undefined) {
       const market = findMarket(markets, symbol);

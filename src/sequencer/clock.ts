@@ -1,0 +1,90 @@
+/**
+ * @module sequencer/clock
+ *
+ * The commands time alone produces, submitted through the sequencer like any other: a `Tick`
+ * every `tickMs` (expiry, funding samples, liquidations) with, on testnet, the built-in feed's
+ * next index prices (sequencer/testnet-feed); and a `Release` for a market whose conditional
+ * timer is due (a TWAP slice, an untriggered order's expiry), checked every RELEASE_POLL_MS so it
+ * comes at its due time, not at the next tick. A journaled `Release` carries the time, so a
+ * replay releases at the same points.
+ *
+ * While `idle()` says so (the sequencer is overloaded, or this node may not write: a primary
+ * whose lease lapsed) the clock submits nothing: a deposed primary's journal then stays a prefix
+ * of the stream, so it can follow it (replication/node).
+ * May import: sequencer/, app/commands, app/exchange (types), config/market (types).
+ */
+import { CommandKind, type Command } from '../app/commands.ts';
+import type { Exchange } from '../app/exchange.ts';
+import type { MarketSpec } from '../config/market.ts';
+import type { TestnetFeed } from './testnet-feed.ts';
+import type { Outcome } from './sequencer.ts';
+
+/** How often the conditional timers are checked for a due TWAP slice or expiry (ms): their precision. */
+export const RELEASE_POLL_MS = 5;
+
+export interface ClockOptions {
+  submit: (command: Command) => Promise<Outcome>;
+  exchange: Pick<Exchange, 'nextDueAt' | 'ledger'>;
+  markets: readonly MarketSpec[];
+  /** The testnet's index feed; null on mainnet (index prices come from the operator). */
+  feed: TestnetFeed | null;
+  now: () => number;
+  /** Milliseconds between ticks. */
+  tickMs: number;
+  /** True while nothing may be submitted (see the module header). */
+  idle: () => boolean;
+  logger: { error(fields: Record<string, unknown>, message: string): void };
+}
+
+export class ExchangeClock {
+  private ticker: NodeJS.Timeout | undefined;
+  private releaser: NodeJS.Timeout | undefined;
+  /** A `Release` of this market is on its way: the next poll does not send another. */
+  private readonly releasing: boolean[];
+
+  constructor(private readonly options: ClockOptions) {
+    this.releasing = options.markets.map(() => false);
+  }
+
+  /**
+   * Every market gets its index (and so its mark) before the gateway serves: a fresh testnet's
+   * first prices are journaled now, not a tick later (GET /price never shows a null index).
+   */
+  async primePrices(): Promise<void> {
+    const { feed, exchange, markets, submit, now } = this.options;
+    const unpriced = feed?.resumeFrom(markets.map((m) => exchange.ledger.prices(m.index).index)) ?? [];
+    await Promise.all(unpriced.map(({ market, price }) => submit({ kind: CommandKind.IndexPrice, time: now(), market, price })));
+  }
+
+  start(): void {
+    this.ticker = setInterval(() => this.tick(), this.options.tickMs);
+    this.releaser = setInterval(() => this.release(), RELEASE_POLL_MS);
+  }
+
+  stop(): void {
+    clearInterval(this.ticker);
+    clearInterval(this.releaser);
+  }
+
+  private tick(): void {
+    const { feed, submit, now, idle, logger } = this.options;
+    if (idle()) return;
+    const time = now();
+    if (feed !== null) for (const { market, price } of feed.step()) void submit({ kind: CommandKind.IndexPrice, time, market, price }).catch(() => {});
+    submit({ kind: CommandKind.Tick, time }).catch((error) => logger.error({ err: error }, 'tick failed'));
+  }
+
+  private release(): void {
+    const { exchange, markets, submit, now, idle, logger } = this.options;
+    if (idle()) return;
+    const time = now();
+    for (const m of markets) {
+      const due = exchange.nextDueAt(m.index);
+      if (due === 0 || due > time || this.releasing[m.index]) continue;
+      this.releasing[m.index] = true;
+      submit({ kind: CommandKind.Release, time, market: m.index })
+        .catch((error) => logger.error({ err: error }, 'release failed'))
+        .finally(() => (this.releasing[m.index] = false));
+    }
+  }
+}

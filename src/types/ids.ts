@@ -1,0 +1,49 @@
+/**
+ * @module types/ids
+ *
+ * The identifiers every room passes around, as branded types: a market index, an orderId and
+ * the ledger's interned account index are all numbers at run time, and the compiler keeps them
+ * apart — a `MarketIndex` never goes where an `OrderId` or an `AccountIndex` is asked for
+ * (nautilus_trader's model: an identifier is its own type). The brands are types only: nothing
+ * is allocated or checked on a hot path, a branded number is the number. An account's address
+ * is auth/address `Address` (lowercase `0x` + 40 hex digits, made by `toAddress`).
+ *
+ * The brand is optional (`[brand]?`): a plain number still passes for any identifier, so the
+ * cores' tests write `book.cancel(1, 11, T0)` as before; two identifiers of different kinds never
+ * pass for each other. Making it required (drop the `?`) turns every unbranded number into a
+ * compile error — 547 sites in test/, bench/ and sim/ at the time of writing, none in src/.
+ *
+ * Each brand is made in one place, where the value enters the process: the markets file
+ * (config/market), the codec's decoders (transport/codec), snapshot and history restore, the
+ * HTTP parsers (engine/types `parseOrderId`), or the function that allocates it (`orderIdOf`,
+ * the ledger's account registry).
+ * Everywhere else a branded value is only passed on.
+ * May import: nothing.
+ */
+
+declare const brand: unique symbol;
+/** `T` known to be a `B`: assignable to `T`; a `T` branded otherwise is not a `B` (see the header). */
+type Brand<T, B extends string> = T & { readonly [brand]?: B };
+
+/** A market's position in the markets file (0, 1, 2…): `MarketSpec.index`. */
+export type MarketIndex = Brand<number, 'MarketIndex'>;
+/** An order's id: the market index in its high bits, the market's order counter below (engine/types `orderIdOf`). */
+export type OrderId = Brand<number, 'OrderId'>;
+/** A wallet address interned by the ledger: what the books compare for self-trade prevention and clientIds. */
+export type AccountIndex = Brand<number, 'AccountIndex'>;
+
+/** Where a record or a field has room for an orderId and holds none (a position-attached pair's parent, say). */
+export const NO_ORDER = 0 as OrderId;
+
+/** The account index of no account: the ledger interns from 1. */
+export const NO_ACCOUNT = 0 as AccountIndex;
+
+/** A market index read from a record, a snapshot or a request that was checked against the markets. */
+export function asMarketIndex(n: number): MarketIndex {
+  return n as MarketIndex;
+}
+
+/** An account index read from a record or a snapshot, or handed out by the ledger. */
+export function asAccountIndex(n: number): AccountIndex {
+  return n as AccountIndex;
+}
