@@ -21,7 +21,7 @@
  * May import: types/ids, history/, lmdb types.
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
-import { FINAL_STATUS_CODE, finishedKind, KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, ORDER_TYPE_CODE, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
+import { changeKind, FINAL_STATUS_CODE, finishedKind, KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, ORDER_TYPE_CODE, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
 import type { RootDatabase } from 'lmdb';
 import type {
   AccountFillRecord,
@@ -68,12 +68,6 @@ function newestFirst(prefix: number[], from: number | undefined, to: number | un
     inclusiveEnd: true,
     reverse: true,
   };
-}
-
-/** The timeline kind an order's change in `status` is listed under: open changes, or its final status' range. */
-function changeKind(status: OrderRecord['status']): number {
-  const code = FINAL_STATUS_CODE.get(status);
-  return code === undefined ? TIMELINE_UPDATED : finishedKind(code);
 }
 
 /** Whether timeline entry `a` comes before `b` newest first: later, then a higher orderId, then a final status' range before the open changes'. */

@@ -72,14 +72,15 @@ export function createdKey(o: OrderRecord): number[] {
   return [o.owner, TIMELINE_CREATED, o.createdAt, o.orderId, o.market, typeCode(o)];
 }
 
-/** The entry of an order's terminal change, in the range of its final status `code`. */
-export function finishedKey(o: OrderRecord, code: number): number[] {
-  return [o.owner, finishedKind(code), o.updatedAt, o.orderId, o.market, typeCode(o)];
+/** The timeline kind an order's change in `status` is listed under: the open changes', or its final status' range. */
+export function changeKind(status: OrderStatus): number {
+  const code = FINAL_STATUS_CODE.get(status);
+  return code === undefined ? TIMELINE_UPDATED : finishedKind(code);
 }
 
-/** The entry of an order's change that leaves it open, at its updatedAt. */
-export function updatedKey(o: OrderRecord): number[] {
-  return [o.owner, TIMELINE_UPDATED, o.updatedAt, o.orderId, o.market, typeCode(o)];
+/** The entry of an order's change, at its updatedAt: among the open changes, or in the range of its final status. */
+export function changeKey(o: OrderRecord): number[] {
+  return [o.owner, changeKind(o.status), o.updatedAt, o.orderId, o.market, typeCode(o)];
 }
 
 /** Above every stored time and sequence: the open upper end of a range. */

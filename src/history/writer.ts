@@ -29,7 +29,7 @@
  * May import: types/ids, history/, config/, engine/types, app/order-registry (isTerminal).
  */
 import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type Candle, type CandleInterval, type CandleState } from './candles.ts';
-import { createdKey, fillKey, FINAL_STATUS_CODE, finishedKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, updatedKey, type HistoryDatabases } from './store.ts';
+import { changeKey, createdKey, fillKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, type HistoryDatabases } from './store.ts';
 import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
 import { isTerminal } from '../app/order-registry.ts';
 import type { MarketIndex } from '../types/ids.ts';
@@ -107,9 +107,7 @@ export class HistoryWriter {
     this.assertInBatch();
     const previous = this.dirtyOrders.get(order.orderId);
     // A change that leaves the order open, at a new time; or its terminal change, in the range of its final status.
-    const final = FINAL_STATUS_CODE.get(order.status);
-    if (final !== undefined) this.dbs.timeline.putSync(finishedKey(order, final), null);
-    else if (previous === undefined || previous.updatedAt !== order.updatedAt) this.dbs.timeline.putSync(updatedKey(order), null);
+    if (isTerminal(order.status) || previous === undefined || previous.updatedAt !== order.updatedAt) this.dbs.timeline.putSync(changeKey(order), null);
     if (previous === undefined && !this.createdIndexed.has(order.orderId)) {
       this.dbs.timeline.putSync(createdKey(order), null);
     }
