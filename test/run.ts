@@ -3,18 +3,23 @@
  *
  *  - `npm test` (no argument): every `*.test.ts` under test/, each behaviour in its fastest
  *    faithful form. The files of SCALE run small here (their own defaults: fewer kills, fewer
- *    events), every other file as it is. Files run in their own processes, CONCURRENCY at a
- *    time (`TEST_CONCURRENCY`, default 1), except SERIAL: the files that judge themselves by the wall clock run afterwards, one
- *    at a time, so a neighbour's CPU cannot make them late.
- *  - `--scale` (`npm run test:scale`): the files of SCALE again, one at a time, at scale (the
- *    environment beside each). `npm run test:all` runs both tiers.
+ *    events), every other file as it is. The files run in SHARDS processes side by side
+ *    (`TEST_SHARDS`, default 2, one per core), each process running its share one file after
+ *    another (test/shard.ts: a file's hooks belong to it, the sources load once per process);
+ *    shares are balanced by each file's duration in the last run (node_modules/.cache/test-durations.json,
+ *    the file's size until it has one). SERIAL — the files that judge themselves by the wall
+ *    clock — run afterwards in one process of their own, so a neighbour's CPU cannot make them late.
+ *  - `--scale` (`npm run test:scale`): the files of SCALE again, one process each, at scale
+ *    (the environment beside each). `npm run test:all` runs both tiers.
  *
- * Node 20's `--test` does not expand globs, so the files are listed here. Extra arguments are
- * passed through to node:test, e.g. `npm test -- --test-name-pattern=cancel`.
+ * A shard's report (node:test's spec reporter) is printed when the shard ends, whole, so that
+ * the reports of processes running side by side do not interleave. Extra arguments are passed
+ * through to node:test, e.g. `npm test -- --test-name-pattern=cancel`.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -56,8 +61,8 @@ const SERIAL = new Set([
 ]);
 
 /**
- * The longest files of the concurrent group, started first so that none of them is still
- * running alone at the end (node:test starts files in the order given).
+ * The longest files of the sharded group, handed out first so that none of them is still
+ * running alone at the end; the rest follow, largest first.
  */
 const LONGEST_FIRST = [
   'test/e2e/crash-scale.test.ts',
@@ -69,11 +74,8 @@ const LONGEST_FIRST = [
   'test/replication/fencing.test.ts',
 ];
 
-/**
- * Test files run at once in the concurrent group (most of their time is spent waiting on servers
- * they started). 1 until `TEST_CONCURRENCY=4` has three green runs in a row (docs/decisions.md).
- */
-const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 1);
+/** Processes running files side by side in `npm test`: one per core of this machine. */
+const SHARDS = Number(process.env.TEST_SHARDS ?? 2);
 
 function collect(dir: string, out: string[]): string[] {
   for (const name of readdirSync(dir).sort()) {
@@ -84,12 +86,43 @@ function collect(dir: string, out: string[]): string[] {
   return out;
 }
 
-/** Runs `files` with node:test, `concurrency` files at a time; true when every test passed. */
-function run(files: string[], concurrency: number, env: Record<string, string> = {}): boolean {
-  if (files.length === 0) return true;
-  const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...passThrough, ...files];
-  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
-  return result.status === 0;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * Runs `queue` in `shards` shard processes (test/shard.ts), each taking the next file when it
+ * is free; prints each file as it ends and each shard's report when the shard ends. True when
+ * every shard exited 0.
+ */
+async function runSharded(queue: string[], shards: number, env: Record<string, string> = {}): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), 'perp-test-queue-'));
+  writeFileSync(join(dir, 'queue.json'), JSON.stringify(queue));
+  const one = (n: number) =>
+    new Promise<boolean>((done) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', ...passThrough, 'test/shard.ts'], {
+        cwd: root,
+        env: { ...process.env, ...env, TEST_QUEUE: dir },
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      });
+      let report = '';
+      child.stdout!.on('data', (chunk) => (report += chunk));
+      child.stderr!.on('data', (chunk) => (report += chunk));
+      child.on('message', (m: { done: string; ms: number }) => console.log(`  ${m.done}  ${seconds(m.ms)}  (shard ${n})`));
+      child.on('close', (code, signal) => {
+        console.log(`\n── shard ${n}: ${signal ?? `exit ${code}`} ──\n${report}`);
+        done(code === 0);
+      });
+    });
+  const results = await Promise.all(Array.from({ length: Math.min(shards, queue.length) }, (_, i) => one(i + 1)));
+  rmSync(dir, { recursive: true, force: true });
+  return results.every(Boolean);
+}
+
+/** Runs `file` alone in a `node --test` process with `env`: the scale tier. */
+function runAlone(file: string, env: Record<string, string>): Promise<boolean> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...passThrough, file], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+    child.on('close', (code) => done(code === 0));
+  });
 }
 
 const scale = process.argv.includes('--scale');
@@ -99,12 +132,15 @@ for (const file of [...Object.keys(SCALE), ...SERIAL, ...LONGEST_FIRST]) {
   if (!all.includes(file)) throw new Error(`test/run.ts names ${file}, which is not a test file`);
 }
 
+const started = performance.now();
 let passed = true;
 if (scale) {
-  for (const [file, env] of Object.entries(SCALE)) passed = run([file], 1, env) && passed;
+  for (const [file, env] of Object.entries(SCALE)) passed = (await runAlone(file, env)) && passed;
 } else {
-  const concurrent = [...LONGEST_FIRST, ...all.filter((f) => !SERIAL.has(f) && !LONGEST_FIRST.includes(f))];
-  passed = run(concurrent, CONCURRENCY);
-  passed = run(all.filter((f) => SERIAL.has(f)), 1) && passed;
+  const size = (file: string) => statSync(join(root, file)).size;
+  const rest = all.filter((f) => !SERIAL.has(f) && !LONGEST_FIRST.includes(f)).sort((a, b) => size(b) - size(a));
+  passed = await runSharded([...LONGEST_FIRST, ...rest], SHARDS);
+  passed = (await runSharded(all.filter((f) => SERIAL.has(f)), 1)) && passed;
 }
+console.log(`${passed ? 'all tests passed' : 'FAILED'} in ${seconds(performance.now() - started)}`);
 process.exit(passed ? 0 : 1);

@@ -13,20 +13,21 @@
  * (no copy, no per-signature message): `count × (digest 32 ‖ signature 65)` followed by
  * `count × (flag 1 ‖ address 20)` that the worker fills in.
  *
- * May import: piscina, node:os, ./address, ./signature, ./recovery, ./codes, ./typed-data (types), ./signature-tasks.
+ * May import: piscina, node:os, transport/source-bundle, ./address, ./signature, ./recovery, ./codes, ./typed-data (types), ./signature-tasks.
  *
  * Invariants: every promise settles (null for an invalid signature, the lowercase address
  * otherwise); a malformed hex signature is answered on the main thread without a task;
  * results are exactly what `RecoveryBackend.recover` returns for the chosen backend.
- * TypeScript workers: worker threads inherit `process.execArgv`, so under `node --import tsx`
- * the worker file loads through tsx as well (test/auth/signature-pool.test.ts proves it);
- * compiled to dist/, the pool runs the compiled worker beside it (`WORKER`).
+ * TypeScript workers: from source, the pool's threads start on the worker's esbuild bundle
+ * (transport/source-bundle; test/auth/signature-pool.test.ts runs it);
+ * compiled to dist/, on the compiled worker beside this file (`WORKER`).
  * A thread that dies holding a task (piscina starts another in its place) costs its callers
  * nothing: recovery is pure, so the task runs once more; a task that fails twice rejects the
  * promises of its batch.
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { execArgvWithoutTsx, isCompiled, runnableModule } from '../transport/source-bundle.ts';
 import { bytesToHex, type Address } from './address.ts';
 import { loadRecoveryBackend, type BackendName } from './recovery.ts';
 import { signatureBytes } from './signature.ts';
@@ -65,7 +66,7 @@ interface Waiting {
 }
 
 /** The worker module beside this one: `.ts` from source, `.js` compiled (transport/spawn-worker's rule). */
-const WORKER = new URL(import.meta.url.endsWith('.js') ? './signature-worker.js' : './signature-worker.ts', import.meta.url).href;
+const WORKER = new URL(import.meta.url.endsWith('.js') ? './signature-worker.js' : './signature-worker.ts', import.meta.url);
 
 export class SignaturePool {
   readonly backend: BackendName;
@@ -93,7 +94,9 @@ export class SignaturePool {
     this.tasksPerThread = Math.max(1, options.tasksPerThread ?? 2);
     this.maxWaiting = Math.max(1, options.maxWaiting ?? 10_000);
     this.piscina = new Piscina({
-      filename: WORKER,
+      // From source, the threads start on the worker's bundle, without tsx (transport/source-bundle).
+      filename: runnableModule(WORKER).href,
+      ...(isCompiled(WORKER) ? {} : { execArgv: execArgvWithoutTsx() }),
       minThreads: this.threads,
       maxThreads: this.threads,
       // Tasks beyond the running one wait in the thread's own port, not in piscina's queue.

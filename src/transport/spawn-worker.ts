@@ -1,16 +1,16 @@
 /**
  * @module transport/spawn-worker
  *
- * Starts a worker thread on a module beside the caller, as this build has it: `.ts` when the
- * exchange runs from source (tests, `node --import tsx`), `.js` when it runs compiled from
- * dist/ (`npm start`). Node 20 does not carry `--import tsx` loader hooks into worker threads,
- * so a TypeScript worker first registers tsx's ESM hooks, then imports the file; a compiled one
- * is started directly.
+ * Starts a worker thread on a module beside the caller, as this build has it: `.js` when the
+ * exchange runs compiled from dist/ (`npm start`), started directly; `.ts` when it runs from
+ * source (tests, `node --import tsx`), started on the module's bundle (transport/source-bundle)
+ * with the parent's node options minus tsx — a thread loading the sources through tsx's hooks
+ * took about a second of CPU, five of them per exchange.
+ *
+ * May import: node:worker_threads, ./source-bundle.
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { execArgvWithoutTsx, isCompiled, runnableModule } from './source-bundle.ts';
 
 /** The module `name` (written `./x.ts`) beside `base` (the caller's `import.meta.url`), with the caller's own extension. */
 export function siblingModule(name: string, base: string): URL {
@@ -18,9 +18,6 @@ export function siblingModule(name: string, base: string): URL {
 }
 
 export function spawnWorker(file: URL, options: WorkerOptions = {}): Worker {
-  if (file.pathname.endsWith('.js')) return new Worker(file, options);
-  const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
-  const tsxApi = pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href;
-  const source = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(file.href)}); });`;
-  return new Worker(source, { ...options, eval: true });
+  if (isCompiled(file)) return new Worker(file, options);
+  return new Worker(runnableModule(file), { execArgv: execArgvWithoutTsx(), ...options });
 }

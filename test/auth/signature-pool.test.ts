@@ -1,4 +1,4 @@
-/** The worker pool (TypeScript workers through the inherited `--import tsx`) recovers many signers concurrently. */
+/** The worker pool (its TypeScript worker started on its esbuild bundle, transport/source-bundle) recovers many signers concurrently. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { secp256k1 } from '@noble/curves/secp256k1.js';

@@ -1,5 +1,5 @@
 /** EIP-712 digest: equal to viem and ethers for every action and random field values; published shape. */
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { hashTypedData } from 'viem';
@@ -11,7 +11,7 @@ import { ALICE, ALICE_BUY_5_AT_10_LIMIT, forViem, MAINNET, TESTNET, TESTNET_DOMA
 import { keccakReady } from '../../src/auth/keccak.ts';
 
 // The digests below are computed with the WebAssembly keccak the exchange uses, not the fallback.
-await keccakReady;
+before(() => keccakReady);
 
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${bytesToHex(b)}`);
 const text = fc.string({ unit: 'grapheme', maxLength: 24 });

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { TESTNET_OPERATOR_KEY } from '../../src/config/process.ts';
 import { OPERATOR_KEY_FAILURES } from '../../src/http/operator-key.ts';
 import { startTestExchange } from './harness.ts';
+import { nodeArgsFor } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const stateHash = (ex: { request: Function }, key: string, from: string) =>
@@ -33,7 +34,7 @@ test('guessing the operator key: a few 401s, then 429 with Retry-After for that 
 });
 
 function startMain(args: string[]): { status: number | null; stderr: string } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--data-dir', '/nonexistent/never-created', ...args], {
+  const run = spawnSync(process.execPath, [...nodeArgsFor('src/main.ts'), '--port', '0', '--data-dir', '/nonexistent/never-created', ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 30_000,

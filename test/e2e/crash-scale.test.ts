@@ -37,6 +37,7 @@ import { checkSignerAgainstViem, openAccounts, signOrder, type BenchTrader } fro
 import { eip712Domain } from '../../src/auth/typed-data.ts';
 import { PROFILES } from '../../src/config/profile.ts';
 import { seeded } from '../../bench/seeded.ts';
+import { bundleOf, nodeArgsFor } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EVENTS = Number(process.env.CRASH_SCALE_EVENTS ?? 20_000);
@@ -304,7 +305,7 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
 
   // The operator tool replays the whole journal to every snapshot's state hash.
   const verifyStarted = performance.now();
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/journal/cli.ts', 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', 'src/sequencer/replay-target.ts'], { cwd: ROOT, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', bundleOf('src/sequencer/replay-target.ts')], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /checksums, sequence and hash chain OK/);
   assert.match(run.stdout, /snapshots matched [1-9]\d*, mismatched 0/);

@@ -23,6 +23,7 @@ import { startServerProcess } from './server-process.ts';
 import { assertHistoryMatchesJournal } from './history-check.ts';
 import { LmdbJournalStorage } from '../../src/journal/lmdb-storage.ts';
 import { Snapshots } from '../../src/journal/snapshots.ts';
+import { nodeArgsFor } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'perp-damaged-'));
@@ -76,7 +77,7 @@ async function assertRefused(dir: string, message: RegExp): Promise<string> {
 }
 
 function journalTool(...args: string[]): { status: number | null; out: string } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/journal/cli.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   return { status: run.status, out: run.stdout + run.stderr };
 }
 

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeArgsFor } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,7 +22,7 @@ export interface DemoProcess {
 
 export async function startDemo(): Promise<DemoProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-demo-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/demo/main.ts', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgsFor('src/demo/main.ts'), '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<string>((resolve) => child.once('close', (code, signal) => resolve(signal ?? `exit code ${code}`)));
   const url = await new Promise<string>((resolve, reject) => {

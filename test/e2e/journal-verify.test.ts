@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestExchange, tempDataDir, fundedTraders } from './harness.ts';
+import { bundleOf, nodeArgsFor } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -19,7 +20,7 @@ test('the operator tool replays a journal through the cores to every snapshot\'s
   await alice.place({ price: '95100', quantity: '0.01' });
   await ex.stop();
 
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/journal/cli.ts', 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', 'src/sequencer/replay-target.ts'], {
+  const run = spawnSync(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', bundleOf('src/sequencer/replay-target.ts')], {
     cwd: ROOT,
     encoding: 'utf8',
   });

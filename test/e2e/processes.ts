@@ -1,5 +1,27 @@
-/** The processes a test started, read from Linux /proc: what `npm start` leaves running, and what it runs. */
+/**
+ * The processes a test starts and reads: how node runs one of the project's TypeScript entry
+ * points, and what Linux /proc says of a process (what `npm start` leaves running, what it runs).
+ */
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runnableModule } from '../../src/transport/source-bundle.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * node's arguments that run the TypeScript entry `file` (relative to the repository root): its
+ * bundle (transport/source-bundle), the same code `node --import tsx file` runs, without the
+ * second of CPU tsx spends loading it in every process.
+ */
+export function nodeArgsFor(file: string): string[] {
+  return ['--enable-source-maps', bundleOf(file)];
+}
+
+/** The path of the bundle of the TypeScript module `file` (relative to the repository root): a module another program imports, such as a journal replay hook. */
+export function bundleOf(file: string): string {
+  return fileURLToPath(runnableModule(pathToFileURL(join(ROOT, file))));
+}
 
 /** Every process below `pid`, children first. */
 export function descendants(pid: number): number[] {

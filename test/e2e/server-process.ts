@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiClient, type ApiClient } from './harness.ts';
-import { cpuSeconds } from './processes.ts';
+import { cpuSeconds, nodeArgsFor } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** How long a SIGTERM may take before the stop counts as hung (drain grace, snapshot, replication hand-over, with room for a loaded machine). */
@@ -78,7 +78,7 @@ export async function startServerProcess(args: readonly string[] = [], env: Reco
 
 /** `startServerProcess` without waiting for it to be ready. */
 export function spawnServerProcess(args: readonly string[] = [], env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'perp-server-'))): StartingServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], {
+  const child = spawn(process.execPath, [...nodeArgsFor('src/main.ts'), '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

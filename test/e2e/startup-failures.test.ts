@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnServerProcess } from './server-process.ts';
 import { freePort } from '../replication/nats-servers.ts';
+import { nodeArgsFor } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,7 +23,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 function start(args: string[], env: Record<string, string> = {}): { status: number | null; stderr: string } {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-startup-'));
   try {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], {
+    const run = spawnSync(process.execPath, [...nodeArgsFor('src/main.ts'), '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'info', ...env },
       encoding: 'utf8',

@@ -14,11 +14,12 @@ import { LmdbJournalStorage } from '../../src/journal/lmdb-storage.ts';
 import { RecordKind } from '../../src/transport/layout.ts';
 import { Snapshots } from '../../src/journal/snapshots.ts';
 import { CapturingLogger, payloadFor, tempDir } from './fixtures/journal-fixtures.ts';
+import { nodeArgsFor } from '../e2e/processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/journal/cli.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 

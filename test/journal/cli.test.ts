@@ -8,12 +8,13 @@ import { LmdbJournalStorage, openEnvironment } from '../../src/journal/lmdb-stor
 import { Snapshots } from '../../src/journal/snapshots.ts';
 import { RecordKind } from '../../src/transport/layout.ts';
 import { CapturingLogger, payloadFor, readAll, tempDir } from './fixtures/journal-fixtures.ts';
+import { bundleOf, nodeArgsFor } from '../e2e/processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const REPLAY_MODULE = fileURLToPath(new URL('./fixtures/count-replay.ts', import.meta.url));
+const REPLAY_MODULE = bundleOf('test/journal/fixtures/count-replay.ts');
 
 function cli(...args: string[]): { status: number | null; out: string } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/journal/cli.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
   return { status: run.status, out: run.stdout + run.stderr };
 }
 
