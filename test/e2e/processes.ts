@@ -15,7 +15,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * second of CPU tsx spends loading it in every process.
  */
 export function nodeArgsFor(file: string): string[] {
-  return ['--enable-source-maps', bundleOf(file)];
+  return [bundleOf(file)];
 }
 
 /** The path of the bundle of the TypeScript module `file` (relative to the repository root): a module another program imports, such as a journal replay hook. */
