@@ -9,6 +9,9 @@
  * Pipeline: `admitOrder` (R1, before the market thread) reserves a hold; the book's events come
  * back as `settleFill` and `releaseOrder` (R2). `checkLiquidations` returns orders the application
  * sends to the books (after `admitOrder(..., { liquidation: true })`).
+ * This class is the facade: it owns the records; the larger blocks are functions in their own
+ * files, handed the records as a context each declares (holds R1, settlement R2, insolvency
+ * liquidation/fund/ADL, funding-payments), moving money with moves.ts.
  *
  * Invariants (checked by `validateInternalState`):
  *  - Σcollateral + Σisolated margin − Σbasis + insuranceFund + feesCollected
@@ -21,13 +24,14 @@
  * (`shortfall` events), never a fee; `checkConservation` is the law above, exactly.
  * May import: types/ids, config/, engine/types, ledger/, numeric/state-hash.
  */
-import { RATE_ONE, type MarketSpec } from '../config/market.ts';
+import type { MarketSpec } from '../config/market.ts';
 import type { Side } from '../engine/types.ts';
 import { AccountRegistry, isSubaccountIndex, normalizeAddress, type OwnerIdentity } from './accounts.ts';
 import { LedgerCode } from './codes.ts';
 import type { LedgerListener, LiquidationOrder } from './events.ts';
 import { DEFAULT_LIQUIDATION_FEE } from './fees.ts';
-import { fundingRate, newFunding, nextBoundary, type FundingRecord } from './funding.ts';
+import { newFunding, nextBoundary, type FundingRecord } from './funding.ts';
+import { settleFundingIfDue } from './funding-payments.ts';
 import { admitOrder, releaseOrder, type AdmitExtras } from './holds.ts';
 import { checkLiquidations, liquidatable } from './insolvency.ts';
 import { fractionInBounds, initialMargin } from './margin.ts';
@@ -39,7 +43,7 @@ import { stateHashOf } from '../numeric/state-hash.ts';
 import type { LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
-import { ceilDiv, notional, notionalScale } from './units.ts';
+import { notional, notionalScale } from './units.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export type { AdmitExtras } from './holds.ts';
@@ -85,7 +89,7 @@ export class Ledger {
   private withdrawn = 0n;
   private fauceted = 0n;
   private readonly scratch: Exposure = newExposure();
-  /** What the blocks in their own files (holds, settlement, insolvency) are handed: these records, shared. */
+  /** What the blocks in their own files (holds, settlement, insolvency, funding payments) are handed: these records, shared. */
   private readonly ctx: SettlementContext;
 
   constructor(markets: readonly MarketSpec[], options: LedgerOptions = {}, listener: LedgerListener = NO_LISTENER) {
@@ -253,7 +257,7 @@ export class Ledger {
     if (!Number.isSafeInteger(ticks) || ticks <= 0) return LedgerCode.InvalidAmount;
     m.prices.index = ticks;
     m.prices.mark = markOf(m.prices);
-    this.settleFundingIfDue(m, time);
+    settleFundingIfDue(this.ctx, m, time);
     return LedgerCode.Ok;
   }
 
@@ -264,43 +268,12 @@ export class Ledger {
   sampleFunding(market: MarketIndex, bestBid: number, bestAsk: number, time: number): LedgerCode {
     const m = this.markets[market];
     if (m === undefined) return LedgerCode.MarketNotFound;
-    this.settleFundingIfDue(m, time);
+    settleFundingIfDue(this.ctx, m, time);
     const sample = samplePremium(m.prices, bestBid, bestAsk);
     if (m.funding.nextAt === 0) m.funding.nextAt = nextBoundary(m.spec, time);
     m.funding.premiumSum += sample;
     m.funding.samples += 1;
     return LedgerCode.Ok;
-  }
-
-  private settleFundingIfDue(m: MarketState, time: number): void {
-    const f = m.funding;
-    if (f.nextAt === 0 || time < f.nextAt) return;
-    const rate = fundingRate(m.spec, f.premiumSum, f.samples);
-    const at = f.nextAt;
-    f.premiumSum = 0n;
-    f.samples = 0;
-    f.nextAt = nextBoundary(m.spec, time);
-    f.history.push({ time: at, rate });
-    this.emit({ type: 'fundingRate', market: m.spec.index, rate, time: at });
-    if (rate === 0n) return;
-    const price = m.prices.index > 0 ? m.prices.index : m.prices.mark;
-    // Payers pay rounded up, receivers get rounded down; the exact sums are equal (positions
-    // net to zero), so Σ paid − Σ received ≥ 0 is the dust that goes to the fund.
-    let net = 0n;
-    for (const ownerId of m.holders) {
-      const o = this.owners[ownerId];
-      const p = o.positions.get(m.spec.index) as Position;
-      const due = notional(m.scale, price, Math.abs(p.quantity)) * (rate < 0n ? -rate : rate);
-      const amount = p.quantity > 0 === rate > 0n ? -ceilDiv(due, RATE_ONE) : due / RATE_ONE;
-      net += amount;
-      p.funding += amount;
-      p.updatedAt = time;
-      if (p.isolated) p.margin += amount;
-      else credit(this.emit, o, amount, 'funding', time);
-      this.emit({ type: 'fundingPayment', owner: ownerId, market: m.spec.index, amount, rate, time });
-      emitPosition(this.emit, ownerId, p);
-    }
-    moveInsurance(this.emit, this.funds, -net, 'fundingDust', 0, time);
   }
 
   // ── pre-trade risk (R1) ─────────────────────────────────────────────────────────────────
