@@ -278,16 +278,7 @@ export class Ledger {
 
   // ── pre-trade risk (R1) ─────────────────────────────────────────────────────────────────
 
-  /**
-   * Admits an order if the owner's free collateral covers its hold: the initial margin by
-   * which the worst-case position grows (all open orders on this side filled, this one too)
-   * plus the taker fee and the originator fee on its notional. Buys are valued at their limit,
-   * sells at max(limit, mark). In an isolated market the hold must also fit in the collateral
-   * not already held (the margin its fill moves is cash, not unrealised profit). A reduce-only order holds its fees on the lots it can close
-   * (min(quantity, |position|)), checked against the headroom plus what closing those lots
-   * frees (their initial margin; an isolated position's equity): it opens nothing, but it pays
-   * what it charges. Liquidation orders hold nothing.
-   */
+  /** Admits an order when its owner's free collateral covers its hold (how it is measured: holds.ts `admitOrder`). */
   admitOrder(orderId: OrderId, owner: number, market: MarketIndex, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
     return admitOrder(this.ctx, orderId, owner, market, side, price, quantity, reduceOnly, time, extras);
   }
@@ -319,14 +310,7 @@ export class Ledger {
 
   // ── liquidation, insurance fund, ADL ────────────────────────────────────────────────────
 
-  /**
-   * Finds cross accounts below maintenance (all their cross positions are liquidated) and
-   * isolated positions below maintenance, and returns one reduce-only IOC order per position
-   * at its liquidation limit (see liquidation.ts). The application sends each to its book after
-   * `admitOrder(..., { liquidation: true })`; `releaseOrder` of it (or its complete fill)
-   * finishes the liquidation: an unfilled rest is deleveraged, a shortfall covered.
-   * Positions with a liquidation order in flight are skipped.
-   */
+  /** One reduce-only IOC order per position below maintenance, for the application to admit and send (insolvency.ts `checkLiquidations`). */
   checkLiquidations(time: number): LiquidationOrder[] {
     return checkLiquidations(this.ctx, time);
   }
