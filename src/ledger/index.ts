@@ -14,8 +14,10 @@
  * Purity: no node: imports, no clock, no randomness, no I/O; time comes with each command.
  * May import: types/ids, config/, engine/types, numeric/. Nothing imports adapters from here.
  * Files: accounts (registry), units (notional arithmetic), position (trade → PnL), margin
- * (tiers), fees, mark-price, funding, liquidation (bankruptcy prices, ADL ranking), stats,
- * state (records), events, snapshot, hash, codes, ledger (the facade).
+ * (tiers), fees, mark-price, funding (the rate), funding-payments (paying it), liquidation
+ * (bankruptcy prices, ADL ranking), open-loss, holds (R1), settlement (R2), insolvency
+ * (liquidation, insurance fund, ADL, socialised loss), moves (balance/position/insurance
+ * events), stats, state (records), events, snapshot, codes, ledger (the facade).
  */
 export { Ledger, type LedgerOptions, type AdmitExtras } from './ledger.ts';
 export { LedgerCode, LEDGER_CODE_TEXT } from './codes.ts';

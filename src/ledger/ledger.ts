@@ -9,6 +9,9 @@
  * Pipeline: `admitOrder` (R1, before the market thread) reserves a hold; the book's events come
  * back as `settleFill` and `releaseOrder` (R2). `checkLiquidations` returns orders the application
  * sends to the books (after `admitOrder(..., { liquidation: true })`).
+ * This class is the facade: it owns the records; the larger blocks are functions in their own
+ * files, handed the records as a context each declares (holds R1, settlement R2, insolvency
+ * liquidation/fund/ADL, funding-payments), moving money with moves.ts.
  *
  * Invariants (checked by `validateInternalState`):
  *  - Σcollateral + Σisolated margin − Σbasis + insuranceFund + feesCollected
@@ -21,23 +24,29 @@
  * (`shortfall` events), never a fee; `checkConservation` is the law above, exactly.
  * May import: types/ids, config/, engine/types, ledger/, numeric/state-hash.
  */
-import { RATE_ONE, type MarketSpec } from '../config/market.ts';
+import type { MarketSpec } from '../config/market.ts';
 import type { Side } from '../engine/types.ts';
 import { AccountRegistry, isSubaccountIndex, normalizeAddress, type OwnerIdentity } from './accounts.ts';
 import { LedgerCode } from './codes.ts';
-import type { BalanceReason, InsuranceReason, LedgerListener, LiquidationOrder } from './events.ts';
-import { DEFAULT_LIQUIDATION_FEE, tradingFee } from './fees.ts';
-import { fundingRate, newFunding, nextBoundary, type FundingRecord } from './funding.ts';
-import { bankruptcyPrice, liquidationLimit, rankForDeleveraging, type DeleverageCandidate } from './liquidation.ts';
-import { fractionInBounds, initialMargin, maintenanceMargin } from './margin.ts';
+import type { LedgerListener, LiquidationOrder } from './events.ts';
+import { DEFAULT_LIQUIDATION_FEE } from './fees.ts';
+import { newFunding, nextBoundary, type FundingRecord } from './funding.ts';
+import { settleFundingIfDue } from './funding-payments.ts';
+import { admitOrder, releaseOrder, type AdmitExtras } from './holds.ts';
+import { checkLiquidations, liquidatable } from './insolvency.ts';
+import { fractionInBounds, initialMargin } from './margin.ts';
 import { markOf, newPrices, samplePremium, type MarketPrices } from './mark-price.ts';
-import { applyTrade, newTradeOutcome, type Position } from './position.ts';
+import { credit, emitPosition, moveInsurance, type Funds } from './moves.ts';
+import { newTradeOutcome, type Position } from './position.ts';
+import { settleSide, type SettlementContext } from './settlement.ts';
 import { stateHashOf } from '../numeric/state-hash.ts';
 import type { LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
-import { crossEquity, exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
-import { abs, ceilDiv, floorDiv, notional, notionalScale, owed, ticksForValue, valueAt } from './units.ts';
-import { NO_ORDER, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
+import { notional, notionalScale } from './units.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
+
+export type { AdmitExtras } from './holds.ts';
 
 export interface LedgerOptions {
   /** Whether `faucet` credits (testnet). Default false. */
@@ -64,37 +73,7 @@ export interface MoneyReport {
   imbalance: bigint;
 }
 
-export interface AdmitExtras {
-  /** Owner id paid the originator fee (0 or absent = none). */
-  originator?: number;
-  /** Fraction of notional, RATE_SCALE (the order's `originatorFee`). */
-  originatorFee?: bigint;
-  /** This order is one of `checkLiquidations`' orders. */
-  liquidation?: boolean;
-}
-
 const NO_LISTENER: LedgerListener = () => {};
-
-/**
- * What filling `lots` at `price` loses at once against the mark (0 when the mark is unknown):
- * a buy above it, a sell below it. A fill is never worse than its order's limit, so an order
- * that holds this cannot lose more than its owner has. Without it an order priced far through
- * the mark, filled by an accomplice's order there, bankrupts its owner on purpose: the insurance
- * fund and the winners' profit pay the loss, and the accomplice keeps it as profit.
- * Measured with the ledger's own valuations (the fill's notional rounds down, a position's value
- * toward −∞), so it is exactly the uPnL the fill opens with, or the PnL it realises beyond the mark.
- */
-function openLoss(m: MarketState, side: Side, price: number, lots: number): bigint {
-  return openLossOf(m, side, notional(m.scale, price, lots), lots);
-}
-
-/** The same for `lots` traded for `amount` (a fill's notional, or its opening part). */
-function openLossOf(m: MarketState, side: Side, amount: bigint, lots: number): bigint {
-  const mark = m.prices.mark;
-  if (mark <= 0 || lots === 0) return 0n;
-  const loss = side > 0 ? amount - valueAt(m.scale, mark, lots) : -valueAt(m.scale, mark, -lots) - amount;
-  return loss > 0n ? loss : 0n;
-}
 
 export class Ledger {
   readonly registry = new AccountRegistry();
@@ -105,13 +84,13 @@ export class Ledger {
   private readonly faucetEnabled: boolean;
   private readonly faucetLimit: bigint;
   private readonly liquidationFee: bigint;
-  private insurance = 0n;
-  private fees = 0n;
+  private readonly funds: Funds = { insurance: 0n, feesCollected: 0n };
   private deposited = 0n;
   private withdrawn = 0n;
   private fauceted = 0n;
   private readonly scratch: Exposure = newExposure();
-  private readonly trade = newTradeOutcome();
+  /** What the blocks in their own files (holds, settlement, insolvency, funding payments) are handed: these records, shared. */
+  private readonly ctx: SettlementContext;
 
   constructor(markets: readonly MarketSpec[], options: LedgerOptions = {}, listener: LedgerListener = NO_LISTENER) {
     this.markets = markets.map((spec, i) => {
@@ -122,6 +101,18 @@ export class Ledger {
     this.faucetEnabled = options.faucet ?? false;
     this.faucetLimit = options.faucetLimit ?? 10_000_000_000n;
     this.liquidationFee = options.liquidationFee ?? DEFAULT_LIQUIDATION_FEE;
+    const ctx: SettlementContext = {
+      owners: this.owners,
+      markets: this.markets,
+      holds: this.holds,
+      scratch: this.scratch,
+      trade: newTradeOutcome(),
+      liquidationFee: this.liquidationFee,
+      funds: this.funds,
+      emit: this.emit,
+      settleSide: (m, ownerId, orderId, side, price, quantity, n, feeRate, maker, time) => settleSide(ctx, m, ownerId, orderId, side, price, quantity, n, feeRate, maker, time),
+    };
+    this.ctx = ctx;
   }
 
   // ── identity ────────────────────────────────────────────────────────────────────────────
@@ -153,7 +144,7 @@ export class Ledger {
     const id = this.register(address, subaccountIndex);
     if (typeof id === 'number') return id;
     this.deposited += amount;
-    this.credit(this.owners[id.owner], amount, 'deposit', time);
+    credit(this.emit, this.owners[id.owner], amount, 'deposit', time);
     return LedgerCode.Ok;
   }
 
@@ -164,7 +155,7 @@ export class Ledger {
     const id = this.register(address, subaccountIndex);
     if (typeof id === 'number') return id;
     this.fauceted += amount;
-    this.credit(this.owners[id.owner], amount, 'faucet', time);
+    credit(this.emit, this.owners[id.owner], amount, 'faucet', time);
     return LedgerCode.Ok;
   }
 
@@ -172,7 +163,7 @@ export class Ledger {
   fundInsurance(amount: bigint, time: number): LedgerCode {
     if (amount <= 0n) return LedgerCode.InvalidAmount;
     this.deposited += amount;
-    this.moveInsurance(amount, 'deposit', 0, time);
+    moveInsurance(this.emit, this.funds, amount, 'deposit', 0, time);
     return LedgerCode.Ok;
   }
 
@@ -183,7 +174,7 @@ export class Ledger {
     if (amount <= 0n) return LedgerCode.InvalidAmount;
     if (amount > withdrawable(o, exposureOf(o, this.markets, this.scratch))) return LedgerCode.InsufficientBalance;
     this.withdrawn += amount;
-    this.credit(o, -amount, 'withdraw', time);
+    credit(this.emit, o, -amount, 'withdraw', time);
     return LedgerCode.Ok;
   }
 
@@ -198,8 +189,8 @@ export class Ledger {
     if (this.registry.findOwner(target, toSubaccount) === from.owner) return LedgerCode.SameAccount;
     if (amount > withdrawable(from, exposureOf(from, this.markets, this.scratch))) return LedgerCode.InsufficientBalance;
     const to = this.register(target, toSubaccount) as OwnerIdentity;
-    this.credit(from, -amount, 'transfer', time);
-    this.credit(this.owners[to.owner], amount, 'transfer', time);
+    credit(this.emit, from, -amount, 'transfer', time);
+    credit(this.emit, this.owners[to.owner], amount, 'transfer', time);
     this.emit({ type: 'transfer', from: from.owner, to: to.owner, amount, time });
     return LedgerCode.Ok;
   }
@@ -249,8 +240,8 @@ export class Ledger {
       p.isolated = isolated;
       p.margin += move;
       p.updatedAt = time;
-      if (move !== 0n) this.credit(o, -move, 'margin', time);
-      this.emitPosition(o.owner, p);
+      if (move !== 0n) credit(this.emit, o, -move, 'margin', time);
+      emitPosition(this.emit, o.owner, p);
     }
     if (before === undefined || before.isolated !== isolated || before.fraction !== fraction) o.settings.set(market, { isolated, fraction });
     this.emit({ type: 'margin', owner: o.owner, market, isolated, fraction, time });
@@ -266,7 +257,7 @@ export class Ledger {
     if (!Number.isSafeInteger(ticks) || ticks <= 0) return LedgerCode.InvalidAmount;
     m.prices.index = ticks;
     m.prices.mark = markOf(m.prices);
-    this.settleFundingIfDue(m, time);
+    settleFundingIfDue(this.ctx, m, time);
     return LedgerCode.Ok;
   }
 
@@ -277,7 +268,7 @@ export class Ledger {
   sampleFunding(market: MarketIndex, bestBid: number, bestAsk: number, time: number): LedgerCode {
     const m = this.markets[market];
     if (m === undefined) return LedgerCode.MarketNotFound;
-    this.settleFundingIfDue(m, time);
+    settleFundingIfDue(this.ctx, m, time);
     const sample = samplePremium(m.prices, bestBid, bestAsk);
     if (m.funding.nextAt === 0) m.funding.nextAt = nextBoundary(m.spec, time);
     m.funding.premiumSum += sample;
@@ -285,143 +276,16 @@ export class Ledger {
     return LedgerCode.Ok;
   }
 
-  private settleFundingIfDue(m: MarketState, time: number): void {
-    const f = m.funding;
-    if (f.nextAt === 0 || time < f.nextAt) return;
-    const rate = fundingRate(m.spec, f.premiumSum, f.samples);
-    const at = f.nextAt;
-    f.premiumSum = 0n;
-    f.samples = 0;
-    f.nextAt = nextBoundary(m.spec, time);
-    f.history.push({ time: at, rate });
-    this.emit({ type: 'fundingRate', market: m.spec.index, rate, time: at });
-    if (rate === 0n) return;
-    const price = m.prices.index > 0 ? m.prices.index : m.prices.mark;
-    // Payers pay rounded up, receivers get rounded down; the exact sums are equal (positions
-    // net to zero), so Σ paid − Σ received ≥ 0 is the dust that goes to the fund.
-    let net = 0n;
-    for (const ownerId of m.holders) {
-      const o = this.owners[ownerId];
-      const p = o.positions.get(m.spec.index) as Position;
-      const due = notional(m.scale, price, Math.abs(p.quantity)) * (rate < 0n ? -rate : rate);
-      const amount = p.quantity > 0 === rate > 0n ? -ceilDiv(due, RATE_ONE) : due / RATE_ONE;
-      net += amount;
-      p.funding += amount;
-      p.updatedAt = time;
-      if (p.isolated) p.margin += amount;
-      else this.credit(o, amount, 'funding', time);
-      this.emit({ type: 'fundingPayment', owner: ownerId, market: m.spec.index, amount, rate, time });
-      this.emitPosition(ownerId, p);
-    }
-    this.moveInsurance(-net, 'fundingDust', 0, time);
-  }
-
   // ── pre-trade risk (R1) ─────────────────────────────────────────────────────────────────
 
-  /**
-   * Admits an order if the owner's free collateral covers its hold: the initial margin by
-   * which the worst-case position grows (all open orders on this side filled, this one too)
-   * plus the taker fee and the originator fee on its notional. Buys are valued at their limit,
-   * sells at max(limit, mark). In an isolated market the hold must also fit in the collateral
-   * not already held (the margin its fill moves is cash, not unrealised profit). A reduce-only order holds its fees on the lots it can close
-   * (min(quantity, |position|)), checked against the headroom plus what closing those lots
-   * frees (their initial margin; an isolated position's equity): it opens nothing, but it pays
-   * what it charges. Liquidation orders hold nothing.
-   */
+  /** Admits an order when its owner's free collateral covers its hold (how it is measured: holds.ts `admitOrder`). */
   admitOrder(orderId: OrderId, owner: number, market: MarketIndex, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
-    const o = this.owners[owner];
-    if (o === undefined || owner === 0) return LedgerCode.AccountNotFound;
-    const m = this.markets[market];
-    if (m === undefined) return LedgerCode.MarketNotFound;
-    if (!Number.isSafeInteger(price) || price <= 0 || !Number.isSafeInteger(quantity) || quantity <= 0) return LedgerCode.InvalidOrder;
-    if (this.holds.has(orderId)) return LedgerCode.OrderExists;
-    const liquidation = extras?.liquidation === true;
-    if (!liquidation && o.liquidating.size > 0) return LedgerCode.InLiquidation;
-    let amount = 0n;
-    let open = o.openLots.get(market);
-    const counts = !reduceOnly && !liquidation;
-    if (counts) {
-      const q = o.positions.get(market)?.quantity ?? 0;
-      const pending = open === undefined ? 0 : side > 0 ? open.buy : open.sell;
-      const exposed = side > 0 ? q : -q;
-      const worstBefore = Math.max(0, exposed + pending);
-      const worstAfter = Math.max(0, exposed + pending + quantity);
-      const at = side > 0 ? price : Math.max(price, m.prices.mark);
-      const fraction = fractionOf(o, m);
-      amount =
-        initialMargin(m.spec, notional(m.scale, at, worstAfter), fraction) -
-        initialMargin(m.spec, notional(m.scale, at, worstBefore), fraction) +
-        tradingFee(notional(m.scale, at, quantity), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) +
-        owed(notional(m.scale, at, quantity), extras?.originatorFee ?? 0n) +
-        openLoss(m, side, price, quantity);
-      if (amount > orderHeadroom(o, exposureOf(o, this.markets, this.scratch))) return LedgerCode.InsufficientMargin;
-      // In an isolated market the fill moves its margin out of the collateral: the hold must be
-      // cash not already held, not the unrealised profit the headroom counts. Else the fill posts
-      // what cash there is, the position opens below maintenance, and its losses beyond that
-      // margin fall on the fund while the cross account keeps its profit.
-      if ((o.positions.get(market)?.isolated ?? o.settings.get(market)?.isolated ?? false) && amount > o.collateral - o.holdTotal) return LedgerCode.InsufficientMargin;
-      if (open === undefined) o.openLots.set(market, (open = { buy: 0, sell: 0 }));
-      if (side > 0) open.buy += quantity;
-      else open.sell += quantity;
-    } else if (!liquidation) {
-      const p = o.positions.get(market);
-      const q = p?.quantity ?? 0;
-      // The book refuses what does not reduce; the fees are held on what can close.
-      const lots = (side > 0 ? q < 0 : q > 0) ? Math.min(quantity, Math.abs(q)) : 0;
-      const at = side > 0 ? price : Math.max(price, m.prices.mark);
-      amount =
-        tradingFee(notional(m.scale, at, lots), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) +
-        owed(notional(m.scale, at, lots), extras?.originatorFee ?? 0n) +
-        openLoss(m, side, price, lots);
-      if (amount > 0n) {
-        const e = exposureOf(o, this.markets, this.scratch);
-        let freed = 0n;
-        if (p !== undefined && p.isolated) freed = p.margin + upnlOf(m, p);
-        else if (p !== undefined) {
-          const fraction = fractionOf(o, m);
-          const size = Math.abs(q);
-          freed = initialMargin(m.spec, notional(m.scale, m.prices.mark, size), fraction) - initialMargin(m.spec, notional(m.scale, m.prices.mark, size - lots), fraction);
-        }
-        if (amount > orderHeadroom(o, e) + (freed > 0n ? freed : 0n)) return LedgerCode.InsufficientMargin;
-      }
-    }
-    this.holds.set(orderId, {
-      orderId,
-      owner,
-      market,
-      side,
-      remaining: quantity,
-      amount,
-      reduceOnly: !counts,
-      liquidation,
-      originator: extras?.originator ?? 0,
-      originatorFee: extras?.originatorFee ?? 0n,
-    });
-    o.holdTotal += amount;
-    return LedgerCode.Ok;
+    return admitOrder(this.ctx, orderId, owner, market, side, price, quantity, reduceOnly, time, extras);
   }
 
   /** The order left the book (cancelled, expired, rejected, IOC remainder): its hold is released. */
   releaseOrder(orderId: OrderId, time: number): LedgerCode {
-    const h = this.holds.get(orderId);
-    if (h === undefined) return LedgerCode.Ok;
-    this.dropHold(h);
-    if (h.liquidation) this.finishLiquidation(this.owners[h.owner], h.market, h.side, time);
-    return LedgerCode.Ok;
-  }
-
-  private dropHold(h: Hold): void {
-    const o = this.owners[h.owner];
-    o.holdTotal -= h.amount;
-    if (!h.reduceOnly) this.reduceOpenLots(o, h, h.remaining);
-    this.holds.delete(h.orderId);
-  }
-
-  private reduceOpenLots(o: OwnerState, h: Hold, lots: number): void {
-    const open = o.openLots.get(h.market) as { buy: number; sell: number };
-    if (h.side > 0) open.buy -= lots;
-    else open.sell -= lots;
-    if (open.buy === 0 && open.sell === 0) o.openLots.delete(h.market);
+    return releaseOrder(this.ctx, orderId, time);
   }
 
   // ── settlement (R2) ─────────────────────────────────────────────────────────────────────
@@ -439,183 +303,16 @@ export class Ledger {
     m.prices.last = price;
     m.prices.mark = markOf(m.prices);
     const n = notional(m.scale, price, quantity);
-    this.settleSide(m, makerOwner, makerOrderId, (-takerSide) as Side, price, quantity, n, m.spec.makerFee, true, time);
-    this.settleSide(m, takerOwner, takerOrderId, takerSide, price, quantity, n, m.spec.takerFee, false, time);
+    settleSide(this.ctx, m, makerOwner, makerOrderId, (-takerSide) as Side, price, quantity, n, m.spec.makerFee, true, time);
+    settleSide(this.ctx, m, takerOwner, takerOrderId, takerSide, price, quantity, n, m.spec.takerFee, false, time);
     return LedgerCode.Ok;
-  }
-
-  private settleSide(m: MarketState, ownerId: number, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void {
-    const o = this.owners[ownerId];
-    const market = m.spec.index;
-    const h = orderId === 0 ? undefined : this.holds.get(orderId);
-    let originatorFee = 0n;
-    let liquidation = false;
-    if (h !== undefined) {
-      const lots = quantity < h.remaining ? quantity : h.remaining;
-      const release = lots === h.remaining ? h.amount : (h.amount * BigInt(lots)) / BigInt(h.remaining);
-      h.amount -= release;
-      o.holdTotal -= release;
-      if (!h.reduceOnly) this.reduceOpenLots(o, h, lots);
-      h.remaining -= lots;
-      if (h.originator !== 0) originatorFee = owed(n, h.originatorFee);
-      liquidation = h.liquidation;
-      if (h.remaining === 0) this.holds.delete(orderId);
-    }
-    let p = o.positions.get(market);
-    if (p === undefined) {
-      const setting = o.settings.get(market);
-      p = { market, quantity: 0, basis: 0n, fees: 0n, funding: 0n, margin: 0n, isolated: setting?.isolated ?? false, updatedAt: time };
-      o.positions.set(market, p);
-      m.holders.add(ownerId);
-    }
-    const t = applyTrade(p, side * quantity, n, this.trade);
-    // orderId 0: an ADL trade, which no book executed (see `positionOffBook`).
-    if (orderId === 0) {
-      const lots = (o.offBook.get(market) ?? 0) + side * quantity;
-      if (lots === 0) o.offBook.delete(market);
-      else o.offBook.set(market, lots);
-    }
-    let fee = tradingFee(n, feeRate);
-    if (fee > 0n || originatorFee > 0n) {
-      // No fee takes more than this side can pay once the trade's PnL is in: the trading fee
-      // first, then the originator's. What it cannot pay is not charged — never left for the
-      // insurance fund to cover as a shortfall.
-      // An isolated position's own order may draw on the cross collateral (see below); a liquidation may not.
-      let payable = t.realizedPnl + (p.isolated ? p.margin + upnlOf(m, p) + (!liquidation && o.collateral > 0n ? o.collateral : 0n) : crossEquity(o, exposureOf(o, this.markets, this.scratch)));
-      if (fee > payable) fee = payable > 0n ? payable : 0n;
-      payable -= fee;
-      if (originatorFee > payable) originatorFee = payable > 0n ? payable : 0n;
-    }
-    this.fees += fee;
-    p.fees += fee + originatorFee;
-    p.updatedAt = time;
-    let cross = 0n; // change of cross collateral
-    const pnlLessFees = t.realizedPnl - fee - originatorFee;
-    if (p.isolated) p.margin += pnlLessFees;
-    else cross += pnlLessFees;
-    if (liquidation) {
-      // The liquidation fee never takes more than the equity left in what is being liquidated.
-      const equity = p.isolated ? p.margin + upnlOf(m, p) : crossEquity(o, exposureOf(o, this.markets, this.scratch)) + cross;
-      let lf = owed(n, this.liquidationFee);
-      if (lf > equity) lf = equity > 0n ? equity : 0n;
-      if (lf > 0n) {
-        if (p.isolated) p.margin -= lf;
-        else cross -= lf;
-        this.moveInsurance(lf, 'liquidationFee', ownerId, time);
-      }
-    }
-    if (p.isolated) {
-      if (t.closedLots > 0 && !liquidation && orderId !== 0) {
-        // Its owner's own order (admitted with its open loss held against the cross account)
-        // left what remains of the position below its maintenance margin, or under water: the
-        // cross collateral pays the difference, not the insurance fund. Isolated margin bounds
-        // what a liquidation takes, not what the owner's own trades lose — else a close far
-        // through the mark into an accomplice's order hands the fund's money to the accomplice
-        // while the cross account keeps its own, and a trade alone puts the rest in
-        // liquidation. (A flip's new lots get their margin below.)
-        const rest = t.openedLots > 0 || p.quantity === 0;
-        const short = (rest ? 0n : maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p)) - p.margin;
-        if (short > 0n) {
-          const available = o.collateral + cross;
-          const move = short < available ? short : available > 0n ? available : 0n;
-          p.margin += move;
-          cross -= move;
-        }
-      }
-      if (t.closedLots > 0) {
-        const fullyClosed = t.closedLots === Math.abs(t.before);
-        let release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
-        if (!fullyClosed && release > 0n) {
-          // What the rest of the position needs stays: its loss at the mark and its maintenance
-          // margin. Else a partial close of a position under water (a partial liquidation) hands
-          // the cross account margin the rest then lacks, and the fund pays for its bankruptcy.
-          const spare = p.margin + upnlOf(m, p) - maintenanceMargin(m.spec, notionalAtMark(m, p));
-          if (release > spare) release = spare > 0n ? spare : 0n;
-        }
-        p.margin -= release;
-        if (release < 0n) {
-          // A closed isolated position owes more than its margin (zeroed above): the fund, then the winners, pay it.
-          this.payShortfall(o.owner, m, side, -release, time);
-        } else {
-          cross += release;
-        }
-      }
-      if (t.openedLots > 0) {
-        // Its initial margin, and what the opened lots are under water at the mark (bought above it, sold below).
-        const wanted = initialMargin(m.spec, t.openedNotional, fractionOf(o, m)) + openLossOf(m, side, t.openedNotional, t.openedLots);
-        const available = o.collateral + cross;
-        const move = wanted < available ? wanted : available > 0n ? available : 0n;
-        p.margin += move;
-        cross -= move;
-      }
-    }
-    if (cross !== 0n) this.credit(o, cross, 'fill', time);
-    if (originatorFee > 0n && h !== undefined) this.credit(this.owners[h.originator], originatorFee, 'originatorFee', time);
-    this.emit({
-      type: 'fill',
-      owner: ownerId,
-      market,
-      orderId,
-      side,
-      price,
-      quantity,
-      notional: n,
-      fee,
-      realizedPnl: t.realizedPnl,
-      realizedFunding: t.realizedFunding,
-      realizedExposure: abs(t.closedBasis),
-      realizedPoints: n,
-      maker,
-      liquidation,
-      time,
-    });
-    if (p.quantity === 0) {
-      o.positions.delete(market);
-      m.holders.delete(ownerId);
-    }
-    this.emitPosition(ownerId, p);
-    if (!o.liquidating.has(market)) this.coverCrossShortfall(o, m, side, time);
-    if (h !== undefined && h.remaining === 0 && h.liquidation) this.finishLiquidation(o, market, h.side, time);
   }
 
   // ── liquidation, insurance fund, ADL ────────────────────────────────────────────────────
 
-  /**
-   * Finds cross accounts below maintenance (all their cross positions are liquidated) and
-   * isolated positions below maintenance, and returns one reduce-only IOC order per position
-   * at its liquidation limit (see liquidation.ts). The application sends each to its book after
-   * `admitOrder(..., { liquidation: true })`; `releaseOrder` of it (or its complete fill)
-   * finishes the liquidation: an unfilled rest is deleveraged, a shortfall covered.
-   * Positions with a liquidation order in flight are skipped.
-   */
+  /** One reduce-only IOC order per position below maintenance, for the application to admit and send (insolvency.ts `checkLiquidations`). */
   checkLiquidations(time: number): LiquidationOrder[] {
-    const orders: LiquidationOrder[] = [];
-    for (let id = 1; id < this.owners.length; id++) {
-      const o = this.owners[id];
-      if (o.positions.size === 0) continue;
-      const e = exposureOf(o, this.markets, this.scratch);
-      const equity = crossEquity(o, e);
-      for (const p of o.positions.values()) {
-        if (o.liquidating.has(p.market)) continue;
-        const m = this.markets[p.market];
-        const share = this.dueShare(p, e, equity);
-        if (share === null) continue;
-        const bankrupt = bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share);
-        const order: LiquidationOrder = {
-          owner: id,
-          account: o.account,
-          market: p.market,
-          side: p.quantity > 0 ? -1 : 1,
-          price: liquidationLimit(m.scale, bankrupt, p.quantity, this.insurance),
-          quantity: Math.abs(p.quantity),
-          bankruptcyPrice: bankrupt,
-        };
-        o.liquidating.add(p.market);
-        orders.push(order);
-        this.emit({ type: 'liquidation', order, time });
-      }
-    }
-    return orders;
+    return checkLiquidations(this.ctx, time);
   }
 
   /**
@@ -623,13 +320,7 @@ export class Ledger {
    * the next `checkLiquidations` would liquidate (a read, for checks and the simulator).
    */
   liquidatable(owner: number): number[] {
-    const o = this.owners[owner];
-    if (o === undefined || owner === 0 || o.positions.size === 0) return [];
-    const e = exposureOf(o, this.markets, this.scratch);
-    const equity = crossEquity(o, e);
-    const due: number[] = [];
-    for (const p of o.positions.values()) if (!o.liquidating.has(p.market) && this.dueShare(p, e, equity) !== null) due.push(p.market);
-    return due;
+    return liquidatable(this.ctx, owner);
   }
 
   /** Markets where a liquidation order of `owner` is in flight. */
@@ -637,190 +328,6 @@ export class Ledger {
     return [...(this.owners[owner]?.liquidating ?? [])];
   }
 
-  /** The equity share backing `p` when it is below maintenance (isolated: its own; cross: the account's), else null. */
-  private dueShare(p: Position, e: Exposure, equity: bigint): bigint | null {
-    const m = this.markets[p.market];
-    const mm = maintenanceMargin(m.spec, notionalAtMark(m, p));
-    if (p.isolated) {
-      const share = p.margin + upnlOf(m, p);
-      return share < mm ? share : null;
-    }
-    return e.crossMM > 0n && equity < e.crossMM ? floorDiv(equity * mm, e.crossMM) : null;
-  }
-
-  /**
-   * The liquidation order of `o` in `market` (on `side`) ended. A position still below
-   * maintenance is deleveraged at its bankruptcy price; when its equity share is already below
-   * zero, the insurance fund pays that loss first, up to what it holds, and the bankruptcy price
-   * carries only the rest to the ADL counterparties. Then a cross shortfall left is paid.
-   */
-  private finishLiquidation(o: OwnerState, market: MarketIndex, side: Side, time: number): void {
-    o.liquidating.delete(market);
-    const m = this.markets[market];
-    const p = o.positions.get(market);
-    if (p !== undefined) {
-      const e = exposureOf(o, this.markets, this.scratch);
-      const mm = maintenanceMargin(m.spec, notionalAtMark(m, p));
-      let share = p.isolated ? p.margin + upnlOf(m, p) : e.crossMM > 0n ? floorDiv(crossEquity(o, e) * mm, e.crossMM) : 0n;
-      const stillDue = p.isolated ? share < mm : crossEquity(o, e) < e.crossMM;
-      if (stillDue) {
-        const fromFund = share < 0n ? this.fundCanPay(-share) : 0n;
-        if (fromFund > 0n) {
-          this.moveInsurance(-fromFund, 'shortfall', o.owner, time);
-          if (p.isolated) {
-            p.margin += fromFund;
-            this.emitPosition(o.owner, p);
-          } else this.credit(o, fromFund, 'shortfall', time);
-          share += fromFund;
-        }
-        this.deleverage(o, m, p, bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share), time);
-      }
-    }
-    this.coverCrossShortfall(o, m, side, time);
-  }
-
-  /**
-   * Closes `p` against the most profitable opposite positions at `price` (its bankruptcy
-   * price), without fees. Owners with a liquidation of their own in flight come last: they are
-   * not the winners a bankruptcy is socialised to. When `price` is beyond the mark (the
-   * position's equity was below zero after the fund paid what it could), each counterparty pays
-   * its share of that loss only as far as its equity above maintenance goes — closed at mark
-   * moved by what it pays, never made bankrupt by another's bankruptcy; what is left unpaid
-   * stays a shortfall of `o`, paid by the winners' profit (`payShortfall`).
-   */
-  private deleverage(o: OwnerState, m: MarketState, p: Position, price: number, time: number): void {
-    const healthy: DeleverageCandidate[] = [];
-    const liquidating: DeleverageCandidate[] = [];
-    for (const other of m.holders) {
-      if (other === o.owner) continue;
-      const ow = this.owners[other];
-      const op = ow.positions.get(m.spec.index) as Position;
-      if (op.quantity > 0 === p.quantity > 0) continue;
-      const upnl = upnlOf(m, op);
-      const equity = op.isolated ? op.margin + upnl : crossEquity(ow, exposureOf(ow, this.markets, this.scratch));
-      (ow.liquidating.size > 0 ? liquidating : healthy).push({ owner: other, quantity: op.quantity, upnl, basis: op.basis, notional: notionalAtMark(m, op), equity });
-    }
-    const side: Side = p.quantity > 0 ? -1 : 1;
-    const mark = m.prices.mark;
-    let left = Math.abs(p.quantity);
-    // The loss beyond the mark the counterparties are asked to carry (0 when `price` is no worse for them than the mark).
-    let loss = side < 0 ? (price > mark ? notional(m.scale, price - mark, left) : 0n) : price < mark ? notional(m.scale, mark - price, left) : 0n;
-    const beyondMark = loss > 0n;
-    for (const c of [...rankForDeleveraging(healthy), ...rankForDeleveraging(liquidating)]) {
-      if (left === 0) break;
-      const lots = Math.min(left, Math.abs(c.quantity));
-      let at = price;
-      if (beyondMark) {
-        // Its share of what is still owed (0 once those before it, rounding up to whole ticks, paid it all: it closes at the mark).
-        // It pays as far as its equity above maintenance goes, or, when more, up to the profit it
-        // holds on the lots closed (closed no worse than its own entry): a winner gives back
-        // winnings, never principal, and the fund is not asked while winnings are left.
-        const room = this.surplusOverMaintenance(this.owners[c.owner], m);
-        const profit = c.upnl > 0n ? (c.upnl * BigInt(lots)) / BigInt(Math.abs(c.quantity)) : 0n;
-        const cap = room > profit ? room : profit;
-        const owed = loss > 0n ? ceilDiv(loss * BigInt(lots), BigInt(left)) : 0n;
-        const pays = owed < cap ? owed : cap > 0n ? cap : 0n;
-        let ticks = ticksForValue(m.scale, pays, lots);
-        // Whole ticks round what it pays down; the unit or so below a tick would be left for a fund
-        // that may hold nothing and winners that ADL just closed. It pays the tick while its cap allows.
-        if (notional(m.scale, Number(ticks), lots) < pays && notional(m.scale, Number(ticks) + 1, lots) <= cap) ticks += 1n;
-        const distance = Number(ticks);
-        at = side < 0 ? mark + distance : Math.max(1, mark - distance);
-        loss -= notional(m.scale, distance, lots); // what it could not pay stays for the counterparties after it
-      }
-      left -= lots;
-      const n = notional(m.scale, at, lots);
-      this.emit({ type: 'adl', owner: o.owner, counterparty: c.owner, market: m.spec.index, price: at, quantity: lots, time });
-      this.settleSide(m, c.owner, NO_ORDER, (-side) as Side, at, lots, n, 0n, true, time);
-      this.settleSide(m, o.owner, NO_ORDER, side, at, lots, n, 0n, false, time);
-    }
-    if (left !== 0) throw new Error(`ledger: ADL found no counterparty for ${left} lots in market ${m.spec.index}`);
-  }
-
-  /** What `o` can lose in `m` and stay at its maintenance margin: isolated, its position's; cross, the account's. */
-  private surplusOverMaintenance(o: OwnerState, m: MarketState): bigint {
-    const op = o.positions.get(m.spec.index) as Position;
-    if (op.isolated) return op.margin + upnlOf(m, op) - maintenanceMargin(m.spec, notionalAtMark(m, op));
-    const e = exposureOf(o, this.markets, this.scratch);
-    return crossEquity(o, e) - e.crossMM;
-  }
-
-  /** An owner with no cross positions left and negative collateral: paid by the fund, then the winners of `market`'s `side`. */
-  private coverCrossShortfall(o: OwnerState, m: MarketState, side: Side, time: number): void {
-    if (o.collateral >= 0n) return;
-    for (const p of o.positions.values()) if (!p.isolated) return;
-    const shortfall = -o.collateral;
-    this.payShortfall(o.owner, m, side, shortfall, time);
-    this.credit(o, shortfall, 'shortfall', time);
-  }
-
-  /** What the insurance fund can pay of `amount`: never more than it holds. */
-  private fundCanPay(amount: bigint): bigint {
-    return this.insurance <= 0n ? 0n : amount < this.insurance ? amount : this.insurance;
-  }
-
-  /**
-   * Finds `amount` for a loss `owner` realised in `m` beyond its equity, by closing trades on
-   * `side` (a bankrupt long sells: side −1); the caller credits it. The insurance fund pays
-   * up to what it holds; the rest comes out of unrealised profit, in ADL order within each
-   * group — first no more than keeps each winner above its maintenance margin, then up to all
-   * of its profit: the positions on `side` in `m` (the winners opposite the loss) first, then
-   * the winners of every other market (a cross account loses across markets, and its
-   * liquidations end one market at a time). Only a loss larger than every unrealised profit on
-   * the exchange leaves the fund below zero (visible: a `shortfall` event, the money report).
-   */
-  private payShortfall(owner: number, m: MarketState, side: Side, amount: bigint, time: number): void {
-    const fromFund = this.fundCanPay(amount);
-    this.moveInsurance(-fromFund, 'shortfall', owner, time);
-    let left = this.takeFromWinners(owner, m, side, amount - fromFund, time);
-    for (const other of this.markets) if (other !== m && left > 0n) left = this.takeFromWinners(owner, other, 0, left, time);
-    // Nobody holds that much profit: the fund owes the rest (a deficit the operator sees).
-    this.moveInsurance(-left, 'shortfall', owner, time);
-  }
-
-  /** Takes up to `left` of `owner`'s loss from the unrealised profit of `m`'s positions on `side` (0: either side); returns what is still owed. */
-  private takeFromWinners(owner: number, m: MarketState, side: Side | 0, left: bigint, time: number): bigint {
-    if (left === 0n) return 0n;
-    const candidates: DeleverageCandidate[] = [];
-    for (const other of m.holders) {
-      const op = this.owners[other].positions.get(m.spec.index) as Position;
-      if (other === owner || (side !== 0 && op.quantity > 0 === side < 0)) continue;
-      const upnl = upnlOf(m, op);
-      if (upnl <= 0n) continue;
-      const ow = this.owners[other];
-      const e = exposureOf(ow, this.markets, this.scratch);
-      const equity = op.isolated ? op.margin + upnl : crossEquity(ow, e);
-      const surplus = op.isolated ? equity - maintenanceMargin(m.spec, notionalAtMark(m, op)) : equity - e.crossMM;
-      candidates.push({ owner: other, quantity: op.quantity, upnl, basis: op.basis, notional: notionalAtMark(m, op), equity: surplus });
-    }
-    const ranked = rankForDeleveraging(candidates);
-    const taken = new Map<number, bigint>();
-    for (const keepMaintenance of [true, false]) {
-      for (const c of ranked) {
-        if (left === 0n) break;
-        const already = taken.get(c.owner) ?? 0n;
-        let cap = c.upnl - already;
-        if (keepMaintenance && c.equity - already < cap) cap = c.equity - already;
-        if (cap <= 0n) continue;
-        const x = cap < left ? cap : left;
-        left -= x;
-        taken.set(c.owner, already + x);
-        const op = this.owners[c.owner].positions.get(m.spec.index) as Position;
-        // The entry cost moves against the winner by x: its profit, and the money it holds, fall by x.
-        op.basis += x;
-        op.updatedAt = time;
-        this.emit({ type: 'socialisedLoss', owner, counterparty: c.owner, market: m.spec.index, amount: x, time });
-        this.emitPosition(c.owner, op);
-      }
-    }
-    return left;
-  }
-
-  private moveInsurance(delta: bigint, reason: InsuranceReason, owner: number, time: number): void {
-    if (delta === 0n) return;
-    this.insurance += delta;
-    this.emit({ type: 'insurance', delta, fund: this.insurance, reason, owner, time });
-  }
 
   // ── reads ───────────────────────────────────────────────────────────────────────────────
 
@@ -886,11 +393,11 @@ export class Ledger {
   }
 
   get insuranceFund(): bigint {
-    return this.insurance;
+    return this.funds.insurance;
   }
 
   get feesCollected(): bigint {
-    return this.fees;
+    return this.funds.feesCollected;
   }
 
   /** Net money that entered: deposits + faucet − withdrawals. */
@@ -915,15 +422,6 @@ export class Ledger {
     return id === undefined ? undefined : this.owners[id];
   }
 
-  private credit(o: OwnerState, delta: bigint, reason: BalanceReason, time: number): void {
-    o.collateral += delta;
-    this.emit({ type: 'balance', owner: o.owner, delta, collateral: o.collateral, reason, time });
-  }
-
-  private emitPosition(owner: number, p: Position): void {
-    this.emit({ type: 'position', owner, market: p.market, quantity: p.quantity, basis: p.basis, fees: p.fees, funding: p.funding, margin: p.margin, isolated: p.isolated, updatedAt: p.updatedAt });
-  }
-
   // ── state: invariants, hash, snapshot ───────────────────────────────────────────────────
 
   /**
@@ -944,7 +442,7 @@ export class Ledger {
         openBasis += p.basis;
       }
     }
-    const held = collateral + isolatedMargin - openBasis + this.insurance + this.fees;
+    const held = collateral + isolatedMargin - openBasis + this.funds.insurance + this.funds.feesCollected;
     return {
       deposited: this.deposited,
       fauceted: this.fauceted,
@@ -952,8 +450,8 @@ export class Ledger {
       collateral,
       isolatedMargin,
       openBasis,
-      insuranceFund: this.insurance,
-      feesCollected: this.fees,
+      insuranceFund: this.funds.insurance,
+      feesCollected: this.funds.feesCollected,
       imbalance: held - this.netDeposits,
     };
   }
@@ -1035,8 +533,8 @@ export class Ledger {
         funding: { nextAt: m.funding.nextAt, premiumSum: m.funding.premiumSum, samples: m.funding.samples, history: m.funding.history.map((r) => ({ ...r })) },
         holders: [...m.holders],
       })),
-      insuranceFund: this.insurance,
-      feesCollected: this.fees,
+      insuranceFund: this.funds.insurance,
+      feesCollected: this.funds.feesCollected,
       deposited: this.deposited,
       withdrawn: this.withdrawn,
       fauceted: this.fauceted,
@@ -1071,8 +569,8 @@ export class Ledger {
       m.funding.history = sm.funding.history.map((r) => ({ ...r }));
       for (const h of sm.holders) m.holders.add(h);
     });
-    l.insurance = snap.insuranceFund;
-    l.fees = snap.feesCollected;
+    l.funds.insurance = snap.insuranceFund;
+    l.funds.feesCollected = snap.feesCollected;
     l.deposited = snap.deposited;
     l.withdrawn = snap.withdrawn;
     l.fauceted = snap.fauceted;

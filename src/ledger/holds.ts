@@ -1,0 +1,142 @@
+/**
+ * @module ledger/holds
+ *
+ * Pre-trade risk (R1): the margin hold an order reserves when it is admitted, the open lots it
+ * counts, and their release when it leaves the book (settlement.ts releases them as it fills).
+ * A liquidation order holds nothing; when it ends, its liquidation finishes (insolvency.ts).
+ *
+ * Invariants: an owner's `holdTotal` is the sum of its holds' amounts, its `openLots` the
+ * remaining lots of its holds that are not reduce-only; a hold is ≥ 0 and dropped at 0 lots.
+ * Functions over a `HoldsContext` the `Ledger` hands them (its own records, shared).
+ * May import: types/ids, engine/types, ledger/.
+ */
+import type { Side } from '../engine/types.ts';
+import { LedgerCode } from './codes.ts';
+import { tradingFee } from './fees.ts';
+import { finishLiquidation, type InsolvencyContext } from './insolvency.ts';
+import { initialMargin } from './margin.ts';
+import { openLoss } from './open-loss.ts';
+import type { Hold, OwnerState } from './state.ts';
+import { exposureOf, fractionOf, orderHeadroom, upnlOf } from './stats.ts';
+import { notional, owed } from './units.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
+
+export interface AdmitExtras {
+  /** Owner id paid the originator fee (0 or absent = none). */
+  originator?: number;
+  /** Fraction of notional, RATE_SCALE (the order's `originatorFee`). */
+  originatorFee?: bigint;
+  /** This order is one of `checkLiquidations`' orders. */
+  liquidation?: boolean;
+}
+
+/** What the holds need of the ledger beyond the insolvency block's (a liquidation order's end finishes it): the holds themselves. */
+export interface HoldsContext extends InsolvencyContext {
+  readonly holds: Map<number, Hold>;
+}
+
+/**
+ * Admits an order if the owner's free collateral covers its hold: the initial margin by
+ * which the worst-case position grows (all open orders on this side filled, this one too)
+ * plus the taker fee and the originator fee on its notional. Buys are valued at their limit,
+ * sells at max(limit, mark). In an isolated market the hold must also fit in the collateral
+ * not already held (the margin its fill moves is cash, not unrealised profit). A reduce-only order holds its fees on the lots it can close
+ * (min(quantity, |position|)), checked against the headroom plus what closing those lots
+ * frees (their initial margin; an isolated position's equity): it opens nothing, but it pays
+ * what it charges. Liquidation orders hold nothing.
+ */
+export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: number, market: MarketIndex, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
+  const o = ctx.owners[owner];
+  if (o === undefined || owner === 0) return LedgerCode.AccountNotFound;
+  const m = ctx.markets[market];
+  if (m === undefined) return LedgerCode.MarketNotFound;
+  if (!Number.isSafeInteger(price) || price <= 0 || !Number.isSafeInteger(quantity) || quantity <= 0) return LedgerCode.InvalidOrder;
+  if (ctx.holds.has(orderId)) return LedgerCode.OrderExists;
+  const liquidation = extras?.liquidation === true;
+  if (!liquidation && o.liquidating.size > 0) return LedgerCode.InLiquidation;
+  let amount = 0n;
+  let open = o.openLots.get(market);
+  const counts = !reduceOnly && !liquidation;
+  if (counts) {
+    const q = o.positions.get(market)?.quantity ?? 0;
+    const pending = open === undefined ? 0 : side > 0 ? open.buy : open.sell;
+    const exposed = side > 0 ? q : -q;
+    const worstBefore = Math.max(0, exposed + pending);
+    const worstAfter = Math.max(0, exposed + pending + quantity);
+    const at = side > 0 ? price : Math.max(price, m.prices.mark);
+    const fraction = fractionOf(o, m);
+    amount =
+      initialMargin(m.spec, notional(m.scale, at, worstAfter), fraction) -
+      initialMargin(m.spec, notional(m.scale, at, worstBefore), fraction) +
+      tradingFee(notional(m.scale, at, quantity), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) +
+      owed(notional(m.scale, at, quantity), extras?.originatorFee ?? 0n) +
+      openLoss(m, side, price, quantity);
+    if (amount > orderHeadroom(o, exposureOf(o, ctx.markets, ctx.scratch))) return LedgerCode.InsufficientMargin;
+    // In an isolated market the fill moves its margin out of the collateral: the hold must be
+    // cash not already held, not the unrealised profit the headroom counts. Else the fill posts
+    // what cash there is, the position opens below maintenance, and its losses beyond that
+    // margin fall on the fund while the cross account keeps its profit.
+    if ((o.positions.get(market)?.isolated ?? o.settings.get(market)?.isolated ?? false) && amount > o.collateral - o.holdTotal) return LedgerCode.InsufficientMargin;
+    if (open === undefined) o.openLots.set(market, (open = { buy: 0, sell: 0 }));
+    if (side > 0) open.buy += quantity;
+    else open.sell += quantity;
+  } else if (!liquidation) {
+    const p = o.positions.get(market);
+    const q = p?.quantity ?? 0;
+    // The book refuses what does not reduce; the fees are held on what can close.
+    const lots = (side > 0 ? q < 0 : q > 0) ? Math.min(quantity, Math.abs(q)) : 0;
+    const at = side > 0 ? price : Math.max(price, m.prices.mark);
+    amount =
+      tradingFee(notional(m.scale, at, lots), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) +
+      owed(notional(m.scale, at, lots), extras?.originatorFee ?? 0n) +
+      openLoss(m, side, price, lots);
+    if (amount > 0n) {
+      const e = exposureOf(o, ctx.markets, ctx.scratch);
+      let freed = 0n;
+      if (p !== undefined && p.isolated) freed = p.margin + upnlOf(m, p);
+      else if (p !== undefined) {
+        const fraction = fractionOf(o, m);
+        const size = Math.abs(q);
+        freed = initialMargin(m.spec, notional(m.scale, m.prices.mark, size), fraction) - initialMargin(m.spec, notional(m.scale, m.prices.mark, size - lots), fraction);
+      }
+      if (amount > orderHeadroom(o, e) + (freed > 0n ? freed : 0n)) return LedgerCode.InsufficientMargin;
+    }
+  }
+  ctx.holds.set(orderId, {
+    orderId,
+    owner,
+    market,
+    side,
+    remaining: quantity,
+    amount,
+    reduceOnly: !counts,
+    liquidation,
+    originator: extras?.originator ?? 0,
+    originatorFee: extras?.originatorFee ?? 0n,
+  });
+  o.holdTotal += amount;
+  return LedgerCode.Ok;
+}
+
+/** The order left the book (cancelled, expired, rejected, IOC remainder): its hold is released. */
+export function releaseOrder(ctx: HoldsContext, orderId: OrderId, time: number): LedgerCode {
+  const h = ctx.holds.get(orderId);
+  if (h === undefined) return LedgerCode.Ok;
+  dropHold(ctx, h);
+  if (h.liquidation) finishLiquidation(ctx, ctx.owners[h.owner], h.market, h.side, time);
+  return LedgerCode.Ok;
+}
+
+function dropHold(ctx: HoldsContext, h: Hold): void {
+  const o = ctx.owners[h.owner];
+  o.holdTotal -= h.amount;
+  if (!h.reduceOnly) reduceOpenLots(o, h, h.remaining);
+  ctx.holds.delete(h.orderId);
+}
+
+export function reduceOpenLots(o: OwnerState, h: Hold, lots: number): void {
+  const open = o.openLots.get(h.market) as { buy: number; sell: number };
+  if (h.side > 0) open.buy -= lots;
+  else open.sell -= lots;
+  if (open.buy === 0 && open.sell === 0) o.openLots.delete(h.market);
+}

@@ -1,0 +1,174 @@
+/**
+ * @module ledger/settlement
+ *
+ * Settlement of fills (R2): one side of one fill — the hold it releases, the position it
+ * changes (realised PnL, fees, funding), the originator and liquidation fees, isolated margin
+ * posted and released — and what a loss beyond the owner's equity leaves for insolvency.ts.
+ * A book's fill settles as two sides (maker first); an ADL trade too, with order id 0.
+ *
+ * Invariants: no fee takes more than its payer can pay once the trade's PnL is in (a fee is
+ * never a shortfall); an isolated position closed by its owner's own order leaves the rest at
+ * its maintenance margin, paid from the cross collateral, not the fund; emits `fill` then
+ * `position` per side, `balance` events for the money that moved.
+ * Functions over a `SettlementContext` the `Ledger` hands them (its own records, shared).
+ * May import: types/ids, engine/types, ledger/.
+ */
+import type { Side } from '../engine/types.ts';
+import { tradingFee } from './fees.ts';
+import { reduceOpenLots } from './holds.ts';
+import { coverCrossShortfall, finishLiquidation, payShortfall, type InsolvencyContext } from './insolvency.ts';
+import { initialMargin, maintenanceMargin } from './margin.ts';
+import { credit, emitPosition, moveInsurance } from './moves.ts';
+import { openLossOf } from './open-loss.ts';
+import { applyTrade, type TradeOutcome } from './position.ts';
+import type { Hold, MarketState } from './state.ts';
+import { crossEquity, exposureOf, fractionOf, notionalAtMark, upnlOf } from './stats.ts';
+import { abs, owed } from './units.ts';
+import type { OrderId } from '../types/ids.ts';
+
+/** What settlement needs of the ledger beyond the insolvency block's: the holds, scratch for a trade's outcome, the liquidation fee. */
+export interface SettlementContext extends InsolvencyContext {
+  readonly holds: Map<number, Hold>;
+  /** Scratch for `applyTrade` (overwritten by each call). */
+  readonly trade: TradeOutcome;
+  /** RATE_SCALE fraction of a liquidation fill's notional, to the insurance fund. */
+  readonly liquidationFee: bigint;
+}
+
+/**
+ * Settles `quantity` lots of `ownerId` on `side` at `price` (notional `n`, fee rate `feeRate`)
+ * against the hold of `orderId` (none: 0, an ADL trade, or an id the ledger never admitted).
+ */
+export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: number, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void {
+  const o = ctx.owners[ownerId];
+  const market = m.spec.index;
+  const h = orderId === 0 ? undefined : ctx.holds.get(orderId);
+  let originatorFee = 0n;
+  let liquidation = false;
+  if (h !== undefined) {
+    const lots = quantity < h.remaining ? quantity : h.remaining;
+    const release = lots === h.remaining ? h.amount : (h.amount * BigInt(lots)) / BigInt(h.remaining);
+    h.amount -= release;
+    o.holdTotal -= release;
+    if (!h.reduceOnly) reduceOpenLots(o, h, lots);
+    h.remaining -= lots;
+    if (h.originator !== 0) originatorFee = owed(n, h.originatorFee);
+    liquidation = h.liquidation;
+    if (h.remaining === 0) ctx.holds.delete(orderId);
+  }
+  let p = o.positions.get(market);
+  if (p === undefined) {
+    const setting = o.settings.get(market);
+    p = { market, quantity: 0, basis: 0n, fees: 0n, funding: 0n, margin: 0n, isolated: setting?.isolated ?? false, updatedAt: time };
+    o.positions.set(market, p);
+    m.holders.add(ownerId);
+  }
+  const t = applyTrade(p, side * quantity, n, ctx.trade);
+  // orderId 0: an ADL trade, which no book executed (see `positionOffBook`).
+  if (orderId === 0) {
+    const lots = (o.offBook.get(market) ?? 0) + side * quantity;
+    if (lots === 0) o.offBook.delete(market);
+    else o.offBook.set(market, lots);
+  }
+  let fee = tradingFee(n, feeRate);
+  if (fee > 0n || originatorFee > 0n) {
+    // No fee takes more than this side can pay once the trade's PnL is in: the trading fee
+    // first, then the originator's. What it cannot pay is not charged — never left for the
+    // insurance fund to cover as a shortfall.
+    // An isolated position's own order may draw on the cross collateral (see below); a liquidation may not.
+    let payable = t.realizedPnl + (p.isolated ? p.margin + upnlOf(m, p) + (!liquidation && o.collateral > 0n ? o.collateral : 0n) : crossEquity(o, exposureOf(o, ctx.markets, ctx.scratch)));
+    if (fee > payable) fee = payable > 0n ? payable : 0n;
+    payable -= fee;
+    if (originatorFee > payable) originatorFee = payable > 0n ? payable : 0n;
+  }
+  ctx.funds.feesCollected += fee;
+  p.fees += fee + originatorFee;
+  p.updatedAt = time;
+  let cross = 0n; // change of cross collateral
+  const pnlLessFees = t.realizedPnl - fee - originatorFee;
+  if (p.isolated) p.margin += pnlLessFees;
+  else cross += pnlLessFees;
+  if (liquidation) {
+    // The liquidation fee never takes more than the equity left in what is being liquidated.
+    const equity = p.isolated ? p.margin + upnlOf(m, p) : crossEquity(o, exposureOf(o, ctx.markets, ctx.scratch)) + cross;
+    let lf = owed(n, ctx.liquidationFee);
+    if (lf > equity) lf = equity > 0n ? equity : 0n;
+    if (lf > 0n) {
+      if (p.isolated) p.margin -= lf;
+      else cross -= lf;
+      moveInsurance(ctx.emit, ctx.funds, lf, 'liquidationFee', ownerId, time);
+    }
+  }
+  if (p.isolated) {
+    if (t.closedLots > 0 && !liquidation && orderId !== 0) {
+      // Its owner's own order (admitted with its open loss held against the cross account)
+      // left what remains of the position below its maintenance margin, or under water: the
+      // cross collateral pays the difference, not the insurance fund. Isolated margin bounds
+      // what a liquidation takes, not what the owner's own trades lose — else a close far
+      // through the mark into an accomplice's order hands the fund's money to the accomplice
+      // while the cross account keeps its own, and a trade alone puts the rest in
+      // liquidation. (A flip's new lots get their margin below.)
+      const rest = t.openedLots > 0 || p.quantity === 0;
+      const short = (rest ? 0n : maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p)) - p.margin;
+      if (short > 0n) {
+        const available = o.collateral + cross;
+        const move = short < available ? short : available > 0n ? available : 0n;
+        p.margin += move;
+        cross -= move;
+      }
+    }
+    if (t.closedLots > 0) {
+      const fullyClosed = t.closedLots === Math.abs(t.before);
+      let release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
+      if (!fullyClosed && release > 0n) {
+        // What the rest of the position needs stays: its loss at the mark and its maintenance
+        // margin. Else a partial close of a position under water (a partial liquidation) hands
+        // the cross account margin the rest then lacks, and the fund pays for its bankruptcy.
+        const spare = p.margin + upnlOf(m, p) - maintenanceMargin(m.spec, notionalAtMark(m, p));
+        if (release > spare) release = spare > 0n ? spare : 0n;
+      }
+      p.margin -= release;
+      if (release < 0n) {
+        // A closed isolated position owes more than its margin (zeroed above): the fund, then the winners, pay it.
+        payShortfall(ctx, o.owner, m, side, -release, time);
+      } else {
+        cross += release;
+      }
+    }
+    if (t.openedLots > 0) {
+      // Its initial margin, and what the opened lots are under water at the mark (bought above it, sold below).
+      const wanted = initialMargin(m.spec, t.openedNotional, fractionOf(o, m)) + openLossOf(m, side, t.openedNotional, t.openedLots);
+      const available = o.collateral + cross;
+      const move = wanted < available ? wanted : available > 0n ? available : 0n;
+      p.margin += move;
+      cross -= move;
+    }
+  }
+  if (cross !== 0n) credit(ctx.emit, o, cross, 'fill', time);
+  if (originatorFee > 0n && h !== undefined) credit(ctx.emit, ctx.owners[h.originator], originatorFee, 'originatorFee', time);
+  ctx.emit({
+    type: 'fill',
+    owner: ownerId,
+    market,
+    orderId,
+    side,
+    price,
+    quantity,
+    notional: n,
+    fee,
+    realizedPnl: t.realizedPnl,
+    realizedFunding: t.realizedFunding,
+    realizedExposure: abs(t.closedBasis),
+    realizedPoints: n,
+    maker,
+    liquidation,
+    time,
+  });
+  if (p.quantity === 0) {
+    o.positions.delete(market);
+    m.holders.delete(ownerId);
+  }
+  emitPosition(ctx.emit, ownerId, p);
+  if (!o.liquidating.has(market)) coverCrossShortfall(ctx, o, m, side, time);
+  if (h !== undefined && h.remaining === 0 && h.liquidation) finishLiquidation(ctx, o, market, h.side, time);
+}
