@@ -4,11 +4,11 @@
  *  - `npm test` (no argument): every `*.test.ts` under test/, each behaviour in its fastest
  *    faithful form. The files of SCALE run small here (their own defaults: fewer kills, fewer
  *    events), every other file as it is. The files run in SHARDS processes side by side
- *    (`TEST_SHARDS`, default 2, one per core), each process running its share one file after
- *    another (test/shard.ts: a file's hooks belong to it, the sources load once per process);
- *    shares are balanced by each file's duration in the last run (node_modules/.cache/test-durations.json,
- *    the file's size until it has one). SERIAL — the files that judge themselves by the wall
- *    clock — run afterwards in one process of their own, so a neighbour's CPU cannot make them late.
+ *    (`TEST_SHARDS`, default 2, one per core), each process running files one after another
+ *    (test/shard.ts: a file's hooks belong to it, the sources load once per process) and taking
+ *    the next file of one queue when it is free: LONGEST_FIRST (measured) first, then the rest,
+ *    largest first. SERIAL — the files that judge themselves by the wall clock — run afterwards
+ *    in one process of their own, so a neighbour's CPU cannot make them late.
  *  - `--scale` (`npm run test:scale`): the files of SCALE again, one process each, at scale
  *    (the environment beside each). `npm run test:all` runs both tiers.
  *
@@ -110,7 +110,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
  * early, even with exit code 0 (a `process.exit` in some test), fails the run, naming the files
  * it never finished.
  */
-async function runSharded(queue: string[], shards: number, env: Record<string, string> = {}): Promise<boolean> {
+async function runSharded(queue: string[], shards: number): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'perp-test-queue-'));
   writeFileSync(join(dir, 'queue.json'), JSON.stringify(queue));
   const finished = new Set<string>();
@@ -118,7 +118,7 @@ async function runSharded(queue: string[], shards: number, env: Record<string, s
     new Promise<boolean>((done) => {
       const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', ...passThrough, 'test/shard.ts'], {
         cwd: root,
-        env: { ...process.env, ...env, TEST_QUEUE: dir },
+        env: { ...process.env, TEST_QUEUE: dir },
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       });
       let report = '';
