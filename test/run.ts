@@ -130,6 +130,10 @@ async function runSharded(queue: string[], shards: number): Promise<boolean> {
       });
       child.on('close', (code, signal) => {
         console.log(`\n── shard ${n}: ${signal ?? `exit ${code}`} ──\n${report}`);
+        // The spec reporter closes with the failing tests and their errors; kept to print again
+        // last, so that whoever reads only the end of the output reads why it failed.
+        const failing = report.lastIndexOf('failing tests:');
+        if (failing >= 0) failures.push(report.slice(report.lastIndexOf('\n', failing) + 1).trimEnd());
         done(code === 0);
       });
     });
@@ -157,6 +161,8 @@ for (const file of [...Object.keys(SCALE), ...SERIAL, ...LONGEST_FIRST]) {
 }
 
 const started = performance.now();
+/** Each failed shard's list of failing tests with their errors, printed again at the end. */
+const failures: string[] = [];
 let passed = true;
 if (scale) {
   for (const [file, env] of Object.entries(SCALE)) passed = (await runAlone(file, env)) && passed;
@@ -166,5 +172,6 @@ if (scale) {
   passed = await runSharded([...LONGEST_FIRST, ...rest], SHARDS);
   passed = (await runSharded(all.filter((f) => SERIAL.has(f)), 1)) && passed;
 }
+if (failures.length > 0) console.log(`\n── failing tests of every shard ──\n${failures.join('\n')}`);
 console.log(`${passed ? 'all tests passed' : 'FAILED'} in ${seconds(performance.now() - started)}`);
 process.exit(passed ? 0 : 1);

@@ -28,8 +28,12 @@ test('a filled order acknowledged is at once in every history read, under load',
 
   let loading = true;
   const load = background.map(async (t, i) => {
-    // Buyers rest at 95,000, sellers cross them: the trades of the load are all at 95,000.
-    while (loading) await t.place({ price: '95000', quantity: i % 2 === 0 ? '0.001' : '-0.001' });
+    // Sellers rest asks at 95,000, buyers take them immediate-or-cancel: the trades of the load
+    // are all at 95,000 and the load never rests a bid, so the taker's sell below finds the
+    // maker's bid and nothing else (a resting 95,000 bid would be the better price and take
+    // part of it, leaving the maker's order open).
+    const buyer = i % 2 === 0;
+    while (loading) await t.place({ price: '95000', quantity: buyer ? '0.001' : '-0.001', ioc: buyer });
   });
 
   const sub = (t: Trader) => `account=${t.address}&subaccountIndex=0`;
