@@ -74,14 +74,19 @@ const MAIN_STAGES: { file: string; functions?: readonly string[]; stage: Stage }
   { file: '/src/history/', stage: Stage.history },
 ];
 
-/** Worker threads by a script that shows whose thread it is; the first row that matches wins. */
-const WORKER_STAGES: { file: string; stage: Stage }[] = [
-  { file: '/auth/signature-worker.', stage: Stage.pool },
-  { file: '/transport/market-worker.', stage: Stage.market },
-  { file: '/history/projection-worker.', stage: Stage.projection },
-  { file: '/sequencer/snapshot-worker.', stage: Stage.snapshot },
-  // A thread of tsx's module.register() hooks: one for the main thread, one per worker that registers them (transport/spawn-worker).
-  { file: '/node_modules/tsx/', stage: Stage.loader },
+/**
+ * Worker threads by the module that shows whose thread it is; the first row that matches wins.
+ * From dist/ a worker runs `dist/<room>/<name>.js`; from source, its esbuild bundle
+ * `node_modules/.cache/perp-bundles/<name>-<hash>.mjs` (transport/source-bundle): `pattern`
+ * matches both.
+ */
+const WORKER_STAGES: { pattern: RegExp; stage: Stage }[] = [
+  { pattern: /\/signature-worker[.-]/, stage: Stage.pool },
+  { pattern: /\/market-worker[.-]/, stage: Stage.market },
+  { pattern: /\/projection-worker[.-]/, stage: Stage.projection },
+  { pattern: /\/snapshot-worker[.-]/, stage: Stage.snapshot },
+  // A thread of tsx's module.register() hooks: one for the main thread, one per worker that registers them.
+  { pattern: /\/node_modules\/tsx\//, stage: Stage.loader },
 ];
 
 /** The stage a frame names on the main thread, or null when it takes its caller's. */
@@ -107,7 +112,7 @@ function add(into: Breakdown, stage: Stage, micros: number, bytes: number): void
 
 /** A worker's stage, from the scripts it loaded. */
 export function workerStage(thread: Thread): Stage {
-  for (const row of WORKER_STAGES) if (thread.scripts.some((url) => url.includes(row.file))) return row.stage;
+  for (const row of WORKER_STAGES) if (thread.scripts.some((url) => row.pattern.test(url))) return row.stage;
   return Stage.otherWorker;
 }
 
