@@ -1,106 +1,15 @@
 /**
  * @module cli/main
  *
- * `perp`, the exchange's command line (`npm run cli -- …` in the repository; the package's
- * `bin`): `perp <command> [arguments] [options]`, `perp --help`, `perp <command> --help`.
- * Options common to every command: --url (or $PERP_URL, default http://localhost:8080),
- * --key-file (or $PERP_KEY_FILE, default ~/.perp/key), --subaccount, --json, --operator-key (or
- * $OPERATOR_KEY, default the testnet's). Arguments are read with node:util `parseArgs` (strict:
- * an unknown option is bad input).
+ * The `perp` process (`npm run cli -- …` in the repository; the package's `bin` through
+ * bin/perp.js): runs cli/run's `runCli` on the process's arguments, writes to standard output
+ * and error, and ends with its exit status (0 done, 1 refused or unreachable, 2 bad input).
+ * A command that finished leaves the process to end by itself (a `feed follow` closes its
+ * socket first); a failure ends it at once.
  *
- * Exit status: 0 done; 1 the exchange refused (its status and text on one line) or could not be
- * reached; 2 bad input (one line saying what to send instead).
- *
- * May import: ./commands, ./usage, ../client (ExchangeError), node:util, cli/wallet-files.
+ * May import: ./run.
  */
-import { parseArgs } from 'node:util';
-import { ExchangeError } from '../client/index.ts';
-import { COMMANDS, type Command, type Context, type Option } from './commands.ts';
-import { integer, UsageError } from './usage.ts';
-import { defaultKeyFile } from './wallet-files.ts';
+import { runCli } from './run.ts';
 
-const COMMON: Record<string, Option> = {
-  url: { type: 'string', description: 'the exchange (default $PERP_URL, else http://localhost:8080)' },
-  'key-file': { type: 'string', description: 'your key (default $PERP_KEY_FILE, else ~/.perp/key)' },
-  subaccount: { type: 'string', description: 'subaccount index (default 0)' },
-  json: { type: 'boolean', description: "print the exchange's JSON instead of a table" },
-  'operator-key': { type: 'string', description: 'operator commands: the operator key (default $OPERATOR_KEY, else the testnet key)' },
-  help: { type: 'boolean', description: 'show this help' },
-};
-
-function overview(): string {
-  const width = Math.max(...COMMANDS.map((c) => `${c.name} ${c.args}`.length));
-  return [
-    'usage: perp <command> [arguments] [options]     (in the repository: npm run cli -- <command> …)',
-    '',
-    ...COMMANDS.map((c) => `  ${`${c.name} ${c.args}`.padEnd(width)}  ${c.summary}`),
-    '',
-    'perp <command> --help shows its options. Exit status: 0 done, 1 refused by the exchange, 2 bad input.',
-  ].join('\n');
-}
-
-function help(command: Command): string {
-  const options = { ...command.options, ...(command.raw ? {} : COMMON) };
-  const width = Math.max(...Object.keys(options).map((k) => k.length + (options[k].type === 'string' ? 6 : 0)));
-  return [
-    `usage: perp ${command.name} ${command.args}`.trimEnd(),
-    '',
-    command.summary,
-    '',
-    'options:',
-    ...Object.entries(options).map(([name, o]) => `  --${`${name}${o.type === 'string' ? ' VALUE' : ''}`.padEnd(width)}  ${o.description}`),
-  ].join('\n');
-}
-
-async function main(argv: string[]): Promise<void> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    console.log(overview());
-    return;
-  }
-  const command = COMMANDS.find((c) => c.name === `${argv[0]} ${argv[1]}`) ?? COMMANDS.find((c) => c.name === argv[0]);
-  if (command === undefined) {
-    const group = COMMANDS.filter((c) => c.name.startsWith(`${argv[0]} `)).map((c) => c.name);
-    throw new UsageError(group.length > 0 ? `${argv.slice(0, 2).join(' ')}: use one of ${group.join(', ')}` : `unknown command ${argv[0]}: perp --help lists them`);
-  }
-  const rest = argv.slice(command.name.split(' ').length);
-  if (command.raw) {
-    if (rest.length === 0 || rest.includes('--help')) {
-      console.log(help(command));
-      return;
-    }
-    await command.run({ positionals: rest } as Context);
-    return;
-  }
-  const { values, positionals } = parseArgs({ args: rest, options: { ...command.options, ...COMMON }, allowPositionals: true, strict: true });
-  if (values.help === true) {
-    console.log(help(command));
-    return;
-  }
-  const json = values.json === true;
-  const ctx: Context = {
-    url: ((values.url as string | undefined) ?? process.env.PERP_URL ?? 'http://localhost:8080').replace(/\/+$/, ''),
-    keyFile: (values['key-file'] as string | undefined) ?? defaultKeyFile(),
-    subaccountIndex: integer('--subaccount', values.subaccount as string | undefined, 0),
-    json,
-    operatorKey: (values['operator-key'] as string | undefined) ?? process.env.OPERATOR_KEY ?? 'testnet-operator-key',
-    values,
-    positionals,
-    show: (data, human) => console.log(json ? JSON.stringify(data, null, 2) : human()),
-  };
-  await command.run(ctx);
-}
-
-try {
-  await main(process.argv.slice(2));
-} catch (error) {
-  const e = error as Error & { code?: string };
-  if (error instanceof UsageError || e.code?.startsWith('ERR_PARSE_ARGS')) {
-    console.error(`perp: ${e.message}`);
-    process.exit(2);
-  }
-  if (error instanceof ExchangeError) {
-    console.error(`perp: ${error.status === 0 ? '' : `${error.request}: ${error.status} `}${error.message}`);
-    process.exit(1);
-  }
-  throw error;
-}
+const status = await runCli(process.argv.slice(2), { out: (text) => console.log(text), err: (text) => console.error(text) });
+if (status !== 0) process.exit(status);
