@@ -14,6 +14,7 @@
  * May import: types/ids, history/, lmdb types.
  */
 import type { Database, RootDatabase } from 'lmdb';
+import { projectionDatabase } from './history-env.ts';
 import { KEY_TOP } from './store.ts';
 import type { OrderRecord } from './types.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
@@ -77,7 +78,7 @@ export class AccountEventLog implements AccountEventReader {
   private readonly db: Database<AccountEventRecord, number[]>;
 
   constructor(root: RootDatabase) {
-    this.db = root.openDB<AccountEventRecord, number[]>({ name: 'history.accountEvents' });
+    this.db = projectionDatabase<AccountEventRecord, number[]>(root, 'history.accountEvents');
   }
 
   /** Records an event. Call inside a history batch's write transaction. */

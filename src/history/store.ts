@@ -30,10 +30,12 @@
  * entry the listing may list.
  * `history.meta` `format` names this layout (`HISTORY_FORMAT`): a history without it is from
  * an older build, and start-up rebuilds it from the journal (storage/data-directory).
- * Values are msgpack (lmdb's default); `bigint`s are stored as decimal integer strings.
+ * Values are msgpack records against each database's shared structures (history-env
+ * `projectionDatabase`, format 4); `bigint`s are stored as decimal integer strings.
  * May import: types/ids, types/orders, history/, lmdb types, engine/types.
  */
 import type { Database, RootDatabase } from 'lmdb';
+import { projectionDatabase } from './history-env.ts';
 import type { Candle } from './candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from './types.ts';
 import type { Side } from '../engine/types.ts';
@@ -43,7 +45,7 @@ import { ORDER_TYPES, type OrderStatus } from '../types/orders.ts';
 export const HISTORY_DATABASE_COUNT = 6;
 
 /** The layout above; history written in another is rebuilt at start (storage/data-directory). */
-export const HISTORY_FORMAT = 3;
+export const HISTORY_FORMAT = 4;
 
 /** What a timeline entry is: its third key part. */
 export const TIMELINE_CREATED = 0;
@@ -129,7 +131,7 @@ export interface HistoryDatabases {
 
 /** Opens (creating when absent) the projections' databases in `root`. */
 export function openHistoryDatabases(root: RootDatabase): HistoryDatabases {
-  const db = <V, K extends Key | number>(name: string) => root.openDB<V, K>({ name });
+  const db = <V, K extends Key | number>(name: string) => projectionDatabase<V, K>(root, name);
   return {
     root,
     trades: db<StoredTrade, Key>('history.trades'),

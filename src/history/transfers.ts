@@ -15,6 +15,7 @@
  * May import: history/, lmdb types.
  */
 import type { Database, RootDatabase } from 'lmdb';
+import { projectionDatabase } from './history-env.ts';
 import { KEY_TOP } from './store.ts';
 import type { RangeQuery } from './types.ts';
 
@@ -52,7 +53,7 @@ export class TransferHistory implements TransferHistoryReader {
   private readonly db: Database<StoredTransfer, number[]>;
 
   constructor(root: RootDatabase) {
-    this.db = root.openDB<StoredTransfer, number[]>({ name: 'history.transfers' });
+    this.db = projectionDatabase<StoredTransfer, number[]>(root, 'history.transfers');
   }
 
   /** Records a transfer under both subaccounts. Call inside a history batch's write transaction. */

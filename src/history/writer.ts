@@ -22,12 +22,14 @@
  *
  * Cache: the newest candle of each (market, interval) as committed, so a trade reads no candle
  * from LMDB except when a period opens or an older one is touched. It only ever holds what is
- * committed: an aborted batch clears it. The open orders whose created entry is written, so
+ * committed: an aborted batch clears it, and makes every projection database forget the value
+ * shapes it had saved (history-env `forgetUncommittedShapes`). The open orders whose created entry is written, so
  * it is put once; it holds only committed orders too. Cost per trade: 2 trade puts and 11
  * in-memory candle updates; per order change, 1 index put; per batch, one put per touched
  * candle and per changed order, and one per order seen for the first time.
  * May import: types/ids, history/, config/, engine/types, app/order-registry (isTerminal).
  */
+import { forgetUncommittedShapes } from './history-env.ts';
 import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type Candle, type CandleInterval, type CandleState } from './candles.ts';
 import { changeKey, createdKey, fillKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, type HistoryDatabases } from './store.ts';
 import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
@@ -78,6 +80,7 @@ export class HistoryWriter {
     } catch (error) {
       this.newest.clear();
       this.createdIndexed.clear();
+      forgetUncommittedShapes(this.dbs.root);
       throw error;
     } finally {
       this.dirtyCandles.clear();

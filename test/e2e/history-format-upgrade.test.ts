@@ -1,7 +1,8 @@
 /**
  * A data directory whose history an older build wrote starts on this one — format 1 (fills and
- * the order indexes in three databases, no `format` in history.meta) or format 2 (one timeline
- * per subaccount ordered by time first, order entries without what listings filter on): its
+ * the order indexes in three databases, no `format` in history.meta), format 2 (one timeline
+ * per subaccount ordered by time first, order entries without what listings filter on) or
+ * format 3 (this layout, values that carry their own field names instead of shared shapes): its
  * history is rebuilt from the journal, the rebuild is logged, and every history read answers as
  * before the upgrade.
  * The old layout is made here from the new one (the same entries under the old keys), so the
@@ -12,34 +13,61 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import { startTestExchange, Trader, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 import { assertHistoryMatchesJournal } from './history-check.ts';
-import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
+import { HISTORY_ENV_OPTIONS, projectionDatabase } from '../../src/history/history-env.ts';
 import { TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED } from '../../src/history/store.ts';
 
 
-/** The history environment at `dir`, its timeline and its orders, for `fn` in one write transaction. */
-async function rewrite(dir: string, fn: (env: RootDatabase, timeline: Database<unknown, number[]>, orders: Database<{ updatedAt: number }, number>) => void): Promise<void> {
+/** Every projection database of formats 3 and 4 (history.meta apart). */
+const PROJECTIONS = ['history.trades', 'history.tradesByTime', 'history.candles', 'history.orders', 'history.timeline', 'history.funding', 'history.accountEvents', 'history.transfers'];
+
+/** Format 4's values (shared structures), as `[key, value]`s: the structures entry itself (a symbol key) left out. */
+function entries(db: Database<unknown, Key>): [Key, unknown][] {
+  return [...db.getRange()].filter(({ key }) => typeof key !== 'symbol').map(({ key, value }) => [key, value]);
+}
+
+/**
+ * For `fn`, in one write transaction of the history at `dir`: `current(name)` reads a database
+ * as this build wrote it, `plain(name)` writes it as builds before format 4 did (msgpack values
+ * that carry their own field names). Every projection is rewritten plainly first: builds of
+ * formats 1 to 3 all wrote plain values.
+ */
+async function rewrite(dir: string, fn: (env: RootDatabase, current: (name: string) => Database<any, any>, plain: (name: string) => Database<any, any>) => void): Promise<void> {
   const env = open({ path: join(dir, 'history'), ...HISTORY_ENV_OPTIONS });
-  const timeline = env.openDB<unknown, number[]>({ name: 'history.timeline' });
-  const orders = env.openDB<{ updatedAt: number }, number>({ name: 'history.orders' });
-  await env.transaction(() => fn(env, timeline, orders));
+  const current = (name: string) => projectionDatabase<unknown, Key>(env, name);
+  const plain = (name: string) => env.openDB<unknown, Key>({ name });
+  await env.transaction(() => {
+    for (const name of PROJECTIONS) {
+      const stored = entries(current(name));
+      current(name).clearSync();
+      for (const [key, value] of stored) plain(name).putSync(key, value);
+    }
+    fn(env, current, plain);
+  });
   await env.close();
+}
+
+/** Rewrites the history at `dir` as format 3 wrote it: this layout, plain values. */
+async function toFormat3(dir: string): Promise<void> {
+  await rewrite(dir, (env) => env.openDB<number, string>({ name: 'history.meta' }).putSync('format', 3));
 }
 
 /** Rewrites the history at `dir` as format 1 wrote it: history.fills, history.ordersByUpdated, history.ordersByCreated, no format. */
 async function toFormat1(dir: string): Promise<void> {
-  await rewrite(dir, (env, timeline, orders) => {
-    const fills = env.openDB<unknown, number[]>({ name: 'history.fills' });
-    const byUpdated = env.openDB<number, number[]>({ name: 'history.ordersByUpdated' });
-    const byCreated = env.openDB<number, number[]>({ name: 'history.ordersByCreated' });
+  await rewrite(dir, (env, _current, plain) => {
+    const timeline = plain('history.timeline');
+    const orders = plain('history.orders');
+    const fills = plain('history.fills');
+    const byUpdated = plain('history.ordersByUpdated');
+    const byCreated = plain('history.ordersByCreated');
     for (const { key, value } of timeline.getRange()) {
-      const [owner, kind, time, a, b] = key;
+      const [owner, kind, time, a, b] = key as number[];
       if (kind === TIMELINE_FILL) fills.put([owner, time, a, b], value);
       // Format 1 kept only an order's latest update entry.
-      if (kind === TIMELINE_UPDATED && orders.get(a)!.updatedAt === time) byUpdated.put([owner, time, a], a);
+      if (kind === TIMELINE_UPDATED && orders.get(a).updatedAt === time) byUpdated.put([owner, time, a], a);
       if (kind === TIMELINE_CREATED) byCreated.put([owner, time, a], a);
     }
     timeline.drop();
@@ -49,10 +77,11 @@ async function toFormat1(dir: string): Promise<void> {
 
 /** Rewrites the history at `dir` as format 2 wrote it: one timeline per subaccount ordered by time first, bare order entries. */
 async function toFormat2(dir: string): Promise<void> {
-  await rewrite(dir, (env, timeline) => {
-    const entries = [...timeline.getRange()].map(({ key, value }) => ({ key, value }));
+  await rewrite(dir, (env, _current, plain) => {
+    const timeline = plain('history.timeline');
+    const stored = [...timeline.getRange()].map(({ key, value }) => ({ key: key as number[], value }));
     timeline.clearSync();
-    for (const { key, value } of entries) {
+    for (const { key, value } of stored) {
       const [owner, kind, time, a, b] = key;
       if (kind === TIMELINE_FILL) timeline.put([owner, time, kind, a, b], value);
       if (kind === TIMELINE_UPDATED || kind === TIMELINE_CREATED) timeline.put([owner, time, kind, a], null);
@@ -61,7 +90,7 @@ async function toFormat2(dir: string): Promise<void> {
   });
 }
 
-for (const [format, downgrade] of [[1, toFormat1], [2, toFormat2]] as const) {
+for (const [format, downgrade] of [[1, toFormat1], [2, toFormat2], [3, toFormat3]] as const) {
   test(`history from a build in format ${format} is rebuilt from the journal at start, and reads answer as before`, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), `perp-history-format-${format}-`));
     after(() => rmSync(dataDir, { recursive: true, force: true }));
