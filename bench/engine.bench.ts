@@ -29,6 +29,7 @@ import type { BookListener, PlaceOrder, Side } from '../src/engine/types.ts';
 import { percentile, report } from './report.ts';
 import { seeded } from './seeded.ts';
 import type { Figure } from './report.ts';
+import { marketNo } from '../test/fixtures/ids.ts';
 
 const MID = 100_000;
 const LEVELS = 100;
@@ -128,7 +129,7 @@ interface Workload {
 
 /** The same workload with orderIds of market 1 (above 2^40: heap numbers, not small integers). */
 function market1(w: Workload, name: string): Workload {
-  const base = orderIdOf(1, 0);
+  const base = orderIdOf(marketNo(1), 0);
   return { name, initial: compile(w.ops.initial, base), stream: compile(w.ops.stream, base), ops: w.ops };
 }
 
@@ -142,12 +143,12 @@ interface Engine {
 
 function fastEngine(): Engine & { listener: CountingListener } {
   const listener = new CountingListener();
-  let book = new FastOrderBook(0, listener);
+  let book = new FastOrderBook(marketNo(0), listener);
   return {
     name: 'FastOrderBook',
     listener,
     reset(initial) {
-      book = new FastOrderBook(0, listener);
+      book = new FastOrderBook(marketNo(0), listener);
       this.run(initial, 0, initial.length);
     },
     run(s, from, to) {
@@ -195,7 +196,7 @@ function generate(
   next: (sim: FastOrderBook, live: LiveOrders, newId: () => number) => Op,
 ): Workload {
   const live = new LiveOrders();
-  const sim = new FastOrderBook(0, live);
+  const sim = new FastOrderBook(marketNo(0), live);
   let id = 0;
   for (const op of initial) id = Math.max(id, op.id);
   const newId = (): number => ++id;

@@ -20,6 +20,7 @@ import { HistoryReader, SearchTooBroad } from '../src/history/reader.ts';
 import type { OrderQuery, OrderRecord } from '../src/history/types.ts';
 import type { OrderStatus } from '../src/types/orders.ts';
 import { loadAverage } from './http/measure.ts';
+import { marketNo } from '../test/fixtures/ids.ts';
 
 const ORDERS = Number(process.env.HISTORY_READ_ORDERS ?? 100_000);
 const ROUNDS = Number(process.env.HISTORY_READ_ROUNDS ?? 5);
@@ -63,12 +64,12 @@ const listings: [string, () => unknown[]][] = [
   ['baseline: newest 500 orders, no filter', () => reader.orders(OWNER, { limit: 500 })],
   ['status=filled, 500', () => reader.orders(OWNER, { limit: 500, statuses: new Set(['filled']) })],
   ['status=closed, 500', () => reader.orders(OWNER, { limit: 500, statuses: new Set(['filled', 'cancelled', 'expired', 'rejected']) })],
-  ['symbol of the second market (1 %), 500', () => reader.orders(OWNER, { limit: 500, marketIndex: 1 })],
+  ['symbol of the second market (1 %), 500', () => reader.orders(OWNER, { limit: 500, marketIndex: marketNo(1) })],
   ['orderType=twap (none), 500', () => reader.orders(OWNER, { limit: 500, orderTypes: new Set(['twap']) })],
   ['orderType=twap, the last minute', () => reader.orders(OWNER, { limit: 500, orderTypes: new Set(['twap']), from: T0 + ORDERS * 10 - 60_000 })],
   ['created window, status=filled, 500', () => reader.orders(OWNER, { limit: 500, by: 'created', statuses: new Set(['filled']) } as OrderQuery)],
   ['fills, newest 5000', () => reader.fills(OWNER, { limit: 5000 })],
-  ['fills of the second market, 500', () => reader.fills(OWNER, { limit: 500, marketIndex: 1 })],
+  ['fills of the second market, 500', () => reader.fills(OWNER, { limit: 500, marketIndex: marketNo(1) })],
 ];
 for (const [name, list] of listings) {
   const cpu: number[] = [];

@@ -23,6 +23,7 @@ import { kJournalHeaderBytes, kJournalPayloadLength } from '../src/journal/recor
 import { BookEventWriter, RecordBuffer, decodeEvent } from '../src/transport/codec.ts';
 import { RecordKind } from '../src/transport/layout.ts';
 import { report, type Figure } from './report.ts';
+import { marketNo } from '../test/fixtures/ids.ts';
 
 const RECORDS = 2_000_000;
 const quiet = { info: () => {}, error: console.error };
@@ -48,7 +49,7 @@ try {
   {
     const journal = await Journal.open(LmdbJournalStorage.open(dir), { logger: quiet, maxUnflushed: Infinity });
     const buffer = new RecordBuffer();
-    const writer = new BookEventWriter(buffer, 1);
+    const writer = new BookEventWriter(buffer, marketNo(1));
     for (let seq = 1; seq <= RECORDS; ) {
       for (let k = 0; k < 20_000 && seq <= RECORDS; k++, seq++) {
         buffer.reset();

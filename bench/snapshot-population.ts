@@ -6,6 +6,7 @@
  */
 import { CommandKind, type Command, type SubmitOrder } from '../src/app/commands.ts';
 import type { Sequencer } from '../src/sequencer/sequencer.ts';
+import { marketNo } from '../test/fixtures/ids.ts';
 
 const FAR_FUTURE = 4_102_444_800_000;
 
@@ -20,7 +21,7 @@ export function order(account: string, nonce: number, side: 1 | -1, price: numbe
     time,
     account,
     subaccountIndex: 0,
-    market: 0,
+    market: marketNo(0),
     orderType: 'limit',
     side,
     price,

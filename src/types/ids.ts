@@ -23,7 +23,7 @@
 
 declare const brand: unique symbol;
 /** `T` known to be a `B`: assignable to `T`; a `T` branded otherwise is not a `B` (see the header). */
-type Brand<T, B extends string> = T & { readonly [brand]?: B };
+type Brand<T, B extends string> = T & { readonly [brand]: B };
 
 /** A market's position in the markets file (0, 1, 2…): `MarketSpec.index`. */
 export type MarketIndex = Brand<number, 'MarketIndex'>;

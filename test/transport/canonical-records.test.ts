@@ -14,6 +14,7 @@ import { ReplayDivergenceError } from '../../src/sequencer/recovery.ts';
 import { Ring } from '../../src/transport/ring.ts';
 import { replayCalls, type Call } from './fixtures/recorders.ts';
 import { command, encode, event, type Command } from './fixtures/arbitrary-records.ts';
+import { marketNo } from '../fixtures/ids.ts';
 
 /** The canonical bytes of one event: written alone into zeroed memory. */
 function canonicalEvent(call: Call, market: number): Uint8Array {
@@ -86,7 +87,7 @@ test('a reused RecordBuffer (replay reuses its own) writes canonical records aft
     fc.property(fc.array(event, { minLength: 1, maxLength: 50 }), (calls) => {
       buffer.bytes.fill(0x5a);
       buffer.reset();
-      const writer = new BookEventWriter(buffer, 3);
+      const writer = new BookEventWriter(buffer, marketNo(3));
       for (const call of calls) {
         const at = buffer.length;
         replayCalls([call], writer);
@@ -112,7 +113,7 @@ test('journals written before records were canonical replay: stale padding is no
   const b = describeEvent(view(moved), 0);
   assert.deepEqual(differingFields(a, b), ['price']);
 
-  const error = new ReplayDivergenceError(40311, 0, a, b, differingFields(a, b));
+  const error = new ReplayDivergenceError(40311, marketNo(0), a, b, differingFields(a, b));
   assert.match(error.message, /journal seq 40311, market 0/);
   assert.match(error.message, /Rested \{"kind":"Rested","market":0,"seq":7,"orderId":42/);
   assert.match(error.message, /differing fields: price/);
