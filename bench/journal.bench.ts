@@ -25,7 +25,7 @@ const WARMUP_SECONDS = 0.5;
 const SECONDS = 3;
 
 const fill = new RecordBuffer();
-new BookEventWriter(fill, marketNo(3)).onFill(1, orderNo(0x3_0000_0001), 0x3_0000_0002, 17, 42, 1, 1_234_567, 25, 75, 0, 1_700_000_000_000);
+new BookEventWriter(fill, marketNo(3)).onFill(1, orderNo(0x3_0000_0001), orderNo(0x3_0000_0002), 17, 42, 1, 1_234_567, 25, 75, 0, 1_700_000_000_000);
 const EVENT = fill.contents().slice();
 
 interface Run {

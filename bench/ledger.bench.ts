@@ -14,7 +14,7 @@ import { Ledger } from '../src/ledger/ledger.ts';
 import { FastOrderBook } from '../src/engine/fast-book.ts';
 import type { BookListener } from '../src/engine/types.ts';
 import { report } from './report.ts';
-import { marketNo } from '../test/fixtures/ids.ts';
+import { accountNo, marketNo, orderNo } from '../test/fixtures/ids.ts';
 
 const TRADERS = 1000;
 const market = parseMarket(
@@ -45,13 +45,13 @@ function settle(): void {
   if (taker === maker) taker = owners[(maker % TRADERS)];
   const side = next() & 1 ? 1 : -1;
   const price = 95 + (next() % 11);
-  if (ledger.settleFill(orderId++, orderId++, maker, taker, side, 0, price, 1 + (next() % 50), time++) !== 0) throw new Error("settle refused");
+  if (ledger.settleFill(orderNo(orderId++), orderNo(orderId++), maker, taker, side, marketNo(0), price, 1 + (next() % 50), time++) !== 0) throw new Error("settle refused");
 }
 
 function admit(): void {
-  const id = orderId++;
+  const id = orderNo(orderId++);
   const owner = owners[next() % TRADERS];
-  if (ledger.admitOrder(id, owner, 0, next() & 1 ? 1 : -1, 90 + (next() % 20), 1 + (next() % 50), false, time++) !== 0) throw new Error('admit refused');
+  if (ledger.admitOrder(id, owner, marketNo(0), next() & 1 ? 1 : -1, 90 + (next() % 20), 1 + (next() % 50), false, time++) !== 0) throw new Error('admit refused');
   ledger.releaseOrder(id, time);
 }
 
@@ -67,10 +67,10 @@ function mapUpdate(): void {
 
 const silent: BookListener = { onAccepted() {}, onRested() {}, onFill() {}, onCancelled() {}, onExpired() {}, onRejected() {}, onLevel() {} };
 const book = new FastOrderBook(marketNo(0), silent);
-const cmd = { orderId: 0, owner: 1, account: 1, side: 1 as 1 | -1, price: 100, quantity: 5, flags: 0, expiresAt: 0, clientId: null, position: 0, time: 0 };
+const cmd = { orderId: orderNo(0), owner: 1, account: accountNo(1), side: 1 as 1 | -1, price: 100, quantity: 5, flags: 0, expiresAt: 0, clientId: null, position: 0, time: 0 };
 let bookOrder = 1;
 function bookPlaceCancel(): void {
-  cmd.orderId = bookOrder++;
+  cmd.orderId = orderNo(bookOrder++);
   cmd.price = 50 + (next() % 40);
   book.place(cmd);
   book.cancel(cmd.orderId, 1, 0);

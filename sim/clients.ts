@@ -16,6 +16,7 @@ import { CommandKind, type BatchOrder, type Command } from '../src/app/commands.
 import type { Exchange } from '../src/app/exchange.ts';
 import type { OrderType } from '../src/types/orders.ts';
 import type { Prng } from './prng.ts';
+import type { MarketIndex, OrderId } from '../src/types/ids.ts';
 
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 /** Collateral units per USD (COLLATERAL_SCALE 6). */
@@ -29,7 +30,7 @@ export interface SimAccount {
   /** A delegate holding `trade`, when one was granted and not revoked. */
   delegate: string | null;
   /** Recent orderIds of this account (live or not: a cancel of a finished order is bad input too). */
-  orders: number[];
+  orders: OrderId[];
   clientIds: number;
 }
 
@@ -54,7 +55,7 @@ export class Clients {
     return ++account.nonce;
   }
 
-  remember(account: SimAccount, orderId: number): void {
+  remember(account: SimAccount, orderId: OrderId): void {
     account.orders.push(orderId);
     if (account.orders.length > 32) account.orders.splice(0, 16);
   }
@@ -83,7 +84,7 @@ export interface Strategy {
 }
 
 /** A market's reference price in ticks: the index, or where it started. */
-export function referenceTicks(ctx: SimContext, market: number): number {
+export function referenceTicks(ctx: SimContext, market: MarketIndex): number {
   const index = ctx.exchange.ledger.prices(market).index;
   return index > 0 ? index : ctx.initialTicks[market];
 }
@@ -100,7 +101,7 @@ export function initialTicks(market: MarketSpec): number {
 }
 
 export interface OrderFields {
-  market: number;
+  market: MarketIndex;
   side: Side;
   price: number;
   quantity: number;
@@ -112,7 +113,7 @@ export interface OrderFields {
   originator?: string;
   originatorFee?: number;
   triggerPrice?: number | null;
-  parentOrderId?: number | null;
+  parentOrderId?: OrderId | null;
   period?: number | null;
   trailingPercent?: bigint | null;
   signer?: string;

@@ -10,7 +10,7 @@ import type { OrderState } from '../../src/app/order-registry.ts';
 import { ALICE_BUY_20_AT_95000_OPEN, T0 } from '../fixtures/orders.ts';
 import { orderNo } from '../fixtures/ids.ts';
 
-const open = (orderId: number): OrderState => ({ ...ALICE_BUY_20_AT_95000_OPEN, orderId, clientId: `alice-${orderId}` });
+const open = (orderId: number): OrderState => ({ ...ALICE_BUY_20_AT_95000_OPEN, orderId: orderNo(orderId), clientId: `alice-${orderId}` });
 
 test('an order filled at once is gone from the open orders and known, filled, to lastKnown', () => {
   const registry = new OrderRegistry();
@@ -37,11 +37,11 @@ test('finished orders are kept up to 8,192, the oldest forgotten first; an open 
   const total = 8192 + 10;
   for (let id = 2; id <= total + 1; id++) {
     registry.submitted(open(id));
-    registry.closed(id, 'cancelled', 'Cancelled by user', T0 + id);
+    registry.closed(orderNo(id), 'cancelled', 'Cancelled by user', T0 + id);
   }
   assert.equal(registry.lastKnown(orderNo(11)), undefined, 'the oldest are forgotten');
   assert.equal(registry.lastKnown(orderNo(12))?.status, 'cancelled', 'the bound is 8,192 orders');
-  assert.equal(registry.lastKnown(total + 1)?.status, 'cancelled');
+  assert.equal(registry.lastKnown(orderNo(total + 1))?.status, 'cancelled');
   assert.equal(registry.lastKnown(orderNo(1))?.status, 'new', 'open orders are never forgotten');
-  assert.equal(registry.lastKnown(total + 2), undefined, 'an id never seen');
+  assert.equal(registry.lastKnown(orderNo(total + 2)), undefined, 'an id never seen');
 });

@@ -143,7 +143,7 @@ test('a start that fails during the replay (a record that replays differently) l
   // A fill in BTC-USD-PERP that no command produced, with a valid checksum and hash chain.
   const journal = await Journal.open(LmdbJournalStorage.open(join(dataDir, 'journal')), { logger: { info: () => {}, error: () => {} } });
   const buffer = new RecordBuffer();
-  new BookEventWriter(buffer, marketNo(0)).onFill(1, orderNo(2), 3, 7, 9, 1, 950_000, 1, 10, 0, Date.now());
+  new BookEventWriter(buffer, marketNo(0)).onFill(1, orderNo(2), orderNo(3), 7, 9, 1, 950_000, 1, 10, 0, Date.now());
   const seq = journal.append(RecordKind.Fill, buffer.bytes, 0, buffer.length);
   await journal.close();
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { parseMarkets } from '../../src/config/market.ts';
-import { Side } from '../../src/engine/types.ts';
+import { Side, orderIdOf } from '../../src/engine/types.ts';
 import { CANDLE_INTERVALS, intervalByName } from '../../src/history/candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from '../../src/history/types.ts';
 import { accountFillView, summaryView } from '../../src/history/views.ts';
@@ -31,7 +31,7 @@ const windowArb = (span: number) =>
 
 test('trades: newest first; from on or after, to before; limit keeps the newest', () => {
   const h = openTempHistory();
-  const trades: TradeRecord[] = [10, 20, 20, 30, 40].map((dt, i) => ({ marketIndex: 0, seq: 5 + 3 * i, time: T0 + dt, price: 950_000 + i, quantity: i + 1, takerSide: i % 2 === 0 ? Side.Buy : Side.Sell }));
+  const trades: TradeRecord[] = [10, 20, 20, 30, 40].map((dt, i) => ({ marketIndex: marketNo(0), seq: 5 + 3 * i, time: T0 + dt, price: 950_000 + i, quantity: i + 1, takerSide: i % 2 === 0 ? Side.Buy : Side.Sell }));
   h.write((w) => {
     for (const t of trades) w.onTrade(t);
     w.onTrade({ marketIndex: marketNo(1), seq: 1, time: T0 + 25, price: 1, quantity: 1, takerSide: Side.Buy });
@@ -52,13 +52,13 @@ test('trades: newest first; from on or after, to before; limit keeps the newest'
 
 test('property: trades and candles windows equal a naive filter of what was written', () => {
   const h = openTempHistory();
-  let market = 10;
+  let runs = 10;
   fc.assert(
     fc.property(
       fc.array(fc.oneof(fc.integer({ min: 0, max: 3 * MINUTE }), fc.integer({ min: 0, max: 3 }).map((k) => k * MINUTE)), { minLength: 0, maxLength: 40 }),
       windowArb(60 * MINUTE),
       (gaps, q) => {
-        market++;
+        const market = marketNo(++runs);
         let time = T0;
         const trades: TradeRecord[] = gaps.map((gap, i) => ({ marketIndex: market, seq: 2 * i + 1, time: (time += gap), price: 100 + i, quantity: 1, takerSide: Side.Buy }));
         h.write((w) => trades.forEach((t) => w.onTrade(t)));
@@ -91,8 +91,8 @@ test('candles: ascending; from is a start on or after, to a start before; limit 
 
 test('fills: per subaccount, newest first, by market, from/to in ms, limit', () => {
   const h = openTempHistory();
-  const fill = (owner: number, marketIndex: number, seq: number, time: number, quantity: number): AccountFillRecord => ({
-    owner, marketIndex, seq, time, orderId: marketIndex * 2 ** 40 + seq, price: 950_001, quantity,
+  const fill = (owner: number, market: number, seq: number, time: number, quantity: number): AccountFillRecord => ({
+    owner, marketIndex: marketNo(market), seq, time, orderId: orderIdOf(marketNo(market), seq), price: 950_001, quantity,
     realizedExposure: 95_000_100_000n, realizedFunding: -1_500n, realizedPnl: 12_345_678n, realizedPoints: 0n,
   });
   const fills = [fill(7, 0, 3, T0, 5), fill(7, 1, 3, T0, -2), fill(8, 0, 3, T0, -5), fill(7, 0, 9, T0 + 1000, 1)];
@@ -113,7 +113,7 @@ test('fills: per subaccount, newest first, by market, from/to in ms, limit', () 
 test('orders: the latest state by orderId, listed by updatedAt or createdAt with filters', () => {
   const h = openTempHistory();
   const order = (orderId: number, status: OrderRecord['status'], createdAt: number, updatedAt: number, marketIndex = 0): OrderRecord => ({
-    ...ALICE_BUY_20_AT_95000_OPEN, orderId, owner: 7, market: marketIndex, status, createdAt, updatedAt, price: 10, remaining: 1,
+    ...ALICE_BUY_20_AT_95000_OPEN, orderId: orderNo(orderId), owner: 7, market: marketNo(marketIndex), status, createdAt, updatedAt, price: 10, remaining: 1,
   });
   h.write((w) => {
     w.onOrderUpdate(order(1, 'new', T0, T0));

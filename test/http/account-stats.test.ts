@@ -20,7 +20,7 @@ function aliceLong01BtcAt95000(): void {
   ledger.setIndexPrice(BTC, 950_000, NOW);
   const alice = ledger.findOwner(ALICE, 0)!;
   const bob = ledger.findOwner(BOB, 0)!;
-  assert.equal(ledger.settleFill(orderNo(1), 2, bob, alice, Side.Buy, BTC, 950_000, 1000, NOW + 1), 0);
+  assert.equal(ledger.settleFill(orderNo(1), orderNo(2), bob, alice, Side.Buy, BTC, 950_000, 1000, NOW + 1), 0);
 }
 
 test('a subaccount the ledger has never seen is 404 Account not found on stats, balance and margin; positions are empty', async () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, harness, usd } from './fixtures.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
-import { orderNo } from '../fixtures/ids.ts';
+import { marketNo, orderNo } from '../fixtures/ids.ts';
 
 // Hold = IM growth of the worst-case position on the order's side + taker fee on the order notional.
 // 1 BTC (1000 lots) at 100 → notional 100 USD, IM 10 % = 10, fee 0.05 → hold 10.05.
@@ -45,7 +45,7 @@ test('the hold is released in proportion as the order fills, and the rest on can
   const alice = h.fund(ALICE, usd(1000));
   const bob = h.fund(BOB, usd(1000));
   h.ledger.admitOrder(orderNo(7), alice, BTC, 1, 100, 1000, false, 0);
-  h.ledger.settleFill(orderNo(99), 7, bob, alice, 1, BTC, 100, 400, 1);
+  h.ledger.settleFill(orderNo(99), orderNo(7), bob, alice, 1, BTC, 100, 400, 1);
   assert.equal(h.ledger.holdOf(orderNo(7)), usd(10.05) - usd(4.02));
   h.ledger.validateInternalState();
   h.ledger.releaseOrder(orderNo(7), 2);
@@ -60,12 +60,12 @@ test('a complete fill drops the hold; a duplicate orderId is refused; bad input 
   const bob = h.fund(BOB, usd(1000));
   assert.equal(h.ledger.admitOrder(orderNo(7), alice, BTC, 1, 100, 1000, false, 0), LedgerCode.Ok);
   assert.equal(h.ledger.admitOrder(orderNo(7), alice, BTC, 1, 100, 1000, false, 0), LedgerCode.OrderExists);
-  h.ledger.settleFill(orderNo(99), 7, bob, alice, 1, BTC, 100, 1000, 1);
+  h.ledger.settleFill(orderNo(99), orderNo(7), bob, alice, 1, BTC, 100, 1000, 1);
   assert.equal(h.ledger.holdOf(orderNo(7)), 0n);
   assert.equal(h.ledger.admitOrder(orderNo(8), alice, BTC, 1, 0, 1000, false, 0), LedgerCode.InvalidOrder);
   assert.equal(h.ledger.admitOrder(orderNo(8), alice, BTC, 1, 100, 1.5, false, 0), LedgerCode.InvalidOrder);
   assert.equal(h.ledger.admitOrder(orderNo(8), 42, BTC, 1, 100, 1, false, 0), LedgerCode.AccountNotFound);
-  assert.equal(h.ledger.admitOrder(orderNo(8), alice, 9, 1, 100, 1, false, 0), LedgerCode.MarketNotFound);
+  assert.equal(h.ledger.admitOrder(orderNo(8), alice, marketNo(9), 1, 100, 1, false, 0), LedgerCode.MarketNotFound);
   h.ledger.validateInternalState();
 });
 
@@ -84,7 +84,7 @@ test('the originator fee is held, charged to the owner and paid to the originato
   const builder = h.id('0x' + '1'.repeat(40));
   h.ledger.admitOrder(orderNo(1), alice, BTC, 1, 100, 1000, false, 0, { originator: builder, originatorFee: 100_000n }); // 0.1 %
   assert.equal(h.ledger.holdOf(orderNo(1)), usd(10.05 + 0.1));
-  h.ledger.settleFill(orderNo(2), 1, bob, alice, 1, BTC, 100, 1000, 1);
+  h.ledger.settleFill(orderNo(2), orderNo(1), bob, alice, 1, BTC, 100, 1000, 1);
   assert.equal(h.ledger.collateral(builder), usd(0.1));
   assert.equal(h.ledger.collateral(alice), usd(1000 - 0.05 - 0.1));
   assert.equal(h.ledger.positionOf(alice, BTC)!.fees, usd(0.15));

@@ -40,7 +40,7 @@ test('at the fill no fee takes more than the side holds after its loss: the trad
   assert.equal(h.ledger.admitOrder(orderNo(7), alice, BTC, -1, 100, 1000, true, 1, { originator: carol, originatorFee: 100_000n }), LedgerCode.Ok);
   h.events.length = 0;
   // Closed at 90: −10 leaves 0.05 for a taker fee of 0.045 and an originator fee of 0.09.
-  assert.equal(h.ledger.settleFill(orderNo(99), 7, bob, alice, -1, BTC, 90, 1000, 2), LedgerCode.Ok);
+  assert.equal(h.ledger.settleFill(orderNo(99), orderNo(7), bob, alice, -1, BTC, 90, 1000, 2), LedgerCode.Ok);
   assert.equal(h.ledger.collateral(alice), 0n);
   assert.equal(h.ledger.collateral(carol), usd(0.005), 'the originator is paid what was left, not 0.09');
   assert.equal(h.ledger.insuranceFund, 0n);
@@ -55,7 +55,7 @@ test('a bankrupt close pays no fee: the insurance fund covers the trading loss a
   h.ledger.fundInsurance(usd(5), 1);
   assert.equal(h.ledger.admitOrder(orderNo(7), alice, BTC, -1, 100, 1000, true, 1, { originator: carol, originatorFee: 100_000n }), LedgerCode.Ok); // as above
   h.events.length = 0;
-  assert.equal(h.ledger.settleFill(orderNo(99), 7, bob, alice, -1, BTC, 89, 1000, 2), LedgerCode.Ok); // −11 against 10.05
+  assert.equal(h.ledger.settleFill(orderNo(99), orderNo(7), bob, alice, -1, BTC, 89, 1000, 2), LedgerCode.Ok); // −11 against 10.05
   assert.equal(h.ledger.collateral(carol), 0n);
   assert.deepEqual(h.ofType('insurance').map((e) => [e.reason, e.delta]), [['shortfall', -usd(0.95)]]);
   assert.equal(h.ledger.moneyReport().insuranceFund, usd(4.05));

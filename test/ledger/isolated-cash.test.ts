@@ -49,7 +49,7 @@ test('ISOLATED_BUY_FUNDED_BY_UNREALISED_PROFIT: an isolated order whose hold exc
 test('an admitted isolated order fills at the mark with its initial margin posted, above maintenance', () => {
   const { h, alice, carol } = aliceInProfit();
   assert.equal(h.ledger.admitOrder(orderNo(2), alice, ETH, 1, 1000, 2_000_000, false, 2), LedgerCode.Ok);
-  assert.equal(h.ledger.settleFill(orderNo(99), 2, carol, alice, 1, ETH, 1000, 2_000_000, 3), LedgerCode.Ok);
+  assert.equal(h.ledger.settleFill(orderNo(99), orderNo(2), carol, alice, 1, ETH, 1000, 2_000_000, 3), LedgerCode.Ok);
   assert.equal(h.ledger.positionOf(alice, ETH)!.margin, usd(10 - 0.1), 'IM 10 moved in, the fee paid from it');
   assert.equal(h.ledger.prices(ETH).mark, 1000, 'the mark did not move');
   assert.deepEqual(h.ledger.liquidatable(alice), [], 'MM 6 covered');

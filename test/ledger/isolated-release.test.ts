@@ -26,7 +26,7 @@ test('a partial liquidation fill of an isolated position releases nothing the re
   h.events.length = 0;
   // Half fills at 91: −4.5, fee 0.02275, liquidation fee 0.2275 → margin 5.19975; the other
   // 500 lots are 3 under water at 94 and need it: 2.2 of equity, below their maintenance (2.35).
-  assert.equal(h.ledger.settleFill(orderNo(501), 500, carol, alice, -1, BTC, 91, 500, 6), LedgerCode.Ok);
+  assert.equal(h.ledger.settleFill(orderNo(501), orderNo(500), carol, alice, -1, BTC, 91, 500, 6), LedgerCode.Ok);
   assert.equal(h.ledger.collateral(alice), usd(90), 'nothing returned to the cross account while the rest is below maintenance');
   const rest = h.ledger.positionOf(alice, BTC)!;
   assert.equal(rest.margin, usd(5.19975));

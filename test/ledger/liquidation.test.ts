@@ -16,9 +16,9 @@ function aliceLong(h: Harness, collateral = usd(20)) {
 
 /** The application's part: admit the liquidation order; `fillAt` fills it against `maker`, else nothing fills. */
 function run(h: Harness, order: LiquidationOrder, orderId: number, maker: number, fillAt?: number) {
-  assert.equal(h.ledger.admitOrder(orderId, order.owner, order.market, order.side, order.price, order.quantity, true, 10, { liquidation: true }), LedgerCode.Ok);
-  if (fillAt !== undefined) h.ledger.settleFill(orderId + 1, orderId, maker, order.owner, order.side, order.market, fillAt, order.quantity, 11);
-  else h.ledger.releaseOrder(orderId, 11);
+  assert.equal(h.ledger.admitOrder(orderNo(orderId), order.owner, order.market, order.side, order.price, order.quantity, true, 10, { liquidation: true }), LedgerCode.Ok);
+  if (fillAt !== undefined) h.ledger.settleFill(orderNo(orderId + 1), orderNo(orderId), maker, order.owner, order.side, order.market, fillAt, order.quantity, 11);
+  else h.ledger.releaseOrder(orderNo(orderId), 11);
   h.ledger.validateInternalState();
 }
 

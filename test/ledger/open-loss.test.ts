@@ -45,7 +45,7 @@ test('whatever is admitted, filled at its limit against an accomplice, draws not
     h.ledger.fundInsurance(usd(500), 1);
     if (h.ledger.admitOrder(orderNo(2), alice, BTC, -1, limit, 1000, true, 1) !== LedgerCode.Ok) continue;
     h.events.length = 0;
-    assert.equal(h.ledger.settleFill(orderNo(99), 2, carol, alice, -1, BTC, limit, 1000, 2), LedgerCode.Ok);
+    assert.equal(h.ledger.settleFill(orderNo(99), orderNo(2), carol, alice, -1, BTC, limit, 1000, 2), LedgerCode.Ok);
     assert.deepEqual(h.ofType('insurance'), [], `no shortfall for a close at ${limit}`);
     assert.ok(h.ledger.collateral(alice) >= 0n, `Alice solvent after a close at ${limit}`);
     h.ledger.validateInternalState();
@@ -72,7 +72,7 @@ test('the open loss is held on the lots a reduce-only order can close, and relea
   const { h, alice, carol } = aliceLong();
   assert.equal(h.ledger.admitOrder(orderNo(1), alice, BTC, -1, 90, 5000, true, 1), LedgerCode.Ok, 'only 1000 lots can close');
   assert.equal(h.ledger.holdOf(orderNo(1)), usd(10 + 0.05));
-  assert.equal(h.ledger.settleFill(orderNo(99), 1, carol, alice, -1, BTC, 90, 400, 2), LedgerCode.Ok);
+  assert.equal(h.ledger.settleFill(orderNo(99), orderNo(1), carol, alice, -1, BTC, 90, 400, 2), LedgerCode.Ok);
   assert.equal(h.ledger.holdOf(orderNo(1)), usd(10.05) - usd(10.05 * 400 / 5000));
   h.ledger.validateInternalState();
 });
@@ -89,7 +89,7 @@ test('an isolated position closed by its own order far below the mark: the loss 
   // The order's 99 of open loss fits the cross account's headroom: admitted, held from cross.
   assert.equal(h.ledger.admitOrder(orderNo(1), alice, BTC, -1, 1, 1000, true, 1), LedgerCode.Ok);
   h.events.length = 0;
-  assert.equal(h.ledger.settleFill(orderNo(99), 1, carol, alice, -1, BTC, 1, 1000, 2), LedgerCode.Ok);
+  assert.equal(h.ledger.settleFill(orderNo(99), orderNo(1), carol, alice, -1, BTC, 1, 1000, 2), LedgerCode.Ok);
   assert.deepEqual(h.ofType('insurance'), [], 'the fund pays nothing for an order its owner could pay');
   assert.equal(h.ledger.insuranceFund, usd(500));
   assert.equal(h.ledger.collateral(alice), usd(1000 - 0.05 - 99 - 0.0005), 'the 99 lost and the taker fee on the 1 USD sold, out of margin 9.95 and cross 990');
@@ -103,7 +103,7 @@ test('an isolated position opened far through the mark takes its open loss from 
   h.ledger.setIndexPrice(BTC, 100, 0);
   assert.equal(h.ledger.setMargin(ALICE, 0, BTC, true, 10_000_000n, 0), LedgerCode.Ok);
   assert.equal(h.ledger.admitOrder(orderNo(1), alice, BTC, 1, 150, 1000, false, 1), LedgerCode.Ok);
-  assert.equal(h.ledger.settleFill(orderNo(99), 1, carol, alice, 1, BTC, 150, 1000, 2), LedgerCode.Ok);
+  assert.equal(h.ledger.settleFill(orderNo(99), orderNo(1), carol, alice, 1, BTC, 150, 1000, 2), LedgerCode.Ok);
   const p = h.ledger.positionOf(alice, BTC)!;
   // Bought at 150, worth 100: 50 under water. Margin = IM on 150 (15) + the 50 loss, less the 0.075 fee paid from it.
   assert.equal(p.margin, usd(15 + 50 - 0.075));
@@ -121,7 +121,7 @@ test('an isolated position’s own partial close below the mark never leaves the
   h.ledger.setIndexPrice(BTC, 96, 1); // equity 5.95 ≥ MM 4.8
   // Half sold at 88: −6 and a fee of 0.022 leave 3.928 of margin; the rest is 2 under water at 96 — 1.928 against its MM of 2.4.
   assert.equal(h.ledger.admitOrder(orderNo(1), alice, BTC, -1, 88, 500, true, 2), LedgerCode.Ok);
-  assert.equal(h.ledger.settleFill(orderNo(99), 1, carol, alice, -1, BTC, 88, 500, 3), LedgerCode.Ok);
+  assert.equal(h.ledger.settleFill(orderNo(99), orderNo(1), carol, alice, -1, BTC, 88, 500, 3), LedgerCode.Ok);
   assert.equal(h.ledger.prices(BTC).mark, 96, 'the mark did not move: the trade alone did this');
   assert.deepEqual(h.ledger.liquidatable(alice), [], 'the rest is kept at its maintenance margin, out of the cross account');
   assert.equal(h.ledger.positionOf(alice, BTC)!.margin, usd(2.4 + 2));

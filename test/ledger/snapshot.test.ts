@@ -19,7 +19,7 @@ test('restore(snapshot) gives an equal hash, and both continue identically', () 
   assert.equal(copy.stateHash(), h.ledger.stateHash());
   copy.validateInternalState();
   for (const l of [h.ledger, copy]) {
-    l.settleFill(orderNo(6), 5, bob, alice, 1, BTC, 99, 200, 7);
+    l.settleFill(orderNo(6), orderNo(5), bob, alice, 1, BTC, 99, 200, 7);
     l.sampleFunding(BTC, 96, 98, 3_600_000);
   }
   assert.equal(copy.stateHash(), h.ledger.stateHash());

@@ -9,7 +9,7 @@ import { marketNo } from '../fixtures/ids.ts';
 
 test('every book event survives BookEventWriter → RecordBuffer → decodeEvent exactly', () => {
   fc.assert(
-    fc.property(fc.array(event, { maxLength: 200 }), fc.integer({ min: 0, max: 0xffffffff }), (calls, market) => {
+    fc.property(fc.array(event, { maxLength: 200 }), fc.integer({ min: 0, max: 0xffffffff }).map(marketNo), (calls, market) => {
       const buffer = new RecordBuffer(16); // starts tiny: growth is part of the test
       replayCalls(calls, new BookEventWriter(buffer, market));
       assert.equal(buffer.count, calls.length);
