@@ -31,21 +31,21 @@ const windowArb = (span: number) =>
 
 test('trades: newest first; from on or after, to before; limit keeps the newest', () => {
   const h = openTempHistory();
-  const trades: TradeRecord[] = [10, 20, 20, 30, 40].map((dt, i) => ({ marketIndex: marketNo(0), seq: 5 + 3 * i, time: T0 + dt, price: 950_000 + i, quantity: i + 1, takerSide: i % 2 === 0 ? Side.Buy : Side.Sell }));
+  const trades: TradeRecord[] = [10, 20, 20, 30, 40].map((dt, i) => ({ marketIndex: BTC.index, seq: 5 + 3 * i, time: T0 + dt, price: 950_000 + i, quantity: i + 1, takerSide: i % 2 === 0 ? Side.Buy : Side.Sell }));
   h.write((w) => {
     for (const t of trades) w.onTrade(t);
     w.onTrade({ marketIndex: marketNo(1), seq: 1, time: T0 + 25, price: 1, quantity: 1, takerSide: Side.Buy });
   });
-  const seqs = (q: { from?: number; to?: number; limit: number }) => h.reader.trades(marketNo(0), q).map((t) => t.seq);
+  const seqs = (q: { from?: number; to?: number; limit: number }) => h.reader.trades(BTC.index, q).map((t) => t.seq);
   assert.deepEqual(seqs({ limit: 100 }), [17, 14, 11, 8, 5]);
   assert.deepEqual(seqs({ limit: 2 }), [17, 14]);
   assert.deepEqual(seqs({ from: T0 + 20, limit: 100 }), [17, 14, 11, 8]);
   assert.deepEqual(seqs({ to: T0 + 30, limit: 100 }), [11, 8, 5]);
   assert.deepEqual(seqs({ from: T0 + 20, to: T0 + 30, limit: 1 }), [11]);
   assert.deepEqual(seqs({ from: T0 + 40, to: T0 + 40, limit: 10 }), []);
-  assert.deepEqual(h.reader.trades(marketNo(0), { limit: 1 })[0], trades[4]);
-  assert.deepEqual(h.reader.tradesAfter(marketNo(0), 8, 2).map((t) => t.seq), [11, 14]);
-  assert.equal(h.reader.lastPrice(marketNo(0)), 950_004);
+  assert.deepEqual(h.reader.trades(BTC.index, { limit: 1 })[0], trades[4]);
+  assert.deepEqual(h.reader.tradesAfter(BTC.index, 8, 2).map((t) => t.seq), [11, 14]);
+  assert.equal(h.reader.lastPrice(BTC.index), 950_004);
   assert.equal(h.reader.lastPrice(marketNo(1)), 1);
   assert.equal(h.reader.lastPrice(marketNo(2)), undefined);
 });
@@ -75,17 +75,17 @@ test('property: trades and candles windows equal a naive filter of what was writ
 test('candles: ascending; from is a start on or after, to a start before; limit drops the oldest', () => {
   const h = openTempHistory();
   h.write((w) => {
-    for (let i = 0; i < 5; i++) w.onTrade({ marketIndex: marketNo(0), seq: i + 1, time: T0 + i * MINUTE + 1, price: 10 + i, quantity: 1, takerSide: Side.Sell });
+    for (let i = 0; i < 5; i++) w.onTrade({ marketIndex: BTC.index, seq: i + 1, time: T0 + i * MINUTE + 1, price: 10 + i, quantity: 1, takerSide: Side.Sell });
   });
   const m1 = CANDLE_INTERVALS[0];
-  const starts = (q: { from?: number; to?: number; limit: number }) => h.reader.candles(marketNo(0), m1, q).map((c) => (c.start - T0) / MINUTE);
+  const starts = (q: { from?: number; to?: number; limit: number }) => h.reader.candles(BTC.index, m1, q).map((c) => (c.start - T0) / MINUTE);
   assert.deepEqual(starts({ limit: 5000 }), [0, 1, 2, 3, 4]);
   assert.deepEqual(starts({ limit: 2 }), [3, 4]);
   assert.deepEqual(starts({ from: T0 + MINUTE, limit: 5000 }), [1, 2, 3, 4]);
   assert.deepEqual(starts({ from: T0 + MINUTE + 1, limit: 5000 }), [2, 3, 4]);
   assert.deepEqual(starts({ to: T0 + 3 * MINUTE, limit: 5000 }), [0, 1, 2]);
   assert.deepEqual(starts({ from: T0 + MINUTE, to: T0 + 4 * MINUTE, limit: 2 }), [2, 3]);
-  const hour = h.reader.candles(marketNo(0), intervalByName('1h')!, { limit: 10 });
+  const hour = h.reader.candles(BTC.index, intervalByName('1h')!, { limit: 10 });
   assert.deepEqual(hour.map((c) => [c.start, c.open, c.high, c.low, c.close, c.volume, c.trades]), [[T0, 10, 14, 10, 14, 5n, 5]]);
 });
 
@@ -98,7 +98,7 @@ test('fills: per subaccount, newest first, by market, from/to in ms, limit', () 
   const fills = [fill(7, 0, 3, T0, 5), fill(7, 1, 3, T0, -2), fill(8, 0, 3, T0, -5), fill(7, 0, 9, T0 + 1000, 1)];
   h.write((w) => fills.forEach((f) => w.onFill(f)));
   assert.deepEqual(h.reader.fills(7, { limit: 50 }), [fills[3], fills[1], fills[0]]);
-  assert.deepEqual(h.reader.fills(7, { limit: 50, marketIndex: marketNo(0) }), [fills[3], fills[0]]);
+  assert.deepEqual(h.reader.fills(7, { limit: 50, marketIndex: BTC.index }), [fills[3], fills[0]]);
   assert.deepEqual(h.reader.fills(7, { limit: 1, marketIndex: marketNo(1) }), [fills[1]]);
   assert.deepEqual(h.reader.fills(7, { limit: 50, to: T0 + 1000 }), [fills[1], fills[0]]);
   assert.deepEqual(h.reader.fills(7, { limit: 50, from: T0 + 1000 }), [fills[3]]);
@@ -132,7 +132,7 @@ test('orders: the latest state by orderId, listed by updatedAt or createdAt with
   const closed = new Set(['filled', 'cancelled', 'expired', 'rejected'] as const);
   assert.deepEqual(ids({ limit: 500, statuses: closed }), [3, 1]);
   assert.deepEqual(ids({ limit: 1, statuses: closed }), [3]);
-  assert.deepEqual(ids({ limit: 500, statuses: closed, marketIndex: marketNo(0) }), [1]);
+  assert.deepEqual(ids({ limit: 500, statuses: closed, marketIndex: BTC.index }), [1]);
   assert.deepEqual(ids({ limit: 500, from: T0 + 40, to: T0 + 50 }), [1]);
   assert.deepEqual(ids({ limit: 500, by: 'created', from: T0, to: T0 + 20 }), [2, 1]);
   assert.deepEqual(ids({ limit: 500, orderTypes: new Set(['twap']) }), []);
@@ -144,17 +144,17 @@ test('orders: the latest state by orderId, listed by updatedAt or createdAt with
 test('funding rates: history newest first, and the candles of the period carry the rate', () => {
   const h = openTempHistory();
   h.write((w) => {
-    w.onFundingRate({ marketIndex: marketNo(0), time: T0 - 3_600_000, rate: 1_250n });
-    w.onTrade({ marketIndex: marketNo(0), seq: 1, time: T0 + 5, price: 10, quantity: 1, takerSide: Side.Buy });
-    w.onFundingRate({ marketIndex: marketNo(0), time: T0 + 3_600_000 - 1, rate: -300n });
+    w.onFundingRate({ marketIndex: BTC.index, time: T0 - 3_600_000, rate: 1_250n });
+    w.onTrade({ marketIndex: BTC.index, seq: 1, time: T0 + 5, price: 10, quantity: 1, takerSide: Side.Buy });
+    w.onFundingRate({ marketIndex: BTC.index, time: T0 + 3_600_000 - 1, rate: -300n });
   });
-  assert.deepEqual(h.reader.fundingRates(marketNo(0), { limit: 10 }), [
+  assert.deepEqual(h.reader.fundingRates(BTC.index, { limit: 10 }), [
     { marketIndex: 0, time: T0 + 3_600_000 - 1, rate: -300n },
     { marketIndex: 0, time: T0 - 3_600_000, rate: 1_250n },
   ]);
-  assert.deepEqual(h.reader.fundingRates(marketNo(0), { limit: 10, to: T0 }).map((r) => r.rate), [1_250n]);
-  assert.equal(h.reader.candles(marketNo(0), intervalByName('1m')!, { limit: 1 })[0].fundingRate, 1_250n);
-  assert.equal(h.reader.candles(marketNo(0), intervalByName('1h')!, { limit: 1 })[0].fundingRate, -300n);
+  assert.deepEqual(h.reader.fundingRates(BTC.index, { limit: 10, to: T0 }).map((r) => r.rate), [1_250n]);
+  assert.equal(h.reader.candles(BTC.index, intervalByName('1m')!, { limit: 1 })[0].fundingRate, 1_250n);
+  assert.equal(h.reader.candles(BTC.index, intervalByName('1h')!, { limit: 1 })[0].fundingRate, -300n);
 });
 
 test('summary24h merges the 1440 minutes up to now exactly as the raw trades in that window', () => {
@@ -162,9 +162,9 @@ test('summary24h merges the 1440 minutes up to now exactly as the raw trades in 
   const now = T0 + 37 * MINUTE + 12_345; // window: minutes from T0 − 1d + 38m to the one holding now
   const windowStart = T0 + 38 * MINUTE - 24 * 60 * MINUTE;
   const times = [windowStart - 1, windowStart, windowStart + 5 * MINUTE, windowStart + 3 * 3_600_000, T0 - 1, T0, now];
-  const trades = times.map((time, i): TradeRecord => ({ marketIndex: marketNo(0), seq: i + 1, time, price: [50, 70, 40, 90, 60, 65, 80][i], quantity: i + 1, takerSide: Side.Buy }));
+  const trades = times.map((time, i): TradeRecord => ({ marketIndex: BTC.index, seq: i + 1, time, price: [50, 70, 40, 90, 60, 65, 80][i], quantity: i + 1, takerSide: Side.Buy }));
   h.write((w) => trades.forEach((t) => w.onTrade(t)));
-  const s = h.reader.summary24h(marketNo(0), now);
+  const s = h.reader.summary24h(BTC.index, now);
   assert.equal(s.from, windowStart);
   assert.equal(s.lastPrice, 80);
   assert.deepEqual(
@@ -176,7 +176,7 @@ test('summary24h merges the 1440 minutes up to now exactly as the raw trades in 
     quoteVolume: String((70 * 2 + 40 * 3 + 90 * 4 + 60 * 5 + 65 * 6 + 80 * 7) / 1e5), change: '1', changePercent: '14.28',
     trades: 6, openTime: windowStart / 1000,
   });
-  const quiet = h.reader.summary24h(marketNo(0), now + 2 * 24 * 3_600_000);
+  const quiet = h.reader.summary24h(BTC.index, now + 2 * 24 * 3_600_000);
   assert.equal(quiet.window, undefined);
   assert.deepEqual(summaryView(BTC, quiet).close, '8');
   assert.deepEqual(summaryView(BTC, h.reader.summary24h(marketNo(5), now)).lastPrice, null);
