@@ -11,13 +11,14 @@ import { NO_ROUTER } from '../src/app/ports.ts';
 import { CommandKind, type Command } from '../src/app/commands.ts';
 import { encodeSnapshot } from '../src/sequencer/snapshot-codec.ts';
 import { report, type Figure } from './report.ts';
+import type { Address } from '../src/types/address.ts';
 
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc (npm run bench:accounts does)');
 const gc = global.gc as () => void;
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../config/markets.json', import.meta.url), 'utf8')));
 const N = 20_000;
 const USD = 1_000_000n;
-const address = (i: number) => '0x' + i.toString(16).padStart(40, '0');
+const address = (i: number): Address => `0x${i.toString(16).padStart(40, '0')}`;
 
 function heapNow(): number {
   gc();

@@ -29,6 +29,7 @@ import type { BookListener, PlaceOrder, Side } from '../src/engine/types.ts';
 import { percentile, report } from './report.ts';
 import { seeded } from './seeded.ts';
 import type { Figure } from './report.ts';
+import { accountNo, marketNo, orderNo } from '../test/fixtures/ids.ts';
 
 const MID = 100_000;
 const LEVELS = 100;
@@ -108,7 +109,7 @@ function compile(ops: Op[], idBase = 0): Compiled {
     ids: Float64Array.from(ops, (o) => idBase + o.id),
     owners: Float64Array.from(ops, (o) => o.id),
     fastPlaces: ops.map((o) => ({
-      orderId: idBase + o.id, owner: o.id, account: o.id, side: o.side, price: o.price, quantity: o.size,
+      orderId: orderNo(idBase + o.id), owner: o.id, account: accountNo(o.id), side: o.side, price: o.price, quantity: o.size,
       flags: o.ioc ? OrderFlag.ImmediateOrCancel : 0, expiresAt: 0, clientId: null, position: 0, time: 0,
     })),
     peerPlaces: ops.map((o) => ({
@@ -128,7 +129,7 @@ interface Workload {
 
 /** The same workload with orderIds of market 1 (above 2^40: heap numbers, not small integers). */
 function market1(w: Workload, name: string): Workload {
-  const base = orderIdOf(1, 0);
+  const base = orderIdOf(marketNo(1), 0);
   return { name, initial: compile(w.ops.initial, base), stream: compile(w.ops.stream, base), ops: w.ops };
 }
 
@@ -142,18 +143,18 @@ interface Engine {
 
 function fastEngine(): Engine & { listener: CountingListener } {
   const listener = new CountingListener();
-  let book = new FastOrderBook(0, listener);
+  let book = new FastOrderBook(marketNo(0), listener);
   return {
     name: 'FastOrderBook',
     listener,
     reset(initial) {
-      book = new FastOrderBook(0, listener);
+      book = new FastOrderBook(marketNo(0), listener);
       this.run(initial, 0, initial.length);
     },
     run(s, from, to) {
       const b = book;
       for (let i = from; i < to; i++) {
-        if (s.isCancel[i] === 1) b.cancel(s.ids[i], s.owners[i], 0);
+        if (s.isCancel[i] === 1) b.cancel(orderNo(s.ids[i]), s.owners[i], 0);
         else b.place(s.fastPlaces[i]);
       }
     },
@@ -195,7 +196,7 @@ function generate(
   next: (sim: FastOrderBook, live: LiveOrders, newId: () => number) => Op,
 ): Workload {
   const live = new LiveOrders();
-  const sim = new FastOrderBook(0, live);
+  const sim = new FastOrderBook(marketNo(0), live);
   let id = 0;
   for (const op of initial) id = Math.max(id, op.id);
   const newId = (): number => ++id;
@@ -205,7 +206,7 @@ function generate(
   for (let i = 0; i < count; i++) {
     const op = next(sim, live, newId);
     const one = compile([op]);
-    if (op.cancel) sim.cancel(op.id, op.id, 0);
+    if (op.cancel) sim.cancel(orderNo(op.id), op.id, 0);
     else sim.place(one.fastPlaces[0]);
     ops.push(op);
   }

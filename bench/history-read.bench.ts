@@ -20,6 +20,7 @@ import { HistoryReader, SearchTooBroad } from '../src/history/reader.ts';
 import type { OrderQuery, OrderRecord } from '../src/history/types.ts';
 import type { OrderStatus } from '../src/types/orders.ts';
 import { loadAverage } from './http/measure.ts';
+import { marketNo, orderNo } from '../test/fixtures/ids.ts';
 
 const ORDERS = Number(process.env.HISTORY_READ_ORDERS ?? 100_000);
 const ROUNDS = Number(process.env.HISTORY_READ_ROUNDS ?? 5);
@@ -33,7 +34,7 @@ const writer = new HistoryWriter(dbs);
 
 function order(orderId: number, status: OrderStatus, createdAt: number, updatedAt: number, marketIndex: number): OrderRecord {
   return {
-    orderId, market: marketIndex, marketIndex, owner: OWNER, account: '0x00000000000000000000000000000000000000aa', subaccountIndex: 0,
+    orderId: orderNo(orderId), market: marketNo(marketIndex), marketIndex, owner: OWNER, account: '0x00000000000000000000000000000000000000aa', subaccountIndex: 0,
     orderType: 'limit', side: 1, price: 950_000, quantity: 10, remaining: status === 'filled' ? 0 : 10, settled: status === 'filled' ? 10 : 0,
     flags: 0, expiresAt: 0, nonce: orderId, clientId: null, originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
     triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, groupId: null, ocoGroupId: null,
@@ -46,11 +47,11 @@ for (let done = 0; done < ORDERS; done += 1000) {
   writer.batch((w) => {
     for (let i = done; i < Math.min(ORDERS, done + 1000); i++) {
       const t = T0 + i * 10;
-      const market = i % 100 === 0 ? 1 : 0;
+      const market = marketNo(i % 100 === 0 ? 1 : 0);
       // Filled: 2 % of the orders, among them every order on the second market.
       const filled = i % 50 === 0;
       w.onOrderUpdate(order(i + 1, 'new', t, t, market));
-      if (filled) w.onFill({ owner: OWNER, marketIndex: market, seq: i + 1, time: t + 3, orderId: i + 1, price: 950_000, quantity: 10, realizedExposure: 0n, realizedFunding: 0n, realizedPnl: 0n, realizedPoints: 0n });
+      if (filled) w.onFill({ owner: OWNER, marketIndex: market, seq: i + 1, time: t + 3, orderId: orderNo(i + 1), price: 950_000, quantity: 10, realizedExposure: 0n, realizedFunding: 0n, realizedPnl: 0n, realizedPoints: 0n });
       w.onOrderUpdate(order(i + 1, filled ? 'filled' : 'cancelled', t, t + 3, market));
     }
   });
@@ -63,12 +64,12 @@ const listings: [string, () => unknown[]][] = [
   ['baseline: newest 500 orders, no filter', () => reader.orders(OWNER, { limit: 500 })],
   ['status=filled, 500', () => reader.orders(OWNER, { limit: 500, statuses: new Set(['filled']) })],
   ['status=closed, 500', () => reader.orders(OWNER, { limit: 500, statuses: new Set(['filled', 'cancelled', 'expired', 'rejected']) })],
-  ['symbol of the second market (1 %), 500', () => reader.orders(OWNER, { limit: 500, marketIndex: 1 })],
+  ['symbol of the second market (1 %), 500', () => reader.orders(OWNER, { limit: 500, marketIndex: marketNo(1) })],
   ['orderType=twap (none), 500', () => reader.orders(OWNER, { limit: 500, orderTypes: new Set(['twap']) })],
   ['orderType=twap, the last minute', () => reader.orders(OWNER, { limit: 500, orderTypes: new Set(['twap']), from: T0 + ORDERS * 10 - 60_000 })],
   ['created window, status=filled, 500', () => reader.orders(OWNER, { limit: 500, by: 'created', statuses: new Set(['filled']) } as OrderQuery)],
   ['fills, newest 5000', () => reader.fills(OWNER, { limit: 5000 })],
-  ['fills of the second market, 500', () => reader.fills(OWNER, { limit: 500, marketIndex: 1 })],
+  ['fills of the second market, 500', () => reader.fills(OWNER, { limit: 500, marketIndex: marketNo(1) })],
 ];
 for (const [name, list] of listings) {
   const cpu: number[] = [];

@@ -23,6 +23,7 @@ import { packBatch, unpackBatch } from '../src/history/history-wire.ts';
 import { Side } from '../src/engine/types.ts';
 import type { OrderState } from '../src/app/order-registry.ts';
 import { loadAverage } from './http/measure.ts';
+import { marketNo, orderNo } from '../test/fixtures/ids.ts';
 
 const ORDERS = Number(process.env.HISTORY_BENCH_ORDERS ?? 40_000);
 const PAIRS_PER_BATCH = Number(process.env.HISTORY_BENCH_BATCH ?? 25);
@@ -44,7 +45,7 @@ let orderId = 0;
 let marketSeq = 0;
 function order(owner: number, side: Side, time: number): OrderState {
   return {
-    orderId: ++orderId, market: 0, owner, account: `0x${owner.toString(16).padStart(40, '0')}`, subaccountIndex: 0,
+    orderId: orderNo(++orderId), market: marketNo(0), owner, account: `0x${owner.toString(16).padStart(40, '0')}`, subaccountIndex: 0,
     orderType: 'limit', side, price: 950_000, quantity: 10, remaining: 10, settled: 0, flags: 0, expiresAt: 0,
     nonce: T0 + orderId, clientId: null, originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
     triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, groupId: null, ocoGroupId: null,
@@ -69,14 +70,14 @@ function pair(i: number): void {
   journal.seq++;
   const seq = ++marketSeq;
   projections.atEvent(new DataView(new Float64Array([0, seq]).buffer), 0);
-  trade!(0, seq, time, 950_000, 10, Side.Sell);
+  trade!(marketNo(0), seq, time, 950_000, 10, Side.Sell);
   for (const [o, side, maker_] of [[maker, Side.Buy, true], [taker, Side.Sell, false]] as const) {
     ledgerEvent!({
       type: 'fill', owner: o.owner, market: 0, orderId: o.orderId, side, price: 950_000, quantity: 10, notional: 95_000_000n,
       fee: 9_500n, realizedPnl: 0n, realizedFunding: 0n, realizedExposure: 0n, realizedPoints: 95_000_000n,
       maker: maker_, liquidation: false, time,
     } as never);
-    ledgerEvent!({ type: 'position', owner: o.owner, market: 0, quantity: side * 10 * i, basis: 950_000n * BigInt(i), fees: 9_500n * BigInt(i), funding: 0n, margin: 0n, isolated: false, updatedAt: time });
+    ledgerEvent!({ type: 'position', owner: o.owner, market: marketNo(0), quantity: side * 10 * i, basis: 950_000n * BigInt(i), fees: 9_500n * BigInt(i), funding: 0n, margin: 0n, isolated: false, updatedAt: time });
     ledgerEvent!({ type: 'balance', owner: o.owner, delta: -9_500n, collateral: 1_000_000_000_000n - 9_500n * BigInt(i), reason: 'fill', time });
     o.remaining = 0;
     o.settled = 10;

@@ -14,6 +14,7 @@ import { Ledger } from '../src/ledger/ledger.ts';
 import { FastOrderBook } from '../src/engine/fast-book.ts';
 import type { BookListener } from '../src/engine/types.ts';
 import { report } from './report.ts';
+import { accountNo, orderNo } from '../test/fixtures/ids.ts';
 
 const TRADERS = 1000;
 const market = parseMarket(
@@ -31,7 +32,7 @@ for (let i = 0; i < TRADERS; i++) {
   ledger.deposit(address, 0, 10_000_000_000n, 0);
   owners.push(ledger.findOwner(address, 0)!);
 }
-ledger.setIndexPrice(0, 100, 0);
+ledger.setIndexPrice(market.index, 100, 0);
 
 let seed = 12345;
 const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
@@ -44,13 +45,13 @@ function settle(): void {
   if (taker === maker) taker = owners[(maker % TRADERS)];
   const side = next() & 1 ? 1 : -1;
   const price = 95 + (next() % 11);
-  if (ledger.settleFill(orderId++, orderId++, maker, taker, side, 0, price, 1 + (next() % 50), time++) !== 0) throw new Error("settle refused");
+  if (ledger.settleFill(orderNo(orderId++), orderNo(orderId++), maker, taker, side, market.index, price, 1 + (next() % 50), time++) !== 0) throw new Error("settle refused");
 }
 
 function admit(): void {
-  const id = orderId++;
+  const id = orderNo(orderId++);
   const owner = owners[next() % TRADERS];
-  if (ledger.admitOrder(id, owner, 0, next() & 1 ? 1 : -1, 90 + (next() % 20), 1 + (next() % 50), false, time++) !== 0) throw new Error('admit refused');
+  if (ledger.admitOrder(id, owner, market.index, next() & 1 ? 1 : -1, 90 + (next() % 20), 1 + (next() % 50), false, time++) !== 0) throw new Error('admit refused');
   ledger.releaseOrder(id, time);
 }
 
@@ -65,11 +66,11 @@ function mapUpdate(): void {
 }
 
 const silent: BookListener = { onAccepted() {}, onRested() {}, onFill() {}, onCancelled() {}, onExpired() {}, onRejected() {}, onLevel() {} };
-const book = new FastOrderBook(0, silent);
-const cmd = { orderId: 0, owner: 1, account: 1, side: 1 as 1 | -1, price: 100, quantity: 5, flags: 0, expiresAt: 0, clientId: null, position: 0, time: 0 };
+const book = new FastOrderBook(market.index, silent);
+const cmd = { orderId: orderNo(0), owner: 1, account: accountNo(1), side: 1 as 1 | -1, price: 100, quantity: 5, flags: 0, expiresAt: 0, clientId: null, position: 0, time: 0 };
 let bookOrder = 1;
 function bookPlaceCancel(): void {
-  cmd.orderId = bookOrder++;
+  cmd.orderId = orderNo(bookOrder++);
   cmd.price = 50 + (next() % 40);
   book.place(cmd);
   book.cancel(cmd.orderId, 1, 0);
@@ -78,8 +79,8 @@ function bookPlaceCancel(): void {
 // Open positions for everyone first, so settlement sees adds, reduces and flips.
 for (let i = 0; i < 20_000; i++) settle();
 ledger.validateInternalState();
-if (ledger.openInterest(0) === 0) throw new Error('no positions opened');
-console.log(`open interest after warm-up: ${ledger.openInterest(0)} lots; insurance ${ledger.insuranceFund}`);
+if (ledger.openInterest(market.index) === 0) throw new Error('no positions opened');
+console.log(`open interest after warm-up: ${ledger.openInterest(market.index)} lots; insurance ${ledger.insuranceFund}`);
 
 const bench = new Bench({ time: 1500, warmupTime: 300 });
 bench.add('settleFill', settle).add('admitOrder+releaseOrder', admit).add('Map<number,bigint> transfer', mapUpdate).add('FastOrderBook place+cancel', bookPlaceCancel);

@@ -6,21 +6,23 @@
  */
 import { CommandKind, type Command, type SubmitOrder } from '../src/app/commands.ts';
 import type { Sequencer } from '../src/sequencer/sequencer.ts';
+import { marketNo } from '../test/fixtures/ids.ts';
+import type { Address } from '../src/types/address.ts';
 
 const FAR_FUTURE = 4_102_444_800_000;
 
 /** The address of the `i`-th account (0x + 40 hex digits). */
-export function accountAddress(i: number): string {
+export function accountAddress(i: number): Address {
   return `0x${i.toString(16).padStart(40, '0')}`;
 }
 
-export function order(account: string, nonce: number, side: 1 | -1, price: number, quantity: number, time: number, ioc = false): SubmitOrder {
+export function order(account: Address, nonce: number, side: 1 | -1, price: number, quantity: number, time: number, ioc = false): SubmitOrder {
   return {
     kind: CommandKind.SubmitOrder,
     time,
     account,
     subaccountIndex: 0,
-    market: 0,
+    market: marketNo(0),
     orderType: 'limit',
     side,
     price,

@@ -25,6 +25,7 @@ import type { PlaceOrder } from '../src/engine/types.ts';
 import { percentile, report } from './report.ts';
 import { seeded } from './seeded.ts';
 import type { Figure } from './report.ts';
+import { accountNo, marketNo, orderNo } from '../test/fixtures/ids.ts';
 
 const MARK = 100_000;
 const PATH_LENGTH = 20_000;
@@ -58,7 +59,7 @@ class OrderMaker {
     const side: 1 | -1 = r() < 0.5 ? 1 : -1;
     const orderId = this.nextId++;
     const owner = 1 + (orderId % 5_000);
-    const base = { orderId, owner, account: owner, side, price: mark, quantity: 1, flags: 0, expiresAt: 0, clientId: null, kind, time };
+    const base = { orderId: orderNo(orderId), owner, account: accountNo(owner), side, price: mark, quantity: 1, flags: 0, expiresAt: 0, clientId: null, kind, time };
     if (kind === TriggerKind.TrailingStop) {
       const percent = this.near ? 200_000 + r() * 1_800_000 : 10_000_000 + r() * 20_000_000;
       return { ...base, triggerPrice: 0, trailingPercent: BigInt(Math.floor(percent)) };
@@ -86,7 +87,7 @@ function markPath(length: number): Float64Array {
 
 function build(index: 'fast' | 'naive', size: number): { book: ConditionalBook; listener: FiredOrders; near: OrderMaker } {
   const listener = new FiredOrders();
-  const book = new ConditionalBook(0, listener, { index });
+  const book = new ConditionalBook(marketNo(0), listener, { index });
   const near = new OrderMaker(1, 1, true);
   const far = new OrderMaker(2, 1_000_000_000, false);
   book.onMark(MARK, 0);
@@ -130,7 +131,7 @@ function crash(index: 'fast' | 'naive'): { perFired: number; fired: number } {
   let fired = 0;
   for (let r = 0; r < CRASH_REPEATS; r++) {
     const listener = new FiredOrders();
-    const book = new ConditionalBook(0, listener, { index });
+    const book = new ConditionalBook(marketNo(0), listener, { index });
     const maker = new OrderMaker(3, 1, true);
     book.onMark(MARK, 0);
     for (let i = 0; i < 100_000; i++) book.place(maker.make(MARK, 0));

@@ -16,20 +16,22 @@ import { CommandKind, type BatchOrder, type Command } from '../src/app/commands.
 import type { Exchange } from '../src/app/exchange.ts';
 import type { OrderType } from '../src/types/orders.ts';
 import type { Prng } from './prng.ts';
+import type { MarketIndex, OrderId } from '../src/types/ids.ts';
+import type { Address } from '../src/types/address.ts';
 
-export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+export const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 /** Collateral units per USD (COLLATERAL_SCALE 6). */
 export const USD = 1_000_000n;
 
 export interface SimAccount {
   index: number;
-  address: string;
+  address: Address;
   /** The last nonce this account's signers used (one counter for account and delegate alike). */
   nonce: number;
   /** A delegate holding `trade`, when one was granted and not revoked. */
-  delegate: string | null;
+  delegate: Address | null;
   /** Recent orderIds of this account (live or not: a cancel of a finished order is bad input too). */
-  orders: number[];
+  orders: OrderId[];
   clientIds: number;
 }
 
@@ -54,15 +56,15 @@ export class Clients {
     return ++account.nonce;
   }
 
-  remember(account: SimAccount, orderId: number): void {
+  remember(account: SimAccount, orderId: OrderId): void {
     account.orders.push(orderId);
     if (account.orders.length > 32) account.orders.splice(0, 16);
   }
 }
 
 /** A well-formed lowercase address for account number `n`. */
-export function addressOf(n: number): string {
-  return '0x' + n.toString(16).padStart(40, '0');
+export function addressOf(n: number): Address {
+  return `0x${n.toString(16).padStart(40, '0')}`;
 }
 
 /** What a strategy sees: the clock, the markets, the exchange's state (read only), the users. */
@@ -83,7 +85,7 @@ export interface Strategy {
 }
 
 /** A market's reference price in ticks: the index, or where it started. */
-export function referenceTicks(ctx: SimContext, market: number): number {
+export function referenceTicks(ctx: SimContext, market: MarketIndex): number {
   const index = ctx.exchange.ledger.prices(market).index;
   return index > 0 ? index : ctx.initialTicks[market];
 }
@@ -100,7 +102,7 @@ export function initialTicks(market: MarketSpec): number {
 }
 
 export interface OrderFields {
-  market: number;
+  market: MarketIndex;
   side: Side;
   price: number;
   quantity: number;
@@ -109,13 +111,13 @@ export interface OrderFields {
   subaccountIndex?: number;
   expiresAt?: number;
   clientId?: string | null;
-  originator?: string;
+  originator?: Address;
   originatorFee?: number;
   triggerPrice?: number | null;
-  parentOrderId?: number | null;
+  parentOrderId?: OrderId | null;
   period?: number | null;
   trailingPercent?: bigint | null;
-  signer?: string;
+  signer?: Address;
   nonce?: number;
 }
 

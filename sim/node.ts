@@ -16,7 +16,7 @@
  */
 import type { MarketSpec } from '../src/config/market.ts';
 import { FastOrderBook } from '../src/engine/fast-book.ts';
-import type { BookSnapshot, PlaceOrder } from '../src/engine/types.ts';
+import type { BookSnapshot, MarketIndex, OrderId, PlaceOrder } from '../src/engine/types.ts';
 import { Journal, type JournalLogger } from '../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../src/journal/simulated-storage.ts';
 import { decodeSnapshotRecord, encodeSnapshotRecord } from '../src/journal/snapshots.ts';
@@ -35,7 +35,7 @@ export class SimMarket implements CommandHandler {
   private readonly events = new RecordBuffer(1 << 14);
   private result = 0;
 
-  readonly index: number;
+  readonly index: MarketIndex;
   readonly book: FastOrderBook;
 
   /** The market thread starts from the books start-up rebuilt (as a worker does, through their snapshots). */
@@ -55,7 +55,7 @@ export class SimMarket implements CommandHandler {
     const at = this.commands.reserve();
     this.commands.commit(encodePlace(this.commands.view, this.commands.bytes, at, this.index, cmd));
   }
-  enqueueCancel(orderId: number, owner: number, time: number): void {
+  enqueueCancel(orderId: OrderId, owner: number, time: number): void {
     const at = this.commands.reserve();
     this.commands.commit(encodeCancel(this.commands.view, at, this.index, orderId, owner, time));
   }
@@ -72,7 +72,7 @@ export class SimMarket implements CommandHandler {
   place(cmd: PlaceOrder): void {
     this.result = this.book.place(cmd);
   }
-  cancel(orderId: number, owner: number, time: number): void {
+  cancel(orderId: OrderId, owner: number, time: number): void {
     this.result = this.book.cancel(orderId, owner, time);
   }
   cancelAll(owner: number, time: number, reason: number): void {

@@ -32,6 +32,7 @@ import { Prng } from './prng.ts';
 import { CountingLogger, LEDGER_OPTIONS, SimNode, SimSnapshots, nextTurn, restoreNewest, settle } from './node.ts';
 import { Clients, USD, initialTicks, type SimContext } from './clients.ts';
 import { HONEST, HOSTILE, StrategyTable } from './strategies/index.ts';
+import type { OrderId } from '../src/types/ids.ts';
 
 export interface SeedOptions {
   seed: number;
@@ -90,7 +91,7 @@ interface Submission {
   seq: number;
   result: ExecuteResult | null;
   /** The orders its reply reports, read at completion. */
-  orders: { orderId: number; settled: number; status: string }[];
+  orders: { orderId: OrderId; settled: number; status: string }[];
   acknowledged: boolean;
   /** Set on a retry after a crash: the original's seq, and whether the original survived. */
   retryOf: { seq: number; survived: boolean } | null;
@@ -303,7 +304,7 @@ class Simulation {
     return s;
   }
 
-  private rememberOrder(command: Command, orderId: number): void {
+  private rememberOrder(command: Command, orderId: OrderId): void {
     const address = 'account' in command ? command.account : command.kind === CommandKind.SubmitPair ? command.takeProfit.account : command.kind === CommandKind.SubmitSlices ? command.orders[0].account : undefined;
     const index = address === undefined ? undefined : this.addressIndex.get(address);
     if (index !== undefined) this.clients.remember(this.clients.accounts[index], orderId);

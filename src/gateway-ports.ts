@@ -30,7 +30,7 @@ import type { MarketDataPort, OrdersPort, PriceSource } from './http/ports.ts';
 import type { OperatorPort } from './http/routes/operator.ts';
 import type { AccountApiOptions } from './http/account-routes.ts';
 import type { Journal } from './journal/journal.ts';
-import type { MarketIndex } from './types/ids.ts';
+import { NO_ACCOUNT, type MarketIndex } from './types/ids.ts';
 
 /** Login: challenges for this profile, tokens signed with the data directory's secret (or `--jwt-secret`: replicas share it). */
 export function walletLogin(settings: Settings, clock: () => number, logger: Logger): WalletLogin {
@@ -110,7 +110,7 @@ export function stateReads(settings: Settings, exchange: Exchange, history: Hist
       const open = exchange.orders.byClient(account, clientId);
       if (open !== undefined) return shown(open);
       const { registry } = exchange.ledger;
-      return history.latestByClient(registry.ownersOf(registry.findAccount(account) ?? 0), clientId, scan);
+      return history.latestByClient(registry.ownersOf(registry.findAccount(account) ?? NO_ACCOUNT), clientId, scan);
     },
     liveOf: (owner, market) => exchange.orders.ofOwner(owner, market).map((o) => exchange.presented(o)),
     recent: (orderId) => exchange.orderAsLeft(orderId),

@@ -9,13 +9,17 @@ import type { OrderType } from '../../src/types/orders.ts';
 import { Side } from '../../src/engine/types.ts';
 import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { USD, addressOf, lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
+import type { OrderId } from '../../src/types/ids.ts';
+
+/** An orderId the client made up (a negative one too, as if past the gateway's parser): the application must refuse to cancel it. */
+const madeUpOrderId = (n: number): OrderId => n as OrderId;
 
 export const badInput: Strategy = {
   name: 'badInput',
   next(ctx: SimContext): Command | null {
     const { rng, time } = ctx;
     const account = ctx.clients.pick(rng);
-    const market = rng.below(ctx.markets.length);
+    const market = rng.pick(ctx.markets).index;
     const ref = referenceTicks(ctx, market);
     const spec = ctx.markets[market];
     const side = rng.chance(0.5) ? Side.Buy : Side.Sell;
@@ -35,7 +39,7 @@ export const badInput: Strategy = {
         // A type the gateway never lets through: the application must still refuse it.
         return submitOrder(ctx, account, { ...order, orderType: 'market' as OrderType });
       case 6:
-        return { kind: CommandKind.CancelOrder, time, orderId: rng.between(1, 2 ** 40), caller: account.address };
+        return { kind: CommandKind.CancelOrder, time, orderId: madeUpOrderId(rng.between(1, 2 ** 40)), caller: account.address };
       case 7:
         return account.clientIds > 0 ? submitOrder(ctx, account, { ...order, clientId: `c${account.clientIds - 1}` }) : null;
       case 8:
@@ -85,7 +89,7 @@ export const badInput: Strategy = {
           signature: '0x',
         };
       default:
-        return { kind: CommandKind.CancelOrder, time, orderId: -1 - rng.below(100), caller: account.address };
+        return { kind: CommandKind.CancelOrder, time, orderId: madeUpOrderId(-1 - rng.below(100)), caller: account.address };
     }
   },
 };

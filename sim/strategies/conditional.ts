@@ -14,7 +14,7 @@ export const conditional: Strategy = {
   next(ctx: SimContext): Command | null {
     const { rng, time } = ctx;
     const account = ctx.clients.pick(rng);
-    const market = rng.below(ctx.markets.length);
+    const market = rng.pick(ctx.markets).index;
     const ref = referenceTicks(ctx, market);
     const spec = ctx.markets[market];
     const side = rng.chance(0.5) ? Side.Buy : Side.Sell;

@@ -36,7 +36,7 @@ export const funds: Strategy = {
         signature: '0x',
       };
     }
-    const market = rng.below(ctx.markets.length);
+    const market = rng.pick(ctx.markets).index;
     const isolated = rng.chance(0.6);
     const maxLeverage = ctx.markets[market].maxLeverage;
     return {

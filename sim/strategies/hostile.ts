@@ -12,13 +12,14 @@ import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { addressOf, lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
 import { DELEGATE_BASE } from './delegation.ts';
 import { MAKERS } from './market-maker.ts';
+import type { MarketIndex } from '../../src/types/ids.ts';
 
 /** An account with a position in some market, and that position (lots, signed), or null. */
-function positioned(ctx: SimContext): { account: ReturnType<SimContext['clients']['pick']>; market: number; lots: number } | null {
+function positioned(ctx: SimContext): { account: ReturnType<SimContext['clients']['pick']>; market: MarketIndex; lots: number } | null {
   const account = ctx.clients.pick(ctx.rng);
   const owner = ctx.exchange.ledger.findOwner(account.address, 0);
   if (owner === undefined) return null;
-  const market = ctx.rng.below(ctx.markets.length);
+  const market = ctx.rng.pick(ctx.markets).index;
   const lots = ctx.exchange.ledger.position(owner, market);
   return lots === 0 ? null : { account, market, lots };
 }
@@ -90,7 +91,7 @@ export const relayedOrder: Strategy = {
     const account = ctx.clients.pick(rng);
     const relay = ctx.clients.pick(rng);
     if (relay === account) return null;
-    const market = rng.below(ctx.markets.length);
+    const market = rng.pick(ctx.markets).index;
     const side = rng.chance(0.5) ? Side.Buy : Side.Sell;
     const command = submitOrder(ctx, account, {
       market,
@@ -115,7 +116,7 @@ export const cascade: Strategy = {
     const { rng, time } = ctx;
     const plan = ctx.clients.plans;
     const phase = plan.get('cascade') ?? 0;
-    const market = plan.get('cascadeMarket') ?? rng.below(ctx.markets.length);
+    const market = ctx.markets[plan.get('cascadeMarket') ?? rng.below(ctx.markets.length)].index;
     const whale = ctx.clients.accounts[MAKERS + (plan.get('cascadeWhale') ?? rng.below(ctx.clients.accounts.length - MAKERS))];
     const side = (plan.get('cascadeSide') ?? (rng.chance(0.5) ? Side.Buy : Side.Sell)) as Side;
     plan.set('cascadeMarket', market).set('cascadeWhale', whale.index - MAKERS).set('cascadeSide', side);

@@ -14,7 +14,7 @@ export const marketMaker: Strategy = {
   next(ctx: SimContext): Command | null {
     const { rng, time } = ctx;
     const account = ctx.clients.accounts[rng.below(MAKERS)];
-    const market = rng.below(ctx.markets.length);
+    const market = rng.pick(ctx.markets).index;
     if (rng.chance(0.04)) return { kind: CommandKind.CancelAll, time, account: account.address, subaccountIndex: 0, market, caller: account.address };
     if (rng.chance(0.1) && account.orders.length > 0) return { kind: CommandKind.CancelOrder, time, orderId: account.orders[0], caller: account.address };
     const ref = referenceTicks(ctx, market);

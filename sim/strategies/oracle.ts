@@ -10,7 +10,7 @@ export const oracle: Strategy = {
   name: 'oracle',
   next(ctx: SimContext): Command | null {
     const { rng } = ctx;
-    const market = rng.below(ctx.markets.length);
+    const market = rng.pick(ctx.markets).index;
     const ref = referenceTicks(ctx, market);
     const drift = ref > ctx.initialTicks[market] * 1.3 ? -20 : ref < ctx.initialTicks[market] * 0.7 ? 20 : 0;
     const bps = rng.chance(0.03) ? (rng.chance(0.5) ? 1 : -1) * rng.between(300, 1500) : rng.between(-30, 30) + drift;

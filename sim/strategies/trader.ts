@@ -12,7 +12,7 @@ export const trader: Strategy = {
   next(ctx: SimContext): Command | null {
     const { rng, time } = ctx;
     const account = ctx.clients.pick(rng);
-    const market = rng.below(ctx.markets.length);
+    const market = rng.pick(ctx.markets).index;
     const roll = rng.below(100);
     if (roll < 10 && account.orders.length > 0) {
       return { kind: CommandKind.CancelOrder, time, orderId: rng.pick(account.orders), caller: account.address };

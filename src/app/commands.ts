@@ -12,6 +12,7 @@
 import type { OrderType } from '../types/orders.ts';
 import type { Side } from '../engine/types.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { Address } from '../types/address.ts';
 
 export const CommandKind = {
   SubmitOrder: 64,
@@ -36,7 +37,7 @@ export type CommandKind = (typeof CommandKind)[keyof typeof CommandKind];
 export interface SubmitOrder {
   kind: typeof CommandKind.SubmitOrder;
   time: number;
-  account: string;
+  account: Address;
   subaccountIndex: number;
   market: MarketIndex;
   orderType: OrderType;
@@ -51,7 +52,7 @@ export interface SubmitOrder {
   expiresAt: number;
   nonce: number;
   clientId: string | null;
-  originator: string;
+  originator: Address;
   /** Fraction of notional in 10^-8. */
   originatorFee: number;
   /** Ticks. */
@@ -60,7 +61,7 @@ export interface SubmitOrder {
   period: number | null;
   /** Fraction at RATE_SCALE (0.05 = 5%). */
   trailingPercent: bigint | null;
-  signer: string;
+  signer: Address;
   signature: string;
 }
 
@@ -95,23 +96,23 @@ export interface CancelOrder {
   time: number;
   orderId: OrderId;
   /** Who asked (the account or a trade delegate): recorded for audit. */
-  caller: string;
+  caller: Address;
 }
 
 export interface CancelAll {
   kind: typeof CommandKind.CancelAll;
   time: number;
-  account: string;
+  account: Address;
   subaccountIndex: number;
   /** One market, or every market when null. */
   market: MarketIndex | null;
-  caller: string;
+  caller: Address;
 }
 
 export interface MoneyCommand {
   kind: typeof CommandKind.Deposit | typeof CommandKind.Withdraw | typeof CommandKind.Faucet;
   time: number;
-  account: string;
+  account: Address;
   subaccountIndex: number;
   amount: bigint;
   /** Faucet only: most the address may receive from the faucet in the command's UTC day; unbounded when absent. */
@@ -121,44 +122,44 @@ export interface MoneyCommand {
 export interface Transfer {
   kind: typeof CommandKind.Transfer;
   time: number;
-  accountFrom: string;
+  accountFrom: Address;
   subaccountIndexFrom: number;
-  accountTo: string;
+  accountTo: Address;
   subaccountIndexTo: number;
   amount: bigint;
   feedId: string;
   nonce: number;
   expiresAt: number;
-  target: string;
-  signer: string;
+  target: Address;
+  signer: Address;
   signature: string;
 }
 
 export interface SetMargin {
   kind: typeof CommandKind.SetMargin;
   time: number;
-  account: string;
+  account: Address;
   subaccountIndex: number;
   market: MarketIndex;
   isolated: boolean;
   margin: bigint;
   nonce: number;
   expiresAt: number;
-  signer: string;
+  signer: Address;
   signature: string;
 }
 
 export interface Delegation {
   kind: typeof CommandKind.Delegation;
   time: number;
-  account: string;
+  account: Address;
   subaccountIndex: number;
-  delegate: string;
+  delegate: Address;
   scopes: string;
   action: 'add' | 'remove';
   nonce: number;
   expiresAt: number;
-  signer: string;
+  signer: Address;
   signature: string;
 }
 

@@ -38,7 +38,6 @@ import type { LedgerEvent } from '../ledger/events.ts';
 import { NonceStore } from '../auth/nonces.ts';
 import { DelegationStore } from '../auth/delegation.ts';
 import { admitDelegationChange, admitSignedWrite } from '../auth/admission.ts';
-import type { Address } from '../auth/address.ts';
 import { Reason, REASON_TEXT } from '../engine/codes.ts';
 import { OrderFlag, marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder } from '../engine/types.ts';
 import { CONDITIONAL_TEXT, ConditionalBook, ConditionalCode, ConditionalReason, type ConditionalListener } from '../conditional/index.ts';
@@ -234,11 +233,11 @@ export class Exchange {
           this,
           {
             action: 'transfer',
-            accountFrom: command.accountFrom as Address,
+            accountFrom: command.accountFrom,
             subaccountIndexFrom: command.subaccountIndexFrom,
             subaccountIndexTo: command.subaccountIndexTo,
-            target: command.target as Address,
-            signer: command.signer as Address,
+            target: command.target,
+            signer: command.signer,
             nonce: command.nonce,
             expiresAt: command.expiresAt,
           },
@@ -251,7 +250,7 @@ export class Exchange {
       case CommandKind.SetMargin: {
         const admitted = admitSignedWrite(
           this,
-          { action: 'marginUpdate', account: command.account as Address, subaccountIndex: command.subaccountIndex, signer: command.signer as Address, nonce: command.nonce, expiresAt: command.expiresAt },
+          { action: 'marginUpdate', account: command.account, subaccountIndex: command.subaccountIndex, signer: command.signer, nonce: command.nonce, expiresAt: command.expiresAt },
           time,
         );
         if (!admitted.ok) return notChanged(admitted.code, admitted.params);
@@ -259,7 +258,7 @@ export class Exchange {
         return { code, changed: true, routed: [] };
       }
       case CommandKind.Delegation: {
-        const admitted = admitDelegationChange(this, command, command.signer as Address, time);
+        const admitted = admitDelegationChange(this, command, command.signer, time);
         if (!admitted.ok) return { code: admitted.code, params: admitted.params, changed: false, routed: [] };
         return { code: 0, changed: true, routed: [] };
       }

@@ -11,12 +11,13 @@
  * is only recorded. The allowance travels in the journaled command, so a replay applies the
  * rule the live exchange applied.
  *
- * May import: numeric/state-hash. Pure: time is passed in.
+ * May import: numeric/state-hash, types/address (types). Pure: time is passed in.
  * Invariants: only the current day's credits are held (the first credit of a new UTC day forgets
  * the day before), so memory is bounded by the addresses that used the faucet today; a command
  * dated before the held day (a clock stepped back) counts towards the held day, never resets it.
  */
 import { stateHashOf } from '../numeric/state-hash.ts';
+import type { Address } from '../types/address.ts';
 
 export const DAY_MS = 86_400_000;
 
@@ -27,24 +28,24 @@ export interface FaucetDaySnapshot {
   /** UTC day number of `credited`; -1 before the first credit. */
   day: number;
   /** [address, amount credited that day], sorted by address. */
-  credited: Array<[string, bigint]>;
+  credited: Array<[Address, bigint]>;
 }
 
 export class FaucetDay {
   private day = -1;
-  private readonly credited = new Map<string, bigint>();
+  private readonly credited = new Map<Address, bigint>();
 
   /** What `address` has received from the faucet in the UTC day of `time`. */
-  creditedOn(address: string, time: number): bigint {
+  creditedOn(address: Address, time: number): bigint {
     return utcDay(time) > this.day ? 0n : (this.credited.get(address) ?? 0n);
   }
 
   /** Whether crediting `amount` at `time` keeps `address` within `allowance` for that UTC day. */
-  allows(address: string, amount: bigint, allowance: bigint, time: number): boolean {
+  allows(address: Address, amount: bigint, allowance: bigint, time: number): boolean {
     return this.creditedOn(address, time) + amount <= allowance;
   }
 
-  record(address: string, amount: bigint, time: number): void {
+  record(address: Address, amount: bigint, time: number): void {
     const day = utcDay(time);
     if (day > this.day) {
       this.credited.clear();

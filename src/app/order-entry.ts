@@ -13,7 +13,7 @@
  *
  * Owns: the per-market order counters (orderIds); the order registry's view of every order
  * it enters. No I/O, no clock.
- * May import: types/ids, engine/types, ledger/, auth/admission, auth/address (types), conditional/, config/market,
+ * May import: types/ids, types/address (types), engine/types, ledger/, auth/admission, conditional/, config/market,
  * numeric/, app/commands, app/codes, app/order-registry, app/ports, app/account-limits.
  * Invariant: a submission that spent its nonces returns `changed: true` (it is journaled),
  * whatever happened after.
@@ -24,7 +24,7 @@ import type { Ledger } from '../ledger/ledger.ts';
 import { LedgerCode } from '../ledger/codes.ts';
 import type { LiquidationOrder } from '../ledger/events.ts';
 import { admitSignedBatch, admitSignedWrite, type AuthState } from '../auth/admission.ts';
-import type { Address } from '../auth/address.ts';
+import type { Address } from '../types/address.ts';
 import { OrderFlag, formatOrderId, orderIdOf, type PlaceOrder } from '../engine/types.ts';
 import { ConditionalBook, ConditionalCode, TriggerKind, type OrderFields, type PlaceTrigger } from '../conditional/index.ts';
 import { CommandKind, type BatchOrder, type SubmitOrder, type SubmitPair, type SubmitSlices } from './commands.ts';
@@ -43,13 +43,16 @@ export interface OrderEntryState extends AuthState {
   readonly conditional: readonly ConditionalBook[];
 }
 
+/** The signer of the exchange's own orders (liquidations): nobody signed them, so they name no address. */
+const UNSIGNED = '' as Address;
+
 /** The signed write behind an order: who signed for which subaccount, with which nonce. */
 function signedOrder(o: BatchOrder) {
   return {
     action: 'order' as const,
-    account: o.account as Address,
+    account: o.account,
     subaccountIndex: o.subaccountIndex,
-    signer: o.signer as Address,
+    signer: o.signer,
     nonce: o.nonce,
     expiresAt: o.expiresAt === 0 ? Number.MAX_SAFE_INTEGER : o.expiresAt,
   };
@@ -216,7 +219,7 @@ export class OrderEntry {
       parentOrderId: null,
       period: null,
       trailingPercent: null,
-      signer: '',
+      signer: UNSIGNED,
       signature: '',
     };
     orders.submitted({ ...this.orderState(command, orderId, liq.owner), groupId: 'liquidation' });
@@ -226,7 +229,7 @@ export class OrderEntry {
   }
 
   /** R1: holds the initial margin of an order about to enter its book (and its originator's fee); a LedgerCode. */
-  private holdMargin(market: MarketIndex, order: PlaceOrder, originator: string, originatorFee: number): number {
+  private holdMargin(market: MarketIndex, order: PlaceOrder, originator: Address, originatorFee: number): number {
     const ledger = this.state.ledger;
     const originatorOwner = originatorFee > 0 ? (ledger.findOwner(originator, 0) ?? 0) : 0;
     const reduceOnly = (order.flags & OrderFlag.ReduceOnly) !== 0;

@@ -22,12 +22,13 @@ import type { Side } from '../engine/types.ts';
 import type { OrderStatus, OrderType } from '../types/orders.ts';
 import { REASON_TEXT } from '../engine/codes.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { Address } from '../types/address.ts';
 
 export interface OrderState {
   orderId: OrderId;
   market: MarketIndex;
   owner: number;
-  account: string;
+  account: Address;
   subaccountIndex: number;
   orderType: OrderType;
   side: Side;
@@ -41,7 +42,7 @@ export interface OrderState {
   expiresAt: number;
   nonce: number;
   clientId: string | null;
-  originator: string;
+  originator: Address;
   originatorFee: number;
   triggerPrice: number | null;
   parentOrderId: OrderId | null;

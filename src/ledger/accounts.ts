@@ -6,9 +6,10 @@
  * are interned in first-use order starting at 1 (0 means "none"), so replaying the same
  * commands gives the same ids.
  * Invariants: ids are dense, never reused; the maps and arrays agree.
- * May import: types/ids.
+ * May import: types/ids, types/address (types).
  */
 import { NO_ACCOUNT, asAccountIndex, type AccountIndex } from '../types/ids.ts';
+import type { Address } from '../types/address.ts';
 
 const ADDRESS = /^0x[0-9a-f]{40}$/;
 export const MAX_SUBACCOUNT = 2 ** 31 - 1;
@@ -16,15 +17,18 @@ export const MAX_SUBACCOUNT = 2 ** 31 - 1;
 export interface OwnerIdentity {
   owner: number;
   account: AccountIndex;
-  address: string;
+  address: Address;
   subaccountIndex: number;
 }
 
 /** Lowercases and checks an address: `0x` + 40 hex digits. */
-export function normalizeAddress(address: string): string | undefined {
+export function normalizeAddress(address: string): Address | undefined {
   const lower = address.toLowerCase();
-  return ADDRESS.test(lower) ? lower : undefined;
+  return ADDRESS.test(lower) ? (lower as Address) : undefined;
 }
+
+/** Slot 0's address: no account has it (ids start at 1). */
+const NO_ADDRESS = '' as Address;
 
 export function isSubaccountIndex(n: number): boolean {
   return Number.isInteger(n) && n >= 0 && n <= MAX_SUBACCOUNT;
@@ -34,16 +38,16 @@ export class AccountRegistry {
   private readonly accountIds = new Map<string, AccountIndex>();
   private readonly ownerIds = new Map<string, number>();
   /** Index = account id; slot 0 unused. */
-  private readonly addresses: string[] = [''];
+  private readonly addresses: Address[] = [NO_ADDRESS];
   /** Index = owner id; slot 0 unused. */
-  private readonly owners: OwnerIdentity[] = [{ owner: 0, account: NO_ACCOUNT, address: '', subaccountIndex: 0 }];
+  private readonly owners: OwnerIdentity[] = [{ owner: 0, account: NO_ACCOUNT, address: NO_ADDRESS, subaccountIndex: 0 }];
   /** Index = account id: how many owners (subaccounts) the address has; slot 0 unused. */
   private readonly subaccounts: number[] = [0];
   /** Index = account id: its owner ids in creation order; slot 0 unused. */
   private readonly accountOwners: number[][] = [[]];
 
   /** The owner id of (address, subaccountIndex), creating it on first use. Inputs must be valid. */
-  intern(address: string, subaccountIndex: number): OwnerIdentity {
+  intern(address: Address, subaccountIndex: number): OwnerIdentity {
     const key = `${address}/${subaccountIndex}`;
     const known = this.ownerIds.get(key);
     if (known !== undefined) return this.owners[known];
@@ -81,7 +85,7 @@ export class AccountRegistry {
     return account === undefined ? 0 : this.subaccounts[account];
   }
 
-  addressOf(account: AccountIndex): string | undefined {
+  addressOf(account: AccountIndex): Address | undefined {
     return account > 0 ? this.addresses[account] : undefined;
   }
 
@@ -95,7 +99,7 @@ export class AccountRegistry {
   }
 
   /** Owners in id order, as (address, subaccountIndex) pairs: enough to rebuild the registry. */
-  entries(): Array<[string, number]> {
+  entries(): Array<[Address, number]> {
     return this.owners.slice(1).map((o) => [o.address, o.subaccountIndex]);
   }
 

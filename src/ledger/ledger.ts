@@ -44,7 +44,7 @@ import type { LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
 import { notional, notionalScale } from './units.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import { NO_ACCOUNT, type MarketIndex, type OrderId } from '../types/ids.ts';
 
 export type { AdmitExtras } from './holds.ts';
 
@@ -77,7 +77,7 @@ const NO_LISTENER: LedgerListener = () => {};
 
 export class Ledger {
   readonly registry = new AccountRegistry();
-  private readonly owners: OwnerState[] = [newOwner(0, 0)];
+  private readonly owners: OwnerState[] = [newOwner(0, NO_ACCOUNT)];
   private readonly markets: MarketState[];
   private readonly holds = new Map<number, Hold>();
   private readonly emit: LedgerListener;

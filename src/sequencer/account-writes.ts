@@ -5,11 +5,12 @@
  * the sequencer admits them (nonce window, delegation rules), journals them, applies them and
  * resolves once they are flushed. The port is declared here, by the sequencer's side, so the
  * gateway depends on it and never the reverse.
- * May import: types/ids, app/commands, sequencer/sequencer (types).
+ * May import: types/ids, types/address (types), app/commands, sequencer/sequencer (types).
  */
 import { CommandKind, type Command, type Transfer as TransferCommand, type Delegation as DelegationCommand } from '../app/commands.ts';
 import type { Sequencer } from './sequencer.ts';
 import type { MarketIndex } from '../types/ids.ts';
+import type { Address } from '../types/address.ts';
 
 /** The outcome of a write: accepted, or a code from the auth (1000s), ledger (2000s), engine (3000s) or gateway (9000s) table. */
 export type WriteResult<T = null> = { ok: true; value: T } | { ok: false; code: number; params?: Readonly<Record<string, string>> };
@@ -18,7 +19,7 @@ export type WriteResult<T = null> = { ok: true; value: T } | { ok: false; code: 
 export type TransferWrite = Omit<TransferCommand, 'kind' | 'time'>;
 
 export interface MarginWrite {
-  account: string;
+  account: Address;
   subaccountIndex: number;
   marketIndex: MarketIndex;
   isolated: boolean;
@@ -26,7 +27,7 @@ export interface MarginWrite {
   margin: bigint;
   nonce: number;
   expiresAt: number;
-  signer: string;
+  signer: Address;
   signature: string;
 }
 

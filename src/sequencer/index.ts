@@ -12,7 +12,7 @@
  * (snapshot-replica.ts, snapshot-worker.ts, snapshot-thread.ts), when and where
  * snapshot-schedule.ts says — the same on the primary and on a replica or standby;
  * the clock (clock.ts) and the testnet's price feed (testnet-feed.ts) are more sources of commands.
- * May import: types/ids, app/, transport/, journal/, history/projections, history/account-events,
+ * May import: types/ids, types/address (types), app/, transport/, journal/, history/projections, history/account-events,
  * engine/types, engine/fast-book, config/, node:worker_threads, node:zlib.
  *
  * Invariants: every command that reached a book is journaled before its effects are

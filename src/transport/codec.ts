@@ -43,7 +43,7 @@ import {
   kRecordMarket,
   kRejected,
 } from './layout.ts';
-import { NO_ORDER, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { NO_ACCOUNT, NO_ORDER, type AccountIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
 
 const LE = true;
 
@@ -171,7 +171,7 @@ export function encodeExpire(view: DataView, offset: number, market: MarketIndex
 const placeScratch: PlaceOrder = {
   orderId: NO_ORDER,
   owner: 0,
-  account: 0,
+  account: NO_ACCOUNT,
   side: 1,
   price: 0,
   quantity: 0,
@@ -194,7 +194,7 @@ export function decodeCommand(view: DataView, bytes: Uint8Array, offset: number,
       cmd.time = view.getFloat64(offset + kPlace.time, LE);
       cmd.orderId = (view.getFloat64(offset + kPlace.orderId, LE) as OrderId);
       cmd.owner = view.getFloat64(offset + kPlace.owner, LE);
-      cmd.account = view.getFloat64(offset + kPlace.account, LE);
+      cmd.account = (view.getFloat64(offset + kPlace.account, LE) as AccountIndex);
       cmd.price = view.getFloat64(offset + kPlace.price, LE);
       cmd.quantity = view.getFloat64(offset + kPlace.quantity, LE);
       cmd.expiresAt = view.getFloat64(offset + kPlace.expiresAt, LE);

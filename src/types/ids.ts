@@ -6,12 +6,13 @@
  * apart — a `MarketIndex` never goes where an `OrderId` or an `AccountIndex` is asked for
  * (nautilus_trader's model: an identifier is its own type). The brands are types only: nothing
  * is allocated or checked on a hot path, a branded number is the number. An account's address
- * is auth/address `Address` (lowercase `0x` + 40 hex digits, made by `toAddress`).
+ * is types/address `Address` (lowercase `0x` + 40 hex digits, made by auth/address `toAddress`).
  *
- * The brand is optional (`[brand]?`): a plain number still passes for any identifier, so the
- * cores' tests write `book.cancel(1, 11, T0)` as before; two identifiers of different kinds never
- * pass for each other. Making it required (drop the `?`) turns every unbranded number into a
- * compile error — 547 sites in test/, bench/ and sim/ at the time of writing, none in src/.
+ * The brand is required: a plain number is none of them, so an identifier has to be made, and
+ * the compiler finds every place one is conjured from a bare number. Tests, benchmarks and the
+ * simulator make theirs the same way: test/fixtures/ids (`orderNo(11)`, `marketNo(0)`,
+ * `accountNo(1)`) or a fixture constant that names itself (`BTC = marketNo(0)`), in the
+ * fixtures and the generators where the number enters, not as casts at each call.
  *
  * Each brand is made in one place, where the value enters the process: the markets file
  * (config/market), the codec's decoders (transport/codec), snapshot and history restore, the
@@ -22,8 +23,8 @@
  */
 
 declare const brand: unique symbol;
-/** `T` known to be a `B`: assignable to `T`; a `T` branded otherwise is not a `B` (see the header). */
-type Brand<T, B extends string> = T & { readonly [brand]?: B };
+/** `T` known to be a `B`: assignable to `T`; neither a plain `T` nor a `T` branded otherwise is a `B` (see the header). */
+type Brand<T, B extends string> = T & { readonly [brand]: B };
 
 /** A market's position in the markets file (0, 1, 2…): `MarketSpec.index`. */
 export type MarketIndex = Brand<number, 'MarketIndex'>;

@@ -17,10 +17,11 @@ import { ExchangeCode } from '../../src/app/codes.ts';
 import { DEFAULT_ACCOUNT_LIMITS } from '../../src/app/account-limits.ts';
 import { Exchange } from '../../src/app/exchange.ts';
 import { NO_ROUTER } from '../../src/app/ports.ts';
+import type { Address } from '../../src/types/address.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
-const ALICE = '0x' + 'a'.repeat(40);
-const ZERO = '0x' + '0'.repeat(40);
+const ALICE: Address = `0x${'a'.repeat(40)}`;
+const ZERO: Address = `0x${'0'.repeat(40)}`;
 
 function exchange(maxOpenOrders: number) {
   const ex = new Exchange(markets, NO_ROUTER, {}, { ledger: { faucet: true }, accountLimits: { ...DEFAULT_ACCOUNT_LIMITS, maxOpenOrders } });

@@ -7,8 +7,9 @@ import { test } from 'node:test';
 import { ConditionalBook } from '../../src/conditional/conditional-book.ts';
 import type { ConditionalBookOptions } from '../../src/conditional/conditional-book.ts';
 import { RecordingListener } from './recording-listener.ts';
+import { marketNo } from '../fixtures/ids.ts';
 
-export const MARKET = 0;
+export const MARKET = marketNo(0);
 export const INDEXES = ['fast', 'naive'] as const;
 
 export interface ConditionalCase {

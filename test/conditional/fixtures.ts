@@ -3,17 +3,18 @@
  * named order has its own orderId; `{ ...ORDER, … }` makes variants.
  */
 import { OrderFlag, Side } from '../../src/engine/types.ts';
-import type { PlaceOrder } from '../../src/engine/types.ts';
+import type { AccountIndex, PlaceOrder } from '../../src/engine/types.ts';
 import { TriggerKind } from '../../src/conditional/types.ts';
 import type { OrderFields, PlacePair, PlaceSlices, PlaceTrigger } from '../../src/conditional/types.ts';
+import { accountNo, orderNo } from '../fixtures/ids.ts';
 
 export interface Trader {
   owner: number;
-  account: number;
+  account: AccountIndex;
 }
 
-export const ALICE: Trader = { owner: 11, account: 1 };
-export const BOB: Trader = { owner: 21, account: 2 };
+export const ALICE: Trader = { owner: 11, account: accountNo(1) };
+export const BOB: Trader = { owner: 21, account: accountNo(2) };
 
 export const GTC = 0;
 export const IOC = OrderFlag.ImmediateOrCancel;
@@ -31,7 +32,7 @@ export function conditional(
   triggerPrice: number, more: Partial<PlaceTrigger> = {},
 ): PlaceTrigger {
   return {
-    orderId, owner: trader.owner, account: trader.account, side, price, quantity, flags: GTC, expiresAt: 0,
+    orderId: orderNo(orderId), owner: trader.owner, account: trader.account, side, price, quantity, flags: GTC, expiresAt: 0,
     clientId: null, kind, triggerPrice, trailingPercent: 0n, time: T0, ...more,
   };
 }
@@ -63,36 +64,36 @@ export const BOB_BUY_TRAILING_5_PERCENT = trailing(BOB, 6, Buy, 3, 1_000, FIVE_P
 
 /** Alice's position-attached pair closing a long: TP at 110 (id 11), SL at 95 (id 12), both 5 lots IOC reduce-only. */
 export const ALICE_LONG_5_PAIR_TP_110_SL_95: PlacePair = {
-  ocoGroupId: 1,
+  ocoGroupId: orderNo(1),
   takeProfit: conditional(ALICE, 11, TakeProfit, Sell, 5, 1, 110, { flags: IOC | REDUCE_ONLY }),
   stopLoss: conditional(ALICE, 12, StopLoss, Sell, 5, 1, 95, { flags: IOC | REDUCE_ONLY }),
-  parentOrderId: 0,
+  parentOrderId: orderNo(0),
   parent: undefined,
   position: 5,
   time: T0,
 };
 
 /** Alice's resting buy of 10 at 100 (the engine's order 50), unfilled. */
-export const ALICE_PARENT_BUY_10_AT_100 = { orderId: 50, owner: ALICE.owner, side: Buy, filled: 0 } as const;
+export const ALICE_PARENT_BUY_10_AT_100 = { orderId: orderNo(50), owner: ALICE.owner, side: Buy, filled: 0 } as const;
 
 /** A pair of 8 lots attached to Alice's parent buy 50: TP 110 (id 21), SL 95 (id 22). */
 export const ALICE_PAIR_8_ON_PARENT_50: PlacePair = {
-  ocoGroupId: 2,
+  ocoGroupId: orderNo(2),
   takeProfit: conditional(ALICE, 21, TakeProfit, Sell, 8, 1, 110, { flags: IOC | REDUCE_ONLY }),
   stopLoss: conditional(ALICE, 22, StopLoss, Sell, 8, 1, 95, { flags: IOC | REDUCE_ONLY }),
-  parentOrderId: 50,
+  parentOrderId: orderNo(50),
   parent: ALICE_PARENT_BUY_10_AT_100,
   position: 0,
   time: T0,
 };
 
 export function slice(trader: Trader, orderId: number, side: 1 | -1, quantity: number, price: number): OrderFields {
-  return { orderId, owner: trader.owner, account: trader.account, side, price, quantity, flags: GTC, expiresAt: 0, clientId: null };
+  return { orderId: orderNo(orderId), owner: trader.owner, account: trader.account, side, price, quantity, flags: GTC, expiresAt: 0, clientId: null };
 }
 
 /** TWAP 70: Alice buys 4 × 2 lots at 101, one slice every 60 s (ids 71–74). */
 export const ALICE_TWAP_4_SLICES_EVERY_60S: PlaceSlices = {
-  groupId: 70,
+  groupId: orderNo(70),
   owner: ALICE.owner,
   slices: [71, 72, 73, 74].map((id) => slice(ALICE, id, Buy, 2, 101)),
   period: 60_000,
@@ -101,7 +102,7 @@ export const ALICE_TWAP_4_SLICES_EVERY_60S: PlaceSlices = {
 
 /** Iceberg 80: Bob sells 3 slices of 5 lots at 102 (ids 81–83). */
 export const BOB_ICEBERG_3_SLICES_OF_5: PlaceSlices = {
-  groupId: 80,
+  groupId: orderNo(80),
   owner: BOB.owner,
   slices: [81, 82, 83].map((id) => slice(BOB, id, Sell, 5, 102)),
   period: 0,

@@ -3,6 +3,7 @@ import { ConditionalCode, ConditionalReason } from '../../src/conditional/codes.
 import { Release, TriggerKind } from '../../src/conditional/types.ts';
 import { conditionalTest } from './books.ts';
 import { ALICE, ALICE_LONG_5_PAIR_TP_110_SL_95, MARK_100, T0, released } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 const PAIR = ALICE_LONG_5_PAIR_TP_110_SL_95;
 
@@ -34,7 +35,7 @@ conditionalTest('the stop triggering cancels the take-profit', ({ book, events }
 conditionalTest('cancelling either leg cancels the pair', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   book.placePair(PAIR);
-  assert.equal(book.cancel(12, ALICE.owner, T0 + 1), ConditionalCode.Ok);
+  assert.equal(book.cancel(orderNo(12), ALICE.owner, T0 + 1), ConditionalCode.Ok);
   assert.deepEqual(events.take(), [
     { type: 'cancelled', orderId: 12, owner: ALICE.owner, reason: ConditionalReason.Cancelled, time: T0 + 1 },
     { type: 'cancelled', orderId: 11, owner: ALICE.owner, reason: ConditionalReason.Cancelled, time: T0 + 1 },
@@ -60,10 +61,10 @@ conditionalTest('a pair must be one take-profit and one stop of one side, the ta
   assert.equal(book.placePair({ ...PAIR, stopLoss: { ...sl, side: 1 } }), ConditionalCode.InvalidPair);
   assert.equal(book.placePair({ ...PAIR, stopLoss: { ...sl, owner: 99 } }), ConditionalCode.InvalidPair);
   assert.equal(book.placePair({ ...PAIR, takeProfit: { ...tp, triggerPrice: 101 }, stopLoss: { ...sl, triggerPrice: 99 } }), ConditionalCode.Ok);
-  assert.equal(book.placePair({ ...PAIR, ocoGroupId: 2, takeProfit: { ...tp, orderId: 13, triggerPrice: 105 }, stopLoss: { ...sl, orderId: 14, triggerPrice: 105 } }), ConditionalCode.InvalidPair);
-  assert.equal(book.placePair({ ...PAIR, ocoGroupId: 2, takeProfit: { ...tp, orderId: 13, triggerPrice: 97 }, stopLoss: { ...sl, orderId: 14, triggerPrice: 103 } }), ConditionalCode.InvalidPair);
-  assert.equal(book.placePair({ ...PAIR, ocoGroupId: 1, takeProfit: { ...tp, orderId: 13 }, stopLoss: { ...sl, orderId: 14 } }), ConditionalCode.GroupIdExists);
-  assert.equal(book.placePair({ ...PAIR, ocoGroupId: 3, takeProfit: { ...tp, orderId: 13 }, stopLoss: { ...sl, orderId: 13 } }), ConditionalCode.OrderIdExists);
+  assert.equal(book.placePair({ ...PAIR, ocoGroupId: orderNo(2), takeProfit: { ...tp, orderId: orderNo(13), triggerPrice: 105 }, stopLoss: { ...sl, orderId: orderNo(14), triggerPrice: 105 } }), ConditionalCode.InvalidPair);
+  assert.equal(book.placePair({ ...PAIR, ocoGroupId: orderNo(2), takeProfit: { ...tp, orderId: orderNo(13), triggerPrice: 97 }, stopLoss: { ...sl, orderId: orderNo(14), triggerPrice: 103 } }), ConditionalCode.InvalidPair);
+  assert.equal(book.placePair({ ...PAIR, ocoGroupId: orderNo(1), takeProfit: { ...tp, orderId: orderNo(13) }, stopLoss: { ...sl, orderId: orderNo(14) } }), ConditionalCode.GroupIdExists);
+  assert.equal(book.placePair({ ...PAIR, ocoGroupId: orderNo(3), takeProfit: { ...tp, orderId: orderNo(13) }, stopLoss: { ...sl, orderId: orderNo(13) } }), ConditionalCode.OrderIdExists);
   assert.equal(book.size, 2, 'only the valid pair rests');
 });
 

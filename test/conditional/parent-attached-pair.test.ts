@@ -3,6 +3,7 @@ import { ConditionalCode, ConditionalReason } from '../../src/conditional/codes.
 import { Release } from '../../src/conditional/types.ts';
 import { conditionalTest } from './books.ts';
 import { ALICE, ALICE_PAIR_8_ON_PARENT_50, ALICE_PARENT_BUY_10_AT_100, BOB, MARK_100, T0, released } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 const PAIR = ALICE_PAIR_8_ON_PARENT_50;
 
@@ -19,14 +20,14 @@ conditionalTest('a pair on an unfilled parent waits: a crossing mark does not fi
 conditionalTest('the parent\'s fills arm the pair in proportion, capped at the pair\'s size', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   book.placePair(PAIR);
-  book.onFill(50, 3, 7, T0 + 1);
+  book.onFill(orderNo(50), 3, 7, T0 + 1);
   assert.deepEqual(events.take(), [
     { type: 'armed', orderId: 21, owner: ALICE.owner, quantity: 3, time: T0 + 1 },
     { type: 'armed', orderId: 22, owner: ALICE.owner, quantity: 3, time: T0 + 1 },
   ]);
-  book.onFill(50, 6, 1, T0 + 2);
+  book.onFill(orderNo(50), 6, 1, T0 + 2);
   assert.deepEqual(events.take().map((e) => e.type === 'armed' && e.quantity), [8, 8], '9 filled, capped at 8');
-  book.onFill(50, 1, 0, T0 + 3);
+  book.onFill(orderNo(50), 1, 0, T0 + 3);
   assert.deepEqual(events.take(), [], 'already at the cap');
   book.onMark(110, T0 + 4);
   assert.deepEqual(events.take(), [
@@ -38,7 +39,7 @@ conditionalTest('the parent\'s fills arm the pair in proportion, capped at the p
 conditionalTest('a partly filled pair fires with what the parent filled', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   book.placePair(PAIR);
-  book.onFill(50, 2, 8, T0 + 1);
+  book.onFill(orderNo(50), 2, 8, T0 + 1);
   events.take();
   book.onMark(95, T0 + 2);
   const [release] = events.take();
@@ -49,7 +50,7 @@ conditionalTest('a partly filled pair fires with what the parent filled', ({ boo
 conditionalTest('the parent cancelled with nothing filled cancels the pair', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   book.placePair(PAIR);
-  book.onOrderGone(50, T0 + 1);
+  book.onOrderGone(orderNo(50), T0 + 1);
   assert.deepEqual(events.take(), [
     { type: 'cancelled', orderId: 21, owner: ALICE.owner, reason: ConditionalReason.ParentCancelled, time: T0 + 1 },
     { type: 'cancelled', orderId: 22, owner: ALICE.owner, reason: ConditionalReason.ParentCancelled, time: T0 + 1 },
@@ -60,12 +61,12 @@ conditionalTest('the parent cancelled with nothing filled cancels the pair', ({ 
 conditionalTest('the parent cancelled after a partial fill leaves the pair armed with that fill', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   book.placePair(PAIR);
-  book.onFill(50, 4, 6, T0 + 1);
-  book.onOrderGone(50, T0 + 2);
+  book.onFill(orderNo(50), 4, 6, T0 + 1);
+  book.onOrderGone(orderNo(50), T0 + 2);
   events.take();
-  book.onFill(50, 4, 2, T0 + 3);
+  book.onFill(orderNo(50), 4, 2, T0 + 3);
   assert.deepEqual(events.take(), [], 'fills after the parent left are not its');
-  assert.equal(book.order(21)?.armedQuantity, 4);
+  assert.equal(book.order(orderNo(21))?.armedQuantity, 4);
   book.onMark(111, T0 + 4);
   assert.deepEqual(events.released(), [21]);
 });
@@ -74,11 +75,11 @@ conditionalTest('a pair arming with a leg the mark already crossed fires that le
   book.onMark(MARK_100, T0);
   book.placePair(PAIR);
   book.onMark(94, T0 + 1);
-  book.onFill(50, 5, 5, T0 + 2);
+  book.onFill(orderNo(50), 5, 5, T0 + 2);
   assert.deepEqual(events.take().map((e) => [e.type, 'orderId' in e ? e.orderId : e.type === 'release' ? e.order.orderId : 0]), [
     ['armed', 21], ['armed', 22], ['release', 22], ['cancelled', 21],
   ]);
-  book.onFill(50, 5, 0, T0 + 3);
+  book.onFill(orderNo(50), 5, 0, T0 + 3);
   assert.deepEqual(events.take(), []);
   assert.equal(book.size, 0);
 });

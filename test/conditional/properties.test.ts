@@ -16,6 +16,8 @@ import { TriggerKind } from '../../src/conditional/types.ts';
 import type { PlaceTrigger } from '../../src/conditional/types.ts';
 import { MARKET } from './books.ts';
 import { RecordingListener } from './recording-listener.ts';
+import { NO_ORDER } from '../../src/types/ids.ts';
+import { accountNo, orderNo } from '../fixtures/ids.ts';
 
 const OWNERS = [1, 2, 3];
 const PARENTS = [901, 902, 903];
@@ -64,14 +66,14 @@ class Driver {
   nextId = 1;
   nextGroup = 1;
 
-  cancelId = 0;
+  cancelId = NO_ORDER;
   cancelOwner = 0;
 
   /** Before a command goes to the books: pick the order a cancel names, from the state they share. */
   prepare(c: Command, reference: ConditionalBook): void {
     if (c.kind !== 'cancel') return;
     const live = reference.snapshot().triggers;
-    const o = live.length === 0 ? { orderId: 12345, owner: 1 } : live[c.pick % live.length];
+    const o = live.length === 0 ? { orderId: orderNo(12345), owner: 1 } : live[c.pick % live.length];
     this.cancelId = o.orderId;
     this.cancelOwner = c.wrongOwner ? o.owner + 100 : o.owner;
   }
@@ -87,18 +89,18 @@ class Driver {
       }
       case 'pair':
         return book.placePair({
-          ocoGroupId: this.nextGroup,
+          ocoGroupId: orderNo(this.nextGroup),
           takeProfit: trigger(this.nextId, c.owner, TriggerKind.TakeProfit, c.side, c.tp, 0, 0, t, c.quantity),
           stopLoss: trigger(this.nextId + 1, c.owner, TriggerKind.StopLoss, c.side, c.sl, 0, 0, t, c.quantity + 1),
-          parentOrderId: c.parent,
-          parent: c.parent === 0 ? undefined : { orderId: c.parent, owner: c.owner, side: -c.side as 1 | -1, filled: c.settled },
+          parentOrderId: orderNo(c.parent),
+          parent: c.parent === 0 ? undefined : { orderId: orderNo(c.parent), owner: c.owner, side: -c.side as 1 | -1, filled: c.settled },
           position: c.position,
           time: t,
         });
       case 'fill':
-        return book.onFill(c.parent, c.quantity, c.remaining, t);
+        return book.onFill(orderNo(c.parent), c.quantity, c.remaining, t);
       case 'gone':
-        return book.onOrderGone(c.parent, t);
+        return book.onOrderGone(orderNo(c.parent), t);
       case 'position':
         return book.onPosition(c.owner, c.lots, t);
       case 'cancel':
@@ -123,7 +125,7 @@ class Driver {
 
 function trigger(orderId: number, owner: number, kind: TriggerKind, side: 1 | -1, triggerPrice: number, percent: number, expiresAt: number, time: number, quantity = 3): PlaceTrigger {
   return {
-    orderId, owner, account: owner, side, price: 100, quantity, flags: 0, expiresAt, clientId: null, kind,
+    orderId: orderNo(orderId), owner, account: accountNo(owner), side, price: 100, quantity, flags: 0, expiresAt, clientId: null, kind,
     triggerPrice: kind === TriggerKind.TrailingStop ? 0 : triggerPrice, trailingPercent: BigInt(percent), time,
   };
 }

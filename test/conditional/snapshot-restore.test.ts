@@ -8,6 +8,7 @@ import {
   BOB_ICEBERG_3_SLICES_OF_5, MARK_100, T0,
 } from './fixtures.ts';
 import { RecordingListener } from './recording-listener.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 /** A book with one of everything, mid-way: anchors moved, a pair half armed, a TWAP and an iceberg under way. */
 function midway(book: ConditionalBook): void {
@@ -23,20 +24,20 @@ function midway(book: ConditionalBook): void {
   book.placeIceberg(BOB_ICEBERG_3_SLICES_OF_5);
   book.onMark(104, T0 + 10);
   book.onMark(99, T0 + 20);
-  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: 7, trailingPercent: 3_000_000n });
-  book.onFill(50, 3, 7, T0 + 30);
-  book.onFill(81, 5, 0, T0 + 40);
+  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(7), trailingPercent: 3_000_000n });
+  book.onFill(orderNo(50), 3, 7, T0 + 30);
+  book.onFill(orderNo(81), 5, 0, T0 + 40);
   book.onTime(T0 + 60_000);
 }
 
 /** What happens next: every kind of order gets its chance to fire, arm, expire or move on. */
 function future(book: ConditionalBook): void {
   book.onMark(103, T0 + 60_001);
-  book.onFill(50, 7, 0, T0 + 60_002);
+  book.onFill(orderNo(50), 7, 0, T0 + 60_002);
   book.onMark(109, T0 + 60_003);
   book.onMark(112, T0 + 60_004);
   book.onTime(T0 + 200_000);
-  book.onFill(82, 5, 0, T0 + 200_001);
+  book.onFill(orderNo(82), 5, 0, T0 + 200_001);
   book.onMark(96, T0 + 200_002);
   book.onMark(93, T0 + 600_000);
   book.onPosition(ALICE.owner, 0, T0 + 600_001);

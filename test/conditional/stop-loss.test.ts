@@ -5,13 +5,14 @@ import { conditionalTest } from './books.ts';
 import {
   ALICE, ALICE_SELL_STOP_5_TRIGGER_95, BOB, BOB_BUY_STOP_3_TRIGGER_105, MARK_100, T0, released,
 } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 conditionalTest('a sell stop rests untriggered while the mark stays above its trigger', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   assert.equal(book.place(ALICE_SELL_STOP_5_TRIGGER_95), ConditionalCode.Ok);
   for (const mark of [99, 97, 96, 120, 96]) book.onMark(mark, T0 + 1);
   assert.deepEqual(events.take(), []);
-  assert.equal(book.order(1)?.triggerPrice, 95);
+  assert.equal(book.order(orderNo(1))?.triggerPrice, 95);
   assert.equal(book.size, 1);
 });
 
@@ -24,7 +25,7 @@ conditionalTest('a sell stop fires once when the mark falls to its trigger, as i
   ]);
   for (const mark of [94, 90, 95, 80]) book.onMark(mark, T0 + 8);
   assert.deepEqual(events.take(), [], 'fires exactly once');
-  assert.equal(book.order(1), undefined);
+  assert.equal(book.order(orderNo(1)), undefined);
   assert.equal(book.size, 0);
 });
 
@@ -86,9 +87,9 @@ conditionalTest('an untriggered stop expires at its expiresAt and can no longer 
 conditionalTest('cancel removes the stop; another owner is refused', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   book.place(ALICE_SELL_STOP_5_TRIGGER_95);
-  assert.equal(book.cancel(1, BOB.owner, T0 + 1), ConditionalCode.NotOwner);
-  assert.equal(book.cancel(99, ALICE.owner, T0 + 1), ConditionalCode.OrderNotFound);
-  assert.equal(book.cancel(1, ALICE.owner, T0 + 1), ConditionalCode.Ok);
+  assert.equal(book.cancel(orderNo(1), BOB.owner, T0 + 1), ConditionalCode.NotOwner);
+  assert.equal(book.cancel(orderNo(99), ALICE.owner, T0 + 1), ConditionalCode.OrderNotFound);
+  assert.equal(book.cancel(orderNo(1), ALICE.owner, T0 + 1), ConditionalCode.Ok);
   book.onMark(90, T0 + 2);
   assert.deepEqual(events.take(), [
     { type: 'cancelled', orderId: 1, owner: ALICE.owner, reason: ConditionalReason.Cancelled, time: T0 + 1 },
@@ -97,10 +98,10 @@ conditionalTest('cancel removes the stop; another owner is refused', ({ book, ev
 
 conditionalTest('orders fired by one mark are released in ascending orderId', ({ book, events }) => {
   book.onMark(MARK_100, T0);
-  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: 9, triggerPrice: 99 });
-  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: 4, triggerPrice: 96 });
-  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: 7, triggerPrice: 98 });
-  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: 5, triggerPrice: 90 });
+  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: orderNo(9), triggerPrice: 99 });
+  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: orderNo(4), triggerPrice: 96 });
+  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: orderNo(7), triggerPrice: 98 });
+  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: orderNo(5), triggerPrice: 90 });
   book.onMark(96, T0 + 1);
   assert.deepEqual(events.released(), [4, 7, 9]);
 });
@@ -108,7 +109,7 @@ conditionalTest('orders fired by one mark are released in ascending orderId', ({
 conditionalTest('cancelAll ends every untriggered order of the owner with the given reason', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   book.place(ALICE_SELL_STOP_5_TRIGGER_95);
-  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: 8 });
+  book.place({ ...ALICE_SELL_STOP_5_TRIGGER_95, orderId: orderNo(8) });
   book.place(BOB_BUY_STOP_3_TRIGGER_105);
   assert.equal(book.cancelAll(ALICE.owner, T0 + 1, ConditionalReason.ExchangeCancelled), 2);
   assert.deepEqual(events.take().map((e) => e.type === 'cancelled' && [e.orderId, e.reason]), [[1, 5], [8, 5]]);

@@ -3,6 +3,7 @@ import { ConditionalCode } from '../../src/conditional/codes.ts';
 import { Release } from '../../src/conditional/types.ts';
 import { conditionalTest } from './books.ts';
 import { ALICE_SELL_TP_5_TRIGGER_110_AT_109, BOB_BUY_TP_3_TRIGGER_90, MARK_100, T0, released } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 conditionalTest('a sell take-profit fires when the mark rises to its trigger, as a limit at its price', ({ book, events }) => {
   book.onMark(MARK_100, T0);
@@ -37,7 +38,7 @@ conditionalTest('a take-profit already in the money is refused', ({ book }) => {
 conditionalTest('the view shows the order untriggered with its trigger', ({ book }) => {
   book.onMark(MARK_100, T0);
   book.place(ALICE_SELL_TP_5_TRIGGER_110_AT_109);
-  assert.deepEqual(book.order(2), {
+  assert.deepEqual(book.order(orderNo(2)), {
     orderId: 2, owner: 11, account: 1, side: -1, kind: 1, price: 109, quantity: 5, flags: 4, expiresAt: 0, clientId: null,
     triggerPrice: 110, trailingPercent: 0n, anchor: 0, ocoGroupId: 0, parentOrderId: 0, armedQuantity: 5, createdAt: T0,
   });

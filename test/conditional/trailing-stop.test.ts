@@ -3,18 +3,19 @@ import { ConditionalCode } from '../../src/conditional/codes.ts';
 import { RATE_ONE } from '../../src/config/market.ts';
 import { conditionalTest } from './books.ts';
 import { ALICE_SELL_TRAILING_5_PERCENT, BOB_BUY_TRAILING_5_PERCENT, FIVE_PERCENT, MARK_100, T0 } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 conditionalTest('a sell trailing stop follows the highest mark and fires on a 5 % retrace from it', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   assert.equal(book.place(ALICE_SELL_TRAILING_5_PERCENT), ConditionalCode.Ok);
-  assert.deepEqual([book.order(5)?.anchor, book.order(5)?.triggerPrice], [100, 95]);
+  assert.deepEqual([book.order(orderNo(5))?.anchor, book.order(orderNo(5))?.triggerPrice], [100, 95]);
   book.onMark(96, T0 + 1);
   book.onMark(120, T0 + 2);
-  assert.deepEqual([book.order(5)?.anchor, book.order(5)?.triggerPrice], [120, 114]);
+  assert.deepEqual([book.order(orderNo(5))?.anchor, book.order(orderNo(5))?.triggerPrice], [120, 114]);
   book.onMark(115, T0 + 3);
   book.onMark(118, T0 + 4);
   assert.deepEqual(events.take(), [], 'a fall of less than 5 % from the high does not fire');
-  assert.equal(book.order(5)?.anchor, 120, 'a lower mark does not move the anchor down');
+  assert.equal(book.order(orderNo(5))?.anchor, 120, 'a lower mark does not move the anchor down');
   book.onMark(114, T0 + 5);
   assert.deepEqual(events.released(), [5]);
   book.onMark(100, T0 + 6);
@@ -24,9 +25,9 @@ conditionalTest('a sell trailing stop follows the highest mark and fires on a 5 
 conditionalTest('a buy trailing stop follows the lowest mark and fires on a 5 % bounce from it', ({ book, events }) => {
   book.onMark(MARK_100, T0);
   book.place(BOB_BUY_TRAILING_5_PERCENT);
-  assert.equal(book.order(6)?.triggerPrice, 105);
+  assert.equal(book.order(orderNo(6))?.triggerPrice, 105);
   book.onMark(80, T0 + 1);
-  assert.deepEqual([book.order(6)?.anchor, book.order(6)?.triggerPrice], [80, 84]);
+  assert.deepEqual([book.order(orderNo(6))?.anchor, book.order(orderNo(6))?.triggerPrice], [80, 84]);
   book.onMark(83, T0 + 2);
   assert.deepEqual(events.take(), []);
   book.onMark(84, T0 + 3);
@@ -36,14 +37,14 @@ conditionalTest('a buy trailing stop follows the lowest mark and fires on a 5 % 
 conditionalTest('triggers round away from the anchor, so a stop never fires before the full retrace', ({ book, events }) => {
   book.onMark(101, T0);
   book.place(ALICE_SELL_TRAILING_5_PERCENT);
-  assert.equal(book.order(5)?.triggerPrice, 95, '101 × 0.95 = 95.95 → 95');
+  assert.equal(book.order(orderNo(5))?.triggerPrice, 95, '101 × 0.95 = 95.95 → 95');
   book.onMark(96, T0 + 1);
   assert.deepEqual(events.take(), []);
   book.onMark(95, T0 + 2);
   assert.deepEqual(events.released(), [5]);
   book.onMark(99, T0 + 3);
   book.place(BOB_BUY_TRAILING_5_PERCENT);
-  assert.equal(book.order(6)?.triggerPrice, 104, '99 × 1.05 = 103.95 → 104');
+  assert.equal(book.order(orderNo(6))?.triggerPrice, 104, '99 × 1.05 = 103.95 → 104');
   book.onMark(103, T0 + 4);
   assert.deepEqual(events.take(), []);
   book.onMark(104, T0 + 5);
@@ -52,11 +53,11 @@ conditionalTest('triggers round away from the anchor, so a stop never fires befo
 
 conditionalTest('stops placed at different times keep their own anchors', ({ book, events }) => {
   book.onMark(MARK_100, T0);
-  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: 31 });
+  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(31) });
   book.onMark(120, T0 + 1);
   book.onMark(115, T0 + 2);
-  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: 32 });
-  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: 33, trailingPercent: 1_000_000n });
+  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(32) });
+  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(33), trailingPercent: 1_000_000n });
   assert.deepEqual(book.ordersOf(11).map((o) => [o.orderId, o.anchor, o.triggerPrice]), [[31, 120, 114], [32, 115, 109], [33, 115, 113]]);
   book.onMark(117, T0 + 3);
   assert.deepEqual(book.ordersOf(11).map((o) => [o.orderId, o.anchor, o.triggerPrice]), [[31, 120, 114], [32, 117, 111], [33, 117, 115]]);
@@ -79,10 +80,10 @@ conditionalTest('a trailing stop needs a mark, a percent in (0, 1) and no trigge
 
 conditionalTest('a cancelled trailing stop leaves the others anchored', ({ book, events }) => {
   book.onMark(MARK_100, T0);
-  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: 41 });
-  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: 42, trailingPercent: 2_000_000n });
+  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(41) });
+  book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(42), trailingPercent: 2_000_000n });
   book.onMark(150, T0 + 1);
-  assert.equal(book.cancel(42, 11, T0 + 2), ConditionalCode.Ok);
+  assert.equal(book.cancel(orderNo(42), 11, T0 + 2), ConditionalCode.Ok);
   events.take();
   book.onMark(142, T0 + 3);
   assert.deepEqual(events.released(), [41]);

@@ -3,6 +3,7 @@ import { ConditionalCode, ConditionalReason, GroupEnd } from '../../src/conditio
 import { Release } from '../../src/conditional/types.ts';
 import { conditionalTest } from './books.ts';
 import { ALICE, ALICE_TWAP_4_SLICES_EVERY_60S, BOB, T0, released, slice } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 const TWAP = ALICE_TWAP_4_SLICES_EVERY_60S;
 const [S71, S72, S73, S74] = TWAP.slices;
@@ -10,7 +11,7 @@ const [S71, S72, S73, S74] = TWAP.slices;
 conditionalTest('a TWAP releases slice i at start + i × period, then ends', ({ book, events }) => {
   assert.equal(book.placeTwap(TWAP), ConditionalCode.Ok);
   assert.deepEqual(events.take(), [{ type: 'release', order: released(S71, T0), why: Release.TwapSlice, groupId: 70, time: T0 }]);
-  assert.deepEqual(book.group(70), { groupId: 70, owner: ALICE.owner, kind: 'twap', period: 60_000, next: 1, slices: 4, dueAt: T0 + 60_000, liveSliceId: 0 });
+  assert.deepEqual(book.group(orderNo(70)), { groupId: 70, owner: ALICE.owner, kind: 'twap', period: 60_000, next: 1, slices: 4, dueAt: T0 + 60_000, liveSliceId: 0 });
   book.onTime(T0 + 59_999);
   assert.deepEqual(events.take(), []);
   book.onTime(T0 + 60_000);
@@ -22,7 +23,7 @@ conditionalTest('a TWAP releases slice i at start + i × period, then ends', ({ 
     { type: 'release', order: released(S74, T0 + 180_000), why: Release.TwapSlice, groupId: 70, time: T0 + 180_000 },
     { type: 'groupEnded', groupId: 70, owner: ALICE.owner, how: GroupEnd.Completed, time: T0 + 180_000 },
   ]);
-  assert.equal(book.group(70), undefined);
+  assert.equal(book.group(orderNo(70)), undefined);
 });
 
 conditionalTest('a late timer releases every slice due, in order, at its own time', ({ book, events }) => {
@@ -30,15 +31,15 @@ conditionalTest('a late timer releases every slice due, in order, at its own tim
   events.take();
   book.onMark(100, T0 + 130_000);
   assert.deepEqual(events.take().map((e) => e.type === 'release' ? [e.order.orderId, e.time] : e.type), [[72, T0 + 130_000], [73, T0 + 130_000]]);
-  assert.equal(book.group(70)?.dueAt, T0 + 180_000, 'the schedule keeps its grid');
+  assert.equal(book.group(orderNo(70))?.dueAt, T0 + 180_000, 'the schedule keeps its grid');
 });
 
 conditionalTest('cancelling the TWAP cancels the slices that have not run', ({ book, events }) => {
   book.placeTwap(TWAP);
   book.onTime(T0 + 60_000);
   events.take();
-  assert.equal(book.cancelGroup(70, BOB.owner, T0 + 61_000), ConditionalCode.NotOwner);
-  assert.equal(book.cancelGroup(70, ALICE.owner, T0 + 61_000), ConditionalCode.Ok);
+  assert.equal(book.cancelGroup(orderNo(70), BOB.owner, T0 + 61_000), ConditionalCode.NotOwner);
+  assert.equal(book.cancelGroup(orderNo(70), ALICE.owner, T0 + 61_000), ConditionalCode.Ok);
   assert.deepEqual(events.take(), [
     { type: 'cancelled', orderId: 73, owner: ALICE.owner, reason: ConditionalReason.Cancelled, time: T0 + 61_000 },
     { type: 'cancelled', orderId: 74, owner: ALICE.owner, reason: ConditionalReason.Cancelled, time: T0 + 61_000 },
@@ -46,14 +47,14 @@ conditionalTest('cancelling the TWAP cancels the slices that have not run', ({ b
   ]);
   book.onTime(T0 + 1_000_000);
   assert.deepEqual(events.take(), []);
-  assert.equal(book.cancelGroup(70, ALICE.owner, T0 + 1_000_000), ConditionalCode.OrderNotFound);
+  assert.equal(book.cancelGroup(orderNo(70), ALICE.owner, T0 + 1_000_000), ConditionalCode.OrderNotFound);
 });
 
 conditionalTest('cancelling a pending slice cancels the rest of its TWAP', ({ book, events }) => {
   book.placeTwap(TWAP);
   events.take();
-  assert.equal(book.cancel(71, ALICE.owner, T0 + 1), ConditionalCode.OrderNotFound, 'a released slice is the order book\'s');
-  assert.equal(book.cancel(73, ALICE.owner, T0 + 1), ConditionalCode.Ok);
+  assert.equal(book.cancel(orderNo(71), ALICE.owner, T0 + 1), ConditionalCode.OrderNotFound, 'a released slice is the order book\'s');
+  assert.equal(book.cancel(orderNo(73), ALICE.owner, T0 + 1), ConditionalCode.Ok);
   assert.deepEqual(events.take().map((e) => e.type === 'cancelled' ? e.orderId : e.type), [72, 73, 74, 'groupEnded']);
 });
 
@@ -67,7 +68,7 @@ conditionalTest('a TWAP with bad slices or period is refused', ({ book, events }
   assert.deepEqual(events.take(), []);
   assert.equal(book.placeTwap(TWAP), ConditionalCode.Ok);
   assert.equal(book.placeTwap({ ...TWAP, slices: [slice(ALICE, 90, 1, 1, 101)] }), ConditionalCode.GroupIdExists);
-  assert.equal(book.placeTwap({ ...TWAP, groupId: 71, slices: [S74] }), ConditionalCode.OrderIdExists);
+  assert.equal(book.placeTwap({ ...TWAP, groupId: orderNo(71), slices: [S74] }), ConditionalCode.OrderIdExists);
 });
 
 conditionalTest('a one-slice TWAP releases and ends at once', ({ book, events }) => {

@@ -7,8 +7,9 @@ import { FastOrderBook } from '../../src/engine/fast-book.ts';
 import { NaiveOrderBook } from '../../src/engine/naive-book.ts';
 import type { BookListener, BookOptions, BookSnapshot, OrderBook } from '../../src/engine/types.ts';
 import { RecordingListener } from './recording-listener.ts';
+import { marketNo } from '../fixtures/ids.ts';
 
-export const MARKET = 0;
+export const MARKET = marketNo(0);
 
 export interface Implementation {
   name: string;

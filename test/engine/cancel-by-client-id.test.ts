@@ -4,6 +4,7 @@ import { bookTest, placeAll } from './books.ts';
 import {
   ALICE, ALICE_BUY_5_AT_10_CLIENT_A, ALICE_SUB_2_BUY_1_AT_8_CLIENT_A, BOB, BOB_BUY_1_AT_9_CLIENT_A, BOB_SELL_7_AT_10_GTC, T0,
 } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 bookTest('an order is cancelled by its account and clientId', ({ book, events }) => {
   book.place(ALICE_BUY_5_AT_10_CLIENT_A);
@@ -36,7 +37,7 @@ bookTest('a clientId is free again once its order is cancelled or filled', ({ bo
   book.cancelByClientId(ALICE.account, 'a', T0);
   assert.equal(book.place(ALICE_SUB_2_BUY_1_AT_8_CLIENT_A), EngineCode.Ok);
   assert.equal(book.orderByClientId(ALICE.account, 'a')?.orderId, 7);
-  book.cancel(7, ALICE_SUB_2_BUY_1_AT_8_CLIENT_A.owner, T0);
+  book.cancel(orderNo(7), ALICE_SUB_2_BUY_1_AT_8_CLIENT_A.owner, T0);
   placeAll(book, ALICE_BUY_5_AT_10_CLIENT_A, BOB_SELL_7_AT_10_GTC);
   assert.equal(book.orderByClientId(ALICE.account, 'a'), undefined);
   assert.equal(book.place(ALICE_SUB_2_BUY_1_AT_8_CLIENT_A), EngineCode.Ok);

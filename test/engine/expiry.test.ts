@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { EngineCode, Reason } from '../../src/engine/codes.ts';
 import { bookTest, placeAll } from './books.ts';
 import { ALICE, BOB, CAROL, T0, limit } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 const ALICE_BUY_1_AT_10_UNTIL_T0_50 = limit(ALICE, 1, 1, 1, 10, { expiresAt: T0 + 50 });
 const BOB_BUY_2_AT_9_UNTIL_T0_20 = limit(BOB, 2, 1, 2, 9, { expiresAt: T0 + 20 });
@@ -42,7 +43,7 @@ bookTest('every command expires due orders first, so a taker never meets an expi
 bookTest('a cancel of an order that just expired is OrderNotFound, after the expiry events', ({ book, events }) => {
   book.place(ALICE_BUY_1_AT_10_UNTIL_T0_50);
   events.take();
-  assert.equal(book.cancel(1, ALICE.owner, T0 + 60), EngineCode.OrderNotFound);
+  assert.equal(book.cancel(orderNo(1), ALICE.owner, T0 + 60), EngineCode.OrderNotFound);
   assert.deepEqual(events.take().map((e) => e.type), ['expired', 'level']);
 });
 
@@ -59,7 +60,7 @@ bookTest('a good-till-cancelled order (expiresAt 0) never expires', ({ book }) =
 
 bookTest('an order cancelled before its expiry does not expire later', ({ book, events }) => {
   book.place(ALICE_BUY_1_AT_10_UNTIL_T0_50);
-  book.cancel(1, ALICE.owner, T0 + 1);
+  book.cancel(orderNo(1), ALICE.owner, T0 + 1);
   book.place(limit(ALICE, 1, 1, 1, 10, { expiresAt: T0 + 90 }));
   events.take();
   assert.equal(book.expire(T0 + 60), 0, 'the reused id keeps its own expiresAt');

@@ -4,19 +4,20 @@
  * `{ ...ORDER, … }` make variants.
  */
 import { OrderFlag, Side } from '../../src/engine/types.ts';
-import type { PlaceOrder } from '../../src/engine/types.ts';
+import type { AccountIndex, PlaceOrder } from '../../src/engine/types.ts';
+import { accountNo, orderNo } from '../fixtures/ids.ts';
 
 export interface Trader {
   owner: number;
-  account: number;
+  account: AccountIndex;
 }
 
-export const ALICE: Trader = { owner: 11, account: 1 };
+export const ALICE: Trader = { owner: 11, account: accountNo(1) };
 /** Alice's second subaccount: another owner, the same account (self-trade, clientIds). */
-export const ALICE_SUB_2: Trader = { owner: 12, account: 1 };
-export const BOB: Trader = { owner: 21, account: 2 };
-export const CAROL: Trader = { owner: 31, account: 3 };
-export const DAVE: Trader = { owner: 41, account: 4 };
+export const ALICE_SUB_2: Trader = { owner: 12, account: accountNo(1) };
+export const BOB: Trader = { owner: 21, account: accountNo(2) };
+export const CAROL: Trader = { owner: 31, account: accountNo(3) };
+export const DAVE: Trader = { owner: 41, account: accountNo(4) };
 
 export const GTC = 0;
 export const IOC = OrderFlag.ImmediateOrCancel;
@@ -27,7 +28,7 @@ export const T0 = 1_000;
 
 export function limit(trader: Trader, orderId: number, side: 1 | -1, quantity: number, price: number, more: Partial<PlaceOrder> = {}): PlaceOrder {
   return {
-    orderId, owner: trader.owner, account: trader.account, side, price, quantity,
+    orderId: orderNo(orderId), owner: trader.owner, account: trader.account, side, price, quantity,
     flags: GTC, expiresAt: 0, clientId: null, position: 0, time: T0, ...more,
   };
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { EngineCode, Reason } from '../../src/engine/codes.ts';
 import { bookTest, placeAll } from './books.ts';
 import { BOB_SELL_2_AT_12_GTC, BOB_SELL_3_AT_11_GTC, CAROL_BUY_2_AT_11_IOC, CAROL_BUY_8_AT_12_IOC, T0 } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 bookTest('an IOC on an empty book is cancelled whole', ({ book, events }) => {
   assert.equal(book.place(CAROL_BUY_8_AT_12_IOC), EngineCode.Ok);
@@ -20,7 +21,7 @@ bookTest('an IOC trades what crosses and cancels the rest instead of resting', (
   const seen = events.take();
   assert.deepEqual(seen.map((e) => e.type), ['accepted', 'fill', 'level', 'fill', 'level', 'cancelled']);
   assert.deepEqual(seen[5], { type: 'cancelled', seq: 12, orderId: 33, owner: 31, remaining: 3, reason: Reason.ImmediateOrCancel, time: T0 });
-  assert.equal(book.order(33), undefined);
+  assert.equal(book.order(orderNo(33)), undefined);
   assert.equal(book.size, 0);
 });
 
@@ -29,7 +30,7 @@ bookTest('a fully filled IOC emits no cancel', ({ book, events }) => {
   events.take();
   book.place(CAROL_BUY_2_AT_11_IOC);
   assert.deepEqual(events.take().map((e) => e.type), ['accepted', 'fill', 'level']);
-  assert.equal(book.order(22)?.remaining, 1);
+  assert.equal(book.order(orderNo(22))?.remaining, 1);
 });
 
 bookTest('an IOC whose limit does not cross leaves the book untouched', ({ book, events }) => {
@@ -37,5 +38,5 @@ bookTest('an IOC whose limit does not cross leaves the book untouched', ({ book,
   events.take();
   book.place(CAROL_BUY_2_AT_11_IOC);
   assert.deepEqual(events.take().map((e) => e.type), ['accepted', 'cancelled']);
-  assert.equal(book.order(23)?.remaining, 2);
+  assert.equal(book.order(orderNo(23))?.remaining, 2);
 });

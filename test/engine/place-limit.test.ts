@@ -5,6 +5,7 @@ import {
   ALICE, ALICE_BUY_3_AT_9_GTC, ALICE_BUY_5_AT_10_GTC, BOB_SELL_2_AT_12_GTC, BOB_SELL_3_AT_11_GTC, BOB_SELL_3_AT_9_GTC,
   BOB_SELL_7_AT_10_GTC, CAROL_BUY_2_AT_10_GTC, CAROL_BUY_8_AT_12_GTC, DAVE_BUY_1_AT_11_GTC, T0, at, limit,
 } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 bookTest('a buy on an empty book rests and reports its level', ({ book, events }) => {
   assert.equal(book.place(ALICE_BUY_5_AT_10_GTC), EngineCode.Ok);
@@ -17,7 +18,7 @@ bookTest('a buy on an empty book rests and reports its level', ({ book, events }
   assert.equal(book.size, 1);
   assert.equal(book.bestBid(), 10);
   assert.equal(book.bestAsk(), 0);
-  assert.deepEqual(book.order(1), {
+  assert.deepEqual(book.order(orderNo(1)), {
     orderId: 1, owner: 11, account: 1, side: 1, price: 10, quantity: 5, remaining: 5, filled: 0, flags: 0,
     expiresAt: 0, clientId: null, status: 'new', createdAt: T0, updatedAt: T0, lastUpdateSequenceNumber: 2,
   });
@@ -35,14 +36,14 @@ bookTest('a crossing sell trades at the resting buy price and updates the maker'
     },
     { type: 'level', seq: 6, side: 1, price: 10, quantity: 2, time: T0 + 5 },
   ]);
-  const maker = book.order(1);
+  const maker = book.order(orderNo(1));
   assert.equal(maker?.remaining, 2);
   assert.equal(maker?.filled, 3);
   assert.equal(maker?.status, 'partiallyFilled');
   assert.equal(maker?.updatedAt, T0 + 5);
   assert.equal(maker?.createdAt, T0);
   assert.equal(maker?.lastUpdateSequenceNumber, 5);
-  assert.equal(book.order(24), undefined, 'a filled taker does not rest');
+  assert.equal(book.order(orderNo(24)), undefined, 'a filled taker does not rest');
 });
 
 bookTest('makers fill in price then time priority, with one level report per level', ({ book, events }) => {
@@ -51,7 +52,7 @@ bookTest('makers fill in price then time priority, with one level report per lev
   book.place(BOB_SELL_7_AT_10_GTC);
   const seen = events.take().map((e) => (e.type === 'fill' ? `fill ${e.maker}@${e.price}x${e.quantity}` : e.type === 'level' ? `level ${e.price}=${e.quantity}` : e.type));
   assert.deepEqual(seen, ['accepted', 'fill 41@11x1', 'level 11=0', 'fill 1@10x5', 'fill 31@10x1', 'level 10=1']);
-  assert.equal(book.order(31)?.remaining, 1);
+  assert.equal(book.order(orderNo(31))?.remaining, 1);
   assert.equal(book.bestBid(), 10);
 });
 
@@ -70,8 +71,8 @@ bookTest('a buy sweeps two ask levels and rests its remainder at its limit', ({ 
   ]);
   assert.equal(book.bestAsk(), 0);
   assert.equal(book.bestBid(), 12);
-  assert.equal(book.order(32)?.quantity, 8);
-  assert.equal(book.order(32)?.status, 'partiallyFilled');
+  assert.equal(book.order(orderNo(32))?.quantity, 8);
+  assert.equal(book.order(orderNo(32))?.status, 'partiallyFilled');
 });
 
 bookTest('a buy below the best ask does not trade', ({ book }) => {
@@ -107,9 +108,9 @@ bookTest('an order below the minimum size is rejected with BelowMinSize', ({ boo
 bookTest('a live orderId is rejected with OrderIdExists; a gone one may be reused', ({ book, events }) => {
   book.place(ALICE_BUY_5_AT_10_GTC);
   events.take();
-  assert.equal(book.place({ ...ALICE_BUY_3_AT_9_GTC, orderId: 1 }), EngineCode.OrderIdExists);
+  assert.equal(book.place({ ...ALICE_BUY_3_AT_9_GTC, orderId: orderNo(1) }), EngineCode.OrderIdExists);
   assert.deepEqual(events.take(), [{ type: 'rejected', seq: 4, orderId: 1, owner: 11, code: EngineCode.OrderIdExists, time: T0 }]);
-  assert.equal(book.order(1)?.price, 10, 'the live order is untouched');
-  book.cancel(1, ALICE.owner, T0);
+  assert.equal(book.order(orderNo(1))?.price, 10, 'the live order is untouched');
+  book.cancel(orderNo(1), ALICE.owner, T0);
   assert.equal(book.place(limit(ALICE, 1, 1, 1, 8)), EngineCode.Ok);
 });

@@ -15,9 +15,10 @@ import { NaiveOrderBook } from '../../src/engine/naive-book.ts';
 import type { OrderBook, PlaceOrder, Side } from '../../src/engine/types.ts';
 import { MARKET } from './books.ts';
 import { RecordingListener } from './recording-listener.ts';
+import { accountNo, orderNo } from '../fixtures/ids.ts';
 
 /** Owners and the account each belongs to: owners 1 and 2 share account 100, 4 and 5 share 300. */
-const ACCOUNT_OF = [0, 100, 100, 200, 300, 300];
+const ACCOUNT_OF = [0, 100, 100, 200, 300, 300].map(accountNo);
 const CLIENT_IDS = ['a', 'b', 'c'];
 const REASONS = [Reason.Cancelled, Reason.ExchangeCancelled, Reason.ReduceOnlyCancelled];
 
@@ -71,7 +72,7 @@ class Driver {
       case 'place': {
         const orderId = cmd.idBack === 0 ? this.nextId++ : Math.max(1, this.nextId - cmd.idBack);
         const place: PlaceOrder = {
-          orderId,
+          orderId: orderNo(orderId),
           owner: cmd.owner,
           account: ACCOUNT_OF[cmd.owner],
           side: cmd.side,
@@ -93,7 +94,7 @@ class Driver {
         return books.map((b) => b.cancel(target.orderId, by, time));
       }
       case 'cancelMissing':
-        return books.map((b) => b.cancel(Math.max(1, this.nextId - cmd.idBack), cmd.owner, time));
+        return books.map((b) => b.cancel(orderNo(Math.max(1, this.nextId - cmd.idBack)), cmd.owner, time));
       case 'cancelByClientId':
         return books.map((b) => b.cancelByClientId(ACCOUNT_OF[cmd.owner], CLIENT_IDS[cmd.clientId], time));
       case 'cancelAll':

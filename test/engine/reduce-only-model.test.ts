@@ -15,6 +15,7 @@ import { EngineCode } from '../../src/engine/codes.ts';
 import { OrderFlag, type OrderBook, type Side } from '../../src/engine/types.ts';
 import { IMPLEMENTATIONS } from './books.ts';
 import { RecordingListener, type BookEvent } from './recording-listener.ts';
+import { accountNo, orderNo } from '../fixtures/ids.ts';
 
 const OWNERS = [1, 2, 3, 4];
 
@@ -54,7 +55,7 @@ class Model {
   place(book: OrderBook, owner: number, side: Side, price: number, lots: number, flags: number): number {
     const orderId = this.nextId++;
     if ((flags & OrderFlag.ReduceOnly) !== 0) this.reduceOnly.add(orderId);
-    return book.place({ orderId, owner, account: owner, side, price, quantity: lots, flags, expiresAt: 0, clientId: null, position: this.offBook(owner), time: ++this.time });
+    return book.place({ orderId: orderNo(orderId), owner, account: accountNo(owner), side, price, quantity: lots, flags, expiresAt: 0, clientId: null, position: this.offBook(owner), time: ++this.time });
   }
 
   /** Settles the book's fills as the ledger would, checking each reduce-only side. */

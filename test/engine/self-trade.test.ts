@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Reason } from '../../src/engine/codes.ts';
 import { bookTest, placeAll } from './books.ts';
 import { ALICE, ALICE_SUB_2, BOB, CAROL, T0, limit, IOC } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 bookTest('a taker meeting its own account\'s maker expires the maker and keeps matching', ({ book, events }) => {
   placeAll(book, limit(ALICE_SUB_2, 1, -1, 2, 10), limit(BOB, 2, -1, 3, 10));
@@ -23,8 +24,8 @@ bookTest('a self-trade maker in the middle of a level goes; the level is reporte
   book.place(limit(ALICE_SUB_2, 4, 1, 2, 10));
   const seen = events.take().map((e) => (e.type === 'fill' ? `fill ${e.maker}` : e.type === 'expired' ? `expired ${e.orderId}` : e.type === 'level' ? `level ${e.quantity}` : e.type));
   assert.deepEqual(seen, ['accepted', 'fill 1', 'expired 2', 'fill 3', 'level 1']);
-  assert.equal(book.order(3)?.remaining, 1);
-  assert.equal(book.order(2), undefined);
+  assert.equal(book.order(orderNo(3))?.remaining, 1);
+  assert.equal(book.order(orderNo(2)), undefined);
 });
 
 bookTest('an IOC meeting only its own orders expires them and is cancelled', ({ book, events }) => {
@@ -38,7 +39,7 @@ bookTest('an IOC meeting only its own orders expires them and is cancelled', ({ 
 bookTest('a taker filled before it reaches its own maker leaves that maker resting', ({ book }) => {
   placeAll(book, limit(BOB, 1, -1, 2, 10), limit(ALICE, 2, -1, 1, 10));
   book.place(limit(ALICE_SUB_2, 3, 1, 2, 10));
-  assert.equal(book.order(2)?.remaining, 1);
+  assert.equal(book.order(orderNo(2))?.remaining, 1);
   assert.equal(book.bestAsk(), 10);
 });
 

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { bookTest, IMPLEMENTATIONS, placeAll } from './books.ts';
 import { ALICE, BOB, CAROL, T0, limit } from './fixtures.ts';
 import { RecordingListener } from './recording-listener.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 const RESTING = [
   limit(ALICE, 1, 1, 5, 10, { clientId: 'x' }),
@@ -19,7 +20,7 @@ bookTest('a snapshot lists bids best first, then asks best first, FIFO within a 
   const snapshot = book.snapshot();
   assert.equal(snapshot.sequence, book.sequence);
   assert.deepEqual(snapshot.orders.map((o) => o.orderId), [1, 2, 3, 5, 6, 4]);
-  assert.deepEqual(snapshot.orders[0], book.order(1));
+  assert.deepEqual(snapshot.orders[0], book.order(orderNo(1)));
 });
 
 bookTest('a restored book has the same hash and the same future', ({ book, events, impl }) => {
@@ -45,7 +46,7 @@ bookTest('the hash changes when the state does', ({ book }) => {
   book.place(RESTING[0]);
   const one = book.stateHash();
   assert.notEqual(one, empty);
-  book.cancel(1, ALICE.owner, T0);
+  book.cancel(orderNo(1), ALICE.owner, T0);
   assert.notEqual(book.stateHash(), empty, 'the sequence moved on');
   assert.notEqual(book.stateHash(), one);
 });

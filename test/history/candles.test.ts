@@ -13,6 +13,7 @@ import {
 } from '../../src/history/candles.ts';
 import { Side } from '../../src/engine/types.ts';
 import { openTempHistory } from './temp-store.ts';
+import { marketNo } from '../fixtures/ids.ts';
 
 type Event = { kind: 'trade'; time: number; price: number; quantity: number } | { kind: 'rate'; time: number; rate: bigint };
 
@@ -165,11 +166,11 @@ test('property: every interval\'s candles equal a naive recomputation from the r
 
 test('property: the LMDB projection stores the same candles as the naive recomputation, however the events are batched', () => {
   const history = openTempHistory();
-  let market = 0;
+  let runs = 0;
   let seq = 0;
   fc.assert(
     fc.property(eventsArb, fc.array(fc.integer({ min: 1, max: 8 }), { maxLength: 20 }), (events, batchSizes) => {
-      market++; // a fresh market per run: runs do not see each other's candles
+      const market = marketNo(++runs); // a fresh market per run: runs do not see each other's candles
       // Batches of the given sizes, the rest in one: candles carried from batch to batch by the writer's cache.
       const batches: Event[][] = [];
       let at = 0;
@@ -196,14 +197,14 @@ test('property: the LMDB projection stores the same candles as the naive recompu
 
 test('property: trades out of time order, in any batches, give the candles of the in-memory aggregation', () => {
   const history = openTempHistory();
-  let market = 1_000;
+  let runs = 1_000;
   let seq = 0;
   const tradesArb = eventsArb
     .map((events) => events.filter((e) => e.kind === 'trade'))
     .chain((trades) => fc.tuple(fc.shuffledSubarray(trades, { minLength: trades.length, maxLength: trades.length }), fc.array(fc.integer({ min: 1, max: 6 }), { maxLength: 20 })));
   fc.assert(
     fc.property(tradesArb, ([trades, batchSizes]) => {
-      market++;
+      const market = marketNo(++runs);
       let at = 0;
       for (const size of [...batchSizes, trades.length]) {
         if (at >= trades.length) break;

@@ -5,11 +5,12 @@ import fc from 'fast-check';
 import { packBatch, unpackBatch } from '../../src/history/history-wire.ts';
 import type { HistoryBatch, HistoryWrite } from '../../src/history/batch.ts';
 import type { OrderRecord } from '../../src/history/types.ts';
+import { marketNo, orderNo } from '../fixtures/ids.ts';
 
 const FILL_WITH_HUGE_PNL: HistoryWrite = {
   kind: 'fill',
   record: {
-    owner: 7, marketIndex: 0, seq: 123_456, time: 1_764_000_000_000, orderId: 9_007_199_254_740_991, price: 9_500_000, quantity: -3,
+    owner: 7, marketIndex: marketNo(0), seq: 123_456, time: 1_764_000_000_000, orderId: orderNo(9_007_199_254_740_991), price: 9_500_000, quantity: -3,
     realizedExposure: -(2n ** 90n), realizedFunding: 0n, realizedPnl: 2n ** 64n + 1n, realizedPoints: -1n,
   },
 };

@@ -13,12 +13,13 @@ import type { OrderQuery, OrderRecord } from '../../src/history/types.ts';
 import type { OrderStatus } from '../../src/types/orders.ts';
 import { isTerminal } from '../../src/app/order-registry.ts';
 import { openTempHistory, type TempHistory } from './temp-store.ts';
+import { marketNo, orderNo } from '../fixtures/ids.ts';
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 0);
 const OWNER = 7;
 
 function order(orderId: number, status: OrderStatus, createdAt: number, updatedAt: number, marketIndex = 0, orderType: OrderRecord['orderType'] = 'limit'): OrderRecord {
-  return { ...ALICE_BUY_20_AT_95000_OPEN, orderId, owner: OWNER, market: marketIndex, orderType, status, createdAt, updatedAt, price: 10, remaining: 1 };
+  return { ...ALICE_BUY_20_AT_95000_OPEN, orderId: orderNo(orderId), owner: OWNER, market: marketNo(marketIndex), orderType, status, createdAt, updatedAt, price: 10, remaining: 1 };
 }
 
 /** What a listing should answer: each order's latest state, filtered, newest first (time, then orderId), `limit` of them. */
@@ -58,7 +59,7 @@ const queryArb = fc.record(
     to: fc.integer({ min: T0, max: T0 + 50 }),
     limit: fc.integer({ min: 1, max: 12 }),
     statuses: statusFilterArb,
-    marketIndex: fc.integer({ min: 0, max: 2 }),
+    marketIndex: fc.integer({ min: 0, max: 2 }).map(marketNo),
     orderTypes: fc.constantFrom<ReadonlySet<OrderRecord['orderType']>>(new Set(['limit']), new Set(['twap', 'stopLoss'])),
   },
   { requiredKeys: ['limit', 'by'] },
@@ -110,7 +111,7 @@ function longHistory(h: TempHistory, count: number, filled: number): void {
       const id = count + k + 1;
       const t = T0 + count + 10 * k;
       w.onOrderUpdate(order(id, 'new', t, t, 1));
-      w.onFill({ owner: OWNER, marketIndex: 1, seq: k + 1, time: t + 2, orderId: id, price: 10, quantity: 1, realizedExposure: 0n, realizedFunding: 0n, realizedPnl: 0n, realizedPoints: 0n });
+      w.onFill({ owner: OWNER, marketIndex: marketNo(1), seq: k + 1, time: t + 2, orderId: orderNo(id), price: 10, quantity: 1, realizedExposure: 0n, realizedFunding: 0n, realizedPnl: 0n, realizedPoints: 0n });
       w.onOrderUpdate(order(id, 'filled', t, t + 2, 1));
     }
   });
@@ -134,7 +135,7 @@ test('a market maker\'s few filled orders among 20,000 cancelled ones: the listi
   assert.equal(records(), 5, 'one record read per order listed: the 40,000 entries of the cancelled orders were skipped by their keys');
   assert.deepEqual(reader.orders(OWNER, { limit: 500, statuses: new Set(['filled', 'cancelled', 'expired', 'rejected']) }).length, 500, 'closed: the ranges of the four final statuses merged');
   assert.equal(records(), 505);
-  assert.equal(reader.orders(OWNER, { limit: 5, marketIndex: 1 }).length, 5);
+  assert.equal(reader.orders(OWNER, { limit: 5, marketIndex: marketNo(1) }).length, 5);
   assert.equal(records(), 510, 'a market filter skips by key, and an order\'s superseded entry is skipped without its record');
   // The fills are a range of their own: the five are found without reading the orders' entries.
   assert.equal(reader.fills(OWNER, { limit: 5000 }).length, 5);
@@ -151,10 +152,10 @@ test('a filter that matches nothing in a history longer than the search limit is
   assert.throws(() => reader.orders(OWNER, { limit: 10, orderTypes: new Set(['twap']) }), SearchTooBroad);
   assert.throws(() => reader.orders(OWNER, { limit: 10, by: 'created', statuses: new Set(['filled']) }), SearchTooBroad);
   h.write((w) => {
-    for (let i = 0; i < 6_000; i++) w.onFill({ owner: OWNER, marketIndex: 0, seq: i + 1, time: T0 + i, orderId: i + 1, price: 10, quantity: 1, realizedExposure: 0n, realizedFunding: 0n, realizedPnl: 0n, realizedPoints: 0n });
+    for (let i = 0; i < 6_000; i++) w.onFill({ owner: OWNER, marketIndex: marketNo(0), seq: i + 1, time: T0 + i, orderId: orderNo(i + 1), price: 10, quantity: 1, realizedExposure: 0n, realizedFunding: 0n, realizedPnl: 0n, realizedPoints: 0n });
   });
-  assert.throws(() => reader.fills(OWNER, { limit: 10, marketIndex: 2 }), SearchTooBroad, 'a market never traded among 6,000 fills');
-  assert.deepEqual(reader.fills(OWNER, { limit: 10, marketIndex: 2, from: T0 + 2_000 }), []);
+  assert.throws(() => reader.fills(OWNER, { limit: 10, marketIndex: marketNo(2) }), SearchTooBroad, 'a market never traded among 6,000 fills');
+  assert.deepEqual(reader.fills(OWNER, { limit: 10, marketIndex: marketNo(2), from: T0 + 2_000 }), []);
   assert.deepEqual(reader.orders(OWNER, { limit: 10, orderTypes: new Set(['twap']), from: T0 + 4_000 }), []);
   assert.equal(reader.orders(OWNER, { limit: 10, statuses: new Set(['cancelled']) }).length, 10, 'a filter that matches at once reads little');
 });

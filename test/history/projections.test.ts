@@ -12,6 +12,7 @@ import { HistoryReader } from '../../src/history/reader.ts';
 import { openHistoryDatabases } from '../../src/history/store.ts';
 import { Side } from '../../src/engine/types.ts';
 import { ALICE_BUY_20_AT_95000_FILLED, T0 } from '../fixtures/orders.ts';
+import { marketNo, orderNo } from '../fixtures/ids.ts';
 
 function tempHistory() {
   const path = mkdtempSync(join(tmpdir(), 'projections-test-'));
@@ -45,7 +46,7 @@ test('once the projection thread dies, a reply waiting for history gets no answe
   assert.match(stopped, /^projection thread exited/);
   // A command accepted just before the death was noticed: its history is queued, its reply waits.
   journal.seq = 1;
-  trade!(0, 1, T0 + 1, 950_000, 1, Side.Buy);
+  trade!(marketNo(0), 1, T0 + 1, 950_000, 1, Side.Buy);
   const reply = projections.caughtUp(1).then(() => 'resolved', () => 'rejected');
   const outcome = await Promise.race([reply, new Promise((resolve) => setTimeout(() => resolve('no answer'), 200))]);
   assert.equal(outcome, 'no answer');
@@ -54,18 +55,18 @@ test('once the projection thread dies, a reply waiting for history gets no answe
 
 test('on the projection thread: caughtUp resolves once the batch is written and readable here', async () => {
   const { h, projections, journal } = liveProjections();
-  assert.deepEqual(h.reader.trades(0, { limit: 100 }), [], 'a read before: this thread now holds a read transaction');
+  assert.deepEqual(h.reader.trades(marketNo(0), { limit: 100 }), [], 'a read before: this thread now holds a read transaction');
   const { trade, orderChanged } = projections.listeners();
   for (let i = 1; i <= 50; i++) {
     journal.seq = i;
-    trade!(0, i, T0 + i, 950_000 + i, 1, Side.Buy);
-    orderChanged!({ ...ALICE_BUY_20_AT_95000_FILLED, orderId: 100 + i, status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
+    trade!(marketNo(0), i, T0 + i, 950_000 + i, 1, Side.Buy);
+    orderChanged!({ ...ALICE_BUY_20_AT_95000_FILLED, orderId: orderNo(100 + i), status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
     projections.flushSoon();
     if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   await projections.caughtUp(journal.seq);
-  assert.equal(h.reader.trades(0, { limit: 100 }).length, 50, 'every trade readable on this thread');
-  assert.equal(h.reader.order(150)?.status, 'new');
+  assert.equal(h.reader.trades(marketNo(0), { limit: 100 }).length, 50, 'every trade readable on this thread');
+  assert.equal(h.reader.order(orderNo(150))?.status, 'new');
   assert.equal(projections.behind(), null);
   await projections.close();
   assert.equal(new Projections(h.env).projectedSeq, 50, 'the position reached is stored with the batch');
@@ -76,16 +77,16 @@ test('readable (a read after a reply): null when history holds the position, els
   assert.equal(projections.readable(0), null, 'nothing journaled: no wait');
   const { trade } = projections.listeners();
   journal.seq = 1;
-  trade!(0, 1, T0 + 1, 950_000, 1, Side.Buy);
+  trade!(marketNo(0), 1, T0 + 1, 950_000, 1, Side.Buy);
   const wait = projections.readable(1);
   assert.notEqual(wait, null, 'a trade queued for history: a read of seq 1 waits');
   projections.flushSoon();
   await wait;
-  assert.equal(h.reader.trades(0, { limit: 10 }).length, 1, 'the read after the wait sees the trade');
+  assert.equal(h.reader.trades(marketNo(0), { limit: 10 }).length, 1, 'the read after the wait sees the trade');
   assert.equal(projections.readable(1), null, 'written: no wait');
   // A later record queued does not hold back a read of what is already written.
   journal.seq = 2;
-  trade!(0, 2, T0 + 2, 950_000, 1, Side.Buy);
+  trade!(marketNo(0), 2, T0 + 2, 950_000, 1, Side.Buy);
   assert.equal(projections.readable(1), null);
   assert.notEqual(projections.readable(2), null);
   await projections.close();
@@ -104,13 +105,13 @@ test('one batch in flight: what later turns report while the thread writes goes 
   const { trade } = projections.listeners();
   for (let turn = 1; turn <= 5; turn++) {
     journal.seq = turn;
-    trade!(0, turn, T0 + turn, 950_000 + turn, 1, Side.Sell);
+    trade!(marketNo(0), turn, T0 + turn, 950_000 + turn, 1, Side.Sell);
     projections.flushSoon();
     await new Promise((resolve) => setImmediate(resolve));
   }
   await projections.caughtUp(journal.seq);
   assert.equal(batches, 2, 'the first turn, then the four that waited for it');
-  assert.equal(h.reader.trades(0, { limit: 10 }).length, 5, 'every trade written');
+  assert.equal(h.reader.trades(marketNo(0), { limit: 10 }).length, 5, 'every trade written');
   await projections.close();
 });
 
@@ -123,13 +124,13 @@ test('history is written only once the journal has committed what it covers: a c
   projections.startThread(h.path);
   // A first record, committed, so the thread is up and writing before the one that matters.
   journal.append(1, Uint8Array.of(1));
-  projections.listeners().trade!(0, 1, T0, 950_000, 1, Side.Buy);
+  projections.listeners().trade!(marketNo(0), 1, T0, 950_000, 1, Side.Buy);
   projections.flushSoon();
   await new Promise((resolve) => setImmediate(resolve));
   disk.flush();
   await projections.caughtUp(1);
   const seq = journal.append(1, Uint8Array.of(2));
-  projections.listeners().trade!(0, 2, T0, 950_000, 1, Side.Buy);
+  projections.listeners().trade!(marketNo(0), 2, T0, 950_000, 1, Side.Buy);
   projections.flushSoon();
   // The batch is ready long before the disk commits the record; it must wait for it.
   const committedWhenWritten = projections.caughtUp(seq).then(() => journal.committedSeq());

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE_VIEM as ALICE_WALLET, ALICE } from '../auth/fixtures.ts';
 import { startAccountServer, NOW, USD } from './account-server.ts';
+import { marketNo, orderNo } from '../fixtures/ids.ts';
+import { orderIdOf } from '../../src/engine/types.ts';
 
 
 const server = await startAccountServer();
@@ -13,9 +15,9 @@ const owner = server.ledger.findOwner(ALICE, 0)!;
 // Three BTC fills at NOW+1000, +2000, +3000 ms and one ETH fill at +2500.
 server.history.write((w) => {
   for (const [i, time] of [[1, NOW + 1000], [2, NOW + 2000], [3, NOW + 3000]] as const) {
-    w.onFill({ owner, marketIndex: 0, seq: i, time, orderId: i, price: 950_000 + i, quantity: i % 2 === 0 ? -10 : 10, realizedExposure: 0n, realizedFunding: 0n, realizedPnl: BigInt(i) * 500_000n, realizedPoints: 95_000_000n });
+    w.onFill({ owner, marketIndex: marketNo(0), seq: i, time, orderId: orderNo(i), price: 950_000 + i, quantity: i % 2 === 0 ? -10 : 10, realizedExposure: 0n, realizedFunding: 0n, realizedPnl: BigInt(i) * 500_000n, realizedPoints: 95_000_000n });
   }
-  w.onFill({ owner, marketIndex: 1, seq: 1, time: NOW + 2500, orderId: 2 ** 40 + 1, price: 350_000, quantity: 1000, realizedExposure: 0n, realizedFunding: -1n, realizedPnl: 0n, realizedPoints: 3_500_000_000n });
+  w.onFill({ owner, marketIndex: marketNo(1), seq: 1, time: NOW + 2500, orderId: orderIdOf(marketNo(1), 1), price: 350_000, quantity: 1000, realizedExposure: 0n, realizedFunding: -1n, realizedPnl: 0n, realizedPoints: 3_500_000_000n });
 });
 
 const base = `/account/fills?account=${ALICE}&subaccountIndex=0`;

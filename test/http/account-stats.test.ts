@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { ALICE_VIEM as ALICE_WALLET, ALICE, BOB_VIEM as BOB_WALLET, BOB } from '../auth/fixtures.ts';
 import { Side } from '../../src/engine/types.ts';
 import { startAccountServer, NOW, USD } from './account-server.ts';
+import { marketNo, orderNo } from '../fixtures/ids.ts';
 
-const BTC = 0;
+const BTC = marketNo(0);
 
 const server = await startAccountServer();
 const token = await server.login(ALICE_WALLET);
@@ -19,7 +20,7 @@ function aliceLong01BtcAt95000(): void {
   ledger.setIndexPrice(BTC, 950_000, NOW);
   const alice = ledger.findOwner(ALICE, 0)!;
   const bob = ledger.findOwner(BOB, 0)!;
-  assert.equal(ledger.settleFill(1, 2, bob, alice, Side.Buy, BTC, 950_000, 1000, NOW + 1), 0);
+  assert.equal(ledger.settleFill(orderNo(1), orderNo(2), bob, alice, Side.Buy, BTC, 950_000, 1000, NOW + 1), 0);
 }
 
 test('a subaccount the ledger has never seen is 404 Account not found on stats, balance and margin; positions are empty', async () => {
@@ -85,11 +86,11 @@ test('balance: collateral, isolated margin, order holds and what is free', async
     freeCollateral: '903.25', freeCollateralCross: '903.25', accountValue: '1095.25', upnl: '100',
   });
   const alice = ledger.findOwner(ALICE, 0)!;
-  assert.equal(ledger.admitOrder(77, alice, BTC, Side.Buy, 900_000, 1000, false, NOW + 3), 0);
+  assert.equal(ledger.admitOrder(orderNo(77), alice, BTC, Side.Buy, 900_000, 1000, false, NOW + 3), 0);
   const held = (await server.get(`/account/balance?account=${ALICE}&subaccountIndex=0`, token)).json();
   assert.notEqual(held.orderHolds, '0', 'a resting buy reserves margin');
   assert.equal(held.initialMarginRequirement, String(192 + Number(held.orderHolds)));
-  ledger.releaseOrder(77, NOW + 4);
+  ledger.releaseOrder(orderNo(77), NOW + 4);
 });
 
 test('margin settings: the market default until set, leverage = 1 / margin', async () => {
@@ -99,7 +100,7 @@ test('margin settings: the market default until set, leverage = 1 / margin', asy
   assert.equal(body.account, ALICE);
   assert.deepEqual(body.markets.map((m: { symbol: string }) => m.symbol), ['BTC-USD-PERP', 'ETH-USD-PERP', 'SOL-USD-PERP']);
   assert.deepEqual(body.markets[0], { symbol: 'BTC-USD-PERP', isolated: false, margin: '0.02', leverage: '50', maxLeverage: 50 });
-  assert.equal(ledger.setMargin(ALICE, 0, 2, true, 30_000_000n, NOW + 5), 0);
+  assert.equal(ledger.setMargin(ALICE, 0, marketNo(2), true, 30_000_000n, NOW + 5), 0);
   const sol = (await server.get(`/account/margin?account=${ALICE}&subaccountIndex=0&symbol=SOL`, token)).json();
   assert.deepEqual(sol.markets, [{ symbol: 'SOL-USD-PERP', isolated: true, margin: '0.3', leverage: '3.33333333', maxLeverage: 20 }]);
   const unknown = await server.get(`/account/margin?account=${ALICE}&subaccountIndex=0&symbol=NOPE`, token);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Side } from '../../src/engine/types.ts';
 import { openTempHistory } from '../history/temp-store.ts';
 import { BROKEN_HISTORY, startHistoryServer } from '../history/http-server.ts';
+import { marketNo } from '../fixtures/ids.ts';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2024, 2, 10, 12, 0, 0);
@@ -11,11 +12,11 @@ const T0 = Date.UTC(2024, 2, 10, 12, 0, 0);
 async function serverWithCandles() {
   const h = openTempHistory();
   h.write((w) => {
-    w.onFundingRate({ marketIndex: 0, time: T0 - 1, rate: 12_500n }); // 0.000125
+    w.onFundingRate({ marketIndex: marketNo(0), time: T0 - 1, rate: 12_500n }); // 0.000125
     let seq = 0;
     for (let i = 0; i < 5; i++) {
-      w.onTrade({ marketIndex: 0, seq: ++seq, time: T0 + i * MINUTE + 500, price: 950_000 + i, quantity: 10_000, takerSide: Side.Buy });
-      w.onTrade({ marketIndex: 0, seq: ++seq, time: T0 + i * MINUTE + 40_000, price: 949_990 + i, quantity: 5, takerSide: Side.Sell });
+      w.onTrade({ marketIndex: marketNo(0), seq: ++seq, time: T0 + i * MINUTE + 500, price: 950_000 + i, quantity: 10_000, takerSide: Side.Buy });
+      w.onTrade({ marketIndex: marketNo(0), seq: ++seq, time: T0 + i * MINUTE + 40_000, price: 949_990 + i, quantity: 5, takerSide: Side.Sell });
     }
   });
   return startHistoryServer(h.reader);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Side } from '../../src/engine/types.ts';
 import { openTempHistory } from '../history/temp-store.ts';
 import { BROKEN_HISTORY, NOW, startHistoryServer } from '../history/http-server.ts';
+import { marketNo } from '../fixtures/ids.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -11,10 +12,10 @@ const DAY = 24 * 60 * MINUTE;
 async function serverWithHistory() {
   const h = openTempHistory();
   h.write((w) => {
-    w.onTrade({ marketIndex: 0, seq: 1, time: NOW - DAY - 12 * 60 * MINUTE, price: 900_000, quantity: 50, takerSide: Side.Buy });
-    w.onTrade({ marketIndex: 0, seq: 4, time: NOW - 20 * 60 * MINUTE, price: 950_000, quantity: 10_000, takerSide: Side.Buy });
-    w.onTrade({ marketIndex: 0, seq: 9, time: NOW - 5 * MINUTE, price: 1_000_000, quantity: 20_000, takerSide: Side.Sell });
-    w.onTrade({ marketIndex: 0, seq: 12, time: NOW - 1, price: 940_500, quantity: 5, takerSide: Side.Buy });
+    w.onTrade({ marketIndex: marketNo(0), seq: 1, time: NOW - DAY - 12 * 60 * MINUTE, price: 900_000, quantity: 50, takerSide: Side.Buy });
+    w.onTrade({ marketIndex: marketNo(0), seq: 4, time: NOW - 20 * 60 * MINUTE, price: 950_000, quantity: 10_000, takerSide: Side.Buy });
+    w.onTrade({ marketIndex: marketNo(0), seq: 9, time: NOW - 5 * MINUTE, price: 1_000_000, quantity: 20_000, takerSide: Side.Sell });
+    w.onTrade({ marketIndex: marketNo(0), seq: 12, time: NOW - 1, price: 940_500, quantity: 5, takerSide: Side.Buy });
   });
   const prices = (marketIndex: number) => (marketIndex === 0 ? { mark: 940_612, index: 940_700 } : { mark: 0, index: 350_000 });
   return startHistoryServer(h.reader, prices);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Side } from '../../src/engine/types.ts';
 import { openTempHistory } from '../history/temp-store.ts';
 import { BROKEN_HISTORY, startHistoryServer } from '../history/http-server.ts';
+import { marketNo } from '../fixtures/ids.ts';
 
 const T0 = Date.UTC(2024, 2, 10, 12, 0, 0);
 
@@ -11,7 +12,7 @@ async function serverWithTrades() {
   const h = openTempHistory();
   h.write((w) => {
     for (let i = 0; i < 120; i++) {
-      w.onTrade({ marketIndex: 1, seq: 10 + 2 * i, time: T0 + 1500 * i, price: 350_000 + i, quantity: 1000 + i, takerSide: i % 3 === 0 ? Side.Sell : Side.Buy });
+      w.onTrade({ marketIndex: marketNo(1), seq: 10 + 2 * i, time: T0 + 1500 * i, price: 350_000 + i, quantity: 1000 + i, takerSide: i % 3 === 0 ? Side.Sell : Side.Buy });
     }
   });
   return startHistoryServer(h.reader);

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE, BOB, ETH, harness, usd } from './fixtures.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 test('the units of a bankruptcy below a tick’s value are paid by the ADL counterparty, not left to an empty fund', () => {
   const h = harness();
@@ -20,9 +21,9 @@ test('the units of a bankruptcy below a tick’s value are paid by the ADL count
   // (17 ticks: 22.1 units on 13 lots); Bob's 22 units are 16.9 ticks — 16 ticks pay only 21.
   h.ledger.setIndexPrice(ETH, 12480, 2);
   const [order] = h.ledger.checkLiquidations(2);
-  assert.equal(h.ledger.admitOrder(500, alice, ETH, order.side, order.price, order.quantity, true, 3, { liquidation: true }), LedgerCode.Ok);
+  assert.equal(h.ledger.admitOrder(orderNo(500), alice, ETH, order.side, order.price, order.quantity, true, 3, { liquidation: true }), LedgerCode.Ok);
   h.events.length = 0;
-  h.ledger.releaseOrder(500, 3); // nothing on the book: ADL against Bob
+  h.ledger.releaseOrder(orderNo(500), 3); // nothing on the book: ADL against Bob
   assert.equal(h.ledger.position(alice, ETH), 0);
   assert.ok(h.ledger.insuranceFund >= 0n, `the fund is ${h.ledger.insuranceFund}`);
   assert.deepEqual(h.ofType('insurance'), [], 'Bob’s ADL price paid the unit');

@@ -11,9 +11,11 @@
 import { parseMarket, type MarketSpec } from '../../src/config/market.ts';
 import { Ledger, type LedgerOptions } from '../../src/ledger/ledger.ts';
 import type { LedgerEvent, LedgerListener } from '../../src/ledger/events.ts';
+import type { MarketIndex } from '../../src/types/ids.ts';
+import { marketNo, orderNo } from '../fixtures/ids.ts';
 
-export const BTC = 0;
-export const ETH = 1;
+export const BTC = marketNo(0);
+export const ETH = marketNo(1);
 
 export const MARKETS: MarketSpec[] = [
   parseMarket(
@@ -51,7 +53,7 @@ export interface Harness {
   /** Deposits and returns the owner id. */
   fund(address: string, amount: bigint, sub?: number): number;
   /** A fill between two owners with made-up order ids (no holds): maker rests, taker takes. */
-  fill(maker: number, taker: number, takerSide: 1 | -1, price: number, lots: number, market?: number, time?: number): void;
+  fill(maker: number, taker: number, takerSide: 1 | -1, price: number, lots: number, market?: MarketIndex, time?: number): void;
   ofType<T extends LedgerEvent['type']>(type: T): Array<Extract<LedgerEvent, { type: T }>>;
 }
 
@@ -77,7 +79,7 @@ export function harness(options: LedgerOptions = { faucet: true }, also?: Ledger
       return h.id(address, sub);
     },
     fill(maker, taker, takerSide, price, lots, market = BTC, time = 1) {
-      const code = ledger.settleFill(nextOrder++, nextOrder++, maker, taker, takerSide, market, price, lots, time);
+      const code = ledger.settleFill(orderNo(nextOrder++), orderNo(nextOrder++), maker, taker, takerSide, market, price, lots, time);
       if (code !== 0) throw new Error(`settleFill: ${code}`);
       ledger.validateInternalState();
     },

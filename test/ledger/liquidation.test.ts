@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, CAROL, DAVE, ETH, harness, usd, type Harness } from './fixtures.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import type { LiquidationOrder } from '../../src/ledger/events.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 // Alice: 20 USD, long 1 BTC (1000 lots) at 100 from Bob → collateral 19.95 after the 0.05 taker fee.
 function aliceLong(h: Harness, collateral = usd(20)) {
@@ -15,9 +16,9 @@ function aliceLong(h: Harness, collateral = usd(20)) {
 
 /** The application's part: admit the liquidation order; `fillAt` fills it against `maker`, else nothing fills. */
 function run(h: Harness, order: LiquidationOrder, orderId: number, maker: number, fillAt?: number) {
-  assert.equal(h.ledger.admitOrder(orderId, order.owner, order.market, order.side, order.price, order.quantity, true, 10, { liquidation: true }), LedgerCode.Ok);
-  if (fillAt !== undefined) h.ledger.settleFill(orderId + 1, orderId, maker, order.owner, order.side, order.market, fillAt, order.quantity, 11);
-  else h.ledger.releaseOrder(orderId, 11);
+  assert.equal(h.ledger.admitOrder(orderNo(orderId), order.owner, order.market, order.side, order.price, order.quantity, true, 10, { liquidation: true }), LedgerCode.Ok);
+  if (fillAt !== undefined) h.ledger.settleFill(orderNo(orderId + 1), orderNo(orderId), maker, order.owner, order.side, order.market, fillAt, order.quantity, 11);
+  else h.ledger.releaseOrder(orderNo(orderId), 11);
   h.ledger.validateInternalState();
 }
 
@@ -30,7 +31,7 @@ test('CROSS_LONG_LIQUIDATED_WHEN_MARK_FALLS_TO_84: order at the bankruptcy price
   const orders = h.ledger.checkLiquidations(6);
   assert.deepEqual(orders, [{ owner: alice, account: 1, market: BTC, side: -1, price: 81, quantity: 1000, bankruptcyPrice: 81 }]);
   assert.deepEqual(h.ledger.checkLiquidations(6), [], 'no second order while one is in flight');
-  assert.equal(h.ledger.admitOrder(1, alice, BTC, 1, 80, 1, false, 6), LedgerCode.InLiquidation);
+  assert.equal(h.ledger.admitOrder(orderNo(1), alice, BTC, 1, 80, 1, false, 6), LedgerCode.InLiquidation);
   run(h, orders[0], 500, carol, 83);
   assert.equal(h.ledger.position(alice, BTC), 0);
   // 19.95 − 17 (loss) − 0.0415 (taker fee) − 0.415 (liquidation fee 0.5 % of 83)
@@ -109,7 +110,7 @@ test('a liquidation that recovers before its order ends is not deleveraged', () 
   run(h, order, 500, 0);
   assert.equal(h.ofType('adl').length, 0);
   assert.equal(h.ledger.position(alice, BTC), 1000);
-  assert.equal(h.ledger.admitOrder(9, alice, BTC, -1, 100, 1, false, 7), LedgerCode.Ok, 'trading again');
+  assert.equal(h.ledger.admitOrder(orderNo(9), alice, BTC, -1, 100, 1, false, 7), LedgerCode.Ok, 'trading again');
 });
 
 test('FUND_NEVER_BELOW_ZERO: a bankruptcy beyond what the empty fund holds is paid by the ADL counterparties and the winners, none made bankrupt', () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, ETH, MARKETS, harness, usd } from './fixtures.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import { initialMargin, maintenanceMargin, minimumFraction } from '../../src/ledger/margin.ts';
+import { marketNo, orderNo } from '../fixtures/ids.ts';
 
 const HALF = 50_000_000n;
 const TENTH = 10_000_000n;
@@ -22,7 +23,7 @@ test('setMargin bounds: 1/maxLeverage ≤ fraction ≤ 1, known account and mark
   assert.equal(h.ledger.setMargin(ALICE, 0, BTC, false, TENTH - 1n, 0), LedgerCode.MarginOutOfBounds);
   assert.equal(h.ledger.setMargin(ALICE, 0, BTC, false, 100_000_001n, 0), LedgerCode.MarginOutOfBounds);
   assert.equal(h.ledger.setMargin(BOB, 0, BTC, false, HALF, 0), LedgerCode.AccountNotFound);
-  assert.equal(h.ledger.setMargin(ALICE, 0, 5, false, HALF, 0), LedgerCode.MarketNotFound);
+  assert.equal(h.ledger.setMargin(ALICE, 0, marketNo(5), false, HALF, 0), LedgerCode.MarketNotFound);
   assert.equal(h.ledger.setMargin(ALICE, 0, BTC, false, 33_000_000n, 0), LedgerCode.Ok);
   assert.deepEqual(h.ledger.marginSetting(1, BTC), { isolated: false, fraction: 33_000_000n });
 });
@@ -31,8 +32,8 @@ test('a cross fraction of 0.5 (2×) doubles... quintuples the hold of a 10× def
   const h = harness();
   const alice = h.fund(ALICE, usd(1000));
   h.ledger.setMargin(ALICE, 0, BTC, false, HALF, 0);
-  h.ledger.admitOrder(1, alice, BTC, 1, 100, 1000, false, 0);
-  assert.equal(h.ledger.holdOf(1), usd(50.05));
+  h.ledger.admitOrder(orderNo(1), alice, BTC, 1, 100, 1000, false, 0);
+  assert.equal(h.ledger.holdOf(orderNo(1)), usd(50.05));
 });
 
 test('cross → isolated moves IM into the position; isolated → cross returns the margin', () => {

@@ -17,7 +17,9 @@ import { Ledger } from '../../src/ledger/ledger.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import type { LedgerEvent } from '../../src/ledger/events.ts';
 import { NaiveOrderBook } from '../../src/engine/naive-book.ts';
-import { OrderFlag, orderIdOf, type BookListener, type Side } from '../../src/engine/types.ts';
+import { OrderFlag, marketOfOrderId, orderIdOf, type BookListener, type Side } from '../../src/engine/types.ts';
+import type { MarketIndex, OrderId } from '../../src/types/ids.ts';
+import { marketNo, orderNo } from '../fixtures/ids.ts';
 
 const TRADERS = [ALICE, BOB, CAROL, DAVE];
 const HOUR = 3_600_000;
@@ -74,9 +76,9 @@ function world(insurance: boolean) {
     onRested() {},
     onLevel() {},
     onFill(_seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, makerRemaining, takerRemaining, t) {
-      const market = MARKET_OF(makerOrderId);
+      const market = marketOfOrderId(makerOrderId);
       const before = [ledger.position(makerOwner, market), ledger.position(takerOwner, market)];
-      assert.equal(ledger.settleFill(makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, MARKET_OF(makerOrderId), price, quantity, t), LedgerCode.Ok);
+      assert.equal(ledger.settleFill(makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, marketOfOrderId(makerOrderId), price, quantity, t), LedgerCode.Ok);
       // As app/settlement does: a reduce-only order capped by the book holds more lots than it filled.
       if (makerRemaining === 0) ledger.releaseOrder(makerOrderId, t);
       if (takerRemaining === 0) ledger.releaseOrder(takerOrderId, t);
@@ -96,10 +98,9 @@ function world(insurance: boolean) {
       ledger.releaseOrder(orderId, t);
     },
   };
-  const MARKET_OF = (orderId: number) => Math.floor(orderId / 2 ** 40);
   const books = MARKETS.map((m) => new NaiveOrderBook(m.index, listener, { minSizeLots: m.minSizeLots }));
   const counters = MARKETS.map(() => 0);
-  const placed: number[] = [];
+  const placed: OrderId[] = [];
   if (insurance) ledger.fundInsurance(usd(100), 0);
   const owners = TRADERS.map((a) => {
     ledger.deposit(a, 0, usd(500), 0);
@@ -108,7 +109,7 @@ function world(insurance: boolean) {
   ledger.setIndexPrice(BTC, 100, 0);
   ledger.setIndexPrice(ETH, 10_000, 0);
 
-  function place(owner: number, market: number, side: Side, price: number, lots: number, flags: number, liquidation: boolean, originatorFee = 0) {
+  function place(owner: number, market: MarketIndex, side: Side, price: number, lots: number, flags: number, liquidation: boolean, originatorFee = 0) {
     const orderId = orderIdOf(market, ++counters[market]);
     const isReduceOnly = (flags & OrderFlag.ReduceOnly) !== 0;
     const originator = owners[(owners.indexOf(owner) + 1) % owners.length];
@@ -143,8 +144,8 @@ function world(insurance: boolean) {
       case 'cancel': {
         if (placed.length === 0) break;
         const id = placed[a.pick % placed.length];
-        const view = books[MARKET_OF(id)].order(id);
-        if (view !== undefined) books[MARKET_OF(id)].cancel(id, view.owner, time);
+        const view = books[marketOfOrderId(id)].order(id);
+        if (view !== undefined) books[marketOfOrderId(id)].cancel(id, view.owner, time);
         break;
       }
       case 'index': ledger.setIndexPrice(a.market, tickOf(a.market, a.price), time); break;
@@ -178,7 +179,7 @@ function world(insurance: boolean) {
     assert.ok(ledger.insuranceFund >= 0n, `the insurance fund is ${ledger.insuranceFund}`);
     ledger.validateInternalState();
     for (const b of books) b.validateInternalState();
-    for (const id of placed) if (ledger.holdOf(id) > 0n) assert.ok(books[MARKET_OF(id)].order(id) !== undefined, `hold of ${id} without a resting order`);
+    for (const id of placed) if (ledger.holdOf(id) > 0n) assert.ok(books[marketOfOrderId(id)].order(id) !== undefined, `hold of ${id} without a resting order`);
   }
   return { ledger, apply, check };
 }
@@ -199,11 +200,11 @@ test('random traders through the reference book keep every ledger invariant afte
 });
 
 test('direct fills with no margin checks and mark crashes: money conserved to the unit', () => {
-  const fill = fc.record({ maker: fc.nat(3), taker: fc.nat(3), side: fc.constantFrom(1, -1) as fc.Arbitrary<Side>, price: fc.integer({ min: 1, max: 300 }), lots: fc.integer({ min: 1, max: 5000 }), market: fc.nat(1) });
+  const fill = fc.record({ maker: fc.nat(3), taker: fc.nat(3), side: fc.constantFrom(1, -1) as fc.Arbitrary<Side>, price: fc.integer({ min: 1, max: 300 }), lots: fc.integer({ min: 1, max: 5000 }), market: fc.nat(1).map(marketNo) });
   const step = fc.oneof(
     { weight: 5, arbitrary: fill.map((f) => ({ kind: 'fill' as const, ...f })) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('index' as const), market: fc.nat(1), price: fc.integer({ min: 1, max: 300 }) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('funding' as const), market: fc.nat(1), bid: fc.integer({ min: 0, max: 300 }), ask: fc.integer({ min: 0, max: 300 }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('index' as const), market: fc.nat(1).map(marketNo), price: fc.integer({ min: 1, max: 300 }) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('funding' as const), market: fc.nat(1).map(marketNo), bid: fc.integer({ min: 0, max: 300 }), ask: fc.integer({ min: 0, max: 300 }) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('liquidate' as const), fillShare: fc.integer({ min: 0, max: 100 }), at: fc.integer({ min: -20, max: 20 }) }) },
   );
   fc.assert(
@@ -216,19 +217,19 @@ test('direct fills with no margin checks and mark crashes: money conserved to th
       for (const s of steps) {
         time += 600_000;
         if (s.kind === 'fill') {
-          if (s.maker !== s.taker) ledger.settleFill(orderId++, orderId++, owners[s.maker], owners[s.taker], s.side, s.market, tickOf(s.market, s.price), s.lots, time);
+          if (s.maker !== s.taker) ledger.settleFill(orderNo(orderId++), orderNo(orderId++), owners[s.maker], owners[s.taker], s.side, s.market, tickOf(s.market, s.price), s.lots, time);
         } else if (s.kind === 'index') {
           ledger.setIndexPrice(s.market, tickOf(s.market, s.price), time);
         } else if (s.kind === 'funding') {
           ledger.sampleFunding(s.market, tickOf(s.market, s.bid), tickOf(s.market, s.ask), time);
         } else {
           for (const l of ledger.checkLiquidations(time)) {
-            const id = orderId++;
+            const id = orderNo(orderId++);
             assert.equal(ledger.admitOrder(id, l.owner, l.market, l.side, l.price, l.quantity, true, time, { liquidation: true }), LedgerCode.Ok);
             const lots = Math.floor((l.quantity * s.fillShare) / 100);
             const price = Math.max(1, l.price - l.side * s.at); // a fill at the limit or better (worse for the maker)
             const maker = owners.find((o) => o !== l.owner)!;
-            if (lots > 0) ledger.settleFill(orderId++, id, maker, l.owner, l.side, l.market, l.side > 0 ? Math.min(price, l.price) : Math.max(price, l.price), lots, time);
+            if (lots > 0) ledger.settleFill(orderNo(orderId++), id, maker, l.owner, l.side, l.market, l.side > 0 ? Math.min(price, l.price) : Math.max(price, l.price), lots, time);
             ledger.releaseOrder(id, time);
             ledger.validateInternalState();
           }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, harness, usd } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 test('ACCOUNT_STATS of a 1 BTC long at 100 marked at 90, with an open order and 100 USD', () => {
   const h = harness();
@@ -8,7 +9,7 @@ test('ACCOUNT_STATS of a 1 BTC long at 100 marked at 90, with an open order and 
   const bob = h.fund(BOB, usd(1000));
   h.fill(bob, alice, 1, 100, 1000); // collateral 99.95
   h.ledger.setIndexPrice(BTC, 90, 1);
-  h.ledger.admitOrder(1, alice, BTC, 1, 80, 1000, false, 1); // hold: IM(2000 lots @80) − IM(1000 @80) + fee = 8 + 0.04
+  h.ledger.admitOrder(orderNo(1), alice, BTC, 1, 80, 1000, false, 1); // hold: IM(2000 lots @80) − IM(1000 @80) + fee = 8 + 0.04
   const s = h.ledger.stats(alice)!;
   assert.deepEqual(s, {
     upnl: -usd(10),

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, harness, usd } from './fixtures.ts';
 import { LedgerCode, LEDGER_CODE_TEXT } from '../../src/ledger/codes.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 test('ALICE_SENDS_50_TO_HER_SUBACCOUNT_1 and then to BOB, creating them', () => {
   const h = harness();
@@ -36,7 +37,7 @@ test('a transfer never leaves free collateral below the initial margin requireme
   const alice = h.fund(ALICE, usd(100));
   const bob = h.fund(BOB, usd(100));
   h.fill(bob, alice, 1, 100, 1000); // IM 10, fee 0.05 paid
-  h.ledger.admitOrder(1, alice, BTC, 1, 100, 1000, false, 0); // hold 10.05
+  h.ledger.admitOrder(orderNo(1), alice, BTC, 1, 100, 1000, false, 0); // hold 10.05
   const free = usd(100 - 0.05 - 10 - 10.05);
   assert.equal(h.ledger.stats(alice)!.freeCollateral, free);
   assert.equal(h.ledger.transfer(ALICE, 0, BOB, 0, free + 1n, 0), LedgerCode.InsufficientBalance);

@@ -15,6 +15,8 @@ import { Bounds } from '../../sim/bounds.ts';
 import type { Exchange } from '../../src/app/exchange.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import { ALICE, BOB, BTC, CAROL, MARKETS, harness, usd, type Harness } from '../ledger/fixtures.ts';
+import type { OrderId } from '../../src/types/ids.ts';
+import { orderNo } from '../fixtures/ids.ts';
 
 const HOUR = 3_600_000;
 
@@ -40,10 +42,10 @@ function aliceIsolatedLong(h: Harness, alice: number, bob: number): void {
  * A Tick as Exchange.tick runs it — funding sampled from the book's best bid and ask, the
  * liquidation orders admitted — then the simulator's `afterTick`. Returns the orders' ids.
  */
-function tick(h: Harness, bounds: Bounds, exchange: Exchange, time: number, bid = 0, ask = 0): number[] {
+function tick(h: Harness, bounds: Bounds, exchange: Exchange, time: number, bid = 0, ask = 0): OrderId[] {
   for (const m of MARKETS) h.ledger.sampleFunding(m.index, bid, ask, time);
   const ids = h.ledger.checkLiquidations(time).map((o, i) => {
-    const orderId = 900 + time * 10 + i;
+    const orderId = orderNo(900 + time * 10 + i);
     assert.equal(h.ledger.admitOrder(orderId, o.owner, o.market, o.side, o.price, o.quantity, true, time, { liquidation: true }), LedgerCode.Ok);
     return orderId;
   });

@@ -14,9 +14,11 @@ import { ReplayDivergenceError } from '../../src/sequencer/recovery.ts';
 import { Ring } from '../../src/transport/ring.ts';
 import { replayCalls, type Call } from './fixtures/recorders.ts';
 import { command, encode, event, type Command } from './fixtures/arbitrary-records.ts';
+import { marketNo } from '../fixtures/ids.ts';
+import type { MarketIndex } from '../../src/types/ids.ts';
 
 /** The canonical bytes of one event: written alone into zeroed memory. */
-function canonicalEvent(call: Call, market: number): Uint8Array {
+function canonicalEvent(call: Call, market: MarketIndex): Uint8Array {
   const buffer = new RecordBuffer(256);
   replayCalls([call], new BookEventWriter(buffer, market));
   return buffer.contents().slice();
@@ -40,7 +42,7 @@ const slotBytes = (ring: Ring, offset: number) => ring.bytes.slice(offset, offse
 test('book events read from a ring that wraps many times equal their canonical encoding', () => {
   const ring = dirtyRing(8);
   fc.assert(
-    fc.property(fc.array(event, { minLength: 1, maxLength: 400 }), fc.integer({ min: 0, max: 0xffffffff }), (calls, market) => {
+    fc.property(fc.array(event, { minLength: 1, maxLength: 400 }), fc.integer({ min: 0, max: 0xffffffff }).map(marketNo), (calls, market) => {
       const writer = new BookEventWriter(ringSink(ring), market);
       let next = 0;
       // Publish in small batches so the ring (8 slots) wraps dozens of times per run.
@@ -86,11 +88,11 @@ test('a reused RecordBuffer (replay reuses its own) writes canonical records aft
     fc.property(fc.array(event, { minLength: 1, maxLength: 50 }), (calls) => {
       buffer.bytes.fill(0x5a);
       buffer.reset();
-      const writer = new BookEventWriter(buffer, 3);
+      const writer = new BookEventWriter(buffer, marketNo(3));
       for (const call of calls) {
         const at = buffer.length;
         replayCalls([call], writer);
-        assert.deepEqual(buffer.bytes.slice(at, buffer.length), canonicalEvent(call, 3));
+        assert.deepEqual(buffer.bytes.slice(at, buffer.length), canonicalEvent(call, marketNo(3)));
       }
     }),
     { numRuns: 200, endOnFailure: true },
@@ -99,20 +101,20 @@ test('a reused RecordBuffer (replay reuses its own) writes canonical records aft
 
 test('journals written before records were canonical replay: stale padding is not a divergence, a changed field is', () => {
   const rested: Call = ['onRested', 7, 42, 3, 1, 123_456_789_012, 5, 1_700_000_000_000];
-  const produced = canonicalEvent(rested, 0);
+  const produced = canonicalEvent(rested, marketNo(0));
   const journaled = produced.slice();
   // What the old code left in a reused slot: bytes 60–63 (after `side`) from an earlier price.
   journaled.set([0xde, 0xad, 0xbe, 0xef], 60);
   const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
   assert.ok(sameEvent(view(produced), 0, view(journaled), 0));
 
-  const moved = canonicalEvent(['onRested', 7, 42, 3, 1, 123_456_789_013, 5, 1_700_000_000_000], 0);
+  const moved = canonicalEvent(['onRested', 7, 42, 3, 1, 123_456_789_013, 5, 1_700_000_000_000], marketNo(0));
   assert.equal(sameEvent(view(produced), 0, view(moved), 0), false);
   const a = describeEvent(view(journaled), 0);
   const b = describeEvent(view(moved), 0);
   assert.deepEqual(differingFields(a, b), ['price']);
 
-  const error = new ReplayDivergenceError(40311, 0, a, b, differingFields(a, b));
+  const error = new ReplayDivergenceError(40311, marketNo(0), a, b, differingFields(a, b));
   assert.match(error.message, /journal seq 40311, market 0/);
   assert.match(error.message, /Rested \{"kind":"Rested","market":0,"seq":7,"orderId":42/);
   assert.match(error.message, /differing fields: price/);

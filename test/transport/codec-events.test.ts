@@ -5,10 +5,11 @@ import { BookEventWriter, RecordBuffer, decodeEvent, decodeRecords, recordMarket
 import { Ring } from '../../src/transport/ring.ts';
 import { RecordingListener, replayCalls } from './fixtures/recorders.ts';
 import { event } from './fixtures/arbitrary-records.ts';
+import { marketNo } from '../fixtures/ids.ts';
 
 test('every book event survives BookEventWriter → RecordBuffer → decodeEvent exactly', () => {
   fc.assert(
-    fc.property(fc.array(event, { maxLength: 200 }), fc.integer({ min: 0, max: 0xffffffff }), (calls, market) => {
+    fc.property(fc.array(event, { maxLength: 200 }), fc.integer({ min: 0, max: 0xffffffff }).map(marketNo), (calls, market) => {
       const buffer = new RecordBuffer(16); // starts tiny: growth is part of the test
       replayCalls(calls, new BookEventWriter(buffer, market));
       assert.equal(buffer.count, calls.length);
@@ -28,7 +29,7 @@ test('book events written straight into a ring slot decode the same', () => {
   const ring = Ring.create(256);
   fc.assert(
     fc.property(fc.array(event, { maxLength: 256 }), (calls) => {
-      replayCalls(calls, new BookEventWriter(ringSink(ring), 7));
+      replayCalls(calls, new BookEventWriter(ringSink(ring), marketNo(7)));
       ring.publish();
       const listener = new RecordingListener();
       ring.drain((view, offset) => decodeEvent(view, offset, listener));
@@ -40,6 +41,6 @@ test('book events written straight into a ring slot decode the same', () => {
 
 test('decodeRecords refuses a record whose length runs past the end', () => {
   const buffer = new RecordBuffer();
-  new BookEventWriter(buffer, 0).onLevel(1, 1, 10, 5, 1000);
+  new BookEventWriter(buffer, marketNo(0)).onLevel(1, 1, 10, 5, 1000);
   assert.throws(() => decodeRecords(buffer.view, 0, buffer.length - 1, () => {}), /bad record length/);
 });

@@ -18,6 +18,7 @@ import { parseMarkets } from '../../src/config/market.ts';
 import { DepthMirror } from '../../src/app/depth-mirror.ts';
 import { Feeds, SLOW_CONSUMER_CLOSE, type FeedPorts } from '../../src/ws/feeds.ts';
 import type { SocketConnection } from '../../src/http/uws.ts';
+import { marketNo } from '../fixtures/ids.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
 const LIMIT = 64 * 1024;
@@ -122,7 +123,7 @@ test('a subscriber stalled on published messages is closed right after the publi
     let sequence = 0;
     for (let frame = 0; frame < 400 && !stalled.closed; frame++) {
       const bids: [number, number][] = Array.from({ length: 40 }, (_, i) => [900_000 + i, 1 + ((frame + i) % 7)]);
-      feeds.frame({ seq: frame + 1, books: [{ market: 0, previous: sequence, sequence: sequence + 40, bids, asks: [] }], trades: [], accounts: [] });
+      feeds.frame({ seq: frame + 1, books: [{ market: marketNo(0), previous: sequence, sequence: sequence + 40, bids, asks: [] }], trades: [], accounts: [] });
       sequence += 40;
     }
 

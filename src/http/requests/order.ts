@@ -14,6 +14,7 @@ import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
 import type { OrderId } from '../../types/ids.ts';
+import { lowercaseAddress } from '../../auth/address.ts';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -189,7 +190,7 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
     ok: true,
     intent: {
       market,
-      account: body.account.toLowerCase(),
+      account: lowercaseAddress(body.account),
       subaccountIndex: body.subaccountIndex,
       orderType,
       side: lots > 0 ? Side.Buy : Side.Sell,
@@ -199,7 +200,7 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
       expiresAt: Number(body.expiresAt),
       nonce: Number(body.nonce),
       clientId: body.clientId ?? null,
-      originator: body.originator.toLowerCase(),
+      originator: lowercaseAddress(body.originator),
       originatorFee,
       triggerPrice,
       parentOrderId,

@@ -29,6 +29,7 @@ import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
+import { lowercaseAddress } from '../../auth/address.ts';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 const ZERO_DELEGATE = 'Cannot delegate to the zero address: nobody holds its key';
@@ -58,7 +59,7 @@ export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
   return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
     const body = parseBody(req.body);
     if (!body.ok) return body.reply;
-    const account = body.value.account.toLowerCase();
+    const account = lowercaseAddress(body.value.account);
     if (ctx.caller !== account) return failure(AuthCode.DelegationNotAllowed);
     if (body.value.action === 'add' && body.value.delegate.toLowerCase() === ZERO_ADDRESS) return failure(GatewayCode.InvalidField, ZERO_DELEGATE);
     const message = delegationMessage(body.value);
@@ -67,7 +68,7 @@ export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
     const result = await writes.changeDelegation({
       account,
       subaccountIndex: body.value.subaccountIndex,
-      delegate: body.value.delegate.toLowerCase(),
+      delegate: lowercaseAddress(body.value.delegate),
       scopes: body.value.scopes,
       action: body.value.action,
       nonce: body.value.nonce,

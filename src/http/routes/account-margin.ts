@@ -27,6 +27,7 @@ import { fraction } from './account-stats.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
+import { lowercaseAddress } from '../../auth/address.ts';
 
 const MARGIN_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
 
@@ -60,7 +61,7 @@ export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly M
     if (!body.ok) return body.reply;
     const intent = marginIntent(body.value, markets);
     if (!intent.ok) return intent.reply;
-    const account = body.value.account.toLowerCase() as `0x${string}`;
+    const account = lowercaseAddress(body.value.account);
     const unauthorized = { code: AuthCode.UnauthorizedMargin, params: { account } };
     if (guard.authorize(ctx.caller, account, body.value.subaccountIndex, 'trade') !== undefined) return codeFailure(unauthorized);
     const overBudget = guard.charge(ctx.caller, account);

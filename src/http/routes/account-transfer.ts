@@ -33,6 +33,7 @@ import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, DB_FAILURE, DELEGATION_NOT_ALLOWED, LIMIT_5000, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
+import { lowercaseAddress } from '../../auth/address.ts';
 
 const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
@@ -51,21 +52,21 @@ export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes:
     if (!body.ok) return body.reply;
     const intent = transferIntent(body.value);
     if (!intent.ok) return intent.reply;
-    const from = body.value.accountFrom.toLowerCase();
+    const from = lowercaseAddress(body.value.accountFrom);
     if (ctx.caller !== from || body.value.target.toLowerCase() !== from) return failure(AuthCode.DelegationNotAllowed);
     if (accounts.ledger.findOwner(from, body.value.subaccountIndexFrom) === undefined) return failure(LedgerCode.AccountNotFound);
     const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Transfer', intent.message, body.value.signatures);
     if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Transfer', message: intent.message }));
     const result = await writes.transfer({
       accountFrom: from,
-      accountTo: body.value.accountTo.toLowerCase(),
+      accountTo: lowercaseAddress(body.value.accountTo),
       subaccountIndexFrom: body.value.subaccountIndexFrom,
       subaccountIndexTo: body.value.subaccountIndexTo,
       amount: intent.amount,
       feedId: body.value.feedId,
       nonce: body.value.nonce,
       expiresAt: body.value.expiresAt,
-      target: body.value.target.toLowerCase(),
+      target: lowercaseAddress(body.value.target),
       signer: signer.value,
       signature: body.value.signatures[0],
     });

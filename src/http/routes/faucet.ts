@@ -25,6 +25,7 @@ import { runCommand, type OperatorPort } from './operator.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
 import { BAD_FIELDS, OVERLOADED } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
+import { lowercaseAddress } from '../../auth/address.ts';
 
 /** One faucet credit: 10,000 USD. */
 const FAUCET_AMOUNT = 10_000n * 10n ** BigInt(COLLATERAL_SCALE);
@@ -71,7 +72,7 @@ export function faucetRoute(operator: Pick<OperatorPort, 'submit'>, guard: Accou
   return guard.route(FAUCET, async (req, ctx) => {
     const body = parseBody(req.body);
     if (!body.ok) return body.reply;
-    const account = body.value.account.toLowerCase();
+    const account = lowercaseAddress(body.value.account);
     if (account !== ctx.caller) return text(403, FAUCET_OTHER_ACCOUNT.replace('<caller>', ctx.caller));
     const time = clock();
     const command = { kind: CommandKind.Faucet, time, account, subaccountIndex: body.value.subaccountIndex ?? 0, amount: FAUCET_AMOUNT, allowance: FAUCET_DAILY_ALLOWANCE } as const;

@@ -19,6 +19,7 @@ import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 import { ACCOUNT_NOT_FOUND, BAD_FIELDS, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import type { MarketIndex } from '../../types/ids.ts';
+import { lowercaseAddress } from '../../auth/address.ts';
 
 export interface OperatorPort {
   submit(command: Command): Promise<Outcome>;
@@ -93,7 +94,7 @@ export function operatorRoutes(options: OperatorRouteOptions): DeclaredRoute[] {
     if (!body.ok) return body.reply;
     const amount = amountOf(body.value.amount);
     if (isReply(amount)) return amount;
-    return run({ kind, time: clock(), account: body.value.account.toLowerCase(), subaccountIndex: body.value.subaccountIndex, amount });
+    return run({ kind, time: clock(), account: lowercaseAddress(body.value.account), subaccountIndex: body.value.subaccountIndex, amount });
   };
 
   return [
