@@ -17,9 +17,8 @@ import type { Exchange } from '../src/app/exchange.ts';
 import type { OrderType } from '../src/types/orders.ts';
 import type { Prng } from './prng.ts';
 import type { MarketIndex, OrderId } from '../src/types/ids.ts';
-import type { Address } from '../src/types/address.ts';
+import { ZERO_ADDRESS, type Address } from '../src/types/address.ts';
 
-export const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 /** Collateral units per USD (COLLATERAL_SCALE 6). */
 export const USD = 1_000_000n;
 

@@ -13,7 +13,7 @@
  *
  * Owns: the per-market order counters (orderIds); the order registry's view of every order
  * it enters. No I/O, no clock.
- * May import: types/ids, types/address (types), engine/types, ledger/, auth/admission, conditional/, config/market,
+ * May import: types/ids, types/address, engine/types, ledger/, auth/admission, conditional/, config/market,
  * numeric/, app/commands, app/codes, app/order-registry, app/ports, app/account-limits.
  * Invariant: a submission that spent its nonces returns `changed: true` (it is journaled),
  * whatever happened after.
@@ -24,7 +24,7 @@ import type { Ledger } from '../ledger/ledger.ts';
 import { LedgerCode } from '../ledger/codes.ts';
 import type { LiquidationOrder } from '../ledger/events.ts';
 import { admitSignedBatch, admitSignedWrite, type AuthState } from '../auth/admission.ts';
-import type { Address } from '../types/address.ts';
+import { ZERO_ADDRESS, type Address } from '../types/address.ts';
 import { OrderFlag, formatOrderId, orderIdOf, type PlaceOrder } from '../engine/types.ts';
 import { ConditionalBook, ConditionalCode, TriggerKind, type OrderFields, type PlaceTrigger } from '../conditional/index.ts';
 import { CommandKind, type BatchOrder, type SubmitOrder, type SubmitPair, type SubmitSlices } from './commands.ts';
@@ -72,7 +72,6 @@ const REFUSAL_TEXT: Readonly<Record<number, string>> = Object.fromEntries(
   Object.entries(ConditionalCode).map(([name, code]) => [code, name.charAt(0).toLowerCase() + name.slice(1)]),
 );
 
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** The orders of a batch once admitted: one owner, one market, numbered in request order. */
 interface Entered {

@@ -4,17 +4,16 @@
  * Ethereum addresses and hex bytes at the edge of the auth part. Inside it an address is
  * always the lowercase `0x` + 40 hex form (`Address`); EIP-55 checksummed text is produced only
  * where a standard asks for it (the SIWE message).
- * May import: ./keccak, types/address (types).
+ * May import: ./keccak, types/address.
  * Invariants: `toAddress` accepts any letter case (the checksum is not enforced: an address in
  * a signed request is bound by the signature anyway) and returns lowercase.
  */
 import { keccak256 } from './keccak.ts';
-import type { Address } from '../types/address.ts';
+import { ZERO_ADDRESS, type Address } from '../types/address.ts';
 
-export type { Address };
+export { ZERO_ADDRESS, type Address };
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-export const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 
 export function toAddress(text: unknown): Address | undefined {
   return typeof text === 'string' && ADDRESS.test(text) ? (text.toLowerCase() as Address) : undefined;

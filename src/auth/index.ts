@@ -14,7 +14,7 @@
  *    nonces in the synchronous admission step (admission.ts);
  *  - wallet login: SIWE challenge (challenge.ts) → JWT access token (token.ts), login.ts.
  *
- * May import: types/orders, types/address (types), @noble/curves, @noble/hashes, hash-wasm, jose, piscina, transport/source-bundle (threads from source), secp256k1 (optional), config/profile (types), numeric/state-hash,
+ * May import: types/orders, types/address, @noble/curves, @noble/hashes, hash-wasm, jose, piscina, transport/source-bundle (threads from source), secp256k1 (optional), config/profile (types), numeric/state-hash,
  * node:os and node:module in the adapters (pool, native loader), node:crypto (challenges, login). Never the engine, ledger or
  * gateway. nonces.ts and delegation.ts are pure and deterministic (journaled state: snapshot,
  * restore, stateHash, validateInternalState); challenge.ts and token.ts take a clock and a

@@ -13,6 +13,7 @@
  */
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { canonicalOrderType } from '../../src/auth/typed-data.ts';
+import { ZERO_ADDRESS } from '../../src/types/address.ts';
 import { send, type Exchange, type RawRequest } from './fuzz-http.ts';
 import { renderJson, resolveRefs, Ref } from './fuzz-schema.ts';
 import type { AuthSpec, FuzzWorld, OrderDraft, Plan, SignedSpec, Tamper } from './fuzz-plans.ts';
@@ -23,7 +24,6 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** Methods uWebSockets.js parses; other tokens may be dropped without a response. */
 const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 export interface Sent {
   plan: Plan;

@@ -18,6 +18,7 @@
  */
 import fc from 'fast-check';
 import { hostileScalar, mutated, RawJson, Ref, valueOf, type Hint, type Schema } from './fuzz-schema.ts';
+import { ZERO_ADDRESS } from '../../src/types/address.ts';
 
 /** A market as the fuzzer prices it: tick and lot as integers at a decimal scale, and a mid price in ticks. */
 export interface FuzzMarket {
@@ -125,7 +126,6 @@ const quantityOf = (m: FuzzMarket, lots: number) => formatUnits(BigInt(lots) * m
 
 const hexString = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => '0x' + Buffer.from(b).toString('hex'));
 const randomAddress = hexString(20);
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 const rarely = (weight: number) => fc.oneof({ weight, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
 
 /** Decimal strings a parser must refuse or bound: exponent, extra precision, sign, huge, NaN. */

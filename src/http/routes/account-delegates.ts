@@ -29,9 +29,8 @@ import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
-import { lowercaseAddress } from '../../auth/address.ts';
+import { lowercaseAddress, ZERO_ADDRESS } from '../../auth/address.ts';
 
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 const ZERO_DELEGATE = 'Cannot delegate to the zero address: nobody holds its key';
 
 const DELEGATES_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
