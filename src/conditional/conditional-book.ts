@@ -19,7 +19,7 @@ import { ConditionalCode, ConditionalReason } from './codes.ts';
 import { IndexedHeap } from './indexed-heap.ts';
 import { NaiveTriggerIndex } from './naive-trigger-index.ts';
 import { OcoPair } from './oco-pair.ts';
-import { checkMark, checkTrigger, isCount } from './order-checks.ts';
+import { checkMark, checkPair, checkTrigger, isCount } from './order-checks.ts';
 import type { TakenIds } from './order-checks.ts';
 import { addTo, removeFrom } from './owner-sets.ts';
 import { PairIndex } from './pair-index.ts';
@@ -102,27 +102,10 @@ export class ConditionalBook {
   /** Places a TP/SL pair attached to the position (parentOrderId 0) or to a resting parent order. */
   placePair(cmd: PlacePair): number {
     this.advance(cmd.time);
-    const { takeProfit: tp, stopLoss: sl } = cmd;
-    if (tp.kind !== TriggerKind.TakeProfit || sl.kind !== TriggerKind.StopLoss) return ConditionalCode.InvalidPair;
-    const code = checkTrigger(tp, this.takenIds) || checkTrigger(sl, this.takenIds);
+    const code = checkPair(cmd, this.takenIds, this.pairs, this.lastMark);
     if (code !== ConditionalCode.Ok) return code;
-    if (tp.orderId === sl.orderId) return ConditionalCode.OrderIdExists;
-    if (tp.owner !== sl.owner || tp.account !== sl.account || tp.side !== sl.side) return ConditionalCode.InvalidPair;
-    // The take-profit lies beyond the stop in the direction of profit.
-    if (tp.side * tp.triggerPrice >= tp.side * sl.triggerPrice) return ConditionalCode.InvalidPair;
-    if (this.pairs.has(cmd.ocoGroupId)) return ConditionalCode.GroupIdExists;
-    if (cmd.parentOrderId !== 0) {
-      const parent = cmd.parent;
-      if (parent === undefined || parent.orderId !== cmd.parentOrderId) return ConditionalCode.ParentNotFound;
-      if (parent.owner !== tp.owner) return ConditionalCode.NotOwner;
-      if (parent.side !== -tp.side) return ConditionalCode.InvalidPair;
-    } else if (cmd.position * tp.side >= 0) {
-      return ConditionalCode.NoPositionToClose;
-    }
-    const crossedCode = checkMark(tp, this.lastMark) || checkMark(sl, this.lastMark);
-    if (crossedCode !== ConditionalCode.Ok) return crossedCode;
-    const takeProfit = this.insert(tp);
-    const stopLoss = this.insert(sl);
+    const takeProfit = this.insert(cmd.takeProfit);
+    const stopLoss = this.insert(cmd.stopLoss);
     const parentLive = cmd.parentOrderId !== 0;
     const pair = new OcoPair(cmd.ocoGroupId, takeProfit, stopLoss, cmd.parentOrderId, parentLive, 0);
     takeProfit.pair = pair;

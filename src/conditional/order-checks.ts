@@ -1,8 +1,9 @@
 /**
  * @module conditional/order-checks
  *
- * The checks a new untriggered order passes before the conditional book records it: its own
- * fields, its id against the ids already taken, and its trigger against the last mark. Pure:
+ * The checks a new untriggered order (or TP/SL pair) passes before the conditional book records
+ * it: its own fields, its id against the ids already taken, a pair's legs against each other
+ * and against their parent or position, and its trigger against the last mark. Pure:
  * each returns the first failing `ConditionalCode`, or Ok.
  * May import: conditional/, config/market (RATE_ONE).
  */
@@ -10,7 +11,7 @@ import { RATE_ONE } from '../config/market.ts';
 import { ConditionalCode } from './codes.ts';
 import { crossed, senseOf } from './trigger-math.ts';
 import { TriggerKind } from './types.ts';
-import type { PlaceTrigger } from './types.ts';
+import type { PlacePair, PlaceTrigger } from './types.ts';
 
 /** Order ids already taken in the book (untriggered orders, pending slices). */
 export interface TakenIds {
@@ -45,4 +46,31 @@ export function checkMark(cmd: PlaceTrigger, lastMark: number): number {
     return ConditionalCode.TriggerAlreadyCrossed;
   }
   return ConditionalCode.Ok;
+}
+
+/** OCO group ids in use. */
+export interface TakenGroups {
+  has(ocoGroupId: number): boolean;
+}
+
+/** The first failing check of a TP/SL pair: each leg, the legs together, its parent or position, then the mark. */
+export function checkPair(cmd: PlacePair, taken: TakenIds, groups: TakenGroups, lastMark: number): number {
+  const { takeProfit: tp, stopLoss: sl } = cmd;
+  if (tp.kind !== TriggerKind.TakeProfit || sl.kind !== TriggerKind.StopLoss) return ConditionalCode.InvalidPair;
+  const code = checkTrigger(tp, taken) || checkTrigger(sl, taken);
+  if (code !== ConditionalCode.Ok) return code;
+  if (tp.orderId === sl.orderId) return ConditionalCode.OrderIdExists;
+  if (tp.owner !== sl.owner || tp.account !== sl.account || tp.side !== sl.side) return ConditionalCode.InvalidPair;
+  // The take-profit lies beyond the stop in the direction of profit.
+  if (tp.side * tp.triggerPrice >= tp.side * sl.triggerPrice) return ConditionalCode.InvalidPair;
+  if (groups.has(cmd.ocoGroupId)) return ConditionalCode.GroupIdExists;
+  if (cmd.parentOrderId !== 0) {
+    const parent = cmd.parent;
+    if (parent === undefined || parent.orderId !== cmd.parentOrderId) return ConditionalCode.ParentNotFound;
+    if (parent.owner !== tp.owner) return ConditionalCode.NotOwner;
+    if (parent.side !== -tp.side) return ConditionalCode.InvalidPair;
+  } else if (cmd.position * tp.side >= 0) {
+    return ConditionalCode.NoPositionToClose;
+  }
+  return checkMark(tp, lastMark) || checkMark(sl, lastMark);
 }
