@@ -18,6 +18,7 @@ if (!existsSync(file)) {
   const { code } = transformSync(ts, { loader: 'ts', format: 'esm', target: 'node20' });
   const js = code.replaceAll(['import', 'meta', 'url'].join('.'), JSON.stringify(source.href));
   mkdirSync(cache, { recursive: true });
+  // source-bundle's writeWhole, inlined: this writes the very module that holds it, so it cannot be imported yet.
   const partial = `${fileURLToPath(file)}.${process.pid}.partial`;
   writeFileSync(partial, js);
   renameSync(partial, file);

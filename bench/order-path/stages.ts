@@ -49,8 +49,9 @@ export type Stage = (typeof Stage)[keyof typeof Stage];
  * and its stage. The first row that matches a frame wins; order the specific before the general.
  */
 const MAIN_STAGES: { file: string; functions?: readonly string[]; stage: Stage }[] = [
-  // The HTTP adapter reads the request and writes the reply: `finish`, `write` and `encoded` are the reply.
-  { file: '/src/http/uws.ts', functions: ['finish', 'write', 'encoded'], stage: Stage.reply },
+  // The HTTP adapter reads the request and writes the reply: `finish` (uws-serve) and all of uws-reply are the reply.
+  { file: '/src/http/uws-serve.ts', functions: ['finish'], stage: Stage.reply },
+  { file: '/src/http/uws-reply.ts', stage: Stage.reply },
   { file: '/src/http/order-view.ts', stage: Stage.reply },
   { file: '/src/auth/token.ts', stage: Stage.jwt },
   { file: '/src/auth/signature-pool.ts', stage: Stage.handOff },

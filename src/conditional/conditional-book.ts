@@ -5,23 +5,29 @@
  * takeProfit / stopLoss / trailingStop orders, TP/SL pairs (OCO groups), TWAPs and icebergs —
  * as a pure state machine driven beside the order book. Semantics in the module header of
  * conditional/index.ts and in docs/conditional-orders.md.
- * May import: types/ids, conditional/, engine/types, engine/codes, config/market (RATE_ONE), numeric/state-hash.
+ *
+ * This file owns the untriggered orders (recording, arming, firing, ending, expiry), what a
+ * pair does when a leg fires or its parent fills or leaves, and the book-wide snapshot,
+ * restore and validation. Its parts: the checks of a new order (conditional/order-checks),
+ * the trigger index (conditional/trigger-index), the live pairs and their indexes
+ * (conditional/pair-index), and the TWAP / iceberg schedule (conditional/slice-schedule).
+ * Every command first expires untriggered orders, then releases due TWAP slices, in that order.
+ * May import: types/ids, conditional/, numeric/state-hash.
  */
 import { stateHashOf } from '../numeric/state-hash.ts';
-import { RATE_ONE } from '../config/market.ts';
-import type { PlaceOrder } from '../engine/types.ts';
-import { ConditionalCode, ConditionalReason, GroupEnd } from './codes.ts';
+import { ConditionalCode, ConditionalReason } from './codes.ts';
 import { IndexedHeap } from './indexed-heap.ts';
 import { NaiveTriggerIndex } from './naive-trigger-index.ts';
 import { OcoPair } from './oco-pair.ts';
-
-/** A TP/SL pair of this book's trigger records. */
-type Pair = OcoPair<TriggerOrder>;
-import { SliceGroup } from './slice-group.ts';
+import { checkMark, checkPair, checkTrigger, isCount } from './order-checks.ts';
+import type { TakenIds } from './order-checks.ts';
+import { addTo, removeFrom } from './owner-sets.ts';
+import { PairIndex } from './pair-index.ts';
+import { SliceSchedule } from './slice-schedule.ts';
 import { FastTriggerIndex } from './trigger-index.ts';
 import type { TriggerIndex } from './trigger-index.ts';
-import { crossed, senseOf, trailingTrigger } from './trigger-math.ts';
-import { TriggerOrder } from './trigger-order.ts';
+import { crossed } from './trigger-math.ts';
+import { TriggerOrder, toPlaceOrder, triggerView } from './trigger-order.ts';
 import { Release, TriggerKind } from './types.ts';
 import type {
   ConditionalListener,
@@ -34,6 +40,9 @@ import type {
 } from './types.ts';
 import { NO_ORDER, type MarketIndex, type OrderId } from '../types/ids.ts';
 
+/** A TP/SL pair of this book's trigger records. */
+type Pair = OcoPair<TriggerOrder>;
+
 export interface ConditionalBookOptions {
   /** `fast` (default) or `naive`: the scan-every-order reference index, for tests and the benchmark baseline. */
   index?: 'fast' | 'naive';
@@ -41,36 +50,23 @@ export interface ConditionalBookOptions {
   maxSlices?: number;
 }
 
-const isCount = (n: number): boolean => Number.isSafeInteger(n) && n > 0;
-
 export class ConditionalBook {
   private lastMark = 0;
   private readonly index: TriggerIndex;
-  private readonly maxSlices: number;
   /** Untriggered orders by orderId. */
   private readonly triggers = new Map<number, TriggerOrder>();
   private readonly triggersByOwner = new Map<number, Set<TriggerOrder>>();
-  private readonly pairs = new Map<number, Pair>();
-  private readonly pairsByParent = new Map<number, Pair[]>();
-  /** Position-attached pairs by owner: checked on every position change of that owner. */
-  private readonly positionPairs = new Map<number, Set<Pair>>();
-  private readonly groups = new Map<number, SliceGroup>();
-  private readonly groupsByOwner = new Map<number, Set<SliceGroup>>();
-  /** Unreleased slices by orderId, and iceberg slices resting on the book. */
-  private readonly pendingSlices = new Map<number, SliceGroup>();
-  private readonly liveIcebergSlices = new Map<number, SliceGroup>();
+  private readonly pairs = new PairIndex<TriggerOrder>();
   private readonly expiries = new IndexedHeap<TriggerOrder>(
     (a, b) => a.expiresAt < b.expiresAt || (a.expiresAt === b.expiresAt && a.orderId < b.orderId),
     (o) => o.expirySlot,
     (o, slot) => { o.expirySlot = slot; },
   );
-  private readonly dueTwaps = new IndexedHeap<SliceGroup>(
-    (a, b) => a.dueAt < b.dueAt || (a.dueAt === b.dueAt && a.groupId < b.groupId),
-    (g) => g.slot,
-    (g, slot) => { g.slot = slot; },
-  );
   /** Reused by every mark update: the orders it fires. */
   private readonly firing: TriggerOrder[] = [];
+  private readonly slices: SliceSchedule;
+  /** Ids a new trigger order may not take: untriggered orders and pending slices. */
+  private readonly takenIds: TakenIds = { has: (orderId) => this.triggers.has(orderId) || this.slices.has(orderId) };
 
   constructor(
     readonly marketIndex: MarketIndex,
@@ -78,7 +74,7 @@ export class ConditionalBook {
     options: ConditionalBookOptions = {},
   ) {
     this.index = options.index === 'naive' ? new NaiveTriggerIndex() : new FastTriggerIndex();
-    this.maxSlices = options.maxSlices ?? 10_000;
+    this.slices = new SliceSchedule(listener, options.maxSlices ?? 10_000);
   }
 
   /** The last mark price seen (0 before the first). */
@@ -96,7 +92,7 @@ export class ConditionalBook {
   /** Places one takeProfit, stopLoss or trailingStop; it rests `untriggered` until the mark crosses its trigger. */
   place(cmd: PlaceTrigger): number {
     this.advance(cmd.time);
-    const code = this.check(cmd) || this.checkMark(cmd);
+    const code = checkTrigger(cmd, this.takenIds) || checkMark(cmd, this.lastMark);
     if (code !== ConditionalCode.Ok) return code;
     const o = this.insert(cmd);
     this.arm(o);
@@ -106,42 +102,21 @@ export class ConditionalBook {
   /** Places a TP/SL pair attached to the position (parentOrderId 0) or to a resting parent order. */
   placePair(cmd: PlacePair): number {
     this.advance(cmd.time);
-    const { takeProfit: tp, stopLoss: sl } = cmd;
-    if (tp.kind !== TriggerKind.TakeProfit || sl.kind !== TriggerKind.StopLoss) return ConditionalCode.InvalidPair;
-    const code = this.check(tp) || this.check(sl);
+    const code = checkPair(cmd, this.takenIds, this.pairs, this.lastMark);
     if (code !== ConditionalCode.Ok) return code;
-    if (tp.orderId === sl.orderId) return ConditionalCode.OrderIdExists;
-    if (tp.owner !== sl.owner || tp.account !== sl.account || tp.side !== sl.side) return ConditionalCode.InvalidPair;
-    // The take-profit lies beyond the stop in the direction of profit.
-    if (tp.side * tp.triggerPrice >= tp.side * sl.triggerPrice) return ConditionalCode.InvalidPair;
-    if (this.pairs.has(cmd.ocoGroupId)) return ConditionalCode.GroupIdExists;
-    if (cmd.parentOrderId !== 0) {
-      const parent = cmd.parent;
-      if (parent === undefined || parent.orderId !== cmd.parentOrderId) return ConditionalCode.ParentNotFound;
-      if (parent.owner !== tp.owner) return ConditionalCode.NotOwner;
-      if (parent.side !== -tp.side) return ConditionalCode.InvalidPair;
-    } else if (cmd.position * tp.side >= 0) {
-      return ConditionalCode.NoPositionToClose;
-    }
-    const crossedCode = this.checkMark(tp) || this.checkMark(sl);
-    if (crossedCode !== ConditionalCode.Ok) return crossedCode;
-    const takeProfit = this.insert(tp);
-    const stopLoss = this.insert(sl);
+    const takeProfit = this.insert(cmd.takeProfit);
+    const stopLoss = this.insert(cmd.stopLoss);
     const parentLive = cmd.parentOrderId !== 0;
     const pair = new OcoPair(cmd.ocoGroupId, takeProfit, stopLoss, cmd.parentOrderId, parentLive, 0);
     takeProfit.pair = pair;
     stopLoss.pair = pair;
-    this.pairs.set(pair.ocoGroupId, pair);
+    this.pairs.add(pair);
     if (parentLive) {
       takeProfit.armedQuantity = 0;
       stopLoss.armedQuantity = 0;
-      const list = this.pairsByParent.get(pair.parentOrderId);
-      if (list === undefined) this.pairsByParent.set(pair.parentOrderId, [pair]);
-      else list.push(pair);
       const filled = cmd.parent?.filled ?? 0;
       if (filled > 0) this.parentFilled(pair, filled, cmd.time);
     } else {
-      addTo(this.positionPairs, pair.owner, pair);
       this.arm(takeProfit);
       this.arm(stopLoss);
     }
@@ -152,20 +127,18 @@ export class ConditionalBook {
   placeTwap(cmd: PlaceSlices): number {
     this.advance(cmd.time);
     if (!isCount(cmd.period)) return ConditionalCode.InvalidPeriod;
-    const code = this.checkSlices(cmd);
+    const code = this.slices.check(cmd, this.triggers);
     if (code !== ConditionalCode.Ok) return code;
-    const g = this.insertGroup(cmd, 'twap');
-    g.dueAt = cmd.time;
-    this.releaseDueTwap(g, cmd.time);
+    this.slices.placeTwap(cmd, cmd.time);
     return ConditionalCode.Ok;
   }
 
   /** Places an iceberg: slice 0 is released now, each next one when the previous is fully filled. */
   placeIceberg(cmd: PlaceSlices): number {
     this.advance(cmd.time);
-    const code = this.checkSlices(cmd);
+    const code = this.slices.check(cmd, this.triggers);
     if (code !== ConditionalCode.Ok) return code;
-    this.releaseIcebergSlice(this.insertGroup(cmd, 'iceberg'), cmd.time);
+    this.slices.placeIceberg(cmd, cmd.time);
     return ConditionalCode.Ok;
   }
 
@@ -193,7 +166,7 @@ export class ConditionalBook {
    * due time, not at the next clock tick, and a replay releases it at the same point.
    */
   nextDueAt(): number {
-    const twap = this.dueTwaps.peek()?.dueAt ?? 0;
+    const twap = this.slices.nextDueAt();
     const expiry = this.expiries.peek()?.expiresAt ?? 0;
     return twap === 0 ? expiry : expiry === 0 ? twap : Math.min(twap, expiry);
   }
@@ -207,37 +180,28 @@ export class ConditionalBook {
   /** A fill of a book order (maker or taker): arms pairs attached to it; a fully filled iceberg slice releases the next. */
   onFill(orderId: OrderId, quantity: number, remaining: number, time: number): number {
     this.advance(time);
-    const attached = this.pairsByParent.get(orderId);
+    const attached = this.pairs.attachedTo(orderId);
     if (attached !== undefined) {
       for (const pair of attached.slice()) this.parentFilled(pair, quantity, time);
       // A pair that fired at arming has already left the parent's list.
-      if (remaining === 0 && this.pairsByParent.has(orderId)) this.parentGone(orderId, time);
+      if (remaining === 0 && this.pairs.attachedTo(orderId) !== undefined) this.parentGone(orderId, time);
     }
-    if (remaining === 0) {
-      const g = this.liveIcebergSlices.get(orderId);
-      if (g !== undefined) {
-        this.liveIcebergSlices.delete(orderId);
-        g.liveSliceId = NO_ORDER;
-        if (g.next < g.slices.length) this.releaseIcebergSlice(g, time);
-        else this.endGroup(g, GroupEnd.Completed, time);
-      }
-    }
+    this.slices.onFill(orderId, remaining, time);
     return ConditionalCode.Ok;
   }
 
   /** A book order left the book with lots unfilled (cancelled, expired, IOC remainder, rejected). */
   onOrderGone(orderId: OrderId, time: number): number {
     this.advance(time);
-    if (this.pairsByParent.has(orderId)) this.parentGone(orderId, time);
-    const g = this.liveIcebergSlices.get(orderId);
-    if (g !== undefined) this.cancelRest(g, ConditionalReason.IcebergSliceUnfilled, time);
+    if (this.pairs.attachedTo(orderId) !== undefined) this.parentGone(orderId, time);
+    this.slices.onOrderGone(orderId, time);
     return ConditionalCode.Ok;
   }
 
   /** The owner's position in this market is now `lots` (signed): pairs it no longer leaves anything to close end. */
   onPosition(owner: number, lots: number, time: number): number {
     this.advance(time);
-    const attached = this.positionPairs.get(owner);
+    const attached = this.pairs.onPositionOf(owner);
     if (attached === undefined) return ConditionalCode.Ok;
     const closed: Pair[] = [];
     for (const pair of attached) if (lots * pair.side >= 0) closed.push(pair);
@@ -255,21 +219,13 @@ export class ConditionalBook {
       this.endTrigger(o, ConditionalReason.Cancelled, ConditionalReason.Cancelled, time);
       return ConditionalCode.Ok;
     }
-    const g = this.pendingSlices.get(orderId);
-    if (g === undefined) return ConditionalCode.OrderNotFound;
-    if (g.owner !== owner) return ConditionalCode.NotOwner;
-    this.cancelRest(g, ConditionalReason.Cancelled, time);
-    return ConditionalCode.Ok;
+    return this.slices.cancelBySlice(orderId, owner, ConditionalReason.Cancelled, time);
   }
 
   /** Cancels the unreleased slices of a TWAP or iceberg (slices already on the book stay there). */
   cancelGroup(groupId: OrderId, owner: number, time: number): number {
     this.advance(time);
-    const g = this.groups.get(groupId);
-    if (g === undefined) return ConditionalCode.OrderNotFound;
-    if (g.owner !== owner) return ConditionalCode.NotOwner;
-    this.cancelRest(g, ConditionalReason.Cancelled, time);
-    return ConditionalCode.Ok;
+    return this.slices.cancelGroup(groupId, owner, ConditionalReason.Cancelled, time);
   }
 
   /** Cancels every untriggered order (ascending orderId), then every TWAP / iceberg (ascending groupId) of `owner`; returns how many orders and slices ended. */
@@ -282,12 +238,7 @@ export class ConditionalBook {
       ended += o.pair === null ? 1 : 2;
       this.endTrigger(o, reason, reason, time);
     }
-    const groups = [...(this.groupsByOwner.get(owner) ?? [])].sort((a, b) => a.groupId - b.groupId);
-    for (const g of groups) {
-      ended += g.slices.length - g.next;
-      this.cancelRest(g, reason, time);
-    }
-    return ended;
+    return ended + this.slices.cancelAll(owner, reason, time);
   }
 
   // ---- reads ------------------------------------------------------------------------------
@@ -303,13 +254,12 @@ export class ConditionalBook {
   }
 
   group(groupId: OrderId): SlicesView | undefined {
-    const g = this.groups.get(groupId);
-    return g === undefined ? undefined : groupView(g);
+    return this.slices.group(groupId);
   }
 
   /** The owner's TWAPs and icebergs, ascending groupId. */
   groupsOf(owner: number): SlicesView[] {
-    return [...(this.groupsByOwner.get(owner) ?? [])].sort((a, b) => a.groupId - b.groupId).map(groupView);
+    return this.slices.groupsOf(owner);
   }
 
   // ---- state ------------------------------------------------------------------------------
@@ -319,25 +269,7 @@ export class ConditionalBook {
       const v = this.view(o);
       return { ...v, trailingPercent: v.trailingPercent.toString() };
     });
-    const pairs = [...this.pairs.values()].sort((a, b) => a.ocoGroupId - b.ocoGroupId).map((p) => ({
-      ocoGroupId: p.ocoGroupId,
-      takeProfitId: p.takeProfit.orderId,
-      stopLossId: p.stopLoss.orderId,
-      parentOrderId: p.parentOrderId,
-      parentLive: p.parentLive,
-      filled: p.filled,
-    }));
-    const groups = [...this.groups.values()].sort((a, b) => a.groupId - b.groupId).map((g) => ({
-      groupId: g.groupId,
-      owner: g.owner,
-      kind: g.kind,
-      period: g.period,
-      next: g.next,
-      dueAt: g.dueAt,
-      liveSliceId: g.liveSliceId,
-      slices: g.slices.map((s) => ({ ...s })),
-    }));
-    return { marketIndex: this.marketIndex, lastMark: this.lastMark, triggers, pairs, groups };
+    return { marketIndex: this.marketIndex, lastMark: this.lastMark, triggers, pairs: this.pairs.snapshot(), groups: this.slices.snapshot() };
   }
 
   /** A book equal to the one that took `snapshot` (equal `stateHash`, the same future). */
@@ -357,13 +289,7 @@ export class ConditionalBook {
       const pair = new OcoPair(p.ocoGroupId, tp, sl, p.parentOrderId, p.parentLive, p.filled);
       tp.pair = pair;
       sl.pair = pair;
-      book.pairs.set(pair.ocoGroupId, pair);
-      if (pair.positionAttached) addTo(book.positionPairs, pair.owner, pair);
-      if (pair.parentLive) {
-        const list = book.pairsByParent.get(pair.parentOrderId);
-        if (list === undefined) book.pairsByParent.set(pair.parentOrderId, [pair]);
-        else list.push(pair);
-      }
+      book.pairs.add(pair);
     }
     // Trailing stops go in from the highest anchor key down, so each joins or tops the ladder.
     const armed = [...book.triggers.values()].filter((o) => o.pair === null || o.pair.positionAttached || o.pair.filled > 0);
@@ -375,17 +301,7 @@ export class ConditionalBook {
       o.armed = true;
       book.index.add(o, anchors.get(o.orderId) as number);
     }
-    for (const s of snapshot.groups) {
-      const g = new SliceGroup(s.groupId, s.owner, s.kind, s.period, s.slices.map((x) => ({ ...x })));
-      g.next = s.next;
-      g.dueAt = s.dueAt;
-      g.liveSliceId = s.liveSliceId;
-      book.groups.set(g.groupId, g);
-      addTo(book.groupsByOwner, g.owner, g);
-      for (let i = g.next; i < g.slices.length; i++) book.pendingSlices.set(g.slices[i].orderId, g);
-      if (g.kind === 'twap') book.dueTwaps.push(g);
-      else if (g.liveSliceId !== 0) book.liveIcebergSlices.set(g.liveSliceId, g);
-    }
+    book.slices.restore(snapshot.groups);
     book.validateInternalState();
     return book;
   }
@@ -404,7 +320,7 @@ export class ConditionalBook {
     if (owned !== this.triggers.size) throw new Error('owner index disagrees with the untriggered orders');
     for (const [id, o] of this.triggers) {
       if (o.orderId !== id || this.triggersByOwner.get(o.owner)?.has(o) !== true) throw new Error(`order ${id}: indexes disagree`);
-      if (this.pendingSlices.has(id)) throw new Error(`order ${id}: both untriggered and a pending slice`);
+      if (this.slices.has(id)) throw new Error(`order ${id}: both untriggered and a pending slice`);
       const pair = o.pair;
       const shouldArm = pair === null || pair.positionAttached || pair.filled > 0;
       if (o.armed !== shouldArm) throw new Error(`order ${id}: armed is ${o.armed}, should be ${shouldArm}`);
@@ -420,32 +336,9 @@ export class ConditionalBook {
       if (o.trailing && this.lastMark > 0 && o.sense * this.index.anchorOf(o) < o.sense * this.lastMark) throw new Error(`order ${id}: anchor lags the mark`);
     }
     if (armed !== this.index.size) throw new Error(`trigger index holds ${this.index.size} orders, ${armed} are armed`);
-    for (const pair of this.pairs.values()) {
-      if (this.triggers.get(pair.takeProfit.orderId) !== pair.takeProfit || this.triggers.get(pair.stopLoss.orderId) !== pair.stopLoss) {
-        throw new Error(`pair ${pair.ocoGroupId}: a leg is not untriggered`);
-      }
-      if (pair.positionAttached !== (this.positionPairs.get(pair.owner)?.has(pair) === true)) throw new Error(`pair ${pair.ocoGroupId}: position index disagrees`);
-      if (pair.parentLive !== (this.pairsByParent.get(pair.parentOrderId)?.includes(pair) === true)) throw new Error(`pair ${pair.ocoGroupId}: parent index disagrees`);
-    }
-    for (const list of this.pairsByParent.values()) for (const pair of list) if (this.pairs.get(pair.ocoGroupId) !== pair) throw new Error('parent index holds a dead pair');
-    for (const set of this.positionPairs.values()) for (const pair of set) if (this.pairs.get(pair.ocoGroupId) !== pair) throw new Error('position index holds a dead pair');
-    let pending = 0;
-    for (const [id, g] of this.groups) {
-      if (g.groupId !== id || this.groupsByOwner.get(g.owner)?.has(g) !== true) throw new Error(`group ${id}: indexes disagree`);
-      if (g.next >= g.slices.length && !(g.kind === 'iceberg' && g.liveSliceId !== 0 && g.next === g.slices.length)) throw new Error(`group ${id}: nothing left to do`);
-      for (let i = g.next; i < g.slices.length; i++) if (this.pendingSlices.get(g.slices[i].orderId) !== g) throw new Error(`group ${id}: slice ${i} not pending`);
-      pending += g.slices.length - g.next;
-      if (g.kind === 'twap' && (!this.dueTwaps.has(g) || g.liveSliceId !== 0)) throw new Error(`group ${id}: TWAP not on the timer`);
-      if (g.kind === 'iceberg') {
-        if (this.dueTwaps.has(g)) throw new Error(`group ${id}: iceberg on the timer`);
-        const live = g.next > 0 ? g.slices[g.next - 1].orderId : 0;
-        if (g.liveSliceId !== live || this.liveIcebergSlices.get(live) !== g) throw new Error(`group ${id}: live slice ${g.liveSliceId} should be ${live}`);
-      }
-    }
-    if (pending !== this.pendingSlices.size) throw new Error('pending slice index holds dead slices');
-    if (this.liveIcebergSlices.size !== [...this.groups.values()].filter((g) => g.kind === 'iceberg').length) throw new Error('live iceberg slice index disagrees');
+    this.pairs.validate(this.triggers);
+    this.slices.validate();
     this.expiries.validate('expiry heap');
-    this.dueTwaps.validate('TWAP timer');
     if (this.expiries.size !== [...this.triggers.values()].filter((o) => o.expiresAt > 0).length) throw new Error('expiry heap holds dead orders');
   }
 
@@ -456,50 +349,7 @@ export class ConditionalBook {
     for (let o = this.expiries.peek(); o !== undefined && o.expiresAt <= time; o = this.expiries.peek()) {
       this.endTrigger(o, ConditionalReason.ExpiresAtReached, ConditionalReason.OcoExpired, time);
     }
-    for (let g = this.dueTwaps.peek(); g !== undefined && g.dueAt <= time; g = this.dueTwaps.peek()) this.releaseDueTwap(g, time);
-  }
-
-  /** The first failing check of a trigger order's own fields, or Ok. */
-  private check(cmd: PlaceTrigger): number {
-    if (cmd.kind !== TriggerKind.TakeProfit && cmd.kind !== TriggerKind.StopLoss && cmd.kind !== TriggerKind.TrailingStop) return ConditionalCode.InvalidKind;
-    if (!isCount(cmd.quantity)) return ConditionalCode.InvalidQuantity;
-    if (!isCount(cmd.price)) return ConditionalCode.InvalidPrice;
-    if (cmd.kind === TriggerKind.TrailingStop) {
-      if (cmd.triggerPrice !== 0) return ConditionalCode.InvalidTrigger;
-      if (cmd.trailingPercent <= 0n || cmd.trailingPercent >= RATE_ONE) return ConditionalCode.InvalidTrailingPercent;
-    } else {
-      if (!isCount(cmd.triggerPrice)) return ConditionalCode.InvalidTrigger;
-      if (cmd.trailingPercent !== 0n) return ConditionalCode.InvalidTrailingPercent;
-    }
-    if (cmd.expiresAt !== 0 && cmd.expiresAt <= cmd.time) return ConditionalCode.AlreadyExpired;
-    if (this.triggers.has(cmd.orderId) || this.pendingSlices.has(cmd.orderId)) return ConditionalCode.OrderIdExists;
-    return ConditionalCode.Ok;
-  }
-
-  /** A trailing stop needs a mark to anchor to; a fixed trigger must not be crossed by it already. */
-  private checkMark(cmd: PlaceTrigger): number {
-    if (cmd.kind === TriggerKind.TrailingStop) {
-      if (this.lastMark === 0) return ConditionalCode.MarkPriceUnknown;
-    } else if (this.lastMark > 0 && crossed(senseOf(cmd.kind, cmd.side), cmd.triggerPrice, this.lastMark)) {
-      return ConditionalCode.TriggerAlreadyCrossed;
-    }
-    return ConditionalCode.Ok;
-  }
-
-  private checkSlices(cmd: PlaceSlices): number {
-    const slices = cmd.slices;
-    if (this.groups.has(cmd.groupId)) return ConditionalCode.GroupIdExists;
-    if (slices.length === 0 || slices.length > this.maxSlices) return ConditionalCode.InvalidSlices;
-    const first = slices[0];
-    const ids = new Set<number>();
-    for (const s of slices) {
-      if (s.owner !== cmd.owner || s.account !== first.account || s.side !== first.side) return ConditionalCode.InvalidSlices;
-      if (!isCount(s.quantity)) return ConditionalCode.InvalidQuantity;
-      if (!isCount(s.price)) return ConditionalCode.InvalidPrice;
-      if (ids.has(s.orderId) || this.triggers.has(s.orderId) || this.pendingSlices.has(s.orderId)) return ConditionalCode.OrderIdExists;
-      ids.add(s.orderId);
-    }
-    return ConditionalCode.Ok;
+    this.slices.releaseDue(time);
   }
 
   /** Records an untriggered order (not yet armed). */
@@ -536,7 +386,7 @@ export class ConditionalBook {
     this.forget(o);
     this.listener.onRelease(toPlaceOrder(o, time), Release.Triggered, NO_ORDER, time, triggerPrice);
     if (pair !== null) {
-      this.dropPair(pair);
+      this.pairs.drop(pair);
       const other = pair.other(o);
       this.forget(other);
       this.listener.onCancelled(other.orderId, other.owner, ConditionalReason.OcoTriggered, time);
@@ -557,21 +407,11 @@ export class ConditionalBook {
   private endPair(pair: Pair, first: TriggerOrder | null, reason: number, otherReason: number, time: number): void {
     const a = first ?? pair.legs()[0];
     const b = pair.other(a);
-    this.dropPair(pair);
+    this.pairs.drop(pair);
     this.forget(a);
     this.forget(b);
     this.listener.onCancelled(a.orderId, a.owner, reason, time);
     this.listener.onCancelled(b.orderId, b.owner, otherReason, time);
-  }
-
-  private dropPair(pair: Pair): void {
-    this.pairs.delete(pair.ocoGroupId);
-    if (pair.positionAttached) removeFrom(this.positionPairs, pair.owner, pair);
-    if (pair.parentLive) {
-      const list = this.pairsByParent.get(pair.parentOrderId) as Pair[];
-      list.splice(list.indexOf(pair), 1);
-      if (list.length === 0) this.pairsByParent.delete(pair.parentOrderId);
-    }
   }
 
   /** The parent filled `quantity` more lots: each leg's quantity follows, and the pair arms (or fires, if already crossed). */
@@ -598,125 +438,13 @@ export class ConditionalBook {
 
   /** The parent left the book: pairs it never filled end; the others stay armed, detached. */
   private parentGone(parentOrderId: OrderId, time: number): void {
-    const list = this.pairsByParent.get(parentOrderId) as Pair[];
-    this.pairsByParent.delete(parentOrderId);
-    for (const pair of list) pair.parentLive = false;
-    for (const pair of list) {
+    for (const pair of this.pairs.detachParent(parentOrderId)) {
       if (pair.filled === 0) this.endPair(pair, null, ConditionalReason.ParentCancelled, ConditionalReason.ParentCancelled, time);
     }
   }
 
-  private insertGroup(cmd: PlaceSlices, kind: 'twap' | 'iceberg'): SliceGroup {
-    const g = new SliceGroup(cmd.groupId, cmd.owner, kind, kind === 'twap' ? cmd.period : 0, cmd.slices.map((s) => ({ ...s })));
-    this.groups.set(g.groupId, g);
-    addTo(this.groupsByOwner, g.owner, g);
-    for (const s of g.slices) this.pendingSlices.set(s.orderId, g);
-    return g;
-  }
-
-  /** Releases the TWAP's slice that is due, then reschedules or ends it. */
-  private releaseDueTwap(g: SliceGroup, time: number): void {
-    const slice = g.slices[g.next++];
-    this.pendingSlices.delete(slice.orderId);
-    if (g.next === g.slices.length) {
-      if (g.slot >= 0) this.dueTwaps.remove(g);
-    } else {
-      g.dueAt += g.period;
-      if (g.slot >= 0) this.dueTwaps.update(g);
-      else this.dueTwaps.push(g);
-    }
-    this.listener.onRelease({ ...slice, position: 0, time }, Release.TwapSlice, g.groupId, time, 0);
-    if (g.next === g.slices.length) this.endGroup(g, GroupEnd.Completed, time);
-  }
-
-  private releaseIcebergSlice(g: SliceGroup, time: number): void {
-    const slice = g.slices[g.next++];
-    this.pendingSlices.delete(slice.orderId);
-    g.liveSliceId = slice.orderId;
-    this.liveIcebergSlices.set(slice.orderId, g);
-    this.listener.onRelease({ ...slice, position: 0, time }, Release.IcebergSlice, g.groupId, time, 0);
-  }
-
-  /** Cancels the unreleased slices, ascending, then ends the group for `reason`. */
-  private cancelRest(g: SliceGroup, reason: number, time: number): void {
-    const rest = g.slices.slice(g.next);
-    g.next = g.slices.length;
-    for (const s of rest) this.pendingSlices.delete(s.orderId);
-    for (const s of rest) this.listener.onCancelled(s.orderId, g.owner, reason, time);
-    this.endGroup(g, reason, time);
-  }
-
-  private endGroup(g: SliceGroup, how: number, time: number): void {
-    this.groups.delete(g.groupId);
-    removeFrom(this.groupsByOwner, g.owner, g);
-    if (g.slot >= 0) this.dueTwaps.remove(g);
-    if (g.liveSliceId !== 0) this.liveIcebergSlices.delete(g.liveSliceId);
-    this.listener.onGroupEnded(g.groupId, g.owner, how, time);
-  }
-
   private view(o: TriggerOrder): TriggerView {
     // A trailing stop is never a pair leg, so it is armed for as long as it is untriggered.
-    const anchor = o.trailing ? this.index.anchorOf(o) : 0;
-    return {
-      orderId: o.orderId,
-      owner: o.owner,
-      account: o.account,
-      side: o.side,
-      kind: o.kind,
-      price: o.price,
-      quantity: o.quantity,
-      flags: o.flags,
-      expiresAt: o.expiresAt,
-      clientId: o.clientId,
-      triggerPrice: o.trailing ? trailingTrigger(anchor, o.percent, o.sense) : o.triggerPrice,
-      trailingPercent: BigInt(o.percent),
-      anchor,
-      ocoGroupId: o.pair === null ? NO_ORDER : o.pair.ocoGroupId,
-      parentOrderId: o.pair === null ? NO_ORDER : o.pair.parentOrderId,
-      armedQuantity: o.armedQuantity,
-      createdAt: o.createdAt,
-    };
+    return triggerView(o, o.trailing ? this.index.anchorOf(o) : 0);
   }
-}
-
-function toPlaceOrder(o: TriggerOrder, time: number): PlaceOrder {
-  return {
-    orderId: o.orderId,
-    owner: o.owner,
-    account: o.account,
-    side: o.side,
-    price: o.price,
-    quantity: o.armedQuantity,
-    flags: o.flags,
-    expiresAt: o.expiresAt,
-    clientId: o.clientId,
-    position: 0,
-    time,
-  };
-}
-
-function groupView(g: SliceGroup): SlicesView {
-  return {
-    groupId: g.groupId,
-    owner: g.owner,
-    kind: g.kind,
-    period: g.period,
-    next: g.next,
-    slices: g.slices.length,
-    dueAt: g.kind === 'twap' ? g.dueAt : 0,
-    liveSliceId: g.liveSliceId,
-  };
-}
-
-function addTo<T>(map: Map<number, Set<T>>, key: number, value: T): void {
-  const set = map.get(key);
-  if (set === undefined) map.set(key, new Set([value]));
-  else set.add(value);
-}
-
-function removeFrom<T>(map: Map<number, Set<T>>, key: number, value: T): void {
-  const set = map.get(key);
-  if (set === undefined) return;
-  set.delete(value);
-  if (set.size === 0) map.delete(key);
 }

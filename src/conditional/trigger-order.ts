@@ -7,13 +7,13 @@
  * beyond this record.
  * May import: types/ids, conditional/ and engine/types.
  */
-import type { Side } from '../engine/types.ts';
+import type { PlaceOrder, Side } from '../engine/types.ts';
 import type { OcoPair } from './oco-pair.ts';
 import type { Bucket } from './trailing-bucket.ts';
-import { senseOf } from './trigger-math.ts';
+import { senseOf, trailingTrigger } from './trigger-math.ts';
 import { TriggerKind } from './types.ts';
-import type { PlaceTrigger } from './types.ts';
-import type { AccountIndex, OrderId } from '../types/ids.ts';
+import type { PlaceTrigger, TriggerView } from './types.ts';
+import { NO_ORDER, type AccountIndex, type OrderId } from '../types/ids.ts';
 
 export class TriggerOrder {
   readonly orderId: OrderId;
@@ -78,4 +78,44 @@ export class TriggerOrder {
   get trailing(): boolean {
     return this.kind === TriggerKind.TrailingStop;
   }
+}
+
+/** What the order shows while untriggered; `anchor` is a trailing stop's (0 for the others). */
+export function triggerView(o: TriggerOrder, anchor: number): TriggerView {
+  return {
+    orderId: o.orderId,
+    owner: o.owner,
+    account: o.account,
+    side: o.side,
+    kind: o.kind,
+    price: o.price,
+    quantity: o.quantity,
+    flags: o.flags,
+    expiresAt: o.expiresAt,
+    clientId: o.clientId,
+    triggerPrice: o.trailing ? trailingTrigger(anchor, o.percent, o.sense) : o.triggerPrice,
+    trailingPercent: BigInt(o.percent),
+    anchor,
+    ocoGroupId: o.pair === null ? NO_ORDER : o.pair.ocoGroupId,
+    parentOrderId: o.pair === null ? NO_ORDER : o.pair.parentOrderId,
+    armedQuantity: o.armedQuantity,
+    createdAt: o.createdAt,
+  };
+}
+
+/** The book order a fired trigger enters as: its armed lots, at `time`. */
+export function toPlaceOrder(o: TriggerOrder, time: number): PlaceOrder {
+  return {
+    orderId: o.orderId,
+    owner: o.owner,
+    account: o.account,
+    side: o.side,
+    price: o.price,
+    quantity: o.armedQuantity,
+    flags: o.flags,
+    expiresAt: o.expiresAt,
+    clientId: o.clientId,
+    position: 0,
+    time,
+  };
 }

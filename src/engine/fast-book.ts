@@ -4,18 +4,11 @@
  * The production order book. Same semantics and events as `NaiveOrderBook` (see
  * `engine/index.ts`); built so that no command allocates once the book has warmed up.
  *
- * Layout: each resting order lives in a numbered slot of struct-of-arrays typed arrays
- * (price, lots, owner, times, links…); slots and levels are recycled through free lists and
- * the arrays double when full. Per slot there are two intrusive doubly linked lists:
- *  - the FIFO of its price level (`prevInLevel`/`nextInLevel`, head and tail in
- *    `PriceLevels`): a cancel unlinks in O(1), never walking the level;
- *  - its owner's orders (`prevOfOwner`/`nextOfOwner`, head in `ownerHead`), for cancelAll and
- *    ordersOf without scanning the book.
- * Indexes: `slotById` (orderId → slot) and `ownerHead` (owner → first slot), both
- * `SlotIndex` typed-array hash tables that do not allocate under churn; `clientIds`
- * (account → clientId → slot, a Map touched only for orders that carry a clientId);
- * `expiry` (min-heap of (expiresAt, orderId), lazy deletion, rebuilt when stale entries
- * outnumber live ones).
+ * This file owns the commands: placing and matching (price-time priority, self-trade
+ * expiry, reduce-only caps), cancels, expiry, and the read-only views, snapshot and state
+ * hash. What rests and how it is linked and indexed is `engine/resting-orders` (over the
+ * typed-array slots of `engine/order-slab`), which this class extends so the matching loop
+ * reads the slot arrays as its own fields.
  *
  * Complexity: place O(1) at an existing level or the top, O(log L + d) to open a level d
  * places from the best (L levels on that side); each fill, self-trade expiry and cancel O(1)
@@ -27,68 +20,29 @@
  * May import: engine/ only (and @noble/hashes through state-hash).
  */
 import { EngineCode, Reason } from './codes.ts';
-import { ExpiryHeap } from './expiry-heap.ts';
 import { depthBucket, depthMultiple, orderView, shapeRejection } from './order-rules.ts';
-import type { RestingFields } from './order-rules.ts';
-import { NO_LEVEL, NO_SLOT, PriceLevels, grownFloat64, grownInt32, grownInt8 } from './price-levels.ts';
-import { SlotIndex } from './slot-index.ts';
-import { ReduceOnlyPositions, closableLots } from './reduce-only-positions.ts';
+import { NO_LEVEL, NO_SLOT, PriceLevels, grownFloat64 } from './price-levels.ts';
+import { closableLots } from './reduce-only-positions.ts';
+import { RestingOrders } from './resting-orders.ts';
 import { StateHasher } from './state-hash.ts';
 import { OrderFlag } from './types.ts';
 import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderId, OrderView, PlaceOrder, Side } from './types.ts';
 import type { AccountIndex, MarketIndex } from './types.ts';
 
-const INITIAL_SLOTS = 1024;
-/** Stale heap entries tolerated beyond the live expiring orders before the heap is rebuilt. */
-const EXPIRY_SLACK = 1024;
-
-export class FastOrderBook implements OrderBook {
+export class FastOrderBook extends RestingOrders implements OrderBook {
   readonly marketIndex: MarketIndex;
   private seq = 0;
-  private live = 0;
   private readonly listener: BookListener;
   private readonly minSizeLots: number;
 
-  // Order slots, struct of arrays.
-  private orderIdAt = new Float64Array(INITIAL_SLOTS);
-  private ownerAt = new Float64Array(INITIAL_SLOTS);
-  private accountAt = new Float64Array(INITIAL_SLOTS);
-  private priceAt = new Float64Array(INITIAL_SLOTS);
-  private quantityAt = new Float64Array(INITIAL_SLOTS);
-  private remainingAt = new Float64Array(INITIAL_SLOTS);
-  private expiresAtAt = new Float64Array(INITIAL_SLOTS);
-  private createdAtAt = new Float64Array(INITIAL_SLOTS);
-  private updatedAtAt = new Float64Array(INITIAL_SLOTS);
-  private sequenceAt = new Float64Array(INITIAL_SLOTS);
-  private flagsAt = new Float64Array(INITIAL_SLOTS);
-  private sideAt = new Int8Array(INITIAL_SLOTS);
-  private levelAt = new Int32Array(INITIAL_SLOTS);
-  private prevInLevel = new Int32Array(INITIAL_SLOTS);
-  private nextInLevel = new Int32Array(INITIAL_SLOTS);
-  private prevOfOwner = new Int32Array(INITIAL_SLOTS);
-  private nextOfOwner = new Int32Array(INITIAL_SLOTS);
-  private clientIdAt: (string | null)[] = new Array<string | null>(INITIAL_SLOTS).fill(null);
-  private freeSlots = new Int32Array(INITIAL_SLOTS);
-  private freeSlotCount = 0;
-  private usedSlots = 0;
-
-  private readonly bids = new PriceLevels(1);
-  private readonly asks = new PriceLevels(-1);
-  private readonly slotById = new SlotIndex(INITIAL_SLOTS);
-  private readonly ownerHead = new SlotIndex(256);
-  private readonly clientIds = new Map<number, Map<string, number>>();
-  private readonly expiry = new ExpiryHeap();
-  /** Live orders with an expiresAt (each has at least one heap entry). */
-  private expiring = 0;
   /** Reused by cancelAll to order an owner's ids. */
   private scratchIds = new Float64Array(64);
-  /** Positions as this book knows them, and its resting reduce-only lots per owner. */
-  private readonly reduceOnly = new ReduceOnlyPositions();
   /** Owners with resting reduce-only orders whose position moved during the current place. */
   private touched = new Float64Array(16);
   private touchedCount = 0;
 
   constructor(marketIndex: MarketIndex, listener: BookListener, options: BookOptions = {}) {
+    super();
     this.marketIndex = marketIndex;
     this.listener = listener;
     this.minSizeLots = options.minSizeLots ?? 1;
@@ -268,75 +222,6 @@ export class FastOrderBook implements OrderBook {
     return { marketIndex: this.marketIndex, sequence: this.seq, orders, reduceOnly: this.reduceOnly.snapshot() };
   }
 
-  validateInternalState(): void {
-    let seen = 0;
-    for (const levels of [this.bids, this.asks]) {
-      levels.validate();
-      for (let rank = 0; rank < levels.count; rank++) {
-        const level = levels.levelAt(rank);
-        let total = 0;
-        let prev = NO_SLOT;
-        for (let slot = levels.head[level]; slot !== NO_SLOT; slot = this.nextInLevel[slot]) {
-          const id = (this.orderIdAt[slot] as OrderId);
-          if (this.prevInLevel[slot] !== prev) throw new Error(`order ${id}: level FIFO back link broken`);
-          if (this.levelAt[slot] !== level || this.sideAt[slot] !== levels.side || this.priceAt[slot] !== levels.price[level]) {
-            throw new Error(`order ${id}: filed under the wrong level`);
-          }
-          const remaining = this.remainingAt[slot];
-          if (!(Number.isSafeInteger(remaining) && remaining > 0)) throw new Error(`order ${id}: remaining ${remaining} is not a positive integer`);
-          if (remaining > this.quantityAt[slot]) throw new Error(`order ${id}: remaining ${remaining} exceeds quantity ${this.quantityAt[slot]}`);
-          if (this.slotById.get(id) !== slot) throw new Error(`order ${id}: id index points elsewhere`);
-          const clientId = this.clientIdAt[slot];
-          if (clientId !== null && this.clientIds.get(this.accountAt[slot])?.get(clientId) !== slot) {
-            throw new Error(`order ${id}: clientId index misses clientId ${clientId}`);
-          }
-          total += remaining;
-          prev = slot;
-          seen++;
-        }
-        if (levels.tail[level] !== prev) throw new Error(`level ${levels.price[level]}: tail is not the last order`);
-        if (levels.total[level] !== total) throw new Error(`level ${levels.price[level]}: total ${levels.total[level]} differs from its orders' sum ${total}`);
-      }
-    }
-    if (seen !== this.live || this.slotById.size !== this.live) throw new Error(`order count: ${this.live} live, ${seen} on levels, ${this.slotById.size} indexed`);
-    const bid = this.bids.bestPrice();
-    const ask = this.asks.bestPrice();
-    if (bid !== 0 && ask !== 0 && bid >= ask) throw new Error(`book crossed at rest: best bid ${bid} >= best ask ${ask}`);
-
-    let owned = 0;
-    this.ownerHead.forEach((owner, head) => {
-      let prev = NO_SLOT;
-      for (let slot = head; slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
-        if (this.prevOfOwner[slot] !== prev || this.ownerAt[slot] !== owner) throw new Error(`owner ${owner}: order list broken at order ${(this.orderIdAt[slot] as OrderId)}`);
-        if (this.slotById.get((this.orderIdAt[slot] as OrderId)) !== slot) throw new Error(`owner ${owner}: lists order ${(this.orderIdAt[slot] as OrderId)} which is not live`);
-        prev = slot;
-        owned++;
-      }
-    });
-    if (owned !== this.live) throw new Error(`owner lists hold ${owned} orders, book ${this.live}`);
-
-    let withClientId = 0;
-    for (const [account, byClientId] of this.clientIds) {
-      if (byClientId.size === 0) throw new Error(`account ${account}: empty clientId index kept`);
-      for (const [clientId, slot] of byClientId) {
-        if (this.slotById.get((this.orderIdAt[slot] as OrderId)) !== slot || this.accountAt[slot] !== account || this.clientIdAt[slot] !== clientId) {
-          throw new Error(`account ${account}: clientId ${clientId} indexes a stale order`);
-        }
-        withClientId++;
-      }
-    }
-    let expiring = 0;
-    this.slotById.forEach((_orderId, slot) => {
-      if (this.clientIdAt[slot] !== null) withClientId--;
-      if (this.expiresAtAt[slot] > 0) expiring++;
-    });
-    if (withClientId !== 0) throw new Error('clientId index and orders with a clientId disagree');
-    const resting: RestingFields[] = [];
-    this.forEachInPriorityOrder((slot) => resting.push(this.fields(slot)));
-    this.reduceOnly.validate(resting, OrderFlag.ReduceOnly);
-    if (expiring !== this.expiring || this.expiry.size < expiring) throw new Error(`expiry: ${expiring} expiring orders, counted ${this.expiring}, heap ${this.expiry.size}`);
-  }
-
   /**
    * Matches the taker against one crossing level, FIFO, until the level or the taker is
    * done, then reports the level once. Returns the taker's remaining lots.
@@ -473,152 +358,5 @@ export class FastOrderBook implements OrderBook {
     const total = levels.total[level];
     if (levels.head[level] === NO_SLOT) levels.close(level);
     this.listener.onLevel(++this.seq, side, price, total, time);
-  }
-
-  /** Puts an order on the book: slot, level FIFO tail, and every index. Returns the slot. */
-  private rest(
-    orderId: OrderId, owner: number, account: AccountIndex, side: Side, price: number, quantity: number,
-    remaining: number, flags: number, expiresAt: number, clientId: string | null, time: number,
-  ): number {
-    const slot = this.freeSlotCount > 0 ? this.freeSlots[--this.freeSlotCount] : this.allocateSlot();
-    this.orderIdAt[slot] = orderId;
-    this.ownerAt[slot] = owner;
-    this.accountAt[slot] = account;
-    this.sideAt[slot] = side;
-    this.priceAt[slot] = price;
-    this.quantityAt[slot] = quantity;
-    this.remainingAt[slot] = remaining;
-    this.flagsAt[slot] = flags;
-    this.expiresAtAt[slot] = expiresAt;
-    this.createdAtAt[slot] = time;
-    this.updatedAtAt[slot] = time;
-    this.clientIdAt[slot] = clientId;
-
-    const levels = side === 1 ? this.bids : this.asks;
-    let level = levels.find(price);
-    if (level === NO_LEVEL) level = levels.open(price);
-    const tail = levels.tail[level];
-    this.levelAt[slot] = level;
-    this.prevInLevel[slot] = tail;
-    this.nextInLevel[slot] = NO_SLOT;
-    if (tail === NO_SLOT) levels.head[level] = slot;
-    else this.nextInLevel[tail] = slot;
-    levels.tail[level] = slot;
-    levels.total[level] += remaining;
-
-    const ownerFirst = this.ownerHead.get(owner);
-    this.prevOfOwner[slot] = NO_SLOT;
-    this.nextOfOwner[slot] = ownerFirst;
-    if (ownerFirst !== NO_SLOT) this.prevOfOwner[ownerFirst] = slot;
-    this.ownerHead.set(owner, slot);
-
-    this.slotById.set(orderId, slot);
-    if (clientId !== null) {
-      let byClientId = this.clientIds.get(account);
-      if (byClientId === undefined) this.clientIds.set(account, (byClientId = new Map()));
-      byClientId.set(clientId, slot);
-    }
-    if (expiresAt > 0) {
-      this.expiring++;
-      if (this.expiry.size >= 2 * this.expiring + EXPIRY_SLACK) this.rebuildExpiry();
-      else this.expiry.push(expiresAt, orderId);
-    }
-    this.live++;
-    return slot;
-  }
-
-  /** Takes a slot off its level FIFO (subtracting its remaining lots) and out of every index. */
-  private removeSlot(slot: number, levels: PriceLevels, level: number): void {
-    const prev = this.prevInLevel[slot];
-    const next = this.nextInLevel[slot];
-    if (prev === NO_SLOT) levels.head[level] = next;
-    else this.nextInLevel[prev] = next;
-    if (next === NO_SLOT) levels.tail[level] = prev;
-    else this.prevInLevel[next] = prev;
-    levels.total[level] -= this.remainingAt[slot];
-
-    const owner = this.ownerAt[slot];
-    if ((this.flagsAt[slot] & OrderFlag.ReduceOnly) !== 0) this.reduceOnly.left(owner, this.sideAt[slot] as Side, this.remainingAt[slot]);
-    const ownerPrev = this.prevOfOwner[slot];
-    const ownerNext = this.nextOfOwner[slot];
-    if (ownerPrev !== NO_SLOT) this.nextOfOwner[ownerPrev] = ownerNext;
-    else if (ownerNext === NO_SLOT) this.ownerHead.delete(owner);
-    else this.ownerHead.set(owner, ownerNext);
-    if (ownerNext !== NO_SLOT) this.prevOfOwner[ownerNext] = ownerPrev;
-
-    this.slotById.delete((this.orderIdAt[slot] as OrderId));
-    const clientId = this.clientIdAt[slot];
-    if (clientId !== null) {
-      const account = this.accountAt[slot];
-      const byClientId = this.clientIds.get(account) as Map<string, number>;
-      byClientId.delete(clientId);
-      if (byClientId.size === 0) this.clientIds.delete(account);
-      this.clientIdAt[slot] = null;
-    }
-    if (this.expiresAtAt[slot] > 0) this.expiring--;
-    this.levelAt[slot] = NO_LEVEL;
-    this.freeSlots[this.freeSlotCount++] = slot;
-    this.live--;
-  }
-
-  /** Drops stale entries: the heap becomes exactly the live expiring orders. */
-  private rebuildExpiry(): void {
-    this.expiry.clear();
-    this.slotById.forEach((orderId, slot) => {
-      if (this.expiresAtAt[slot] > 0) this.expiry.push(this.expiresAtAt[slot], orderId);
-    });
-  }
-
-  private allocateSlot(): number {
-    if (this.usedSlots === this.orderIdAt.length) {
-      const n = this.orderIdAt.length * 2;
-      this.orderIdAt = grownFloat64(this.orderIdAt, n);
-      this.ownerAt = grownFloat64(this.ownerAt, n);
-      this.accountAt = grownFloat64(this.accountAt, n);
-      this.priceAt = grownFloat64(this.priceAt, n);
-      this.quantityAt = grownFloat64(this.quantityAt, n);
-      this.remainingAt = grownFloat64(this.remainingAt, n);
-      this.expiresAtAt = grownFloat64(this.expiresAtAt, n);
-      this.createdAtAt = grownFloat64(this.createdAtAt, n);
-      this.updatedAtAt = grownFloat64(this.updatedAtAt, n);
-      this.sequenceAt = grownFloat64(this.sequenceAt, n);
-      this.flagsAt = grownFloat64(this.flagsAt, n);
-      this.sideAt = grownInt8(this.sideAt, n);
-      this.levelAt = grownInt32(this.levelAt, n);
-      this.prevInLevel = grownInt32(this.prevInLevel, n);
-      this.nextInLevel = grownInt32(this.nextInLevel, n);
-      this.prevOfOwner = grownInt32(this.prevOfOwner, n);
-      this.nextOfOwner = grownInt32(this.nextOfOwner, n);
-      this.freeSlots = grownInt32(this.freeSlots, n);
-      for (let i = this.clientIdAt.length; i < n; i++) this.clientIdAt.push(null);
-    }
-    return this.usedSlots++;
-  }
-
-  private forEachInPriorityOrder(visit: (slot: number) => void): void {
-    for (const levels of [this.bids, this.asks]) {
-      for (let rank = 0; rank < levels.count; rank++) {
-        for (let slot = levels.head[levels.levelAt(rank)]; slot !== NO_SLOT; slot = this.nextInLevel[slot]) visit(slot);
-      }
-    }
-  }
-
-  /** A slot's fields as a plain object (cold path: views, snapshots, hashes). */
-  private fields(slot: number): RestingFields {
-    return {
-      orderId: (this.orderIdAt[slot] as OrderId),
-      owner: this.ownerAt[slot],
-      account: this.accountAt[slot] as AccountIndex,
-      side: this.sideAt[slot] as Side,
-      price: this.priceAt[slot],
-      quantity: this.quantityAt[slot],
-      remaining: this.remainingAt[slot],
-      flags: this.flagsAt[slot],
-      expiresAt: this.expiresAtAt[slot],
-      clientId: this.clientIdAt[slot],
-      createdAt: this.createdAtAt[slot],
-      updatedAt: this.updatedAtAt[slot],
-      lastUpdateSequenceNumber: this.sequenceAt[slot],
-    };
   }
 }

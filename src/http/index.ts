@@ -7,7 +7,7 @@
  * status and text in one table (errors.ts, codes.ts). It decides nothing about money: writes go
  * to the sequencer through ports (ports.ts), reads go to the depth mirrors and history.
  *
- * Owns: the one uWebSockets.js adapter (uws.ts, over the build uws-native.ts loads), the route table (gateway.ts) and routes
+ * Owns: the one uWebSockets.js adapter (uws.ts and its uws-* parts, over the build uws-native.ts loads), the route table (gateway.ts) and routes
  * (routes/), request schemas and their conversion to integer units (requests/, validation.ts,
  * schemas.ts), fast-json-stringify serializers and the OpenAPI document (routes/openapi.ts),
  * the account guard and GCRA limits (auth-guard.ts, rate-limit.ts), the client address behind
@@ -15,7 +15,7 @@
  * compressed bodies (compression.ts), the probes and metrics routes (routes/operations.ts).
  * May import: types/orders, types/ids, auth/, config/, history/, numeric/, engine/types, ledger/ (types, read-only
  * queries), app/ (command kinds, result codes, the order vocabulary and registry's read model),
- * sequencer/sequencer and sequencer/account-writes (the outcome of a write and its port), uWebSockets.js (uws.ts only), ajv,
+ * sequencer/sequencer and sequencer/account-writes (the outcome of a write and its port), uWebSockets.js (the uws-* adapter only), ajv,
  * fast-json-stringify, negotiator (compression.ts), node:zlib, node:crypto, pino, node:fs, node:url and esbuild (routes/web),
  * @btc-vision/uwebsockets.js (types), node:module and, at run time, @trufflesuite/uws-js-unofficial
  * (uws-native.ts), the code tables engine/codes and

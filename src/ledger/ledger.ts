@@ -110,7 +110,8 @@ export class Ledger {
       liquidationFee: this.liquidationFee,
       funds: this.funds,
       emit: this.emit,
-      settleSide: (m, ownerId, orderId, side, price, quantity, n, feeRate, maker, time) => settleSide(ctx, m, ownerId, orderId, side, price, quantity, n, feeRate, maker, time),
+      // settleSide with this context bound; its rest array costs nothing that matters: only insolvency calls it, rarely.
+      settleSide: (...sideArgs) => settleSide(ctx, ...sideArgs),
     };
     this.ctx = ctx;
   }

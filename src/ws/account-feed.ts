@@ -1,0 +1,126 @@
+/**
+ * @module ws/account-feed
+ *
+ * The private channels (`account.<address>.<subaccountIndex>`): every event numbered per
+ * subaccount (history/account-events), and the account's stats after each batch.
+ *
+ * A subscription with `since` first catches up: it waits until everything up to now is flushed
+ * and in history, sends the events after `since` from history, then what was published
+ * meanwhile, each number once (`sent` only grows), then `live`. Too far behind (`maxResume`)
+ * or ahead of the newest event → `resync`. Private messages are sent to each subscriber
+ * directly (one string, few subscribers), so a catching-up subscriber buffers instead of
+ * missing any; they are not held for a publish window.
+ * May import: types/ids (types), config/market (types), history/account-events (types), http/ (errors, account-stats views, ports types), ws/.
+ */
+import type { MarketSpec } from '../config/market.ts';
+import type { AccountEventReader, AccountEventRecord } from '../history/account-events.ts';
+import { failure, GatewayCode } from '../http/errors.ts';
+import { statsView } from '../http/routes/account-stats.ts';
+import type { AccountReadPort } from '../http/ports.ts';
+import type { AccountChannel } from './channels.ts';
+import type { AccountFollower, FeedConnection, FeedConnections } from './feed-connections.ts';
+import { accountEventMessage } from './messages.ts';
+
+/** What the private channels read. */
+export interface AccountFeedPorts {
+  markets: readonly MarketSpec[];
+  accounts: Pick<AccountReadPort['ledger'], 'findOwner' | 'identity' | 'stats'>;
+  accountEvents: AccountEventReader;
+  /** Resolves once every journal record so far is flushed and its history written. */
+  durableAndWritten(): Promise<void>;
+}
+
+export class AccountFeed {
+  /** Private channel → its subscribers. */
+  private readonly followers = new Map<string, Set<AccountFollower>>();
+
+  constructor(
+    private readonly ports: AccountFeedPorts,
+    private readonly out: Pick<FeedConnections, 'send' | 'error'>,
+    private readonly maxResume: number,
+    /** Ends a subscription whose catch-up failed (the connection's channel set and this feed). */
+    private readonly leave: (conn: FeedConnection, name: string) => void,
+  ) {}
+
+  /** Catches a private subscription up from `since` (or from now), then makes it live. */
+  async follow(conn: FeedConnection, c: AccountChannel): Promise<void> {
+    const follower: AccountFollower = { conn, sent: 0, buffer: [] };
+    conn.state.followers.set(c.name, follower);
+    let set = this.followers.get(c.name);
+    if (set === undefined) this.followers.set(c.name, (set = new Set()));
+    set.add(follower);
+    try {
+      await this.ports.durableAndWritten();
+    } catch {
+      this.out.error(conn, undefined, failure(GatewayCode.DatabaseFailure).body, c.name);
+      this.leave(conn, c.name);
+      return;
+    }
+    // Unsubscribed, subscribed afresh or gone meanwhile.
+    if (conn.state.followers.get(c.name) !== follower) return;
+    const owner = this.ports.accounts.findOwner(c.account, c.subaccountIndex);
+    // Everything numbered before the wait is in history now; what was published since is in `buffer`.
+    const newest = owner === undefined ? 0 : this.ports.accountEvents.lastSeq(owner);
+    const since = c.since ?? newest;
+    const buffered = follower.buffer!;
+    follower.buffer = null;
+    if (since > newest) {
+      this.out.send(conn, JSON.stringify({ channel: c.name, type: 'resync', sequence: newest, message: `Sequence ${since} is ahead of the account's newest event ${newest}: take a fresh snapshot (REST)` }));
+      follower.sent = newest;
+    } else if (newest - since > this.maxResume) {
+      this.out.send(conn, JSON.stringify({ channel: c.name, type: 'resync', sequence: newest, message: `Sequence ${since} is more than ${this.maxResume} events behind the account's newest ${newest}: take a fresh snapshot (REST)` }));
+      follower.sent = newest;
+    } else {
+      follower.sent = since;
+      if (owner !== undefined && since < newest) for (const e of this.ports.accountEvents.after(owner, since, this.maxResume)) this.deliver(follower, c.name, e, accountEventMessage(c.name, this.ports.markets, e));
+    }
+    for (const e of buffered) if (e.seq > follower.sent) this.deliver(follower, c.name, e, accountEventMessage(c.name, this.ports.markets, e));
+    this.out.send(conn, JSON.stringify({ channel: c.name, type: 'live', sequence: follower.sent }));
+    const found = owner ?? this.ports.accounts.findOwner(c.account, c.subaccountIndex);
+    if (found !== undefined) this.sendStats(c.name, found, [follower]);
+  }
+
+  unfollow(name: string, follower: AccountFollower): void {
+    follower.conn.state.followers.delete(name);
+    const set = this.followers.get(name);
+    set?.delete(follower);
+    if (set?.size === 0) this.followers.delete(name);
+  }
+
+  /** Sends each event to its account channel's followers, then each touched account's stats. */
+  publish(events: readonly AccountEventRecord[]): void {
+    const touched = new Map<number, string>();
+    for (const e of events) {
+      const identity = this.ports.accounts.identity(e.owner);
+      if (identity === undefined) continue;
+      const channel = `account.${identity.address}.${identity.subaccountIndex}`;
+      const set = this.followers.get(channel);
+      if (set === undefined) continue;
+      const text = accountEventMessage(channel, this.ports.markets, e);
+      for (const follower of set) this.deliver(follower, channel, e, text);
+      touched.set(e.owner, channel);
+    }
+    for (const [owner, channel] of touched) this.sendStats(channel, owner, this.followers.get(channel) ?? []);
+  }
+
+  /** One event to one follower, unless it had it already: numbers only grow. */
+  private deliver(follower: AccountFollower, channel: string, e: AccountEventRecord, text: string): void {
+    if (follower.buffer !== null) {
+      follower.buffer.push(e);
+      return;
+    }
+    if (e.seq <= follower.sent) return;
+    follower.sent = e.seq;
+    this.out.send(follower.conn, text);
+  }
+
+  private sendStats(channel: string, owner: number, to: Iterable<AccountFollower>): void {
+    const identity = this.ports.accounts.identity(owner);
+    const stats = this.ports.accounts.stats(owner);
+    if (identity === undefined || stats === undefined) return;
+    for (const follower of to) {
+      if (follower.buffer !== null) continue;
+      this.out.send(follower.conn, JSON.stringify({ channel, type: 'stats', sequence: follower.sent, stats: statsView(identity.address, identity.subaccountIndex, stats) }));
+    }
+  }
+}
