@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { transformSync } from 'esbuild';
 
 const source = new URL('../src/transport/source-bundle.ts', import.meta.url);
 const ts = readFileSync(source, 'utf8');
@@ -15,6 +14,8 @@ const cache = new URL('../node_modules/.cache/perp-bundles/', import.meta.url);
 // Named by the TypeScript it comes from: once made, a start runs no esbuild at all.
 const file = new URL(`source-bundle-${createHash('sha256').update(ts).digest('hex').slice(0, 16)}.mjs`, cache);
 if (!existsSync(file)) {
+  // Loaded only here: a start that finds the file loads no esbuild either.
+  const { transformSync } = await import('esbuild');
   const { code } = transformSync(ts, { loader: 'ts', format: 'esm', target: 'node20' });
   const js = code.replaceAll(['import', 'meta', 'url'].join('.'), JSON.stringify(source.href));
   mkdirSync(cache, { recursive: true });
