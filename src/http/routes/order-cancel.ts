@@ -76,8 +76,8 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     const attempt = async (order: OrderLike | undefined, clientId: string, orderId: string) => {
       if (order === undefined) return failed.push({ clientId, orderId, reason: 'Order not found' });
       const refused =
-        guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, 'trade') ??
-        (charged.has(order.account) ? undefined : guard.charge(ctx.caller, order.account as Address));
+        guard.authorize(ctx.caller, order.account, order.subaccountIndex, 'trade') ??
+        (charged.has(order.account) ? undefined : guard.charge(ctx.caller, order.account));
       if (refused !== undefined) return failed.push({ clientId, orderId, reason: refused.body });
       charged.add(order.account);
       if (orders.live(order.orderId) === undefined) return failed.push({ clientId, orderId, reason: `Order is ${order.status}` });

@@ -96,7 +96,7 @@ export function orderKit(options: Pick<OrderRouteOptions, 'markets' | 'orders' |
   };
 
   const mayTrade = (who: readonly Address[], order: OrderLike): boolean =>
-    who.every((a) => guard.authorize(a, order.account as Address, order.subaccountIndex, 'trade') === undefined);
+    who.every((a) => guard.authorize(a, order.account, order.subaccountIndex, 'trade') === undefined);
 
   const lookup = (ctx: CallContext, scope: 'read' | 'trade'): OrderLike | HttpReply => {
     const idText = ctx.query.get('orderId');
@@ -114,9 +114,9 @@ export function orderKit(options: Pick<OrderRouteOptions, 'markets' | 'orders' |
       order = scope === 'read' ? orders.latestByClient(account!, clientId, CLIENT_ID_LOOKBACK) : orders.liveByClient(account!, clientId);
     }
     if (order === undefined) return codeFailure({ code: ExchangeCode.OrderNotFound });
-    const refused = guard.authorize(ctx.caller, order.account as Address, order.subaccountIndex, scope);
+    const refused = guard.authorize(ctx.caller, order.account, order.subaccountIndex, scope);
     if (refused !== undefined) return scope === 'read' ? codeFailure({ code: ExchangeCode.OrderNotFound }) : refused;
-    return guard.charge(ctx.caller, order.account as Address) ?? order;
+    return guard.charge(ctx.caller, order.account) ?? order;
   };
 
   return { view, reported, current, mayTrade, lookup };

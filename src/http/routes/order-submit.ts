@@ -10,7 +10,7 @@
  */
 import { orderMessage, signingRules } from '../../auth/typed-data.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
-import type { Address } from '../../auth/address.ts';
+import { lowercaseAddress, type Address } from '../../auth/address.ts';
 import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '../../app/commands.ts';
 import type { Outcome } from '../../sequencer/sequencer.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
@@ -94,7 +94,7 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
   const { view, reported, current, mayTrade } = kit;
 
   /** Whether `signer` may sign orders for the body's subaccount (the account or its `trade` delegate). */
-  const maySign = (signer: Address, body: OrderBody): boolean => guard.authorize(signer, body.account.toLowerCase() as Address, body.subaccountIndex, 'trade') === undefined;
+  const maySign = (signer: Address, body: OrderBody): boolean => guard.authorize(signer, lowercaseAddress(body.account), body.subaccountIndex, 'trade') === undefined;
 
   /**
    * Signature → signer, for one order body. The published rule signs orderType in lowerCamel;
@@ -159,7 +159,7 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     const { orderType, parentOrderId, account, subaccountIndex, clientId } = intent.intent;
     if (orderType === 'twap' || orderType === 'iceberg') return failure(GatewayCode.InvalidField, say(RouteText.groupOnBatch, orderType));
     if (parentOrderId !== null) return failure(GatewayCode.InvalidField, RouteText.pairOnBatch);
-    const relayed = guard.actFor(ctx.caller, account as Address, subaccountIndex, 'trade');
+    const relayed = guard.actFor(ctx.caller, account, subaccountIndex, 'trade');
     if (relayed !== undefined) return relayed;
     const signer = await signerOf(parsed.value);
     if (typeof signer !== 'string') return signer;
@@ -169,7 +169,7 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     // `Invalid signature`): nobody reads another account's order by guessing a clientId.
     if (clientId !== null) {
       const existing = orders.liveByClient(account, clientId);
-      if (existing !== undefined && guard.authorize(signer, account as Address, subaccountIndex, 'trade') === undefined) {
+      if (existing !== undefined && guard.authorize(signer, account, subaccountIndex, 'trade') === undefined) {
         if (!mayTrade([ctx.caller, signer], existing)) return clientIdInUse(clientId);
         const differing = differingTerms(existing, intent.intent);
         return differing.length === 0 ? json(serializeOrders([view(existing)])) : clientIdInUse(clientId, existing.orderId, differing);
@@ -192,10 +192,13 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     const refused = batchRefusal(intents);
     if (refused !== null) return failure(GatewayCode.InvalidField, refused);
     const first = intents[0];
-    const relayed = guard.actFor(ctx.caller, first.account as Address, first.subaccountIndex, 'trade');
+    const relayed = guard.actFor(ctx.caller, first.account, first.subaccountIndex, 'trade');
     if (relayed !== undefined) return relayed;
-    const signers = await Promise.all(bodies.map(signerOf));
-    for (const s of signers) if (typeof s !== 'string') return s;
+    const signers: Address[] = [];
+    for (const s of await Promise.all(bodies.map(signerOf))) {
+      if (typeof s !== 'string') return s;
+      signers.push(s);
+    }
     // A batch is not replayed: a clientId already on an open order refuses it whole, by name.
     for (const intent of intents) {
       const existing = intent.clientId === null ? undefined : orders.liveByClient(intent.account, intent.clientId);
@@ -203,7 +206,7 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     }
     if (first.orderType !== 'limit') {
       // A TP/SL pair, a TWAP or an iceberg: one command, admitted whole or refused whole.
-      const batch = intents.map((intent, i) => batchOrder(intent, signers[i] as Address));
+      const batch = intents.map((intent, i) => batchOrder(intent, signers[i]));
       const takeProfitAt = intents.findIndex((i) => i.orderType === 'takeProfit');
       const command: Command =
         first.orderType === 'twap' || first.orderType === 'iceberg'
@@ -219,8 +222,8 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       if (result.code !== 0) {
         // Admitted whole or refused whole: an `Invalid signature` is about the first order whose signer may not trade here.
         return orderFailure(result, () => {
-          const at = Math.max(0, signers.findIndex((s, i) => guard.authorize(s as Address, intents[i].account as Address, intents[i].subaccountIndex, 'trade') !== undefined));
-          return { body: bodies[at], signer: signers[at] as Address };
+          const at = Math.max(0, signers.findIndex((s, i) => guard.authorize(s, intents[i].account, intents[i].subaccountIndex, 'trade') !== undefined));
+          return { body: bodies[at], signer: signers[at] };
         });
       }
       metrics?.ordersAccepted(batch.length);
@@ -231,7 +234,7 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     }
     const out: OrderLike[] = [];
     for (let i = 0; i < intents.length; i++) {
-      const submitted = await submitOne(intents[i], signers[i] as Address);
+      const submitted = await submitOne(intents[i], signers[i]);
       // The first refusal stops the batch; orders already placed stay and are reported, then
       // the refused one as it was journaled (`rejected`, with its reason), so the client sees
       // where and why it stopped; the orders after it were not submitted (nonces unspent).
