@@ -14,7 +14,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ExchangeClient, accountChannel, onTick, type FeedMessage, type Market, type Order } from '../client/index.ts';
+import { ExchangeClient, ExchangeError, accountChannel, onTick, type FeedMessage, type Market, type Order } from '../client/index.ts';
 import { fields, table } from './output.ts';
 import { decimal, integer, UsageError } from './usage.ts';
 import { createKey, readKey, readSession, saveSession } from './wallet-files.ts';
@@ -34,6 +34,8 @@ export interface Context {
   positionals: string[];
   /** Prints `human` for people, `data` as JSON with --json. */
   show(data: unknown, human: () => string): void;
+  /** Writes one line of output as it is (a feed message). */
+  print(line: string): void;
 }
 
 export interface Command {
@@ -43,7 +45,8 @@ export interface Command {
   options?: Record<string, Option>;
   /** Takes its arguments raw (`journal`). */
   raw?: boolean;
-  run(ctx: Context): Promise<void> | void;
+  /** Done: nothing, or the exit status a command ends with by itself (the journal tool's). */
+  run(ctx: Context): Promise<void | number> | void | number;
 }
 
 /** A client without a wallet (market data) and with the operator key. */
@@ -288,8 +291,18 @@ export const COMMANDS: Command[] = [
       const channels = ctx.positionals.map((c) => (c === 'account' ? accountChannel(client.address, ctx.subaccountIndex) : c));
       const feed = client.feed();
       let seen = 0;
+      let opened = false;
+      // The client's reconnect timers keep no process alive (a library's must not): following does.
+      const following = setInterval(() => {}, 1 << 30);
+      let stop = (): void => {};
       await new Promise<void>((resolve, reject) => {
-        process.once('SIGINT', () => resolve());
+        stop = () => resolve();
+        process.once('SIGINT', stop);
+        feed.onState((state) => {
+          if (state === 'open') opened = true;
+          // Never reached: the URL is wrong or the exchange is down (exit 1). A drop later is reconnected.
+          else if (!opened) reject(new ExchangeError(0, `cannot reach the exchange's feed at ${ctx.url}`));
+        });
         feed.onMessage((m: FeedMessage) => {
           if (seen >= count || m.type === 'heartbeat' || m.type === 'subscribed' || m.type === 'login') return; // done, or the protocol's own
           if (m.type === 'error') {
@@ -297,11 +310,15 @@ export const COMMANDS: Command[] = [
             return;
           }
           const { channel, type, ...rest } = m;
-          console.log(ctx.json ? JSON.stringify(m) : `${channel ?? '-'} ${type} ${JSON.stringify(rest)}`);
+          ctx.print(ctx.json ? JSON.stringify(m) : `${channel ?? '-'} ${type} ${JSON.stringify(rest)}`);
           if (++seen >= count) resolve();
         });
         feed.subscribe(channels, since);
-      }).finally(() => feed.close());
+      }).finally(() => {
+        process.off('SIGINT', stop);
+        clearInterval(following);
+        feed.close();
+      });
     },
   },
   {
@@ -355,8 +372,9 @@ export const COMMANDS: Command[] = [
       const [sub = '', ...rest] = ctx.positionals;
       const tool = fileURLToPath(new URL('../journal/cli.ts', import.meta.url));
       const args = sub === 'replay' ? ['verify', ...rest, '--replay', fileURLToPath(new URL('../sequencer/replay-target.ts', import.meta.url))] : [sub, ...rest];
+      // The tool writes to this process's own output as it goes (a replay prints its progress).
       const result = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), tool, ...args], { stdio: 'inherit' });
-      process.exitCode = result.status ?? 1;
+      return result.status ?? 1;
     },
   },
 ];

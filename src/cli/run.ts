@@ -12,7 +12,9 @@
  * reached; 2 bad input (one line saying what to send instead).
  *
  * `runCli` takes the arguments and where to write, and returns the exit status, so the tests read
- * every command's help and every refusal of bad input without a process each.
+ * every command's help and every refusal of bad input without a process each. Everything a
+ * command prints goes where it is told, but `journal`: it runs the journal tool as a child
+ * process writing to this process's own output, and returns the tool's exit status.
  *
  * May import: ./commands, ./usage, ../client (ExchangeError), node:util, cli/wallet-files.
  */
@@ -55,7 +57,7 @@ function help(command: Command): string {
   ].join('\n');
 }
 
-async function main(argv: string[], out: (text: string) => void): Promise<void> {
+async function main(argv: string[], out: (text: string) => void): Promise<void | number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     out(overview());
     return;
@@ -71,8 +73,7 @@ async function main(argv: string[], out: (text: string) => void): Promise<void> 
       out(help(command));
       return;
     }
-    await command.run({ positionals: rest } as Context);
-    return;
+    return await command.run({ positionals: rest } as Context);
   }
   const { values, positionals } = parseArgs({ args: rest, options: { ...command.options, ...COMMON }, allowPositionals: true, strict: true });
   if (values.help === true) {
@@ -89,8 +90,9 @@ async function main(argv: string[], out: (text: string) => void): Promise<void> 
     values,
     positionals,
     show: (data, human) => out(json ? JSON.stringify(data, null, 2) : human()),
+    print: out,
   };
-  await command.run(ctx);
+  return await command.run(ctx);
 }
 
 /** Where `runCli` writes: standard output and standard error in the process, buffers in a test. */
@@ -105,8 +107,7 @@ export interface CliOutput {
  */
 export async function runCli(argv: string[], io: CliOutput): Promise<number> {
   try {
-    await main(argv, io.out);
-    return 0;
+    return (await main(argv, io.out)) ?? 0;
   } catch (error) {
     const e = error as Error & { code?: string };
     if (error instanceof UsageError || e.code?.startsWith('ERR_PARSE_ARGS')) {

@@ -17,14 +17,14 @@ export const HISTORY_ENV_OPTIONS = { maxDbs: 16, noSync: true } as const;
  * every value: an order record's 25 names are most of its bytes (bench:history-write: the
  * projection thread's cost per order −20 %). The structures key sorts before every numeric key
  * (ordered-binary's symbol type byte), so no range of a projection meets it; a thread that reads
- * a value of a shape it has not seen yet reloads them (lmdb does, in the read transaction the
- * value came from). `history.meta` keeps the plain encoding: its `format` is read before
+ * a value of a shape it has not seen yet reloads them (lmdb does, in the thread's current read
+ * transaction: at least as new as the value's, and shapes are only ever appended). `history.meta` keeps the plain encoding: its `format` is read before
  * anything knows which layout the rest is in.
  */
 export function projectionDatabase<V, K extends Key>(root: RootDatabase, name: string): Database<V, K> {
   const db = root.openDB<V, K>({ name, sharedStructuresKey: Symbol.for('structures') });
-  const opened = projectionDatabases.get(root) ?? [];
-  projectionDatabases.set(root, [...opened, db]);
+  // A read-only environment has no handle for a database never written (lmdb gives undefined).
+  if ((db as unknown) !== undefined) projectionDatabases.set(root, [...(projectionDatabases.get(root) ?? []), db]);
   return db;
 }
 

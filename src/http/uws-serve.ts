@@ -77,9 +77,9 @@ export function requestServer(options: HttpServerOptions, trusted: ReadonlySet<s
       params,
       authorization: req.getHeader('authorization'),
       operatorKey: req.getHeader('x-operator-key'),
-      contentType: req.getHeader('content-type'),
-      origin: req.getHeader('origin'),
-      acceptEncoding: req.getHeader('accept-encoding'),
+      // Each header is a call into uWS: the two below only where something reads them.
+      origin: options.cors === undefined ? '' : req.getHeader('origin'),
+      acceptEncoding: options.compress ? req.getHeader('accept-encoding') : '',
       remoteAddress: trusted.size === 0 ? peer : clientAddress(canonicalIp(peer) ?? peer, req.getHeader('x-forwarded-for'), trusted),
       body: null,
     };
@@ -89,25 +89,36 @@ export function requestServer(options: HttpServerOptions, trusted: ReadonlySet<s
     let running = false;
     let paused = false;
     let finished = false;
+    // True while uWS's callback runs: an answer written then needs no `cork` (uWS corks its own
+    // callback) and no `onAborted` (nothing of it outlives the callback).
+    let inCallback = true;
     const release = (): void => {
       if (finished) return;
       finished = true;
       state.unfinished--;
       state.onDrainActivity?.();
     };
-    res.onAborted(() => {
-      aborted = true;
-      // A handler already running finishes its work (a write it started is completed) first.
-      if (!running) release();
-    });
+    let watching = false;
+    /** Before anything outlives the callback (a body to read, a handler's promise): uWS requires `onAborted` then. */
+    const watchAbort = (): void => {
+      if (watching) return;
+      watching = true;
+      res.onAborted(() => {
+        aborted = true;
+        // A handler already running finishes its work (a write it started is completed) first.
+        if (!running) release();
+      });
+    };
 
     const finish = (reply: HttpReply): void => {
       running = false;
       if (!aborted) {
-        res.cork(() => {
-          if (paused) res.resume();
-          write(res, reply, state.draining, request, options);
-        });
+        if (inCallback) write(res, reply, state.draining, request, options);
+        else
+          res.cork(() => {
+            if (paused) res.resume();
+            write(res, reply, state.draining, request, options);
+          });
         onReply?.(routeIndex, request, reply, (performance.now() - arrived) / 1000);
       }
       release();
@@ -131,6 +142,7 @@ export function requestServer(options: HttpServerOptions, trusted: ReadonlySet<s
         result = result instanceof Promise ? result.then((reply) => encoded(request, reply)) : encoded(request, result);
       }
       if (result instanceof Promise) {
+        watchAbort();
         // Nothing more is read from this connection until the answer is written.
         if (!paused) {
           paused = true;
@@ -145,12 +157,15 @@ export function requestServer(options: HttpServerOptions, trusted: ReadonlySet<s
     // with bytes of it unread resets it, and the client loses the answer with the reset.
     if (!NEEDS_BODY.has(request.method) && declaredLength === 0 && req.getHeader('transfer-encoding') === '') {
       run();
+      inCallback = false;
       return;
     }
     if (declaredLength > options.maxBodyBytes) {
       finish({ status: 413, body: `Request body too large: at most ${options.maxBodyBytes} bytes` });
       return;
     }
+    inCallback = false;
+    watchAbort();
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;

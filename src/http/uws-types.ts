@@ -22,10 +22,9 @@ export interface HttpRequest {
   authorization: string;
   /** `X-Operator-Key`, for the operator API. */
   operatorKey: string;
-  contentType: string;
-  /** `Origin` (browsers), for CORS; empty when absent. */
+  /** `Origin` (browsers), for CORS; empty when absent or when the server has no CORS policy. */
   origin: string;
-  /** `Accept-Encoding`, for compression; empty when absent. */
+  /** `Accept-Encoding`, for compression; empty when absent or when the server does not compress. */
   acceptEncoding: string;
   /** The client's address: the socket peer, or the client a trusted proxy forwarded for. */
   remoteAddress: string;

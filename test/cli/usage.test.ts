@@ -58,3 +58,15 @@ test('an exchange that cannot be reached: exit status 1 and one line', async () 
   assert.equal(run.code, 1);
   assert.match(run.stderr, /^perp: [^\n]+\n$/);
 });
+
+test('feed follow against an exchange that cannot be reached: exit status 1 and one line, not a silent exit', async () => {
+  const run = await perp('feed', 'follow', 'trades.BTC', '--url', 'http://127.0.0.1:9');
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stderr, /^perp: cannot reach the exchange's feed at http:\/\/127\.0\.0\.1:9\n$/);
+});
+
+test('journal: the journal tool’s exit status is perp’s, and the test process’s own is left alone', async () => {
+  const run = await perp('journal', 'inspect', '/nonexistent/journal');
+  assert.notEqual(run.code, 0);
+  assert.equal(process.exitCode, undefined);
+});
