@@ -325,6 +325,8 @@ function encodeTypeString(name: string, fields: readonly TypedField[]): string {
 }
 
 const utf8 = new TextEncoder();
+/** `uint8` … `uint256` → its width in bits. */
+const UINT_BITS = new Map(Array.from({ length: 32 }, (_, i) => [`uint${(i + 1) * 8}`, (i + 1) * 8]));
 const TYPE_HASH = new Map<string, Uint8Array>(
   [['EIP712Domain', DOMAIN_TYPE] as const, ...Object.entries(TYPES)].map(([name, fields]) => [
     name,
@@ -332,13 +334,35 @@ const TYPE_HASH = new Map<string, Uint8Array>(
   ]),
 );
 
+/**
+ * keccak of a string field's UTF-8, remembered for the strings orders repeat (a symbol, an order
+ * type, the empty clientId, triggerPrice and parentOrderId, a market maker's prices): nine of an
+ * Order's eighteen fields are strings, each a hash. Bounded: emptied when full, and a string
+ * longer than `MAX_REMEMBERED_LENGTH` is hashed each time. The digests are never handed out, only
+ * copied into the struct's encoding.
+ */
+const stringHashes = new Map<string, Uint8Array>();
+const MAX_REMEMBERED_STRINGS = 4096;
+const MAX_REMEMBERED_LENGTH = 64;
+function stringHash(text: string): Uint8Array {
+  let hash = stringHashes.get(text);
+  if (hash === undefined) {
+    hash = keccak256(utf8.encode(text));
+    if (text.length <= MAX_REMEMBERED_LENGTH) {
+      if (stringHashes.size >= MAX_REMEMBERED_STRINGS) stringHashes.clear();
+      stringHashes.set(text, hash);
+    }
+  }
+  return hash;
+}
+
 /** Writes one field's 32-byte encoding at `word`; false when the value does not fit its type. */
 function encodeField(type: string, value: unknown, out: Uint8Array, word: number): boolean {
   const at = word * 32;
   switch (type) {
     case 'string':
       if (typeof value !== 'string') return false;
-      out.set(keccak256(utf8.encode(value)), at);
+      out.set(stringHash(value), at);
       return true;
     case 'bool':
       if (typeof value !== 'boolean') return false;
@@ -349,8 +373,13 @@ function encodeField(type: string, value: unknown, out: Uint8Array, word: number
       return address !== undefined && hexInto(address.slice(2), out, at + 12);
     }
     default: {
-      const bits = type.startsWith('uint') ? Number(type.slice(4)) : NaN;
+      const bits = UINT_BITS.get(type) ?? NaN;
       if (!(bits >= 8 && bits <= 256 && bits % 8 === 0)) throw new Error(`unsupported EIP-712 type ${type}`);
+      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && (bits >= 53 || value < 2 ** bits)) {
+        // The common case (JSON numbers): big-endian bytes by division, no bigint per byte.
+        for (let i = at + 31, n = value; n > 0; i--, n = Math.floor(n / 256)) out[i] = n % 256;
+        return true;
+      }
       let v: bigint;
       if (typeof value === 'bigint') v = value;
       else if (typeof value === 'number' && Number.isSafeInteger(value)) v = BigInt(value);
