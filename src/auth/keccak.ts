@@ -3,9 +3,10 @@
  *
  * keccak-256, the hash of EIP-712 digests, addresses and SIWE messages. Every hash of the
  * auth part goes through here. It runs hash-wasm's WebAssembly keccak: an Order digest takes
- * eleven hashes (nine string fields, the struct, the digest), about 70 µs with the pure-JS
- * @noble/hashes and about 8 µs with WebAssembly on this machine — on the signature workers'
- * path for every order. The tests compare digests with viem's and ethers' (pure JS).
+ * up to eleven hashes (nine string fields, the struct, the digest; typed-data remembers the
+ * strings orders repeat), about 70 µs with the pure-JS @noble/hashes and a few µs with
+ * WebAssembly on this machine — on the signature workers' path for every order. The tests
+ * compare digests with viem's and ethers' (pure JS).
  *
  * WebAssembly compiles asynchronously, so until `keccakReady` resolves (once per thread, at
  * load) the same hash is computed by @noble/hashes. No top-level await: this module must also
