@@ -49,6 +49,9 @@ export interface Command {
   run(ctx: Context): Promise<void | number> | void | number;
 }
 
+/** The feed's own messages, not shown by `feed follow`: a private channel's `live` says it caught up (each reconnect sends one). */
+const PROTOCOL_MESSAGES: ReadonlySet<string> = new Set(['heartbeat', 'subscribed', 'login', 'live']);
+
 /** A client without a wallet (market data) and with the operator key. */
 const publicClient = (ctx: Context) => new ExchangeClient({ url: ctx.url, operatorKey: ctx.operatorKey });
 
@@ -304,7 +307,7 @@ export const COMMANDS: Command[] = [
           else if (!opened) reject(new ExchangeError(0, `cannot reach the exchange's feed at ${ctx.url}`));
         });
         feed.onMessage((m: FeedMessage) => {
-          if (seen >= count || m.type === 'heartbeat' || m.type === 'subscribed' || m.type === 'login') return; // done, or the protocol's own
+          if (seen >= count || PROTOCOL_MESSAGES.has(m.type)) return; // done, or the protocol's own
           if (m.type === 'error') {
             reject(new UsageError(`${m.channel ?? 'feed'}: ${String(m.message)}`));
             return;

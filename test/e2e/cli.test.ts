@@ -2,18 +2,20 @@
  * The `perp` command line against a real exchange, run as a user runs it (its own process):
  * its help, bad input is one line and exit status 2 (every command's help and refusal:
  * test/cli/usage.test.ts, in process); a refusal is the exchange's status and text and exit 1;
- * a resting order is listed and cancelled, in a table or as JSON; `feed follow` prints the account's events as they arrive; the operator's deposit,
+ * a resting order is listed and cancelled, in a table or as JSON; `feed follow` prints the
+ * account's events as they arrive and outlives a dropped connection; the operator's deposit,
  * index price and snapshot take effect; `journal inspect` is the journal tool's.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ExchangeClient } from '../../src/client/index.ts';
 import { startTestExchange } from './harness.ts';
+import { startRelay } from './tcp-relay.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const ex = await startTestExchange();
@@ -70,6 +72,37 @@ test('feed follow prints the account’s events as they arrive', async () => {
   const following = perp('feed', 'follow', 'account', '--since', '0', '--count', '2', '--json');
   const lines = (await following).stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual(lines.map((m) => [m.type, m.sequence]), [['balance', 1], ['order', 2]], 'the faucet credit, then the order, from the account’s history');
+});
+
+test('feed follow outlives a dropped connection: it reconnects, resumes without a gap, and ends on Ctrl-C with 0', { timeout: 90_000 }, async () => {
+  const relay = await startRelay(Number(new URL(ex.url).port));
+  after(() => relay.close());
+  const follower = spawn(process.execPath, [join(ROOT, 'bin/perp.js'), 'feed', 'follow', 'account', '--json', '--url', relay.url], { cwd: home, env });
+  let out = '';
+  follower.stdout.on('data', (chunk: Buffer) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => follower.on('close', resolve));
+  const orders = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)).filter((m) => m.type === 'order');
+  const placeUntil = async (what: string, done: () => boolean) => {
+    for (let i = 0; i < 60 && !done() && follower.exitCode === null; i++) {
+      assert.equal((await perp('order', 'place', 'BTC', 'buy', '0.001', '--price', '90000', '--post-only')).code, 0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    assert.equal(follower.exitCode, null, `${what}: the follower is still running`);
+    assert.ok(done(), what);
+  };
+  // Live from its start: orders until the follower has shown one.
+  await placeUntil('the follower shows an order', () => orders().length >= 1);
+  const before = orders().length;
+  relay.cut(); // its connection drops, and reconnecting fails for a while
+  await perp('order', 'place', 'BTC', 'buy', '0.001', '--price', '90000', '--post-only'); // while it is away
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  relay.restore();
+  await placeUntil('the follower reconnects and shows the orders since', () => orders().length >= before + 2);
+  follower.kill('SIGINT');
+  assert.equal(await exited, 0, 'Ctrl-C ends it with 0');
+  const numbered = out.trim().split('\n').map((l) => JSON.parse(l)).filter((m) => ['order', 'fill', 'position', 'balance'].includes(m.type));
+  const sequences = numbered.map((m) => m.sequence as number);
+  assert.ok(sequences.every((n, i) => i === 0 || n === sequences[i - 1] + 1), `numbered without a gap or a repeat across the drop: ${sequences.join(', ')}`);
 });
 
 test('operator commands: deposit, index price, snapshot; journal inspect', async () => {
