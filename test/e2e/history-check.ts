@@ -27,8 +27,8 @@ import { HISTORY_ENV_OPTIONS, projectionDatabase } from '../../src/history/histo
 import { Projections } from '../../src/history/projections.ts';
 import { Replay } from '../../src/sequencer/recovery.ts';
 
-/** Every named database of a history environment (history/store, history/transfers, history/account-events, history/batch). */
-const HISTORY_DATABASES = [
+/** Every projection database of a history environment (history/store, history/transfers, history/account-events). */
+export const PROJECTION_DATABASES = [
   'history.trades',
   'history.tradesByTime',
   'history.candles',
@@ -37,8 +37,10 @@ const HISTORY_DATABASES = [
   'history.funding',
   'history.transfers',
   'history.accountEvents',
-  'history.meta',
 ];
+
+/** Every named database of a history environment: the projections and their position (history/batch). */
+const HISTORY_DATABASES = [...PROJECTION_DATABASES, 'history.meta'];
 
 /**
  * A database's entries, decoded as the exchange reads them. The shapes' own entry (a symbol key,

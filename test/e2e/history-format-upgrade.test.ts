@@ -16,13 +16,11 @@ import { join } from 'node:path';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import { startTestExchange, Trader, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
-import { assertHistoryMatchesJournal } from './history-check.ts';
+import { assertHistoryMatchesJournal, PROJECTION_DATABASES } from './history-check.ts';
 import { HISTORY_ENV_OPTIONS, projectionDatabase } from '../../src/history/history-env.ts';
 import { TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED } from '../../src/history/store.ts';
 
 
-/** Every projection database of formats 3 and 4 (history.meta apart). */
-const PROJECTIONS = ['history.trades', 'history.tradesByTime', 'history.candles', 'history.orders', 'history.timeline', 'history.funding', 'history.accountEvents', 'history.transfers'];
 
 /** Format 4's values (shared structures), as `[key, value]`s: the structures entry itself (a symbol key) left out. */
 function entries(db: Database<unknown, Key>): [Key, unknown][] {
@@ -40,7 +38,7 @@ async function rewrite(dir: string, fn: (env: RootDatabase, current: (name: stri
   const current = (name: string) => projectionDatabase<unknown, Key>(env, name);
   const plain = (name: string) => env.openDB<unknown, Key>({ name });
   await env.transaction(() => {
-    for (const name of PROJECTIONS) {
+    for (const name of PROJECTION_DATABASES) {
       const stored = entries(current(name));
       current(name).clearSync();
       for (const [key, value] of stored) plain(name).putSync(key, value);
