@@ -15,17 +15,18 @@
  *
  * Snapshots store the hash they were taken with (journal/snapshots); a change of recipe is a new
  * snapshot format version, so an older snapshot is skipped and the journal replayed instead.
- * May import: @noble/hashes.
+ * SHA-256 is node:crypto's (OpenSSL, a computation like any other: no I/O): a book's hash is
+ * fed 104 bytes per resting order, where the JavaScript SHA-256 of @noble/hashes cost ten times
+ * as much (29 against 4 µs for 10 orders, 1,234 against 117 µs for 1,000 on this machine) — the
+ * largest part of a snapshot's hashing and of the engine's property test.
+ * May import: node:crypto.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
-
-const utf8 = new TextEncoder();
+import { createHash } from 'node:crypto';
 
 /** The hash of a part's snapshot (see the module header). */
 export function stateHashOf(snapshot: unknown): string {
   const text = JSON.stringify(snapshot, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
-  return bytesToHex(sha256(utf8.encode(text)));
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 export interface StateHashStream {
@@ -36,9 +37,9 @@ export interface StateHashStream {
 
 /** The same hash, fed in pieces. */
 export function stateHashStream(): StateHashStream {
-  const hash = sha256.create();
+  const hash = createHash('sha256');
   return {
     update: (bytes) => void hash.update(bytes),
-    digest: () => bytesToHex(hash.digest()),
+    digest: () => hash.digest('hex'),
   };
 }
