@@ -423,7 +423,7 @@ export class Exchange {
     for (const c of this.conditional) c.validateInternalState();
     if (this.outputs.length > 0) throw new Error('exchange: conditional outputs left unapplied');
     let untriggered = 0;
-    for (const o of this.orders.snapshot()) {
+    for (const o of this.orders.openOrders()) {
       if (o.remaining <= 0 || o.remaining > o.quantity) throw new Error(`exchange: open order ${o.orderId} has remaining ${o.remaining} of ${o.quantity}`);
       if (o.status !== 'untriggered') continue;
       untriggered++;

@@ -247,6 +247,11 @@ export class OrderRegistry {
   }
 
   /** Live orders in id order: the registry's part of a snapshot. */
+  /** The open orders as they are held, in no particular order and not copied: for checks that read every one (the exchange's invariants, after every command in the simulator). */
+  openOrders(): IterableIterator<Readonly<OrderState>> {
+    return this.open.values();
+  }
+
   snapshot(): OrderState[] {
     return [...this.open.values()].sort((a, b) => a.orderId - b.orderId).map((o) => ({ ...o }));
   }
