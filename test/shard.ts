@@ -22,7 +22,7 @@
  * (the exit code is node:test's, set when the run ended).
  */
 import { describe } from 'node:test';
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -44,17 +44,13 @@ function claim(): string | null {
   return null;
 }
 
-import { readFileSync as rf } from 'node:fs';
-const cpuNow = () => { const f = rf('/proc/self/stat', 'utf8').split(') ')[1]!.split(' '); return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10; };
-const childNow = () => { const f = rf('/proc/self/stat', 'utf8').split(') ')[1]!.split(' '); return (Number(f[13]) + Number(f[14])) * 10; };
 for (let file = claim(); file !== null; file = claim()) {
-  const started = performance.now(); const c0 = cpuNow(); const k0 = childNow();
+  const started = performance.now();
   await describe(file, async () => {
     await import(pathToFileURL(resolve(file!)).href);
   });
-  process.send?.({ done: file, ms: performance.now() - started }); require_log(file, performance.now() - started, cpuNow() - c0, childNow() - k0);
+  process.send?.({ done: file, ms: performance.now() - started });
 }
-function require_log(f: string, w: number, c: number, k: number) { appendFileSync('/tmp/filecpu.txt', `${f} ${(w/1000).toFixed(1)} ${(c/1000).toFixed(1)} ${(k/1000).toFixed(1)}\n`); }
 process.disconnect?.();
 // A timer or socket some test left open must not hold the shard (and the whole run) forever.
 // Not a root `after` hook: node:test runs those each time its pending tests run out, which
