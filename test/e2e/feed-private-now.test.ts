@@ -2,14 +2,16 @@
  * An account's own events are not held for the public window: while a market's public trades
  * wait for the next window, the taker's private stream already has its fill and its order
  * filled — a trader learns of its own fill as soon as the journal has it, whatever the public
- * fan-out does. The window is widened to seconds so "not yet published" lasts long enough to see.
+ * fan-out does. The window is widened to two seconds so "not yet published" lasts long enough to
+ * see (a round trip here takes milliseconds; the file runs alone, test/run.ts SERIAL), and the
+ * test waits out two of them: the one the first resting order opens, and the one it measures.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, fundedTraders } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
 
-const WINDOW_MS = 5000;
+const WINDOW_MS = 2000;
 const SYMBOL = 'BTC-USD-PERP';
 
 test("an account's fill reaches its private stream while the public trade waits for the window", { timeout: 60_000 }, async () => {
@@ -26,7 +28,8 @@ test("an account's fill reaches its private stream while the public trade waits 
   const publicTrades = () => feed.messages.filter((m) => m.type === 'trades');
   const privateFills = () => feed.messages.filter((m) => m.channel === channel && m.type === 'fill');
 
-  // The first trade after a quiet spell is published at once and opens the window.
+  // The maker's order is the market's first change: published at once, it opens a window the
+  // first trade waits out; that trade's publication opens the next window.
   assert.equal((await maker.place({ price: '96000', quantity: '-0.001' })).status, 200);
   assert.equal((await taker.place({ price: '96000', quantity: '0.001', ioc: true })).status, 200);
   await feed.until(() => publicTrades().length === 1 && privateFills().length === 1, 'the first trade, public and private');
