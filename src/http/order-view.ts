@@ -4,7 +4,7 @@
  * An order as the API shows it (the spec's Order), from the registry's or history's record:
  * prices and quantities become decimal strings, the orderId hex, the quantity signed.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from './serializer.ts';
 import { lotsToQuantity, ticksToPrice, type MarketSpec } from '../config/market.ts';
 import { OrderFlag, SELF_TRADE_EXPIRE_MAKER, formatOrderId } from '../engine/types.ts';
 import { ORDER_SCHEMA, ORDERS_SCHEMA, ORDER_BATCH_SCHEMA, ORDER_LIST_SCHEMA, BATCH_CANCEL_SCHEMA } from './schemas.ts';
@@ -79,8 +79,8 @@ export function orderView(markets: readonly MarketSpec[], o: OrderLike) {
   };
 }
 
-export const serializeOrder = fastJson(ORDER_SCHEMA);
-export const serializeOrders = fastJson(ORDERS_SCHEMA);
-export const serializeOrderBatch = fastJson(ORDER_BATCH_SCHEMA);
-export const serializeOrderList = fastJson(ORDER_LIST_SCHEMA);
-export const serializeBatchCancel = fastJson(BATCH_CANCEL_SCHEMA);
+export const serializeOrder = serializer(ORDER_SCHEMA);
+export const serializeOrders = serializer(ORDERS_SCHEMA);
+export const serializeOrderBatch = serializer(ORDER_BATCH_SCHEMA);
+export const serializeOrderList = serializer(ORDER_LIST_SCHEMA);
+export const serializeBatchCancel = serializer(BATCH_CANCEL_SCHEMA);

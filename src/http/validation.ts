@@ -1,7 +1,7 @@
 /**
  * @module http/validation
  *
- * Request bodies are checked against JSON schemas (ajv, compiled once per route). A schema
+ * Request bodies are checked against JSON schemas (ajv, compiled once per route, on its first body). A schema
  * field may carry `x-error`: the whole message a user reads when that field is wrong, so a
  * message is written once beside the field it describes. Integers above 2^53 cannot survive
  * JSON.parse exactly, so integer fields carry `maximum: MAX_SAFE_INTEGER` and larger values
@@ -60,10 +60,14 @@ export function describe(error: ErrorObject): string {
 
 export type BodyResult<T> = { ok: true; value: T } | { ok: false; reply: HttpReply };
 
-/** Compiles a body schema into a parser: bytes → typed value, or the 400 reply. */
+/**
+ * A body schema's parser: bytes → typed value, or the 400 reply. The schema is compiled on the
+ * first body it parses, not when the route module loads (as serializers are: http/serializer).
+ */
 export function bodyParser<T>(schema: object): (body: Buffer | null) => BodyResult<T> {
-  const validate: ValidateFunction = ajv.compile(schema);
+  let validate: ValidateFunction | undefined;
   return (body) => {
+    validate ??= ajv.compile(schema);
     let value: unknown;
     try {
       value = JSON.parse(body === null || body.length === 0 ? 'null' : body.toString('utf8'));

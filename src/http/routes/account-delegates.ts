@@ -13,7 +13,7 @@
  * before the journal, so that a replay of an older journal that holds one applies it unchanged;
  * removing it is allowed.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { failure, GatewayCode } from '../errors.ts';
@@ -36,8 +36,8 @@ const ZERO_DELEGATE = 'Cannot delegate to the zero address: nobody holds its key
 const DELEGATES_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 const SIGNERS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 
-const serializeDelegates = fastJson(DELEGATES_SCHEMA);
-const serializeSigners = fastJson(SIGNERS_SCHEMA);
+const serializeDelegates = serializer(DELEGATES_SCHEMA);
+const serializeSigners = serializer(SIGNERS_SCHEMA);
 const parseBody = bodyParser<DelegationBody>(DELEGATION_REQUEST_SCHEMA);
 
 export function delegatesRoute(accounts: AccountReadPort) {

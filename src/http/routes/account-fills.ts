@@ -7,7 +7,7 @@
  * than history/reader's `SEARCH_LIMIT` entries: 400, narrow the window. A failed database read
  * is 500 `Internal server error: Database connection failed`.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import { SearchTooBroad, type HistoryReader } from '../../history/reader.ts';
 import { accountFillView } from '../../history/views.ts';
@@ -43,7 +43,7 @@ const FILLS_QUERY: readonly QueryParam[] = [
 /** What the fills route reads: `HistoryReader` over LMDB, or a test double. */
 export type FillHistory = Pick<HistoryReader, 'fills'>;
 
-const serialize = fastJson(ACCOUNT_FILLS_SCHEMA);
+const serialize = serializer(ACCOUNT_FILLS_SCHEMA);
 
 export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[], history: FillHistory) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {

@@ -8,7 +8,7 @@
  * account or its `trade` delegate, and so must the signer (the sequencer checks the signer and
  * the nonce): otherwise 403 `Unauthorized to change margin for account <account>`.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { findMarket, RATE_ONE, type MarketSpec } from '../../config/market.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
@@ -31,7 +31,7 @@ import { lowercaseAddress } from '../../auth/address.ts';
 
 const MARGIN_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
 
-const serialize = fastJson(MARGIN_SETTINGS_SCHEMA);
+const serialize = serializer(MARGIN_SETTINGS_SCHEMA);
 const parseBody = bodyParser<MarginBody>(MARGIN_REQUEST_SCHEMA);
 
 export function marginSettingsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[]) {

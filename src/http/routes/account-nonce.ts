@@ -5,7 +5,7 @@
  * window in the account). Any unused nonce above the window's floor is accepted too (concurrent
  * clients); this is the one that is certainly fresh.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
 import { isReply } from '../query.ts';
 import { addressParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
@@ -22,7 +22,7 @@ const NONCE_QUERY: readonly QueryParam[] = [
   { name: 'signer', required: false, schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' }, description: 'the address that signs (the account or a delegate); default the account' },
 ];
 
-const serialize = fastJson(NONCE_SCHEMA);
+const serialize = serializer(NONCE_SCHEMA);
 
 export function nonceRoute(accounts: AccountReadPort) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {

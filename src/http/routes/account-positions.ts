@@ -5,7 +5,7 @@
  * `isolated`, `markPrice` and `unrealizedPnl`. An unknown symbol is 404 `Symbol not found`;
  * a subaccount never seen has no positions (empty list).
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../../config/market.ts';
 import type { Position } from '../../ledger/position.ts';
 import { notionalScale, valueAt, type NotionalScale } from '../../ledger/units.ts';
@@ -23,7 +23,7 @@ import * as S from '../schemas.ts';
 
 const POSITIONS_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
 
-const serialize = fastJson(POSITIONS_SCHEMA);
+const serialize = serializer(POSITIONS_SCHEMA);
 
 export function positionsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[]) {
   const scales: NotionalScale[] = markets.map(notionalScale);

@@ -8,7 +8,7 @@
  * free collateral for orders, account value, unrealized PnL.
  * A subaccount the ledger has never seen (no deposit, no transfer in) → 404 `Account not found`.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
@@ -28,8 +28,8 @@ import * as S from '../schemas.ts';
 const STATS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 const BALANCE_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 
-const serializeStats = fastJson(ACCOUNT_STATS_SCHEMA);
-const serializeBalance = fastJson(BALANCE_SCHEMA);
+const serializeStats = serializer(ACCOUNT_STATS_SCHEMA);
+const serializeBalance = serializer(BALANCE_SCHEMA);
 
 export const usd = (units: bigint): string => formatDecimal(units, COLLATERAL_SCALE);
 export const fraction = (rate: bigint): string => formatDecimal(rate, RATE_SCALE);

@@ -9,7 +9,7 @@
  * subaccount's transfers in and out, newest first (`{transfers: [...]}`), from the transfers
  * projection: `direction` `in` or `out` narrows; `from`/`to` ms; `limit` 1–5000, default 50.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { COLLATERAL_SCALE } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { AuthCode } from '../../auth/codes.ts';
@@ -44,7 +44,7 @@ const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
 ];
 
 const parseBody = bodyParser<TransferBody>(TRANSFER_REQUEST_SCHEMA);
-const serialize = fastJson(TRANSFERS_SCHEMA);
+const serialize = serializer(TRANSFERS_SCHEMA);
 
 export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes: AccountWritePort) {
   return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {

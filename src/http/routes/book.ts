@@ -2,7 +2,7 @@
  * GET /book/{symbol}: an L2 snapshot, asks ascending and bids descending, aggregated to a
  * multiple of the market's tick (asks rounded up, bids rounded down).
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { Side, type Level } from '../../engine/types.ts';
@@ -19,7 +19,7 @@ export const DEFAULT_BOOK_DEPTH = 100;
 const BOOK_CACHE_ENTRIES = 64;
 export const TICK_MULTIPLIERS = [1, 2, 5, 10, 100, 1000] as const;
 
-const serialize = fastJson(BOOK_SCHEMA);
+const serialize = serializer(BOOK_SCHEMA);
 
 /** The tick multiple a `tickSize` query names, or undefined when it is not an allowed multiple. */
 function tickMultipleOf(market: MarketSpec, text: string): number | undefined {

@@ -4,7 +4,7 @@
  * before) in milliseconds; `limit` 1–5000, default 1000, keeping the newest when more match;
  * each candle's `time` (its start) in seconds.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { findMarket } from '../../config/market.ts';
 import { CANDLE_INTERVALS, INTERVAL_1M, intervalByName } from '../../history/candles.ts';
 import type { MarketHistory } from '../../history/types.ts';
@@ -21,7 +21,7 @@ import * as S from '../schemas.ts';
 const DEFAULT_CANDLES_LIMIT = 1000;
 
 const INTERVAL_NAMES = CANDLE_INTERVALS.map((i) => i.name).join(', ');
-const serialize = fastJson(CANDLES_SCHEMA);
+const serialize = serializer(CANDLES_SCHEMA);
 
 const CANDLES_QUERY: readonly QueryParam[] = [
   { name: 'interval', required: false, schema: { type: 'string', enum: CANDLE_INTERVALS.map((i) => i.name) }, description: 'default 1m' },

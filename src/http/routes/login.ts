@@ -6,7 +6,7 @@
  * by another key; 400 for a bad address). Public routes: limited per source address by the
  * gateway, not by account.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import type { WalletLogin } from '../../auth/login.ts';
 import { codeFailure } from '../errors.ts';
 import { CHALLENGE_SCHEMA, LOGIN_SCHEMA } from '../schemas.ts';
@@ -37,8 +37,8 @@ const LOGIN_REQUEST_SCHEMA = {
 
 const parseChallenge = bodyParser<{ address: string }>(CHALLENGE_REQUEST_SCHEMA);
 const parseLogin = bodyParser<{ message: string; signature: string }>(LOGIN_REQUEST_SCHEMA);
-const serializeChallenge = fastJson(CHALLENGE_SCHEMA);
-const serializeLogin = fastJson(LOGIN_SCHEMA);
+const serializeChallenge = serializer(CHALLENGE_SCHEMA);
+const serializeLogin = serializer(LOGIN_SCHEMA);
 
 export function challengeRoute(login: Pick<WalletLogin, 'challenge'>) {
   return (req: HttpRequest): HttpReply => {

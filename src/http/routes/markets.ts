@@ -1,5 +1,5 @@
 /** GET /markets, GET /config and GET /time: what a client needs before its first order. */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { signingRules } from '../../auth/typed-data.ts';
@@ -39,8 +39,8 @@ function marketView(m: MarketSpec) {
   };
 }
 
-const serializeMarkets = fastJson(MARKETS_SCHEMA);
-const serializeTime = fastJson(TIME_SCHEMA);
+const serializeMarkets = serializer(MARKETS_SCHEMA);
+const serializeTime = serializer(TIME_SCHEMA);
 
 export function marketsRoute(port: MarketDataPort) {
   // Market parameters do not change while the process runs: serialize once.

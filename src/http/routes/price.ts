@@ -9,7 +9,7 @@
  * the current one (see `history/views` summaryView). `time` and `openTime` in seconds.
  * Both take an optional `symbol` to answer one market (404 `Symbol not found` when unknown).
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { findMarket, ticksToPrice, type MarketSpec } from '../../config/market.ts';
 import type { MarketHistory, PriceSource } from '../../history/types.ts';
 import { secondsOf, summaryView } from '../../history/views.ts';
@@ -23,8 +23,8 @@ import type { Endpoint } from '../endpoint.ts';
 import { DB_FAILURE, PUBLIC_BUDGET, STRICT_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
-const serializePrices = fastJson(PRICES_SCHEMA);
-const serializeSummary = fastJson(SUMMARY_SCHEMA);
+const serializePrices = serializer(PRICES_SCHEMA);
+const serializeSummary = serializer(SUMMARY_SCHEMA);
 
 /** GET /price and GET /summary: every market, or the one `symbol` names. */
 const ONE_MARKET_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: false, schema: { type: 'string' }, description: 'only this market; all markets when absent' }];

@@ -3,7 +3,7 @@
  * `limit` 1–5000, default 100; `from` (on or after) and `to` (before) in milliseconds, ≥ 0;
  * each trade's `time` in seconds. Also the window parameters' parser that GET /candles shares.
  */
-import fastJson from 'fast-json-stringify';
+import { serializer } from '../serializer.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import type { MarketHistory, RangeQuery } from '../../history/types.ts';
@@ -19,7 +19,7 @@ import * as S from '../schemas.ts';
 const DEFAULT_TRADES_LIMIT = 100;
 const MAX_HISTORY_LIMIT = 5000;
 
-const serialize = fastJson(PUBLIC_TRADES_SCHEMA);
+const serialize = serializer(PUBLIC_TRADES_SCHEMA);
 
 /** What the history routes need of the market data port. */
 export interface MarketList {
