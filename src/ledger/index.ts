@@ -17,7 +17,8 @@
  * (tiers), fees, mark-price, funding (the rate), funding-payments (paying it), liquidation
  * (bankruptcy prices, ADL ranking), open-loss, holds (R1), settlement (R2), insolvency
  * (liquidation, insurance fund, ADL, socialised loss), moves (balance/position/insurance
- * events), stats, state (records), events, snapshot, codes, ledger (the facade).
+ * events), stats, state (records), invariants (the money report and the invariant checks over
+ * the records), events, snapshot, codes, ledger (the facade).
  */
 export { Ledger, type LedgerOptions, type AdmitExtras } from './ledger.ts';
 export { LedgerCode, LEDGER_CODE_TEXT } from './codes.ts';

@@ -11,7 +11,8 @@
  * sends to the books (after `admitOrder(..., { liquidation: true })`).
  * This class is the facade: it owns the records; the larger blocks are functions in their own
  * files, handed the records as a context each declares (holds R1, settlement R2, insolvency
- * liquidation/fund/ADL, funding-payments), moving money with moves.ts.
+ * liquidation/fund/ADL, funding-payments), moving money with moves.ts; the invariants below are
+ * checked over its records by invariants.ts.
  *
  * Invariants (checked by `validateInternalState`):
  *  - Σcollateral + Σisolated margin − Σbasis + insuranceFund + feesCollected
@@ -44,9 +45,11 @@ import type { LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
 import { notional, notionalScale } from './units.ts';
+import { checkConservation, moneyReport, netDeposits, validateLedger, type LedgerRecords, type MoneyFlows, type MoneyReport } from './invariants.ts';
 import { NO_ACCOUNT, type MarketIndex, type OrderId } from '../types/ids.ts';
 
 export type { AdmitExtras } from './holds.ts';
+export type { MoneyReport } from './invariants.ts';
 
 export interface LedgerOptions {
   /** Whether `faucet` credits (testnet). Default false. */
@@ -55,22 +58,6 @@ export interface LedgerOptions {
   faucetLimit?: bigint;
   /** Liquidation fee, RATE_SCALE fraction of the liquidated notional. Default 0.5 %. */
   liquidationFee?: bigint;
-}
-
-/** Where the money is (`moneyReport`): collateral units; `imbalance` is 0 when money is conserved. */
-export interface MoneyReport {
-  deposited: bigint;
-  fauceted: bigint;
-  withdrawn: bigint;
-  collateral: bigint;
-  isolatedMargin: bigint;
-  /** Σ basis of open positions (the cash paid into them, signed). */
-  openBasis: bigint;
-  /** Negative = a deficit: shortfalls it covered beyond what it held (each one an `insurance` event with reason `shortfall`). */
-  insuranceFund: bigint;
-  feesCollected: bigint;
-  /** held − (deposited + fauceted − withdrawn). */
-  imbalance: bigint;
 }
 
 const NO_LISTENER: LedgerListener = () => {};
@@ -85,9 +72,9 @@ export class Ledger {
   private readonly faucetLimit: bigint;
   private readonly liquidationFee: bigint;
   private readonly funds: Funds = { insurance: 0n, feesCollected: 0n };
-  private deposited = 0n;
-  private withdrawn = 0n;
-  private fauceted = 0n;
+  private readonly flows: MoneyFlows = { deposited: 0n, fauceted: 0n, withdrawn: 0n };
+  /** The records the invariants read (ledger/invariants). */
+  private readonly records: LedgerRecords;
   private readonly scratch: Exposure = newExposure();
   /** What the blocks in their own files (holds, settlement, insolvency, funding payments) are handed: these records, shared. */
   private readonly ctx: SettlementContext;
@@ -114,6 +101,7 @@ export class Ledger {
       settleSide: (...sideArgs) => settleSide(ctx, ...sideArgs),
     };
     this.ctx = ctx;
+    this.records = { registry: this.registry, owners: this.owners, markets: this.markets, holds: this.holds, funds: this.funds, flows: this.flows };
   }
 
   // ── identity ────────────────────────────────────────────────────────────────────────────
@@ -144,7 +132,7 @@ export class Ledger {
     if (amount <= 0n) return LedgerCode.InvalidAmount;
     const id = this.register(address, subaccountIndex);
     if (typeof id === 'number') return id;
-    this.deposited += amount;
+    this.flows.deposited += amount;
     credit(this.emit, this.owners[id.owner], amount, 'deposit', time);
     return LedgerCode.Ok;
   }
@@ -155,7 +143,7 @@ export class Ledger {
     if (amount <= 0n || amount > this.faucetLimit) return LedgerCode.InvalidAmount;
     const id = this.register(address, subaccountIndex);
     if (typeof id === 'number') return id;
-    this.fauceted += amount;
+    this.flows.fauceted += amount;
     credit(this.emit, this.owners[id.owner], amount, 'faucet', time);
     return LedgerCode.Ok;
   }
@@ -163,7 +151,7 @@ export class Ledger {
   /** Operator credit to the insurance fund (counts as a deposit). */
   fundInsurance(amount: bigint, time: number): LedgerCode {
     if (amount <= 0n) return LedgerCode.InvalidAmount;
-    this.deposited += amount;
+    this.flows.deposited += amount;
     moveInsurance(this.emit, this.funds, amount, 'deposit', 0, time);
     return LedgerCode.Ok;
   }
@@ -174,7 +162,7 @@ export class Ledger {
     if (o === undefined) return LedgerCode.AccountNotFound;
     if (amount <= 0n) return LedgerCode.InvalidAmount;
     if (amount > withdrawable(o, exposureOf(o, this.markets, this.scratch))) return LedgerCode.InsufficientBalance;
-    this.withdrawn += amount;
+    this.flows.withdrawn += amount;
     credit(this.emit, o, -amount, 'withdraw', time);
     return LedgerCode.Ok;
   }
@@ -403,7 +391,7 @@ export class Ledger {
 
   /** Net money that entered: deposits + faucet − withdrawals. */
   get netDeposits(): bigint {
-    return this.deposited + this.fauceted - this.withdrawn;
+    return netDeposits(this.flows);
   }
 
   /** Open interest in lots: the sum of long positions (equal to the sum of shorts). */
@@ -425,93 +413,19 @@ export class Ledger {
 
   // ── state: invariants, hash, snapshot ───────────────────────────────────────────────────
 
-  /**
-   * Where every unit of money is, summed: the conservation law
-   *   Σcollateral + Σisolated margin − Σbasis + insuranceFund + feesCollected = deposits + faucet − withdrawals
-   * (realised PnL and funding have moved into collateral and margin; −Σbasis is the cash paid
-   * into open positions). O(owners + positions), no allocation beyond the result.
-   */
+  /** Where every unit of money is, summed: the conservation law (ledger/invariants). */
   moneyReport(): MoneyReport {
-    let collateral = 0n;
-    let isolatedMargin = 0n;
-    let openBasis = 0n;
-    for (let id = 1; id < this.owners.length; id++) {
-      const o = this.owners[id];
-      collateral += o.collateral;
-      for (const p of o.positions.values()) {
-        isolatedMargin += p.margin;
-        openBasis += p.basis;
-      }
-    }
-    const held = collateral + isolatedMargin - openBasis + this.funds.insurance + this.funds.feesCollected;
-    return {
-      deposited: this.deposited,
-      fauceted: this.fauceted,
-      withdrawn: this.withdrawn,
-      collateral,
-      isolatedMargin,
-      openBasis,
-      insuranceFund: this.funds.insurance,
-      feesCollected: this.funds.feesCollected,
-      imbalance: held - this.netDeposits,
-    };
+    return moneyReport(this.records);
   }
 
-  /**
-   * Throws unless money is conserved to the unit (no tolerance): the check a simulator or a
-   * test calls after every command or book event (between the two sides of one fill it does
-   * not hold, so never from inside a listener).
-   */
+  /** Throws unless money is conserved to the unit (ledger/invariants): after a command or a book event, never from inside a listener. */
   checkConservation(): void {
-    const r = this.moneyReport();
-    if (r.imbalance !== 0n) {
-      throw new Error(`ledger: money not conserved by ${r.imbalance}: collateral ${r.collateral} + isolated margin ${r.isolatedMargin} − basis ${r.openBasis} + insurance ${r.insuranceFund} + fees ${r.feesCollected} ≠ deposits ${r.deposited} + faucet ${r.fauceted} − withdrawals ${r.withdrawn}`);
-    }
+    checkConservation(this.records);
   }
 
-  /** Throws when an invariant is broken (see the module header). */
+  /** Throws when an invariant is broken (see the module header; ledger/invariants). */
   validateInternalState(): void {
-    this.registry.validate();
-    if (this.owners.length !== this.registry.ownerCount + 1) throw new Error('ledger: owners and registry differ in size');
-    this.checkConservation();
-    const net = new Array<number>(this.markets.length).fill(0);
-    const holdTotals = new Map<number, bigint>();
-    const lots = new Map<string, { buy: number; sell: number }>();
-    for (const h of this.holds.values()) {
-      if (h.amount < 0n || h.remaining <= 0) throw new Error(`ledger: hold of order ${h.orderId} is ${h.amount} for ${h.remaining} lots`);
-      holdTotals.set(h.owner, (holdTotals.get(h.owner) ?? 0n) + h.amount);
-      if (!h.reduceOnly) {
-        const key = `${h.owner}/${h.market}`;
-        const l = lots.get(key) ?? { buy: 0, sell: 0 };
-        if (h.side > 0) l.buy += h.remaining;
-        else l.sell += h.remaining;
-        lots.set(key, l);
-      }
-    }
-    for (let id = 1; id < this.owners.length; id++) {
-      const o = this.owners[id];
-      if (o.holdTotal !== (holdTotals.get(id) ?? 0n)) throw new Error(`ledger: owner ${id} holdTotal ${o.holdTotal} ≠ Σ holds ${holdTotals.get(id) ?? 0n}`);
-      for (const [market, l] of o.openLots) {
-        const want = lots.get(`${id}/${market}`);
-        if (want === undefined || want.buy !== l.buy || want.sell !== l.sell) throw new Error(`ledger: owner ${id} open lots in market ${market} inconsistent`);
-        lots.delete(`${id}/${market}`);
-      }
-      let crossPositions = 0;
-      for (const [market, p] of o.positions) {
-        if (p.market !== market || p.quantity === 0 || !Number.isSafeInteger(p.quantity)) throw new Error(`ledger: owner ${id} has an empty or misfiled position in ${market}`);
-        if ((p.quantity > 0 && p.basis < 0n) || (p.quantity < 0 && p.basis > 0n)) throw new Error(`ledger: owner ${id} position ${market} basis sign`);
-        if (!this.markets[market].holders.has(id)) throw new Error(`ledger: owner ${id} missing from holders of ${market}`);
-        if (!p.isolated && p.margin !== 0n) throw new Error(`ledger: cross position of ${id} in ${market} has margin`);
-        net[market] += p.quantity;
-        if (!p.isolated) crossPositions++;
-      }
-      if (crossPositions === 0 && o.liquidating.size === 0 && o.collateral < 0n) throw new Error(`ledger: owner ${id} has collateral ${o.collateral} and no cross position`);
-    }
-    if (lots.size > 0) throw new Error('ledger: open lots without an owner record');
-    this.markets.forEach((m, i) => {
-      if (net[i] !== 0) throw new Error(`ledger: positions in market ${i} net to ${net[i]}`);
-      for (const id of m.holders) if (!this.owners[id].positions.has(m.spec.index)) throw new Error(`ledger: holder ${id} of ${i} has no position`);
-    });
+    validateLedger(this.records);
   }
 
   /** The whole state as plain data (bigints kept as bigint; owners and holds in id order). */
@@ -536,9 +450,9 @@ export class Ledger {
       })),
       insuranceFund: this.funds.insurance,
       feesCollected: this.funds.feesCollected,
-      deposited: this.deposited,
-      withdrawn: this.withdrawn,
-      fauceted: this.fauceted,
+      deposited: this.flows.deposited,
+      withdrawn: this.flows.withdrawn,
+      fauceted: this.flows.fauceted,
     };
   }
 
@@ -572,13 +486,13 @@ export class Ledger {
     });
     l.funds.insurance = snap.insuranceFund;
     l.funds.feesCollected = snap.feesCollected;
-    l.deposited = snap.deposited;
-    l.withdrawn = snap.withdrawn;
-    l.fauceted = snap.fauceted;
+    l.flows.deposited = snap.deposited;
+    l.flows.withdrawn = snap.withdrawn;
+    l.flows.fauceted = snap.fauceted;
     return l;
   }
 
-  /** FNV-1a 64 of the canonical snapshot: equal states give equal hashes. */
+  /** The one state-hash recipe (numeric/state-hash) over the canonical snapshot: equal states give equal hashes. */
   stateHash(): string {
     return stateHashOf(this.snapshot());
   }
