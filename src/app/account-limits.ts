@@ -18,11 +18,12 @@
  * so the live exchange, replay and the simulator apply one rule. docs/ledger.md states the
  * memory budget per account and per order.
  *
- * May import: config/market (collateral scale), numeric/, ledger/ (types), app/codes.
+ * May import: config/market (collateral scale), numeric/, ledger/ (types), types/address (types), app/codes.
  */
 import { COLLATERAL_SCALE } from '../config/market.ts';
 import { formatDecimal } from '../numeric/decimal.ts';
 import type { Ledger } from '../ledger/ledger.ts';
+import type { Address } from '../types/address.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 
 export interface AccountLimits {
@@ -37,14 +38,14 @@ export interface AccountLimits {
 export const DEFAULT_ACCOUNT_LIMITS: AccountLimits = { minTransfer: 10n ** BigInt(COLLATERAL_SCALE), maxSubaccounts: 32, maxOpenOrders: 1_000 };
 
 /** Why crediting (address, subaccountIndex) may not create it, or undefined. */
-export function newSubaccountRefusal(limits: AccountLimits, ledger: Ledger, address: string, subaccountIndex: number): ExecuteResult | undefined {
+export function newSubaccountRefusal(limits: AccountLimits, ledger: Ledger, address: Address, subaccountIndex: number): ExecuteResult | undefined {
   if (ledger.findOwner(address, subaccountIndex) !== undefined) return undefined;
   if (ledger.registry.subaccountCount(address) < limits.maxSubaccounts) return undefined;
   return notChanged(ExchangeCode.TooManySubaccounts, { max: String(limits.maxSubaccounts) });
 }
 
 /** Why a transfer breaks the account limits, or undefined. */
-export function transferRefusal(limits: AccountLimits, ledger: Ledger, amount: bigint, accountTo: string, subaccountIndexTo: number): ExecuteResult | undefined {
+export function transferRefusal(limits: AccountLimits, ledger: Ledger, amount: bigint, accountTo: Address, subaccountIndexTo: number): ExecuteResult | undefined {
   if (amount < limits.minTransfer) return notChanged(ExchangeCode.TransferBelowMinimum, { minimum: formatDecimal(limits.minTransfer, COLLATERAL_SCALE) });
   return newSubaccountRefusal(limits, ledger, accountTo, subaccountIndexTo);
 }

@@ -227,7 +227,7 @@ export class Exchange {
         return credited;
       }
       case CommandKind.Transfer: {
-        const limited = transferRefusal(this.accountLimits, this.ledger, command.amount, command.accountTo.toLowerCase(), command.subaccountIndexTo);
+        const limited = transferRefusal(this.accountLimits, this.ledger, command.amount, command.accountTo, command.subaccountIndexTo);
         if (limited !== undefined) return limited;
         const admitted = admitSignedWrite(
           this,

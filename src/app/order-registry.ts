@@ -74,7 +74,7 @@ export function isTerminal(status: OrderStatus): boolean {
   return TERMINAL.has(status);
 }
 
-function clientKey(account: string, clientId: string): string {
+function clientKey(account: Address, clientId: string): string {
   return `${account}\u0000${clientId}`;
 }
 
@@ -108,7 +108,7 @@ export class OrderRegistry {
   }
 
   /** The open order of `account` with this clientId, if any (any subaccount, any market). */
-  byClient(account: string, clientId: string): OrderState | undefined {
+  byClient(account: Address, clientId: string): OrderState | undefined {
     const id = this.byClientId.get(clientKey(account, clientId));
     return id === undefined ? undefined : this.open.get(id);
   }

@@ -8,6 +8,7 @@
 import type { MarketSpec } from '../config/market.ts';
 import type { Profile } from '../config/profile.ts';
 import type { Level, Side } from '../engine/types.ts';
+import type { Address } from '../auth/address.ts';
 
 /** A read-only view of one market's book; reads never wait on matching. */
 export interface BookReader {
@@ -82,16 +83,16 @@ export interface OrdersPort {
   live(orderId: OrderId): OrderState | undefined;
   /** The order if open or among the last to finish (in its final state), without reading history. */
   recent(orderId: OrderId): OrderState | undefined;
-  liveByClient(account: string, clientId: string): OrderState | undefined;
+  liveByClient(account: Address, clientId: string): OrderState | undefined;
   /**
    * The account's newest order with this clientId: the open one, else the newest finished one
    * among each subaccount's `scan` most recently updated orders (history).
    */
-  latestByClient(account: string, clientId: string, scan: number): OrderState | undefined;
+  latestByClient(account: Address, clientId: string, scan: number): OrderState | undefined;
   liveOf(owner: number, market?: MarketIndex): OrderState[];
   stored(orderId: OrderId): OrderRecord | undefined;
   storedOf(owner: number, query: OrderQuery): OrderRecord[];
-  ownerOf(account: string, subaccountIndex: number): number | undefined;
+  ownerOf(account: Address, subaccountIndex: number): number | undefined;
 }
 
 /** What the operator's process manager and Prometheus read (routes/operations.ts). */

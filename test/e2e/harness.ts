@@ -13,6 +13,7 @@ import { loadSettings, TESTNET_OPERATOR_KEY } from '../../src/config/process.ts'
 import { startExchange, type RunningExchange } from '../../src/pipeline.ts';
 import type { FeedLimits } from '../../src/ws/feeds.ts';
 import { orderMessage, type OrderBody as ClientOrderBody } from '../../src/client/index.ts';
+import { lowercaseAddress, type Address } from '../../src/auth/address.ts';
 
 /**
  * Sends a request again while it is refused 429, after the `Retry-After` the refusal names: a
@@ -157,8 +158,8 @@ export class Trader {
     this.wallet = privateKeyToAccount(key);
   }
 
-  get address(): string {
-    return this.wallet.address.toLowerCase();
+  get address(): Address {
+    return lowercaseAddress(this.wallet.address);
   }
 
   nextNonce(): number {

@@ -4,10 +4,10 @@
  * listed in `failed` with its reason) and DELETE /account/orders (every open order of a
  * subaccount, or of one market). Authorised by the token alone: the caller is the account or
  * its `trade` delegate on that subaccount; each account a batch names is charged once.
- * May import: config/market, auth/address (types), engine/types, app/commands, sequencer/sequencer (types), http/ (errors, validation, account-query, query, order-view, auth-guard, endpoint and uws types, endpoint-errors, schemas), ./order-common.
+ * May import: config/market, auth/address, engine/types, app/commands, sequencer/sequencer (types), http/ (errors, validation, account-query, query, order-view, auth-guard, endpoint and uws types, endpoint-errors, schemas), ./order-common.
  */
 import { findMarket, type MarketSpec } from '../../config/market.ts';
-import type { Address } from '../../auth/address.ts';
+import { lowercaseAddress, type Address } from '../../auth/address.ts';
 import { parseOrderId } from '../../engine/types.ts';
 import { CommandKind } from '../../app/commands.ts';
 import type { Outcome } from '../../sequencer/sequencer.ts';
@@ -90,7 +90,7 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       await attempt(id === undefined ? undefined : current(id), '', text);
     }
     // `account` is optional (the spec): clientIds without it are the caller's own.
-    const owner = account === undefined || account === null ? ctx.caller : account.toLowerCase();
+    const owner = account === undefined || account === null ? ctx.caller : lowercaseAddress(account);
     for (const clientId of clientIds ?? []) await attempt(orders.liveByClient(owner, clientId), clientId, '');
     return json(serializeBatchCancel({ cancelled, failed }));
   };
