@@ -21,6 +21,10 @@
  * On a replicated node (`cluster`, routes/cluster) every route is wrapped: GET /cluster is
  * added, writes are refused with 421 naming the primary while this node is not it, and every
  * reply carries the replica's lag.
+ *
+ * All of that is one value, built by `gatewayDispatch`: per listener, the routes, the fallback,
+ * the error answer and the observer (`Dispatch`). `startGateway` only listens over it; a test
+ * harness answers requests in process with the same value (test/harness/inject).
  * May import: http/, config/, engine/types (values it formats); app/ and sequencer/ only via ports.ts, pino.
  */
 import type { Logger } from 'pino';
@@ -203,6 +207,37 @@ const forOperator = (route: Route): boolean => route.pattern.startsWith('/operat
 /** The operator listener's address: this machine only. */
 export const OPERATOR_HOST = '127.0.0.1';
 
+/**
+ * What answers the requests of one listener, however they arrive: the routes it serves, the
+ * fallback (404, 405, a CORS preflight), a handler's failure (500, logged), the drain's refusal,
+ * the body bound, and the observer that counts and logs each answer. `startGateway` listens
+ * over it; an in-process caller (test/harness/inject) answers a request with it, without a socket.
+ */
+export type Dispatch = Pick<HttpServerOptions, 'routes' | 'fallback' | 'onHandlerError' | 'onReply' | 'shuttingDown' | 'maxBodyBytes' | 'cors' | 'compress'>;
+
+/** The gateway's answers: per listener, its dispatch over the one route table (counted under one set of metrics). */
+export interface GatewayDispatch {
+  /** The public listener's: every route, or, with an operator listener, every route but the operator's and /metrics. */
+  readonly public: Dispatch;
+  /** The operator listener's (`operatorPort` set): the operator API, /metrics and the probes; null without one. */
+  readonly operator: Dispatch | null;
+}
+
+/** The route table and what answers over it (see `Dispatch`); `boundUrl` as for `routes`. */
+export function gatewayDispatch(options: GatewayOptions, boundUrl: () => string = () => localUrl(options.host, options.port)): GatewayDispatch {
+  const table = routes(options, boundUrl);
+  const observe = replyObserver(table, options);
+  const all = table.map((_, index) => index);
+  const cors = options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins);
+  if (options.operatorPort === undefined) return { public: dispatchOf(options, table, observe, all, cors), operator: null };
+  // Probes answer on the operator listener too: a process manager on this machine may check either port.
+  const operatorRoutes = all.filter((i) => forOperator(table[i]) || table[i].pattern === '/health' || table[i].pattern === '/ready');
+  return {
+    public: dispatchOf(options, table, observe, all.filter((i) => !forOperator(table[i])), cors),
+    operator: dispatchOf(options, table, observe, operatorRoutes, undefined),
+  };
+}
+
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { sockets, starting } = options;
   // A WebSocket upgrade during the start is refused like a request.
@@ -214,20 +249,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     options = { ...options, sockets: { ...sockets, admit } };
   }
   let bound = localUrl(options.host, options.port);
-  const table = routes(options, () => bound);
-  const observe = replyObserver(table, options);
-  const all = table.map((_, index) => index);
-  const split = options.operatorPort !== undefined;
-  const cors = options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins);
-  const publicServer = await listen(options, table, observe, 'PORT', options.host, options.port, split ? all.filter((i) => !forOperator(table[i])) : all, cors, options.sockets);
+  const dispatch = gatewayDispatch(options, () => bound);
+  const publicServer = await listen(options, dispatch.public, 'PORT', options.host, options.port, options.sockets);
   // Port 0 picks a free port: the API document names the one it got (no request arrives before this).
   bound = localUrl(options.host, publicServer.port);
-  if (!split) return { ...publicServer, operatorPort: null };
+  if (dispatch.operator === null) return { ...publicServer, operatorPort: null };
   let operatorServer: HttpServer;
   try {
-    // Probes answer here too: a process manager on this machine may check either port.
-    const operatorRoutes = all.filter((i) => forOperator(table[i]) || table[i].pattern === '/health' || table[i].pattern === '/ready');
-    operatorServer = await listen(options, table, observe, 'OPERATOR_PORT', OPERATOR_HOST, options.operatorPort!, operatorRoutes, undefined, undefined);
+    operatorServer = await listen(options, dispatch.operator, 'OPERATOR_PORT', OPERATOR_HOST, options.operatorPort!, undefined);
   } catch (error) {
     publicServer.close();
     throw error;
@@ -247,52 +276,49 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
-/** One listener serving the routes of `table` at `indices`; a failure to listen names `setting`. */
-async function listen(
+/** The dispatch of a listener serving the routes of `table` at `indices`. */
+function dispatchOf(
   options: GatewayOptions,
   table: readonly Route[],
   observe: NonNullable<HttpServerOptions['onReply']>,
-  setting: string,
-  host: string,
-  port: number,
   indices: readonly number[],
   cors: CorsPolicy | undefined,
-  sockets: SocketEndpoint<any> | undefined,
-): Promise<HttpServer> {
+): Dispatch {
   const served = indices.map((i) => table[i]);
   // HEAD answers wherever GET does; OPTIONS (a CORS preflight) on every known path.
   const known = served.flatMap((r) => [r.method, ...(r.method === 'get' ? ['head'] : [])].map((method) => ({ method, path: patternRegExp(r.pattern) })));
+  return {
+    // Counted under the route's index in the whole table; this listener's fallback under the table's.
+    onReply: (index, req, reply, seconds) => observe(index === indices.length ? table.length : indices[index], req, reply, seconds),
+    routes: served,
+    cors,
+    compress: true,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
+    shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
+    fallback: (req: HttpRequest) => {
+      const found = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
+      if (found.length === 0) return failure(GatewayCode.RouteNotFound, req.path);
+      const allow = [...new Set(found), 'OPTIONS'].join(', ');
+      if (req.method === 'options') {
+        const preflight = cors?.preflight(req.origin, allow) ?? null;
+        return { status: 204, body: '', headers: preflight === null ? { allow } : { allow, ...preflight } };
+      }
+      const reply = failure(GatewayCode.MethodNotAllowed, req.method.toUpperCase());
+      reply.headers = { allow };
+      return reply;
+    },
+    onHandlerError: (error, req) => {
+      options.logger.error({ err: error, method: req.method, path: req.path }, 'handler failed');
+      return failure(GatewayCode.Internal);
+    },
+  };
+}
+
+/** One listener answering with `dispatch`; a failure to listen names `setting`. */
+async function listen(options: GatewayOptions, dispatch: Dispatch, setting: string, host: string, port: number, sockets: SocketEndpoint<any> | undefined): Promise<HttpServer> {
   try {
-    return await startHttpServer({
-      // Counted under the route's index in the whole table; this listener's fallback under the table's.
-      onReply: (index, req, reply, seconds) => observe(index === indices.length ? table.length : indices[index], req, reply, seconds),
-      host,
-      port,
-      routes: served,
-      sockets,
-      cors,
-      compress: true,
-      maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
-      trustedProxies: new Set(options.trustedProxies ?? []),
-      // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
-      shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
-      fallback: (req: HttpRequest) => {
-        const found = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
-        if (found.length === 0) return failure(GatewayCode.RouteNotFound, req.path);
-        const allow = [...new Set(found), 'OPTIONS'].join(', ');
-        if (req.method === 'options') {
-          const preflight = cors?.preflight(req.origin, allow) ?? null;
-          return { status: 204, body: '', headers: preflight === null ? { allow } : { allow, ...preflight } };
-        }
-        const reply = failure(GatewayCode.MethodNotAllowed, req.method.toUpperCase());
-        reply.headers = { allow };
-        return reply;
-      },
-      onHandlerError: (error, req) => {
-        options.logger.error({ err: error, method: req.method, path: req.path }, 'handler failed');
-        return failure(GatewayCode.Internal);
-      },
-    });
+    return await startHttpServer({ ...dispatch, host, port, sockets, trustedProxies: new Set(options.trustedProxies ?? []) });
   } catch (error) {
     // The preflight (config/preflight) found the address free a moment before: another process took it since.
     throw new ConfigError(setting, port, `must be a free port on ${host} (${(error as Error).message})`);
