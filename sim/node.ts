@@ -108,6 +108,28 @@ export class SimMarket implements CommandHandler {
   }
 }
 
+/** The exchange's router to markets in process: each command waits in its market's buffer; `sent` hears that one came. */
+export function simRouter(markets: readonly SimMarket[], sent: () => void = () => {}): MarketRouter {
+  return {
+    place: (market, cmd) => {
+      markets[market].enqueuePlace(cmd);
+      sent();
+    },
+    cancel: (market, orderId, owner, time) => {
+      markets[market].enqueueCancel(orderId, owner, time);
+      sent();
+    },
+    cancelAll: (market, owner, time, reason) => {
+      markets[market].enqueueCancelAll(owner, time, reason);
+      sent();
+    },
+    expire: (market, time) => {
+      markets[market].enqueueExpire(time);
+      sent();
+    },
+  };
+}
+
 /** Snapshots beside the journal, saved only when the simulator lets the write complete. */
 export class SimSnapshots {
   /** Stored records by seq (as `Snapshots` stores them: checksummed, possibly torn by a crash). */
@@ -217,14 +239,7 @@ export class SimNode {
     this.markets = specs.map((m) => new SimMarket(m, books[m.index]));
     const room = specs.map(() => ({ hasRoom: () => true, problem: () => null }));
     this.sequencer = new Sequencer(exchange, journal, room, NO_HISTORY);
-    const markets = this.markets;
-    const router: MarketRouter = {
-      place: (market, cmd) => markets[market].enqueuePlace(cmd),
-      cancel: (market, orderId, owner, time) => markets[market].enqueueCancel(orderId, owner, time),
-      cancelAll: (market, owner, time, reason) => markets[market].enqueueCancelAll(owner, time, reason),
-      expire: (market, time) => markets[market].enqueueExpire(time),
-    };
-    exchange.routeTo(router);
+    exchange.routeTo(simRouter(this.markets));
   }
 
   /** Start-up as `startExchange` does it, on what `storage` and `snapshots` hold. */

@@ -36,7 +36,7 @@ import { loadRecoveryBackend } from './auth/recovery.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
 import type { Journal } from './journal/journal.ts';
-import { startState } from './sequencer/start-state.ts';
+import { exchangeOptionsOf, startState } from './sequencer/start-state.ts';
 import { StartUpReplay } from './sequencer/start-up-replay.ts';
 import { SnapshotSchedule } from './sequencer/snapshot-schedule.ts';
 import { Sequencer } from './sequencer/sequencer.ts';
@@ -155,7 +155,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   // are not this process's.
   let replay: StartUpReplay | undefined;
   const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => replay?.finished === true);
-  const exchangeOptions = { ledger: { faucet: profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
+  const exchangeOptions = exchangeOptionsOf(settings);
   const { exchange, start } = startState(snapshots, projections.projectedSeq, markets, listeners, exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
   replay = new StartUpReplay(exchange, journal, projections, start, logger, metrics);

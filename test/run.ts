@@ -45,7 +45,7 @@ const SCALE: Record<string, Record<string, string>> = {
 
 /**
  * Files whose assertions are about wall-clock time (a merge window, a bound on how long a write
- * waits, a child order due at +400 ms, an exit within seconds, a budget of 200 requests a
+ * waits, an exit within seconds, a budget of 200 requests a
  * second spent by one burst, which a client short of CPU cannot send fast enough, a lease): in `npm test`
  * they run after the concurrent group, one at a time.
  */
@@ -53,7 +53,6 @@ const SERIAL = new Set([
   'test/e2e/api-auth.test.ts',
   'test/e2e/api-proxy.test.ts',
   'test/e2e/api-relay.test.ts',
-  'test/e2e/conditional-twap.test.ts',
   'test/e2e/feed-merge.test.ts',
   'test/e2e/feed-private-now.test.ts',
   'test/e2e/feed-slow-consumer.test.ts',

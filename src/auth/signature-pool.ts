@@ -31,8 +31,8 @@ import { execArgvWithoutTsx, isCompiled, runnableModule } from '../transport/sou
 import { bytesToHex, type Address } from './address.ts';
 import { loadRecoveryBackend, type BackendName } from './recovery.ts';
 import { signatureBytes } from './signature.ts';
-import { encodeTypedBatch, ITEM_BYTES, RESULT_BYTES, type RecoverBatchTask, type RecoverTypedTask, type TypedBatch, type TypedResult } from './signature-tasks.ts';
-import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
+import { encodeTypedBatch, ITEM_BYTES, RESULT_BYTES, typedAuthResult, type RecoverBatchTask, type RecoverTypedTask, type TypedBatch, type TypedResult } from './signature-tasks.ts';
+import { AuthCode, refused, type AuthResult } from './codes.ts';
 import type { Eip712Domain, MessageOf, PrimaryType } from './typed-data.ts';
 
 interface WaitingTyped {
@@ -234,7 +234,7 @@ export class SignaturePool {
   private runTyped(domain: Eip712Domain, waiting: WaitingTyped[]): void {
     const batch = encodeTypedBatch({ domain, items: waiting.map((w) => w.item) });
     this.dispatch<TypedResult[]>({ kind: 'typed', backend: this.backend, batch }, waiting, (results) => {
-      results.forEach((r, i) => waiting[i].resolve(typeof r === 'string' ? accepted(r) : refused(r.code as AuthCode, r.params)));
+      results.forEach((r, i) => waiting[i].resolve(typedAuthResult(r)));
     });
   }
 }

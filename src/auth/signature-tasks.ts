@@ -4,11 +4,12 @@
  * What crosses between `SignaturePool` (main thread) and its workers: the two task shapes,
  * the layout of a raw batch in its SharedArrayBuffer, and the text form of a typed batch.
  * Both sides import this module, so the main thread never loads the worker itself.
- * May import: ./address (type), ./recovery (type), ./typed-data (types).
+ * May import: ./address (type), ./recovery (type), ./typed-data (types), ./codes.
  */
 import type { Address } from './address.ts';
 import type { BackendName } from './recovery.ts';
 import type { Eip712Domain, PrimaryType } from './typed-data.ts';
+import { accepted, refused, type AuthCode, type AuthResult } from './codes.ts';
 
 export interface RecoverBatchTask {
   buffer: SharedArrayBuffer;
@@ -52,6 +53,11 @@ export function decodeTypedBatch(text: string): TypedBatch {
 
 /** Per item: the signer, or the AuthCode of the refusal (and its params). */
 export type TypedResult = Address | { code: number; params?: Readonly<Record<string, string>> };
+
+/** A worker's result for one typed message as its caller is answered: the signer, or the refusal. */
+export function typedAuthResult(r: TypedResult): AuthResult<Address> {
+  return typeof r === 'string' ? accepted(r) : refused(r.code as AuthCode, r.params);
+}
 
 /** Bytes per item: digest (32) then signature (65). */
 export const ITEM_BYTES = 97;

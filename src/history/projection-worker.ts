@@ -9,41 +9,18 @@
  * Messages in: `{ type: 'batch', bytes }` (a packed batch), `{ type: 'close' }`. Out: `{ type: 'written', seq }`
  * after each batch commits, `{ type: 'failed', error }` if one cannot be written (nothing more
  * is written after it), `{ type: 'closed' }` once the environment is closed.
- * May import: history/, lmdb, ./history-wire, node:worker_threads, history/history-env.
+ * What it does with each message is history/projection-writer's (a test harness runs the same in-thread).
+ * May import: history/, lmdb, node:worker_threads.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { open } from 'lmdb';
-import { HistoryStore } from './batch.ts';
-import { unpackBatch } from './history-wire.ts';
 import { HISTORY_ENV_OPTIONS } from './history-env.ts';
+import { projectionWriter } from './projection-writer.ts';
 
 export interface ProjectionThreadData {
   path: string;
 }
 
-/** A batch travels packed (history/history-wire). */
-export type ProjectionMessage = { type: 'batch'; bytes: Uint8Array } | { type: 'close' };
-export type ProjectionReport = { type: 'written'; seq: number } | { type: 'failed'; error: string } | { type: 'closed' };
-
 const port = parentPort!;
 const env = open({ path: (workerData as ProjectionThreadData).path, ...HISTORY_ENV_OPTIONS });
-const store = new HistoryStore(env);
-let failed = false;
-
-const report = (message: ProjectionReport): void => port.postMessage(message);
-
-port.on('message', (message: ProjectionMessage) => {
-  if (message.type === 'close') {
-    void env.close().then(() => report({ type: 'closed' }));
-    return;
-  }
-  if (failed) return;
-  try {
-    const batch = unpackBatch(message.bytes);
-    store.write(batch);
-    report({ type: 'written', seq: batch.seq });
-  } catch (error) {
-    failed = true;
-    report({ type: 'failed', error: String(error) });
-  }
-});
+port.on('message', projectionWriter(env, (message) => port.postMessage(message)));

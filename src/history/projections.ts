@@ -35,7 +35,6 @@
  * when the projection thread lags.
  */
 import type { RootDatabase } from 'lmdb';
-import type { Worker } from 'node:worker_threads';
 import type { LedgerEvent } from '../ledger/events.ts';
 import type { Side } from '../engine/types.ts';
 import { HistoryStore, type HistoryWrite } from './batch.ts';
@@ -46,8 +45,24 @@ import type { AccountEventRecord, AccountEventReader } from './account-events.ts
 import type { ExchangeListeners } from '../app/ports.ts';
 import { siblingModule, spawnWorker } from '../transport/spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
-import type { ProjectionMessage, ProjectionReport, ProjectionThreadData } from './projection-worker.ts';
+import type { ProjectionThreadData } from './projection-worker.ts';
+import type { ProjectionMessage, ProjectionReport } from './projection-writer.ts';
 import type { MarketIndex } from '../types/ids.ts';
+
+/**
+ * What writes the batches once live: the projection thread, or (a test harness) a stand-in that
+ * runs history/projection-writer on this thread and answers as the thread does, asynchronously.
+ */
+export interface ProjectionThread {
+  postMessage(message: ProjectionMessage, transferList?: readonly ArrayBuffer[]): void;
+  /** `message` (a `ProjectionReport`), `error`, `exit`: as a `Worker` emits them. */
+  on(event: 'message' | 'error' | 'exit', listener: (value: any) => void): unknown;
+  once(event: 'exit', listener: () => void): unknown;
+  terminate(): Promise<number>;
+}
+
+/** The projection thread (history/projection-worker) on the history environment at `data.path`. */
+const spawnProjectionThread = (data: ProjectionThreadData): ProjectionThread => spawnWorker(siblingModule('./projection-worker.ts', import.meta.url), { workerData: data });
 
 /** What a reply waits on once the projection thread stopped: it never settles. */
 const NEVER = new Promise<void>(() => {});
@@ -95,7 +110,7 @@ export class Projections {
   /** The market sequence number of the book event being applied (ledger fills carry none): set by `atEvent`. */
   currentSeq = 0;
 
-  private thread: Worker | null = null;
+  private thread: ProjectionThread | null = null;
   /** Seq of the newest batch the thread reported written. */
   private writtenSeq = 0;
   /** A batch was handed to the thread and not yet reported written (one at a time). */
@@ -242,11 +257,10 @@ export class Projections {
     };
   }
 
-  /** From now on batches are written by the projection thread. Call once replay is done. */
-  startThread(path: string): void {
+  /** From now on batches are written by the projection thread (`spawn` starts it). Call once replay is done. */
+  startThread(path: string, spawn: (data: ProjectionThreadData) => ProjectionThread = spawnProjectionThread): void {
     this.flush();
-    const data: ProjectionThreadData = { path };
-    this.thread = spawnWorker(siblingModule('./projection-worker.ts', import.meta.url), { workerData: data });
+    this.thread = spawn({ path });
     this.thread.on('message', (report: ProjectionReport) => this.onReport(report));
     this.thread.on('error', (error) => this.threadStopped(`projection thread failed: ${error.message}`));
     this.thread.on('exit', (code) => this.threadStopped(`projection thread exited (code ${code})`));

@@ -54,7 +54,7 @@ import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
 import { openDataDirectory } from '../storage/data-directory.ts';
 import { recover } from '../sequencer/recovery.ts';
-import { startState } from '../sequencer/start-state.ts';
+import { exchangeOptionsOf, startState } from '../sequencer/start-state.ts';
 import { SnapshotSchedule } from '../sequencer/snapshot-schedule.ts';
 import { decodeEvent, recordMarket } from '../transport/codec.ts';
 import type { FeedRelay } from '../sequencer/feed-relay.ts';
@@ -138,7 +138,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     throw new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`);
   }
   // As a start of the primary: from the newest snapshot this node took (sequencer/start-state).
-  const exchangeOptions = { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
+  const exchangeOptions = exchangeOptionsOf(settings);
   const { exchange, start } = startState(snapshots, projections.projectedSeq, settings.markets, projections.listeners(), exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
   logger.info({ role, snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying local journal');

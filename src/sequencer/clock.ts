@@ -66,7 +66,8 @@ export class ExchangeClock {
     clearInterval(this.releaser);
   }
 
-  private tick(): void {
+  /** One tick now (what the ticker runs every `tickMs`; a test harness that owns the clock calls it itself). */
+  tick(): void {
     const { feed, submit, now, idle, logger } = this.options;
     if (idle()) return;
     const time = now();
@@ -74,7 +75,8 @@ export class ExchangeClock {
     submit({ kind: CommandKind.Tick, time }).catch((error) => logger.error({ err: error }, 'tick failed'));
   }
 
-  private release(): void {
+  /** A `Release` for each market whose conditional timer is due now (what the poll runs every RELEASE_POLL_MS). */
+  release(): void {
     const { exchange, markets, submit, now, idle, logger } = this.options;
     if (idle()) return;
     const time = now();

@@ -9,11 +9,12 @@ import type { ReplayTarget } from '../journal/verify.ts';
 import { Exchange } from '../app/exchange.ts';
 import { NO_ROUTER } from '../app/ports.ts';
 import { Replay } from './recovery.ts';
+import { exchangeOptionsOf } from './start-state.ts';
 
 
 export default function replayTarget(): ReplayTarget {
   const settings = loadSettings([], process.env);
-  const exchange = new Exchange(settings.markets, NO_ROUTER, {}, { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } });
+  const exchange = new Exchange(settings.markets, NO_ROUTER, {}, exchangeOptionsOf(settings));
   const replay = new Replay(exchange);
   return {
     apply: (entry) => replay.apply(entry),

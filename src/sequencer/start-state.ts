@@ -13,12 +13,18 @@ import type { MarketSpec } from '../config/market.ts';
 import { Exchange, type ExchangeOptions } from '../app/exchange.ts';
 import { NO_ROUTER, type ExchangeListeners } from '../app/ports.ts';
 import type { Snapshots } from '../journal/snapshots.ts';
+import type { Settings } from '../config/process.ts';
 import { decodeSnapshot, type SystemSnapshot } from './snapshot-codec.ts';
 
 export interface StartState {
   exchange: Exchange;
   /** The snapshot the exchange was restored from, or undefined: replay from seq 1. */
   start?: { seq: number; saved: SystemSnapshot };
+}
+
+/** The exchange's options as a process's settings give them (the faucet, the account limits): every node builds its exchange with these. */
+export function exchangeOptionsOf(settings: Settings): ExchangeOptions {
+  return { ledger: { faucet: settings.profile.faucet }, accountLimits: { minTransfer: settings.minTransfer, maxSubaccounts: settings.maxSubaccounts } };
 }
 
 export function startState(

@@ -10,7 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fundedTraders, startTestExchange, Trader } from './harness.ts';
 import { BTC, delegate, sleep } from './api-helpers.ts';
 import { FeedClient } from './feed-client.ts';
-import { caughtUp, openPosition, setMark, submit } from './conditional-helpers.ts';
+import { caughtUp, openPosition, setMark, submit } from '../harness/conditional-helpers.ts';
 
 /**
  * Object schemas closed to fields they do not declare (as a strict generated client reads them):

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, fundedTraders } from './harness.ts';
-import { bookSide, caughtUp, order, position, setMark, submit, submitBatch, type ConditionalOrder } from './conditional-helpers.ts';
+import { bookSide, caughtUp, order, position, setMark, submit, submitBatch, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 function iceberg(quantities: string[]): ConditionalOrder[] {
   return quantities.map((quantity) => ({ orderType: 'iceberg', price: '95000', quantity }));

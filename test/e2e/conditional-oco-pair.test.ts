@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, fundedTraders } from './harness.ts';
-import { listed, openPosition, order, pairFired, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from './conditional-helpers.ts';
+import { listed, openPosition, order, pairFired, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 /** Closing a 0.1 long: market-like legs (a tiny price, IOC, reduce-only), as in the spec's TP/SL sample. */
 const SELL_TP_100000: ConditionalOrder = { orderType: 'TakeProfit', price: '0.1', quantity: '-0.1', triggerPrice: '100000', ioc: true, reduceOnly: true };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, fundedTraders } from './harness.ts';
-import { order, pairFired, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from './conditional-helpers.ts';
+import { order, pairFired, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 function legs(parentOrderId: string): ConditionalOrder[] {
   return [

@@ -16,7 +16,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, tempDataDir, Trader, type TestExchange, fundedTraders } from './harness.ts';
-import { bookSide, listed, openPosition, order, pairFired, stateHash, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
+import { bookSide, listed, openPosition, order, pairFired, stateHash, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 const MINUTE = 60_000;
 const ETH = 'ETH-USD-PERP';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, tempDataDir, fundedTraders } from './harness.ts';
-import { openPosition, order, stateHash, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from './conditional-helpers.ts';
+import { openPosition, order, stateHash, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 const MINUTE = 60_000;
 const sellStop = (triggerPrice: string): ConditionalOrder => ({ orderType: 'stopLoss', price: '0.1', quantity: '-0.1', triggerPrice, ioc: true, reduceOnly: true });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, fundedTraders } from './harness.ts';
-import { openPosition, order, position, setMark, submit } from './conditional-helpers.ts';
+import { openPosition, order, position, setMark, submit } from '../harness/conditional-helpers.ts';
 
 test('a buy takeProfit closing a short enters the book under its own orderId when the mark falls to it', async () => {
   const ex = await startTestExchange();

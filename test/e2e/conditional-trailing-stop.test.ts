@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, fundedTraders } from './harness.ts';
-import { openPosition, order, position, setMark, submit, trades } from './conditional-helpers.ts';
+import { openPosition, order, position, setMark, submit, trades } from '../harness/conditional-helpers.ts';
 
 const TRAILING_SELL_5_PERCENT = { orderType: 'trailingStop', price: '0.1', quantity: '-0.1', trailingPercent: '0.05', ioc: true, reduceOnly: true };
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
-import { bookSide, order, setMark, submitBatch, tick, type ConditionalOrder } from './conditional-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
+import { bookSide, order, setMark, submitBatch, tick, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 const MINUTE = 60_000;
 
@@ -10,7 +11,7 @@ function twap(children: number, quantity: string, period = MINUTE): ConditionalO
 }
 
 test('a TWAP places child i at placement + i × period, each on time and not before', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
 
@@ -43,7 +44,7 @@ test('a TWAP places child i at placement + i × period, each on time and not bef
 });
 
 test('cancelling a pending TWAP child cancels the children not yet placed; placed ones stay', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
   const children = (await submitBatch(alice, twap(3, '0.1'))).json().orders;
@@ -58,7 +59,7 @@ test('cancelling a pending TWAP child cancels the children not yet placed; place
 });
 
 test('TWAP batches break no rule: nonzero period, one period, one side', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice] = await fundedTraders(ex, 1, '100000');
   const noPeriod = await submitBatch(alice, twap(2, '0.1', 0));
   assert.equal(noPeriod.status, 400);
@@ -75,13 +76,13 @@ test('TWAP batches break no rule: nonzero period, one period, one side', async (
 });
 
 test('TWAP children enter at their due times, not at the next clock tick: period 400 ms → 0, 400, 800, 1200 ms', async () => {
-  const ex = await startTestExchange(); // the one-second clock is off (60 s): only the release timer runs
+  const ex = await startInProcessExchange(); // ticks every 60 s: only the release timer runs
   const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
   const placed = await submitBatch(alice, twap(4, '0.1', 400).map((o) => ({ ...o, price: '90000' })));
   assert.equal(placed.status, 200, placed.text);
   const children = placed.json().orders;
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await ex.advance(1500);
   const now = await Promise.all(children.map((c: any) => order(alice, c.orderId)));
   assert.deepEqual(now.map((c) => c.status), ['new', 'new', 'new', 'new']);
   const t0 = now[0].createdAt;

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
-import { listed, openPosition, order, position, setMark, submit, trades } from './conditional-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
+import { listed, openPosition, order, position, setMark, submit, trades } from '../harness/conditional-helpers.ts';
 
 test('a sell stopLoss rests untriggered, fires once when the mark reaches its trigger, and closes the long', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
@@ -50,7 +51,7 @@ test('a sell stopLoss rests untriggered, fires once when the mark reaches its tr
 });
 
 test('a stop whose trigger the mark already crossed is refused; a cancelled stop never fires', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
@@ -80,7 +81,7 @@ test('a stop whose trigger the mark already crossed is refused; a cancelled stop
 });
 
 test('a fired stop is never shown `triggered` (the spec lists no such status): untriggered, then new on the book; the published Order statuses agree', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob] = await fundedTraders(ex, 2, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');

@@ -6,7 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { CommandKind } from '../../src/app/commands.ts';
-import type { OrderFields, Reply, TestExchange, Trader } from './harness.ts';
+import type { Sequencer } from '../../src/sequencer/sequencer.ts';
+import type { ApiClient, OrderFields, Reply, Trader } from './traders.ts';
+
+/** What the helpers drive: test/e2e/harness's exchange or the in-process one (test/harness/in-process-exchange). */
+export interface TestExchange extends ApiClient {
+  exchange: { sequencer: Pick<Sequencer, 'submit'> };
+  /** The exchange's clock (ms). */
+  now(): number;
+}
 
 export const BTC = 'BTC-USD-PERP';
 
@@ -101,7 +109,7 @@ export async function openPosition(long: Trader, short: Trader, quantity: string
  * market after them, and its events come back before its reply.
  */
 export async function caughtUp(ex: TestExchange): Promise<void> {
-  await tick(ex, Date.now());
+  await tick(ex, ex.now());
 }
 
 /** The book's side as [price, quantity] pairs. */

@@ -1,0 +1,262 @@
+/**
+ * An exchange in process for behaviour tests, used instead of test/e2e/harness's
+ * `startTestExchange` with the same client interface (`ApiClient`: `request`, `operator`, each
+ * answered with a `Reply`), so `Trader` and `fundedTraders` (test/harness/traders) work on it
+ * unchanged. Underneath:
+ *
+ *  - the real state machine (`Exchange`: order entry, conditional orders, settlement) behind the
+ *    real `Sequencer`, and the real gateway (http/gateway `gatewayDispatch`: routes, guards,
+ *    validation, error texts, serializers, metrics), asked in process (test/harness/inject);
+ *  - the markets' books in process, as the simulator has them (sim/node `SimMarket`): the
+ *    commands a request sends are run, and their events handed to the sequencer, in the same
+ *    turn (a microtask after they are sent), before the reply;
+ *  - the real `Journal` on `SimulatedJournalStorage`, flushed at the end of each turn: a write's
+ *    reply waits for its flush, as in production;
+ *  - signatures recovered on this thread by the pool worker's own code (auth/signature-worker);
+ *  - history written in LMDB in a temporary directory by the projection writer on this thread
+ *    (test/harness/in-thread-projections), read by the real `HistoryReader`;
+ *  - a clock the test owns: it stands still until `advance(ms)` moves it, running each tick
+ *    (every `tickMs`: expiry, funding, liquidations, the testnet feed's index prices) and each
+ *    conditional release (a TWAP slice, an untriggered order's expiry) at its due time, through
+ *    the real `ExchangeClock` — a test about a child due in 400 ms takes no wall time.
+ *
+ * Invariants: every request is answered only once the commands it sent have been through the
+ * books and the journal has flushed what it must; `advance` returns once everything that fell
+ * due has been applied, journaled and flushed. Nothing runs on a timer: between calls the
+ * exchange is still.
+ *
+ * Not covered, and checked end to end (test/e2e) instead: sockets (uWS, pipelining, drain,
+ * CORS, compression, proxies), the WebSocket feeds, worker threads (market threads and their
+ * rings, the signature pool, the projection and snapshot threads), the LMDB journal and
+ * snapshots, start-up replay, restarts and crashes. POST /operator/snapshot answers 500.
+ */
+import { after } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import { pino } from 'pino';
+import { loadSettings } from '../../src/config/process.ts';
+import { eip712Domain } from '../../src/auth/typed-data.ts';
+import { loadRecoveryBackend } from '../../src/auth/recovery.ts';
+import recoverBatch from '../../src/auth/signature-worker.ts';
+import { encodeTypedBatch, typedAuthResult, type TypedResult } from '../../src/auth/signature-tasks.ts';
+import type { SignaturePool } from '../../src/auth/signature-pool.ts';
+import { Exchange } from '../../src/app/exchange.ts';
+import { NO_ROUTER } from '../../src/app/ports.ts';
+import type { Command } from '../../src/app/commands.ts';
+import { Journal } from '../../src/journal/journal.ts';
+import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';
+import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
+import { Projections } from '../../src/history/projections.ts';
+import { HistoryReader } from '../../src/history/reader.ts';
+import { openHistoryDatabases } from '../../src/history/store.ts';
+import { Sequencer, type Outcome } from '../../src/sequencer/sequencer.ts';
+import { ExchangeClock } from '../../src/sequencer/clock.ts';
+import { TestnetFeed } from '../../src/sequencer/testnet-feed.ts';
+import { accountWrites } from '../../src/sequencer/account-writes.ts';
+import { exchangeOptionsOf } from '../../src/sequencer/start-state.ts';
+import { gatewayDispatch } from '../../src/http/gateway.ts';
+import { stateReads, stateReport, walletLogin } from '../../src/gateway-ports.ts';
+import { ExchangeMetrics, withFillCount } from '../../src/metrics.ts';
+import { withShortfallAlarm } from '../../src/log.ts';
+import { SimMarket, simRouter } from '../../sim/node.ts';
+import { injector } from './inject.ts';
+import { inThreadProjections } from './in-thread-projections.ts';
+import type { ApiClient, Reply } from './traders.ts';
+
+export interface InProcessExchange extends ApiClient {
+  /** As test/e2e/harness's `exchange` (a `RunningExchange`) has it: the sequencer, for commands no route sends (a Tick at a chosen time). */
+  readonly exchange: { readonly sequencer: Sequencer };
+  /** The exchange's clock (ms since the epoch): it moves only with `advance`. */
+  now(): number;
+  /** Moves the clock `ms` on, running every tick and conditional release that falls due, each at its time. */
+  advance(ms: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface InProcessOptions {
+  /** Milliseconds between clock ticks; default 60 s, as test/e2e/harness's (so a tick comes only when a test advances that far). */
+  tickMs?: number;
+  /** The clock's first reading; default the wall clock's now. */
+  startAt?: number;
+}
+
+/** Login tokens' secret: given, so that nothing is written for it. */
+const JWT_SECRET = 'in-process-exchange-token-secret-0123456789';
+/** Command room in every market "ring": the in-process books take whatever is sent. */
+const ROOM = { hasRoom: () => true, problem: () => null };
+
+/**
+ * Signer recovery on this thread with the pool worker's own code (one typed message per call):
+ * the `recoverTyped` of `SignaturePool`, answered a microtask later instead of a thread's turn.
+ */
+function inlineRecovery(): SignaturePool['recoverTyped'] {
+  const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
+  return (async (domain, primaryType, message, signature) => {
+    const [result] = (await recoverBatch({ kind: 'typed', backend, batch: encodeTypedBatch({ domain, items: [{ primaryType, message, signature }] }) })) as TypedResult[];
+    return typedAuthResult(result);
+  }) as SignaturePool['recoverTyped'];
+}
+
+/** One event-loop turn: end-of-turn work (the journal's flush, history batches) runs. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export async function startInProcessExchange(options: InProcessOptions = {}): Promise<InProcessExchange> {
+  const dir = mkdtempSync(join(tmpdir(), 'perp-behaviour-'));
+  const settings = loadSettings(['--data-dir', dir, '--jwt-secret', JWT_SECRET], {});
+  const { markets, profile } = settings;
+  const logger = pino({ level: 'silent' });
+  const metrics = new ExchangeMetrics();
+  let time = options.startAt ?? Date.now();
+  const clock = () => time;
+
+  const journal = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger });
+  const historyEnv = open({ path: dir, ...HISTORY_ENV_OPTIONS });
+  const projections = new Projections(historyEnv);
+  projections.journal = journal;
+  const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => true);
+  const exchange = new Exchange(markets, NO_ROUTER, listeners, exchangeOptionsOf(settings));
+  projections.identity = (owner) => exchange.ledger.identity(owner);
+  projections.startThread(dir, inThreadProjections);
+
+  // The books: what a command sends is run a microtask later, with whatever its events send in turn.
+  const books = markets.map((m) => new SimMarket(m, undefined));
+  const sequencer = new Sequencer(exchange, journal, books.map(() => ROOM), projections);
+  let scheduled = false;
+  const runBooks = (): void => {
+    scheduled = false;
+    while (books.some((b) => b.pending())) {
+      for (const book of books) if (book.run(Number.MAX_SAFE_INTEGER, sequencer.onRecord) > 0) sequencer.onBatch();
+    }
+  };
+  exchange.routeTo(
+    simRouter(books, () => {
+      if (scheduled) return;
+      scheduled = true;
+      queueMicrotask(runBooks);
+    }),
+  );
+
+  // The gateway, over the ports the pipeline hands it (src/pipeline.ts).
+  const feed = profile.faucet ? new TestnetFeed(markets) : null;
+  const history = new HistoryReader(openHistoryDatabases(historyEnv));
+  const login = walletLogin(settings, clock, logger);
+  const reads = stateReads(settings, exchange, history, projections, (market) => feed?.isHeld(market) ?? false);
+  const submit = (command: Command): Promise<Outcome> => sequencer.submit(command);
+  const dispatch = gatewayDispatch({
+    host: '127.0.0.1',
+    port: 0,
+    clock,
+    logger,
+    metrics,
+    operations: {
+      notReady: () => journal.problem() ?? sequencer.overloaded(),
+      metrics: () => metrics.text(),
+      metricsContentType: metrics.contentType,
+    },
+    marketData: reads.marketData,
+    history,
+    historyRead: () => projections.readable(journal.flushedSeq()),
+    prices: reads.prices,
+    accounts: {
+      ...reads.accounts,
+      writes: accountWrites({ submit }, clock),
+      auth: { login, domain: eip712Domain(profile), recover: inlineRecovery() },
+    },
+    orders: { ...reads.orders, submit },
+    operator: {
+      key: settings.operatorKey,
+      port: {
+        submit,
+        indexFeed: feed ?? undefined,
+        snapshot: () => Promise.reject(new Error('no snapshots in process: snapshot tests run end to end (test/e2e)')),
+        stateHash: async () => stateReport(exchange, books.map((b) => ({ market: b.index, hash: b.book.stateHash() })), journal.lastSeq()),
+      },
+    },
+  }).public;
+  const inject = injector(dispatch);
+
+  // The clock: the real one's ticks and releases, run when `advance` reaches their time. What
+  // they submit is followed, so that `advance` returns once it is all applied and flushed.
+  const tickMs = options.tickMs ?? 60_000;
+  let nextTick = time + tickMs;
+  const running = new Set<Promise<Outcome>>();
+  const followed = (command: Command): Promise<Outcome> => {
+    const outcome = submit(command);
+    running.add(outcome);
+    const done = () => running.delete(outcome);
+    outcome.then(done, done);
+    return outcome;
+  };
+  const ticks = new ExchangeClock({ submit: followed, exchange, markets, feed, now: clock, tickMs, idle: () => sequencer.overloaded() !== null, logger });
+  await ticks.primePrices();
+  const settled = async (): Promise<void> => {
+    while (running.size > 0) await Promise.allSettled([...running]);
+    // The clock's own bookkeeping after each outcome (`finally`) runs before the next step.
+    await nextTurn();
+  };
+  const nextDue = (): number => Math.min(nextTick, ...markets.map((m) => exchange.nextDueAt(m.index) || Number.MAX_SAFE_INTEGER));
+
+  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    const at = path.indexOf('?');
+    const verb = method.toLowerCase();
+    const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+    const reply = await inject({
+      method: verb,
+      path: at < 0 ? path : path.slice(0, at),
+      query: at < 0 ? '' : path.slice(at + 1),
+      authorization: lower.authorization ?? '',
+      operatorKey: lower['x-operator-key'] ?? '',
+      origin: '',
+      acceptEncoding: '',
+      remoteAddress: '127.0.0.1',
+      // As the listener reads it: a write always has a body (maybe empty), a read one only when sent.
+      body: body !== undefined || ['post', 'put', 'patch', 'delete'].includes(verb) ? Buffer.from(text) : null,
+    });
+    const replyHeaders = new Headers(reply.headers);
+    if (reply.status !== 204) replyHeaders.set('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
+    const replyText = verb === 'head' ? '' : reply.body;
+    return { status: reply.status, text: replyText, headers: replyHeaders, json: () => JSON.parse(replyText) };
+  };
+
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await settled();
+    sequencer.close();
+    await sequencer.idle();
+    await journal.close();
+    await projections.close();
+    await historyEnv.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  after(stop);
+
+  return {
+    url: 'http://in-process',
+    request,
+    operator: (method, path, body) => request(method, path, body, { 'x-operator-key': settings.operatorKey }),
+    exchange: { sequencer },
+    now: clock,
+    async advance(ms) {
+      const end = time + ms;
+      await settled();
+      for (let due = nextDue(); due <= end; due = nextDue()) {
+        const at = Math.max(time, due);
+        time = at;
+        if (nextTick <= at) {
+          ticks.tick();
+          nextTick += tickMs;
+        }
+        ticks.release();
+        await settled();
+        if (nextDue() <= at && nextTick > at) throw new Error(`in-process exchange: a release at ${at} left its timer due`);
+      }
+      time = end;
+    },
+    stop,
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Requests answered in process, as fastify's `inject`: `inject(dispatch, request)` answers an
+ * `HttpRequest` with the `HttpReply` the gateway's listener would write, over the gateway's own
+ * `Dispatch` (http/gateway `gatewayDispatch`): the same routes, guards, validation, error texts,
+ * serializers, fallback (404, 405) and observer (metrics, refusal logs) — no socket.
+ *
+ * Invariants: a route is found as uWebSockets.js finds it — the exact path, a `:param` one
+ * segment, percent-decoded (a malformed escape kept as written, http/uws-serve); HEAD wherever
+ * GET answers; anything else is the fallback's. A handler that throws or rejects is answered by
+ * the dispatch's `onHandlerError` (500, logged). `onReply` hears every answer once, with the
+ * route's index (the routes' count for the fallback), as the listener reports it.
+ *
+ * Not covered (the socket's, checked end to end in test/e2e): pipelining and the end-of-turn
+ * deferral of writes, the drain, CORS headers, compression, the body size bound (413), the
+ * client address behind proxies, HEAD's content-length.
+ */
+import type { Dispatch } from '../../src/http/gateway.ts';
+import type { Handler, HttpReply, HttpRequest } from '../../src/http/uws.ts';
+
+/** A route's pattern as a RegExp capturing its parameters (`/book/:symbol` → `^/book/([^/]+)$`). */
+function patternRegExp(pattern: string): RegExp {
+  return new RegExp('^' + pattern.replace(/:[^/]+/g, '([^/]+)') + '$');
+}
+
+/** As http/uws-serve decodes a path parameter. */
+function decodeParameter(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** The answering function over `dispatch`, its routes' patterns compiled once. */
+export function injector(dispatch: Dispatch): (request: Omit<HttpRequest, 'params'>) => Promise<HttpReply> {
+  const routes = dispatch.routes.map((r, index) => ({ method: r.method, path: patternRegExp(r.pattern), handler: r.handler, index }));
+  const fallbackIndex = routes.length;
+  return async (incoming) => {
+    const arrived = performance.now();
+    const method = incoming.method === 'head' ? 'get' : incoming.method;
+    let handler: Handler = dispatch.fallback;
+    let index = fallbackIndex;
+    let params: string[] = [];
+    for (const r of routes) {
+      if (r.method !== method) continue;
+      const match = r.path.exec(incoming.path);
+      if (match === null) continue;
+      handler = r.handler;
+      index = r.index;
+      params = match.slice(1).map(decodeParameter);
+      break;
+    }
+    const request: HttpRequest = { ...incoming, params };
+    let reply: HttpReply;
+    try {
+      reply = await handler(request);
+    } catch (error) {
+      reply = dispatch.onHandlerError(error, request);
+    }
+    dispatch.onReply?.(index, request, reply, (performance.now() - arrived) / 1000);
+    return reply;
+  };
+}
