@@ -22,7 +22,7 @@ import {
   sleep,
   sub,
   UNSIGNED_DECIMAL,
-} from './api-helpers.ts';
+} from '../harness/api-helpers.ts';
 
 const ex = await startTestExchange();
 const login = () => new Trader(ex).login();

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startTestExchange, tempDataDir, Trader } from './harness.ts';
-import { ADDRESS, assertError, assertMillisNow, delegate, isInteger, ok, revoke, sub } from './api-helpers.ts';
+import { ADDRESS, assertError, assertMillisNow, delegate, isInteger, ok, revoke, sub } from '../harness/api-helpers.ts';
 
 const ex = await startTestExchange();
 const login = () => new Trader(ex).login();

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, tempDataDir, Trader } from './harness.ts';
-import { assertError, ok, sleep, sub } from './api-helpers.ts';
+import { assertError, ok, sleep, sub } from '../harness/api-helpers.ts';
 
 const DAY_MS = 86_400_000;
 const ALLOWANCE_USED = /^Faucet allowance used: at most 50000 USD \(5 credits of 10000\) per account per UTC day; it resets at (\S+) \(00:00 UTC\)$/;

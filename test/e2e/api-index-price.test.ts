@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange } from './harness.ts';
-import { assertError, BTC, ETH, ok, sleep } from './api-helpers.ts';
+import { assertError, BTC, ETH, ok, sleep } from '../harness/api-helpers.ts';
 
 const ex = await startTestExchange({ tickMs: 20 });
 const price = async (symbol: string) => ok(await ex.request('GET', `/price?symbol=${symbol}`)).prices[0];

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, fundedTraders } from './harness.ts';
-import { assertDecimal, assertError, assertSecondsNow, BTC, ETH, isInteger, ok, sleep, SOL, UNSIGNED_DECIMAL } from './api-helpers.ts';
+import { assertDecimal, assertError, assertSecondsNow, BTC, ETH, isInteger, ok, sleep, SOL, UNSIGNED_DECIMAL } from '../harness/api-helpers.ts';
 
 const ex = await startTestExchange();
 const get = (path: string) => ex.request('GET', path);

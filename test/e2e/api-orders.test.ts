@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, fundedTraders } from './harness.ts';
-import { assertError, assertOrderShape, BTC, delegate, ETH, ok, sleep, SOL, sub } from './api-helpers.ts';
+import { assertError, assertOrderShape, BTC, delegate, ETH, ok, sleep, SOL, sub } from '../harness/api-helpers.ts';
 
 const ex = await startTestExchange();
 const newTrader = async (funds = '1000000') => (await fundedTraders(ex, [funds]))[0];

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, Trader } from './harness.ts';
-import { assertError, delegate, ok, revoke, sub } from './api-helpers.ts';
+import { assertError, delegate, ok, revoke, sub } from '../harness/api-helpers.ts';
 
 const ex = await startTestExchange();
 const newTrader = async (funds?: string) => {

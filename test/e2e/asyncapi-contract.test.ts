@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fundedTraders, startTestExchange, Trader } from './harness.ts';
-import { BTC, delegate, sleep } from './api-helpers.ts';
+import { BTC, delegate, sleep } from '../harness/api-helpers.ts';
 import { FeedClient } from './feed-client.ts';
 import { caughtUp, openPosition, setMark, submit } from '../harness/conditional-helpers.ts';
 

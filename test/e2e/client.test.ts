@@ -13,7 +13,7 @@ import { createWalletClient, custom, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ExchangeClient, ExchangeError, accountChannel, type FeedMessage, type WebSocketLike } from '../../src/client/index.ts';
 import { startTestExchange } from './harness.ts';
-import { BTC, ORDER_ID } from './api-helpers.ts';
+import { BTC, ORDER_ID } from '../harness/api-helpers.ts';
 
 const ex = await startTestExchange();
 

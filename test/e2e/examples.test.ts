@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { generatePrivateKey } from 'viem/accounts';
 import { startTestExchange, Trader } from './harness.ts';
-import { ok, sub } from './api-helpers.ts';
+import { ok, sub } from '../harness/api-helpers.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const ex = await startTestExchange();

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange } from './harness.ts';
-import { sleep } from './api-helpers.ts';
+import { sleep } from '../harness/api-helpers.ts';
 import { FeedClient } from './feed-client.ts';
 
 test('a channel named twice in one subscribe is subscribed once: one name in the reply, one snapshot', async () => {

@@ -15,7 +15,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fundedTraders, startTestExchange, type Trader } from './harness.ts';
-import { assertError, BTC, signedTransfer, sub } from './api-helpers.ts';
+import { assertError, BTC, signedTransfer, sub } from '../harness/api-helpers.ts';
 import { caughtUp } from '../harness/conditional-helpers.ts';
 import { checkSignerAgainstViem, openAccounts, signOrder, type BenchTrader } from '../../bench/http/traders.ts';
 import type { OrderFields } from './harness.ts';

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { apiClient, startTestExchange, Trader, type ApiClient, type Reply } from './harness.ts';
-import { BTC, delegate, revoke, signedDelegation, signedMarginUpdate, signedTransfer, sub } from './api-helpers.ts';
+import { BTC, delegate, revoke, signedDelegation, signedMarginUpdate, signedTransfer, sub } from '../harness/api-helpers.ts';
 import { caughtUp, openPosition, setMark, submit, submitBatch } from '../harness/conditional-helpers.ts';
 
 interface Exchange {

@@ -6,10 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
-import { assertError, assertOrderShape, ok } from './api-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
+import { assertError, assertOrderShape, ok } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 const newTrader = async () => {
   const [t] = await fundedTraders(ex, 1, '100000');
   return t;

@@ -10,10 +10,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestExchange, Trader, type Reply, fundedTraders } from './harness.ts';
-import { assertError, ok, signedDelegation, signedMarginUpdate, signedTransfer } from './api-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { Trader, type Reply, fundedTraders } from '../harness/traders.ts';
+import { assertError, ok, signedDelegation, signedMarginUpdate, signedTransfer } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 const config = (await ex.request('GET', '/config')).json();
 const { domain, types } = config.eip712;
 const newTrader = async () => {

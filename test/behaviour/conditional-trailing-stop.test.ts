@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
 import { openPosition, order, position, setMark, submit, trades } from '../harness/conditional-helpers.ts';
 
 const TRAILING_SELL_5_PERCENT = { orderType: 'trailingStop', price: '0.1', quantity: '-0.1', trailingPercent: '0.05', ioc: true, reduceOnly: true };
 
 test('a sell trailingStop follows the highest mark and fires 5 % below it, once', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
 
   // A testnet market has a mark from the start (issue 14, item 3), so `No mark price yet for
@@ -50,7 +51,7 @@ test('a sell trailingStop follows the highest mark and fires 5 % below it, once'
 });
 
 test('trailingPercent is refused outside (0, 1) and on other order types', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '100000');
   const whole = await submit(alice, { ...TRAILING_SELL_5_PERCENT, trailingPercent: '1' });

@@ -6,10 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
-import { assertError, assertOrderShape, ok } from './api-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
+import { assertError, assertOrderShape, ok } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 
 test('a limit batch stopped by a refusal answers the placed orders, then the refused one as rejected with its reason; the rest are not submitted', async () => {
   // 100 USD holds the initial margin (2 %) of a 0.001 BTC bid at 80,000, not of a 0.1 one (160 USD).

@@ -1,11 +1,11 @@
 /**
- * What the black-box API tests (test/e2e/api-*.test.ts) share: assertions on the spec's field
+ * What the black-box API tests (test/e2e/api-*.test.ts, test/behaviour/) share: assertions on the spec's field
  * types and error replies, and the signed account writes (Transfer, MarginUpdate, Delegation)
  * built with viem from the typed data GET /config publishes — exactly what a client does.
  */
 import assert from 'node:assert/strict';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import type { ApiClient, Reply, Trader } from './harness.ts';
+import type { ApiClient, Reply, Trader } from './traders.ts';
 
 export const BTC = 'BTC-USD-PERP';
 export const ETH = 'ETH-USD-PERP';

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
 import { order, pairFired, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 function legs(parentOrderId: string): ConditionalOrder[] {
@@ -11,7 +12,7 @@ function legs(parentOrderId: string): ConditionalOrder[] {
 }
 
 test('a parent-attached TP/SL pair waits unarmed, arms on the parent fill with the filled size, then fires', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
 
@@ -44,7 +45,7 @@ test('a parent-attached TP/SL pair waits unarmed, arms on the parent fill with t
 });
 
 test('a parent-attached pair ends when its parent is cancelled unfilled; an unknown parent is refused', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
 

@@ -6,10 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestExchange, fundedTraders } from './harness.ts';
-import { assertError, ok, signedTransfer, sub } from './api-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
+import { assertError, ok, signedTransfer, sub } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 const newTrader = async (funds: string) => (await fundedTraders(ex, [funds]))[0];
 const BELOW_MINIMUM = 'Transfer amount below the minimum of 1 USD';
 const TOO_MANY = 'Too many subaccounts: an account holds at most 32';

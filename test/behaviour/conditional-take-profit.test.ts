@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
 import { openPosition, order, position, setMark, submit } from '../harness/conditional-helpers.ts';
 
 test('a buy takeProfit closing a short enters the book under its own orderId when the mark falls to it', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
 import { listed, openPosition, order, pairFired, position, setMark, submit, submitBatch, trades, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 /** Closing a 0.1 long: market-like legs (a tiny price, IOC, reduce-only), as in the spec's TP/SL sample. */
@@ -8,7 +9,7 @@ const SELL_TP_100000: ConditionalOrder = { orderType: 'TakeProfit', price: '0.1'
 const SELL_SL_90000: ConditionalOrder = { orderType: 'StopLoss', price: '0.1', quantity: '-0.1', triggerPrice: '90000', ioc: true, reduceOnly: true };
 
 test('a position-attached TP/SL pair: the first leg the mark reaches executes, the other is cancelled', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
@@ -38,7 +39,7 @@ test('a position-attached TP/SL pair: the first leg the mark reaches executes, t
 });
 
 test('a position-attached pair ends when the position closes by other means', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob, carol] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');
@@ -54,7 +55,7 @@ test('a position-attached pair ends when the position closes by other means', as
 });
 
 test('a TP/SL batch is refused whole when it breaks the rules', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob, dave] = await fundedTraders(ex, 3, '100000');
   await setMark(ex, '95000');
   await openPosition(alice, bob, '0.1', '95000');

@@ -9,10 +9,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader, type Reply } from './harness.ts';
-import { assertError, delegate, ETH, ok, revoke, signedDelegation, signedMarginUpdate, signedTransfer, sub } from './api-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { Trader, type Reply } from '../harness/traders.ts';
+import { assertError, delegate, ETH, ok, revoke, signedDelegation, signedMarginUpdate, signedTransfer, sub } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 const login = async () => new Trader(ex).login();
 
 const alice = await login();

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
 import { bookSide, caughtUp, order, position, setMark, submit, submitBatch, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 function iceberg(quantities: string[]): ConditionalOrder[] {
@@ -8,7 +9,7 @@ function iceberg(quantities: string[]): ConditionalOrder[] {
 }
 
 test('an iceberg shows one child at a time; the next enters only once the previous fully filled', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob] = await fundedTraders(ex, 2, '100000');
   await setMark(ex, '95000');
 
@@ -49,7 +50,7 @@ test('an iceberg shows one child at a time; the next enters only once the previo
 });
 
 test('cancelling an iceberg child on the book cancels the hidden children too', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice] = await fundedTraders(ex, 1, '100000');
   await setMark(ex, '95000');
   const children = (await submitBatch(alice, iceberg(['-0.1', '-0.1']))).json().orders;

@@ -7,21 +7,22 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fundedTraders, startTestExchange, type Trader, type TestExchange } from './harness.ts';
-import { assertError, BTC, ETH, ok, signedMarginUpdate, sub } from './api-helpers.ts';
+import { startInProcessExchange, type InProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders, type Trader } from '../harness/traders.ts';
+import { assertError, BTC, ETH, ok, signedMarginUpdate, sub } from '../harness/api-helpers.ts';
 
-async function setIndex(ex: TestExchange, price: string, symbol = BTC): Promise<void> {
+async function setIndex(ex: InProcessExchange, price: string, symbol = BTC): Promise<void> {
   ok(await ex.operator('POST', '/operator/index-price', { symbol, price }));
 }
 
-async function money(ex: TestExchange): Promise<{ problem: string | null; money: Record<string, string> }> {
+async function money(ex: InProcessExchange): Promise<{ problem: string | null; money: Record<string, string> }> {
   return ok(await ex.operator('GET', '/operator/state-hash'));
 }
 
 const accountValue = async (t: Trader) => ok(await t.get(`/account/stats?${sub(t)}`)).accountValue;
 
 test('the originator fee has a per-market ceiling, published in GET /markets, and an order above it is refused with 400', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const markets = ok(await ex.request('GET', '/markets')).markets;
   assert.equal(markets.find((m: any) => m.symbol === BTC).maxOriginatorFee, '0.001');
   const [alice, carol] = await fundedTraders(ex, ['100000', '0.000001']);
@@ -36,7 +37,7 @@ test('the originator fee has a per-market ceiling, published in GET /markets, an
 });
 
 test('a close that would leave its loss or fees for others to pay is refused: no siphon into an accomplice\'s bid, and the originator is paid out of what the account holds', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob, carol] = await fundedTraders(ex, ['19.5', '100000', '10']);
   await setIndex(ex, '95000');
   // Alice takes 0.01 long at 95000 at the most leverage she can: 19 USD margin + 0.475 taker fee.
@@ -67,7 +68,7 @@ test('a close that would leave its loss or fees for others to pay is refused: no
 });
 
 test('an isolated order is paid for in cash: unrealised profit in the cross account does not fund it, so no position opens below maintenance', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob] = await fundedTraders(ex, ['20', '100000']);
   await setIndex(ex, '95000');
   await setIndex(ex, '3000', ETH);
@@ -103,7 +104,7 @@ async function position(t: Trader): Promise<string> {
 }
 
 test('a ladder of reduce-only sells cannot outgrow the long it closes: 60 sells of 0.01 against a 0.01 long leave the account flat, not short 0.59', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob] = await fundedTraders(ex, ['100', '100000']);
   await setIndex(ex, '95000');
   ok(await bob.place({ price: '95000', quantity: '-0.01' }));
@@ -124,7 +125,7 @@ test('a ladder of reduce-only sells cannot outgrow the long it closes: 60 sells 
 });
 
 test('a reduce-only order left resting when its position closes leaves the book: it can never open a new position', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob] = await fundedTraders(ex, ['100', '100000']);
   await setIndex(ex, '95000');
   ok(await bob.place({ price: '95000', quantity: '-0.01' }));
