@@ -1,14 +1,15 @@
 /**
- * Black-box tests of the public market-data routes on the real server: GET /book, /trades,
+ * Black-box tests of the public market-data routes on the in-process exchange (test/harness/in-process-exchange): GET /book, /trades,
  * /candles (every interval), /price, /summary, /markets, /config, /time, /openapi.json, /docs,
  * and the gateway's 404/405. Public `time` fields are seconds; query windows are milliseconds.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
-import { assertDecimal, assertError, assertSecondsNow, BTC, ETH, isInteger, ok, sleep, SOL, UNSIGNED_DECIMAL } from '../harness/api-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
+import { assertDecimal, assertError, assertSecondsNow, BTC, ETH, isInteger, ok, SOL, UNSIGNED_DECIMAL } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 const get = (path: string) => ex.request('GET', path);
 const [maker, taker] = await fundedTraders(ex, 2, '1000000');
 
@@ -123,9 +124,9 @@ const marks: number[] = [];
 test('GET /trades/{symbol}: newest first, {price, quantity, symbol, time in seconds}; limit, from, to', async () => {
   assert.deepEqual(ok(await get(`/trades/${BTC}`)), []);
   for (const o of [TAKER_BUY_0_1_AT_95000_1, TAKER_BUY_0_2_AT_95000_5, TAKER_BUY_0_1_AT_95010]) {
-    await sleep(20);
-    marks.push(Date.now());
-    await sleep(20);
+    await ex.advance(20);
+    marks.push(ex.now());
+    await ex.advance(20);
     const [order] = ok(await taker.place(o));
     assert.equal(order.status, 'filled');
   }
@@ -150,7 +151,7 @@ test('GET /trades/{symbol}: newest first, {price, quantity, symbol, time in seco
   assert.deepEqual(ok(await get(`/trades/${BTC}?from=${marks[1]}`)).map((t: any) => t.price), ['95010', '95000.5']);
   assert.deepEqual(ok(await get(`/trades/${BTC}?to=${marks[1]}`)).map((t: any) => t.price), ['95000.1']);
   assert.deepEqual(ok(await get(`/trades/${BTC}?from=${marks[1]}&to=${marks[2]}`)).map((t: any) => t.price), ['95000.5']);
-  assert.deepEqual(ok(await get(`/trades/${BTC}?from=${Date.now() + 60_000}`)), []);
+  assert.deepEqual(ok(await get(`/trades/${BTC}?from=${ex.now() + 60_000}`)), []);
   assert.deepEqual(ok(await get(`/trades/${ETH}`)), []);
   assert.deepEqual(ok(await get('/trades/BTC?limit=1')).map((t: any) => t.price), ['95010']);
 });
@@ -177,7 +178,7 @@ test('GET /candles/{symbol}: every interval holds the three trades — open, hig
       for (const f of ['open', 'high', 'low', 'close', 'volume']) assertDecimal(c[f], `${interval} candle.${f}`, UNSIGNED_DECIMAL);
       assertDecimal(c.funding_rate, `${interval} candle.funding_rate`);
       assert.ok(isInteger(c.time), `${interval} candle.time is an integer`);
-      const nowSeconds = Date.now() / 1000;
+      const nowSeconds = ex.now() / 1000;
       assert.ok(c.time <= nowSeconds && c.time > nowSeconds - seconds - 120, `${interval}: candle.time ${c.time} is a start in seconds within the last interval`);
       assert.equal(c.time % seconds, 0, `${interval}: time is the UTC-aligned start`);
     }
@@ -289,9 +290,9 @@ test('GET /config: the signing domain and the four types, markets and limits', a
 });
 
 test('GET /time: {serverTime} in milliseconds', async () => {
-  const before = Date.now();
+  const before = ex.now();
   const { serverTime } = ok(await get('/time'));
-  assert.ok(isInteger(serverTime) && serverTime >= before - 5 && serverTime <= Date.now() + 5);
+  assert.ok(isInteger(serverTime) && serverTime >= before - 5 && serverTime <= ex.now() + 5);
 });
 
 test('GET /openapi.json documents every route of the gateway; GET /docs is a self-contained HTML page', async () => {

@@ -1,16 +1,17 @@
 /**
- * Black-box tests of the order routes on the real server (journal, market threads, signature
- * pool, gateway), orders signed with viem: POST /account/order, POST /account/orders,
+ * Black-box tests of the order routes on the in-process exchange (test/harness/in-process-exchange: the real
+ * state machine, sequencer and gateway), orders signed with viem: POST /account/order, POST /account/orders,
  * GET / DELETE /account/order, POST /account/orders/cancel, DELETE /account/orders,
  * GET /account/orders with every filter. Each test trades in its own price band so that the
  * shared books never cross between tests.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
-import { assertError, assertOrderShape, BTC, delegate, ETH, ok, sleep, SOL, sub } from '../harness/api-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
+import { assertError, assertOrderShape, BTC, delegate, ETH, ok, SOL, sub } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 const newTrader = async (funds = '1000000') => (await fundedTraders(ex, [funds]))[0];
 
 const ALICE_BUY_0_5_BTC_AT_90000 = { price: '90000', quantity: '0.5', clientId: 'alice-bid-90000' };
@@ -23,7 +24,7 @@ const TOM_REDUCE_ONLY_SELL_2_ETH_AT_4000 = { symbol: ETH, price: '4000', quantit
 
 test('POST /account/order: a signed limit order rests and comes back as an array of one Order with every spec field typed', async () => {
   const alice = await newTrader();
-  const before = Date.now();
+  const before = ex.now();
   const [order, ...rest] = ok(await alice.place(ALICE_BUY_0_5_BTC_AT_90000));
   assert.equal(rest.length, 0);
   assertOrderShape(order);
@@ -43,7 +44,7 @@ test('POST /account/order: a signed limit order rests and comes back as an array
   assert.equal(order.triggerPrice, null);
   assert.equal(order.trailingPercent, null);
   assert.deepEqual(order.flags, { ioc: false, postOnly: false, reduceOnly: false, selfTradeExpire: 1 });
-  assert.ok(order.createdAt >= before - 5 && order.createdAt <= Date.now() + 5, 'createdAt is in milliseconds');
+  assert.ok(order.createdAt >= before - 5 && order.createdAt <= ex.now() + 5, 'createdAt is in milliseconds');
   const book = ok(await ex.request('GET', `/book/${BTC}?depth=1`));
   assert.deepEqual(book.bids, [{ price: '90000', quantity: '0.5' }]);
 });
@@ -143,7 +144,7 @@ test('POST /account/order: refusals — period on a limit order, a bad signature
   assertError(await ex.request('POST', '/account/order', { ...body, subaccountIndex: -1 }, alice.auth()), 400, 'Invalid subaccount index');
   assertError(await ex.request('POST', '/account/order', body), 401, 'Please add the JWT token to the header');
   assertError(await alice.send('POST', '/account/order', '{"account":'), 400, 'Request body must be valid JSON');
-  assertError(await alice.place({ price: '80000', quantity: '0.01', expiresAt: Date.now() - 1000 }), 400, 'Request expired');
+  assertError(await alice.place({ price: '80000', quantity: '0.01', expiresAt: ex.now() - 1000 }), 400, 'Request expired');
   assertError(await alice.place({ price: '80000.05', quantity: '0.01' }), 400, 'price 80000.05 is not a multiple of the tick size 0.1');
   assertError(await alice.place({ price: '80000', quantity: '0.00005' }), 400, 'quantity 0.00005 is not a multiple of the lot size 0.0001');
   assertError(await alice.place({ price: '80000', quantity: '0' }), 400, 'quantity must not be zero: positive buys, negative sells');
@@ -393,15 +394,15 @@ test('GET /account/orders: every filter — orderType, status, symbol, created a
   const ids = (list: any) => [...list.asks, ...list.bids].map((o: any) => o.orderId).sort();
 
   const [open1] = ok(await fay.place({ price: '40000', quantity: '0.01', clientId: 'fay-open-btc' }));
-  await sleep(15);
+  await ex.advance(15);
   const [open2] = ok(await fay.place({ symbol: SOL, price: '120', quantity: '-0.5' })); // an ask: far above the SOL bids
-  await sleep(15);
+  await ex.advance(15);
   ok(await seller.place({ symbol: SOL, price: '90', quantity: '-1' }));
   const [filled] = ok(await fay.place({ symbol: SOL, price: '90', quantity: '1' }));
   assert.equal(filled.status, 'filled');
-  await sleep(15);
+  await ex.advance(15);
   const [cancelled] = ok(await fay.place({ price: '40001', quantity: '0.01' }));
-  await sleep(15);
+  await ex.advance(15);
   ok(await fay.send('DELETE', `/account/order?orderId=${cancelled.orderId}`));
   const cancelledAt = ok(await fay.get(`/account/order?orderId=${cancelled.orderId}`)).updatedAt;
   ok(await gus.place({ price: '40000', quantity: '0.01' })); // another account: never listed for Fay

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader, fundedTraders } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { Trader, fundedTraders } from '../harness/traders.ts';
 
 /** A fresh exchange with two logged-in traders funded with 100,000 each. */
 async function aliceAndBob() {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice, bob] = await fundedTraders(ex, 2, '100000');
   return { ex, alice, bob };
 }
@@ -55,7 +56,7 @@ test('a signed limit order rests, shows on the book, and a crossing order fills 
 });
 
 test('an order signed by someone else, or with a field changed after signing, is refused', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const alice = await new Trader(ex).login();
   const mallory = await new Trader(ex).login();
   await alice.fund();
@@ -78,7 +79,7 @@ test('an order signed by someone else, or with a field changed after signing, is
 });
 
 test('order routes need the bearer token', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const alice = await new Trader(ex).login();
   const r = await ex.request('POST', '/account/order', await alice.signedOrder({ price: '1', quantity: '1' }));
   assert.equal(r.status, 401);

@@ -1,11 +1,12 @@
 /**
- * Black-box tests of the /account/* reads and signed writes on the real server: stats,
+ * Black-box tests of the /account/* reads and signed writes on the in-process exchange (test/harness/in-process-exchange): stats,
  * positions, fills, balance, margin (GET and a signed MarginUpdate), transfer (a signed Transfer)
  * and its history, delegates, signers and nonce — with the spec's refusal texts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { Trader } from '../harness/traders.ts';
 import {
   ADDRESS,
   assertDecimal,
@@ -19,12 +20,11 @@ import {
   signedDelegation,
   signedMarginUpdate,
   signedTransfer,
-  sleep,
   sub,
   UNSIGNED_DECIMAL,
 } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 const login = () => new Trader(ex).login();
 const [alice, bob, carol, erin, dave] = await Promise.all([login(), login(), login(), login(), login()]);
 await alice.fund('100000');
@@ -96,9 +96,9 @@ test('GET /account/fills: newest first, the spec fields, default limit 50, limit
   for (let i = 0; i < 60; i++) asks.push(await bob.signedOrder({ price: (96000 + i / 10).toFixed(1), quantity: '-0.001' }));
   assert.equal(ok(await bob.send('POST', '/account/orders', { orders: asks.slice(0, 30) })).orders.length, 30);
   assert.equal(ok(await bob.send('POST', '/account/orders', { orders: asks.slice(30) })).orders.length, 30);
-  await sleep(20);
-  const mark = Date.now();
-  await sleep(20);
+  await ex.advance(20);
+  const mark = ex.now();
+  await ex.advance(20);
   const [sweep] = ok(await alice.place({ price: '97000', quantity: '0.06' }));
   assert.equal(sweep.status, 'filled');
 
@@ -216,7 +216,7 @@ test('POST /account/transfer with a signed Transfer: null body, balances move, a
   const replayed = await signedTransfer(alice, { accountTo: bob.address, amount: '1.5' });
   assert.equal((await alice.send('POST', '/account/transfer', replayed)).status, 200);
   assertError(await alice.send('POST', '/account/transfer', replayed), 409, 'Nonce already used');
-  assertError(await alice.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: bob.address, amount: '1', expiresAt: Date.now() - 1000 })), 400, 'Request expired');
+  assertError(await alice.send('POST', '/account/transfer', await signedTransfer(alice, { accountTo: bob.address, amount: '1', expiresAt: ex.now() - 1000 })), 400, 'Request expired');
 });
 
 test('GET /account/transfer/history: in and out, newest first, direction, from, to, limit', async () => {
