@@ -20,8 +20,13 @@ export interface TestExchange extends ApiClient {
   exchange: RunningExchange;
   /** The exchange's clock: the wall clock. */
   now(): number;
+  /** The clock moves `ms` on: the wall clock, waited out (the in-process exchange's moves at once). */
+  advance(ms: number): Promise<void>;
   stop(options?: { snapshot?: boolean }): Promise<void>;
 }
+
+/** A real exchange's clock: the wall clock, whose `advance` is waited out. */
+export const WALL_CLOCK = { now: Date.now, advance: (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms)) };
 
 /** Exchanges started on a data directory of `tempDataDir`, so it is removed only once they have stopped. */
 const runningOn = new Map<string, Array<() => Promise<void>>>();
@@ -58,5 +63,5 @@ export async function startTestExchange(options: { dataDir?: string; tickMs?: nu
     await stop();
     if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
   });
-  return { ...client, dataDir, exchange, now: Date.now, stop };
+  return { ...client, dataDir, exchange, ...WALL_CLOCK, stop };
 }

@@ -84,6 +84,8 @@ export interface InProcessOptions {
 
 /** Login tokens' secret: given, so that nothing is written for it. */
 const JWT_SECRET = 'in-process-exchange-token-secret-0123456789';
+/** Where the exchange "answers": what `url` says and the API document names first. */
+const BASE_URL = 'http://in-process.test';
 /** Command room in every market "ring": the in-process books take whatever is sent. */
 const ROOM = { hasRoom: () => true, problem: () => null };
 
@@ -174,7 +176,7 @@ export async function startInProcessExchange(options: InProcessOptions = {}): Pr
         stateHash: async () => stateReport(exchange, books.map((b) => ({ market: b.index, hash: b.book.stateHash() })), journal.lastSeq()),
       },
     },
-  }).public;
+  }, () => BASE_URL).public;
   const inject = injector(dispatch);
 
   // The clock: the real one's ticks and releases, run when `advance` reaches their time. What
@@ -236,7 +238,7 @@ export async function startInProcessExchange(options: InProcessOptions = {}): Pr
   after(stop);
 
   return {
-    url: 'http://in-process',
+    url: BASE_URL,
     request,
     operator: (method, path, body) => request(method, path, body, { 'x-operator-key': settings.operatorKey }),
     exchange: { sequencer },
