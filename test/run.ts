@@ -76,7 +76,6 @@ const LONGEST_FIRST = [
   'test/sim/simulator.test.ts',
   'test/e2e/restart-same-port.test.ts',
   'test/e2e/crash-restart.test.ts',
-  'test/e2e/history-paging.test.ts',
   'test/replication/replica-restart.test.ts',
   'test/e2e/ops-ready-replay.test.ts',
   'test/replication/nats-node-loss.test.ts',

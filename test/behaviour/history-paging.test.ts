@@ -14,11 +14,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fundedTraders, startTestExchange, type Trader } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders, type OrderFields, type Trader } from '../harness/traders.ts';
 import { assertError, BTC, signedTransfer, sub } from '../harness/api-helpers.ts';
 import { caughtUp } from '../harness/conditional-helpers.ts';
 import { checkSignerAgainstViem, openAccounts, signOrder, type BenchTrader } from '../../bench/http/traders.ts';
-import type { OrderFields } from './harness.ts';
 import { eip712Domain } from '../../src/auth/typed-data.ts';
 import { PROFILES } from '../../src/config/profile.ts';
 
@@ -48,7 +48,7 @@ async function walk(read: (path: string) => Promise<{ status: number; text: stri
 }
 
 test('fills, orders and trades walked 50 to 70 at a time by X-Next-Cursor are the whole listing, without gaps or repeats', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [makerKeys, takerKeys] = await openAccounts(ex, 2, '100000000', 1);
   await checkSignerAgainstViem(DOMAIN, makerKeys!, { price: '95000', quantity: '-0.001' });
   const [maker, taker] = [makerKeys!.trader, takerKeys!.trader];
@@ -78,7 +78,7 @@ test('fills, orders and trades walked 50 to 70 at a time by X-Next-Cursor are th
 });
 
 test('the last page has no X-Next-Cursor; a cursor that is not one is refused', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [trader]: Trader[] = await fundedTraders(ex, 1, '1000');
   const r = await trader.get(`/account/fills?${sub(trader)}&limit=5`);
   assert.equal(r.status, 200);
@@ -89,7 +89,7 @@ test('the last page has no X-Next-Cursor; a cursor that is not one is refused', 
 });
 
 test('transfer history walked 7 at a time by X-Next-Cursor is the whole listing', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [trader]: Trader[] = await fundedTraders(ex, 1, '1000');
   for (let i = 0; i < 40; i++) {
     const r = await trader.send('POST', '/account/transfer', await signedTransfer(trader, { accountTo: trader.address, subaccountIndexTo: 1 + (i % 2), amount: '1' }));

@@ -3,14 +3,14 @@
  * the moment the exchange answers; an operator-set index price holds its market against the
  * built-in random feed (GET /price shows `indexHeld`) until the operator hands it back, and the
  * feed then walks from the operator's price. The clock ticks every 20 ms here, so the feed
- * steps fifty times a second.
+ * steps fifty times a (simulated) second.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange } from './harness.ts';
-import { assertError, BTC, ETH, ok, sleep } from '../harness/api-helpers.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { assertError, BTC, ETH, ok } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange({ tickMs: 20 });
+const ex = await startInProcessExchange({ tickMs: 20 });
 const price = async (symbol: string) => ok(await ex.request('GET', `/price?symbol=${symbol}`)).prices[0];
 
 test('every market has its index and mark price as soon as the exchange answers', async () => {
@@ -28,14 +28,14 @@ test('an operator-set index price holds its market until released; the feed then
   let held = await price(BTC);
   assert.equal(held.indexPrice, '50000');
   assert.equal(held.indexHeld, true);
-  await sleep(400); // twenty feed steps
+  await ex.advance(400); // twenty feed steps
   held = await price(BTC);
   assert.equal(held.indexPrice, '50000', 'the feed did not overwrite it');
   assert.equal(held.indexHeld, true);
   assert.notEqual((await price(ETH)).indexPrice, ethBefore, 'the other markets still walk');
 
   ok(await ex.operator('POST', '/operator/index-price/release', { symbol: BTC }));
-  await sleep(400);
+  await ex.advance(400);
   const walked = await price(BTC);
   assert.equal(walked.indexHeld, false);
   assert.notEqual(walked.indexPrice, '50000', 'the feed moves it again');
