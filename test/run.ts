@@ -50,7 +50,6 @@ const SCALE: Record<string, Record<string, string>> = {
  * they run after the concurrent group, one at a time.
  */
 const SERIAL = new Set([
-  'test/e2e/api-auth.test.ts',
   'test/e2e/api-proxy.test.ts',
   'test/e2e/api-relay.test.ts',
   'test/e2e/feed-merge.test.ts',

@@ -1,29 +1,31 @@
 /**
- * Black-box tests of login and authorization on the real server: the wallet challenge → signed
+ * Black-box tests of login and authorization on the in-process exchange (test/harness/in-process-exchange): the wallet challenge → signed
  * → JWT flow and its refusals, the bearer token on every /account/* route, a token of A reading
  * B, a read delegate reading (and not trading), a trade delegate trading, a revoked delegate
- * refused, per-subaccount delegation, and the budget headers.
+ * refused, per-subaccount delegation, and the budget headers. (A challenge across a restart:
+ * test/e2e/api-auth-restart.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestExchange, tempDataDir, Trader } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { Trader } from '../harness/traders.ts';
 import { ADDRESS, assertError, assertMillisNow, delegate, isInteger, ok, revoke, sub } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 const login = () => new Trader(ex).login();
 
 const ALICE_BUY_0_01_BTC_AT_80000 = { price: '80000', quantity: '0.01', clientId: 'alice-80000' };
 
 test('login: challenge → personal_sign → {token, expiresAt, address}; the challenge is single-use', async () => {
   const wallet = privateKeyToAccount(generatePrivateKey());
-  const before = Date.now();
+  const before = ex.now();
   const challenge = ok(await ex.request('POST', '/auth/challenge', { address: wallet.address }));
   assert.deepEqual(Object.keys(challenge).sort(), ['expiresAt', 'message', 'nonce']);
   assert.equal(typeof challenge.message, 'string');
   assert.ok(challenge.message.includes(wallet.address), 'the EIP-4361 message names the address');
   assert.ok(challenge.message.includes(challenge.nonce), 'and the nonce');
-  assert.ok(isInteger(challenge.expiresAt) && challenge.expiresAt >= before + 4 * 60_000 && challenge.expiresAt <= Date.now() + 5 * 60_000 + 1000, 'valid 5 minutes (ms)');
+  assert.ok(isInteger(challenge.expiresAt) && challenge.expiresAt >= before + 4 * 60_000 && challenge.expiresAt <= ex.now() + 5 * 60_000 + 1000, 'valid 5 minutes (ms)');
 
   const signature = await wallet.signMessage({ message: challenge.message });
   const session = ok(await ex.request('POST', '/auth/login', { message: challenge.message, signature }));
@@ -31,7 +33,7 @@ test('login: challenge → personal_sign → {token, expiresAt, address}; the ch
   assert.match(session.token, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'a JWT');
   assert.equal(session.address, wallet.address.toLowerCase());
   assert.match(session.address, ADDRESS);
-  assert.ok(session.expiresAt >= before + 14 * 60_000 && session.expiresAt <= Date.now() + 15 * 60_000 + 1000, 'valid 15 minutes (ms)');
+  assert.ok(session.expiresAt >= before + 14 * 60_000 && session.expiresAt <= ex.now() + 15 * 60_000 + 1000, 'valid 15 minutes (ms)');
 
   const nonce = ok(await ex.request('GET', `/account/nonce?account=${session.address}&subaccountIndex=0`, undefined, { authorization: `Bearer ${session.token}` }));
   assert.equal(nonce.nonce, 0, 'the token opens the account routes');
@@ -177,17 +179,4 @@ test('over the budget of 200 requests a second per account: 429 with Retry-After
   assert.match(refused[0].headers.get('retry-after') ?? '', /^[1-9]\d*$/);
   assert.equal(refused[0].headers.get('x-ratelimit-remaining'), '0');
   assert.equal((await calm.get(`/account/nonce?${sub(calm)}`)).status, 200);
-});
-
-test('a challenge needs no server memory: one issued before a restart logs in after it, once', async (t) => {
-  const dataDir = tempDataDir(t, 'perp-login-');
-  const first = await startTestExchange({ dataDir });
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  const challenge = ok(await first.request('POST', '/auth/challenge', { address: wallet.address }));
-  await first.stop();
-  const second = await startTestExchange({ dataDir });
-  const signature = await wallet.signMessage({ message: challenge.message });
-  const session = ok(await second.request('POST', '/auth/login', { message: challenge.message, signature }));
-  assert.equal(session.address, wallet.address.toLowerCase());
-  assertError(await second.request('POST', '/auth/login', { message: challenge.message, signature }), 401, 'Login challenge not found or already used');
 });
