@@ -23,7 +23,9 @@
  * Invariants: every request is answered only once the commands it sent have been through the
  * books and the journal has flushed what it must; `advance` returns once everything that fell
  * due has been applied, journaled and flushed. Nothing runs on a timer: between calls the
- * exchange is still.
+ * exchange is still. Every request between two `advance`s comes at the same instant, for the
+ * request budgets too (200 a second per account and per address, one second's burst): a test
+ * that sends more than a burst advances the clock between them, as a real client's time passes.
  *
  * Not covered, and checked end to end (test/e2e) instead: sockets (uWS, pipelining, drain,
  * CORS, compression, proxies), the WebSocket feeds, worker threads (market threads and their
