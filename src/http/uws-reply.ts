@@ -22,6 +22,12 @@ function statusLine(status: number): string {
   return STATUS_LINE[status] ?? `${status} Status`;
 }
 
+/** The content type a reply is sent with: its own, else JSON below 400 and plain text from 400; none for a 204 (no content). */
+export function contentTypeOf(reply: HttpReply): string | null {
+  if (reply.status === 204) return null;
+  return reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8');
+}
+
 /** A successful GET (or HEAD) answer large enough to be sent compressed to a client that asks. */
 function compressible(request: HttpRequest, reply: HttpReply): boolean {
   return reply.status === 200 && (request.method === 'get' || request.method === 'head') && reply.body.length >= COMPRESS_MIN_BYTES;
@@ -34,8 +40,8 @@ function compressible(request: HttpRequest, reply: HttpReply): boolean {
  */
 export function write(res: Uws.HttpResponse, reply: HttpReply, closeConnection: boolean, request: HttpRequest | null = null, options: Pick<HttpServerOptions, 'cors' | 'compress'> = {}): void {
   res.writeStatus(statusLine(reply.status));
-  // A 204 has no content, so no content type.
-  if (reply.status !== 204) res.writeHeader('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
+  const contentType = contentTypeOf(reply);
+  if (contentType !== null) res.writeHeader('content-type', contentType);
   if (reply.headers) for (const key in reply.headers) res.writeHeader(key, reply.headers[key]);
   if (request === null) {
     res.end(reply.body, closeConnection);

@@ -59,6 +59,7 @@ import { TestnetFeed } from '../../src/sequencer/testnet-feed.ts';
 import { accountWrites } from '../../src/sequencer/account-writes.ts';
 import { exchangeOptionsOf } from '../../src/sequencer/start-state.ts';
 import { gatewayDispatch } from '../../src/http/gateway.ts';
+import { contentTypeOf } from '../../src/http/uws-reply.ts';
 import { stateReads, stateReport, walletLogin } from '../../src/gateway-ports.ts';
 import { ExchangeMetrics, withFillCount } from '../../src/metrics.ts';
 import { withShortfallAlarm } from '../../src/log.ts';
@@ -220,7 +221,8 @@ export async function startInProcessExchange(options: InProcessOptions = {}): Pr
       body: body !== undefined || ['post', 'put', 'patch', 'delete'].includes(verb) ? Buffer.from(text) : null,
     });
     const replyHeaders = new Headers(reply.headers);
-    if (reply.status !== 204) replyHeaders.set('content-type', reply.contentType ?? (reply.status < 400 ? 'application/json' : 'text/plain; charset=utf-8'));
+    const contentType = contentTypeOf(reply);
+    if (contentType !== null) replyHeaders.set('content-type', contentType);
     const replyText = verb === 'head' ? '' : reply.body;
     return { status: reply.status, text: replyText, headers: replyHeaders, json: () => JSON.parse(replyText) };
   };

@@ -13,7 +13,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { apiClient, startTestExchange, Trader, type ApiClient, type Reply } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { Trader, type ApiClient, type Reply } from '../harness/traders.ts';
 import { BTC, delegate, revoke, signedDelegation, signedMarginUpdate, signedTransfer, sub } from '../harness/api-helpers.ts';
 import { caughtUp, openPosition, setMark, submit, submitBatch } from '../harness/conditional-helpers.ts';
 
@@ -76,24 +77,23 @@ function rewriteRefs(schema: unknown): unknown {
   return JSON.parse(JSON.stringify(schema).replace(/"#\/components\/schemas\//g, '"doc#/'));
 }
 
-/** A client of `url` that records every request and reply of the session. */
-function recording(url: string, log: Exchange[]): ApiClient {
-  const inner = apiClient(url);
+/** `inner`, recording every request and reply of the session. */
+function recording(inner: ApiClient, log: Exchange[]): ApiClient {
   const keep = (method: string, target: string) => (r: Reply) => {
     log.push({ method, target, status: r.status, contentType: r.headers.get('content-type') ?? '', text: r.text });
     return r;
   };
   return {
-    url,
+    url: inner.url,
     request: (method, path, body, headers) => inner.request(method, path, body, headers).then(keep(method, path)),
     operator: (method, path, body) => inner.operator(method, path, body).then(keep(method, path)),
   };
 }
 
 test('every reply of a session over every route is one the OpenAPI document declares', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const log: Exchange[] = [];
-  const client = recording(ex.url, log);
+  const client = recording(ex, log);
   const document = (await client.request('GET', '/openapi.json')).json();
 
   // Public reads, good and bad.
