@@ -31,8 +31,8 @@ interface Run {
 
 async function run(durability: 'local' | 'replicated'): Promise<Run> {
   const nats = await launchNats(1);
-  const primary = await startNode({ nats: nats.urls, durability });
-  const replica = await startNode({ nats: nats.urls, role: 'replica' });
+  const primary = await startNode({ nats, durability });
+  const replica = await startNode({ nats, role: 'replica' });
   const loader = forkAutocannon();
   try {
     const url = primary.client.url;

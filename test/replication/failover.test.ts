@@ -10,15 +10,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Trader, fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { spawnNode, startNode, stopAll, untilPrimary } from './nodes.ts';
+import { spawnNode, startNode, untilPrimary } from './nodes.ts';
 
 const LEASE_MS = 1500;
 
 test('kill -9 of the primary under load: the standby takes over and every acknowledged order is there; the old primary cannot come back', { timeout: 180_000 }, async (t) => {
   const nats = await startNats(1);
-  const primary = await startNode({ nats: nats.urls, durability: 'replicated', leaseMs: LEASE_MS });
-  const standby = await startNode({ nats: nats.urls, role: 'standby', leaseMs: LEASE_MS });
-  t.after(() => stopAll([primary, standby], nats));
+  const primary = await startNode({ nats, durability: 'replicated', leaseMs: LEASE_MS });
+  const standby = await startNode({ nats, role: 'standby', leaseMs: LEASE_MS });
 
   const traders = await fundedTraders(primary.client, 2, '1000000');
   const acknowledged: { trader: Trader; clientId: string; orderId: string }[] = [];
@@ -58,7 +57,7 @@ test('kill -9 of the primary under load: the standby takes over and every acknow
   assert.equal(after.status, 200, after.text);
 
   // The old primary, started again as it was, is refused: the lease is the new primary's.
-  const returning = await spawnNode({ nats: nats.urls, durability: 'replicated', leaseMs: LEASE_MS, port: primary.port, dataDir: primary.dataDir });
+  const returning = await spawnNode({ nats, durability: 'replicated', leaseMs: LEASE_MS, port: primary.port, dataDir: primary.dataDir });
   await assert.rejects(returning.ready, /exited \(exit code 1\)/);
   assert.match(returning.stderr(), new RegExp(`Cannot start: another primary holds the lease \\(http://127.0.0.1:${standby.port},`));
 });

@@ -1,8 +1,8 @@
 /**
  * NATS servers for the replication tests: `nats-server` (Debian's package) with JetStream, on
  * free loopback ports and temporary store directories — one node, or a cluster of three routed
- * to each other — stopped and removed after the test. A node can be killed (SIGKILL) and
- * started again on its store.
+ * to each other — stopped and removed after the test, after the exchange nodes that use them
+ * (`stopsFirst`). A node can be killed (SIGKILL) and started again on its store.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,14 +36,21 @@ export interface NatsCluster {
   nodes: NatsNode[];
   /** Every node's URL, comma-separated (what --nats takes). */
   urls: string;
+  /**
+   * Has `stop` run `stopClient` before it stops the servers: an exchange node stopping with
+   * NATS gone waits out its JetStream timeouts (releasing its lease: 5 s) instead of stopping.
+   */
+  stopsFirst(stopClient: () => Promise<void>): void;
+  /** Stops the clients given to `stopsFirst` (together), then the servers; again, does nothing. */
   stop(): Promise<void>;
 }
 
 /** Starts `size` JetStream nodes and stops them after the test (`launchNats` in a test). */
 export async function startNats(size = 1): Promise<NatsCluster> {
   const cluster = await launchNats(size);
-  // A safety net: a test stops its exchange nodes first, then NATS (a node stopping with
-  // replicated durability waits for JetStream to store its last records).
+  // The one stop of a test's NATS and exchange nodes, whichever way the test ends. Not left to
+  // the order of `after` hooks: node:test runs them in the order they were registered, and
+  // this one comes before any a test registers once its nodes are up.
   after(cluster.stop);
   return cluster;
 }
@@ -79,11 +86,15 @@ export async function launchNats(size = 1): Promise<NatsCluster> {
   for (const node of nodes) await node.start();
   const urls = nodes.map((n) => n.url).join(',');
   await untilJetStream(urls);
+  let clients: (() => Promise<void>)[] = [];
   const stop = async () => {
+    const stopping = clients;
+    clients = [];
+    await Promise.all(stopping.map((stopClient) => stopClient()));
     for (const node of nodes) await node.kill();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { nodes, urls, stop };
+  return { nodes, urls, stopsFirst: (stopClient) => void clients.push(stopClient), stop };
 }
 
 /** Resolves once JetStream answers (a cluster has elected its meta leader). */

@@ -1,18 +1,20 @@
 /**
  * Exchange nodes for the replication tests: `src/main.ts` processes (test/e2e/server-process)
  * with `--nats`, a role and one JWT secret for all (a token from the primary reads on a
- * replica), on ports chosen up front so a node keeps its URL across a restart or a takeover;
- * and the reads that compare two nodes at the same journal sequence.
+ * replica), on ports chosen up front so a node keeps its URL across a restart or a takeover,
+ * stopped after the test before their NATS servers; and the reads that compare two nodes at
+ * the same journal sequence.
  */
 import assert from 'node:assert/strict';
 import { spawnServerProcess, type ServerProcess, type StartingServerProcess } from '../e2e/server-process.ts';
 import { apiClient, type ApiClient, type Trader } from '../e2e/harness.ts';
-import { freePort } from './nats-servers.ts';
+import { freePort, type NatsCluster } from './nats-servers.ts';
 
 export const JWT_SECRET = 'replication-test-secret-of-forty-characters';
 
 export interface NodeOptions {
-  nats: string;
+  /** The servers it connects to (`--nats`), which stop it before they stop. */
+  nats: NatsCluster;
   role?: 'primary' | 'replica' | 'standby';
   durability?: 'local' | 'replicated';
   leaseMs?: number;
@@ -26,11 +28,21 @@ export interface NodeOptions {
 /** A node's process (not waited for) and the port and data directory it was given. */
 export async function spawnNode(options: NodeOptions): Promise<StartingServerProcess & { port: number; client: ApiClient }> {
   const port = options.port ?? (await freePort());
-  const args = ['--port', String(port), '--nats', options.nats, '--role', options.role ?? 'primary', '--jwt-secret', JWT_SECRET, '--lease-ms', String(options.leaseMs ?? 1500)];
+  const args = ['--port', String(port), '--nats', options.nats.urls, '--role', options.role ?? 'primary', '--jwt-secret', JWT_SECRET, '--lease-ms', String(options.leaseMs ?? 1500)];
   if (options.durability) args.push('--durability', options.durability);
   if (options.natsReplicas) args.push('--nats-replicas', String(options.natsReplicas));
   // server-process puts `--port 0` first; a later flag wins in parseArgs.
   const starting = spawnServerProcess(args, options.env ?? {}, options.dataDir);
+  let ready: ServerProcess | undefined;
+  starting.ready.then((node) => (ready = node), () => {});
+  options.nats.stopsFirst(async () => {
+    // Resumed first, should the test have paused it (SIGSTOP).
+    if (starting.exit() === undefined) process.kill(starting.pid, 'SIGCONT');
+    // A start the test left under way is cancelled; a node that served is stopped (a stop that
+    // hangs fails the test) and its data directory removed, as is a killed one's.
+    if (ready !== undefined) await ready.stop();
+    else await starting.kill('SIGTERM');
+  });
   return { ...starting, port, client: apiClient(`http://127.0.0.1:${port}`) };
 }
 
@@ -104,11 +116,4 @@ export async function untilPrimary(node: ApiClient, since: number, withinMs = 60
     role = await node.request('GET', '/cluster').then((r) => r.json().role).catch(() => '');
   }
   return Date.now() - since;
-}
-
-/** After a test: the nodes stopped (resumed first, should the test have paused one), then NATS. */
-export async function stopAll(nodes: readonly ServerProcess[], nats: { stop(): Promise<void> }): Promise<void> {
-  for (const node of nodes) if (node.exit() === undefined) process.kill(node.pid, 'SIGCONT');
-  await Promise.all(nodes.map((node) => node.stop()));
-  await nats.stop();
 }

@@ -9,12 +9,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startNode, stopAll } from './nodes.ts';
+import { assertSameState, startNode } from './nodes.ts';
 
-test('a replica restarted on its data directory catches up from its own position', { timeout: 180_000 }, async (t) => {
+test('a replica restarted on its data directory catches up from its own position', { timeout: 180_000 }, async () => {
   const nats = await startNats(1);
-  const primary = await startNode({ nats: nats.urls, durability: 'local' });
-  const first = await startNode({ nats: nats.urls, role: 'replica' });
+  const primary = await startNode({ nats, durability: 'local' });
+  const first = await startNode({ nats, role: 'replica' });
   const traders = await fundedTraders(primary.client, 2, '100000');
   const trade = async (round: string) => {
     for (let i = 0; i < 6; i++) {
@@ -29,8 +29,7 @@ test('a replica restarted on its data directory catches up from its own position
   await first.stop(true);
 
   await trade('b');
-  const again = await startNode({ nats: nats.urls, role: 'replica', port: first.port, dataDir: first.dataDir });
-  t.after(() => stopAll([primary, again], nats));
+  const again = await startNode({ nats, role: 'replica', port: first.port, dataDir: first.dataDir });
   const replayed = again.logged('replaying local journal');
   assert.ok(replayed !== undefined && replayed.lastSeq >= before, `it started from its own journal (seq ${replayed?.lastSeq}, ${before} compared before the stop)`);
   assert.ok(replayed.snapshotSeq >= before, `it started from the snapshot it took at its stop (seq ${replayed.snapshotSeq}), not from seq 1`);
