@@ -7,33 +7,40 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
 import { spawnNode, startNode } from './nodes.ts';
 
 test('a node whose journal is not a prefix of the journal stream refuses to follow it', { timeout: 180_000 }, async () => {
-  // A journal of its own: a primary on one NATS server, stopped with its data directory kept.
-  const first = await startNats(1);
-  const other = await startNode({ nats: first });
+  // Three NATS servers: one for the journal of another history, one whose stream stays empty,
+  // one for the stream this test's primary writes.
+  const [first, unwritten, nats] = await Promise.all([startNats(1), startNats(1), startNats(1)]);
+  // A journal of its own: a primary on the first server, stopped with its data directory kept
+  // (meanwhile the primary that writes the third stream starts).
+  const [other, primary] = await Promise.all([startNode({ nats: first }), startNode({ nats })]);
   await other.stop(true);
+  // Its last seq (its clock journaled until it stopped).
+  const otherSeq: number = other.logged('stopped')!.lastSeq;
+  assert.ok(otherSeq > 0);
+  // The two nodes below refuse it side by side, each on its own copy (a node locks its data directory).
+  const copy = mkdtempSync(join(tmpdir(), 'perp-diverged-'));
+  cpSync(other.dataDir, copy, { recursive: true });
 
   // An empty stream does not reach its last seq.
-  const nats = await startNats(1);
-  const empty = await spawnNode({ nats, role: 'replica', dataDir: other.dataDir });
-  await assert.rejects(empty.ready, /exited \(exit code 1\)/);
-  const report = /Cannot start: this node's journal holds records up to seq (\d+), which the journal stream does not reach \(it ends at seq 0\)/.exec(empty.stderr());
-  assert.ok(report !== null, empty.stderr());
-  // Its last seq (its clock journaled until it stopped).
-  const otherSeq = Number(report[1]);
-  assert.ok(otherSeq > 0);
+  const empty = await spawnNode({ nats: unwritten, role: 'replica', dataDir: other.dataDir });
 
   // A stream written by another primary past that seq holds a different record there.
-  const primary = await startNode({ nats });
   const [trader] = await fundedTraders(primary.client, 1, '100000');
   while ((await primary.client.operator('GET', '/operator/state-hash')).json().lastSeq < otherSeq + 2) {
     assert.equal((await trader.place({ price: '90000', quantity: '0.001' })).status, 200);
   }
-  const diverged = await spawnNode({ nats, role: 'standby', dataDir: other.dataDir });
+  const diverged = await spawnNode({ nats, role: 'standby', dataDir: copy });
+
+  await assert.rejects(empty.ready, /exited \(exit code 1\)/);
+  assert.match(empty.stderr(), new RegExp(`Cannot start: this node's journal holds records up to seq ${otherSeq}, which the journal stream does not reach \\(it ends at seq 0\\)`));
   await assert.rejects(diverged.ready, /exited \(exit code 1\)/);
   assert.match(diverged.stderr(), new RegExp(`Cannot start: this node's journal record at seq ${otherSeq} differs from the journal stream's`));
 });

@@ -10,14 +10,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Trader, fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { spawnNode, startNode, untilPrimary } from './nodes.ts';
+import { spawnNode, startPrimaryAnd, untilPrimary } from './nodes.ts';
 
 const LEASE_MS = 1500;
 
 test('kill -9 of the primary under load: the standby takes over and every acknowledged order is there; the old primary cannot come back', { timeout: 180_000 }, async (t) => {
   const nats = await startNats(1);
-  const primary = await startNode({ nats, durability: 'replicated', leaseMs: LEASE_MS });
-  const standby = await startNode({ nats, role: 'standby', leaseMs: LEASE_MS });
+  const [primary, standby] = await startPrimaryAnd({ nats, durability: 'replicated', leaseMs: LEASE_MS }, { nats, role: 'standby', leaseMs: LEASE_MS });
 
   const traders = await fundedTraders(primary.client, 2, '1000000');
   const acknowledged: { trader: Trader; clientId: string; orderId: string }[] = [];

@@ -12,14 +12,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startNode, untilPrimary } from './nodes.ts';
+import { assertSameState, startPrimaryAnd, untilPrimary } from './nodes.ts';
 
 const LEASE_MS = 1500;
 
 test('a primary paused past its lease comes back deposed: its writes are refused and go nowhere, and it follows the stream as a standby', { timeout: 180_000 }, async () => {
   const nats = await startNats(1);
-  const old = await startNode({ nats, durability: 'replicated', leaseMs: LEASE_MS });
-  const standby = await startNode({ nats, role: 'standby', leaseMs: LEASE_MS });
+  const [old, standby] = await startPrimaryAnd({ nats, durability: 'replicated', leaseMs: LEASE_MS }, { nats, role: 'standby', leaseMs: LEASE_MS });
   const [trader] = await fundedTraders(old.client, 1, '100000');
   assert.equal((await trader.place({ price: '90000', quantity: '0.001', clientId: 'before' })).status, 200);
 

@@ -10,14 +10,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Trader, fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, readAs, startNode } from './nodes.ts';
+import { assertSameState, readAs, startPrimaryAnd } from './nodes.ts';
 
 test('a NATS node killed during load loses nothing acknowledged (3 nodes, 3 copies)', { timeout: 240_000 }, async (t) => {
   const nats = await startNats(3);
   // A lease longer than a stream leader election, so the primary keeps writing through it.
   const options = { nats, natsReplicas: 3, leaseMs: 8000 };
-  const primary = await startNode({ ...options, durability: 'replicated' });
-  const replica = await startNode({ ...options, role: 'replica' });
+  const [primary, replica] = await startPrimaryAnd({ ...options, durability: 'replicated' }, { ...options, role: 'replica' });
   const traders = await fundedTraders(primary.client, 2, '1000000');
 
   const acknowledged: { trader: Trader; orderId: string; at: number }[] = [];

@@ -111,7 +111,7 @@ async function untilJetStream(urls: string): Promise<void> {
       }
     } catch (error) {
       if (Date.now() > until) throw new Error(`NATS JetStream did not come up: ${error}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 }

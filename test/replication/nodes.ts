@@ -6,6 +6,7 @@
  * the same journal sequence.
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { spawnServerProcess, type ServerProcess, type StartingServerProcess } from '../e2e/server-process.ts';
 import { apiClient, type ApiClient, type Trader } from '../e2e/harness.ts';
 import { freePort, type NatsCluster } from './nats-servers.ts';
@@ -38,16 +39,36 @@ export async function spawnNode(options: NodeOptions): Promise<StartingServerPro
   options.nats.stopsFirst(async () => {
     // Resumed first, should the test have paused it (SIGSTOP).
     if (starting.exit() === undefined) process.kill(starting.pid, 'SIGCONT');
-    // A start the test left under way is cancelled; a node that served is stopped (a stop that
-    // hangs fails the test) and its data directory removed, as is a killed one's.
-    if (ready !== undefined) await ready.stop();
-    else await starting.kill('SIGTERM');
+    // A node that served is stopped (a stop that hangs fails the test), a start the test left
+    // under way cancelled; either way the data directory is removed.
+    if (ready !== undefined) return ready.stop();
+    await starting.kill('SIGTERM');
+    rmSync(starting.dataDir, { recursive: true, force: true });
   });
   return { ...starting, port, client: apiClient(`http://127.0.0.1:${port}`) };
 }
 
 export async function startNode(options: NodeOptions): Promise<ServerProcess> {
   return (await spawnNode(options)).ready;
+}
+
+/**
+ * A primary and the node that follows it, started side by side (a start is a second or two of
+ * CPU, most of it before either touches NATS): a replica at once, a standby once the primary
+ * holds the lease (a standby finding it free would take it and lead).
+ */
+export async function startPrimaryAnd(primary: Omit<NodeOptions, 'role'>, follower: NodeOptions & { role: 'replica' | 'standby' }): Promise<[ServerProcess, ServerProcess]> {
+  const leading = await spawnNode(primary);
+  if (follower.role === 'standby') {
+    await new Promise<void>((resolve, reject) => {
+      const holds = (entry: Record<string, any>) => entry.msg === 'primary: journal shipped to JetStream';
+      if (leading.log.some(holds)) return resolve();
+      leading.onLog((entry) => holds(entry) && resolve());
+      leading.ready.catch(reject);
+    });
+  }
+  const following = await spawnNode(follower);
+  return Promise.all([leading.ready, following.ready]);
 }
 
 /** A GET of the trader's account on another node, with the token the primary gave it. */

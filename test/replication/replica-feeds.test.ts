@@ -15,7 +15,7 @@ import { BookCopy } from '../e2e/book-copy.ts';
 import { assertResumed, events, FeedClient, follow, whole } from '../e2e/feed-client.ts';
 import { seeded } from '../../bench/seeded.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startNode } from './nodes.ts';
+import { assertSameState, startPrimaryAnd } from './nodes.ts';
 
 const SYMBOL = 'BTC-USD-PERP';
 const BOOK = `/book/${SYMBOL}?depth=5000`;
@@ -31,8 +31,7 @@ async function book(node: ApiClient) {
 
 test(`a replica's feeds: book, trades and a resumed private stream equal the primary's (seed ${SEED})`, { timeout: 180_000 }, async (t) => {
   const nats = await startNats(1);
-  const primary = await startNode({ nats, durability: 'local' });
-  const replica = await startNode({ nats, role: 'replica' });
+  const [primary, replica] = await startPrimaryAnd({ nats, durability: 'local' }, { nats, role: 'replica' });
   const rand = seeded(SEED);
   const [maker, taker] = await fundedTraders(primary.client, 2, '1000000');
 

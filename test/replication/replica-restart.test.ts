@@ -9,12 +9,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startNode } from './nodes.ts';
+import { assertSameState, startNode, startPrimaryAnd } from './nodes.ts';
 
 test('a replica restarted on its data directory catches up from its own position', { timeout: 180_000 }, async () => {
   const nats = await startNats(1);
-  const primary = await startNode({ nats, durability: 'local' });
-  const first = await startNode({ nats, role: 'replica' });
+  const [primary, first] = await startPrimaryAnd({ nats, durability: 'local' }, { nats, role: 'replica' });
   const traders = await fundedTraders(primary.client, 2, '100000');
   const trade = async (round: string) => {
     for (let i = 0; i < 6; i++) {

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startNode } from './nodes.ts';
+import { assertSameState, startPrimaryAnd } from './nodes.ts';
 
 const SEED = Number(process.env.REPLICA_SEED ?? Date.now() % 1_000_000);
 const STEPS = 6;
@@ -28,8 +28,7 @@ function random(seed: number): () => number {
 
 test(`a replica's book, positions and state hash equal the primary's at the same journal seq (seed ${SEED})`, { timeout: 180_000 }, async () => {
   const nats = await startNats(1);
-  const primary = await startNode({ nats, durability: 'local' });
-  const replica = await startNode({ nats, role: 'replica' });
+  const [primary, replica] = await startPrimaryAnd({ nats, durability: 'local' }, { nats, role: 'replica' });
   const rand = random(SEED);
   const traders = await fundedTraders(primary.client, 3, '1000000');
   const markets = [

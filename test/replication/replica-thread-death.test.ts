@@ -9,14 +9,13 @@ import assert from 'node:assert/strict';
 import { fundedTraders } from '../e2e/harness.ts';
 import { endThread, INSPECT, inspectorUrl } from '../e2e/end-thread.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startNode } from './nodes.ts';
+import { assertSameState, startPrimaryAnd } from './nodes.ts';
 
 const PROJECTION_THREAD = `typeof data?.path === 'string'`;
 
 test("a replica whose history thread dies answers /ready with 503 naming it, and stops cleanly", { timeout: 120_000 }, async () => {
   const nats = await startNats(1);
-  const primary = await startNode({ nats, durability: 'local' });
-  const replica = await startNode({ nats, role: 'replica', env: INSPECT });
+  const [primary, replica] = await startPrimaryAnd({ nats, durability: 'local' }, { nats, role: 'replica', env: INSPECT });
   const [trader] = await fundedTraders(primary.client, 1, '100000');
   assert.equal((await trader.place({ price: '90000', quantity: '0.01' })).status, 200);
   await assertSameState(primary.client, replica.client, [`/account/orders?account=${trader.address}&subaccountIndex=0`], trader.auth());

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Trader, fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { startNode, untilPrimary } from './nodes.ts';
+import { startPrimaryAnd, untilPrimary } from './nodes.ts';
 
 const LEASE_MS = 1500;
 /** The journal the standby follows before the kill: a few thousand records (each order is a command and its book events). */
@@ -20,8 +20,10 @@ const RECORDS_BEFORE_KILL = 3000;
 
 test('a standby snapshots its journal: kill -9 of the primary and the promoted standby replays from its snapshot, every acknowledged order there', { timeout: 300_000 }, async (t) => {
   const nats = await startNats(3);
-  const primary = await startNode({ nats, durability: 'replicated', natsReplicas: 3, leaseMs: LEASE_MS });
-  const standby = await startNode({ nats, role: 'standby', natsReplicas: 3, leaseMs: LEASE_MS, env: { SNAPSHOT_INTERVAL_MS: '1000' } });
+  const [primary, standby] = await startPrimaryAnd(
+    { nats, durability: 'replicated', natsReplicas: 3, leaseMs: LEASE_MS },
+    { nats, role: 'standby', natsReplicas: 3, leaseMs: LEASE_MS, env: { SNAPSHOT_INTERVAL_MS: '1000' } },
+  );
 
   // Four traders, each sending one order at a time: the load stays bounded on a shared machine.
   const traders = await fundedTraders(primary.client, 4, '1000000');
