@@ -48,9 +48,9 @@ export interface NatsCluster {
 /** Starts `size` JetStream nodes and stops them after the test (`launchNats` in a test). */
 export async function startNats(size = 1): Promise<NatsCluster> {
   const cluster = await launchNats(size);
-  // The one stop of a test's NATS and exchange nodes, whichever way the test ends. Not left to
-  // the order of `after` hooks: node:test runs them in the order they were registered, and
-  // this one comes before any a test registers once its nodes are up.
+  // The one stop of a test's NATS servers and of the exchange nodes on them, whichever way the
+  // test ends: the nodes first (`stopsFirst`) — here, not in hooks of their own, which node:test
+  // would run after this one (a test's hooks run in the order they were registered).
   after(cluster.stop);
   return cluster;
 }
@@ -90,9 +90,13 @@ export async function launchNats(size = 1): Promise<NatsCluster> {
   const stop = async () => {
     const stopping = clients;
     clients = [];
-    await Promise.all(stopping.map((stopClient) => stopClient()));
-    for (const node of nodes) await node.kill();
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      await Promise.all(stopping.map((stopClient) => stopClient()));
+    } finally {
+      // A client's stop that failed (hung) fails the test, and leaves no server running.
+      for (const node of nodes) await node.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
   return { nodes, urls, stopsFirst: (stopClient) => void clients.push(stopClient), stop };
 }
