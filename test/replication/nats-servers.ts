@@ -13,16 +13,29 @@ import { after } from 'node:test';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 
-/** A free loopback TCP port (the kernel's pick, released for the caller). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+/** Every port `freePort` has handed out in this process. */
+const handedOut = new Set<number>();
+
+/**
+ * A free loopback TCP port (the kernel's pick, released for the caller), never one it gave
+ * before: ports taken together (a primary's and its replica's, a cluster's) are bound later,
+ * and the kernel may pick a released one again meanwhile.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 export interface NatsNode {
