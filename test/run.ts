@@ -41,6 +41,8 @@ const SCALE: Record<string, Record<string, string>> = {
   // npm test: 200 fuzz runs (about 1,100 requests, every route drawn, the invariants checked
   // every 20 runs and at the end, the restart's state hash).
   'test/e2e/fuzz.test.ts': { FUZZ_RUNS: '3000' },
+  // npm test: the standby follows 1,000 records (and snapshots them) before the primary's kill.
+  'test/replication/standby-snapshot.test.ts': { STANDBY_RECORDS: '3000' },
 };
 
 /**

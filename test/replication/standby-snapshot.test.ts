@@ -1,8 +1,9 @@
 /**
  * A standby takes snapshots of its own journal, so its takeover does not replay the whole
  * journal: on a 3-node NATS cluster with `--durability replicated`, traders send signed
- * orders until the standby has followed a few thousand records and saved a snapshot of them
- * (its `--snapshot-interval-ms`, on the primary's snapshot thread code); then the primary is
+ * orders until the standby has followed STANDBY_RECORDS records (default 1,000 in `npm test`;
+ * `npm run test:scale` follows 3,000) and saved a snapshot of them (its
+ * `--snapshot-interval-ms`, on the primary's snapshot thread code); then the primary is
  * killed with SIGKILL under that load. The promoted standby's start of the primary pipeline
  * begins from a snapshot at or after that one (`journal replayed`: snapshotSeq > 0) and replays
  * a small part of the journal; every order the old primary acknowledged is on the new one.
@@ -15,8 +16,8 @@ import { startNats } from './nats-servers.ts';
 import { startPrimaryAnd, untilPrimary } from './nodes.ts';
 
 const LEASE_MS = 1500;
-/** The journal the standby follows before the kill: a few thousand records (each order is a command and its book events). */
-const RECORDS_BEFORE_KILL = 3000;
+/** The journal the standby follows before the kill (each order is a command and its book events): ten times the replay the takeover may do. */
+const RECORDS_BEFORE_KILL = Number(process.env.STANDBY_RECORDS ?? 1000);
 
 test('a standby snapshots its journal: kill -9 of the primary and the promoted standby replays from its snapshot, every acknowledged order there', { timeout: 300_000 }, async (t) => {
   const nats = await startNats(3);
