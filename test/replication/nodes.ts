@@ -54,19 +54,19 @@ export async function startNode(options: NodeOptions): Promise<ServerProcess> {
 
 /**
  * A primary and the node that follows it, started side by side (a start is a second or two of
- * CPU, most of it before either touches NATS): a replica at once, a standby once the primary
- * holds the lease (a standby finding it free would take it and lead).
+ * CPU, most of it loading modules): the follower once the primary holds the lease and has made
+ * the stream and the lease bucket. A standby finding the lease free would take it and lead; and
+ * with a replica started beside it, a primary on a 3-node cluster of a loaded machine once timed
+ * out (5 s) reading the lease it had just made.
  */
 export async function startPrimaryAnd(primary: Omit<NodeOptions, 'role'>, follower: NodeOptions & { role: 'replica' | 'standby' }): Promise<[ServerProcess, ServerProcess]> {
   const leading = await spawnNode(primary);
-  if (follower.role === 'standby') {
-    await new Promise<void>((resolve, reject) => {
-      const holds = (entry: Record<string, any>) => entry.msg === 'primary: journal shipped to JetStream';
-      if (leading.log.some(holds)) return resolve();
-      leading.onLog((entry) => holds(entry) && resolve());
-      leading.ready.catch(reject);
-    });
-  }
+  await new Promise<void>((resolve, reject) => {
+    const holds = (entry: Record<string, any>) => entry.msg === 'primary: journal shipped to JetStream';
+    if (leading.log.some(holds)) return resolve();
+    leading.onLog((entry) => holds(entry) && resolve());
+    leading.ready.catch(reject);
+  });
   const following = await spawnNode(follower);
   return Promise.all([leading.ready, following.ready]);
 }
