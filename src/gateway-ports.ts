@@ -5,7 +5,8 @@
  * exchange, history and journal — the same on every node, so a replica (replication/replica)
  * serves exactly the primary's reads: the state reads (`stateReads`), the operator's state
  * report (`stateReport`), wallet login (`walletLogin`), and the streaming feeds with the relay
- * that hands them what the journal has flushed (`streamingFeeds`, `laterFeeds`). The ports are
+ * that hands them what the journal has flushed (`streamingFeeds`, `laterFeeds`), and the whole of
+ * what the gateway serves over the exchange with the writes this node takes (`exchangeApi`). The ports are
  * the gateway's and the feeds' own interfaces (http/ports, ws/feeds): this file implements them.
  * May import: types/ids, config/, numeric/, ledger/ledger (types), auth/, history/, app/ (types),
  * sequencer/feed-relay, storage/token-secret, journal/journal (types), http/ (ports and route
@@ -16,7 +17,7 @@ import type { Settings } from './config/process.ts';
 import { COLLATERAL_SCALE } from './config/market.ts';
 import { formatDecimal } from './numeric/decimal.ts';
 import type { MoneyReport } from './ledger/ledger.ts';
-import { publishedTypedData } from './auth/typed-data.ts';
+import { eip712Domain, publishedTypedData } from './auth/typed-data.ts';
 import { WalletLogin } from './auth/login.ts';
 import type { HistoryReader } from './history/reader.ts';
 import type { Projections } from './history/projections.ts';
@@ -26,7 +27,7 @@ import { FeedRelay } from './sequencer/feed-relay.ts';
 import { tokenSecretOf } from './storage/token-secret.ts';
 import { Feeds, feedSocketSettings, type FeedLimits } from './ws/feeds.ts';
 import type { SocketEndpoint } from './http/uws.ts';
-import type { MarketDataPort, OrdersPort, PriceSource } from './http/ports.ts';
+import type { AuthPort, MarketDataPort, OrdersPort, PriceSource } from './http/ports.ts';
 import type { OperatorPort } from './http/routes/operator.ts';
 import type { AccountApiOptions } from './http/account-routes.ts';
 import type { Journal } from './journal/journal.ts';
@@ -124,6 +125,40 @@ export function stateReads(settings: Settings, exchange: Exchange, history: Hist
     transfers: projections.transfers,
   };
   return { marketData, prices, orders, accounts };
+}
+
+/** The reads every node serves alike (`stateReads`). */
+export type StateReads = ReturnType<typeof stateReads>;
+
+/** The writes a node takes: the primary's sequencer and signature pool, a replica's refusals. */
+export interface NodeWrites {
+  /** Orders and the operator's commands. */
+  submit: OperatorPort['submit'];
+  /** Transfers, margin settings, delegations. */
+  account: AccountApiOptions['writes'];
+  /** Digest and signer recovery of a signed write. */
+  recover: AuthPort['recover'];
+  snapshot: OperatorPort['snapshot'];
+  stateHash: OperatorPort['stateHash'];
+  /** The testnet's built-in index feed, on a node that runs it. */
+  indexFeed?: OperatorPort['indexFeed'];
+}
+
+/**
+ * What the gateway serves over the exchange (its options `marketData`, `history`, `prices`,
+ * `accounts`, `orders`, `operator`): the reads, login, and the writes this node takes. One shape
+ * for the primary (src/pipeline), a replica (replication/replica) and the tests' in-process
+ * exchange, each adding what is its own (listeners, probes, the cluster).
+ */
+export function exchangeApi(settings: Settings, reads: StateReads, history: HistoryReader, login: WalletLogin, writes: NodeWrites) {
+  return {
+    marketData: reads.marketData,
+    history,
+    prices: reads.prices,
+    accounts: { ...reads.accounts, writes: writes.account, auth: { login, domain: eip712Domain(settings.profile), recover: writes.recover } },
+    orders: { ...reads.orders, submit: writes.submit },
+    operator: { key: settings.operatorKey, port: { submit: writes.submit, snapshot: writes.snapshot, stateHash: writes.stateHash, indexFeed: writes.indexFeed } },
+  };
 }
 
 /**

@@ -30,7 +30,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
-import { eip712Domain } from './auth/typed-data.ts';
 import { SignaturePool } from './auth/signature-pool.ts';
 import { loadRecoveryBackend } from './auth/recovery.ts';
 import { HistoryReader } from './history/reader.ts';
@@ -49,7 +48,7 @@ import { atMost, holdDataDirectory, type DirectoryLock, type Undo } from './stor
 import { startGateway } from './http/gateway.ts';
 import type { ClusterPort } from './http/routes/cluster.ts';
 import type { Feeds, FeedLimits } from './ws/feeds.ts';
-import { laterFeeds, stateReads, stateReport, streamingFeeds, walletLogin } from './gateway-ports.ts';
+import { exchangeApi, laterFeeds, stateReads, stateReport, streamingFeeds, walletLogin } from './gateway-ports.ts';
 import { ExchangeMetrics, withFillCount } from './metrics.ts';
 import { withShortfallAlarm } from './log.ts';
 
@@ -166,7 +165,6 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   // and the feeds' private channels check them), history, the testnet's index feed. The rest is
   // set once the replay is done and refused by the gateway before — the signature pool too: its
   // threads loading while the replay runs made it half as long again (measured on 2 cores).
-  const domain = eip712Domain(profile);
   const login = walletLogin(settings, clock, logger);
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
   const feed = profile.faucet ? new TestnetFeed(markets) : null;
@@ -198,25 +196,15 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
       metrics: () => metrics.text(),
       metricsContentType: metrics.contentType,
     },
-    marketData: reads.marketData,
-    history,
     historyRead: () => projections.readable(journal.flushedSeq()),
-    prices: reads.prices,
-    accounts: {
-      ...reads.accounts,
-      writes: accountWrites({ submit }, clock),
-      auth: { login, domain, recover: ((...args: Parameters<SignaturePool['recoverTyped']>) => pool!.recoverTyped(...args)) as SignaturePool['recoverTyped'] },
-    },
-    orders: { ...reads.orders, submit },
-    operator: {
-      key: settings.operatorKey,
-      port: {
-        submit,
-        indexFeed: feed ?? undefined,
-        snapshot: () => snapshotSchedule!.take(),
-        stateHash: async () => stateReport(exchange, (await Promise.all(links.map((l) => l.stateHashes()))).flat(), journal.lastSeq()),
-      },
-    },
+    ...exchangeApi(settings, reads, history, login, {
+      submit,
+      account: accountWrites({ submit }, clock),
+      recover: ((...args: Parameters<SignaturePool['recoverTyped']>) => pool!.recoverTyped(...args)) as SignaturePool['recoverTyped'],
+      snapshot: () => snapshotSchedule!.take(),
+      stateHash: async () => stateReport(exchange, (await Promise.all(links.map((l) => l.stateHashes()))).flat(), journal.lastSeq()),
+      indexFeed: feed ?? undefined,
+    }),
     cluster: options.replication?.cluster,
   });
   undo.push(() => server.close());

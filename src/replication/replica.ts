@@ -46,7 +46,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
-import { eip712Domain } from '../auth/typed-data.ts';
 import { entryOf, type Journal } from '../journal/journal.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
 import { recordSeq, viewOf } from '../journal/record.ts';
@@ -62,7 +61,7 @@ import { OverloadedError } from '../sequencer/sequencer.ts';
 import { startGateway } from '../http/gateway.ts';
 import type { HttpReply } from '../http/uws.ts';
 import type { ClusterPort } from '../http/routes/cluster.ts';
-import { stateReads, stateReport, streamingFeeds, walletLogin } from '../gateway-ports.ts';
+import { exchangeApi, stateReads, stateReport, streamingFeeds, walletLogin } from '../gateway-ports.ts';
 import type { Lease } from './lease.ts';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -306,23 +305,13 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     sockets: feeds.endpoint,
     clock,
     logger,
-    marketData: reads.marketData,
-    history,
-    prices: reads.prices,
-    accounts: {
-      ...reads.accounts,
-      writes: { transfer: notHere, setMargin: notHere, changeDelegation: notHere },
-      auth: { login, domain: eip712Domain(settings.profile), recover: notHere },
-    },
-    orders: { ...reads.orders, submit: notHere },
-    operator: {
-      key: settings.operatorKey,
-      port: {
-        submit: notHere,
-        snapshot: notHere,
-        stateHash: async () => stateReport(exchange, replay.rebuilt.map((b) => ({ market: b.marketIndex, hash: b.stateHash() })), journal.lastSeq()),
-      },
-    },
+    ...exchangeApi(settings, reads, history, login, {
+      submit: notHere,
+      account: { transfer: notHere, setMargin: notHere, changeDelegation: notHere },
+      recover: notHere,
+      snapshot: notHere,
+      stateHash: async () => stateReport(exchange, replay.rebuilt.map((b) => ({ market: b.marketIndex, hash: b.stateHash() })), journal.lastSeq()),
+    }),
     cluster,
     operatorPort: settings.operatorPort ?? undefined,
     operations: {

@@ -39,7 +39,6 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { pino } from 'pino';
 import { loadSettings } from '../../src/config/process.ts';
-import { eip712Domain } from '../../src/auth/typed-data.ts';
 import { loadRecoveryBackend } from '../../src/auth/recovery.ts';
 import recoverBatch from '../../src/auth/signature-worker.ts';
 import { encodeTypedBatch, typedAuthResult, type TypedResult } from '../../src/auth/signature-tasks.ts';
@@ -60,7 +59,7 @@ import { accountWrites } from '../../src/sequencer/account-writes.ts';
 import { exchangeOptionsOf } from '../../src/sequencer/start-state.ts';
 import { gatewayDispatch } from '../../src/http/gateway.ts';
 import { contentTypeOf } from '../../src/http/uws-reply.ts';
-import { stateReads, stateReport, walletLogin } from '../../src/gateway-ports.ts';
+import { exchangeApi, stateReads, stateReport, walletLogin } from '../../src/gateway-ports.ts';
 import { ExchangeMetrics, withFillCount } from '../../src/metrics.ts';
 import { withShortfallAlarm } from '../../src/log.ts';
 import { SimMarket, simRouter } from '../../sim/node.ts';
@@ -160,25 +159,15 @@ export async function startInProcessExchange(options: InProcessOptions = {}): Pr
       metrics: () => metrics.text(),
       metricsContentType: metrics.contentType,
     },
-    marketData: reads.marketData,
-    history,
     historyRead: () => projections.readable(journal.flushedSeq()),
-    prices: reads.prices,
-    accounts: {
-      ...reads.accounts,
-      writes: accountWrites({ submit }, clock),
-      auth: { login, domain: eip712Domain(profile), recover: inlineRecovery() },
-    },
-    orders: { ...reads.orders, submit },
-    operator: {
-      key: settings.operatorKey,
-      port: {
-        submit,
-        indexFeed: feed ?? undefined,
-        snapshot: () => Promise.reject(new Error('no snapshots in process: snapshot tests run end to end (test/e2e)')),
-        stateHash: async () => stateReport(exchange, books.map((b) => ({ market: b.index, hash: b.book.stateHash() })), journal.lastSeq()),
-      },
-    },
+    ...exchangeApi(settings, reads, history, login, {
+      submit,
+      account: accountWrites({ submit }, clock),
+      recover: inlineRecovery(),
+      snapshot: () => Promise.reject(new Error('no snapshots in process: snapshot tests run end to end (test/e2e)')),
+      stateHash: async () => stateReport(exchange, books.map((b) => ({ market: b.index, hash: b.book.stateHash() })), journal.lastSeq()),
+      indexFeed: feed ?? undefined,
+    }),
   }, () => BASE_URL).public;
   const inject = injector(dispatch);
 
