@@ -11,10 +11,18 @@
  * WebAssembly compiles asynchronously, so until `keccakReady` resolves (once per thread, at
  * load) the same hash is computed by @noble/hashes. No top-level await: this module must also
  * load through `require` (piscina's workers load their file that way first).
- * May import: hash-wasm, @noble/hashes.
+ *
+ * hash-wasm's keccak alone (its `dist/keccak.umd.min.js`), not the package's index: the index
+ * decodes the WebAssembly of its thirty algorithms as it loads, about 65 ms of CPU in every
+ * thread that imports this (the main thread, the signature threads, the snapshot thread), at
+ * every start. The file is CommonJS without types of its own: required, typed as the index.
+ * May import: hash-wasm, @noble/hashes, node:module.
  */
+import { createRequire } from 'node:module';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { createKeccak, type IHasher } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
+
+const { createKeccak } = createRequire(import.meta.url)('hash-wasm/dist/keccak.umd.min.js') as typeof import('hash-wasm');
 
 let hasher: IHasher | undefined;
 
