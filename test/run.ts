@@ -134,9 +134,10 @@ async function runSharded(queue: string[], shards: number): Promise<boolean> {
       let report = '';
       child.stdout!.on('data', (chunk) => (report += chunk));
       child.stderr!.on('data', (chunk) => (report += chunk));
-      child.on('message', (m: { done: string; ms: number }) => {
+      child.on('message', (m: { done: string; ms: number; cpu: number }) => {
         finished.add(m.done);
-        console.log(`  ${m.done}  ${seconds(m.ms)}  (shard ${n})`);
+        cpuTotal += m.cpu;
+        console.log(`  ${m.done}  ${seconds(m.ms)}  cpu ${m.cpu.toFixed(1)} s  (shard ${n})`);
       });
       child.on('close', (code, signal) => {
         console.log(`\n── shard ${n}: ${signal ?? `exit ${code}`} ──\n${report}`);
@@ -171,6 +172,8 @@ for (const file of [...Object.keys(SCALE), ...SERIAL, ...LONGEST_FIRST]) {
 }
 
 const started = performance.now();
+/** The CPU seconds of every file so far (test/shard.ts): what the run costs, whatever the machine's cores. */
+let cpuTotal = 0;
 /** Each failed shard's list of failing tests with their errors, printed again at the end. */
 const failures: string[] = [];
 let passed = true;
@@ -183,5 +186,5 @@ if (scale) {
   passed = (await runSharded(all.filter((f) => SERIAL.has(f)), 1)) && passed;
 }
 if (failures.length > 0) console.log(`\n── failing tests of every shard ──\n${failures.join('\n')}`);
-console.log(`${passed ? 'all tests passed' : 'FAILED'} in ${seconds(performance.now() - started)}`);
+console.log(`${passed ? 'all tests passed' : 'FAILED'} in ${seconds(performance.now() - started)}${scale ? '' : `, the files' CPU ${cpuTotal.toFixed(1)} s`}`);
 process.exit(passed ? 0 : 1);

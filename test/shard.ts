@@ -9,7 +9,8 @@
  * takes the next entry nobody has by creating the directory `claim-N` beside it (creation is
  * atomic: one process wins). The claim is synchronous on purpose: node:test ends its run as soon
  * as no test is pending, so the next suite must be declared in the same turn the last one ended.
- * Each file's time goes to test/run.ts over node's IPC channel, when there is one. Run by hand,
+ * Each file's time, wall and CPU, goes to test/run.ts over node's IPC channel, when there is
+ * one. Run by hand,
  * without a queue: `node --import tsx test/shard.ts FILE...`.
  *
  * One rule for a test file: at its top level, `await` only what it started itself. Awaiting a
@@ -44,12 +45,26 @@ function claim(): string | null {
   return null;
 }
 
+/**
+ * CPU seconds of this process (every thread) and of its children that have ended and been
+ * waited for (the exchange processes, NATS servers and commands a test started): `utime`,
+ * `stime`, `cutime`, `cstime` of /proc/self/stat, in the kernel's 100 ticks a second. A file's
+ * CPU is what it costs whatever its neighbour does to its wall time.
+ */
+function cpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+}
+
 for (let file = claim(); file !== null; file = claim()) {
   const started = performance.now();
+  const cpuBefore = cpuSeconds();
   await describe(file, async () => {
     await import(pathToFileURL(resolve(file!)).href);
   });
-  process.send?.({ done: file, ms: performance.now() - started });
+  process.send?.({ done: file, ms: performance.now() - started, cpu: cpuSeconds() - cpuBefore });
 }
 process.disconnect?.();
 // A timer or socket some test left open must not hold the shard (and the whole run) forever.
