@@ -43,6 +43,9 @@ const SCALE: Record<string, Record<string, string>> = {
   'test/e2e/fuzz.test.ts': { FUZZ_RUNS: '3000' },
   // npm test: the standby follows 1,000 records (and snapshots them) before the primary's kill.
   'test/replication/standby-snapshot.test.ts': { STANDBY_RECORDS: '3000' },
+  // npm test: a snapshot of 3,000 accounts (each with a position and a resting order) under a
+  // write a millisecond; the walk it replaced paused writes over a second at that size.
+  'test/e2e/snapshot-under-load.test.ts': { SNAPSHOT_ACCOUNTS: '12000' },
 };
 
 /**
