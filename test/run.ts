@@ -38,6 +38,9 @@ const SCALE: Record<string, Record<string, string>> = {
   // npm test: 3 seeds of 1,500 commands with crashes and torn writes (and the hostile seeds,
   // which run the same in both tiers).
   'test/sim/simulator.test.ts': { SIM_SEEDS: '12', SIM_COMMANDS: '10000' },
+  // npm test: 40 random streams of 1,000 commands through the fast and the naive book, compared
+  // after every command.
+  'test/engine/properties.test.ts': { ENGINE_RUNS: '250' },
   // npm test: 200 fuzz runs (about 1,100 requests, every route drawn, the invariants checked
   // every 20 runs and at the end, the restart's state hash).
   'test/e2e/fuzz.test.ts': { FUZZ_RUNS: '3000' },
