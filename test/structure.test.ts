@@ -21,7 +21,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { parse } from '@babel/parser';
+import type { Node } from '@babel/types';
 
 const src = fileURLToPath(new URL('../src', import.meta.url));
 
@@ -54,35 +55,32 @@ function packageOf(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
+/**
+ * The imports of one file, read from its syntax tree (@babel/parser with its TypeScript plugin:
+ * the typescript package's own compiler is native from version 7 and has no parser in
+ * JavaScript to call). Each declaration, `export … from`, `import()` and `import('…')` type.
+ */
 function importsOf(path: string, text: string): Import[] {
-  const file = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true);
   const found: Import[] = [];
   const add = (specifier: string, typeOnly: boolean): void => {
     if (specifier.startsWith('.')) {
       found.push({ target: nameOf(resolve(dirname(path), specifier)), internal: true, typeOnly });
     } else found.push({ target: packageOf(specifier), internal: false, typeOnly });
   };
-  const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
-      const clause = node.importClause;
-      const bindings = clause?.namedBindings;
-      const allNamedTypes =
-        clause !== undefined && clause.name === undefined && bindings !== undefined && ts.isNamedImports(bindings) &&
-        bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly);
-      add(node.moduleSpecifier.text, clause?.isTypeOnly === true || allNamedTypes);
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      const clause = node.exportClause;
-      const allNamedTypes = clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly);
-      add(node.moduleSpecifier.text, node.isTypeOnly || allNamedTypes);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const [arg] = node.arguments;
-      if (arg && ts.isStringLiteral(arg)) add(arg.text, false);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      add(node.argument.literal.text, true);
-    }
-    ts.forEachChild(node, visit);
+  /** Every specifier of the list names a type (`import { type A, type B }`): the import is type-only as a whole. */
+  const allTypes = (specifiers: readonly { type: string; importKind?: string | null; exportKind?: string | null }[]): boolean =>
+    specifiers.length > 0 && specifiers.every((s) => (s.type === 'ImportSpecifier' && s.importKind === 'type') || (s.type === 'ExportSpecifier' && s.exportKind === 'type'));
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    const n = node as Node;
+    if (n.type === 'ImportDeclaration') add(n.source.value, n.importKind === 'type' || allTypes(n.specifiers));
+    else if ((n.type === 'ExportNamedDeclaration' || n.type === 'ExportAllDeclaration') && n.source) add(n.source.value, n.exportKind === 'type' || (n.type === 'ExportNamedDeclaration' && allTypes(n.specifiers)));
+    else if (n.type === 'ImportExpression' && n.source.type === 'StringLiteral') add(n.source.value, false);
+    else if (n.type === 'TSImportType') add(n.source.value, true);
+    for (const [key, child] of Object.entries(n)) if (key !== 'loc' && !key.endsWith('Comments')) visit(child);
   };
-  visit(file);
+  visit(parse(text, { sourceType: 'module', plugins: ['typescript'] }).program);
   return found;
 }
 

@@ -12,7 +12,7 @@
  * This class is the facade: it owns the records; the larger blocks are functions in their own
  * files, handed the records as a context each declares (holds R1, settlement R2, insolvency
  * liquidation/fund/ADL, funding-payments), moving money with moves.ts; the invariants below are
- * checked over its records by invariants.ts.
+ * checked over its records by invariants.ts, and snapshot.ts reads and restores them.
  *
  * Invariants (checked by `validateInternalState`):
  *  - Σcollateral + Σisolated margin − Σbasis + insuranceFund + feesCollected
@@ -41,7 +41,7 @@ import { credit, emitPosition, moveInsurance, type Funds } from './moves.ts';
 import { newTradeOutcome, type Position } from './position.ts';
 import { settleSide, type SettlementContext } from './settlement.ts';
 import { stateHashOf } from '../numeric/state-hash.ts';
-import type { LedgerSnapshot } from './snapshot.ts';
+import { restoreRecords, snapshotOf, type LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
 import { notional, notionalScale } from './units.ts';
@@ -428,67 +428,18 @@ export class Ledger {
     validateLedger(this.records);
   }
 
-  /** The whole state as plain data (bigints kept as bigint; owners and holds in id order). */
+  /** The whole state as plain data (bigints kept as bigint; owners and holds in id order): ledger/snapshot. */
   snapshot(): LedgerSnapshot {
-    return {
-      version: 1,
-      registry: this.registry.entries(),
-      owners: this.owners.slice(1).map((o) => ({
-        collateral: o.collateral,
-        holdTotal: o.holdTotal,
-        positions: [...o.positions.values()].sort((a, b) => a.market - b.market).map((p) => ({ ...p })),
-        settings: [...o.settings.entries()].sort((a, b) => a[0] - b[0]).map(([market, s]) => ({ market, ...s })),
-        openLots: [...o.openLots.entries()].sort((a, b) => a[0] - b[0]).map(([market, l]) => ({ market, ...l })),
-        liquidating: [...o.liquidating].sort((a, b) => a - b),
-        offBook: [...o.offBook.entries()].sort((a, b) => a[0] - b[0]).map(([market, lots]) => ({ market, lots })),
-      })),
-      holds: [...this.holds.values()].sort((a, b) => a.orderId - b.orderId).map((h) => ({ ...h })),
-      markets: this.markets.map((m) => ({
-        prices: { ...m.prices },
-        funding: { nextAt: m.funding.nextAt, premiumSum: m.funding.premiumSum, samples: m.funding.samples, history: m.funding.history.map((r) => ({ ...r })) },
-        holders: [...m.holders],
-      })),
-      insuranceFund: this.funds.insurance,
-      feesCollected: this.funds.feesCollected,
-      deposited: this.flows.deposited,
-      withdrawn: this.flows.withdrawn,
-      fauceted: this.flows.fauceted,
-    };
+    return snapshotOf(this.records);
   }
 
   /** A ledger equal to the one `snap` was taken from (same `stateHash`). */
   static restore(markets: readonly MarketSpec[], snap: LedgerSnapshot, options: LedgerOptions = {}, listener?: LedgerListener): Ledger {
     if (snap.version !== 1 || snap.markets.length !== markets.length) throw new Error('ledger: snapshot does not match these markets');
     const l = new Ledger(markets, options, listener);
+    // Owners are created by registering them, in id order, as they were first registered.
     snap.registry.forEach(([address, sub]) => l.register(address, sub));
-    snap.owners.forEach((s, i) => {
-      const o = l.owners[i + 1];
-      o.collateral = s.collateral;
-      o.holdTotal = s.holdTotal;
-      for (const p of s.positions) o.positions.set(p.market, { ...p });
-      for (const st of s.settings) o.settings.set(st.market, { isolated: st.isolated, fraction: st.fraction });
-      for (const ol of s.openLots) o.openLots.set(ol.market, { buy: ol.buy, sell: ol.sell });
-      for (const mk of s.liquidating) o.liquidating.add(mk);
-      // A snapshot from before offBook: the books restored with it count no fills yet, so
-      // everything of the position is off the book (engine/reduce-only-positions `restore`).
-      if (s.offBook === undefined) for (const p of s.positions) o.offBook.set(p.market, p.quantity);
-      else for (const ob of s.offBook) o.offBook.set(ob.market, ob.lots);
-    });
-    for (const h of snap.holds) l.holds.set(h.orderId, { ...h });
-    snap.markets.forEach((sm, i) => {
-      const m = l.markets[i];
-      Object.assign(m.prices, sm.prices);
-      m.funding.nextAt = sm.funding.nextAt;
-      m.funding.premiumSum = sm.funding.premiumSum;
-      m.funding.samples = sm.funding.samples;
-      m.funding.history = sm.funding.history.map((r) => ({ ...r }));
-      for (const h of sm.holders) m.holders.add(h);
-    });
-    l.funds.insurance = snap.insuranceFund;
-    l.funds.feesCollected = snap.feesCollected;
-    l.flows.deposited = snap.deposited;
-    l.flows.withdrawn = snap.withdrawn;
-    l.flows.fauceted = snap.fauceted;
+    restoreRecords({ owners: l.owners, markets: l.markets, holds: l.holds, funds: l.funds, flows: l.flows }, snap);
     return l;
   }
 

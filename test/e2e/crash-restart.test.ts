@@ -106,7 +106,13 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
     for (let round = 1; round <= ROUNDS; round++) {
       let alive = true;
       const loaders = traders.map((_, i) => load(i, () => alive));
-      await new Promise((r) => setTimeout(r, 150 + Math.floor(rand() * 700)));
+      // The kill comes after a random number of this round's orders are acknowledged (5 to 44),
+      // then a random 0–200 ms more: a count, not a time, so a loaded machine that answers slowly
+      // still kills under load (a 150–850 ms timer once killed a starved server after 1 order).
+      const killAt = acked.size + 5 + Math.floor(rand() * 40);
+      const giveUpAt = Date.now() + 30_000;
+      while (acked.size < killAt && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, Math.floor(rand() * 200)));
       await server.kill('SIGKILL');
       alive = false;
       await Promise.all(loaders);

@@ -3,14 +3,17 @@
  * account a request acts for, whoever's token carries it. Other wallets' tokens cannot carry an
  * account's signed orders at all (403 `Not delegated for account and subaccount`), and what a
  * delegate carries is charged to the account it acts for, so the account and its delegates
- * together get 200 requests a second, not 200 each.
+ * together get 200 requests a second, not 200 each. In process: every request of a test comes at
+ * the same instant of the exchange's clock, so a burst of 400 is over the budget however slowly
+ * this machine sends it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { Trader } from '../harness/traders.ts';
 import { assertError, delegate, ok, revoke, sub } from '../harness/api-helpers.ts';
 
-const ex = await startTestExchange();
+const ex = await startInProcessExchange();
 const newTrader = async (funds?: string) => {
   const t = await new Trader(ex).login();
   if (funds !== undefined) await t.fund(funds);
