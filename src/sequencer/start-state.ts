@@ -28,7 +28,8 @@ export function exchangeOptionsOf(settings: Settings): ExchangeOptions {
 }
 
 export function startState(
-  snapshots: Snapshots,
+  /** The data directory's snapshots (the simulator's and the in-process test exchange's are in memory). */
+  snapshots: Pick<Snapshots, 'validNewestFirst'>,
   /** History's position: a snapshot past it cannot be used (history would miss what replay skips). */
   projectedSeq: number,
   markets: readonly MarketSpec[],

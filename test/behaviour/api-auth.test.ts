@@ -3,7 +3,7 @@
  * → JWT flow and its refusals, the bearer token on every /account/* route, a token of A reading
  * B, a read delegate reading (and not trading), a trade delegate trading, a revoked delegate
  * refused, per-subaccount delegation, and the budget headers. (A challenge across a restart:
- * test/e2e/api-auth-restart.)
+ * test/behaviour/api-auth-restart.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

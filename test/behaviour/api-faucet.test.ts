@@ -1,7 +1,7 @@
 /**
  * The testnet faucet (issue 14, item 9): it funds the logged-in account only, at most 5 credits
  * of 10,000 USD per account per UTC day, and the allowance is counted from the exchange's
- * journaled state (a restart neither forgets it nor grants it again: test/e2e/api-faucet-restart).
+ * journaled state (a restart neither forgets it nor grants it again: test/behaviour/api-faucet-restart).
  * Its terms are published in GET /config and the API document.
  */
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * What the faucet tests share (test/behaviour/api-faucet, test/e2e/api-faucet-restart): the
+ * What the faucet tests share (test/behaviour/api-faucet and api-faucet-restart): the
  * allowance's refusal text, a credit, five credits, the sixth refused naming the next 00:00 UTC
  * of the exchange's clock, and a start clear of midnight on that clock.
  */

@@ -11,7 +11,16 @@
  *    commands a request sends are run, and their events handed to the sequencer, in the same
  *    turn (a microtask after they are sent), before the reply;
  *  - the real `Journal` on `SimulatedJournalStorage`, flushed at the end of each turn: a write's
- *    reply waits for its flush, as in production;
+ *    reply waits for its flush, as in production; snapshots beside it as the simulator keeps
+ *    them (sim/node `SimSnapshots`), taken as the snapshot schedule takes them (a point with no
+ *    command in flight, flushed and in history) by the snapshot thread's `SnapshotReplica`, on
+ *    this thread;
+ *  - the start of src/pipeline.ts, on whatever that storage and history hold: the newest
+ *    snapshot that restores (sequencer/start-state), then the journal after it replayed with
+ *    history following (sequencer/start-up-replay), the books handed on from the replay. So
+ *    `restart` — a stop, with its shutdown snapshot or without one (as after a kill), then a new
+ *    start on the same journal, snapshots and history — goes through the recovery a real
+ *    restart does, and the clock goes on where it was;
  *  - signatures recovered on this thread by the pool worker's own code (auth/signature-worker);
  *  - history written in LMDB in a temporary directory by the projection writer on this thread
  *    (test/harness/in-thread-projections), read by the real `HistoryReader`;
@@ -30,7 +39,10 @@
  * Not covered, and checked end to end (test/e2e) instead: sockets (uWS, pipelining, drain,
  * CORS, compression, proxies), the WebSocket feeds, worker threads (market threads and their
  * rings, the signature pool, the projection and snapshot threads), the LMDB journal and
- * snapshots, start-up replay, restarts and crashes. POST /operator/snapshot answers 500.
+ * snapshots and the data directory's checks and lock (storage/), what the listener answers
+ * during a start-up replay, a process's stop (the gateway's drain) and crashes (a kill, with
+ * writes not yet flushed or a snapshot half written; the simulator, test/sim, crashes its
+ * nodes over the same simulated storage).
  */
 import { after } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -48,6 +60,7 @@ import { NO_ROUTER } from '../../src/app/ports.ts';
 import type { Command } from '../../src/app/commands.ts';
 import { Journal } from '../../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';
+import type { RunningExchange } from '../../src/pipeline.ts';
 import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
 import { Projections } from '../../src/history/projections.ts';
 import { HistoryReader } from '../../src/history/reader.ts';
@@ -56,24 +69,38 @@ import { Sequencer, type Outcome } from '../../src/sequencer/sequencer.ts';
 import { ExchangeClock } from '../../src/sequencer/clock.ts';
 import { TestnetFeed } from '../../src/sequencer/testnet-feed.ts';
 import { accountWrites } from '../../src/sequencer/account-writes.ts';
-import { exchangeOptionsOf } from '../../src/sequencer/start-state.ts';
+import { exchangeOptionsOf, startState } from '../../src/sequencer/start-state.ts';
+import { StartUpReplay } from '../../src/sequencer/start-up-replay.ts';
+import { SnapshotReplica } from '../../src/sequencer/snapshot-replica.ts';
 import { gatewayDispatch } from '../../src/http/gateway.ts';
 import { contentTypeOf } from '../../src/http/uws-reply.ts';
 import { exchangeApi, stateReads, stateReport, walletLogin } from '../../src/gateway-ports.ts';
 import { ExchangeMetrics, withFillCount } from '../../src/metrics.ts';
 import { withShortfallAlarm } from '../../src/log.ts';
-import { SimMarket, simRouter } from '../../sim/node.ts';
+import { SimMarket, SimSnapshots, simRouter } from '../../sim/node.ts';
 import { injector } from './inject.ts';
 import { inThreadProjections } from './in-thread-projections.ts';
 import type { ApiClient, Reply } from './traders.ts';
 
 export interface InProcessExchange extends ApiClient {
-  /** As test/e2e/harness's `exchange` (a `RunningExchange`) has it: the sequencer, for commands no route sends (a Tick at a chosen time). */
-  readonly exchange: { readonly sequencer: Sequencer };
+  /**
+   * As test/e2e/harness's `exchange` (a `RunningExchange`) has them: the sequencer, for commands
+   * no route sends (a Tick at a chosen time), and what the start rebuilt (the snapshot it began
+   * from, the journal records it replayed after it).
+   */
+  readonly exchange: Pick<RunningExchange, 'sequencer' | 'recovery'>;
   /** The exchange's clock (ms since the epoch): it moves only with `advance`. */
   now(): number;
   /** Moves the clock `ms` on, running every tick and conditional release that falls due, each at its time. */
   advance(ms: number): Promise<void>;
+  /**
+   * Stops this exchange as the pipeline's stop does — with a shutdown snapshot, or with
+   * `snapshot: false` none (as after a kill: the next start replays the journal from the newest
+   * snapshot there is) — and starts another on the journal, snapshots and history it left, its
+   * clock going on from this one's. This one answers nothing afterwards.
+   */
+  restart(options?: { snapshot?: boolean }): Promise<InProcessExchange>;
+  /** Stops and removes what it stored (after the test, unless called before). */
   stop(): Promise<void>;
 }
 
@@ -106,26 +133,50 @@ function inlineRecovery(): SignaturePool['recoverTyped'] {
 /** One event-loop turn: end-of-turn work (the journal's flush, history batches) runs. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-export async function startInProcessExchange(options: InProcessOptions = {}): Promise<InProcessExchange> {
-  const dir = mkdtempSync(join(tmpdir(), 'perp-behaviour-'));
-  const settings = loadSettings(['--data-dir', dir, '--jwt-secret', JWT_SECRET], {});
+/**
+ * What an exchange leaves to the next start on its data directory: the journal's storage, the
+ * snapshots beside it, and history's LMDB environment (the directory).
+ */
+interface DataDirectory {
+  dir: string;
+  storage: SimulatedJournalStorage;
+  snapshots: SimSnapshots;
+}
+
+export function startInProcessExchange(options: InProcessOptions = {}): Promise<InProcessExchange> {
+  const data = { dir: mkdtempSync(join(tmpdir(), 'perp-behaviour-')), storage: new SimulatedJournalStorage({ autoFlush: true }), snapshots: new SimSnapshots() };
+  return startOn(data, options.startAt ?? Date.now(), options.tickMs ?? 60_000);
+}
+
+/** An exchange started on `data` (empty, or what an earlier one left) with its clock at `startAt`. */
+async function startOn(data: DataDirectory, startAt: number, tickMs: number): Promise<InProcessExchange> {
+  const settings = loadSettings(['--data-dir', data.dir, '--jwt-secret', JWT_SECRET], {});
   const { markets, profile } = settings;
   const logger = pino({ level: 'silent' });
   const metrics = new ExchangeMetrics();
-  let time = options.startAt ?? Date.now();
+  let time = startAt;
   const clock = () => time;
 
-  const journal = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger });
-  const historyEnv = open({ path: dir, ...HISTORY_ENV_OPTIONS });
+  // The start of src/pipeline.ts: the journal opened as storage/data-directory opens it (what
+  // the newest snapshot covers was flushed), history beside it, the newest snapshot history has
+  // reached that restores, then the journal after it replayed. Trades count for the metrics once
+  // the replay is done.
+  const newest = data.snapshots.validNewestFirst().next().value?.seq ?? 0;
+  const journal = await Journal.open(data.storage, { logger, verifyFrom: newest + 1, flushedThrough: newest });
+  const historyEnv = open({ path: data.dir, ...HISTORY_ENV_OPTIONS });
   const projections = new Projections(historyEnv);
   projections.journal = journal;
-  const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => true);
-  const exchange = new Exchange(markets, NO_ROUTER, listeners, exchangeOptionsOf(settings));
+  let replay: StartUpReplay | undefined;
+  const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => replay?.finished === true);
+  const exchangeOptions = exchangeOptionsOf(settings);
+  const { exchange, start } = startState(data.snapshots, projections.projectedSeq, markets, listeners, exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
-  projections.startThread(dir, inThreadProjections);
+  replay = new StartUpReplay(exchange, journal, projections, start, logger, metrics);
+  const replayed = await replay.run();
+  projections.startThread(data.dir, inThreadProjections);
 
   // The books: what a command sends is run a microtask later, with whatever its events send in turn.
-  const books = markets.map((m) => new SimMarket(m, undefined));
+  const books = markets.map((m) => new SimMarket(m, replayed.books[m.index]));
   const sequencer = new Sequencer(exchange, journal, books.map(() => ROOM), projections);
   let scheduled = false;
   const runBooks = (): void => {
@@ -164,16 +215,39 @@ export async function startInProcessExchange(options: InProcessOptions = {}): Pr
       submit,
       account: accountWrites({ submit }, clock),
       recover: inlineRecovery(),
-      snapshot: () => Promise.reject(new Error('no snapshots in process: snapshot tests run end to end (test/e2e)')),
+      snapshot: () => takeSnapshot(),
       stateHash: async () => stateReport(exchange, books.map((b) => ({ market: b.index, hash: b.book.stateHash() })), journal.lastSeq()),
       indexFeed: feed ?? undefined,
     }),
   }, () => BASE_URL).public;
   const inject = injector(dispatch);
 
+  // Snapshots as sequencer/snapshot-schedule takes them: at a seq with no command in flight,
+  // once it is flushed and in history, captured by a replica that replays the journal from the
+  // snapshot this start began with (the snapshot thread's work, here on this thread, the replica
+  // made at the first). One at a time: the replica replays forward only.
+  let replica: SnapshotReplica | undefined;
+  let lastSnapshotSeq = start?.seq ?? 0;
+  let snapshotting: Promise<unknown> = Promise.resolve();
+  const takeSnapshot = (): Promise<number> => {
+    const run = snapshotting.then(async () => {
+      const seq = await sequencer.quietSeq();
+      await journal.flushedHere(seq);
+      await projections.allWritten();
+      replica ??= new SnapshotReplica(markets, exchangeOptions, start);
+      replica.advance(journal, seq);
+      const captured = replica.capture();
+      // Saved at once: nothing crashes between the capture and the write here.
+      data.snapshots.capture(captured.seq, captured.stateHash, captured.bytes);
+      data.snapshots.complete();
+      return (lastSnapshotSeq = seq);
+    });
+    snapshotting = run.catch(() => {});
+    return run;
+  };
+
   // The clock: the real one's ticks and releases, run when `advance` reaches their time. What
   // they submit is followed, so that `advance` returns once it is all applied and flushed.
-  const tickMs = options.tickMs ?? 60_000;
   let nextTick = time + tickMs;
   const running = new Set<Promise<Outcome>>();
   const followed = (command: Command): Promise<Outcome> => {
@@ -217,16 +291,22 @@ export async function startInProcessExchange(options: InProcessOptions = {}): Pr
   };
 
   let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
+  /** The pipeline's stop, from the clock's stop on (false if it had stopped already); the data stays. */
+  const shutdown = async (snapshot: boolean): Promise<boolean> => {
+    if (stopped) return false;
     stopped = true;
     await settled();
+    await snapshotting;
+    if (snapshot && journal.lastSeq() !== lastSnapshotSeq) await takeSnapshot();
     sequencer.close();
     await sequencer.idle();
     await journal.close();
     await projections.close();
     await historyEnv.close();
-    rmSync(dir, { recursive: true, force: true });
+    return true;
+  };
+  const stop = async (): Promise<void> => {
+    if (await shutdown(false)) rmSync(data.dir, { recursive: true, force: true });
   };
   after(stop);
 
@@ -234,7 +314,7 @@ export async function startInProcessExchange(options: InProcessOptions = {}): Pr
     url: BASE_URL,
     request,
     operator: (method, path, body) => request(method, path, body, { 'x-operator-key': settings.operatorKey }),
-    exchange: { sequencer },
+    exchange: { sequencer, recovery: { snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents } },
     now: clock,
     async advance(ms) {
       const end = time + ms;
@@ -251,6 +331,10 @@ export async function startInProcessExchange(options: InProcessOptions = {}): Pr
         if (nextDue() <= at && nextTick > at) throw new Error(`in-process exchange: a release at ${at} left its timer due`);
       }
       time = end;
+    },
+    async restart({ snapshot = true } = {}) {
+      if (!(await shutdown(snapshot))) throw new Error('in-process exchange: restarted after it stopped');
+      return startOn(data, time, tickMs);
     },
     stop,
   };

@@ -1,15 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, tempDataDir, fundedTraders } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
 import { openPosition, order, stateHash, position, setMark, submit, submitBatch, tick, trades, type ConditionalOrder } from '../harness/conditional-helpers.ts';
 
 const MINUTE = 60_000;
 const sellStop = (triggerPrice: string): ConditionalOrder => ({ orderType: 'stopLoss', price: '0.1', quantity: '-0.1', triggerPrice, ioc: true, reduceOnly: true });
 
-test('untriggered orders survive restarts (journal replay, then snapshot) and fire once afterwards, never twice', async (t) => {
-  const dataDir = tempDataDir(t, 'perp-conditional-');
-
-  const first = await startTestExchange({ dataDir });
+test('untriggered orders survive restarts (journal replay, then snapshot) and fire once afterwards, never twice', async () => {
+  const first = await startInProcessExchange();
   const [alice, bob, carol] = await fundedTraders(first, 3, '100000');
   await setMark(first, '95000');
   await openPosition(alice, bob, '0.2', '95000');
@@ -26,9 +25,8 @@ test('untriggered orders survive restarts (journal replay, then snapshot) and fi
   const before = await stateHash(first);
   assert.equal(before.problem, null);
   // As after a crash: no shutdown snapshot, so the next start replays the whole journal.
-  await first.stop({ snapshot: false });
-
-  const second = await startTestExchange({ dataDir });
+  const second = await first.restart({ snapshot: false });
+  assert.equal(second.exchange.recovery.snapshotSeq, 0);
   for (const trader of [alice, bob, carol]) trader.ex = second;
   assert.deepEqual(await stateHash(second), before);
   assert.equal((await order(alice, waiting.orderId)).status, 'untriggered');
@@ -47,10 +45,10 @@ test('untriggered orders survive restarts (journal replay, then snapshot) and fi
   await tick(second, t0 + MINUTE);
   assert.equal((await order(carol, twap[1].orderId)).status, 'new');
   const beforeSnapshot = await stateHash(second);
-  await second.stop();
 
   // From the shutdown snapshot this time.
-  const third = await startTestExchange({ dataDir });
+  const third = await second.restart();
+  assert.equal(third.exchange.recovery.commands + third.exchange.recovery.events, 0, 'nothing after the shutdown snapshot to replay');
   for (const trader of [alice, bob, carol]) trader.ex = third;
   assert.deepEqual(await stateHash(third), beforeSnapshot);
   assert.equal((await order(carol, twap[2].orderId)).status, 'untriggered');

@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, tempDataDir, fundedTraders } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
 
-test('a restart loads the newest snapshot and replays only the journal after it, to the same state', async (t) => {
-  const dataDir = tempDataDir(t, 'perp-snap-');
-
-  const first = await startTestExchange({ dataDir });
+test('a restart loads the newest snapshot and replays only the journal after it, to the same state', async () => {
+  const first = await startInProcessExchange();
   const [alice, bob] = await fundedTraders(first, 2, '100000');
   const resting = (await alice.place({ price: '95000', quantity: '0.5', clientId: 'before-snapshot' })).json()[0];
   await bob.place({ price: '95000', quantity: '-0.1' });
@@ -23,9 +22,7 @@ test('a restart loads the newest snapshot and replays only the journal after it,
   const tradesBefore = (await first.request('GET', '/trades/BTC-USD-PERP')).json();
   const statsBefore = (await alice.get(`/account/stats?account=${alice.address}&subaccountIndex=0`)).json();
   // No shutdown snapshot, as after a crash: the next start must use the earlier one.
-  await first.stop({ snapshot: false });
-
-  const second = await startTestExchange({ dataDir });
+  const second = await first.restart({ snapshot: false });
   assert.equal(second.exchange.recovery.snapshotSeq, snapshotSeq);
   assert.ok(second.exchange.recovery.commands >= 2, 'the orders after the snapshot were replayed');
   assert.ok(second.exchange.recovery.events > 0);
@@ -49,8 +46,7 @@ test('a restart loads the newest snapshot and replays only the journal after it,
   // The nonce windows came back too: the same signed order is refused as a replay.
   const body = await alice.signedOrder({ price: '90000', quantity: '0.01' });
   assert.equal((await second.request('POST', '/account/order', body, alice.auth())).status, 200);
-  await second.stop();
-  const third = await startTestExchange({ dataDir });
+  const third = await second.restart();
   const replay = await third.request('POST', '/account/order', body, alice.auth());
   assert.equal(replay.status, 409);
   assert.equal(replay.text, 'Nonce already used');

@@ -5,21 +5,21 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, tempDataDir, Trader, WALL_CLOCK } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { Trader } from '../harness/traders.ts';
 import { ok } from '../harness/api-helpers.ts';
 import { assertAllowanceUsed, balance, clearOfMidnight, faucet, takeAllowance } from '../harness/faucet-helpers.ts';
 
 for (const snapshot of [false, true]) {
-  test(`the allowance survives a restart ${snapshot ? 'from a snapshot' : 'replaying the journal'}`, async (t) => {
-    await clearOfMidnight(WALL_CLOCK);
-    const dataDir = tempDataDir(t, 'perp-faucet-');
-    const first = await startTestExchange({ dataDir });
+  test(`the allowance survives a restart ${snapshot ? 'from a snapshot' : 'replaying the journal'}`, async () => {
+    const first = await startInProcessExchange();
+    await clearOfMidnight(first);
     const alice = await new Trader(first).login();
     const bob = await new Trader(first).login();
     await takeAllowance(alice);
     ok(await faucet(bob));
-    await first.stop({ snapshot });
-    const second = await startTestExchange({ dataDir });
+    const second = await first.restart({ snapshot });
+    assert.equal(second.exchange.recovery.snapshotSeq > 0, snapshot);
     for (const trader of [alice, bob]) {
       trader.ex = second;
       await trader.login();
