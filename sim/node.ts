@@ -25,7 +25,8 @@ import { Exchange } from '../src/app/exchange.ts';
 import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from '../src/app/ports.ts';
 import { recover } from '../src/sequencer/recovery.ts';
 import { Sequencer, type HistorySink } from '../src/sequencer/sequencer.ts';
-import { decodeSnapshot, encodeSnapshot } from '../src/sequencer/snapshot-codec.ts';
+import { encodeSnapshot } from '../src/sequencer/snapshot-codec.ts';
+import { startState } from '../src/sequencer/start-state.ts';
 import type { Prng } from './prng.ts';
 
 /** A market thread in process: book commands wait in a buffer until `run` handles them. */
@@ -206,8 +207,10 @@ export interface StartReport {
 export const LEDGER_OPTIONS = { ledger: { faucet: true } };
 
 /**
- * The newest snapshot that verifies and restores to its recorded hash (`startExchange`'s
- * choice), restored: its seq, the exchange, the books. Null when none does.
+ * The newest snapshot that verifies and restores to its recorded hash, restored: its seq, the
+ * exchange, the books. Null when none does. `startExchange`'s choice by its own code
+ * (sequencer/start-state), with no history that must have caught up with it; a snapshot that
+ * verifies but does not restore, which start-up logs, goes to `onBadSnapshot`.
  */
 export function restoreNewest(
   specs: readonly MarketSpec[],
@@ -215,14 +218,10 @@ export function restoreNewest(
   listeners: ExchangeListeners,
   hooks: Pick<StartHooks, 'onBadSnapshot'> = {},
 ): { seq: number; exchange: Exchange; books: BookSnapshot[] } | null {
-  for (const candidate of snapshots.validNewestFirst()) {
-    const saved = decodeSnapshot(candidate.bytes);
-    const exchange = new Exchange(specs, NO_ROUTER, listeners, LEDGER_OPTIONS, saved.exchange);
-    const hashes = exchange.stateHashes();
-    if (exchange.stateHash(hashes) === candidate.stateHash) return { seq: candidate.seq, exchange, books: saved.books };
-    hooks.onBadSnapshot?.(candidate.seq, Object.keys(hashes).filter((part) => hashes[part] !== saved.hashes?.[part]));
-  }
-  return null;
+  const { exchange, start } = startState(snapshots, Number.MAX_SAFE_INTEGER, specs, listeners, LEDGER_OPTIONS, {
+    error: (fields) => hooks.onBadSnapshot?.(fields.seq as number, fields.differ as string[]),
+  });
+  return start === undefined ? null : { seq: start.seq, exchange, books: start.saved.books };
 }
 
 export class SimNode {
