@@ -3,15 +3,16 @@
  * format, and the figures move as orders go through HTTP — accepted, refused by reason, filled,
  * journaled — with request counts per route and status.
  *
- * The parser (./prometheus.ts) folds the series of a labelled histogram into one, so per-route
+ * The parser (test/harness/prometheus.ts) folds the series of a labelled histogram into one, so per-route
  * figures are read from the request counter; the unlabelled histograms (journal flush,
- * snapshot) are read whole.
+ * snapshot) are read whole. A write refused as Overloaded is counted in process:
+ * test/behaviour/ops-metrics-overloaded.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestExchange, fundedTraders } from './harness.ts';
 import { FeedClient } from './feed-client.ts';
-import { sample, scrape, value } from './prometheus.ts';
+import { sample, scrape, value } from '../harness/prometheus.ts';
 
 test('a scrape parses, and orders placed over HTTP move the order, fill, request and journal figures', async () => {
   const ex = await startTestExchange();
@@ -65,14 +66,6 @@ test('a scrape parses, and orders placed over HTTP move the order, fill, request
   const snapshotted = await scrape(ex);
   assert.equal(Number(sample(snapshotted, 'perp_snapshot_duration_seconds')?.count), 1);
   assert.ok(value(snapshotted, 'perp_snapshot_age_seconds') < 60);
-});
-
-test('a write refused 503 because a stage is behind counts as Overloaded', async () => {
-  const ex = await startTestExchange();
-  const [alice] = await fundedTraders(ex, 1, '100000');
-  ex.exchange.sequencer.overloaded = () => 'a market is behind';
-  assert.equal((await alice.place({ price: '95000', quantity: '0.1' })).status, 503);
-  assert.equal(value(await scrape(ex), 'perp_orders_refused_total', { reason: 'Overloaded' }), 1);
 });
 
 test('WebSocket feeds: connections open and messages received, sent and published are counted', async () => {

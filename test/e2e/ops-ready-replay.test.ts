@@ -30,7 +30,7 @@ import { populate } from '../../bench/snapshot-population.ts';
 import { apiClient, type ApiClient, type Reply } from './harness.ts';
 import { spawnServerProcess, type StartingServerProcess } from './server-process.ts';
 import { FeedClient } from './feed-client.ts';
-import { scrape, value } from './prometheus.ts';
+import { scrape, value } from '../harness/prometheus.ts';
 import { freePort } from '../replication/nats-servers.ts';
 import { marketNo, orderNo } from '../fixtures/ids.ts';
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import parsePrometheusTextFormat, { type MetricFamily, type Sample } from 'parse-prometheus-text-format';
-import type { ApiClient } from './harness.ts';
+import type { ApiClient } from './traders.ts';
 
 export type Scrape = Map<string, MetricFamily>;
 

@@ -4,10 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
 
 test('GET /health answers 200 ok; GET /ready answers 200 ready, and 503 with the reason and Retry-After while a stage is behind', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const health = await ex.request('GET', '/health');
   assert.equal(health.status, 200);
   assert.equal(health.text, 'ok');
@@ -28,7 +28,7 @@ test('GET /health answers 200 ok; GET /ready answers 200 ready, and 503 with the
 });
 
 test('probes are never refused 429: 300 /ready in a burst all answer 200 (the public budget is 200 a second)', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const answers = await Promise.all(Array.from({ length: 300 }, () => ex.request('GET', '/ready')));
   assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([200]));
 });
