@@ -97,7 +97,7 @@ export interface InProcessExchange extends ApiClient {
    * Stops this exchange as the pipeline's stop does — with a shutdown snapshot, or with
    * `snapshot: false` none (as after a kill: the next start replays the journal from the newest
    * snapshot there is) — and starts another on the journal, snapshots and history it left, its
-   * clock going on from this one's. This one answers nothing afterwards.
+   * clock going on from this one's. This one refuses every request afterwards.
    */
   restart(options?: { snapshot?: boolean }): Promise<InProcessExchange>;
   /** Stops and removes what it stored (after the test, unless called before). */
@@ -266,7 +266,10 @@ async function startOn(data: DataDirectory, startAt: number, tickMs: number): Pr
   };
   const nextDue = (): number => Math.min(nextTick, ...markets.map((m) => exchange.nextDueAt(m.index) || Number.MAX_SAFE_INTEGER));
 
+  let stopped = false;
   const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    // As a stopped server's refused connection: a client still pointed at it after a restart fails, never reads the old state.
+    if (stopped) throw new Error(`in-process exchange: ${method} ${path} after it stopped`);
     const at = path.indexOf('?');
     const verb = method.toLowerCase();
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -290,7 +293,6 @@ async function startOn(data: DataDirectory, startAt: number, tickMs: number): Pr
     return { status: reply.status, text: replyText, headers: replyHeaders, json: () => JSON.parse(replyText) };
   };
 
-  let stopped = false;
   /** The pipeline's stop, from the clock's stop on (false if it had stopped already); the data stays. */
   const shutdown = async (snapshot: boolean): Promise<boolean> => {
     if (stopped) return false;
