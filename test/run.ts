@@ -42,7 +42,7 @@ const SCALE: Record<string, Record<string, string>> = {
   // every 20 runs and at the end, the restart's state hash).
   'test/e2e/fuzz.test.ts': { FUZZ_RUNS: '3000' },
   // npm test: the standby follows 1,000 records (and snapshots them) before the primary's kill.
-  'test/replication/standby-snapshot.test.ts': { STANDBY_RECORDS: '3000' },
+  'test/replication/failover.test.ts': { STANDBY_RECORDS: '3000' },
 };
 
 /**
@@ -76,7 +76,7 @@ const LONGEST_FIRST = [
   'test/e2e/cli.test.ts',
   'test/e2e/thread-death.test.ts',
   'test/e2e/ops-ready-replay.test.ts',
-  'test/replication/standby-snapshot.test.ts',
+  'test/replication/failover.test.ts',
   'test/replication/replica.test.ts',
   'test/e2e/fuzz.test.ts',
   'test/sim/simulator.test.ts',
@@ -85,7 +85,6 @@ const LONGEST_FIRST = [
   'test/e2e/damaged-data.test.ts',
   'test/e2e/sigterm.test.ts',
   'test/replication/nats-node-loss.test.ts',
-  'test/replication/failover.test.ts',
   'test/e2e/compiled-start.test.ts',
   'test/e2e/load-fast-path.test.ts',
   'test/e2e/readme-demo.test.ts',
