@@ -26,6 +26,13 @@ export interface NodeOptions {
   env?: Record<string, string>;
 }
 
+/**
+ * The last node started on each data directory: the one whose stop removes it. A node started
+ * again on another's directory (a restart, a returning primary) is stopped together with the
+ * one before it, which must not remove the directory from under it.
+ */
+const lastOn = new Map<string, object>();
+
 /** A node's process (not waited for) and the port and data directory it was given. */
 export async function spawnNode(options: NodeOptions): Promise<StartingServerProcess & { port: number; client: ApiClient }> {
   const port = options.port ?? (await freePort());
@@ -34,16 +41,20 @@ export async function spawnNode(options: NodeOptions): Promise<StartingServerPro
   if (options.natsReplicas) args.push('--nats-replicas', String(options.natsReplicas));
   // server-process puts `--port 0` first; a later flag wins in parseArgs.
   const starting = spawnServerProcess(args, options.env ?? {}, options.dataDir);
+  const me = {};
+  lastOn.set(starting.dataDir, me);
   let ready: ServerProcess | undefined;
   starting.ready.then((node) => (ready = node), () => {});
   options.nats.stopsFirst(async () => {
     // Resumed first, should the test have paused it (SIGSTOP).
     if (starting.exit() === undefined) process.kill(starting.pid, 'SIGCONT');
     // A node that served is stopped (a stop that hangs fails the test), a start the test left
-    // under way cancelled; either way the data directory is removed.
-    if (ready !== undefined) return ready.stop();
+    // under way cancelled; either way the data directory is removed, by its last node.
+    const owner = lastOn.get(starting.dataDir) === me;
+    if (owner) lastOn.delete(starting.dataDir);
+    if (ready !== undefined) return ready.stop(!owner);
     await starting.kill('SIGTERM');
-    rmSync(starting.dataDir, { recursive: true, force: true });
+    if (owner) rmSync(starting.dataDir, { recursive: true, force: true });
   });
   return { ...starting, port, client: apiClient(`http://127.0.0.1:${port}`) };
 }
