@@ -36,20 +36,25 @@
  * request budgets too (200 a second per account and per address, one second's burst): a test
  * that sends more than a burst advances the clock between them, as a real client's time passes.
  *
- * Not covered, and checked end to end (test/e2e) instead: sockets (uWS, pipelining, drain,
- * CORS, compression, proxies), the WebSocket feeds, worker threads (market threads and their
- * rings, the signature pool, the projection and snapshot threads), the LMDB journal and
- * snapshots and the data directory's checks and lock (storage/), what the listener answers
- * during a start-up replay, a process's stop (the gateway's drain) and crashes (a kill, with
- * writes not yet flushed or a snapshot half written; the simulator, test/sim, crashes its
- * nodes over the same simulated storage).
+ * `listen` serves the same gateway over a real uWebSockets.js listener on a loopback port, as
+ * the pipeline's listener serves it (CORS, compression, HEAD, the client address behind trusted
+ * proxies, the headers uWS writes), for the tests about the socket: requests over it reach the
+ * same routes, budgets and state as `request`'s.
+ *
+ * Not covered, and checked end to end (test/e2e) instead: pipelining over the real pipeline
+ * (its signature threads and market rings behind the socket), the WebSocket feeds, worker
+ * threads (market threads and their rings, the signature pool, the projection and snapshot
+ * threads), the LMDB journal and snapshots and the data directory's checks and lock
+ * (storage/), what the listener answers during a start-up replay, a process's stop (the
+ * gateway's drain) and crashes (a kill, with writes not yet flushed or a snapshot half written;
+ * the simulator, test/sim, crashes its nodes over the same simulated storage).
  */
 import { after } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadSettings } from '../../src/config/process.ts';
 import { loadRecoveryBackend } from '../../src/auth/recovery.ts';
 import recoverBatch from '../../src/auth/signature-worker.ts';
@@ -74,13 +79,14 @@ import { StartUpReplay } from '../../src/sequencer/start-up-replay.ts';
 import { SnapshotReplica } from '../../src/sequencer/snapshot-replica.ts';
 import { gatewayDispatch } from '../../src/http/gateway.ts';
 import { contentTypeOf } from '../../src/http/uws-reply.ts';
+import { startHttpServer } from '../../src/http/uws.ts';
 import { exchangeApi, stateReads, stateReport, walletLogin } from '../../src/gateway-ports.ts';
 import { ExchangeMetrics, withFillCount } from '../../src/metrics.ts';
 import { withShortfallAlarm } from '../../src/log.ts';
 import { SimMarket, SimSnapshots, simRouter } from '../../sim/node.ts';
 import { injector } from './inject.ts';
 import { inThreadProjections } from './in-thread-projections.ts';
-import type { ApiClient, Reply } from './traders.ts';
+import { apiClient, type ApiClient, type Reply } from './traders.ts';
 
 export interface InProcessExchange extends ApiClient {
   /**
@@ -100,6 +106,11 @@ export interface InProcessExchange extends ApiClient {
    * clock going on from this one's. This one refuses every request afterwards.
    */
   restart(options?: { snapshot?: boolean }): Promise<InProcessExchange>;
+  /**
+   * The gateway served over a real listener on 127.0.0.1 (a free port), closed when this
+   * exchange stops: a client over HTTP (the operator key at hand) and the port.
+   */
+  listen(): Promise<ApiClient & { port: number }>;
   /** Stops and removes what it stored (after the test, unless called before). */
   stop(): Promise<void>;
 }
@@ -109,6 +120,10 @@ export interface InProcessOptions {
   tickMs?: number;
   /** The clock's first reading; default the wall clock's now. */
   startAt?: number;
+  /** Command-line settings added to the harness's own (`--cors-origins …`, `--trusted-proxies …`), as the process takes them. */
+  args?: readonly string[];
+  /** Where the exchange logs; default nowhere. */
+  logger?: Logger;
 }
 
 /** Login tokens' secret: given, so that nothing is written for it. */
@@ -145,14 +160,14 @@ interface DataDirectory {
 
 export function startInProcessExchange(options: InProcessOptions = {}): Promise<InProcessExchange> {
   const data = { dir: mkdtempSync(join(tmpdir(), 'perp-behaviour-')), storage: new SimulatedJournalStorage({ autoFlush: true }), snapshots: new SimSnapshots() };
-  return startOn(data, options.startAt ?? Date.now(), options.tickMs ?? 60_000);
+  return startOn(data, options.startAt ?? Date.now(), { tickMs: 60_000, args: [], logger: pino({ level: 'silent' }), ...options });
 }
 
 /** An exchange started on `data` (empty, or what an earlier one left) with its clock at `startAt`. */
-async function startOn(data: DataDirectory, startAt: number, tickMs: number): Promise<InProcessExchange> {
-  const settings = loadSettings(['--data-dir', data.dir, '--jwt-secret', JWT_SECRET], {});
+async function startOn(data: DataDirectory, startAt: number, options: Required<Omit<InProcessOptions, 'startAt'>>): Promise<InProcessExchange> {
+  const { tickMs, logger } = options;
+  const settings = loadSettings(['--data-dir', data.dir, '--jwt-secret', JWT_SECRET, ...options.args], {});
   const { markets, profile } = settings;
-  const logger = pino({ level: 'silent' });
   const metrics = new ExchangeMetrics();
   let time = startAt;
   const clock = () => time;
@@ -205,6 +220,8 @@ async function startOn(data: DataDirectory, startAt: number, tickMs: number): Pr
     clock,
     logger,
     metrics,
+    accessLog: settings.accessLog,
+    corsOrigins: settings.corsOrigins,
     operations: {
       notReady: () => journal.problem() ?? sequencer.overloaded(),
       metrics: () => metrics.text(),
@@ -267,6 +284,7 @@ async function startOn(data: DataDirectory, startAt: number, tickMs: number): Pr
   const nextDue = (): number => Math.min(nextTick, ...markets.map((m) => exchange.nextDueAt(m.index) || Number.MAX_SAFE_INTEGER));
 
   let stopped = false;
+  const servers: Array<{ close(): void }> = [];
   const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
     // As a stopped server's refused connection: a client still pointed at it after a restart fails, never reads the old state.
     if (stopped) throw new Error(`in-process exchange: ${method} ${path} after it stopped`);
@@ -297,6 +315,7 @@ async function startOn(data: DataDirectory, startAt: number, tickMs: number): Pr
   const shutdown = async (snapshot: boolean): Promise<boolean> => {
     if (stopped) return false;
     stopped = true;
+    for (const server of servers) server.close();
     await settled();
     await snapshotting;
     if (snapshot && journal.lastSeq() !== lastSnapshotSeq) await takeSnapshot();
@@ -336,7 +355,12 @@ async function startOn(data: DataDirectory, startAt: number, tickMs: number): Pr
     },
     async restart({ snapshot = true } = {}) {
       if (!(await shutdown(snapshot))) throw new Error('in-process exchange: restarted after it stopped');
-      return startOn(data, time, tickMs);
+      return startOn(data, time, options);
+    },
+    async listen() {
+      const server = await startHttpServer({ ...dispatch, host: '127.0.0.1', port: 0, trustedProxies: new Set(settings.trustedProxies) });
+      servers.push(server);
+      return { ...apiClient(`http://127.0.0.1:${server.port}`, settings.operatorKey), port: server.port };
     },
     stop,
   };
