@@ -23,7 +23,7 @@ async function flood<T>(port: number, forwardedFor: string, probe: () => Promise
 }
 
 test('behind a trusted proxy (TRUSTED_PROXIES), each forwarded client has its own public budget', async () => {
-  const ex = await startTestExchange({ trustedProxies: '127.0.0.1' });
+  const ex = await startTestExchange({ args: ['--trusted-proxies', '127.0.0.1'] });
   const get: Get = (path, headers) => ex.request('GET', path, undefined, headers);
   const { refused, probed } = await flood(ex.exchange.port, '203.0.113.7', async () => [
     (await get('/time', { 'x-forwarded-for': '198.51.100.9' })).status,

@@ -46,10 +46,10 @@ export function tempDataDir(t: TestContext, prefix: string): string {
   return dir;
 }
 
-export async function startTestExchange(options: { dataDir?: string; tickMs?: number; trustedProxies?: string; feedLimits?: Partial<FeedLimits> } = {}): Promise<TestExchange> {
+/** `args`: command-line settings added to the harness's own (`--trusted-proxies …`, `--cors-origins …`), as the process takes them. */
+export async function startTestExchange(options: { dataDir?: string; tickMs?: number; args?: readonly string[]; feedLimits?: Partial<FeedLimits> } = {}): Promise<TestExchange> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'perp-e2e-'));
-  const proxies = options.trustedProxies === undefined ? [] : ['--trusted-proxies', options.trustedProxies];
-  const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...proxies], {});
+  const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...(options.args ?? [])], {});
   const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: options.tickMs ?? 60_000, feedLimits: options.feedLimits });
   const client = apiClient(`http://127.0.0.1:${exchange.port}`);
   let stopped = false;
