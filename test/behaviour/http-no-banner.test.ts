@@ -2,15 +2,14 @@
  * No answer names the server software (issue 18: every answer advertised `uWebSockets: 20`,
  * telling a scanner which parser to aim at): not a read, not a refusal, not an unknown path.
  * uWebSockets.js writes the mark from native code; the build is told to leave it out
- * (http/uws-native).
+ * (http/uws-native). Over a real listener (`listen`): the header is the socket's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
 
-test('no answer carries a uWebSockets header (a read, a refusal, a 404)', async (t) => {
-  const ex = await startTestExchange();
-  t.after(() => ex.stop());
+test('no answer carries a uWebSockets header (a read, a refusal, a 404)', async () => {
+  const ex = await (await startInProcessExchange()).listen();
   const answers = [
     await ex.request('GET', '/book/BTC-USD-PERP'),
     await ex.request('POST', '/account/order', { not: 'an order' }),
