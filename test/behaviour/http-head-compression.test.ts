@@ -1,13 +1,14 @@
 /**
  * HEAD on every GET route (the headers and length of the GET, no body), and large bodies
  * compressed with brotli or gzip when the client's Accept-Encoding asks — read raw with
- * node:http, which does not decompress behind the test's back.
+ * node:http, which does not decompress behind the test's back. Over a real listener (`listen`):
+ * compression and HEAD are the socket's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { startTestExchange } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
 
 interface Raw {
   status: number;
@@ -16,7 +17,7 @@ interface Raw {
 }
 
 /** One exchange for the file: both tests only read, a handful of requests each. */
-const ex = await startTestExchange();
+const ex = await (await startInProcessExchange()).listen();
 
 function raw(url: string, method: string, headers: Record<string, string> = {}): Promise<Raw> {
   return new Promise((resolve, reject) => {
