@@ -2,18 +2,20 @@
  * Browser clients on another origin (`--cors-origins`): an allowed origin reads every answer
  * (the rate-limit headers exposed) and its preflight is answered 204; another origin gets no
  * CORS header; without the setting no answer carries one, and OPTIONS still answers 204 with Allow.
+ *
+ * The allowed origin is checked on the real pipeline (the setting reaches its listener); the
+ * default, no setting, on the in-process exchange's listener (test/harness/in-process-exchange
+ * `listen`): the same gateway and socket, without the threads a start costs.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fundedTraders } from './harness.ts';
-import { startServerProcess } from './server-process.ts';
+import { fundedTraders, startTestExchange } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
 
 const APP = 'https://app.example.com';
 
-test('an allowed origin gets Access-Control-Allow-Origin on answers and its preflight; another origin does not', { timeout: 60_000 }, async (t) => {
-  const server = await startServerProcess(['--cors-origins', `${APP}, http://localhost:3000`]);
-  t.after(() => server.stop());
-  const api = server.client;
+test('an allowed origin gets Access-Control-Allow-Origin on answers and its preflight; another origin does not', async () => {
+  const api = await startTestExchange({ args: ['--cors-origins', `${APP}, http://localhost:3000`] });
 
   const book = await api.request('GET', '/book/BTC-USD-PERP', undefined, { origin: APP });
   assert.equal(book.status, 200);
@@ -46,12 +48,11 @@ test('an allowed origin gets Access-Control-Allow-Origin on answers and its pref
   assert.equal((await api.request('OPTIONS', '/nowhere', undefined, { origin: APP })).status, 404);
 });
 
-test('without --cors-origins no answer carries a CORS header; OPTIONS answers 204 with Allow', { timeout: 60_000 }, async (t) => {
-  const server = await startServerProcess();
-  t.after(() => server.stop());
-  const book = await server.client.request('GET', '/book/BTC-USD-PERP', undefined, { origin: APP });
+test('without --cors-origins no answer carries a CORS header; OPTIONS answers 204 with Allow', async () => {
+  const api = await (await startInProcessExchange()).listen();
+  const book = await api.request('GET', '/book/BTC-USD-PERP', undefined, { origin: APP });
   assert.equal(book.headers.get('access-control-allow-origin'), null);
-  const options = await server.client.request('OPTIONS', '/book/BTC-USD-PERP', undefined, { origin: APP, 'access-control-request-method': 'GET' });
+  const options = await api.request('OPTIONS', '/book/BTC-USD-PERP', undefined, { origin: APP, 'access-control-request-method': 'GET' });
   assert.equal(options.status, 204);
   assert.equal(options.headers.get('allow'), 'GET, HEAD, OPTIONS');
   assert.equal(options.headers.get('access-control-allow-origin'), null);
