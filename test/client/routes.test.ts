@@ -1,15 +1,16 @@
 /**
  * The client cannot drift from the API: its route table (src/client/routes.ts) is compared with
- * the API document a running exchange serves (GET /openapi.json), both ways. A route added to
- * the server without the client, a path or method renamed, a route moved behind another
- * security scheme or answering another schema fails here.
+ * the API document a running exchange serves (GET /openapi.json, read by the client over HTTP
+ * from the in-process exchange's listener), both ways. A route added to the server without the
+ * client, a path or method renamed, a route moved behind another security scheme or answering
+ * another schema fails here.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExchangeClient, ROUTES } from '../../src/client/index.ts';
-import { startTestExchange } from '../e2e/harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
 
-const ex = await startTestExchange();
+const ex = await (await startInProcessExchange()).listen();
 const client = new ExchangeClient({ url: ex.url });
 const document = (await client.openApi()) as { paths: Record<string, Record<string, OpenApiOperation>> };
 
