@@ -130,8 +130,8 @@ export interface InProcessOptions {
 const JWT_SECRET = 'in-process-exchange-token-secret-0123456789';
 /** Where the exchange "answers": what `url` says and the API document names first. */
 const BASE_URL = 'http://in-process.test';
-/** Command room in every market "ring": the in-process books take whatever is sent. */
-const ROOM = { hasRoom: () => true, problem: () => null };
+/** A market's link as the sequencer sees it: room for every command (the in-process books take whatever is sent), no stopped thread. */
+const roomyLink = () => ({ hasRoom: () => true, problem: () => null });
 
 /**
  * Signer recovery on this thread with the pool worker's own code (one typed message per call):
@@ -192,7 +192,8 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
 
   // The books: what a command sends is run a microtask later, with whatever its events send in turn.
   const books = markets.map((m) => new SimMarket(m, replayed.books[m.index]));
-  const sequencer = new Sequencer(exchange, journal, books.map(() => ROOM), projections);
+  // One link per market, as the pipeline's: a test may make one full or stopped.
+  const sequencer = new Sequencer(exchange, journal, books.map(roomyLink), projections);
   let scheduled = false;
   const runBooks = (): void => {
     scheduled = false;
