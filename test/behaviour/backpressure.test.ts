@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, fundedTraders } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
+import { fundedTraders } from '../harness/traders.ts';
 
 test('when the journal or a market is behind, writes get 503 with the reason and nothing is accepted', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const [alice] = await fundedTraders(ex, 1, '100000');
   const sequencer = ex.exchange.sequencer;
   const body = await alice.signedOrder({ price: '95000', quantity: '0.1', clientId: 'under-pressure' });
@@ -27,7 +28,7 @@ test('when the journal or a market is behind, writes get 503 with the reason and
 });
 
 test('the sequencer refuses before changing anything when a command ring has no room', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const sequencer = ex.exchange.sequencer as unknown as { links: { hasRoom(n: number): boolean }[] };
   const link = sequencer.links[0];
   const hasRoom = link.hasRoom;
