@@ -1,14 +1,16 @@
 /**
  * GET /ready names a market thread that stopped: the process is up (/health 200) but the
  * markets on that thread cannot match, so a load balancer must send traffic elsewhere. The link
- * notices the thread's exit itself (first test); the route reports what the links say (second).
+ * notices the thread's exit itself (first test, a real market thread); the route reports what
+ * the links say (second, on the in-process exchange: its sequencer asks its links as the
+ * pipeline's does).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseMarkets } from '../../src/config/market.ts';
 import { MarketLink } from '../../src/transport/market-link.ts';
-import { startTestExchange } from './harness.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
 
@@ -21,7 +23,7 @@ test('a market link reports its thread once the thread has exited', async () => 
 });
 
 test('/ready is 503 naming a stopped market thread, while /health stays 200', async () => {
-  const ex = await startTestExchange();
+  const ex = await startInProcessExchange();
   const links = (ex.exchange.sequencer as unknown as { links: MarketLink[] }).links;
   const problem = links[1].problem;
   links[1].problem = () => 'market thread exited (code 1)';
