@@ -3,18 +3,12 @@
  * load, docs/decisions.md), the signature backend, the thread
  * counts and the markets each market thread runs (by symbol); a refused write is one debug
  * line with the reason the client read; the access log, when switched on, is one line per
- * request; every 503 is a warn line with its reason; books are named by symbol.
+ * request; books are named by symbol. Without the access log no request is logged, and every
+ * 503 is a warn line with its reason: in process, test/behaviour/ops-logs-overloaded.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
-import { loadSettings } from '../../src/config/process.ts';
-import { startExchange } from '../../src/pipeline.ts';
-import { apiClient, fundedTraders } from './harness.ts';
+import { fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 
 test('the process logs its threads and markets at start, a debug line per refused write, and with ACCESS_LOG=on a line per request', { timeout: 60_000 }, async (t) => {
@@ -52,32 +46,4 @@ test('the process logs its threads and markets at start, a debug line per refuse
   // Books are named by symbol in the stop line too.
   await server.kill('SIGTERM');
   assert.deepEqual(server.logged('stopped')!.books.map((b: { market: string }) => b.market), ['BTC-USD-PERP', 'ETH-USD-PERP', 'SOL-USD-PERP']);
-});
-
-test('without ACCESS_LOG no request is logged; every 503 but a probe\'s is a warn line naming its reason', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'perp-logs-'));
-  const lines: Record<string, any>[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line !== '') lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const exchange = await startExchange(loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {}), pino({ level: 'info' }, sink), { tickMs: 60_000 });
-  t.after(async () => {
-    await exchange.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  const client = apiClient(`http://127.0.0.1:${exchange.port}`);
-  const [trader] = await fundedTraders(client, 1, '1000');
-  exchange.sequencer.overloaded = () => 'journal is behind';
-  assert.equal((await trader.place({ price: '95000', quantity: '0.01' })).status, 503);
-  // A probe's 503 is its answer (asked every few seconds for as long as it holds): no warn line of its own.
-  assert.equal((await client.request('GET', '/ready')).status, 503);
-  const warned = lines.filter((e) => e.msg === 'overloaded: answered 503');
-  assert.equal(warned.length, 1);
-  assert.equal(warned[0].level, 40);
-  assert.equal(warned[0].reason, 'Service overloaded: journal is behind');
-  assert.equal(warned[0].route, '/account/order');
-  assert.equal(lines.filter((e) => e.msg === 'request').length, 0, 'the access log is off by default');
 });
