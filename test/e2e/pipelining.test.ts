@@ -15,16 +15,22 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestExchange, Trader, type TestExchange, fundedTraders } from './harness.ts';
+import { startTestExchange, Trader, fundedTraders } from './harness.ts';
 import { encodeRequest, pipeline, type RawResponse } from './fuzz-http.ts';
 import { seeded } from '../../bench/seeded.ts';
 
 const SEED = Number(process.env.PIPELINE_SEED ?? Date.now() % 1_000_000);
 
-async function exchangeWithTrader(): Promise<{ ex: TestExchange; port: number; trader: Trader }> {
-  const ex = await startTestExchange();
+/**
+ * One exchange for the file: each test pipelines on its own connections as its own trader (its
+ * orders, its clientIds, its budget), and reads only that trader's orders.
+ */
+const ex = await startTestExchange();
+const port = ex.exchange.port;
+
+async function newTrader(): Promise<Trader> {
   const [trader] = await fundedTraders(ex, 1, '1000000');
-  return { ex, port: ex.exchange.port, trader };
+  return trader;
 }
 
 let restingPrice = 50_000;
@@ -94,7 +100,7 @@ async function checkOrders(trader: Trader, orders: Array<{ clientId: string; bod
 }
 
 test('ten signed orders pipelined in one write: each answer in order and placed; no unanswered order placed', async (t) => {
-  const { port, trader } = await exchangeWithTrader();
+  const trader = await newTrader();
   const orders = await Promise.all(Array.from({ length: 10 }, (_, i) => restingOrder(trader, `one-write-${i}`)));
   const run = await pipeline(port, [Buffer.concat(orders.map((o) => o.bytes))], { expect: 10, timeoutMs: 5_000 });
   t.diagnostic(`answered ${run.responses.length} of 10, connection ${run.closed ? 'closed' : 'open'}`);
@@ -103,7 +109,7 @@ test('ten signed orders pipelined in one write: each answer in order and placed;
 });
 
 test('ten signed orders pipelined in ten writes: the same promise', async (t) => {
-  const { port, trader } = await exchangeWithTrader();
+  const trader = await newTrader();
   const orders = await Promise.all(Array.from({ length: 10 }, (_, i) => restingOrder(trader, `ten-writes-${i}`)));
   const run = await pipeline(port, orders.map((o) => o.bytes), { expect: 10, timeoutMs: 5_000, gapMs: 1 });
   t.diagnostic(`answered ${run.responses.length} of 10`);
@@ -112,7 +118,7 @@ test('ten signed orders pipelined in ten writes: the same promise', async (t) =>
 });
 
 test('an order and a read pipelined: the order is answered first and placed, or not placed at all', async () => {
-  const { port, trader } = await exchangeWithTrader();
+  const trader = await newTrader();
   const order = await restingOrder(trader, 'then-read');
   const read = getRequest('/time');
   const run = await pipeline(port, [Buffer.concat([order.bytes, read])], { expect: 2, timeoutMs: 5_000 });
@@ -121,14 +127,13 @@ test('an order and a read pipelined: the order is answered first and placed, or 
 });
 
 test('a client that hangs up mid-way: what was answered is placed; what was not is placed only where its clientId finds it', async () => {
-  const { port, trader } = await exchangeWithTrader();
+  const trader = await newTrader();
   const orders = await Promise.all(Array.from({ length: 10 }, (_, i) => restingOrder(trader, `hang-up-${i}`)));
   const run = await pipeline(port, orders.map((o) => o.bytes), { expect: 10, timeoutMs: 5_000, gapMs: 1, hangUpAfter: 1 });
   await checkOrders(trader, orders, run.responses, true);
 });
 
 test('reads pipelined in one write are all answered, in order', async () => {
-  const { port } = await exchangeWithTrader();
   const paths = Array.from({ length: 20 }, (_, i) => `/no-such-route-${i}`);
   const run = await pipeline(port, [Buffer.concat(paths.map(getRequest))], { expect: paths.length, timeoutMs: 5_000 });
   assert.equal(run.responses.length, paths.length, 'a pipelined read went unanswered');
@@ -137,7 +142,7 @@ test('reads pipelined in one write are all answered, in order', async () => {
 
 test(`generated pipelined runs of orders, refusals and reads keep the promise (seed ${SEED})`, async (t) => {
   const rand = seeded(SEED);
-  const { port, trader } = await exchangeWithTrader();
+  const trader = await newTrader();
   let answered = 0;
   let sent = 0;
   for (let round = 0; round < 25; round++) {
