@@ -52,8 +52,21 @@ function closed(schema: unknown): unknown {
 /** A listed error text as a pattern: `<name>` is any value, `…` any rest. */
 const textPattern = (listed: string) => new RegExp('^' + listed.split(/(<[^>]+>|…)/).map((part) => (/^<[^>]+>$|^…$/.test(part) ? '[\\s\\S]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('') + '$');
 
+/**
+ * The success-body validators of `document`, one per operation, compiled as they are first
+ * needed by one Ajv holding the components (the meta-schema and each component compiled once).
+ */
+function validatorsOf(document: any): (key: string, schema: unknown) => ValidateFunction {
+  const ajv = new Ajv2020({ strict: false, allErrors: true }).addSchema(closed(document.components.schemas) as object, 'doc');
+  const compiled = new Map<string, ValidateFunction>();
+  return (key, schema) => {
+    if (!compiled.has(key)) compiled.set(key, ajv.compile(closed(rewriteRefs(schema)) as object));
+    return compiled.get(key)!;
+  };
+}
+
 /** What is wrong with one reply against the document ('' when it conforms). */
-function violation(document: any, validators: Map<string, ValidateFunction>, x: Exchange): string {
+function violation(document: any, validatorOf: ReturnType<typeof validatorsOf>, x: Exchange): string {
   const found = operationOf(document, x.method, x.target);
   if (found === undefined) return 'no such operation in the document';
   const declared = found.op.responses[String(x.status)];
@@ -63,8 +76,7 @@ function violation(document: any, validators: Map<string, ValidateFunction>, x: 
     if (!x.contentType.startsWith(type)) return `content type ${x.contentType}, declared ${type}`;
     if (type !== 'application/json') return '';
     const key = `${x.method} ${found.path}`;
-    if (!validators.has(key)) validators.set(key, new Ajv2020({ strict: false, allErrors: true }).addSchema(closed(document.components.schemas) as object, 'doc').compile(closed(rewriteRefs(content.schema)) as object));
-    const validate = validators.get(key)!;
+    const validate = validatorOf(key, content.schema);
     return validate(JSON.parse(x.text)) ? '' : `body does not match the schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`;
   }
   const texts = Object.values((declared.content?.['text/plain']?.examples ?? {}) as Record<string, { value: string }>).map((e) => e.value);
@@ -245,8 +257,8 @@ test('every reply of a session over every route is one the OpenAPI document decl
   await client.operator('GET', '/operator/state-hash');
   await client.request('GET', '/operator/state-hash');
 
-  const validators = new Map<string, ValidateFunction>();
-  const problems = log.map((x) => [x, violation(document, validators, x)] as const).filter(([, v]) => v !== '').map(([x, v]) => `${x.method} ${x.target.slice(0, 120)} → ${x.status}: ${v}`);
+  const validatorOf = validatorsOf(document);
+  const problems = log.map((x) => [x, violation(document, validatorOf, x)] as const).filter(([, v]) => v !== '').map(([x, v]) => `${x.method} ${x.target.slice(0, 120)} → ${x.status}: ${v}`);
   if (process.env.CONTRACT_LOG) for (const x of log) console.log(`${x.method} ${x.target.slice(0, 140)} → ${x.status} ${x.text.slice(0, 300)}`);
   assert.ok(log.length > 150, `the session made ${log.length} requests`);
   assert.deepEqual(problems, []);
