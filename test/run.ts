@@ -101,7 +101,6 @@ const LONGEST_FIRST = [
   'test/e2e/history-format-upgrade.test.ts',
   'test/e2e/restart-same-port.test.ts',
   'test/e2e/demo.test.ts',
-  'test/e2e/pipelining.test.ts',
 ];
 
 /** Processes running files side by side in `npm test`: one per core of this machine. */
