@@ -8,13 +8,17 @@
  * load generator shares the machine with the exchange it measures. Also used for plain GET
  * floods (bench:http's GET /book, bench:feeds).
  *
- * May import: node:child_process, node:fs, node:os, node:path, ../report (percentile).
+ * The child runs its module's bundle (src/transport/source-bundle), without tsx: loading the
+ * sources through tsx's hooks cost it about 2 s of CPU, at every run.
+ *
+ * May import: node:child_process, node:fs, node:os, node:path, ../report (percentile), ../../src/transport/source-bundle.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { percentile } from '../report.ts';
+import { execArgvWithoutTsx, runnableModule } from '../../src/transport/source-bundle.ts';
 
 /**
  * GET `path` for `seconds`, or POST every body of `bodiesFile` once (JSON `[token, body][]`),
@@ -99,7 +103,7 @@ type Reply = { ok: true; result: LoadResult } | { ok: false; error: string };
 
 /** Forks the sender (close it when done: the child lives until then). */
 export function forkAutocannon(): Autocannon {
-  const child: ChildProcess = fork(new URL('./autocannon-child.ts', import.meta.url), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(runnableModule(new URL('./autocannon-child.ts', import.meta.url)), { execArgv: execArgvWithoutTsx(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const run = async (job: LoadJob): Promise<LoadResult> => {
     const reply = await new Promise<Reply>((resolve, reject) => {
       const onExit = (code: number | null): void => reject(new Error(`the autocannon sender exited with ${code}`));

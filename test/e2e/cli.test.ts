@@ -43,28 +43,30 @@ async function perp(...args: string[]): Promise<Run> {
 test('the process: --help, and bad input is one line with exit status 2', async () => {
   // Every command's help and every refusal of bad input: test/cli/usage.test.ts, in process.
   // Here, that the installed command prints them and ends with the status.
-  const help = await perp('--help');
+  // Independent runs, side by side.
+  const [help, cancelHelp, bad] = await Promise.all([perp('--help'), perp('order', 'cancel', '--help'), perp('order', 'list', '--subaccount', '-1')]);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^usage: perp <command>/);
   assert.match(help.stdout, /order place SYMBOL buy\|sell QUANTITY/);
-  assert.match((await perp('order', 'cancel', '--help')).stdout, /^usage: perp order cancel/);
-  const bad = await perp('order', 'list', '--subaccount', '-1');
+  assert.match(cancelHelp.stdout, /^usage: perp order cancel/);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^perp: [^\n]+\n$/);
 });
 
 test('a key, a resting order listed and cancelled, JSON for scripts, a refusal with exit 1', async () => {
   assert.equal((await perp('key', 'create')).code, 0);
-  assert.equal((await perp('key', 'create')).code, 2, 'an existing key is not replaced');
-  assert.equal((await perp('faucet')).code, 0); // logs in by itself
+  // Side by side where neither needs the other's result: the second key creation reads the key
+  // file the faucet reads too, and writes nothing.
+  const [again, faucet] = await Promise.all([perp('key', 'create'), perp('faucet')]);
+  assert.equal(again.code, 2, 'an existing key is not replaced');
+  assert.equal(faucet.code, 0); // logs in by itself
   const placed = JSON.parse((await perp('order', 'place', 'BTC', 'buy', '0.001', '--price', '90000', '--post-only', '--json')).stdout);
   assert.equal(placed.status, 'new');
   const list = await perp('order', 'list');
   assert.match(list.stdout, /^orderId\s+symbol\s+side\s+quantity\s+price\s+filled\s+status\s+type\n/);
   assert.match(list.stdout, new RegExp(`${placed.orderId}\\s+BTC-USD-PERP\\s+buy\\s+0\\.001\\s+90000\\s+0\\s+new\\s+limit`));
-  const cancelled = await perp('order', 'cancel', placed.orderId);
+  const [cancelled, refused] = await Promise.all([perp('order', 'cancel', placed.orderId), perp('order', 'place', 'BTC', 'buy', '0.00001', '--price', '90000')]);
   assert.match(cancelled.stdout, /cancelled/);
-  const refused = await perp('order', 'place', 'BTC', 'buy', '0.00001', '--price', '90000');
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /^perp: POST \/account\/order: 400 /);
 });
@@ -105,9 +107,10 @@ test('feed follow outlives a dropped connection: it reconnects, resumes without 
   // Live from its start: orders until the follower has shown one.
   await placeUntil('the follower shows an order', () => orders().length >= 1);
   const before = orders().length;
+  const refused = relay.refused();
   relay.cut(); // its connection drops, and reconnecting fails for a while
   await placeOrder(); // while it is away
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await refused; // it has tried to reconnect and failed
   relay.restore();
   await placeUntil('the follower reconnects and shows the orders since', () => orders().length >= before + 2);
   follower.kill('SIGINT');
@@ -119,12 +122,13 @@ test('feed follow outlives a dropped connection: it reconnects, resumes without 
 
 test('operator commands: deposit, index price, snapshot; journal inspect', async () => {
   const account = '0x00000000000000000000000000000000000000aa';
-  assert.equal((await perp('deposit', account, '250')).code, 0);
-  assert.equal((await perp('index-price', 'ETH-USD-PERP', '3000')).code, 0);
+  // Side by side: none needs another's effect; the journal is read once the deposit is in it.
+  const [deposit, indexPrice, snapshot, wrongKey] = await Promise.all([perp('deposit', account, '250'), perp('index-price', 'ETH-USD-PERP', '3000'), perp('snapshot'), perp('snapshot', '--operator-key', 'nope')]);
+  assert.equal(deposit.code, 0);
+  assert.equal(indexPrice.code, 0);
   const client = new ExchangeClient({ url: ex.url });
   assert.equal((await client.prices({ symbol: 'ETH-USD-PERP' })).prices[0].indexPrice, '3000');
-  assert.match((await perp('snapshot')).stdout, /^snapshot taken at journal sequence \d+/);
-  const wrongKey = await perp('snapshot', '--operator-key', 'nope');
+  assert.match(snapshot.stdout, /^snapshot taken at journal sequence \d+/);
   assert.equal(wrongKey.code, 1);
   const inspect = await perp('journal', 'inspect', '--data-dir', join(ex.dataDir, 'journal'));
   assert.equal(inspect.code, 0, inspect.stderr);

@@ -4,11 +4,15 @@
  * broke its hash chain — while a LOCK left by a killed exchange never stands in the way of its
  * restart, and a clean stop leaves none behind.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnServerProcess, startServerProcess } from './server-process.ts';
+import { spawnServerProcess, startServerProcess, type ServerProcess } from './server-process.ts';
+
+/** The exchange the first test restarted, still running: the one the next test kills (a process start fewer). */
+let handedOn: ServerProcess | undefined;
+after(() => handedOn?.stop());
 
 test('a second exchange on a served data directory is refused with one line naming the process; the first serves on', async () => {
   const first = await startServerProcess();
@@ -24,13 +28,12 @@ test('a second exchange on a served data directory is refused with one line nami
     await first.stop(true);
   }
   assert.equal(existsSync(join(first.dataDir, 'LOCK')), false, 'a clean stop removes the LOCK');
-  // Restarted after a clean stop: it serves.
-  const again = await startServerProcess([], {}, first.dataDir);
-  await again.stop();
+  // Restarted after a clean stop: it serves (the next test kills it).
+  handedOn = await startServerProcess([], {}, first.dataDir);
 });
 
 test('a LOCK left by a killed exchange does not stop its restart', async () => {
-  const first = await startServerProcess();
+  const first = handedOn ?? (await startServerProcess());
   const lock = join(first.dataDir, 'LOCK');
   const killed = Number(readFileSync(lock, 'utf8'));
   await first.kill('SIGKILL');

@@ -8,9 +8,9 @@
  * The old layout is made here from the new one (the same entries under the old keys), so the
  * test needs no old build.
  */
-import { test, after } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
@@ -88,29 +88,44 @@ async function toFormat2(dir: string): Promise<void> {
   });
 }
 
+/**
+ * The data directory every case starts from, written once: two traders' orders and a fill, by
+ * an exchange in this process. Each case downgrades a copy of it.
+ */
+const work = mkdtempSync(join(tmpdir(), 'perp-history-format-'));
+const source = join(work, 'source');
+after(() => rmSync(work, { recursive: true, force: true }));
+let maker: Trader;
+let taker: Trader;
+let reads: [Trader, string][];
+/** The answers to `reads` before any upgrade. */
+let written: unknown[];
+const read = () => Promise.all(reads.map(async ([trader, path]) => (await trader.get(path)).json()));
+
+before(async () => {
+  const ex = await startTestExchange({ dataDir: source });
+  [maker, taker] = await fundedTraders(ex, 2, '100000');
+  await maker.place({ price: '95000', quantity: '0.5', clientId: 'rests' });
+  await taker.place({ price: '95000', quantity: '-0.2' });
+  await maker.place({ price: '94000', quantity: '0.1', clientId: 'second' });
+  reads = [
+    [maker, `/account/orders?account=${maker.address}&subaccountIndex=0`],
+    [maker, `/account/orders?account=${maker.address}&subaccountIndex=0&createdFrom=0`],
+    [maker, `/account/fills?account=${maker.address}&subaccountIndex=0`],
+    [taker, `/account/fills?account=${taker.address}&subaccountIndex=0`],
+    [taker, `/account/orders?account=${taker.address}&subaccountIndex=0&status=filled`],
+  ];
+  written = await read();
+  assert.equal((written[0] as { total: number }).total, 2, "the maker's two orders");
+  assert.equal((written[2] as unknown[]).length, 1, 'the maker has its fill');
+  assert.equal((written[4] as { total: number }).total, 1, "the taker's filled order");
+  await ex.stop();
+});
+
 for (const [format, downgrade] of [[1, toFormat1], [2, toFormat2], [3, toFormat3]] as const) {
   test(`history from a build in format ${format} is rebuilt from the journal at start, and reads answer as before`, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), `perp-history-format-${format}-`));
-    after(() => rmSync(dataDir, { recursive: true, force: true }));
-    const ex = await startTestExchange({ dataDir });
-    const [maker, taker] = await fundedTraders(ex, 2, '100000');
-    await maker.place({ price: '95000', quantity: '0.5', clientId: 'rests' });
-    await taker.place({ price: '95000', quantity: '-0.2' });
-    await maker.place({ price: '94000', quantity: '0.1', clientId: 'second' });
-    const reads: [Trader, string][] = [
-      [maker, `/account/orders?account=${maker.address}&subaccountIndex=0`],
-      [maker, `/account/orders?account=${maker.address}&subaccountIndex=0&createdFrom=0`],
-      [maker, `/account/fills?account=${maker.address}&subaccountIndex=0`],
-      [taker, `/account/fills?account=${taker.address}&subaccountIndex=0`],
-      [taker, `/account/orders?account=${taker.address}&subaccountIndex=0&status=filled`],
-    ];
-    const read = () => Promise.all(reads.map(async ([trader, path]) => (await trader.get(path)).json()));
-    const before = await read();
-    assert.equal(before[0].total, 2, "the maker's two orders");
-    assert.equal(before[2].length, 1, 'the maker has its fill');
-    assert.equal(before[4].total, 1, "the taker's filled order");
-    await ex.stop();
-
+    const dataDir = join(work, `format-${format}`);
+    cpSync(source, dataDir, { recursive: true });
     await downgrade(dataDir);
     const server = await startServerProcess([], {}, dataDir);
     try {
@@ -119,7 +134,7 @@ for (const [format, downgrade] of [[1, toFormat1], [2, toFormat2], [3, toFormat3
         trader.ex = server.client;
         await trader.login();
       }
-      assert.deepEqual(await read(), before);
+      assert.deepEqual(await read(), written);
     } finally {
       await server.stop(true);
     }

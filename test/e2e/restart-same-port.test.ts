@@ -9,7 +9,7 @@
  * connections between every listener of the port — a stray test server or a second exchange
  * would silently take a share of the clients.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type * as Uws from '@btc-vision/uwebsockets.js';
@@ -40,7 +40,8 @@ async function keptAliveClients(port: number, count: number): Promise<KeepAliveC
   );
 }
 
-async function restartsOnItsPort(end: (server: ServerProcess) => Promise<void>): Promise<void> {
+/** Ends an exchange with `end`, then starts a new one on its port; resolves with the new one, still running. */
+async function restartsOnItsPort(end: (server: ServerProcess) => Promise<void>): Promise<ServerProcess> {
   const port = await freePort();
   const first = await startServerProcess(['--port', String(port)]);
   const clients = await keptAliveClients(port, 8);
@@ -51,31 +52,36 @@ async function restartsOnItsPort(end: (server: ServerProcess) => Promise<void>):
     assert.equal(second.port, port);
     assert.equal((await second.client.request('GET', '/ready')).status, 200);
     assert.ok(clients.every((c) => c.closed), 'the old connections were closed');
-  } finally {
+  } catch (error) {
     await second.stop();
+    throw error;
   }
+  return second;
 }
 
+/** The exchange the kill -9 test started on its port, still running: the last test's (a process start fewer). */
+let handedOn: ServerProcess | undefined;
+after(() => handedOn?.stop());
+
 test('after SIGTERM, a new exchange listens at once on the port whose connections wait in TIME_WAIT', { timeout: 120_000 }, async () => {
-  await restartsOnItsPort((server) => server.stop());
+  await (await restartsOnItsPort((server) => server.stop())).stop();
 });
 
 test('after kill -9, a new exchange listens at once on the port whose connections wait in TIME_WAIT', { timeout: 120_000 }, async () => {
-  await restartsOnItsPort(async (server) => {
+  handedOn = await restartsOnItsPort(async (server) => {
     await server.kill('SIGKILL');
-    // Give the closing handshakes a moment to reach TIME_WAIT.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The closing handshakes reach TIME_WAIT a moment later (the check after this fails if never).
+    for (let i = 0; i < 200 && timeWaitOn(server.port) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   });
 });
 
 test('no other program can listen on the port the exchange listens on (no SO_REUSEPORT sharing)', { timeout: 60_000 }, async () => {
-  const port = await freePort();
-  const server = await startServerProcess(['--port', String(port)]);
+  const server = handedOn ?? (await startServerProcess(['--port', String(await freePort())]));
   try {
     // Another uWebSockets.js server with its default options: SO_REUSEPORT, the way a port is shared.
     const { uws } = uwsNative();
     const app = uws.App();
-    const socket = await new Promise<Uws.us_listen_socket | false>((resolve) => app.listen('127.0.0.1', port, resolve));
+    const socket = await new Promise<Uws.us_listen_socket | false>((resolve) => app.listen('127.0.0.1', server.port, resolve));
     if (socket !== false) uws.us_listen_socket_close(socket);
     assert.equal(socket, false, 'a second listener got the exchange port');
   } finally {

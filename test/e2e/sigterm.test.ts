@@ -16,7 +16,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiClient, fundedTraders } from './harness.ts';
+import { apiClient, fundedTraders, startTestExchange } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
 import { alive, descendants } from './processes.ts';
 import { encodeRequest, KeepAliveConnection, type KeptAliveAnswer } from './fuzz-http.ts';
@@ -26,7 +26,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 test('SIGTERM under keep-alive load: every request sent before it is answered (200, 4xx or 503 with Retry-After), and every order answered 200 survives the restart', { timeout: 120_000 }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-sigterm-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  let server = await startServerProcess([], {}, dataDir);
+  const server = await startServerProcess([], {}, dataDir);
   const traders = await fundedTraders(server.client, 3, '1000000');
 
   // Signed in advance, so the load is the server's work, not the client's signing.
@@ -126,18 +126,26 @@ test('SIGTERM under keep-alive load: every request sent before it is answered (2
   assert.ok(acrossTheSignal.length > 0, 'no order was in flight when the signal came: the load ended too early to test the drain');
   t.diagnostic(`${acrossTheSignal.length} orders in flight at the signal, answered ${[...new Set(acrossTheSignal.map((a) => a.response?.status ?? 'never'))].join(', ')}`);
 
-  // Every order answered 200 is there after the restart.
-  server = await startServerProcess([], {}, dataDir);
-  t.after(() => server.stop(true));
-  for (const a of answers) {
-    if (a.response?.status !== 200) continue;
-    const [order] = JSON.parse(a.response.body.toString());
-    const trader = traders[a.trader];
-    trader.ex = server.client;
-    const found = await trader.get(`/account/order?orderId=${order.orderId}`);
-    assert.equal(found.status, 200, `${a.clientId} (order ${order.orderId}) was answered 200 and is gone after the restart: ${found.text}`);
-    assert.equal(found.json().clientId, a.clientId);
-    await new Promise((resolve) => setTimeout(resolve, 6)); // inside the account's budget
+  // Every order answered 200 is there after the restart: restarted in this process (the replay
+  // is the same code in any process, on half the CPU of a new one), each trader's orders read
+  // side by side, each trader within its account's budget.
+  const restarted = await startTestExchange({ dataDir });
+  try {
+    await Promise.all(
+      traders.map(async (trader, index) => {
+        trader.ex = restarted;
+        for (const a of answers) {
+          if (a.trader !== index || a.response?.status !== 200) continue;
+          const [order] = JSON.parse(a.response.body.toString());
+          const found = await trader.get(`/account/order?orderId=${order.orderId}`);
+          assert.equal(found.status, 200, `${a.clientId} (order ${order.orderId}) was answered 200 and is gone after the restart: ${found.text}`);
+          assert.equal(found.json().clientId, a.clientId);
+          await new Promise((resolve) => setTimeout(resolve, 6)); // inside the account's budget
+        }
+      }),
+    );
+  } finally {
+    await restarted.stop();
   }
 });
 

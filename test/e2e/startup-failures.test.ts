@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,19 +20,19 @@ import { nodeArgsFor } from './processes.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs the exchange with `args` and `env` until it exits; it must not get as far as serving. */
-function start(args: string[], env: Record<string, string> = {}): { status: number | null; stderr: string } {
+function start(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stderr: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-startup-'));
-  try {
-    const run = spawnSync(process.execPath, [...nodeArgsFor('src/main.ts'), '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    return { status: run.status, stderr: run.stderr };
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [...nodeArgsFor('src/main.ts'), '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args],
+      { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, encoding: 'utf8', timeout: 60_000 },
+      (error, _stdout, stderr) => {
+        rmSync(dataDir, { recursive: true, force: true });
+        resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stderr });
+      },
+    );
+  });
 }
 
 function assertOneLine(run: { status: number | null; stderr: string }, line: string | RegExp): void {
@@ -43,13 +43,13 @@ function assertOneLine(run: { status: number | null; stderr: string }, line: str
   else assert.match(lines[0], line);
 }
 
-test('a host that is not an IP address', () => {
-  assertOneLine(start(['--host', 'exchange.example']), 'Cannot start: HOST: must be an IP address to listen on (127.0.0.1 for this machine only, 0.0.0.0 for every interface) or localhost, got "exchange.example"');
+test('a host that is not an IP address', async () => {
+  assertOneLine(await start(['--host', 'exchange.example']), 'Cannot start: HOST: must be an IP address to listen on (127.0.0.1 for this machine only, 0.0.0.0 for every interface) or localhost, got "exchange.example"');
 });
 
-test('an address this machine does not have', () => {
+test('an address this machine does not have', async () => {
   // 192.0.2.0/24 is reserved for documentation: never an address of this machine. Binding sends nothing.
-  assertOneLine(start(['--host', '192.0.2.1']), 'Cannot start: HOST: must be an address of this machine (127.0.0.1 for this machine only, 0.0.0.0 for every interface), got "192.0.2.1"');
+  assertOneLine(await start(['--host', '192.0.2.1']), 'Cannot start: HOST: must be an address of this machine (127.0.0.1 for this machine only, 0.0.0.0 for every interface), got "192.0.2.1"');
 });
 
 test('a port another process listens on', async (t) => {
@@ -57,7 +57,7 @@ test('a port another process listens on', async (t) => {
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   t.after(() => other.close());
   const port = (other.address() as AddressInfo).port;
-  assertOneLine(start(['--port', String(port)]), `Cannot start: PORT: must be a free port: another process listens on 127.0.0.1:${port}, got ${port}`);
+  assertOneLine(await start(['--port', String(port)]), `Cannot start: PORT: must be a free port: another process listens on 127.0.0.1:${port}, got ${port}`);
 });
 
 test('an operator port another process listens on', async (t) => {
@@ -65,27 +65,29 @@ test('an operator port another process listens on', async (t) => {
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   t.after(() => other.close());
   const port = (other.address() as AddressInfo).port;
-  assertOneLine(start(['--operator-port', String(port)]), `Cannot start: OPERATOR_PORT: must be a free port: another process listens on 127.0.0.1:${port}, got ${port}`);
+  assertOneLine(await start(['--operator-port', String(port)]), `Cannot start: OPERATOR_PORT: must be a free port: another process listens on 127.0.0.1:${port}, got ${port}`);
 });
 
-test('a data directory that is a file, left as it was', (t) => {
+test('a data directory that is a file, left as it was', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'perp-startup-file-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'data');
   writeFileSync(file, 'not a directory');
-  assertOneLine(start(['--data-dir', file]), `Cannot start: DATA_DIR: must be a directory, but it is a file, got ${JSON.stringify(file)}`);
-  assert.equal(readFileSync(file, 'utf8'), 'not a directory');
   // A data directory whose journal/ is a file.
   const holder = join(dir, 'holder');
   mkdirSync(holder);
   writeFileSync(join(holder, 'journal'), '');
-  assertOneLine(start(['--data-dir', holder]), `Cannot start: DATA_DIR: must hold journal/ as a directory, but ${join(holder, 'journal')} is a file, got ${JSON.stringify(holder)}`);
+  // The three starts side by side: none touches what another is given.
+  const [onFile, onHolder, belowFile] = await Promise.all([start(['--data-dir', file]), start(['--data-dir', holder]), start(['--data-dir', join(file, 'below')])]);
+  assertOneLine(onFile, `Cannot start: DATA_DIR: must be a directory, but it is a file, got ${JSON.stringify(file)}`);
+  assert.equal(readFileSync(file, 'utf8'), 'not a directory');
+  assertOneLine(onHolder, `Cannot start: DATA_DIR: must hold journal/ as a directory, but ${join(holder, 'journal')} is a file, got ${JSON.stringify(holder)}`);
   // Below a file nothing can be made either.
-  assertOneLine(start(['--data-dir', join(file, 'below')]), /^Cannot start: DATA_DIR: must be a directory the exchange can create \(ENOTDIR: /);
+  assertOneLine(belowFile, /^Cannot start: DATA_DIR: must be a directory the exchange can create \(ENOTDIR: /);
 });
 
-test('an unknown log level', () => {
-  assertOneLine(start([], { LOG_LEVEL: 'loud' }), 'Cannot start: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent, got "loud"');
+test('an unknown log level', async () => {
+  assertOneLine(await start([], { LOG_LEVEL: 'loud' }), 'Cannot start: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent, got "loud"');
 });
 
 test('during the start-up replay the port is already the exchange\'s: another process cannot take it, and the start goes on to serve', { timeout: 120_000 }, async (t) => {

@@ -10,15 +10,19 @@ export interface TcpRelay {
   url: string;
   cut(): void;
   restore(): void;
+  /** Resolves when the relay next closes a new connection because it is cut: a client's reconnect has failed. */
+  refused(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startRelay(port: number): Promise<TcpRelay> {
   let down = false;
   const open = new Set<net.Socket>();
+  const waitingForRefusal: Array<() => void> = [];
   const server = net.createServer((client) => {
     if (down) {
       client.destroy();
+      for (const resolve of waitingForRefusal.splice(0)) resolve();
       return;
     }
     const upstream = net.connect(port, '127.0.0.1');
@@ -45,6 +49,7 @@ export async function startRelay(port: number): Promise<TcpRelay> {
     restore: () => {
       down = false;
     },
+    refused: () => new Promise((resolve) => waitingForRefusal.push(resolve)),
     close: () => {
       dropAll();
       return new Promise((resolve) => server.close(() => resolve()));

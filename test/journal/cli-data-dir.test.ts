@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +18,13 @@ import { nodeArgsFor } from '../e2e/processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+/** The journal tool with `args`, until it exits (runs that do not depend on one another go side by side). */
+function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+    });
+  });
 }
 
 /** Every path under `dir`, relative, sorted. */
@@ -45,19 +49,20 @@ test('inspect, verify and copy take the exchange\'s DATA_DIR as well as DATA_DIR
   const data = join(dir.path, 'data');
   await dataDirectory(data, 12);
   const before = files(data);
-  for (const given of [data, join(data, 'journal')]) {
-    const inspect = cli('inspect', '--data-dir', given);
-    assert.equal(inspect.status, 0, inspect.stderr);
-    assert.match(inspect.stdout, /last seq\s+12/);
-    const verify = cli('verify', '--data-dir', given);
-    assert.equal(verify.status, 0, verify.stderr);
-    assert.match(verify.stdout, /verified 12 records/);
-  }
+  await Promise.all(
+    [data, join(data, 'journal')].map(async (given) => {
+      const [inspect, verify] = await Promise.all([cli('inspect', '--data-dir', given), cli('verify', '--data-dir', given)]);
+      assert.equal(inspect.status, 0, inspect.stderr);
+      assert.match(inspect.stdout, /last seq\s+12/);
+      assert.equal(verify.status, 0, verify.stderr);
+      assert.match(verify.stdout, /verified 12 records/);
+    }),
+  );
   assert.deepEqual(files(data), before, 'reading adds no file');
 
-  const copy = cli('copy', '--data-dir', data, '--to', join(dir.path, 'restored'), '--until', '10');
+  const copy = await cli('copy', '--data-dir', data, '--to', join(dir.path, 'restored'), '--until', '10');
   assert.equal(copy.status, 0, copy.stderr);
-  const restored = cli('inspect', '--data-dir', join(dir.path, 'restored'));
+  const restored = await cli('inspect', '--data-dir', join(dir.path, 'restored'));
   assert.match(restored.stdout, /last seq\s+10/, 'the copy is a data directory the tool (and the exchange) reads');
 });
 
@@ -73,8 +78,9 @@ test('a refusal is one line, exit 2 for a wrong argument, and leaves no file beh
     { args: ['inspect', '--data-dir', empty, '--from', 'x'], status: 2, line: /^--data-dir: no journal/ },
     { args: ['fix', '--data-dir', empty], status: 2, line: /^usage: npm run journal/ },
   ];
-  for (const { args, status, line } of cases) {
-    const run = cli(...args);
+  const runs = await Promise.all(cases.map(({ args }) => cli(...args)));
+  for (const [i, { args, status, line }] of cases.entries()) {
+    const run = runs[i];
     assert.equal(run.status, status, `${args.join(' ')}: ${run.stderr}`);
     const lines = run.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, `one line: ${run.stderr}`);
@@ -86,7 +92,7 @@ test('a refusal is one line, exit 2 for a wrong argument, and leaves no file beh
   // A copy onto an existing directory is refused before anything is written.
   const data = join(dir.path, 'data');
   await dataDirectory(data, 3);
-  const onto = cli('copy', '--data-dir', data, '--to', empty);
+  const onto = await cli('copy', '--data-dir', data, '--to', empty);
   assert.equal(onto.status, 2);
   assert.equal(onto.stderr.trim(), `--to: ${empty} already exists; copy needs a new data directory`);
   assert.deepEqual(files(empty), ['history']);
@@ -111,7 +117,7 @@ test('a copy that fails half-way (a damaged record) removes what it wrote', asyn
   await storage.close();
 
   const target = join(dir.path, 'copy');
-  const copy = cli('copy', '--data-dir', data, '--to', target);
+  const copy = await cli('copy', '--data-dir', data, '--to', target);
   assert.equal(copy.status, 1, copy.stderr);
   assert.match(copy.stderr, /journal corrupt at seq 4/);
   assert.equal(copy.stderr.trimEnd().split('\n').length, 1, copy.stderr);

@@ -16,7 +16,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { HttpReply } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 
@@ -38,6 +37,8 @@ function reply(body: string, contentType: string): HttpReply {
 
 /** Bundles the page's script; a failure rejects, and the request that asked is answered 500 with it logged. */
 async function bundle(): Promise<HttpReply> {
+  // Loaded here, not with this module: loading esbuild costs a start about 0.1 s of CPU.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [`${WEB_DIR}app.ts`],
     // No tsconfig file is read (src/web/tsconfig.json is for the type check, and extends one an image may not ship).
