@@ -68,9 +68,9 @@ export async function endThread(url: string, matches: string, code = 1): Promise
       socket.send(JSON.stringify({ id: nextId(), method: 'NodeWorker.sendMessageToWorker', params: { sessionId, message: JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression, returnByValue: true } }) } }));
       return answer ? reply.then((r) => r.result?.result?.value) : Promise.resolve(undefined);
     };
-    // Every running worker is reported attached (NodeWorker.attachedToWorker) before this call's
-    // reply: the inspector sends those events while it handles the call.
+    // Every running worker is reported attached right after this call returns.
     await call('NodeWorker.enable', { waitForDebuggerOnStart: false });
+    await new Promise((resolve) => setTimeout(resolve, 200));
     for (const sessionId of workers) {
       const found = await inWorker(sessionId, `(data => Boolean(${matches}))(process.getBuiltinModule('node:worker_threads').workerData)`);
       if (found !== true) continue;

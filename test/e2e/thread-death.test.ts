@@ -12,14 +12,12 @@
  *    LOCK removed) without the shutdown snapshot;
  *  - a signature thread is survived: the order whose signature it held is answered as if
  *    nothing happened (the task runs again on the thread piscina starts), and the next ones too.
- * Each fatal death has a process of its own; the two survived ones happen in one process, the
- * signature thread's first. Restarts run in this process (the replay is the same code).
  */
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Trader, type Reply, fundedTraders, startTestExchange } from './harness.ts';
+import { Trader, type Reply, fundedTraders } from './harness.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 import { endThread, inMainThread, INSPECT, inspectorUrl } from './end-thread.ts';
 
@@ -99,15 +97,11 @@ async function assertFatal(server: ServerProcess, reason: RegExp): Promise<void>
   assert.match(fatal[0].reason, reason);
 }
 
-/**
- * The same data directory started again: the journal is replayed, and the orders answered 200 (by
- * clientId) are there. Started in this process: a replay is the same code in any process, and
- * an exchange in process starts on half the CPU a new one does.
- */
+/** The same data directory started again: the journal is replayed, and the orders answered 200 (by clientId) are there. */
 async function orderSurvivesRestart(server: ServerProcess, trader: Trader, clientIds: readonly string[] = ['kept']): Promise<void> {
-  const restarted = await startTestExchange({ dataDir: server.dataDir });
+  const restarted = await startServerProcess([], {}, server.dataDir);
   try {
-    trader.ex = restarted;
+    trader.ex = restarted.client;
     for (const clientId of clientIds) {
       const order = await trader.get(`/account/order?clientId=${clientId}&account=${trader.address}`);
       assert.equal(order.status, 200, order.text);
@@ -115,7 +109,6 @@ async function orderSurvivesRestart(server: ServerProcess, trader: Trader, clien
     }
   } finally {
     await restarted.stop();
-    rmSync(server.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -159,34 +152,8 @@ test('a history write that fails on a live projection thread is fatal too: one f
   await orderSurvivesRestart(server, trader, answered === undefined ? ['kept'] : ['kept', 'after']);
 });
 
-/**
- * The two threads whose death is survived die in one process: the signature thread first (its
- * test leaves the process running), then the snapshot thread, whose test stops it.
- */
-let survivor: Promise<ServerProcess> | undefined;
-const survivingServer = () => (survivor ??= startServerProcess([], INSPECT));
-after(async () => {
-  // Already stopped, unless a test failed before its stop; the data directory goes with it.
-  if (survivor !== undefined) await (await survivor).stop();
-});
-
-test('a signature thread that dies holding an order is survived: that order and the next are accepted', { timeout: 120_000 }, async () => {
-  const server = await survivingServer();
-  const trader = await traderWithOrder(server);
-  // The thread waits for its next task in Atomics.wait: it dies as that task arrives, holding it.
-  const { ended } = await endThread(inspectorUrl(server.stderr()), SIGNATURE_THREAD);
-  const held = await trader.place({ price: '90000', quantity: '0.01' });
-  await ended;
-  assert.equal(held.status, 200, held.text);
-  for (let i = 0; i < 3; i++) {
-    const placed = await trader.place({ price: '90000', quantity: '0.01' });
-    assert.equal(placed.status, 200, placed.text);
-  }
-  assert.equal(server.exit(), undefined, 'still running');
-});
-
 test('the snapshot thread that dies is survived: writes go on, and SIGTERM stops cleanly', { timeout: 120_000 }, async () => {
-  const server = await survivingServer();
+  const server = await startServerProcess([], INSPECT);
   const trader = await traderWithOrder(server);
   await (await endThread(inspectorUrl(server.stderr()), SNAPSHOT_THREAD)).ended;
   await server.untilLogged((e) => e.msg.startsWith('snapshot thread stopped'), 'the snapshot thread stopped');
@@ -198,4 +165,23 @@ test('the snapshot thread that dies is survived: writes go on, and SIGTERM stops
   assert.ok(server.logged('stopped'), 'the stop finished');
   assert.equal(existsSync(join(server.dataDir, 'LOCK')), false, 'the LOCK is removed');
   await orderSurvivesRestart(server, trader);
+});
+
+test('a signature thread that dies holding an order is survived: that order and the next are accepted', { timeout: 120_000 }, async () => {
+  const server = await startServerProcess([], INSPECT);
+  try {
+    const trader = await traderWithOrder(server);
+    // The thread waits for its next task in Atomics.wait: it dies as that task arrives, holding it.
+    const { ended } = await endThread(inspectorUrl(server.stderr()), SIGNATURE_THREAD);
+    const held = await trader.place({ price: '90000', quantity: '0.01' });
+    await ended;
+    assert.equal(held.status, 200, held.text);
+    for (let i = 0; i < 3; i++) {
+      const placed = await trader.place({ price: '90000', quantity: '0.01' });
+      assert.equal(placed.status, 200, placed.text);
+    }
+    assert.equal(server.exit(), undefined, 'still running');
+  } finally {
+    await server.stop();
+  }
 });
