@@ -131,34 +131,38 @@ test('every conditional and algorithmic order type survives a journal-replay res
     'new', 'new', 'untriggered', 'untriggered', // TWAP
     'filled', 'new', 'untriggered', // iceberg
   ]);
-  assert.deepEqual(await ethAsks(ex), [['3500', '1']]);
-  assert.deepEqual(await bookSide(ex, 'bids'), [['94000', '1'], ['90000', '0.06'], ['70000', '0.02']]);
-  assert.equal((await trades(ex)).length, 3);
-  assert.equal(await ethTrades(ex), 1);
+  /** The books and trades while the ETH ask rests and three BTC trades are done, with the bids `bids`. */
+  const assertMidLife = async (bids: string[][]) => {
+    assert.deepEqual(await ethAsks(ex), [['3500', '1']]);
+    assert.deepEqual(await bookSide(ex, 'bids'), bids);
+    assert.equal((await trades(ex)).length, 3);
+    assert.equal(await ethTrades(ex), 1);
+  };
+  await assertMidLife([['94000', '1'], ['90000', '0.06'], ['70000', '0.02']]);
 
-  let beforeOrders = await orders();
-  let beforeActive = await active();
-  let beforePositions = await positions();
-  let beforeHash = await stateHash(ex);
-  assert.equal(beforeHash.problem, null);
+  /** What a restart must bring back: every order, the active lists, the positions, the state hash (whose invariants hold). */
+  const capture = async () => ({ orders: await orders(), active: await active(), positions: await positions(), hash: await stateHash(ex) });
+  let before!: Awaited<ReturnType<typeof capture>>;
+  const remember = async () => {
+    before = await capture();
+    assert.equal(before.hash.problem, null);
+  };
+  await remember();
 
   const restart = async (snapshot: boolean) => {
     ex = await ex.restart({ snapshot });
     // From the shutdown snapshot nothing is left to replay; without one, the journal after the newest snapshot is.
     assert.equal(ex.exchange.recovery.commands + ex.exchange.recovery.events === 0, snapshot);
     for (const tr of traders) tr.ex = ex;
-    assert.deepEqual(await stateHash(ex), beforeHash);
-    assert.deepEqual(await orders(), beforeOrders);
-    assert.deepEqual(await active(), beforeActive);
-    assert.deepEqual(await positions(), beforePositions);
+    assert.deepEqual(await stateHash(ex), before.hash);
+    assert.deepEqual(await orders(), before.orders);
+    assert.deepEqual(await active(), before.active);
+    assert.deepEqual(await positions(), before.positions);
   };
 
   // 1. As after a kill: no shutdown snapshot, the journal is replayed.
   await restart(false);
-  assert.deepEqual(await ethAsks(ex), [['3500', '1']]);
-  assert.deepEqual(await bookSide(ex, 'bids'), [['94000', '1'], ['90000', '0.06'], ['70000', '0.02']]);
-  assert.equal((await trades(ex)).length, 3);
-  assert.equal(await ethTrades(ex), 1);
+  await assertMidLife([['94000', '1'], ['90000', '0.06'], ['70000', '0.02']]);
 
   // Still in the middle of their lives: the anchor moves on to 104000 (trigger 98800), the mark falls
   // back to 100000, the third TWAP child comes due.
@@ -166,21 +170,12 @@ test('every conditional and algorithmic order type survives a journal-replay res
   await setMark(ex, '100000');
   await runClock(t0 + 2 * MINUTE);
   assert.deepEqual((await statuses()).slice(6, 10), ['new', 'new', 'new', 'untriggered']);
-  assert.deepEqual(await bookSide(ex, 'bids'), [['94000', '1'], ['90000', '0.06'], ['70000', '0.03']]);
-  assert.equal((await trades(ex)).length, 3);
-  assert.equal(await ethTrades(ex), 1);
-  beforeOrders = await orders();
-  beforeActive = await active();
-  beforePositions = await positions();
-  beforeHash = await stateHash(ex);
-  assert.equal(beforeHash.problem, null);
+  await assertMidLife([['94000', '1'], ['90000', '0.06'], ['70000', '0.03']]);
+  await remember();
 
   // 2. A clean stop: from the shutdown snapshot.
   await restart(true);
-  assert.deepEqual(await ethAsks(ex), [['3500', '1']]);
-  assert.deepEqual(await bookSide(ex, 'bids'), [['94000', '1'], ['90000', '0.06'], ['70000', '0.03']]);
-  assert.equal((await trades(ex)).length, 3);
-  assert.equal(await ethTrades(ex), 1);
+  await assertMidLife([['94000', '1'], ['90000', '0.06'], ['70000', '0.03']]);
 
   // Drive each to completion.
   // Trailing stop: anchored at 104000, so 98800.1 does not fire it and 98800 does, once.
@@ -243,11 +238,7 @@ test('every conditional and algorithmic order type survives a journal-replay res
   assert.deepEqual((await listed(carol, 'active')).map((o: any) => o.orderId), twap.map((c: any) => c.orderId));
 
   // And one more kill: replaying what came after the snapshot fires nothing a second time.
-  beforeOrders = await orders();
-  beforeActive = await active();
-  beforePositions = await positions();
-  beforeHash = await stateHash(ex);
-  assert.equal(beforeHash.problem, null);
+  await remember();
   await restart(false);
   assert.equal((await trades(ex)).length, 6);
   assert.equal(await ethTrades(ex), 3);
@@ -257,6 +248,6 @@ test('every conditional and algorithmic order type survives a journal-replay res
   assert.equal(await ethTrades(ex), 3);
   assert.deepEqual(await ethAsks(ex), []);
   assert.deepEqual(await bookSide(ex, 'bids'), [['94000', '0.76'], ['90000', '0.06'], ['70000', '0.04']]);
-  assert.deepEqual(await orders(), beforeOrders);
+  assert.deepEqual(await orders(), before.orders);
   assert.equal((await stateHash(ex)).problem, null);
 });
