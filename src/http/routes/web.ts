@@ -37,7 +37,8 @@ function reply(body: string, contentType: string): HttpReply {
 
 /** Bundles the page's script; a failure rejects, and the request that asked is answered 500 with it logged. */
 async function bundle(): Promise<HttpReply> {
-  // Loaded here, not with this module: loading esbuild costs a start about 0.1 s of CPU.
+  // Loaded here, not with this module: esbuild's load cost every start 35–65 ms of CPU, and most
+  // servers never serve the page.
   const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [`${WEB_DIR}app.ts`],
