@@ -187,6 +187,8 @@ export class MarketLink {
     return new Promise((resolve, reject) => {
       this.pending.set(id, (value) => (value instanceof Error ? reject(value) : resolve(value)));
       this.worker.postMessage({ id, kind });
+      // The thread polls its port between batches: wake it if it sleeps on an empty ring.
+      this.commands.wake();
     });
   }
 

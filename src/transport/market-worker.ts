@@ -68,9 +68,15 @@ function answerRequests(): void {
   }
 }
 
+/**
+ * The longest the loop sleeps with nothing to do (ms). A request's sender wakes it at once
+ * (MarketLink.request notifies the command ring's cursor word); this bound only covers the
+ * request whose wake-up came in the microseconds between the poll above and the sleep.
+ */
+const IDLE_WAKE_MS = 250;
+
 for (;;) {
-  // Wake at least every 20 ms to answer requests that arrive while idle.
-  if (commands.waitForRecords(20)) {
+  if (commands.waitForRecords(IDLE_WAKE_MS)) {
     commands.drain(onCommand);
     events.publish();
   } else if (commands.isClosed()) break;
