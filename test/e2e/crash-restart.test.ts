@@ -9,7 +9,7 @@
  *    unacknowledged is half-applied);
  *  - history holds nothing the journal does not: after every kill, before the restart, every
  *    history database equals what projecting the journal up to history's position gives
- *    (`assertHistoryMatchesJournal`), and that position is within the journal;
+ *    (`HistoryCheck`), and that position is within the journal;
  *  - and at the end, the state hash of a live server equals the hash after replaying its journal.
  * The server snapshots every 250 ms, so kills also land during snapshots and restarts start
  * from a snapshot plus the journal after it.
@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ApiClient, fundedTraders } from './harness.ts';
 import { startServerProcess } from './server-process.ts';
-import { assertHistoryMatchesJournal } from './history-check.ts';
+import { HistoryCheck } from './history-check.ts';
 import { seeded } from '../../bench/seeded.ts';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
@@ -40,6 +40,8 @@ interface Acknowledged {
 
 test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`, { timeout: 15 * 60_000 }, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-crash-'));
+  const historyCheck = new HistoryCheck();
+  t.after(() => historyCheck.close());
   const rand = seeded(SEED);
   const acked = new Map<string, Acknowledged>();
   /** Snapshots a restart could not use (it fell back to an older one or the whole journal). */
@@ -116,7 +118,7 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
       await server.kill('SIGKILL');
       alive = false;
       await Promise.all(loaders);
-      await assertHistoryMatchesJournal(dataDir);
+      await historyCheck.assertMatches(dataDir);
       server = await started();
       await verify(server.client, round);
     }
@@ -140,7 +142,7 @@ test(`acknowledged writes survive ${ROUNDS} SIGKILLs under load (seed ${SEED})`,
     await server.kill('SIGTERM');
     assert.equal(server.exit(), 'exit code 0');
     const stopped = server.logged('stopped')!;
-    await assertHistoryMatchesJournal(dataDir);
+    await historyCheck.assertMatches(dataDir);
     server = await started();
     const replayed = server.logged('journal replayed')!;
     assert.equal(replayed.lastSeq, stopped.lastSeq);

@@ -8,7 +8,8 @@
  *    the journal's records up to that position into an empty history gives.
  * So a record from a command the journal lost (a phantom order, a fill counted twice, a
  * transfer listed twice) fails it, and so does one the journal holds but history dropped.
- * The projection replays the journal from seq 1 in this process: seconds for 100,000 records.
+ * The projection replays the journal from seq 1 in this process (seconds for 100,000 records);
+ * a `HistoryCheck` kept across kills projects only what each adds.
  *
  * `args` and `env` are the server's, so the markets and profile are the ones it ran with.
  */
@@ -53,47 +54,94 @@ function contents(env: RootDatabase, name: string): { key: unknown; value: unkno
   return [...db.getRange()].filter(({ key }) => typeof key !== 'symbol').map(({ key, value }) => ({ key, value }));
 }
 
-export async function assertHistoryMatchesJournal(dataDir: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<{ projectedSeq: number; lastSeq: number }> {
-  const settings = loadSettings(['--data-dir', dataDir, ...args], env);
-  const storage = LmdbJournalStorage.open(join(dataDir, 'journal'), { readOnly: true });
-  const journal = await Journal.open(storage, { readOnly: true, verifyFrom: storage.lastKey(), logger: { info: () => {}, error: () => {} } });
-  const actual = open({ path: join(dataDir, 'history'), ...HISTORY_ENV_OPTIONS, readOnly: true });
-  const expectedDir = mkdtempSync(join(tmpdir(), 'history-expected-'));
-  const expected = open({ path: expectedDir, ...HISTORY_ENV_OPTIONS });
-  try {
-    const projectedSeq = (actual.openDB<number, string>({ name: 'history.meta' })?.get('projectedSeq') as number | undefined) ?? 0;
-    const lastSeq = journal.lastSeq();
-    assert.ok(projectedSeq <= lastSeq, `history has projected the journal up to seq ${projectedSeq}, but the journal ends at seq ${lastSeq}: history holds records the journal does not`);
+/**
+ * The journal projected into a scratch history of its own, carried from one check of a data
+ * directory to the next (a test that kills a server again and again): each check projects only
+ * the records added since the last. The journal only grows; should the record the last check
+ * ended on differ (or history's position go back), the projection starts again from seq 1.
+ */
+export class HistoryCheck {
+  private dir = mkdtempSync(join(tmpdir(), 'history-expected-'));
+  private env = open({ path: this.dir, ...HISTORY_ENV_OPTIONS });
+  private projected: { projections: Projections; replay: Replay; seq: number; last: Uint8Array | null } | null = null;
 
-    const projections = new Projections(expected);
-    const exchange = new Exchange(settings.markets, NO_ROUTER, projections.listeners(), { ledger: { faucet: settings.profile.faucet } });
-    projections.identity = (owner) => exchange.ledger.identity(owner);
-    const replay = new Replay(exchange, [], projections.atEvent);
-    for (const entry of journal.range(1, projectedSeq)) {
-      projections.applying = entry.seq;
-      replay.apply(entry);
-    }
-    projections.journal = { lastSeq: () => projectedSeq, committedSeq: () => projectedSeq, whenCommitted: async () => {} };
-    projections.flush(true);
+  constructor(
+    private readonly args: readonly string[] = [],
+    private readonly processEnv: NodeJS.ProcessEnv = process.env,
+  ) {}
 
-    for (const name of HISTORY_DATABASES) {
-      const have = contents(actual, name);
-      const want = contents(expected, name);
-      const at = have.findIndex((entry, i) => !isDeepStrictEqual(entry, want[i]));
-      if (at >= 0 || have.length !== want.length) {
-        const i = at >= 0 ? at : Math.min(have.length, want.length);
-        assert.fail(
-          `${name} differs from projecting the journal up to seq ${projectedSeq} (journal ends at ${lastSeq}): ` +
-            `${have.length} entries, expected ${want.length}; first difference at entry ${i}: history has ${show(have[i])}, the journal gives ${show(want[i])}`,
-        );
+  /** Checks `dataDir` (no server running on it); returns history's position and the journal's end. */
+  async assertMatches(dataDir: string): Promise<{ projectedSeq: number; lastSeq: number }> {
+    const settings = loadSettings(['--data-dir', dataDir, ...this.args], this.processEnv);
+    const storage = LmdbJournalStorage.open(join(dataDir, 'journal'), { readOnly: true });
+    const journal = await Journal.open(storage, { readOnly: true, verifyFrom: storage.lastKey(), logger: { info: () => {}, error: () => {} } });
+    const actual = open({ path: join(dataDir, 'history'), ...HISTORY_ENV_OPTIONS, readOnly: true });
+    try {
+      const projectedSeq = (actual.openDB<number, string>({ name: 'history.meta' })?.get('projectedSeq') as number | undefined) ?? 0;
+      const lastSeq = journal.lastSeq();
+      assert.ok(projectedSeq <= lastSeq, `history has projected the journal up to seq ${projectedSeq}, but the journal ends at seq ${lastSeq}: history holds records the journal does not`);
+      await this.projectTo(settings, journal, projectedSeq);
+
+      for (const name of HISTORY_DATABASES) {
+        const have = contents(actual, name);
+        const want = contents(this.env, name);
+        const at = have.findIndex((entry, i) => !isDeepStrictEqual(entry, want[i]));
+        if (at >= 0 || have.length !== want.length) {
+          const i = at >= 0 ? at : Math.min(have.length, want.length);
+          assert.fail(
+            `${name} differs from projecting the journal up to seq ${projectedSeq} (journal ends at ${lastSeq}): ` +
+              `${have.length} entries, expected ${want.length}; first difference at entry ${i}: history has ${show(have[i])}, the journal gives ${show(want[i])}`,
+          );
+        }
       }
+      return { projectedSeq, lastSeq };
+    } finally {
+      await journal.close();
+      await actual.close();
     }
-    return { projectedSeq, lastSeq };
+  }
+
+  async close(): Promise<void> {
+    await this.env.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** The scratch history holds the journal's projection up to `seq`. */
+  private async projectTo(settings: ReturnType<typeof loadSettings>, journal: Journal, seq: number): Promise<void> {
+    let p = this.projected;
+    const same = (entry: { record: Uint8Array } | undefined) => p !== null && p.last !== null && entry !== undefined && Buffer.compare(entry.record, p.last) === 0;
+    if (p !== null && (seq < p.seq || (p.seq > 0 && !same([...journal.range(p.seq, p.seq)][0])))) {
+      // Not a continuation of what was projected: from seq 1 again, into an empty history.
+      await this.close();
+      this.dir = mkdtempSync(join(tmpdir(), 'history-expected-'));
+      this.env = open({ path: this.dir, ...HISTORY_ENV_OPTIONS });
+      p = null;
+    }
+    if (p === null) {
+      const projections = new Projections(this.env);
+      const exchange = new Exchange(settings.markets, NO_ROUTER, projections.listeners(), { ledger: { faucet: settings.profile.faucet } });
+      projections.identity = (owner) => exchange.ledger.identity(owner);
+      p = this.projected = { projections, replay: new Replay(exchange, [], projections.atEvent), seq: 0, last: null };
+    }
+    for (const entry of journal.range(p.seq + 1, seq)) {
+      p.projections.applying = entry.seq;
+      p.replay.apply(entry);
+      p.seq = entry.seq;
+      p.last = entry.record;
+    }
+    if (p.last !== null) p.last = Uint8Array.from(p.last);
+    p.projections.journal = { lastSeq: () => seq, committedSeq: () => seq, whenCommitted: async () => {} };
+    p.projections.flush(true);
+  }
+}
+
+/** One check of `dataDir` (see HistoryCheck); `args` and `env` are the server's. */
+export async function assertHistoryMatchesJournal(dataDir: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<{ projectedSeq: number; lastSeq: number }> {
+  const check = new HistoryCheck(args, env);
+  try {
+    return await check.assertMatches(dataDir);
   } finally {
-    await journal.close();
-    await actual.close();
-    await expected.close();
-    rmSync(expectedDir, { recursive: true, force: true });
+    await check.close();
   }
 }
 
