@@ -46,6 +46,8 @@ const SCALE: Record<string, Record<string, string>> = {
   'test/e2e/fuzz.test.ts': { FUZZ_RUNS: '3000' },
   // npm test: the standby follows 1,000 records (and snapshots them) before the primary's kill.
   'test/replication/failover.test.ts': { STANDBY_RECORDS: '3000' },
+  // npm test: 10,000 login challenges issued in a row, none stored.
+  'test/auth/login.test.ts': { LOGIN_CHALLENGES: '120000' },
   // npm test: a snapshot of 3,000 accounts (each with a position and a resting order) under a
   // write a millisecond; the walk it replaced paused writes over a second at that size.
   'test/e2e/snapshot-under-load.test.ts': { SNAPSHOT_ACCOUNTS: '12000' },
