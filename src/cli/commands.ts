@@ -10,7 +10,7 @@
  * 1 %), immediate-or-cancel: it fills against the book at the book's prices, up to that limit,
  * and what is left is cancelled.
  *
- * May import: ../client, ./output, ./usage, ./wallet-files, node:child_process, node:url.
+ * May import: ../client, ./output, ./usage, ./wallet-files, transport/source-bundle, transport/spawn-worker, node:child_process, node:url.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,8 @@ import { ExchangeClient, ExchangeError, accountChannel, onTick, type FeedMessage
 import { fields, table } from './output.ts';
 import { decimal, integer, UsageError } from './usage.ts';
 import { createKey, readKey, readSession, saveSession } from './wallet-files.ts';
+import { runnableModule } from '../transport/source-bundle.ts';
+import { siblingModule } from '../transport/spawn-worker.ts';
 
 export interface Option {
   type: 'string' | 'boolean';
@@ -373,10 +375,13 @@ export const COMMANDS: Command[] = [
     raw: true,
     run(ctx) {
       const [sub = '', ...rest] = ctx.positionals;
-      const tool = fileURLToPath(new URL('../journal/cli.ts', import.meta.url));
-      const args = sub === 'replay' ? ['verify', ...rest, '--replay', fileURLToPath(new URL('../sequencer/replay-target.ts', import.meta.url))] : [sub, ...rest];
+      // The tool and the replay's cores as this build has them: compiled from dist/, or bundles of
+      // the sources (made once, transport/source-bundle) — not the sources through tsx's loader,
+      // which cost the tool's process a second of CPU to start.
+      const module = (name: string) => fileURLToPath(runnableModule(siblingModule(name, import.meta.url)));
+      const args = sub === 'replay' ? ['verify', ...rest, '--replay', module('../sequencer/replay-target.ts')] : [sub, ...rest];
       // The tool writes to this process's own output as it goes (a replay prints its progress).
-      const result = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), tool, ...args], { stdio: 'inherit' });
+      const result = spawnSync(process.execPath, [module('../journal/cli.ts'), ...args], { stdio: 'inherit' });
       return result.status ?? 1;
     },
   },
