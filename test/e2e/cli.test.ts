@@ -4,7 +4,7 @@
  * test/cli/usage.test.ts, in process); a refusal is the exchange's status and text and exit 1;
  * a resting order is listed and cancelled, in a table or as JSON; `feed follow` prints the
  * account's events as they arrive and outlives a dropped connection; the operator's deposit,
- * index price and snapshot take effect; `journal inspect` is the journal tool's.
+ * index price and snapshot take effect; `journal inspect` and `journal replay` are the journal tool's.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -120,7 +120,7 @@ test('feed follow outlives a dropped connection: it reconnects, resumes without 
   assert.ok(sequences.every((n, i) => i === 0 || n === sequences[i - 1] + 1), `numbered without a gap or a repeat across the drop: ${sequences.join(', ')}`);
 });
 
-test('operator commands: deposit, index price, snapshot; journal inspect', async () => {
+test('operator commands: deposit, index price, snapshot; journal inspect and replay', async () => {
   const account = '0x00000000000000000000000000000000000000aa';
   // Side by side: none needs another's effect; the journal is read once the deposit is in it.
   const [deposit, indexPrice, snapshot, wrongKey] = await Promise.all([perp('deposit', account, '250'), perp('index-price', 'ETH-USD-PERP', '3000'), perp('snapshot'), perp('snapshot', '--operator-key', 'nope')]);
@@ -130,9 +130,11 @@ test('operator commands: deposit, index price, snapshot; journal inspect', async
   assert.equal((await client.prices({ symbol: 'ETH-USD-PERP' })).prices[0].indexPrice, '3000');
   assert.match(snapshot.stdout, /^snapshot taken at journal sequence \d+/);
   assert.equal(wrongKey.code, 1);
-  const inspect = await perp('journal', 'inspect', '--data-dir', join(ex.dataDir, 'journal'));
+  const [inspect, replay] = await Promise.all([perp('journal', 'inspect', '--data-dir', join(ex.dataDir, 'journal')), perp('journal', 'replay', '--data-dir', ex.dataDir)]);
   assert.equal(inspect.code, 0, inspect.stderr);
   assert.match(inspect.stdout, /OperatorDeposit|Deposit/);
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.match(replay.stdout, /checksums, sequence and hash chain OK\nreplay: final state hash [0-9a-f]{64}/);
 });
 
 test.after(() => rmSync(home, { recursive: true, force: true }));
