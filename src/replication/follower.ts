@@ -17,7 +17,7 @@
  *
  * May import: @nats-io/jetstream, pino (types), replication/jetstream, replication/replica.
  */
-import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import type { ConsumerMessages } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import { JOURNAL_STREAM, messageHolding, recordsOf, retried, seqSpan, streamTail, type JetStreamLink } from './jetstream.ts';
 import type { BlockSource, ShippedBlock } from './replica.ts';
@@ -49,7 +49,7 @@ export class JetStreamSource implements BlockSource {
       let why: unknown = 'the consumer ended';
       try {
         const start = lastStreamSeq === null ? await messageHolding(this.link.jsm, after + 1) : lastStreamSeq + 1;
-        const consumer = await this.link.js.consumers.get(JOURNAL_STREAM, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
+        const consumer = await this.link.js.consumers.get(JOURNAL_STREAM, { deliver_policy: this.link.api.DeliverPolicy.StartSequence, opt_start_seq: start });
         const messages = await consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
         // Closed while this consumer was being made: `close` could only close the one before.
         if (this.closed) {

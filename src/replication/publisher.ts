@@ -20,7 +20,7 @@
  *
  * May import: @nats-io/jetstream, journal/, replication/jetstream.
  */
-import { JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamApiError } from '@nats-io/jetstream';
 import type { BlockSink, Journal } from '../journal/journal.ts';
 import { concat } from '../journal/lmdb-storage.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
@@ -66,6 +66,8 @@ export class JetStreamPublisher implements BlockSink {
 
   constructor(
     private readonly js: JetStreamClient,
+    /** The JetStream package's API error class (JetStreamLink `api`), loaded with the link. */
+    private readonly apiError: typeof JetStreamApiError,
     tail: StreamTail,
     readonly holdsAcks: boolean,
     private readonly logger: PublisherLogger,
@@ -175,7 +177,7 @@ export class JetStreamPublisher implements BlockSink {
         this.shippedAt = Date.now();
         return true;
       } catch (error) {
-        if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) {
+        if (error instanceof this.apiError && error.code === WRONG_LAST_SEQUENCE) {
           this.fence(new FencedError(`publishing seq ${firstSeq} after stream message ${this.streamSeq}: ${error.message}`));
           return false;
         }
