@@ -155,10 +155,10 @@ async function runSharded(queue: string[], shards: number): Promise<boolean> {
       child.on('message', (m: { done: string; ms: number; cpu: number }) => {
         finished.add(m.done);
         cpuTotal += m.cpu;
-        console.log(`  ${m.done}  ${seconds(m.ms)}  cpu ${m.cpu.toFixed(1)} s  (shard ${n})`);
+        console.log(`  ${m.done}  ${seconds(m.ms)}  cpu ${m.cpu.toFixed(1)} s  (shard ${n}, ended at ${seconds(performance.now() - started)})`);
       });
       child.on('close', (code, signal) => {
-        console.log(`\n── shard ${n}: ${signal ?? `exit ${code}`} ──\n${report}`);
+        console.log(`\n── shard ${n}: ${signal ?? `exit ${code}`} at ${seconds(performance.now() - started)} ──\n${report}`);
         // The spec reporter closes with the failing tests and their errors; kept to print again
         // last, so that whoever reads only the end of the output reads why it failed.
         const failing = report.lastIndexOf('failing tests:');
