@@ -7,22 +7,45 @@
  * the broken check, the step, and the command that reproduces it; the exit code is 1.
  */
 import { parseArgs } from 'node:util';
-import { loadSettings } from '../src/config/process.ts';
 import { availableParallelism } from 'node:os';
-import { runSeeds, type SeedReport } from './pool.ts';
+import type { SeedReport } from './pool.ts';
 
-const { values } = parseArgs({
-  options: {
-    seed: { type: 'string', default: '1' },
-    commands: { type: 'string', default: '100000' },
-    seeds: { type: 'string', default: '1' },
-    faults: { type: 'string', default: 'on' },
-    hostile: { type: 'boolean', default: false },
-    'check-every': { type: 'string' },
-    quiet: { type: 'boolean', default: false },
-    workers: { type: 'string', default: String(availableParallelism()) },
-  },
-});
+const USAGE = 'usage: npm run simulate -- --seed N --commands M [--seeds K] [--faults on|off] [--hostile] [--check-every C] [--workers W] [--quiet]';
+
+/** A wrong argument: one line naming it and the usage, exit status 2 (as the exchange's own tools). */
+function refuse(message: string): never {
+  console.error(`${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      seed: { type: 'string', default: '1' },
+      commands: { type: 'string', default: '100000' },
+      seeds: { type: 'string', default: '1' },
+      faults: { type: 'string', default: 'on' },
+      hostile: { type: 'boolean', default: false },
+      'check-every': { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      workers: { type: 'string', default: String(availableParallelism()) },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+} catch (error) {
+  refuse((error as Error).message);
+}
+const { values } = parsed;
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+for (const name of ['seed', 'commands', 'seeds', 'check-every', 'workers'] as const) {
+  const text = values[name];
+  if (text !== undefined && !/^\d{1,15}$/.test(text)) refuse(`--${name}: must be a whole number, got ${JSON.stringify(text)}`);
+}
+if (values.faults !== 'on' && values.faults !== 'off') refuse(`--faults: must be on or off, got ${JSON.stringify(values.faults)}`);
 
 const first = Number(values.seed);
 const commands = Number(values.commands);
@@ -31,6 +54,8 @@ const faults = values.faults !== 'off';
 const hostile = values.hostile;
 const checkEvery = values['check-every'] === undefined ? undefined : Number(values['check-every']);
 const workers = Math.max(1, Number(values.workers));
+// The exchange and the simulator load once the arguments are known good: a refusal is instant.
+const [{ loadSettings }, { runSeeds }] = await Promise.all([import('../src/config/process.ts'), import('./pool.ts')]);
 const { markets } = loadSettings([], {});
 
 const totals = { commands: 0, crashes: 0, powerLosses: 0, tornTails: 0, snapshots: 0, interrupted: 0, retried: 0, acknowledged: 0, hashChecks: 0, originatorFeesPaid: 0, afterTick: 0, atTickMarks: 0, ownCommand: 0 };
