@@ -177,15 +177,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   // ① the gateway listens before the replay: a long replay shows as a 503 on /ready with its
   // progress (and on every other route), not as a refused connection
   const reads = stateReads(settings, exchange, history, projections, (market) => feed?.isHeld(market) ?? false);
-  // Every command may bring a conditional timer due sooner (a TWAP's first slice): the clock
-  // re-arms after each, and after each batch of book events below (a fill places a bracket's legs).
-  const submit = (command: Parameters<Sequencer['submit']>[0]) => {
-    const outcome = sequencer!.submit(command);
-    releaseTimer?.rearm();
-    return outcome;
-  };
-  /** The clock's conditional-release timer, once the clock exists (below). */
-  let releaseTimer: Pick<ExchangeClock, 'rearm'> | undefined;
+  const submit = (command: Parameters<Sequencer['submit']>[0]) => sequencer!.submit(command);
   let stopping = false;
   const server = await startGateway({
     host: settings.host,
@@ -227,10 +219,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
 
   // ④ market threads, starting from the replayed books; ⑤ their events come back to the sequencer
   const startBooks = new Map(replayed.books.map((b) => [b.marketIndex, b.snapshot()]));
-  links = spawnMarketLinks(markets, settings.marketThreads, startBooks, (view, bytes, offset) => sequencer!.onRecord(view, bytes, offset), () => {
-    sequencer!.onBatch();
-    releaseTimer?.rearm();
-  }, threadStopped);
+  links = spawnMarketLinks(markets, settings.marketThreads, startBooks, (view, bytes, offset) => sequencer!.onRecord(view, bytes, offset), () => sequencer!.onBatch(), threadStopped);
   undo.push(...links.map((link) => () => link.terminate()));
 
   // ⑧ the feeds: the relay hears book events and numbered account events and hands them on once
@@ -265,7 +254,9 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   // market is priced before the gateway serves. It waits while this node may not write.
   const idle = () => sequencer!.overloaded() !== null || (options.replication?.cluster.writeRefusal() ?? null) !== null;
   const ticks = new ExchangeClock({ submit, exchange, markets, feed, now: clock, tickMs: options.tickMs ?? 1000, idle, logger });
-  releaseTimer = ticks;
+  // Any command may bring a conditional timer due sooner (a TWAP's first slice, an untriggered
+  // order's expiry): the clock re-arms after each one executes. Book events only use timers up.
+  sequencer.afterExecute = () => ticks.rearm();
   await ticks.primePrices();
   ticks.start();
   undo.push(() => ticks.stop());

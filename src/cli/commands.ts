@@ -10,10 +10,11 @@
  * 1 %), immediate-or-cancel: it fills against the book at the book's prices, up to that limit,
  * and what is left is cancelled.
  *
- * May import: ../client, ./output, ./usage, ./wallet-files, transport/source-bundle, transport/spawn-worker, node:child_process, node:url.
+ * May import: ../client, ./output, ./usage, ./wallet-files, transport/source-bundle, transport/spawn-worker, node:child_process, node:path, node:url.
  */
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 import { ExchangeClient, ExchangeError, accountChannel, onTick, type FeedMessage, type Market, type Order } from '../client/index.ts';
 import { fields, table } from './output.ts';
 import { decimal, integer, UsageError } from './usage.ts';
@@ -379,7 +380,9 @@ export const COMMANDS: Command[] = [
       // the sources (made once, transport/source-bundle) — not the sources through tsx's loader,
       // which cost the tool's process a second of CPU to start.
       const module = (name: string) => fileURLToPath(runnableModule(siblingModule(name, import.meta.url)));
-      const args = sub === 'replay' ? ['verify', ...rest, '--replay', module('../sequencer/replay-target.ts')] : [sub, ...rest];
+      // An operator's own replay target written in TypeScript (`verify --replay mine.ts`) runs from its bundle too.
+      const given = rest.map((arg, i) => (rest[i - 1] === '--replay' && arg.endsWith('.ts') ? fileURLToPath(runnableModule(pathToFileURL(resolve(arg)))) : arg));
+      const args = sub === 'replay' ? ['verify', ...given, '--replay', module('../sequencer/replay-target.ts')] : [sub, ...given];
       // The tool writes to this process's own output as it goes (a replay prints its progress).
       const result = spawnSync(process.execPath, [module('../journal/cli.ts'), ...args], { stdio: 'inherit' });
       return result.status ?? 1;

@@ -15,7 +15,7 @@
  * starts a new one after the last stream message it yielded, with a growing pause, and logs
  * why, so a replica never stops following while it runs.
  *
- * May import: @nats-io/jetstream, pino (types), replication/jetstream, replication/replica.
+ * May import: @nats-io/jetstream (types), pino (types), replication/jetstream, replication/replica.
  */
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import type { Logger } from 'pino';

@@ -11,7 +11,7 @@
  * and finding the message that holds a journal seq (a binary search: message ids are not an
  * index the server can look up). The NATS client packages load when a link is opened, not with
  * the process: an exchange without `--nats` never loads them (about 0.1 s of CPU per start).
- * May import: @nats-io/transport-node, @nats-io/jetstream, @nats-io/kv, journal/record, journal/lmdb-storage (the block layout), config/replication.
+ * May import: @nats-io/transport-node, @nats-io/jetstream, @nats-io/kv (loaded when a link opens), journal/record, journal/lmdb-storage (the block layout).
  * Invariant: messages hold consecutive records in seq order, message k+1 starting where k ended.
  */
 import type { NatsConnection } from '@nats-io/transport-node';

@@ -18,7 +18,7 @@
  * stream's last record is this journal's record at that seq: a journal that diverged from the
  * stream (another primary wrote after it) is refused.
  *
- * May import: @nats-io/jetstream, journal/, replication/jetstream.
+ * May import: @nats-io/jetstream (types), journal/, replication/jetstream.
  */
 import type { JetStreamClient, JetStreamApiError } from '@nats-io/jetstream';
 import type { BlockSink, Journal } from '../journal/journal.ts';

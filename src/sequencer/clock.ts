@@ -8,8 +8,7 @@
  * tick. A journaled `Release` carries the time, so a replay releases at the same points.
  *
  * The release timer is one `setTimeout` armed for the earliest due time (`rearm`, which the
- * pipeline calls after every command and every batch of book events, as either may bring an
- * earlier one): an idle exchange with nothing due sleeps between its ticks, where a fixed 5 ms
+ * sequencer calls after every command it executes, as any may bring an earlier one): an idle exchange with nothing due sleeps between its ticks, where a fixed 5 ms
  * poll woke its event loop 200 times a second (about 4 % of a core on this machine, idle).
  * While a due timer waits (its `Release` in flight, or the clock idle) it is looked at again
  * every RELEASE_RETRY_MS.
@@ -53,7 +52,7 @@ export class ExchangeClock {
   /** When the release timer fires (ms on `now`'s scale); Infinity when none is armed. */
   private releaseAt = Infinity;
   private running = false;
-  /** A `Release` of this market is on its way: the next poll does not send another. */
+  /** A `Release` of this market is on its way: the timer does not send another until it is done. */
   private readonly releasing: boolean[];
 
   constructor(private readonly options: ClockOptions) {

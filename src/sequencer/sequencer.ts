@@ -93,6 +93,12 @@ export class Sequencer {
   private gate: { promise: Promise<void>; open: () => void } | null = null;
   /** Callers of `idle()` waiting for the last command in flight to come back. */
   private idleWaiters: Array<() => void> = [];
+  /**
+   * Called right after each command is executed (not when it is submitted: a command held during
+   * a snapshot's pause runs later): the clock re-arms its conditional timer, which the command
+   * may have brought forward (sequencer/clock `rearm`).
+   */
+  afterExecute: () => void = () => {};
 
   constructor(
     readonly exchange: Exchange,
@@ -125,6 +131,7 @@ export class Sequencer {
     const busy = this.overloaded();
     if (busy !== null) return Promise.reject(new OverloadedError(busy));
     const result = this.exchange.execute(command);
+    this.afterExecute();
     if (result.changed) this.journal.append(command.kind, encodeCommand(command));
     this.projections.flushSoon();
     this.feed?.endOfBatch(this.journal.lastSeq());

@@ -31,6 +31,9 @@ export type RecordHandler = (view: DataView, bytes: Uint8Array, offset: number) 
 const COMMAND_SLOTS = 4096;
 const EVENT_SLOTS = 16384;
 
+/** How often a request not yet answered wakes its thread again (ms). */
+const REQUEST_REWAKE_MS = 5;
+
 export class MarketLink {
   private readonly commands = Ring.create(COMMAND_SLOTS);
   private readonly events = Ring.create(EVENT_SLOTS);
@@ -185,9 +188,16 @@ export class MarketLink {
     if (this.stopped !== null) return Promise.reject(new Error(this.stopped));
     const id = this.nextRequest++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, (value) => (value instanceof Error ? reject(value) : resolve(value)));
+      // The thread polls its port between batches and sleeps on an empty ring: it is woken now,
+      // and again every REQUEST_REWAKE_MS until it answers (a wake that lands between its poll
+      // and its sleep finds no sleeper and is lost).
+      const rewake = setInterval(() => this.commands.wake(), REQUEST_REWAKE_MS);
+      this.pending.set(id, (value) => {
+        clearInterval(rewake);
+        if (value instanceof Error) reject(value);
+        else resolve(value);
+      });
       this.worker.postMessage({ id, kind });
-      // The thread polls its port between batches: wake it if it sleeps on an empty ring.
       this.commands.wake();
     });
   }

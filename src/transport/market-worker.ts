@@ -69,9 +69,9 @@ function answerRequests(): void {
 }
 
 /**
- * The longest the loop sleeps with nothing to do (ms). A request's sender wakes it at once
- * (MarketLink.request notifies the command ring's cursor word); this bound only covers the
- * request whose wake-up came in the microseconds between the poll above and the sleep.
+ * The longest the loop sleeps with nothing to do (ms). A request's sender wakes it (MarketLink
+ * `request` notifies the command ring's cursor word, again every few ms until answered): this
+ * bound is a last resort, not how requests are noticed.
  */
 const IDLE_WAKE_MS = 250;
 

@@ -42,7 +42,7 @@ async function connect(url: string) {
  * Tells the first worker thread for which `matches` — a JavaScript expression over `data`, the
  * thread's `workerData` (undefined for some) — is true, to run `process.exit(code)`; `ended`
  * resolves once it has. A thread runs it at its next JavaScript step: a market thread within
- * its 20 ms wait, a signature thread (piscina, blocked in `Atomics.wait` until a task comes)
+ * its 250 ms idle wait, a signature thread (piscina, blocked in `Atomics.wait` until a task comes)
  * when its next task arrives — the thread then dies holding that task. Rejects if no thread
  * matches (the test would prove nothing).
  */
