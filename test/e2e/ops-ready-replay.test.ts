@@ -62,7 +62,7 @@ async function firstAnswer(client: ApiClient, path: string, starting: StartingSe
       return await client.request('GET', path);
     } catch (error) {
       if (starting.exit() !== undefined) throw new Error(`the server exited (${starting.exit()}) before it answered: ${starting.stderr()}`);
-      if (!(error instanceof TypeError)) throw error;
+      if (!['ECONNREFUSED', 'ECONNRESET'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
