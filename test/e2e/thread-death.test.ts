@@ -167,17 +167,29 @@ test('the snapshot thread that dies is survived: writes go on, and SIGTERM stops
   await orderSurvivesRestart(server, trader);
 });
 
+/**
+ * `promise`, or a failure naming `what` after `ms` with the server's state: this case once hung
+ * until its 120 s timeout (twice in about forty full runs), and the next time should say where.
+ */
+async function within<T>(server: ServerProcess, what: string, promise: Promise<T>, ms = 30_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms / 1000} s; the process ${server.exit() ?? 'is running'}; its last log lines:\n${server.log.slice(-8).map((e) => JSON.stringify(e)).join('\n')}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 test('a signature thread that dies holding an order is survived: that order and the next are accepted', { timeout: 120_000 }, async () => {
   const server = await startServerProcess([], INSPECT);
   try {
     const trader = await traderWithOrder(server);
     // The thread waits for its next task in Atomics.wait: it dies as that task arrives, holding it.
-    const { ended } = await endThread(inspectorUrl(server.stderr()), SIGNATURE_THREAD);
-    const held = await trader.place({ price: '90000', quantity: '0.01' });
-    await ended;
+    const { ended } = await within(server, 'telling the signature thread to exit', endThread(inspectorUrl(server.stderr()), SIGNATURE_THREAD));
+    const held = await within(server, 'the order sent as the thread dies', trader.place({ price: '90000', quantity: '0.01' }));
+    await within(server, "the inspector's report that the thread ended", ended);
     assert.equal(held.status, 200, held.text);
     for (let i = 0; i < 3; i++) {
-      const placed = await trader.place({ price: '90000', quantity: '0.01' });
+      const placed = await within(server, `order ${i + 1} after the death`, trader.place({ price: '90000', quantity: '0.01' }));
       assert.equal(placed.status, 200, placed.text);
     }
     assert.equal(server.exit(), undefined, 'still running');
