@@ -8,8 +8,9 @@
  * tick. A journaled `Release` carries the time, so a replay releases at the same points.
  *
  * The release timer is one `setTimeout` armed for the earliest due time (`rearm`, which the
- * sequencer calls after every command it executes, as any may bring an earlier one): an idle exchange with nothing due sleeps between its ticks, where a fixed 5 ms
- * poll woke its event loop 200 times a second (about 4 % of a core on this machine, idle).
+ * sequencer calls after every command it executes, as any may bring an earlier one): an idle
+ * exchange with nothing due sleeps between its ticks, where a fixed 5 ms poll woke its event
+ * loop 200 times a second (about 4 % of a core on this machine, idle).
  * While a due timer waits (its `Release` in flight, or the clock idle) it is looked at again
  * every RELEASE_RETRY_MS.
  *
