@@ -18,10 +18,13 @@
  * orders — CPU per order verified (digest + recovery) and capacity; the issue asks the server's
  * CPU per order to be at most 1.5× the former.
  * `ORDER_PATH_ORDERS` orders per round (default 20,000), `ORDER_PATH_CONNECTIONS` (default 50),
- * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too.
+ * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PROFILES=DIR` to
+ * write round 2's profiles there (main.cpuprofile, <tid>.heapprofile: open them in Chrome's DevTools).
  * Writes bench/results/order-path.json. Runs in about two minutes.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { eip712Domain } from '../src/auth/typed-data.ts';
 import type { ExchangeClient } from '../src/client/index.ts';
 import { report, type Figure } from './report.ts';
@@ -39,6 +42,7 @@ const CONNECTIONS = Number(process.env.ORDER_PATH_CONNECTIONS ?? 50);
 const WARMUP_ORDERS = 2_000;
 /** `ORDER_PATH_TOP=20`: also the main thread's costliest functions, by self time and by allocation. */
 const TOP = Number(process.env.ORDER_PATH_TOP ?? 0);
+const PROFILES_DIR = process.env.ORDER_PATH_PROFILES;
 const ACCOUNTS = 100;
 /** The crossing pairs: 0.001 BTC at 95,000, the testnet index price (as bench:http). */
 const CROSSING = { symbol: 'BTC-USD-PERP', price: '95000', quantity: '0.001' };
@@ -95,6 +99,11 @@ try {
   describe('round 1, plain', round1.m);
   const profiled = await send(ex, loader, rounds[1], inspector, true);
   describe('round 2, profiled', profiled.m);
+  if (PROFILES_DIR !== undefined) {
+    mkdirSync(PROFILES_DIR, { recursive: true });
+    writeFileSync(join(PROFILES_DIR, 'main.cpuprofile'), JSON.stringify(profiled.profiles!.mainCpu));
+    for (const [tid, heap] of profiled.profiles!.heaps) writeFileSync(join(PROFILES_DIR, `${tid}.heapprofile`), JSON.stringify({ head: heap }));
+  }
   const round3 = await send(ex, loader, rounds[2], inspector, false);
   describe('round 3, plain', round3.m);
   inspector.close();
