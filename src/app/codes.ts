@@ -32,7 +32,7 @@ export interface ExecuteResult {
   changed: boolean;
   /** The order a submit or cancel concerns (a batch: its first order). */
   orderId?: OrderId;
-  /** Every order of a batch (TP/SL pair, TWAP, iceberg), in request order. */
+  /** Every order of a batch (TP/SL pair, TWAP, iceberg), in request order; the open orders a cancel-all ended. */
   orderIds?: OrderId[];
   /** Markets a book command was routed to, once per command (the sequencer awaits their results). */
   routed: number[];

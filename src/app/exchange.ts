@@ -207,12 +207,13 @@ export class Exchange {
       case CommandKind.CancelAll: {
         const owner = this.ledger.findOwner(command.account, command.subaccountIndex);
         if (owner === undefined) return notChanged(LedgerCode.AccountNotFound);
+        // The orders it ends, named in its result so the reply reports them as this command left them.
+        const open = this.orders.ofOwner(owner, command.market ?? undefined);
         let ended = 0;
         for (const m of this.markets) if (command.market === null || command.market === m.index) ended += this.conditional[m.index].cancelAll(owner, time, Reason.Cancelled);
-        const onBook = this.orders.ofOwner(owner, command.market ?? undefined).filter((o) => o.status !== 'untriggered');
-        const markets = new Set(onBook.map((o) => o.market));
+        const markets = new Set(open.filter((o) => o.status !== 'untriggered').map((o) => o.market));
         for (const market of markets) this.router.cancelAll(market, owner, time, Reason.Cancelled);
-        return { code: 0, changed: markets.size > 0 || ended > 0, routed: [...markets] };
+        return { code: 0, changed: markets.size > 0 || ended > 0, orderIds: open.map((o) => o.orderId), routed: [...markets] };
       }
       case CommandKind.Deposit:
         return this.money(this.ledger.deposit(command.account, command.subaccountIndex, command.amount, time));

@@ -44,7 +44,8 @@ export interface Outcome {
   /**
    * The orders the command named (`result.orderIds`, else `result.orderId`) as it left them,
    * copied once its own effects were applied and before any later command's — everything in
-   * them is durable when the promise resolves. Empty when the command was refused; undefined
+   * them is durable when the promise resolves. Empty when the command was refused before it
+   * changed anything (a refusal that was journaled names its rejected order); undefined
    * for an order no longer known (finished among more than 8,192 others meanwhile).
    */
   orders: (OrderState | undefined)[];
@@ -176,7 +177,7 @@ export class Sequencer {
 
   /** The orders `result` names, as they stand now (see `Outcome.orders`). */
   private ordersLeft(result: ExecuteResult): (OrderState | undefined)[] {
-    if (result.code !== 0) return NO_ORDERS;
+    if (!result.changed) return NO_ORDERS;
     const ids = result.orderIds ?? (result.orderId === undefined ? undefined : [result.orderId]);
     return ids === undefined ? NO_ORDERS : ids.map((id) => this.exchange.orderAsLeft(id));
   }

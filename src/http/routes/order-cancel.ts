@@ -102,16 +102,17 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       market = findMarket(markets, symbol);
       if (market === undefined) return failure(GatewayCode.SymbolNotFound);
     }
+    // Nothing open: nothing to journal. Else the orders as the command left them (one that
+    // filled on its way to the book is not cancelled, and not listed).
     const owner = orders.ownerOf(ctx.account, ctx.subaccountIndex);
-    const before = owner === undefined ? [] : orders.liveOf(owner, market?.index);
-    if (before.length > 0) {
-      try {
-        await orders.submit({ kind: CommandKind.CancelAll, time: clock(), account: ctx.account, subaccountIndex: ctx.subaccountIndex, market: market?.index ?? null, caller: ctx.caller });
-      } catch (error) {
-        return overloadedOr(error);
-      }
+    if (owner === undefined || orders.liveOf(owner, market?.index).length === 0) return json(serializeBatchCancel({ cancelled: [], failed: [] }));
+    let outcome: Outcome;
+    try {
+      outcome = await orders.submit({ kind: CommandKind.CancelAll, time: clock(), account: ctx.account, subaccountIndex: ctx.subaccountIndex, market: market?.index ?? null, caller: ctx.caller });
+    } catch (error) {
+      return overloadedOr(error);
     }
-    const done = before.map((o) => current(o.orderId)!).filter((o) => o.status === 'cancelled');
+    const done = (await reported(outcome)).filter((o) => o.status === 'cancelled');
     return json(serializeBatchCancel({ cancelled: done.map(view), failed: [] }));
   };
 

@@ -91,7 +91,7 @@ function batchRefusal(intents: readonly OrderIntent[]): string | null {
 
 export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { submitOrder: DeclaredRoute; submitBatch: DeclaredRoute } {
   const { markets, orders, guard, domain, recover, clock, metrics } = options;
-  const { view, reported, current, mayTrade } = kit;
+  const { view, reported, mayTrade } = kit;
 
   /** Whether `signer` may sign orders for the body's subaccount (the account or its `trade` delegate). */
   const maySign = (signer: Address, body: OrderBody): boolean => guard.authorize(signer, lowercaseAddress(body.account), body.subaccountIndex, 'trade') === undefined;
@@ -144,7 +144,8 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     }
     const { result } = outcome;
     if (result.code !== 0) {
-      const rejected = result.changed && result.orderId !== undefined ? current(result.orderId) : undefined;
+      // A journaled refusal (its nonce spent) left its order rejected: the outcome names it.
+      const rejected = result.changed ? (await reported(outcome))[0] : undefined;
       return { reply: orderFailure(result, () => ({ body: intent.body, signer })), rejected };
     }
     metrics?.ordersAccepted(1);
