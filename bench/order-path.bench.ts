@@ -19,7 +19,7 @@
  * CPU per order to be at most 1.5× the former.
  * `ORDER_PATH_ORDERS` orders per round (default 20,000), `ORDER_PATH_CONNECTIONS` (default 50),
  * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PROFILES=DIR` to
- * write round 2's profiles there (main.cpuprofile, <tid>.heapprofile: open them in Chrome's DevTools).
+ * write round 2's profiles there (<thread>-<tid>.cpuprofile and .heapprofile, every thread: open them in Chrome's DevTools).
  * Writes bench/results/order-path.json. Runs in about two minutes.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -101,8 +101,12 @@ try {
   describe('round 2, profiled', profiled.m);
   if (PROFILES_DIR !== undefined) {
     mkdirSync(PROFILES_DIR, { recursive: true });
-    writeFileSync(join(PROFILES_DIR, 'main.cpuprofile'), JSON.stringify(profiled.profiles!.mainCpu));
-    for (const [tid, heap] of profiled.profiles!.heaps) writeFileSync(join(PROFILES_DIR, `${tid}.heapprofile`), JSON.stringify({ head: heap }));
+    const named = (tid: number) => {
+      const thread = inspector.threads.find((t) => t.tid === tid)!;
+      return (thread.title === 'main' ? 'main' : workerStage(thread).split(' ')[0]) + `-${tid}`;
+    };
+    for (const [tid, cpu] of profiled.profiles!.cpu) writeFileSync(join(PROFILES_DIR, `${named(tid)}.cpuprofile`), JSON.stringify(cpu));
+    for (const [tid, heap] of profiled.profiles!.heaps) writeFileSync(join(PROFILES_DIR, `${named(tid)}.heapprofile`), JSON.stringify({ head: heap }));
   }
   const round3 = await send(ex, loader, rounds[2], inspector, false);
   describe('round 3, plain', round3.m);

@@ -74,13 +74,15 @@ export function cpuBetween(threads: readonly Thread[], before: Map<number, numbe
 
 export interface Profiles {
   mainCpu: CpuProfile;
+  /** Every thread's CPU profile by tid (the main thread's too); a worker's shows where its own stage spends. */
+  cpu: Map<number, CpuProfile>;
   /** Sampled allocations by thread tid. */
   heaps: Map<number, HeapNode>;
 }
 
 export interface Inspector {
   threads: Thread[];
-  /** Profiles over `run`: the main thread's CPU, every thread's allocations. */
+  /** Profiles over `run`: every thread's CPU and allocations. */
   profile<T>(run: () => Promise<T>, options: { cpuIntervalMicros: number; heapIntervalBytes: number }): Promise<{ result: T; profiles: Profiles }>;
   close(): void;
 }
@@ -128,24 +130,27 @@ export async function attachThreads(): Promise<Inspector> {
   return {
     threads,
     async profile(run, options) {
-      const main = threads[0];
-      await main.post('Profiler.enable');
-      await main.post('Profiler.setSamplingInterval', { interval: options.cpuIntervalMicros });
       for (const t of threads) {
+        await t.post('Profiler.enable');
+        await t.post('Profiler.setSamplingInterval', { interval: options.cpuIntervalMicros });
         await t.post('HeapProfiler.enable');
         await t.post('HeapProfiler.startSampling', { samplingInterval: options.heapIntervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
       }
-      await main.post('Profiler.start');
+      for (const t of threads) await t.post('Profiler.start');
       const result = await run();
-      const { profile: mainCpu } = await main.post<{ profile: CpuProfile }>('Profiler.stop');
-      await main.post('Profiler.disable');
+      const cpu = new Map<number, CpuProfile>();
       const heaps = new Map<number, HeapNode>();
+      for (const t of threads) {
+        const { profile } = await t.post<{ profile: CpuProfile }>('Profiler.stop');
+        cpu.set(t.tid, profile);
+        await t.post('Profiler.disable');
+      }
       for (const t of threads) {
         const { profile } = await t.post<{ profile: { head: HeapNode } }>('HeapProfiler.stopSampling');
         heaps.set(t.tid, profile.head);
         await t.post('HeapProfiler.disable');
       }
-      return { result, profiles: { mainCpu, heaps } };
+      return { result, profiles: { mainCpu: cpu.get(process.pid)!, cpu, heaps } };
     },
     close() {
       void session.post('NodeWorker.disable').catch(() => {});
