@@ -1,24 +1,26 @@
 /**
  * @module auth/signed-request
  *
- * From a signed request body to its signer: EIP-712 digest of the message (typed-data.ts), then
- * recovery through any `SignerRecovery` (the worker pool, or a backend inline).
+ * From a signed request body to its signer, through a `TypedRecovery`: the EIP-712 digest of the
+ * message (typed-data.ts) and the recovery of its signer together, as the signature pool does
+ * them off the gateway thread. And `inlineRecovery`, a `SignerRecovery` of a digest on the
+ * calling thread, for logins.
  *
- * May import: ./typed-data, ./recovery (type), ./signature, ./codes, ./address (type).
+ * May import: ./typed-data (types), ./recovery (type), ./signature, ./codes, ./address (type).
  * Invariants: exactly one signature per request (`signatures` holds one string), else
  * `Invalid signature`; a field that does not fit its signed type is `Invalid <field>`; the
  * signer is only a claim until `admission.ts` authorises it and consumes its nonce.
  */
 import type { Address } from './address.ts';
-import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
+import { AuthCode, refused, type AuthResult } from './codes.ts';
 import type { RecoveryBackend } from './recovery.ts';
 import { signatureBytes } from './signature.ts';
-import { typedDataDigest, type Eip712Domain, type MessageOf, type PrimaryType } from './typed-data.ts';
+import type { Eip712Domain, MessageOf, PrimaryType } from './typed-data.ts';
 
 /** Recovers the signer of a 32-byte digest from a hex signature; null when invalid. */
 export type SignerRecovery = (digest: Uint8Array, signature: string) => Promise<Address | null>;
 
-/** A `SignerRecovery` on the calling thread (logins, tests; the pool is for order flow). */
+/** A `SignerRecovery` on the calling thread (logins; signed writes go to the pool). */
 export function inlineRecovery(backend: RecoveryBackend): SignerRecovery {
   return (digest, signature) => {
     const bytes = signatureBytes(signature);
@@ -32,16 +34,6 @@ export function inlineRecovery(backend: RecoveryBackend): SignerRecovery {
  * on that thread). A field that does not fit its type is `Invalid <field>`.
  */
 export type TypedRecovery = <T extends PrimaryType>(domain: Eip712Domain, primaryType: T, message: MessageOf[T], signature: string) => Promise<AuthResult<Address>>;
-
-/** A `TypedRecovery` that computes the digest on the calling thread, then uses `recover`. */
-export function typedRecoveryOf(recover: SignerRecovery): TypedRecovery {
-  return async (domain, primaryType, message, signature) => {
-    const digest = typedDataDigest(domain, primaryType, message);
-    if (!digest.ok) return digest;
-    const signer = await recover(digest.value, signature);
-    return signer === null ? refused(AuthCode.InvalidSignature) : accepted(signer);
-  };
-}
 
 /** The address that signed `message` as `primaryType` under `domain`. */
 export async function recoverRequestSigner<T extends PrimaryType>(

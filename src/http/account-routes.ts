@@ -13,7 +13,7 @@
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { TransferHistoryReader } from '../history/transfers.ts';
-import { AccountGuard } from './auth-guard.ts';
+import type { AccountGuard } from './auth-guard.ts';
 import { route, type DeclaredRoute } from './endpoint.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort, Clock, WriteResult } from './ports.ts';
 import { GatewayCode } from './errors.ts';
@@ -35,11 +35,6 @@ export interface AccountApiOptions {
   auth: AuthPort;
   fills: FillHistory;
   transfers: TransferHistoryReader;
-}
-
-/** The guard of every /account/* route (share one per process: it holds the budgets). */
-export function accountGuard(options: Pick<AccountApiOptions, 'auth' | 'accounts' | 'clock'>): AccountGuard {
-  return new AccountGuard({ tokens: options.auth.login.tokens, delegations: options.accounts.delegations, clock: options.clock });
 }
 
 /** POST /auth/challenge and POST /auth/login, under the per-source-address budget. */

@@ -8,16 +8,16 @@ import { admitDelegationChange, admitSignedWrite, type AuthState } from '../../s
 import { authError, type AuthResult } from '../../src/auth/codes.ts';
 import { DelegationStore } from '../../src/auth/delegation.ts';
 import { NonceStore } from '../../src/auth/nonces.ts';
-import { nobleBackend } from '../../src/auth/recovery.ts';
 import { CURVE_N } from '../../src/auth/signature.ts';
-import { inlineRecovery, recoverRequestSigner, typedRecoveryOf } from '../../src/auth/signed-request.ts';
+import { recoverRequestSigner } from '../../src/auth/signed-request.ts';
+import { workerRecovery } from '../harness/worker-recovery.ts';
 import { eip712Domain, type DelegationMessage, type OrderMessage, type TransferMessage } from '../../src/auth/typed-data.ts';
 import {
   ALICE, ALICE_BUY_5_AT_10_LIMIT, ALICE_DELEGATES_TRADE_READ_TO_BOB, ALICE_TRANSFER_100_TO_BOB, ALICE_VIEM, BOB, BOB_VIEM,
   IN_ONE_HOUR, MAINNET, NOW, signWithViem, TESTNET_DOMAIN,
 } from './fixtures.ts';
 
-const recover = inlineRecovery(nobleBackend);
+const recover = workerRecovery('noble');
 
 function freshState(): AuthState {
   return { nonces: new NonceStore(), delegations: new DelegationStore() };
@@ -25,19 +25,19 @@ function freshState(): AuthState {
 
 /** What the gateway does for POST /account/order. */
 async function submitOrder(state: AuthState, order: OrderMessage, signature: string, now = NOW): Promise<AuthResult<void>> {
-  const signer = await recoverRequestSigner(typedRecoveryOf(recover), TESTNET_DOMAIN, 'Order', order, [signature]);
+  const signer = await recoverRequestSigner(recover, TESTNET_DOMAIN, 'Order', order, [signature]);
   if (!signer.ok) return signer;
   return admitSignedWrite(state, { action: 'order', account: ALICE, subaccountIndex: order.subaccountIndex, signer: signer.value, nonce: Number(order.nonce), expiresAt: Number(order.expiresAt) }, now);
 }
 
 async function submitTransfer(state: AuthState, transfer: TransferMessage, signature: string): Promise<AuthResult<void>> {
-  const signer = await recoverRequestSigner(typedRecoveryOf(recover), TESTNET_DOMAIN, 'Transfer', transfer, [signature]);
+  const signer = await recoverRequestSigner(recover, TESTNET_DOMAIN, 'Transfer', transfer, [signature]);
   if (!signer.ok) return signer;
   return admitSignedWrite(state, { action: 'transfer', accountFrom: ALICE, subaccountIndexFrom: 0, subaccountIndexTo: 0, target: ALICE, signer: signer.value, nonce: Number(transfer.nonce), expiresAt: Number(transfer.expiresAt) }, NOW);
 }
 
 async function submitDelegation(state: AuthState, change: DelegationMessage, signature: string): Promise<AuthResult<void>> {
-  const signer = await recoverRequestSigner(typedRecoveryOf(recover), TESTNET_DOMAIN, 'Delegation', change, [signature]);
+  const signer = await recoverRequestSigner(recover, TESTNET_DOMAIN, 'Delegation', change, [signature]);
   if (!signer.ok) return signer;
   return admitDelegationChange(state, { ...change, nonce: Number(change.nonce), expiresAt: Number(change.expiresAt) }, signer.value, NOW);
 }

@@ -1,6 +1,7 @@
 /**
  * Shared fixtures of the auth tests: named wallets (viem accounts and ethers wallets over the
- * same keys), the testnet domain, and one valid message per action.
+ * same keys, and the keys, of which a test/harness `Trader` is made), the testnet domain, and
+ * one valid message per action.
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import { Wallet } from 'ethers';
@@ -12,9 +13,9 @@ export const TESTNET = PROFILES.testnet;
 export const MAINNET = PROFILES.mainnet;
 export const TESTNET_DOMAIN = eip712Domain(TESTNET);
 
-const ALICE_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
-const BOB_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
-const CAROL_KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
+export const ALICE_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+export const BOB_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+export const CAROL_KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
 
 export const ALICE_VIEM = privateKeyToAccount(ALICE_KEY);
 export const BOB_VIEM = privateKeyToAccount(BOB_KEY);

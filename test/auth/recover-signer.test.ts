@@ -1,15 +1,15 @@
 /** Wallet libraries sign each action with the published types; the server recovers the signer; any changed field breaks it. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nobleBackend } from '../../src/auth/recovery.ts';
-import { inlineRecovery, recoverRequestSigner, typedRecoveryOf } from '../../src/auth/signed-request.ts';
+import { recoverRequestSigner } from '../../src/auth/signed-request.ts';
+import { workerRecovery } from '../harness/worker-recovery.ts';
 import { TYPES, type MessageOf, type PrimaryType } from '../../src/auth/typed-data.ts';
 import {
   ALICE, ALICE_BUY_5_AT_10_LIMIT, ALICE_DELEGATES_TRADE_READ_TO_BOB, ALICE_ETHERS, ALICE_ISOLATED_MARGIN_033,
   ALICE_TRANSFER_100_TO_BOB, ALICE_VIEM, BOB, signWithEthers, signWithViem, TESTNET_DOMAIN,
 } from './fixtures.ts';
 
-const recover = inlineRecovery(nobleBackend);
+const recover = workerRecovery('noble');
 
 const MESSAGES: { [T in PrimaryType]: MessageOf[T] } = {
   Order: ALICE_BUY_5_AT_10_LIMIT,
@@ -34,10 +34,10 @@ for (const [library, sign] of [['viem', (t: PrimaryType, m: never) => signWithVi
     test(`${library} signs a ${primaryType}; the server recovers Alice; each changed field recovers someone else`, async () => {
       const message = MESSAGES[primaryType];
       const signature = await sign(primaryType, message as never);
-      assert.deepEqual(await recoverRequestSigner(typedRecoveryOf(recover), TESTNET_DOMAIN, primaryType, message, [signature]), { ok: true, value: ALICE });
+      assert.deepEqual(await recoverRequestSigner(recover, TESTNET_DOMAIN, primaryType, message, [signature]), { ok: true, value: ALICE });
       for (const field of TYPES[primaryType]) {
         const tampered = changed(message, field.name, field.type) as MessageOf[typeof primaryType];
-        const result = await recoverRequestSigner(typedRecoveryOf(recover), TESTNET_DOMAIN, primaryType, tampered, [signature]);
+        const result = await recoverRequestSigner(recover, TESTNET_DOMAIN, primaryType, tampered, [signature]);
         assert.ok(!result.ok || result.value !== ALICE, `${field.name} changed but Alice still recovered`);
       }
     });

@@ -2,12 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AuthCode } from '../../src/auth/codes.ts';
-import { inlineRecovery, recoverRequestSigner, typedRecoveryOf } from '../../src/auth/signed-request.ts';
+import { recoverRequestSigner } from '../../src/auth/signed-request.ts';
+import { workerRecovery } from '../harness/worker-recovery.ts';
 import { nobleBackend } from '../../src/auth/recovery.ts';
 import { CURVE_N, parseSignature } from '../../src/auth/signature.ts';
 import { ALICE, ALICE_BUY_5_AT_10_LIMIT, ALICE_VIEM, signWithViem, TESTNET_DOMAIN } from './fixtures.ts';
 
-const recover = inlineRecovery(nobleBackend);
+const recover = workerRecovery('noble');
 const VALID = await signWithViem(ALICE_VIEM, 'Order', ALICE_BUY_5_AT_10_LIMIT);
 
 function withParts(r: bigint, s: bigint, v: number): string {
@@ -18,7 +19,7 @@ const S = BigInt(`0x${VALID.slice(66, 130)}`);
 const V = parseInt(VALID.slice(130), 16);
 
 function signerOf(signature: unknown) {
-  return recoverRequestSigner(typedRecoveryOf(recover), TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, [signature]);
+  return recoverRequestSigner(recover, TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, [signature]);
 }
 
 test('a viem signature of the order recovers to its account', async () => {
@@ -55,7 +56,7 @@ test('malformed and non-canonical signatures are all "Invalid signature"', async
 
 test('signatures must be an array of exactly one string', async () => {
   for (const signatures of [[], [VALID, VALID], VALID, null, [1]]) {
-    assert.deepEqual(await recoverRequestSigner(typedRecoveryOf(recover), TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, signatures), { ok: false, code: AuthCode.InvalidSignature });
+    assert.deepEqual(await recoverRequestSigner(recover, TESTNET_DOMAIN, 'Order', ALICE_BUY_5_AT_10_LIMIT, signatures), { ok: false, code: AuthCode.InvalidSignature });
   }
 });
 

@@ -21,9 +21,10 @@
  *    `restart` — a stop, with its shutdown snapshot or without one (as after a kill), then a new
  *    start on the same journal, snapshots and history — goes through the recovery a real
  *    restart does, and the clock goes on where it was;
- *  - signatures recovered on this thread by the pool worker's own code (auth/signature-worker);
+ *  - signatures recovered on this thread by the pool worker's own code (test/harness/worker-recovery);
  *  - history written in LMDB in a temporary directory by the projection writer on this thread
- *    (test/harness/in-thread-projections), read by the real `HistoryReader`;
+ *    (test/harness/in-thread-projections), read by the real `HistoryReader`; a test may add
+ *    records of its own (`writeHistory`);
  *  - a clock the test owns: it stands still until `advance(ms)` moves it, running each tick
  *    (every `tickMs`: expiry, funding, liquidations, the testnet feed's index prices) and each
  *    conditional release (a TWAP slice, an untriggered order's expiry) at its due time, through
@@ -56,10 +57,6 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { pino, type Logger } from 'pino';
 import { loadSettings } from '../../src/config/process.ts';
-import { loadRecoveryBackend } from '../../src/auth/recovery.ts';
-import recoverBatch from '../../src/auth/signature-worker.ts';
-import { encodeTypedBatch, typedAuthResult, type TypedResult } from '../../src/auth/signature-tasks.ts';
-import type { SignaturePool } from '../../src/auth/signature-pool.ts';
 import { Exchange } from '../../src/app/exchange.ts';
 import { NO_ROUTER } from '../../src/app/ports.ts';
 import type { Command } from '../../src/app/commands.ts';
@@ -69,6 +66,7 @@ import type { RunningExchange } from '../../src/pipeline.ts';
 import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
 import { Projections } from '../../src/history/projections.ts';
 import { HistoryReader } from '../../src/history/reader.ts';
+import { HistoryWriter } from '../../src/history/writer.ts';
 import { openHistoryDatabases } from '../../src/history/store.ts';
 import { Sequencer, type Outcome } from '../../src/sequencer/sequencer.ts';
 import { ExchangeClock } from '../../src/sequencer/clock.ts';
@@ -86,6 +84,7 @@ import { withShortfallAlarm } from '../../src/log.ts';
 import { SimMarket, SimSnapshots, simRouter } from '../../sim/node.ts';
 import { injector } from './inject.ts';
 import { inThreadProjections } from './in-thread-projections.ts';
+import { workerRecovery } from './worker-recovery.ts';
 import { apiClient, type ApiClient, type Reply } from './traders.ts';
 
 export interface InProcessExchange extends ApiClient {
@@ -111,6 +110,12 @@ export interface InProcessExchange extends ApiClient {
    * exchange stops: a client over HTTP (the operator key at hand) and the port.
    */
   listen(): Promise<ApiClient & { port: number }>;
+  /**
+   * Writes history records of the test's own, as the projection writer writes them (one batch),
+   * beside what the exchange projects: for a read of records no trade here makes (a fill's
+   * realized PnL with no trade before it). Nothing else of the exchange follows them.
+   */
+  writeHistory(write: (writer: HistoryWriter) => void): void;
   /** Stops and removes what it stored (after the test, unless called before). */
   stop(): Promise<void>;
 }
@@ -132,18 +137,6 @@ const JWT_SECRET = 'in-process-exchange-token-secret-0123456789';
 const BASE_URL = 'http://in-process.test';
 /** A market's link as the sequencer sees it: room for every command (the in-process books take whatever is sent), no stopped thread. */
 const roomyLink = () => ({ hasRoom: () => true, problem: () => null });
-
-/**
- * Signer recovery on this thread with the pool worker's own code (one typed message per call):
- * the `recoverTyped` of `SignaturePool`, answered a microtask later instead of a thread's turn.
- */
-function inlineRecovery(): SignaturePool['recoverTyped'] {
-  const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
-  return (async (domain, primaryType, message, signature) => {
-    const [result] = (await recoverBatch({ kind: 'typed', backend, batch: encodeTypedBatch({ domain, items: [{ primaryType, message, signature }] }) })) as TypedResult[];
-    return typedAuthResult(result);
-  }) as SignaturePool['recoverTyped'];
-}
 
 /** One event-loop turn: end-of-turn work (the journal's flush, history batches) runs. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -232,7 +225,7 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
     ...exchangeApi(settings, reads, history, login, {
       submit,
       account: accountWrites({ submit }, clock),
-      recover: inlineRecovery(),
+      recover: workerRecovery(),
       snapshot: () => takeSnapshot(),
       stateHash: async () => stateReport(exchange, books.map((b) => ({ market: b.index, hash: b.book.stateHash() })), journal.lastSeq()),
       indexFeed: feed ?? undefined,
@@ -363,6 +356,22 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
       servers.push(server);
       return { ...apiClient(`http://127.0.0.1:${server.port}`, settings.operatorKey), port: server.port };
     },
+    writeHistory: (write) => new HistoryWriter(openHistoryDatabases(historyEnv)).batch(write),
     stop,
   };
+}
+
+/**
+ * Every command `ex`'s sequencer is handed from now on (a route's, the clock's), in order: what
+ * it journals when the command changes anything. Of this exchange only, not of one `restart` makes.
+ */
+export function submittedCommands(ex: InProcessExchange): Command[] {
+  const handed: Command[] = [];
+  const sequencer = ex.exchange.sequencer;
+  const submit = sequencer.submit.bind(sequencer);
+  sequencer.submit = (command, onComplete) => {
+    handed.push(command);
+    return submit(command, onComplete);
+  };
+  return handed;
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Side } from '../../src/engine/types.ts';
 import { openTempHistory } from '../history/temp-store.ts';
-import { BROKEN_HISTORY, startHistoryServer } from '../history/http-server.ts';
+import { BROKEN_HISTORY, DEMO_MARKETS, startTestGateway } from './server.ts';
 import { marketNo } from '../fixtures/ids.ts';
 
 const MINUTE = 60_000;
@@ -19,14 +19,14 @@ async function serverWithCandles() {
       w.onTrade({ marketIndex: marketNo(0), seq: ++seq, time: T0 + i * MINUTE + 40_000, price: 949_990 + i, quantity: 5, takerSide: Side.Sell });
     }
   });
-  return startHistoryServer(h.reader);
+  return startTestGateway(DEMO_MARKETS, { history: h.reader });
 }
 
 test('GET /candles/{symbol}: 1m by default, ascending, decimals as strings, time in seconds', async () => {
   const server = await serverWithCandles();
   const res = await server.get('/candles/BTC-USD-PERP');
   assert.equal(res.status, 200);
-  assert.match(res.contentType, /application\/json/);
+  assert.match(res.headers.get('content-type') ?? '', /application\/json/);
   const candles = res.json() as Record<string, unknown>[];
   assert.equal(candles.length, 5);
   assert.deepEqual(candles[0], {
@@ -59,7 +59,7 @@ test('GET /candles/{symbol} refuses an unknown interval, listing the allowed one
     const res = await server.get(`/candles/BTC-USD-PERP?interval=${interval}`);
     assert.equal(res.status, 400, interval);
     assert.equal(res.text, `Interval must be one of 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, got ${interval}`);
-    assert.match(res.contentType, /text\/plain/);
+    assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
   }
 });
 
@@ -91,7 +91,7 @@ test('GET /candles/{symbol} answers 404 Market <symbol> not found', async () => 
 });
 
 test('GET /candles/{symbol} answers 500 when the database fails', async () => {
-  const server = await startHistoryServer(BROKEN_HISTORY);
+  const server = await startTestGateway(DEMO_MARKETS, { history: BROKEN_HISTORY });
   const res = await server.get('/candles/BTC-USD-PERP');
   assert.equal(res.status, 500);
   assert.equal(res.text, 'Internal server error: Database connection failed');

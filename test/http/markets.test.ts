@@ -41,6 +41,6 @@ test('GET /config publishes the profile, chain and typed data clients sign with'
 });
 
 test('GET /time answers the server clock in milliseconds', async () => {
-  const server = await startTestGateway(port, () => 1_234_567);
+  const server = await startTestGateway(port, { clock: () => 1_234_567 });
   assert.deepEqual((await server.get('/time')).json(), { serverTime: 1_234_567 });
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Side } from '../../src/engine/types.ts';
 import { openTempHistory } from '../history/temp-store.ts';
-import { BROKEN_HISTORY, NOW, startHistoryServer } from '../history/http-server.ts';
+import { BROKEN_HISTORY, DEMO_MARKETS, NOW, startTestGateway } from './server.ts';
 import { marketNo } from '../fixtures/ids.ts';
 
 const MINUTE = 60_000;
@@ -18,14 +18,14 @@ async function serverWithHistory() {
     w.onTrade({ marketIndex: marketNo(0), seq: 12, time: NOW - 1, price: 940_500, quantity: 5, takerSide: Side.Buy });
   });
   const prices = (marketIndex: number) => (marketIndex === 0 ? { mark: 940_612, index: 940_700 } : { mark: 0, index: 350_000 });
-  return startHistoryServer(h.reader, prices);
+  return startTestGateway(DEMO_MARKETS, { history: h.reader, prices });
 }
 
 test('GET /price lists mark, index and last price per market; unknown ones are null', async () => {
   const server = await serverWithHistory();
   const res = await server.get('/price');
   assert.equal(res.status, 200);
-  assert.match(res.contentType, /application\/json/);
+  assert.match(res.headers.get('content-type') ?? '', /application\/json/);
   const body = res.json() as { time: number; prices: Record<string, unknown>[] };
   assert.equal(body.time, NOW / 1000);
   assert.deepEqual(body.prices[0], { symbol: 'BTC-USD-PERP', markPrice: '94061.2', indexPrice: '94070', lastPrice: '94050', indexHeld: false });
@@ -63,7 +63,7 @@ test('GET /summary gives each market its last 24 hours: open, high, low, close, 
 });
 
 test('GET /price and GET /summary answer 500 when the database fails', async () => {
-  const server = await startHistoryServer(BROKEN_HISTORY);
+  const server = await startTestGateway(DEMO_MARKETS, { history: BROKEN_HISTORY });
   for (const path of ['/price', '/summary']) {
     const res = await server.get(path);
     assert.equal(res.status, 500, path);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Side } from '../../src/engine/types.ts';
 import { openTempHistory } from '../history/temp-store.ts';
-import { BROKEN_HISTORY, startHistoryServer } from '../history/http-server.ts';
+import { BROKEN_HISTORY, DEMO_MARKETS, startTestGateway } from './server.ts';
 import { marketNo } from '../fixtures/ids.ts';
 
 const T0 = Date.UTC(2024, 2, 10, 12, 0, 0);
@@ -15,7 +15,7 @@ async function serverWithTrades() {
       w.onTrade({ marketIndex: marketNo(1), seq: 10 + 2 * i, time: T0 + 1500 * i, price: 350_000 + i, quantity: 1000 + i, takerSide: i % 3 === 0 ? Side.Sell : Side.Buy });
     }
   });
-  return startHistoryServer(h.reader);
+  return startTestGateway(DEMO_MARKETS, { history: h.reader });
 }
 
 type Trade = { price: string; quantity: string; symbol: string; side: string; time: number };
@@ -24,7 +24,7 @@ test('GET /trades/{symbol}: newest first, default limit 100, decimals as strings
   const server = await serverWithTrades();
   const res = await server.get('/trades/ETH-USD-PERP');
   assert.equal(res.status, 200);
-  assert.match(res.contentType, /application\/json/);
+  assert.match(res.headers.get('content-type') ?? '', /application\/json/);
   const trades = res.json() as Trade[];
   assert.equal(trades.length, 100);
   assert.deepEqual(trades[0], { price: '3501.19', quantity: '1.119', symbol: 'ETH-USD-PERP', side: 'buy', time: Math.floor((T0 + 1500 * 119) / 1000) });
@@ -53,7 +53,7 @@ test('GET /trades/{symbol} refuses a limit outside 1..5000 with the spec text', 
     const res = await server.get(`/trades/ETH-USD-PERP?limit=${limit}`);
     assert.equal(res.status, 400, limit);
     assert.equal(res.text, `Limit must be between 1 and 5000, got ${limit}`);
-    assert.match(res.contentType, /text\/plain/);
+    assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
   }
 });
 
@@ -76,7 +76,7 @@ test('GET /trades/{symbol} answers 404 Symbol not found', async () => {
 });
 
 test('GET /trades/{symbol} answers 500 when the database fails', async () => {
-  const server = await startHistoryServer(BROKEN_HISTORY);
+  const server = await startTestGateway(DEMO_MARKETS, { history: BROKEN_HISTORY });
   const res = await server.get('/trades/ETH-USD-PERP');
   assert.equal(res.status, 500);
   assert.equal(res.text, 'Internal server error: Database connection failed');

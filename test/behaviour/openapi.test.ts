@@ -1,19 +1,20 @@
 /**
- * GET /openapi.json and GET /docs: an OpenAPI 3.1 document naming every route of the API with
- * its parameters, bodies and error texts; real responses validate against its schemas; the
- * HTML page is self-contained.
+ * GET /openapi.json and GET /docs on the in-process exchange (test/harness/in-process-exchange):
+ * an OpenAPI 3.1 document naming every route of the API with its parameters, bodies and error
+ * texts; real responses validate against its schemas; the HTML page is self-contained.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ALICE_VIEM as ALICE_WALLET, ALICE } from '../auth/fixtures.ts';
-import { startAccountServer, NOW, USD } from './account-server.ts';
+import { startInProcessExchange } from '../harness/in-process-exchange.ts';
 import { ENDPOINTS } from '../../src/http/endpoints.ts';
 import { localUrl } from '../../src/http/gateway.ts';
 
-
-const server = await startAccountServer();
-const document = (await server.get('/openapi.json')).json();
+const ex = await startInProcessExchange();
+const get = (path: string, token?: string) => ex.request('GET', path, undefined, token === undefined ? {} : { authorization: `Bearer ${token}` });
+const post = (path: string, body: unknown) => ex.request('POST', path, body);
+const document = (await get('/openapi.json')).json();
 
 /** Every route of the API: public market data, login, account, orders (spec), the testnet faucet, the operator API, operations, reference. */
 const ROUTES = [
@@ -37,8 +38,7 @@ test('the document is OpenAPI 3.1 and names every route of the API, and nothing 
 test('the account routes served here are all documented with the method and path they answer', async () => {
   for (const route of ROUTES.filter((r) => /\/(account|auth)\//.test(r))) {
     const [method, path] = route.split(' ');
-    if (/order/.test(path)) continue; // the lead's order routes are not on this server
-    const res = await server.request(method.toUpperCase(), path, { body: method === 'get' ? undefined : {} });
+    const res = await ex.request(method.toUpperCase(), path, method === 'get' ? undefined : {});
     assert.notEqual(res.status, 404, `${route} is served: ${res.text}`);
   }
 });
@@ -97,21 +97,21 @@ test('real responses validate against the documented schemas', async () => {
     const validate = ajv.compile({ $ref: schema.$ref ?? undefined, ...(schema.$ref ? {} : schema) });
     assert.ok(validate(body), `${method} ${path}: ${JSON.stringify(validate.errors)}`);
   };
-  const challenge = await server.post('/auth/challenge', { address: ALICE });
+  const challenge = await post('/auth/challenge', { address: ALICE });
   check('/auth/challenge', 'post', challenge.json());
-  const login = await server.post('/auth/login', { message: challenge.json().message, signature: await ALICE_WALLET.signMessage({ message: challenge.json().message }) });
+  const login = await post('/auth/login', { message: challenge.json().message, signature: await ALICE_WALLET.signMessage({ message: challenge.json().message }) });
   check('/auth/login', 'post', login.json());
   const token = login.json().token;
-  server.ledger.deposit(ALICE, 0, 10n * USD, NOW);
+  assert.equal((await ex.operator('POST', '/operator/deposit', { account: ALICE, subaccountIndex: 0, amount: '10' })).status, 200);
   for (const path of ['/account/stats', '/account/positions', '/account/fills', '/account/balance', '/account/margin', '/account/transfer/history', '/account/delegates', '/account/signers', '/account/nonce']) {
-    const res = await server.get(`${path}?account=${ALICE}&subaccountIndex=0`, token);
+    const res = await get(`${path}?account=${ALICE}&subaccountIndex=0`, token);
     assert.equal(res.status, 200, path);
     check(path, 'get', res.json());
   }
 });
 
 test('GET /docs is a self-contained HTML page listing every route', async () => {
-  const res = await server.get('/docs');
+  const res = await get('/docs');
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /text\/html/);
   assert.match(res.text, /^<!doctype html>/);
@@ -131,7 +131,7 @@ test("the document's first server is where a client on this machine reaches it: 
 });
 
 test('GET /asyncapi.json describes the streaming feeds: every channel, each message resolvable', async () => {
-  const asyncapi = (await server.get('/asyncapi.json')).json();
+  const asyncapi = (await get('/asyncapi.json')).json();
   assert.equal(asyncapi.asyncapi, '3.0.0');
   assert.deepEqual(Object.keys(asyncapi.channels).sort(), ['account', 'book', 'candles', 'control', 'prices', 'summary', 'trades']);
   for (const [name, channel] of Object.entries(asyncapi.channels as Record<string, { messages: Record<string, { $ref: string }> }>)) {
