@@ -5,7 +5,7 @@
  * derived data, rebuilt from the journal, so it is written without fsync (`noSync`): a power
  * cut may lose its tail, and the "projected up to" position written in the same transaction
  * makes the next start project that tail again.
- * May import: lmdb types.
+ * May import: lmdb (types).
  */
 import type { Database, Key, RootDatabase } from 'lmdb';
 export const HISTORY_ENV_OPTIONS = { maxDbs: 16, noSync: true } as const;
