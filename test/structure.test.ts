@@ -26,8 +26,9 @@
  * Both ways: every import of the file is named, and every name is imported (a folder by at least
  * one import from it). A pure room's header names a whole folder only for its own.
  * A folder's index.ts line speaks for the folder: every import that leaves the folder, from any
- * of its files (its subfolders' too), is named there, and every name there is imported by one of
- * them. A file without its own line is governed by its folder's alone.
+ * of its files (a subfolder's too, unless that has an index line of its own), is named there, and
+ * every name there is imported by one of them. A file with a line of its own is held to both; a
+ * file without is governed by its folder's alone.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,7 +53,8 @@ const APPLICATION = ['app/'];
  * What the cores and the application may import: rooms that do no I/O and no work as they load
  * (docs/architecture.md "Rooms", the pure column). auth/ and config/ are not pure as rooms
  * (auth/keccak compiles WebAssembly as it loads, config/process reads files), these modules of
- * theirs are: the application's journaled nonce and delegation stores, and the markets' parameters.
+ * theirs are: auth's journaled nonce and delegation stores with their admission step and codes,
+ * and the markets' parameters. Each pure file is checked, so what a pure room reaches is pure too.
  */
 const PURE = [...CORES, ...APPLICATION, 'types/', 'config/market', 'auth/codes', 'auth/nonces', 'auth/delegation', 'auth/admission'];
 /** The one package a pure room may import: a hash, computed when asked (numeric/state-hash). */
