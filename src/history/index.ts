@@ -13,8 +13,9 @@
  * May import: types/ids, lmdb, msgpackr (history-wire), engine/types, config/market,
  * numeric/decimal, ledger/events, ledger/accounts (what projections.ts turns into records),
  * app/ports, app/order-registry, types/orders (the application's reports it listens to),
- * transport/spawn-worker, node:worker_threads. The read side opens no environment and starts no thread; projections.ts
- * and projection-worker.ts (its own worker plumbing: history-wire.ts, history-env.ts) do both.
+ * transport/spawn-worker, node:worker_threads. The read side opens no environment and starts no
+ * thread; projections.ts and projection-worker.ts (its own worker plumbing: history-wire.ts,
+ * history-env.ts) do both.
  *
  * Invariants: a batch and its position commit together, so a restart projects exactly what came
  * after it; candles equal a recomputation from the raw trades however events are batched.
