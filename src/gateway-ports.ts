@@ -8,9 +8,11 @@
  * that hands them what the journal has flushed (`streamingFeeds`, `laterFeeds`), and the whole of
  * what the gateway serves over the exchange with the writes this node takes (`exchangeApi`). The ports are
  * the gateway's and the feeds' own interfaces (http/ports, ws/feeds): this file implements them.
- * May import: types/ids, config/, numeric/, ledger/ledger (types), auth/, history/, app/ (types),
- * sequencer/feed-relay, storage/token-secret, journal/journal (types), http/ (ports and route
- * port types), ws/feeds, pino (types).
+ * May import: types/ids, config/ (market, process types), numeric/decimal, ledger/ledger (types),
+ * auth/ (typed-data, login), history/ (reader types, projections types), app/ (exchange types,
+ * order-registry types), sequencer/feed-relay, storage/token-secret, journal/journal (types),
+ * http/ (ports types, uws types, account-routes types, routes/operator types), ws/feeds,
+ * pino (types).
  */
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';

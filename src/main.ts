@@ -4,7 +4,8 @@
  * the role replication/node gives it: replica, standby), and stops it cleanly on SIGTERM or SIGINT. A bad setting, or one the machine cannot honour,
  * exits with status 2 and one line naming it (`Cannot start: PORT: …`); refused data exits 1. A
  * thread the exchange cannot run without that dies is one fatal log line and exit status 70.
- * May import: pino, config/, log, pipeline, replication/node, http/gateway (the listen error it names), http/uws-native (the build it names), journal/refusal.
+ * May import: config/ (market, process, preflight), log, replication/node, http/gateway (the
+ * listen error it names), http/uws-native (the build it names), journal/refusal.
  */
 import { loadSettings } from './config/process.ts';
 import { ConfigError } from './config/market.ts';

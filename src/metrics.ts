@@ -16,8 +16,8 @@
  *
  * Reasons are the names of the code tables' entries (`InsufficientMargin`, `Overloaded`…), so a
  * dashboard reads them without the tables; a refusal without a code is named by its status.
- * May import: prom-client, http/ports (types), app/ports (types) and the code tables: auth/codes, ledger/codes, engine/codes,
- * conditional/codes, app/codes, http/errors.
+ * May import: prom-client, http/ports (types), app/ports (types), auth/codes, ledger/codes,
+ * engine/codes, conditional/codes, app/codes, http/errors (the code tables).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AuthCode } from './auth/codes.ts';

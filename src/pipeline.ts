@@ -22,8 +22,10 @@
  * of a failed start (storage/directory-lock), the start-up replay (sequencer/start-up-replay),
  * the clock (sequencer/clock), the market threads and their router (transport/market-link), the
  * ports the gateway and the feeds are handed (gateway-ports), snapshots (sequencer/snapshot-schedule).
- * May import: every room it wires: config/, auth/, history/, journal/ (types), transport/,
- * sequencer/, storage/, http/, ws/ (types), gateway-ports, metrics, log; pino, node:path.
+ * May import: config/process (types), auth/ (recovery, signature-pool), history/ (reader, store),
+ * journal/journal (types), transport/market-link, sequencer/, storage/ (data-directory,
+ * directory-lock), http/ (gateway, routes/cluster types), ws/feeds (types), gateway-ports,
+ * metrics, log, pino (types), node:path.
  * Nothing imports it but the processes (main, demo, replication/node) and replication/primary
  * (the `Replication` it implements).
  */

@@ -18,7 +18,8 @@
  * so the live exchange, replay and the simulator apply one rule. docs/ledger.md states the
  * memory budget per account and per order.
  *
- * May import: config/market (collateral scale), numeric/, ledger/ (types), types/address (types), app/codes.
+ * May import: config/market (collateral scale), numeric/decimal, ledger/ledger (types),
+ * types/address (types), app/codes.
  */
 import { COLLATERAL_SCALE } from '../config/market.ts';
 import { formatDecimal } from '../numeric/decimal.ts';

@@ -25,10 +25,12 @@
  * Invariant: a ConditionalBook is only ever called inside `execute` or a book event, and a
  * command that reached one is journaled, so replay feeds it exactly the same inputs.
  *
- * May import: types/ids, engine/, ledger/, auth/ (pure stores), conditional/, config/, numeric/, app/commands,
- * app/codes, app/order-registry, app/depth-mirror, app/order-entry (how orders enter
- * a book), app/settlement (R2, the book events), app/account-limits, app/faucet-day
- * (the faucet's daily allowance), app/ports. No I/O, no clock.
+ * May import: types/ids, engine/ (codes, types), ledger/ (codes, events types, ledger),
+ * auth/ (nonces, delegation, admission), conditional/index, config/market (types),
+ * numeric/state-hash, app/commands, app/codes, app/order-registry, app/depth-mirror,
+ * app/order-entry (how orders enter a book), app/settlement (R2, the book events),
+ * app/account-limits, app/faucet-day (the faucet's daily allowance), app/ports. No I/O, no clock:
+ * auth's stores are the pure ones (journaled state).
  */
 import { stateHashOf } from '../numeric/state-hash.ts';
 import type { MarketSpec } from '../config/market.ts';

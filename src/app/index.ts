@@ -11,8 +11,9 @@
  * (ports.ts): the `MarketRouter` it sends book commands through and the `ExchangeListeners` it
  * tells what changed. The thread transport, replay and the projections implement them: nothing
  * here knows a thread, a ring, the journal or HTTP.
- * May import: types/orders, types/ids, types/address, engine/, ledger/, conditional/, numeric/, config/market, auth/admission,
- * auth/nonces, auth/delegation.
+ * May import: types/ (orders, ids, address), engine/ (codes, types), ledger/ (codes, events, ledger),
+ * conditional/index, numeric/ (decimal, state-hash), config/market, auth/ (admission, nonces,
+ * delegation).
  *
  * Invariants: the state changes only through `Exchange.execute(command)` and the book events it
  * is handed, live and in replay alike, so replaying the journal reproduces `stateHash()`.

@@ -13,8 +13,9 @@
  *
  * Owns: the per-market order counters (orderIds); the order registry's view of every order
  * it enters. No I/O, no clock.
- * May import: types/ids, types/address, engine/types, ledger/, auth/admission, conditional/, config/market,
- * numeric/, app/commands, app/codes, app/order-registry, app/ports, app/account-limits.
+ * May import: types/ids, types/address, engine/types, ledger/ (codes, events types, ledger types),
+ * auth/admission, conditional/index, config/market, numeric/decimal, app/commands, app/codes,
+ * app/order-registry, app/ports, app/account-limits.
  * Invariant: a submission that spent its nonces returns `changed: true` (it is journaled),
  * whatever happened after.
  */

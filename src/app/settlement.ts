@@ -8,7 +8,7 @@
  * mark) lets triggers fire. What the conditional book asks for is applied after the event by
  * `afterEvent` (never re-entrantly).
  *
- * May import: types/ids, engine/types, ledger/, conditional/, app/order-registry, app/depth-mirror.
+ * May import: types/ids, engine/types, ledger/ledger, conditional/index, app/order-registry, app/depth-mirror.
  * Invariant: deterministic — the same events in the same order leave the same state, live and
  * in replay.
  */

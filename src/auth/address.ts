@@ -2,34 +2,16 @@
  * @module auth/address
  *
  * Ethereum addresses and hex bytes at the edge of the auth part. Inside it an address is
- * always the lowercase `0x` + 40 hex form (`Address`); EIP-55 checksummed text is produced only
- * where a standard asks for it (the SIWE message).
+ * always the lowercase `0x` + 40 hex form (`Address`, made by `toAddress`: types/address, given
+ * on from here to the gateway and the feeds); EIP-55 checksummed text is produced only where a
+ * standard asks for it (the SIWE message). What needs keccak is here, so the journaled stores
+ * (nonces, delegation) import types/address and load no WebAssembly.
  * May import: ./keccak, types/address.
- * Invariants: `toAddress` accepts any letter case (the checksum is not enforced: an address in
- * a signed request is bound by the signature anyway) and returns lowercase.
  */
 import { keccak256 } from './keccak.ts';
-import { ZERO_ADDRESS, type Address } from '../types/address.ts';
+import type { Address } from '../types/address.ts';
 
-export { ZERO_ADDRESS, type Address };
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-export function toAddress(text: unknown): Address | undefined {
-  return typeof text === 'string' && ADDRESS.test(text) ? (text.toLowerCase() as Address) : undefined;
-}
-
-/**
- * The address in a request field its schema already checked (`0x` + 40 hex digits, any case,
- * http/validation): lowercased, as `toAddress` would return it, without testing it twice.
- */
-export function lowercaseAddress(checked: string): Address {
-  return checked.toLowerCase() as Address;
-}
-
-export function isAddress(value: unknown): value is Address {
-  return typeof value === 'string' && ADDRESS.test(value) && value === value.toLowerCase();
-}
+export { ZERO_ADDRESS, isAddress, lowercaseAddress, toAddress, type Address } from '../types/address.ts';
 
 const HEX_CHARS = '0123456789abcdef';
 

@@ -6,11 +6,11 @@
  * the thread that owns the two stores (the sequencer), with no `await` between check and
  * record, and journal what it admits.
  *
- * May import: ./nonces, ./delegation, ./codes, ./address (type).
+ * May import: ./nonces, ./delegation, ./codes, types/address (types).
  * Invariants: a refused write records nothing; a batch is all or nothing; a Delegation change
  * consumes the account's own nonce and is applied in the same step.
  */
-import type { Address } from './address.ts';
+import type { Address } from '../types/address.ts';
 import { accepted, type AuthResult } from './codes.ts';
 import type { DelegationChange, DelegationStore, SignedWrite } from './delegation.ts';
 import type { NonceStore, NonceUse } from './nonces.ts';

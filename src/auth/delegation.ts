@@ -5,7 +5,7 @@
  * (orders, cancels, margin updates) and `read` (orders, stats, positions, fills), and the
  * authorization rules of the spec built on them. Journaled state, pure and deterministic.
  *
- * May import: numeric/state-hash, ./address, ./codes.
+ * May import: numeric/state-hash, types/address, ./codes.
  *
  * Rules:
  *  - A Delegation change (add / remove) is signed by the account itself, never by a delegate.
@@ -36,7 +36,7 @@
  * whose `expiresAt` has not passed: grant a fresh key instead (as Hyperliquid advises).
  */
 import { stateHashOf } from '../numeric/state-hash.ts';
-import { bytesToHex, isAddress, toAddress, type Address } from './address.ts';
+import { isAddress, toAddress, type Address } from '../types/address.ts';
 import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
 
 export type Scope = 'trade' | 'read';

@@ -14,11 +14,14 @@
  *    nonces in the synchronous admission step (admission.ts);
  *  - wallet login: SIWE challenge (challenge.ts) → JWT access token (token.ts), login.ts.
  *
- * May import: types/orders, types/address, @noble/curves, @noble/hashes, hash-wasm, jose, piscina, transport/source-bundle (threads from source), secp256k1 (optional), config/profile (types), numeric/state-hash,
- * node:os and node:module in the adapters (pool, native loader), node:crypto (challenges, login). Never the engine, ledger or
- * gateway. nonces.ts and delegation.ts are pure and deterministic (journaled state: snapshot,
- * restore, stateHash, validateInternalState); challenge.ts and token.ts take a clock and a
- * random source.
+ * May import: types/ (orders, address), @noble/curves, @noble/hashes, hash-wasm, jose, piscina,
+ * transport/source-bundle (threads from source), config/profile (types), numeric/state-hash,
+ * node:os (the pool), node:module (the native loader, keccak), node:crypto (challenges, login).
+ * Never the engine, ledger or gateway; the native secp256k1 (optional) is loaded at run time.
+ * nonces.ts and delegation.ts are pure and deterministic (journaled state: snapshot, restore,
+ * stateHash, validateInternalState), and with admission.ts and codes.ts import only pure rooms
+ * (the application imports them; address.ts's keccak compiles WebAssembly as it loads);
+ * challenge.ts and token.ts take a clock and a random source.
  *
  * Request flow for a signed write (order, transfer, margin update, delegation change):
  *  1. gateway parses the body; `orderMessage(body)` maps nulls for orders;

@@ -5,7 +5,7 @@
  * (account, subaccountIndex, signer). Journaled state, pure and deterministic: no clock (the
  * time comes in with each call), no randomness, no I/O.
  *
- * May import: numeric/state-hash, ./address, ./codes.
+ * May import: numeric/state-hash, types/address (types), ./codes.
  *
  * Rule (Hyperliquid's, design.md "nonces"): a nonce is accepted if it is not in the window and,
  * once the window holds `NONCE_WINDOW` (100) nonces, greater than the smallest of them; the
@@ -21,7 +21,7 @@
  * Limits: nonce and expiresAt are JavaScript safe integers (≤ 2^53 − 1), not full uint64.
  */
 import { stateHashOf } from '../numeric/state-hash.ts';
-import { bytesToHex, type Address } from './address.ts';
+import type { Address } from '../types/address.ts';
 import { accepted, AuthCode, refused, type AuthResult } from './codes.ts';
 
 export const NONCE_WINDOW = 100;

@@ -10,8 +10,8 @@
  * Both run `parseSignatureBytes` first, so they agree on every input, good or bad (proven by a
  * differential property test); an all-zero recovered address is refused.
  *
- * May import: @noble/curves, @noble/hashes, secp256k1 (optional, loaded lazily), node:module,
- * ./address, ./signature.
+ * May import: @noble/curves, node:module, ./address, ./signature. The native secp256k1
+ * (optional) is loaded lazily, through `createRequire`.
  * Complexity: one point recovery (~2 ms noble, ~75 µs native on this VM) plus one keccak.
  */
 import { createRequire } from 'node:module';

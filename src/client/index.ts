@@ -15,7 +15,7 @@
  * nonces per subaccount (./nonces), feeds that reconnect and resume (./feeds), and errors as
  * `ExchangeError { status, message, headers }` (./errors). Runs in Node 20+ and browsers.
  *
- * May import: ./*, viem, ws, json-schema-to-ts, http/schemas.
+ * May import: viem, ws, json-schema-to-ts, http/schemas.
  */
 export { ExchangeClient, type ClientOptions, type OrderInput, type Query, type Session, type SignedOrder } from './client.ts';
 export { ExchangeError } from './errors.ts';

@@ -12,8 +12,8 @@
  * and their attachment (position or parent), TWAP schedules, iceberg sequencing, expiry of
  * untriggered orders. Does not own: the order book (orders it releases become the engine's),
  * positions (the application reports them), ids, nonces and signatures (the application keeps them).
- * May import: types/ids, engine/types, engine/codes, config/market (`RATE_ONE`, a constant), and
- * numeric/state-hash (pure) for `stateHash`.
+ * May import: types/ids, engine/types, engine/codes, config/market (`RATE_ONE`, a constant),
+ * numeric/state-hash (for `stateHash`).
  *
  * # Commands (every one first runs the timers: see `onTime`)
  * - `place(PlaceTrigger)`: takeProfit / stopLoss / trailingStop → `untriggered`. Refused (codes

@@ -5,7 +5,7 @@
  * with, its trigger, its OCO pair if any, and the intrusive links of the structures that index
  * it (heap slots, trailing bucket, pairing-heap links) so that no index allocates per order
  * beyond this record.
- * May import: types/ids, conditional/ and engine/types.
+ * May import: types/ids, conditional/, engine/types (types).
  */
 import type { PlaceOrder, Side } from '../engine/types.ts';
 import type { OcoPair } from './oco-pair.ts';

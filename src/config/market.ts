@@ -7,7 +7,7 @@
  * Units: prices are integer ticks of `tickSize`; quantities are integer lots of `lotSize`;
  * fractions (margins, fees, funding) are integers of 10^-RATE_SCALE; collateral is integer
  * base units of 10^-COLLATERAL_SCALE quote currency.
- * May import: numeric/, types/ids.
+ * May import: numeric/decimal, types/ids.
  */
 import { formatDecimal, parseDecimal, decimalPlaces } from '../numeric/decimal.ts';
 import { asMarketIndex, type MarketIndex } from '../types/ids.ts';

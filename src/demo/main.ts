@@ -17,7 +17,8 @@
  * Prints `demo ready: <url>` once the bots are trading; SIGTERM or SIGINT stops the bots, then
  * the exchange (cleanly, as npm start does), and exits 0.
  *
- * May import: config/, pipeline, log, journal/refusal, ../client, ./market-maker, ./takers, node:fs, node:path, viem.
+ * May import: config/ (market, process), pipeline, log, ../client, ./market-maker, ./takers, node:fs,
+ * node:path, viem.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

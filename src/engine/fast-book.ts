@@ -17,7 +17,7 @@
  * Determinism: the indexes are only looked up, never iterated on a path that emits events or
  * orders anything (validation iterates them to check them; the expiry rebuild refills a heap
  * whose pop order is fixed by its keys).
- * May import: engine/ only (and node:crypto through numeric/state-hash).
+ * May import: engine/. Nothing outside the engine (node:crypto only through engine/state-hash).
  */
 import { EngineCode, Reason } from './codes.ts';
 import { depthBucket, depthMultiple, orderView, shapeRejection } from './order-rules.ts';

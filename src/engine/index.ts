@@ -8,7 +8,7 @@
  *
  * Owns: resting orders, price-time priority, matching, self-trade prevention, expiry,
  * depth, snapshots. Does not own: positions, margin, fees (the ledger), ids (the sequencer).
- * May import: engine/ only, plus numeric/state-hash (pure) for `stateHash` and types/ids (types) for the identifiers.
+ * May import: numeric/state-hash (for `stateHash`), types/ids (types). Nothing else outside the engine.
  *
  * Two implementations, one behaviour:
  *  - `FastOrderBook`: typed-array slots, intrusive FIFO and owner lists, no allocation per

@@ -9,7 +9,7 @@
  * Time priority is the array order: a resting order is appended when it rests, restore
  * appends the snapshot's orders in priority order, so FIFO within a price is kept.
  * Complexity: O(n) per operation, O(n log n) for expiry, snapshots and hashes.
- * May import: engine/ only (and node:crypto through numeric/state-hash).
+ * May import: engine/. Nothing outside the engine (node:crypto only through engine/state-hash).
  */
 import { EngineCode, Reason } from './codes.ts';
 import { crosses, depthBucket, depthMultiple, orderView, shapeRejection } from './order-rules.ts';

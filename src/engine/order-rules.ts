@@ -6,7 +6,7 @@
  * order is shown (`OrderView`). What needs book state (duplicate ids, clientIds, the best
  * opposite price) stays in each book, so the naive reference keeps checking the fast one.
  *
- * May import: engine/ only.
+ * May import: engine/. Nothing outside the engine.
  */
 import { EngineCode } from './codes.ts';
 import type { AccountIndex, OrderId, OrderView, PlaceOrder, Side } from './types.ts';

@@ -12,7 +12,7 @@
  * Invariants: a slot is either on the free list or holds exactly one live order; slots are
  * never shrunk away, so a slot number stays valid for the book's lifetime.
  * Complexity: taking and releasing a slot O(1), amortised O(1) with growth.
- * May import: engine/ only.
+ * May import: engine/. Nothing outside the engine.
  */
 import type { RestingFields } from './order-rules.ts';
 import { grownFloat64, grownInt32, grownInt8 } from './price-levels.ts';

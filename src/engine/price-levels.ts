@@ -11,7 +11,7 @@
  * which near the top of the book (where nearly all activity is) is a handful. `byPrice`
  * (a `SlotIndex`) finds the level of an exact price in O(1) and is never iterated.
  *
- * May import: engine/ only.
+ * May import: engine/. Nothing outside the engine.
  */
 import { SlotIndex } from './slot-index.ts';
 import type { Side } from './types.ts';

@@ -20,7 +20,7 @@
  *
  * Invariants: no zero entry in any map; an offset exactly for the owners with a resting
  * reduce-only order. Maps are looked up and updated, never iterated on a path that emits events.
- * May import: engine/ only.
+ * May import: engine/. Nothing outside the engine.
  */
 import type { ReduceOnlySnapshot, Side } from './types.ts';
 

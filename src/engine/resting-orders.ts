@@ -19,7 +19,7 @@
  * Complexity: rest O(1) at an existing level, O(log L + d) to open a level d places from the
  * best (L levels on that side); remove O(1) plus O(log L + d) when the caller closes the
  * emptied level. Emitting events and closing levels is the caller's (`engine/fast-book`).
- * May import: engine/ only.
+ * May import: engine/. Nothing outside the engine.
  */
 import { ExpiryHeap } from './expiry-heap.ts';
 import type { RestingFields } from './order-rules.ts';

@@ -15,7 +15,7 @@
  *  - `account`: the wallet address the owner belongs to; self-trade prevention and clientId
  *    uniqueness work per account.
  *
- * May import: engine/, types/ids (types).
+ * May import: types/ids (types).
  */
 import type { AccountIndex, MarketIndex, OrderId } from '../types/ids.ts';
 

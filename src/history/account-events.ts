@@ -11,7 +11,7 @@
  *
  * Key: `[owner, seq]` → the event. Values hold numbers, strings and booleans only (money as
  * decimal integer strings of base units), so they store and cross threads as they are.
- * May import: types/ids, history/, lmdb types.
+ * May import: types/ids, history/, lmdb (types).
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { projectionDatabase } from './history-env.ts';

@@ -8,7 +8,7 @@
  * thread; `HistoryStore.write` is the one place a batch becomes LMDB writes, in one
  * transaction together with the position it covers.
  *
- * May import: history/, lmdb types.
+ * May import: history/, lmdb (types).
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { HistoryWriter } from './writer.ts';

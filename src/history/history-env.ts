@@ -11,7 +11,7 @@
  * pointer write of the process reaching the map — is lmdb's own C code only, and the data is
  * rebuilt from the journal. Every opener of this environment passes these options (LMDB
  * requires one mode for all of them).
- * May import: lmdb types.
+ * May import: lmdb (types).
  */
 import type { Database, Key, RootDatabase } from 'lmdb';
 export const HISTORY_ENV_OPTIONS = { maxDbs: 16, noSync: true, useWritemap: true } as const;

@@ -10,11 +10,12 @@
  * Owns: the records (types.ts), the key layouts and codecs (store.ts), candle aggregation
  * (candles.ts, pure), writing a batch in one transaction with the journal position it reaches
  * (batch.ts, writer.ts), the queries (reader.ts, transfers.ts) and their API shapes (views.ts).
- * May import: types/ids, lmdb, msgpackr (history-wire), engine/types, config/, numeric/, ledger/events and
- * ledger/accounts (what projections.ts turns into records), app/ports, app/order-registry and
- * types/orders (the application's reports it listens to), transport/spawn-worker,
- * node:worker_threads. The read side opens no environment and starts no thread; projections.ts
- * and projection-worker.ts (its own worker plumbing: history-wire.ts, history-env.ts) do both.
+ * May import: types/ids, lmdb, msgpackr (history-wire), engine/types, config/market,
+ * numeric/decimal, ledger/events, ledger/accounts (what projections.ts turns into records),
+ * app/ports, app/order-registry, types/orders (the application's reports it listens to),
+ * transport/spawn-worker, node:worker_threads. The read side opens no environment and starts no
+ * thread; projections.ts and projection-worker.ts (its own worker plumbing: history-wire.ts,
+ * history-env.ts) do both.
  *
  * Invariants: a batch and its position commit together, so a restart projects exactly what came
  * after it; candles equal a recomputation from the raw trades however events are batched.

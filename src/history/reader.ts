@@ -18,7 +18,7 @@
  * most `SEARCH_LIMIT` entries: past that a listing throws `SearchTooBroad` and the route asks
  * for a narrower window. The 24h summary reads at most 59 + 24 + 59 candles (1-minute edges,
  * 1-hour middle). A clientId lookup reads at most `scan` orders per subaccount of the account.
- * May import: types/ids, history/, lmdb types.
+ * May import: types/ids, history/, lmdb (types).
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
 import { changeKind, FINAL_STATUS_CODE, finishedKind, KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, ORDER_TYPE_CODE, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';

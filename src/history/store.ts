@@ -32,7 +32,7 @@
  * an older build, and start-up rebuilds it from the journal (storage/data-directory).
  * Values are msgpack records against each database's shared structures (history-env
  * `projectionDatabase`, format 4); `bigint`s are stored as decimal integer strings.
- * May import: types/ids, types/orders, history/, lmdb types, engine/types.
+ * May import: types/ids, types/orders, history/, lmdb (types), engine/types.
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { projectionDatabase } from './history-env.ts';

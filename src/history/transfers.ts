@@ -12,7 +12,7 @@
  * millisecond keep their order. Amounts are stored as decimal integer strings (base units).
  * Query: newest first, `from` on or after and `to` before (ms), at most `limit`, optionally
  * only one direction (read past the other: a filter outside the key).
- * May import: history/, lmdb types.
+ * May import: history/, lmdb (types).
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { projectionDatabase } from './history-env.ts';

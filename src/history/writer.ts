@@ -27,7 +27,7 @@
  * it is put once; it holds only committed orders too. Cost per trade: 2 trade puts and 11
  * in-memory candle updates; per order change, 1 index put; per batch, one put per touched
  * candle and per changed order, and one per order seen for the first time.
- * May import: types/ids, history/, config/, engine/types, app/order-registry (isTerminal).
+ * May import: types/ids, history/, app/order-registry (isTerminal).
  */
 import { forgetUncommittedShapes } from './history-env.ts';
 import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type Candle, type CandleInterval, type CandleState } from './candles.ts';

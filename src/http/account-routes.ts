@@ -9,7 +9,7 @@
  * what"): `Not delegated for account and subaccount` for a caller with no grant on the
  * subaccount (a stranger, a revoked delegate, another subaccount's delegate), `Delegation not
  * allowed for request` for a delegate of it without the scope or where delegates may not act.
- * May import: http/, history/ (types), auth/ (types), config/market (types), sequencer/sequencer.
+ * May import: http/, history/transfers (types), config/market (types), sequencer/sequencer.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { TransferHistoryReader } from '../history/transfers.ts';

@@ -26,7 +26,7 @@
  * authorised; `guard.actFor(caller, account, subaccountIndex, 'trade')` for a check after the
  * body or a lookup names the subaccount (an order's account, a cancel by orderId), which also
  * charges the account; `guard.authorize` checks without charging (who signed an order).
- * May import: http/, auth/ (types and codes).
+ * May import: http/, auth/ (address types, delegation types, token types).
  */
 import type { Address } from '../auth/address.ts';
 import type { DelegationStore, Scope } from '../auth/delegation.ts';

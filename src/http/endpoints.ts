@@ -5,7 +5,7 @@
  * (http/endpoint) the route modules export beside their handlers. The gateway serves each with
  * its handler (test/http/endpoints.test.ts checks the two lists are one); GET /openapi.json and
  * GET /docs are derived from this list, as are the client's route table checks and the fuzzer's plans.
- * May import: http/endpoint (types), http/routes/*, http/ (route modules' declarations only).
+ * May import: http/endpoint (types), http/routes/. Of the route modules, only their declarations.
  */
 import type { Endpoint } from './endpoint.ts';
 import { CONFIG, MARKETS, TIME } from './routes/markets.ts';

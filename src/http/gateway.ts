@@ -25,7 +25,8 @@
  * All of that is one value, built by `gatewayDispatch`: per listener, the routes, the fallback,
  * the error answer and the observer (`Dispatch`). `startGateway` only listens over it; a test
  * harness answers requests in process with the same value (test/harness/inject).
- * May import: http/, config/, engine/types (values it formats); app/ and sequencer/ only via ports.ts, pino.
+ * May import: http/, config/market, pino (types). The application and the sequencer only through
+ * ports.ts.
  */
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/market.ts';

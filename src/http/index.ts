@@ -13,13 +13,16 @@
  * the account guard and GCRA limits (auth-guard.ts, rate-limit.ts), the client address behind
  * trusted proxies (client-address.ts), the order view (order-view.ts), CORS (cors.ts),
  * compressed bodies (compression.ts), the probes and metrics routes (routes/operations.ts).
- * May import: types/orders, types/ids, auth/, config/, history/, numeric/, engine/types, ledger/ (types, read-only
- * queries), app/ (command kinds, result codes, the order vocabulary and registry's read model),
- * sequencer/sequencer and sequencer/account-writes (the outcome of a write and its port), uWebSockets.js (the uws-* adapter only), ajv,
- * fast-json-stringify, negotiator (compression.ts), node:zlib, node:crypto, pino, node:fs, node:url and esbuild (routes/web),
- * @btc-vision/uwebsockets.js (types), node:module and, at run time, @trufflesuite/uws-js-unofficial
- * (uws-native.ts), the code tables engine/codes and
- * conditional/codes, ws/asyncapi (the OpenAPI document links the feeds).
+ * May import: types/ (orders, ids types), auth/, config/, history/, numeric/decimal, engine/ (types,
+ * codes), ledger/ (codes, ledger types, margin, position types, units), app/ (commands, codes,
+ * faucet-day, order-registry), sequencer/ (sequencer, account-writes types), conditional/codes,
+ * ws/asyncapi (the OpenAPI document links the feeds), @btc-vision/uwebsockets.js (types), ajv,
+ * fast-json-stringify, negotiator, node:zlib (compression.ts), node:crypto, node:fs, node:url,
+ * esbuild (routes/web), node:module (uws-native.ts), pino (types). From the application and the
+ * ledger: command kinds, result codes, the order vocabulary, the registry's read model and
+ * read-only queries; from the sequencer: the outcome of a write and its port. At run time
+ * uws-native.ts loads a uWebSockets.js build through `createRequire`: @btc-vision/uwebsockets.js
+ * or @trufflesuite/uws-js-unofficial (the uws-* adapter only).
  *
  * Invariants: every malformed input is a 4xx with a clear text, never a 5xx; a 500 means a
  * broken invariant and is logged; a reply for a write goes out only after the write is durable.

@@ -12,7 +12,7 @@
  *
  * The `uWebSockets: 20` header every answer carried goes with `_cfg('silent')`, which both
  * builds have (it sets the loop's no-mark flag); nothing else differs in what the exchange uses.
- * May import: @btc-vision/uwebsockets.js (types), config/market (its error), node:module; at run
+ * May import: @btc-vision/uwebsockets.js (types), config/market (its error), node:module. At run
  * time, through `createRequire`, both builds: @btc-vision/uwebsockets.js and
  * @trufflesuite/uws-js-unofficial.
  */

@@ -52,7 +52,7 @@
  * (http/uws-serve), writing a reply (http/uws-reply), the WebSocket endpoint (http/uws-sockets);
  * this file starts the server: routes, listening, publish, drain and close.
  * May import: @btc-vision/uwebsockets.js (types), http/uws-native, http/uws-serve,
- * http/uws-reply, http/uws-sockets, http/uws-types (types); nothing from the cores.
+ * http/uws-sockets, http/uws-types (types). Nothing from the cores.
  */
 import type * as Uws from '@btc-vision/uwebsockets.js';
 import { uwsNative } from './uws-native.ts';

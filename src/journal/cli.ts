@@ -17,7 +17,7 @@
  * mismatch, 2 on usage (one line naming the option). Nothing is created on a refusal: inspect
  * and verify open read-only, and a copy that fails removes the directory it made.
  *
- * May import: journal/*, transport/layout (kind names), node:fs, node:path, node:url, app/commands.
+ * May import: journal/, transport/layout (kind names), node:fs, node:path, node:url, app/commands.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';

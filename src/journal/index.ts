@@ -11,8 +11,8 @@
  * interface (storage.ts) — LMDB blocks in production (lmdb-storage.ts), a simulated disk with
  * power cuts for tests (simulated-storage.ts) — snapshots (snapshots.ts), verification and the
  * operator tool (verify.ts, cli.ts).
- * May import: lmdb, node:fs, node:path, node:url; the CLI (cli.ts) also names the transport's record kinds to
- * print them: transport/layout, app/commands.
+ * May import: lmdb, node:fs, node:path, node:url, transport/layout, app/commands. The last two
+ * are the CLI's (cli.ts): it names the transport's record kinds to print them.
  * Nothing here knows what a record means.
  *
  * Invariants: seqs are dense; `flushedSeq ≤ committedSeq ≤ lastSeq`; a seq reported durable

@@ -41,7 +41,7 @@
  * Caller obligations: single thread (the one that owns the journal); a payload's bytes are
  * copied at `append`, so the caller may reuse its buffer.
  *
- * May import: journal/record, journal/checksum, journal/storage.
+ * May import: journal/record, journal/storage.
  */
 import type { JournalStorage } from './storage.ts';
 import {

@@ -8,7 +8,7 @@
  * Invariants: payers pay rounded up, receivers get rounded down, so Σ payments ≤ 0 and the
  * difference goes to the insurance fund (`fundingDust`): money is conserved to the unit.
  * A function over a `FundingContext` the `Ledger` hands it (its own records, shared).
- * May import: config/, ledger/.
+ * May import: config/market, ledger/.
  */
 import { RATE_ONE } from '../config/market.ts';
 import type { LedgerListener } from './events.ts';

@@ -9,7 +9,7 @@
  * longs pay shorts when the rate is positive. A payer pays ⌈payment⌉, a receiver gets
  * ⌊payment⌋; the difference (< 1 unit per position) goes to the insurance fund, so the sum
  * of all funding is ≤ 0 and money is conserved exactly.
- * May import: config/.
+ * May import: config/market (types).
  */
 import type { MarketSpec } from '../config/market.ts';
 

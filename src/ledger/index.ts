@@ -12,7 +12,8 @@
  * bigint base units (COLLATERAL_SCALE = 6); fractions bigint at RATE_SCALE = 8. Every
  * formula and its rounding is in docs/ledger.md.
  * Purity: no node: imports, no clock, no randomness, no I/O; time comes with each command.
- * May import: types/ids, types/address (types), config/, engine/types, numeric/. Nothing imports adapters from here.
+ * May import: types/ids, types/address (types), config/market, engine/types, numeric/state-hash.
+ * Nothing imports adapters from here.
  * Files: accounts (registry), units (notional arithmetic), position (trade → PnL), margin
  * (tiers), fees, mark-price, funding (the rate), funding-payments (paying it), liquidation
  * (bankruptcy prices, ADL ranking), open-loss, holds (R1), settlement (R2), insolvency

@@ -23,7 +23,7 @@
  * Money rules: every move names its source (a `balance` reason, an `insurance` reason); no fee
  * is charged beyond what its payer can pay, so the insurance fund covers trading losses only
  * (`shortfall` events), never a fee; `checkConservation` is the law above, exactly.
- * May import: types/ids, config/, engine/types, ledger/, numeric/state-hash.
+ * May import: types/ids, config/market (types), engine/types (types), ledger/, numeric/state-hash.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { Side } from '../engine/types.ts';

@@ -9,7 +9,7 @@
  *   MM(n) = Σ_tiers portion_i · mmf_i                              (rounded up once)
  * `userFraction` is the owner's chosen margin fraction (1/leverage) for the market.
  * Complexity: O(tiers), usually 1.
- * May import: config/, ledger/units.
+ * May import: config/market, ledger/units.
  */
 import { RATE_ONE, type MarginTier, type MarketSpec } from '../config/market.ts';
 import { ceilDiv } from './units.ts';

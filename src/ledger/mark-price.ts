@@ -9,7 +9,7 @@
  *   mark = median(index · (1 + ema), book mid, last trade)   in ticks
  * With fewer than three of those available the mark is the first available of
  * index·(1+ema), last trade, book mid. Unrealized PnL and margin use the mark.
- * May import: config/, ledger/units.
+ * May import: config/market.
  */
 import { RATE_ONE } from '../config/market.ts';
 

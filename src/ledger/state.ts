@@ -3,7 +3,7 @@
  *
  * The ledger's mutable records: one per owner, one per market, one per open order's margin
  * hold. Plain objects so that snapshots are plain data.
- * May import: types/ids, config/, ledger/, engine/types.
+ * May import: types/ids, config/market (types), ledger/, engine/types (types).
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { FundingState } from './funding.ts';

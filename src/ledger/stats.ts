@@ -19,7 +19,7 @@
  * A cross account is liquidatable when Σ cross MM > 0 and crossEquity < Σ cross MM; an
  * isolated position when margin + upnl < its MM.
  * Complexity: O(positions of the owner).
- * May import: config/, ledger/.
+ * May import: config/market, ledger/.
  */
 import { RATE_ONE } from '../config/market.ts';
 import { initialMargin, maintenanceMargin } from './margin.ts';

@@ -11,7 +11,7 @@
  * both see the same number, so nothing is created or lost); a position's value at the mark
  * rounds toward −∞ (a long is worth no more, a short owes no less); amounts owed to the
  * exchange (fees, margin requirements) round up; payouts round down.
- * May import: config/.
+ * May import: config/market.
  */
 import { COLLATERAL_SCALE, RATE_ONE, type MarketSpec } from '../config/market.ts';
 

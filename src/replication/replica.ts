@@ -36,9 +36,10 @@
  * primary pipeline on the same data directory, which replays the local journal from that
  * snapshot and publishes after the stream's last message (docs/replication.md, failover).
  *
- * May import: node:fs, node:path, pino, auth/, config/, journal/, app/, transport/codec,
- * sequencer/, storage/, history/, http/, gateway-ports (the shared read ports),
- * replication/, prom-client (its /metrics: the lag).
+ * May import: node:fs, node:path, pino (types), config/process (types), journal/ (journal, record,
+ * refusal), transport/codec, sequencer/, storage/data-directory, history/ (reader, store),
+ * http/ (gateway, uws types, routes/cluster types), gateway-ports (the shared read ports),
+ * replication/lease (types), prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
  */

@@ -11,7 +11,7 @@
  * of the encoding's time (both on the snapshot thread), so the write holds the journal up
  * that much less. Snapshots written uncompressed (before this) still decode: JSON starts with
  * `{`, gzip with 0x1f 0x8b.
- * May import: engine/ and app/exchange (types), node:zlib.
+ * May import: engine/types (types), app/exchange (types), node:zlib.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { BookSnapshot } from '../engine/types.ts';

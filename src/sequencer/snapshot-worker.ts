@@ -14,7 +14,9 @@
  * Messages in: `{ type: 'snapshot', seq }` (one at a time), `follow`, `{ type: 'close' }`. Out:
  * `{ type: 'saved', seq, bytes, ms }`, `{ type: 'failed', seq, error }` (a replay divergence
  * or a storage error; the replica is not used again), `{ type: 'log', … }`, `{ type: 'closed' }`.
- * May import: config/, journal/, sequencer/snapshot-replica, sequencer/snapshot-codec, lmdb (via journal/), node:worker_threads, app/exchange.
+ * May import: config/market (types), journal/ (journal, lmdb-storage, snapshots),
+ * sequencer/snapshot-replica, sequencer/snapshot-codec, node:worker_threads, app/exchange (types).
+ * lmdb only through journal/.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MarketSpec } from '../config/market.ts';

@@ -6,7 +6,7 @@
  * apart — a `MarketIndex` never goes where an `OrderId` or an `AccountIndex` is asked for
  * (nautilus_trader's model: an identifier is its own type). The brands are types only: nothing
  * is allocated or checked on a hot path, a branded number is the number. An account's address
- * is types/address `Address` (lowercase `0x` + 40 hex digits, made by auth/address `toAddress`).
+ * is types/address `Address` (lowercase `0x` + 40 hex digits, made by its `toAddress`).
  *
  * The brand is required: a plain number is none of them, so an identifier has to be made, and
  * the compiler finds every place one is conjured from a bare number. Tests, benchmarks and the

@@ -7,7 +7,7 @@
  * the feed's (docs/feeds.md, "Checksum recipe"). A delta that does not chain on the copy, or a
  * checksum that differs, makes `apply` answer false: the page subscribes again for a fresh
  * snapshot rather than show a book that is not the exchange's.
- * May import: web/ only (browser code), crc-32.
+ * May import: crc-32. Browser code: no Node module.
  */
 // The whole module: crc-32 is CommonJS whose exports Node cannot name to an ES module.
 import CRC32 from 'crc-32';

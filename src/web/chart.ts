@@ -8,7 +8,7 @@
  * (the chart only updates its newest bar or appends one).
  * Its attribution logo is off: it injects a `<style>` element, which the page's
  * Content-Security-Policy refuses; the page's footer credits TradingView instead.
- * May import: web/ only (browser code), lightweight-charts.
+ * May import: lightweight-charts. Browser code: no Node module.
  */
 import { CandlestickSeries, createChart, HistogramSeries, type IChartApi, type ISeriesApi, type UTCTimestamp } from 'lightweight-charts';
 

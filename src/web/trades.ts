@@ -7,7 +7,7 @@
  * had them: history may be written before or after the feed sends a trade, and REST items carry
  * no sequence number, so "had it" means a REST trade with the same time, price, quantity and
  * side, each REST trade matching once.
- * May import: web/ only (browser code).
+ * May import: nothing. Browser code.
  */
 
 export interface Trade {

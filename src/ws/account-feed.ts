@@ -10,7 +10,8 @@
  * or ahead of the newest event → `resync`. Private messages are sent to each subscriber
  * directly (one string, few subscribers), so a catching-up subscriber buffers instead of
  * missing any; they are not held for a publish window.
- * May import: types/ids (types), config/market (types), history/account-events (types), http/ (errors, account-stats views, ports types), ws/.
+ * May import: config/market (types), history/account-events (types), http/ (errors, ports types,
+ * routes/account-stats), ws/.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { AccountEventReader, AccountEventRecord } from '../history/account-events.ts';

@@ -6,7 +6,7 @@
  * `prices.`, `summary.` + symbol and `candles.<symbol>.<interval>`; a private one is
  * `account.<address>.<subaccountIndex>`, optionally `{channel, since}`, and subscribing to it
  * takes a logged-in caller that is the account or a delegate holding `read`.
- * May import: auth/address, auth/delegation (types), config/market, history/candles, http/errors, ws/.
+ * May import: auth/address, auth/delegation (types), config/market, history/candles, http/errors.
  */
 import { toAddress, type Address } from '../auth/address.ts';
 import type { DelegationStore } from '../auth/delegation.ts';

@@ -11,7 +11,9 @@
  * level written `price:quantity` with the decimal strings exactly as sent, levels joined by
  * `,` and the two sides by `|` (an empty side is empty text): bids 100.5×2, 100×1 and ask 101×3
  * give `100.5:2,100:1|101:3`. Sent as an unsigned 32-bit integer.
- * May import: config/, history/ (views, records), engine/types, http/ (views it shares with REST), node:zlib, numeric/decimal, sequencer/feed-relay.
+ * May import: config/market, history/ (views, account-events types, candles types), history/types
+ * (types), engine/types, http/order-view (the view it shares with REST), node:zlib, numeric/decimal,
+ * sequencer/feed-relay (types).
  */
 import { crc32 } from 'node:zlib';
 import { lotsToQuantity, ticksToPrice, COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../config/market.ts';

@@ -6,7 +6,7 @@
  * primary; a refusal of every write while this node is not the primary (a replica, a standby,
  * a deposed primary), naming where writes go; and its lag on every reply (`X-Replica-Lag`).
  * Logging in is not a write (nothing is journaled): a replica serves it, for account reads.
- * May import: http/ (uws types, errors).
+ * May import: http/ (endpoint, uws types).
  */
 import type { HttpReply, Route } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';

@@ -4,7 +4,9 @@
  * listed in `failed` with its reason) and DELETE /account/orders (every open order of a
  * subaccount, or of one market). Authorised by the token alone: the caller is the account or
  * its `trade` delegate on that subaccount; each account a batch names is charged once.
- * May import: config/market, auth/address, engine/types, app/commands, sequencer/sequencer (types), http/ (errors, validation, account-query, query, order-view, auth-guard, endpoint and uws types, endpoint-errors, schemas), ./order-common.
+ * May import: config/market, auth/address, engine/types, app/commands, sequencer/sequencer (types),
+ * http/ (errors, validation, account-query, query, order-view, auth-guard types, endpoint types,
+ * uws types, endpoint-errors, schemas), ./order-common.
  */
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import { lowercaseAddress, type Address } from '../../auth/address.ts';

@@ -4,7 +4,9 @@
  * replies every group writes (200 with a body, 503 when the exchange is overloaded).
  *
  * An order of another account is `Order not found` to a reader, so ids cannot be probed.
- * May import: config/market (types), auth/ (address, typed-data and signed-request types), types/ids (types), engine/types, app/codes, sequencer/sequencer, http/ (errors, account-query, query, auth-guard and ports types, uws types, order-view).
+ * May import: config/market (types), auth/ (address types, typed-data types, signed-request types),
+ * types/ids (types), engine/types, app/codes, sequencer/sequencer, http/ (errors, account-query,
+ * query, auth-guard types, ports types, uws types, order-view).
  */
 import type { MarketSpec } from '../../config/market.ts';
 import type { Address } from '../../auth/address.ts';

@@ -3,7 +3,9 @@
  * closed) and GET /account/orders (a subaccount's, newest first, filtered and paged). Open
  * orders are listed from memory (at most 1,000 a subaccount), the others from history.
  * Authorised by the token alone (the account or a delegate with `read`; `trade` includes it).
- * May import: config/market, types/orders, types/ids (types), app/order-registry, history/ (types, reader), http/ (errors, account-query, query, cursor, order-view, requests/order, auth-guard, endpoint and uws types, endpoint-errors, schemas), ./order-common.
+ * May import: config/market, types/orders, types/ids (types), app/order-registry, history/ (types,
+ * reader), http/ (errors, account-query, query, cursor, order-view, requests/order, auth-guard types,
+ * endpoint types, uws types, endpoint-errors, schemas), ./order-common.
  */
 import { findMarket } from '../../config/market.ts';
 import { SIGNED_ORDER_TYPES, type OrderStatus, type SignedOrderType } from '../../types/orders.ts';

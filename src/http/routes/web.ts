@@ -12,7 +12,8 @@
  * Every answer carries a Content-Security-Policy that allows only this origin (scripts, styles,
  * images, the feed's WebSocket: CSP 3 `'self'` covers ws: and wss: to the same host), no
  * inline script or style, no framing.
- * May import: http/ (route types), node:fs, node:url, esbuild; reads src/web/ as files, never imports it (browser code).
+ * May import: http/ (endpoint, uws types), node:fs, node:url, esbuild. It reads src/web/ as files and
+ * never imports it (browser code).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
