@@ -148,7 +148,7 @@ export class OrderEntry {
       takeProfit: this.trigger(tp, entered, 0, TriggerKind.TakeProfit, time),
       stopLoss: this.trigger(sl, entered, 1, TriggerKind.StopLoss, time),
       parentOrderId,
-      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, filled: parent.settled } : undefined,
+      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, filled: parent.filled } : undefined,
       position: this.state.ledger.position(owner, market),
       time,
     });
@@ -322,7 +322,7 @@ export class OrderEntry {
       price: cmd.price,
       quantity: cmd.quantity,
       remaining: cmd.quantity,
-      settled: 0,
+      filled: 0,
       flags: cmd.flags,
       expiresAt: cmd.expiresAt,
       nonce: cmd.nonce,

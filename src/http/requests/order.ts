@@ -150,8 +150,8 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
   if (lots === 0) return bad(OrderText.quantityZero);
   if (Math.abs(lots) < market.minSizeLots) return bad(OrderText.belowMinSize, lotsToQuantity(market, market.minSizeLots));
 
-  // Attached objects are not part of the signed message and their shape is not settled: a
-  // stop the trader believes is set but is not would be worse than a clear refusal.
+  // Attached objects are not part of the signed message and the spec does not give their shape:
+  // a stop the trader believes is set but is not would be worse than a clear refusal.
   for (const attached of ['stopLoss', 'takeProfit'] as const) {
     if (body[attached] !== undefined && body[attached] !== null) {
       return bad(OrderText.attachedObjects, attached);
