@@ -89,7 +89,7 @@ function renamed(o: object, from: string, to: string): unknown {
  * command left it, which may be finished by then (an IOC filled at once), and reads soon after
  * need no history lookup. 8,192 is far more than can finish between a command's own events and
  * its completion in practice (a command's events and its Done are published together); a reply
- * that misses one reads it from history, written by then (http/routes/orders `reported`).
+ * that misses one reads it from history, written by then (http/routes/order-common `reported`).
  */
 const RECENTLY_FINISHED = 8192;
 
