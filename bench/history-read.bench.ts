@@ -35,7 +35,7 @@ const writer = new HistoryWriter(dbs);
 function order(orderId: number, status: OrderStatus, createdAt: number, updatedAt: number, marketIndex: number): OrderRecord {
   return {
     orderId: orderNo(orderId), market: marketNo(marketIndex), marketIndex, owner: OWNER, account: '0x00000000000000000000000000000000000000aa', subaccountIndex: 0,
-    orderType: 'limit', side: 1, price: 950_000, quantity: 10, remaining: status === 'filled' ? 0 : 10, settled: status === 'filled' ? 10 : 0,
+    orderType: 'limit', side: 1, price: 950_000, quantity: 10, remaining: status === 'filled' ? 0 : 10, filled: status === 'filled' ? 10 : 0,
     flags: 0, expiresAt: 0, nonce: orderId, clientId: null, originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
     triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, groupId: null, ocoGroupId: null,
     status, reason: null, createdAt, updatedAt, lastUpdateSequenceNumber: orderId,

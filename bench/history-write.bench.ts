@@ -46,7 +46,7 @@ let marketSeq = 0;
 function order(owner: number, side: Side, time: number): OrderState {
   return {
     orderId: orderNo(++orderId), market: marketNo(0), owner, account: `0x${owner.toString(16).padStart(40, '0')}`, subaccountIndex: 0,
-    orderType: 'limit', side, price: 950_000, quantity: 10, remaining: 10, settled: 0, flags: 0, expiresAt: 0,
+    orderType: 'limit', side, price: 950_000, quantity: 10, remaining: 10, filled: 0, flags: 0, expiresAt: 0,
     nonce: T0 + orderId, clientId: null, originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
     triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, groupId: null, ocoGroupId: null,
     status: 'new', reason: null, createdAt: time, updatedAt: time, lastUpdateSequenceNumber: marketSeq,
@@ -80,7 +80,7 @@ function pair(i: number): void {
     ledgerEvent!({ type: 'position', owner: o.owner, market: marketNo(0), quantity: side * 10 * i, basis: 950_000n * BigInt(i), fees: 9_500n * BigInt(i), funding: 0n, margin: 0n, isolated: false, updatedAt: time });
     ledgerEvent!({ type: 'balance', owner: o.owner, delta: -9_500n, collateral: 1_000_000_000_000n - 9_500n * BigInt(i), reason: 'fill', time });
     o.remaining = 0;
-    o.settled = 10;
+    o.filled = 10;
     o.status = 'filled';
     o.updatedAt = time;
     o.lastUpdateSequenceNumber = seq;

@@ -91,7 +91,7 @@ interface Submission {
   seq: number;
   result: ExecuteResult | null;
   /** The orders its reply reports, read at completion. */
-  orders: { orderId: OrderId; settled: number; status: string }[];
+  orders: { orderId: OrderId; filled: number; status: string }[];
   acknowledged: boolean;
   /** Set on a retry after a crash: the original's seq, and whether the original survived. */
   retryOf: { seq: number; survived: boolean } | null;
@@ -135,7 +135,7 @@ class Simulation {
   private inflight = new Set<Submission>();
   private acked: Submission[] = [];
   /** Orders that ended during the current step (the registry drops them; a reply reads them here). */
-  private readonly finished = new Map<number, { settled: number; status: string }>();
+  private readonly finished = new Map<number, { filled: number; status: string }>();
   private readonly listeners: ExchangeListeners;
   /** Money the operator moved, by journal seq: Σ must equal the ledger's net deposits. */
   private moneyLog: { seq: number; delta: bigint }[] = [];
@@ -172,7 +172,7 @@ class Simulation {
     this.fullReplayEvery = options.fullReplayEvery ?? 10;
     this.listeners = {
       orderChanged: (o: OrderState) => {
-        if (isTerminal(o.status)) this.finished.set(o.orderId, { settled: o.settled, status: o.status });
+        if (isTerminal(o.status)) this.finished.set(o.orderId, { filled: o.filled, status: o.status });
       },
       ledgerEvent: (e) => {
         if (e.type === 'balance' && e.reason === 'originatorFee' && !this.recovering) this.result.originatorFeesPaid++;
@@ -284,7 +284,7 @@ class Simulation {
       for (const orderId of ids) {
         const live = this.node.exchange.orders.get(orderId);
         const done = this.finished.get(orderId);
-        if (live !== undefined) s.orders.push({ orderId, settled: live.settled, status: live.status });
+        if (live !== undefined) s.orders.push({ orderId, filled: live.filled, status: live.status });
         else if (done !== undefined) s.orders.push({ orderId, ...done });
         this.rememberOrder(command, orderId);
       }
@@ -473,11 +473,11 @@ class Simulation {
     this.scanFills(journal.lastSeq());
     for (const s of this.acked) {
       for (const o of s.orders) {
-        const filled = this.journalFills.get(o.orderId) ?? 0;
-        if (filled < o.settled) this.fail('acknowledged fills', `order ${o.orderId} was acknowledged with ${o.settled} lots filled; the journal holds ${filled}`);
+        const journaled = this.journalFills.get(o.orderId) ?? 0;
+        if (journaled < o.filled) this.fail('acknowledged fills', `order ${o.orderId} was acknowledged with ${o.filled} lots filled; the journal holds ${journaled}`);
         const live = node.exchange.orders.get(o.orderId);
         if (live !== undefined && isTerminal(o.status as OrderState['status'])) this.fail('acknowledged status', `order ${o.orderId} was acknowledged ${o.status} but is open again (${live.status}) after the restart`);
-        if (live !== undefined && live.settled !== filled) this.fail('order state', `order ${o.orderId} shows ${live.settled} lots filled; its journal fills sum to ${filled}`);
+        if (live !== undefined && live.filled !== journaled) this.fail('order state', `order ${o.orderId} shows ${live.filled} lots filled; its journal fills sum to ${journaled}`);
       }
     }
     this.acked = [];

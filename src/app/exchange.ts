@@ -44,7 +44,7 @@ import { Reason, REASON_TEXT } from '../engine/codes.ts';
 import { OrderFlag, marketOfOrderId, parseOrderId, type BookListener, type PlaceOrder } from '../engine/types.ts';
 import { CONDITIONAL_TEXT, ConditionalBook, ConditionalCode, ConditionalReason, type ConditionalListener } from '../conditional/index.ts';
 import { CommandKind, type Command } from './commands.ts';
-import { OrderRegistry, type OrderState } from './order-registry.ts';
+import { OrderRegistry, type OrderState, type StoredOrder } from './order-registry.ts';
 import { DepthMirror } from './depth-mirror.ts';
 import { settlementListener } from './settlement.ts';
 import { ON_BOOK, OrderEntry } from './order-entry.ts';
@@ -68,7 +68,7 @@ export interface ExchangeSnapshot {
   ledger: ReturnType<Ledger['snapshot']>;
   nonces: ReturnType<NonceStore['snapshot']>;
   delegations: ReturnType<DelegationStore['snapshot']>;
-  orders: OrderState[];
+  orders: StoredOrder[];
   depth: ReturnType<DepthMirror['snapshot']>[];
   conditional: ReturnType<ConditionalBook['snapshot']>[];
   orderCounts: number[];

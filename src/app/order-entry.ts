@@ -15,7 +15,7 @@
  * it enters. No I/O, no clock.
  * May import: types/ids, types/address, engine/types, ledger/ (codes, events types, ledger types),
  * auth/admission, conditional/index, config/market, numeric/decimal, app/commands, app/codes,
- * app/order-registry, app/ports, app/account-limits.
+ * app/order-registry, app/ports, app/account-limits, types/orders.
  * Invariant: a submission that spent its nonces returns `changed: true` (it is journaled),
  * whatever happened after.
  */
@@ -26,9 +26,10 @@ import { LedgerCode } from '../ledger/codes.ts';
 import type { LiquidationOrder } from '../ledger/events.ts';
 import { admitSignedBatch, admitSignedWrite, type AuthState } from '../auth/admission.ts';
 import { ZERO_ADDRESS, type Address } from '../types/address.ts';
+import type { OrderStatus } from '../types/orders.ts';
 import { OrderFlag, formatOrderId, orderIdOf, type PlaceOrder } from '../engine/types.ts';
 import { ConditionalBook, ConditionalCode, TriggerKind, type OrderFields, type PlaceTrigger } from '../conditional/index.ts';
-import { CommandKind, type BatchOrder, type SubmitOrder, type SubmitPair, type SubmitSlices } from './commands.ts';
+import type { BatchOrder, SubmitOrder, SubmitPair, SubmitSlices } from './commands.ts';
 import type { OrderRegistry, OrderState } from './order-registry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 import type { MarketRouter } from './ports.ts';
@@ -44,8 +45,8 @@ export interface OrderEntryState extends AuthState {
   readonly conditional: readonly ConditionalBook[];
 }
 
-/** The signer of the exchange's own orders (liquidations): nobody signed them, so they name no address. */
-const UNSIGNED = '' as Address;
+/** What an order's registry state is made from: its terms, signed by a trader or, for a liquidation, by nobody. */
+type OrderTerms = Omit<BatchOrder, 'signer' | 'signature'>;
 
 /** The signed write behind an order: who signed for which subaccount, with which nonce. */
 function signedOrder(o: BatchOrder) {
@@ -66,7 +67,7 @@ const TRIGGER_KINDS: Readonly<Record<string, TriggerKind>> = {
 };
 
 /** Registry statuses of an order a book holds (or is about to: `triggered` is on its way in). */
-export const ON_BOOK: ReadonlySet<string> = new Set(['new', 'partiallyFilled', 'triggered']);
+export const ON_BOOK: ReadonlySet<OrderStatus> = new Set(['new', 'partiallyFilled', 'triggered']);
 
 /** `TriggerAlreadyCrossed` → `triggerAlreadyCrossed`: the `reason` of a conditional order refused at placement. */
 const REFUSAL_TEXT: Readonly<Record<number, string>> = Object.fromEntries(
@@ -149,7 +150,7 @@ export class OrderEntry {
       takeProfit: this.trigger(tp, entered, 0, TriggerKind.TakeProfit, time),
       stopLoss: this.trigger(sl, entered, 1, TriggerKind.StopLoss, time),
       parentOrderId,
-      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, filled: parent.settled } : undefined,
+      parent: onBook ? { orderId: parent.orderId, owner: parent.owner, side: parent.side, filled: parent.filled } : undefined,
       position: this.state.ledger.position(owner, market),
       time,
     });
@@ -199,9 +200,7 @@ export class OrderEntry {
     if (ledger.admitOrder(orderId, liq.owner, liq.market, liq.side, liq.price, liq.quantity, true, time, { liquidation: true }) !== LedgerCode.Ok) return false;
     const identity = ledger.identity(liq.owner)!;
     const flags = OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly;
-    const command: SubmitOrder = {
-      kind: CommandKind.SubmitOrder,
-      time,
+    const terms: OrderTerms = {
       account: identity.address,
       subaccountIndex: identity.subaccountIndex,
       market: liq.market,
@@ -219,10 +218,8 @@ export class OrderEntry {
       parentOrderId: null,
       period: null,
       trailingPercent: null,
-      signer: UNSIGNED,
-      signature: '',
     };
-    orders.submitted({ ...this.orderState(command, orderId, liq.owner), groupId: 'liquidation' });
+    orders.submitted({ ...this.orderState(terms, orderId, liq.owner, time), groupId: 'liquidation' });
     const placed = { orderId, owner: liq.owner, account: liq.account, side: liq.side, price: liq.price, quantity: liq.quantity, flags, expiresAt: 0, clientId: null, position: 0, time };
     this.toBook(liq.market, placed);
     return true;
@@ -271,7 +268,7 @@ export class OrderEntry {
     if (typeof identity === 'number') return { code: identity, changed: true, routed: [] };
     const market = first.market;
     const orderIds = orders.map(() => orderIdOf(market, ++this.orderCounts[market]));
-    const states = orders.map((o, i) => this.orderState({ ...o, kind: CommandKind.SubmitOrder, time }, orderIds[i], identity.owner));
+    const states = orders.map((o, i) => this.orderState(o, orderIds[i], identity.owner, time));
     const refuse = (code: number, reason: string, params?: Readonly<Record<string, string>>): ExecuteResult => {
       for (const s of states) this.state.orders.refused(s, reason);
       return { code, params, changed: true, orderId: orderIds[0], orderIds, routed: [] };
@@ -311,7 +308,7 @@ export class OrderEntry {
     return { ...this.fields(o, entered, i), kind, triggerPrice: o.triggerPrice ?? 0, trailingPercent: o.trailingPercent ?? 0n, time };
   }
 
-  private orderState(cmd: SubmitOrder, orderId: OrderId, owner: number): OrderState {
+  private orderState(cmd: OrderTerms, orderId: OrderId, owner: number, time: number): OrderState {
     return {
       orderId,
       market: cmd.market,
@@ -323,7 +320,7 @@ export class OrderEntry {
       price: cmd.price,
       quantity: cmd.quantity,
       remaining: cmd.quantity,
-      settled: 0,
+      filled: 0,
       flags: cmd.flags,
       expiresAt: cmd.expiresAt,
       nonce: cmd.nonce,
@@ -339,8 +336,8 @@ export class OrderEntry {
       ocoGroupId: null,
       status: 'new',
       reason: null,
-      createdAt: cmd.time,
-      updatedAt: cmd.time,
+      createdAt: time,
+      updatedAt: time,
       lastUpdateSequenceNumber: 0,
     };
   }

@@ -36,8 +36,8 @@ export interface OrderState {
   /** Lots accepted (after a reduce-only cap); the requested size until the book accepts it. */
   quantity: number;
   remaining: number;
-  /** Lots filled so far: the spec's Order field `settled`, stored in history under that name. */
-  settled: number;
+  /** Lots filled so far (the API's Order field `settled`, and the name it is stored under: `StoredOrder`). */
+  filled: number;
   flags: number;
   expiresAt: number;
   nonce: number;
@@ -60,11 +60,36 @@ export interface OrderState {
 export type OrderChangeListener = (order: OrderState) => void;
 
 /**
+ * An order as snapshots and history (history.orders, the subaccount event log) store it, and as
+ * the state hash reads it: `filled` under the name these were first written with, `settled`
+ * (the API's word). Keeping the stored name keeps every data directory written before readable
+ * as it is — no snapshot skipped, no history rebuilt — and the state hash unchanged; the two
+ * functions below are the only places the two names meet.
+ */
+export type StoredOrder = Omit<OrderState, 'filled'> & { settled: number };
+
+/** `o` as stored: a copy, every field in its place (the state hash is taken over its JSON text). */
+export function storedOrder(o: Readonly<OrderState>): StoredOrder {
+  return renamed(o, 'filled', 'settled') as StoredOrder;
+}
+
+/** A stored order as the registry holds it: a copy, fields in their places. */
+export function orderOfStored(o: Readonly<StoredOrder>): OrderState {
+  return renamed(o, 'settled', 'filled') as OrderState;
+}
+
+function renamed(o: object, from: string, to: string): unknown {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(o)) out[key === from ? to : key] = value;
+  return out;
+}
+
+/**
  * Finished orders kept in memory, the newest ones: a write's outcome reports the orders as its
  * command left it, which may be finished by then (an IOC filled at once), and reads soon after
  * need no history lookup. 8,192 is far more than can finish between a command's own events and
  * its completion in practice (a command's events and its Done are published together); a reply
- * that misses one reads it from history, written by then (http/routes/orders `reported`).
+ * that misses one reads it from history, written by then (http/routes/order-common `reported`).
  */
 const RECENTLY_FINISHED = 8192;
 
@@ -197,7 +222,7 @@ export class OrderRegistry {
   filled(orderId: OrderId, quantity: number, remaining: number, seq: number, time: number): void {
     const o = this.open.get(orderId);
     if (o === undefined) return;
-    o.settled += quantity;
+    o.filled += quantity;
     o.remaining = remaining;
     o.status = remaining === 0 ? 'filled' : 'partiallyFilled';
     this.touch(o, seq, time);
@@ -246,19 +271,19 @@ export class OrderRegistry {
     this.finished.set(o.orderId, o);
   }
 
-  /** Live orders in id order: the registry's part of a snapshot. */
   /** The open orders as they are held, in no particular order and not copied: for checks that read every one (the exchange's invariants, after every command in the simulator). */
   openOrders(): IterableIterator<Readonly<OrderState>> {
     return this.open.values();
   }
 
-  snapshot(): OrderState[] {
-    return [...this.open.values()].sort((a, b) => a.orderId - b.orderId).map((o) => ({ ...o }));
+  /** Open orders in id order, as stored: the registry's part of a snapshot and of the state hash. */
+  snapshot(): StoredOrder[] {
+    return [...this.open.values()].sort((a, b) => a.orderId - b.orderId).map(storedOrder);
   }
 
-  static restore(orders: readonly OrderState[], onChange?: OrderChangeListener): OrderRegistry {
+  static restore(orders: readonly StoredOrder[], onChange?: OrderChangeListener): OrderRegistry {
     const registry = new OrderRegistry(onChange);
-    for (const o of orders) registry.submitted({ ...o });
+    for (const o of orders) registry.submitted(orderOfStored(o));
     return registry;
   }
 }

@@ -3,7 +3,7 @@
  *
  * The authentication part's result codes: one table (1000–1999) giving, per code, the HTTP
  * status and the exact text a user reads. Rejections are values (`AuthResult`); the gateway
- * turns a refusal into a response with `authError` and nothing else.
+ * turns a refusal into a response from this table (http/errors) and nothing else.
  * May import: nothing.
  * Invariants: codes are stable (they may be journaled); texts quoted from the spec are used as
  * written (`Invalid signature`, `Not delegated for account and subaccount`, …); a `<name>`
@@ -81,12 +81,4 @@ export function accepted<T>(value: T): { ok: true; value: T } {
 
 export function refused(code: AuthCode, params?: Readonly<Record<string, string>>): AuthRefusal {
   return params === undefined ? { ok: false, code } : { ok: false, code, params };
-}
-
-/** The HTTP status and plain-text body of a refusal. */
-export function authError(refusal: Pick<AuthRefusal, 'code' | 'params'>): AuthCodeEntry {
-  const entry = AUTH_CODES[refusal.code];
-  const params = refusal.params;
-  const text = params === undefined ? entry.text : entry.text.replace(/<(\w+)>/g, (whole, name: string) => params[name] ?? whole);
-  return { status: entry.status, text };
 }

@@ -2,7 +2,7 @@
  * @module auth
  *
  * Authentication and signatures, transport-independent: the HTTP/WS gateway calls these and maps
- * refusals to responses with `authError` (codes.ts, 1000–1999).
+ * refusals to responses through the codes table (codes.ts, 1000–1999).
  *
  * Owns:
  *  - what is signed: the EIP-712 domain per profile and the Order, Transfer, MarginUpdate and

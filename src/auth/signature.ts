@@ -53,9 +53,3 @@ export function signatureBytes(hex: unknown): Uint8Array | undefined {
   const out = new Uint8Array(SIGNATURE_BYTES);
   return hexInto(hex.slice(2), out) ? out : undefined;
 }
-
-/** Parses and checks a hex signature; undefined means `Invalid signature`. */
-export function parseSignature(hex: unknown): ParsedSignature | undefined {
-  const bytes = signatureBytes(hex);
-  return bytes === undefined ? undefined : parseSignatureBytes(bytes);
-}

@@ -27,7 +27,7 @@ import { RestingOrders } from './resting-orders.ts';
 import { StateHasher } from './state-hash.ts';
 import { OrderFlag } from './types.ts';
 import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderId, OrderView, PlaceOrder, Side } from './types.ts';
-import type { AccountIndex, MarketIndex } from './types.ts';
+import type { MarketIndex } from './types.ts';
 
 export class FastOrderBook extends RestingOrders implements OrderBook {
   readonly marketIndex: MarketIndex;
@@ -141,14 +141,6 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancelByClientId(account: AccountIndex, clientId: string, time: number): number {
-    if (this.expiry.topTime <= time) this.expireDue(time);
-    const slot = this.clientIds.get(account)?.get(clientId);
-    if (slot === undefined) return EngineCode.OrderNotFound;
-    this.cancelSlot(slot, Reason.Cancelled, time);
-    return EngineCode.Ok;
-  }
-
   cancelAll(owner: number, time: number, reason: number): number {
     if (this.expiry.topTime <= time) this.expireDue(time);
     let n = 0;
@@ -194,11 +186,6 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
   order(orderId: OrderId): OrderView | undefined {
     const slot = this.slotById.get(orderId);
     return slot === NO_SLOT ? undefined : orderView(this.fields(slot));
-  }
-
-  orderByClientId(account: AccountIndex, clientId: string): OrderView | undefined {
-    const slot = this.clientIds.get(account)?.get(clientId);
-    return slot === undefined ? undefined : orderView(this.fields(slot));
   }
 
   ordersOf(owner: number): OrderView[] {

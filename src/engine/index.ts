@@ -2,9 +2,9 @@
  * @module engine
  *
  * The matching core: one limit order book per market, as a pure deterministic state machine.
- * Commands in (`place`, `cancel`, `cancelByClientId`, `cancelAll`, `expire`), each carrying
- * its time; events out, synchronously, through a `BookListener`. No I/O, no clock, no
- * randomness; the same commands give the same events and the same `stateHash()`, bit for bit.
+ * Commands in (`place`, `cancel`, `cancelAll`, `expire`), each carrying its time; events
+ * out, synchronously, through a `BookListener`. No I/O, no clock, no randomness; the same
+ * commands give the same events and the same `stateHash()`, bit for bit.
  *
  * Owns: resting orders, price-time priority, matching, self-trade prevention, expiry,
  * depth, snapshots. Does not own: positions, margin, fees (the ledger), ids (the sequencer).
@@ -71,7 +71,6 @@
  * cancel(orderId, owner): not resting → OrderNotFound; resting under another owner →
  * NotOwner. These rejections emit NO event and take no seq (the caller answers the user);
  * only the leading expiry may have emitted. Success: onCancelled(reason Cancelled), onLevel.
- * cancelByClientId(account, clientId): same, found by the account's clientId (any owner).
  * cancelAll(owner, time, reason): the owner's resting orders in ascending orderId order
  * (the sequencer assigns ids in placement order), each onCancelled(reason) then onLevel;
  * returns how many.
@@ -92,8 +91,8 @@
  *
  * # Complexity (FastOrderBook; n orders, L levels on a side, k an owner's orders)
  * place at an existing level or a new best: O(1) + O(1) per fill; a new level d places from
- * the best: O(log L + d). cancel / cancelByClientId: O(1) (+ O(log L + d) if the level
- * empties). cancelAll O(k log k). expiry O(log n) per order. bestBid/bestAsk O(1).
+ * the best: O(log L + d). cancel: O(1) (+ O(log L + d) if the level empties).
+ * cancelAll O(k log k). expiry O(log n) per order. bestBid/bestAsk O(1).
  * depth O(levels read). snapshot/stateHash O(n). NaiveOrderBook: O(n) per operation.
  *
  * # Allocation (FastOrderBook)

@@ -204,14 +204,6 @@ export class NaiveOrderBook implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancelByClientId(account: AccountIndex, clientId: string, time: number): number {
-    this.expireDue(time);
-    const i = this.findByClientId(account, clientId);
-    if (i < 0) return EngineCode.OrderNotFound;
-    this.remove(this.orders[i], Reason.Cancelled, time);
-    return EngineCode.Ok;
-  }
-
   cancelAll(owner: number, time: number, reason: number): number {
     this.expireDue(time);
     const mine = this.orders.filter((o) => o.owner === owner).sort(byOrderId);
@@ -248,11 +240,6 @@ export class NaiveOrderBook implements OrderBook {
   order(orderId: OrderId): OrderView | undefined {
     const o = this.orders.find((x) => x.orderId === orderId);
     return o === undefined ? undefined : orderView(o);
-  }
-
-  orderByClientId(account: AccountIndex, clientId: string): OrderView | undefined {
-    const i = this.findByClientId(account, clientId);
-    return i < 0 ? undefined : orderView(this.orders[i]);
   }
 
   ordersOf(owner: number): OrderView[] {

@@ -142,8 +142,6 @@ export interface OrderBook {
   place(cmd: PlaceOrder): number;
   /** Cancels one order of `owner`. */
   cancel(orderId: OrderId, owner: number, time: number): number;
-  /** Cancels the open order of `account` with this clientId (any of its subaccounts in this market). */
-  cancelByClientId(account: AccountIndex, clientId: string, time: number): number;
   /** Cancels every open order of `owner` in this market; returns how many. */
   cancelAll(owner: number, time: number, reason: number): number;
   /** Timer command: expires every order whose `expiresAt` ≤ `time`; returns how many. */
@@ -154,7 +152,6 @@ export interface OrderBook {
   /** Aggregated depth, best first; prices grouped to multiples of `tickMultiple` ticks (asks rounded up, bids down). */
   depth(side: Side, levels: number, tickMultiple: number): Level[];
   order(orderId: OrderId): OrderView | undefined;
-  orderByClientId(account: AccountIndex, clientId: string): OrderView | undefined;
   ordersOf(owner: number): OrderView[];
   /** How many orders rest on the book. */
   readonly size: number;

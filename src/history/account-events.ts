@@ -11,12 +11,13 @@
  *
  * Key: `[owner, seq]` → the event. Values hold numbers, strings and booleans only (money as
  * decimal integer strings of base units), so they store and cross threads as they are.
- * May import: types/ids, history/, lmdb (types).
+ * May import: types/ids, history/, lmdb (types), app/order-registry (the stored order's shape).
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { projectionDatabase } from './history-env.ts';
 import { KEY_TOP } from './store.ts';
 import type { OrderRecord } from './types.ts';
+import { orderOfStored, storedOrder, type StoredOrder } from '../app/order-registry.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export const ACCOUNT_EVENT_DATABASE_COUNT = 1;
@@ -66,6 +67,9 @@ export type AccountEventRecord =
   | { owner: number; seq: number; kind: 'position'; position: AccountPositionEvent }
   | { owner: number; seq: number; kind: 'balance'; balance: AccountBalanceEvent };
 
+/** An event as the log stores it: an order change's order as stored (app/order-registry `StoredOrder`). */
+type StoredAccountEvent = Exclude<AccountEventRecord, OrderEventRecord> | (Omit<OrderEventRecord, 'order'> & { order: StoredOrder });
+
 /** What a resuming feed reads. */
 export interface AccountEventReader {
   /** The newest number given to `owner`'s events (0 = none yet). */
@@ -75,15 +79,15 @@ export interface AccountEventReader {
 }
 
 export class AccountEventLog implements AccountEventReader {
-  private readonly db: Database<AccountEventRecord, number[]>;
+  private readonly db: Database<StoredAccountEvent, number[]>;
 
   constructor(root: RootDatabase) {
-    this.db = projectionDatabase<AccountEventRecord, number[]>(root, 'history.accountEvents');
+    this.db = projectionDatabase<StoredAccountEvent, number[]>(root, 'history.accountEvents');
   }
 
   /** Records an event. Call inside a history batch's write transaction. */
   onAccountEvent(e: AccountEventRecord): void {
-    this.db.putSync([e.owner, e.seq], e);
+    this.db.putSync([e.owner, e.seq], e.kind === 'order' ? { ...e, order: storedOrder(e.order) } : e);
   }
 
   lastSeq(owner: number): number {
@@ -92,6 +96,6 @@ export class AccountEventLog implements AccountEventReader {
   }
 
   after(owner: number, seq: number, limit: number): AccountEventRecord[] {
-    return [...this.db.getRange({ start: [owner, seq], exclusiveStart: true, end: [owner, KEY_TOP], limit }).map(({ value }) => value)];
+    return [...this.db.getRange({ start: [owner, seq], exclusiveStart: true, end: [owner, KEY_TOP], limit }).map(({ value }) => (value.kind === 'order' ? { ...value, order: orderOfStored(value.order) } : value))];
   }
 }

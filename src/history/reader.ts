@@ -18,7 +18,7 @@
  * most `SEARCH_LIMIT` entries: past that a listing throws `SearchTooBroad` and the route asks
  * for a narrower window. The 24h summary reads at most 59 + 24 + 59 candles (1-minute edges,
  * 1-hour middle). A clientId lookup reads at most `scan` orders per subaccount of the account.
- * May import: types/ids, history/, lmdb (types).
+ * May import: types/ids, history/, lmdb (types), app/order-registry (the stored order's shape).
  */
 import { candleStart, INTERVAL_1H, INTERVAL_1M, mergeCandles, type Candle, type CandleInterval } from './candles.ts';
 import { changeKind, FINAL_STATUS_CODE, finishedKind, KEY_TOP, loadCandle, loadFill, loadTrade, openHistoryDatabases, ORDER_TYPE_CODE, TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED, type HistoryDatabases, type StoredFill } from './store.ts';
@@ -35,6 +35,7 @@ import type {
   TradeRecord,
 } from './types.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
+import { orderOfStored } from '../app/order-registry.ts';
 
 const DAY = 24 * 3600_000;
 
@@ -156,7 +157,8 @@ export class HistoryReader implements MarketHistory {
   }
 
   order(orderId: OrderId): OrderRecord | undefined {
-    return this.dbs.orders.get(orderId);
+    const stored = this.dbs.orders.get(orderId);
+    return stored === undefined ? undefined : orderOfStored(stored);
   }
 
   /**
@@ -182,7 +184,7 @@ export class HistoryReader implements MarketHistory {
       // An update entry is the order's latest change only at the order's updatedAt (an entry
       // newer than the window's end superseded it).
       if (query.by !== 'created' && (key[2] !== order.updatedAt || key[1] !== changeKind(order.status))) continue;
-      out.push(order);
+      out.push(orderOfStored(order));
       if (out.length >= query.limit) break;
     }
     return out;
@@ -231,7 +233,7 @@ export class HistoryReader implements MarketHistory {
         const order = this.dbs.orders.get(key[3]);
         if (order === undefined) continue;
         if (order.clientId === clientId) {
-          if (newest === undefined || order.orderId > newest.orderId) newest = order;
+          if (newest === undefined || order.orderId > newest.orderId) newest = orderOfStored(order);
           break;
         }
         if (++scanned >= scan) break;

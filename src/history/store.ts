@@ -10,7 +10,7 @@
  * history.trades          [marketIndex, seq]                      → trade   newest first = reverse read
  * history.tradesByTime    [marketIndex, time, seq]                → trade   from/to windows
  * history.candles         [marketIndex, intervalIndex, start]     → candle
- * history.orders          orderId                                 → order record
+ * history.orders          orderId                                 → order record (app/order-registry `StoredOrder`)
  * history.timeline        [owner, TIMELINE_FILL, time, marketIndex, seq]                  → fill  (marketIndex: seqs are per market)
  *                         [owner, TIMELINE_CREATED, time, orderId, marketIndex, type]      → null  one per order, at createdAt
  *                         [owner, TIMELINE_UPDATED, time, orderId, marketIndex, type]      → null  a change that leaves it open
@@ -32,13 +32,14 @@
  * an older build, and start-up rebuilds it from the journal (storage/data-directory).
  * Values are msgpack records against each database's shared structures (history-env
  * `projectionDatabase`, format 4); `bigint`s are stored as decimal integer strings.
- * May import: types/ids, types/orders, history/, lmdb (types), engine/types.
+ * May import: types/ids, types/orders, history/, lmdb (types), engine/types, app/order-registry (types).
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { projectionDatabase } from './history-env.ts';
 import type { Candle } from './candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from './types.ts';
 import type { Side } from '../engine/types.ts';
+import type { StoredOrder } from '../app/order-registry.ts';
 import { asMarketIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
 import { ORDER_TYPES, type OrderStatus } from '../types/orders.ts';
 
@@ -123,7 +124,7 @@ export interface HistoryDatabases {
   readonly trades: Database<StoredTrade, Key>;
   readonly tradesByTime: Database<StoredTrade, Key>;
   readonly candles: Database<StoredCandle, Key>;
-  readonly orders: Database<OrderRecord, number>;
+  readonly orders: Database<StoredOrder, number>;
   /** Fills (`StoredFill`) and the order index entries (null) of each subaccount. */
   readonly timeline: Database<StoredFill | null, Key>;
   readonly funding: Database<string, Key>;
@@ -137,7 +138,7 @@ export function openHistoryDatabases(root: RootDatabase): HistoryDatabases {
     trades: db<StoredTrade, Key>('history.trades'),
     tradesByTime: db<StoredTrade, Key>('history.tradesByTime'),
     candles: db<StoredCandle, Key>('history.candles'),
-    orders: db<OrderRecord, number>('history.orders'),
+    orders: db<StoredOrder, number>('history.orders'),
     timeline: db<StoredFill | null, Key>('history.timeline'),
     funding: db<string, Key>('history.funding'),
   };

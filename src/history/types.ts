@@ -62,7 +62,8 @@ export interface AccountFillView {
 /**
  * The latest state of one order, written on every change (`onOrderUpdate`). The order routes
  * format it; the projection only needs `orderId`, `owner`, `market`, `status`,
- * `orderType`, `createdAt` and `updatedAt` to index it, and keeps the rest as given.
+ * `orderType`, `createdAt` and `updatedAt` to index it, and keeps the rest as given — stored
+ * as app/order-registry `StoredOrder` (`filled` named `settled`), read back as this.
  * Values must be msgpack-safe (numbers, strings, booleans, null; no bigint). (Records written
  * before this was the registry's state as it is also carry `marketIndex`, the same as `market`.)
  */

@@ -33,7 +33,7 @@ import { forgetUncommittedShapes } from './history-env.ts';
 import { candlesAfterFundingRate, candlesAfterTrade, CANDLE_INTERVALS, type Candle, type CandleInterval, type CandleState } from './candles.ts';
 import { changeKey, createdKey, fillKey, KEY_TOP, loadCandle, storeCandle, storeFill, storeTrade, type HistoryDatabases } from './store.ts';
 import type { AccountFillRecord, FundingRateRecord, OrderRecord, TradeRecord } from './types.ts';
-import { isTerminal } from '../app/order-registry.ts';
+import { isTerminal, storedOrder } from '../app/order-registry.ts';
 import type { MarketIndex } from '../types/ids.ts';
 
 /** Slot of (market, interval) in the candle maps. */
@@ -147,7 +147,7 @@ export class HistoryWriter {
 
   /** Each changed order once, in its latest state (its index entries went in as it changed). */
   private writeOrders(): void {
-    for (const order of this.dirtyOrders.values()) this.dbs.orders.putSync(order.orderId, order);
+    for (const order of this.dirtyOrders.values()) this.dbs.orders.putSync(order.orderId, storedOrder(order));
   }
 
   /** Candles as this batch sees them: its own changes, then the newest committed, then LMDB. */

@@ -21,7 +21,7 @@ export type OrderLike = Pick<
   | 'price'
   | 'quantity'
   | 'remaining'
-  | 'settled'
+  | 'filled'
   | 'flags'
   | 'expiresAt'
   | 'nonce'
@@ -68,7 +68,8 @@ export function orderView(markets: readonly MarketSpec[], o: OrderLike) {
     quantity: lotsToQuantity(market, o.side * o.quantity),
     reason: o.reason ?? '',
     remaining: lotsToQuantity(market, o.remaining),
-    settled: lotsToQuantity(market, o.settled),
+    // The spec names the lots filled so far `settled`.
+    settled: lotsToQuantity(market, o.filled),
     // `triggered` is the registry's instant between release and the book (schemas.ts ORDER_STATUSES).
     status: o.status === 'triggered' ? 'new' : o.status,
     subaccountIndex: o.subaccountIndex,

@@ -4,6 +4,7 @@
  * JSON schemas of the gateway's responses: the same objects drive the fast-json-stringify
  * serializers and the OpenAPI document. Decimals are strings; times are integers.
  */
+import { ORDER_STATUSES as EVERY_ORDER_STATUS } from '../types/orders.ts';
 
 const DECIMAL = { type: 'string', description: 'decimal string, no exponent' } as const;
 
@@ -355,19 +356,20 @@ export const NONCE_SCHEMA = {
   required: ['account', 'subaccountIndex', 'signer', 'nonce'],
 } as const;
 
-// ── Orders (placeholder until the order routes supply theirs) ──────────────────────────────
+// ── Orders ─────────────────────────────────────────────────────────────────────────────────
 
 const NULLABLE_STRING = { type: ['string', 'null'] } as const;
 
-/** The spec's Order resource. Placeholder: the order routes own the final schema. */
 /**
- * The order statuses a client sees. The spec lists none beyond `new` and names no `triggered`
- * status, so a released conditional order on its way into its book (the registry's `triggered`,
- * for microseconds) is shown as `new` (order-view.ts): a fired order reads `new`, then the book's
- * statuses, under its own orderId, its `triggerPrice` telling where it fired.
+ * The order statuses a client sees: every status (types/orders) but `triggered`. The spec lists
+ * none beyond `new` and names no `triggered` status, so a released conditional order on its way
+ * into its book (the registry's `triggered`, for microseconds) is shown as `new` (order-view.ts):
+ * a fired order reads `new`, then the book's statuses, under its own orderId, its `triggerPrice`
+ * telling where it fired.
  */
-export const ORDER_STATUSES = ['new', 'partiallyFilled', 'filled', 'cancelled', 'expired', 'rejected', 'untriggered'] as const;
+export const ORDER_STATUSES = EVERY_ORDER_STATUS.filter((s) => s !== 'triggered');
 
+/** The spec's Order resource. */
 export const ORDER_SCHEMA = {
   title: 'Order',
   type: 'object',

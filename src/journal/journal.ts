@@ -497,8 +497,3 @@ export function entryOf(record: Uint8Array): JournalEntry {
 export function payloadView(entry: JournalEntry): Uint8Array {
   return entry.record.subarray(kJournalHeaderBytes, kJournalHeaderBytes + entry.payloadLength);
 }
-
-/** A copy of an entry's payload (entries are views into a reused buffer). */
-export function payloadOf(entry: JournalEntry): Uint8Array {
-  return new Uint8Array(payloadView(entry));
-}

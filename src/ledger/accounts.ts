@@ -8,7 +8,7 @@
  * Invariants: ids are dense, never reused; the maps and arrays agree.
  * May import: types/ids, types/address (types).
  */
-import { NO_ACCOUNT, asAccountIndex, type AccountIndex } from '../types/ids.ts';
+import { asAccountIndex, type AccountIndex } from '../types/ids.ts';
 import type { Address } from '../types/address.ts';
 
 const ADDRESS = /^0x[0-9a-f]{40}$/;
@@ -27,9 +27,6 @@ export function normalizeAddress(address: string): Address | undefined {
   return ADDRESS.test(lower) ? (lower as Address) : undefined;
 }
 
-/** Slot 0's address: no account has it (ids start at 1). */
-const NO_ADDRESS = '' as Address;
-
 export function isSubaccountIndex(n: number): boolean {
   return Number.isInteger(n) && n >= 0 && n <= MAX_SUBACCOUNT;
 }
@@ -37,10 +34,10 @@ export function isSubaccountIndex(n: number): boolean {
 export class AccountRegistry {
   private readonly accountIds = new Map<string, AccountIndex>();
   private readonly ownerIds = new Map<string, number>();
-  /** Index = account id; slot 0 unused. */
-  private readonly addresses: Address[] = [NO_ADDRESS];
-  /** Index = owner id; slot 0 unused. */
-  private readonly owners: OwnerIdentity[] = [{ owner: 0, account: NO_ACCOUNT, address: NO_ADDRESS, subaccountIndex: 0 }];
+  /** Index = account id; slot 0 is no account (ids start at 1), so it holds none. */
+  private readonly addresses: (Address | undefined)[] = [undefined];
+  /** Index = owner id; slot 0 is no owner, so it holds none. */
+  private readonly owners: (OwnerIdentity | undefined)[] = [undefined];
   /** Index = account id: how many owners (subaccounts) the address has; slot 0 unused. */
   private readonly subaccounts: number[] = [0];
   /** Index = account id: its owner ids in creation order; slot 0 unused. */
@@ -50,7 +47,7 @@ export class AccountRegistry {
   intern(address: Address, subaccountIndex: number): OwnerIdentity {
     const key = `${address}/${subaccountIndex}`;
     const known = this.ownerIds.get(key);
-    if (known !== undefined) return this.owners[known];
+    if (known !== undefined) return this.owners[known]!;
     let account = this.accountIds.get(address);
     if (account === undefined) {
       account = asAccountIndex(this.addresses.length);
@@ -100,15 +97,15 @@ export class AccountRegistry {
 
   /** Owners in id order, as (address, subaccountIndex) pairs: enough to rebuild the registry. */
   entries(): Array<[Address, number]> {
-    return this.owners.slice(1).map((o) => [o.address, o.subaccountIndex]);
+    return this.owners.slice(1).map((o) => [o!.address, o!.subaccountIndex]);
   }
 
   validate(): void {
     const counted = this.addresses.map(() => 0);
-    for (let i = 1; i < this.owners.length; i++) counted[this.owners[i].account]++;
+    for (let i = 1; i < this.owners.length; i++) counted[this.owners[i]!.account]++;
     for (let a = 1; a < counted.length; a++) if (counted[a] !== this.subaccounts[a]) throw new Error(`registry: subaccount count of account ${a} inconsistent`);
     for (let i = 1; i < this.owners.length; i++) {
-      const o = this.owners[i];
+      const o = this.owners[i]!;
       if (o.owner !== i || this.ownerIds.get(`${o.address}/${o.subaccountIndex}`) !== i) throw new Error(`registry: owner ${i} inconsistent`);
       if (this.addresses[o.account] !== o.address || this.accountIds.get(o.address) !== o.account) throw new Error(`registry: account of owner ${i} inconsistent`);
     }

@@ -9,7 +9,7 @@
  *   into a `CommandHandler` (an `OrderBook` is one).
  * - Events: `BookEventWriter` is a `BookListener` that appends one record per event to a
  *   `RecordSink` (a ring, or a growable `RecordBuffer`); `decodeEvent` replays a record into
- *   any `BookListener`; `decodeRecords` walks a buffer of back-to-back records.
+ *   any `BookListener`.
  *
  * Exactness: every number is stored as float64 (ids, prices, quantities, times and sequences
  * are safe integers, and float64 holds those exactly) or as int32 (side, flags, reason, code),
@@ -494,25 +494,3 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
   }
 }
 
-/** True for the kinds `decodeCommand` takes. */
-export function isCommandKind(kind: number): boolean {
-  return kind >= RecordKind.Place && kind <= RecordKind.Expire;
-}
-
-/**
- * Walks back-to-back records in `view[start, end)` (a `RecordBuffer`'s contents or a journal
- * payload), calling `visit(view, offset)` for each; returns how many. Throws on a record whose
- * length runs past `end` or is shorter than a header.
- */
-export function decodeRecords(view: DataView, start: number, end: number, visit: (view: DataView, offset: number) => void): number {
-  let offset = start;
-  let count = 0;
-  while (offset < end) {
-    const length = recordLength(view, offset);
-    if (length < 8 || offset + length > end) throw new Error(`codec: bad record length ${length} at offset ${offset}`);
-    visit(view, offset);
-    offset += length;
-    count++;
-  }
-  return count;
-}

@@ -3,9 +3,9 @@
  *
  * The words an order is described in, the same from the signed request through the commands,
  * the order registry, history and the API: its type and its status (design.md). The order types
- * are listed here once; the signed message (auth/typed-data), the request parser and the query
- * filters (http/) derive theirs from these lists. (The TypeScript client, src/client, keeps its
- * own copy: it is published without the server.)
+ * and statuses are listed here once; the signed message (auth/typed-data), the request parser,
+ * the query filters and the API's schemas (http/) derive theirs from these lists. (The
+ * TypeScript client, src/client, keeps its own copy: it is published without the server.)
  * May import: nothing.
  */
 
@@ -20,5 +20,9 @@ export type OrderType = (typeof ORDER_TYPES)[number];
 export const SIGNED_ORDER_TYPES = ['unsupported', ...ORDER_TYPES] as const;
 export type SignedOrderType = (typeof SIGNED_ORDER_TYPES)[number];
 
-/** Where an order stands; terminal ones (`isTerminal`) are filled, cancelled, expired, rejected. */
-export type OrderStatus = 'new' | 'partiallyFilled' | 'filled' | 'cancelled' | 'expired' | 'rejected' | 'untriggered' | 'triggered';
+/**
+ * Where an order stands; terminal ones (`isTerminal`) are filled, cancelled, expired, rejected.
+ * `triggered` is the registry's instant between a conditional order's release and its book.
+ */
+export const ORDER_STATUSES = ['new', 'partiallyFilled', 'filled', 'cancelled', 'expired', 'rejected', 'untriggered', 'triggered'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];

@@ -20,7 +20,7 @@ test('an order filled at once is gone from the open orders and known, filled, to
   assert.equal(registry.byClient(ALICE_BUY_20_AT_95000_OPEN.account, 'alice-7'), undefined, 'its clientId is free again');
   const last = registry.lastKnown(orderNo(7));
   assert.equal(last?.status, 'filled');
-  assert.equal(last?.settled, 20);
+  assert.equal(last?.filled, 20);
   assert.equal(last?.lastUpdateSequenceNumber, 2);
 });
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admitDelegationChange, admitSignedWrite, type AuthState } from '../../src/auth/admission.ts';
-import { authError, type AuthResult } from '../../src/auth/codes.ts';
+import type { AuthResult } from '../../src/auth/codes.ts';
 import { DelegationStore } from '../../src/auth/delegation.ts';
 import { NonceStore } from '../../src/auth/nonces.ts';
 import { CURVE_N } from '../../src/auth/signature.ts';
@@ -14,7 +14,7 @@ import { workerRecovery } from '../harness/worker-recovery.ts';
 import { eip712Domain, type DelegationMessage, type OrderMessage, type TransferMessage } from '../../src/auth/typed-data.ts';
 import {
   ALICE, ALICE_BUY_5_AT_10_LIMIT, ALICE_DELEGATES_TRADE_READ_TO_BOB, ALICE_TRANSFER_100_TO_BOB, ALICE_VIEM, BOB, BOB_VIEM,
-  IN_ONE_HOUR, MAINNET, NOW, signWithViem, TESTNET_DOMAIN,
+  IN_ONE_HOUR, MAINNET, NOW, refusalReply, signWithViem, TESTNET_DOMAIN,
 } from './fixtures.ts';
 
 const recover = workerRecovery('noble');
@@ -43,7 +43,7 @@ async function submitDelegation(state: AuthState, change: DelegationMessage, sig
 }
 
 function said(result: AuthResult<void>) {
-  return result.ok ? 'accepted' : authError(result);
+  return result.ok ? 'accepted' : refusalReply(result);
 }
 
 const ACCEPTED = 'accepted';

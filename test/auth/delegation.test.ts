@@ -1,9 +1,9 @@
 /** Delegation store and the spec's authorization rules and texts. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AuthCode, authError } from '../../src/auth/codes.ts';
+import { AuthCode } from '../../src/auth/codes.ts';
 import { DelegationStore, parseScopes } from '../../src/auth/delegation.ts';
-import { ALICE, BOB, CAROL } from './fixtures.ts';
+import { ALICE, BOB, CAROL, refusalReply } from './fixtures.ts';
 
 function aliceGrants(delegate: string, scopes: string, subaccountIndex = 0) {
   return { account: ALICE, subaccountIndex, delegate, scopes, action: 'add' };
@@ -39,13 +39,13 @@ test('orders: the account or a trade delegate; others get the spec texts, strang
   const store = new DelegationStore();
   store.apply(BOB_TRADES_FOR_ALICE, ALICE);
   store.apply(CAROL_READS_FOR_ALICE, ALICE);
-  assert.deepEqual(authError(store.authorizeWrite({ action: 'order', account: CAROL, subaccountIndex: 0, signer: BOB }) as never), { status: 400, text: 'Invalid signature' });
+  assert.deepEqual(refusalReply(store.authorizeWrite({ action: 'order', account: CAROL, subaccountIndex: 0, signer: BOB }) as never), { status: 400, text: 'Invalid signature' });
   const order = (signer: typeof ALICE, subaccountIndex = 0) => store.authorizeWrite({ action: 'order', account: ALICE, subaccountIndex, signer });
   assert.ok(order(ALICE).ok);
   assert.ok(order(BOB).ok);
-  assert.deepEqual(authError(order(BOB, 1) as never), { status: 403, text: 'Not delegated for account and subaccount' });
-  assert.deepEqual(authError(order(CAROL) as never), { status: 403, text: 'Delegation not allowed for request' });
-  assert.deepEqual(authError(order(ALICE, 2 ** 31) as never), { status: 400, text: 'Invalid subaccount index' });
+  assert.deepEqual(refusalReply(order(BOB, 1) as never), { status: 403, text: 'Not delegated for account and subaccount' });
+  assert.deepEqual(refusalReply(order(CAROL) as never), { status: 403, text: 'Delegation not allowed for request' });
+  assert.deepEqual(refusalReply(order(ALICE, 2 ** 31) as never), { status: 400, text: 'Invalid subaccount index' });
 });
 
 test('margin updates by a read-only delegate: Unauthorized to change margin for account <account>', () => {
@@ -54,7 +54,7 @@ test('margin updates by a read-only delegate: Unauthorized to change margin for 
   store.apply(CAROL_READS_FOR_ALICE, ALICE);
   assert.ok(store.authorizeWrite({ action: 'marginUpdate', account: ALICE, subaccountIndex: 0, signer: BOB }).ok);
   const refused = store.authorizeWrite({ action: 'marginUpdate', account: ALICE, subaccountIndex: 0, signer: CAROL });
-  assert.deepEqual(authError(refused as never), { status: 403, text: `Unauthorized to change margin for account ${ALICE}` });
+  assert.deepEqual(refusalReply(refused as never), { status: 403, text: `Unauthorized to change margin for account ${ALICE}` });
   const stranger = store.authorizeWrite({ action: 'marginUpdate', account: BOB, subaccountIndex: 0, signer: CAROL });
   assert.deepEqual(stranger, { ok: false, code: AuthCode.InvalidSignature });
 });
@@ -64,9 +64,9 @@ test('transfers: only the debited account, as target; a delegate (even with trad
   store.apply(aliceGrants(BOB, 'trade,read'), ALICE);
   const transfer = (signer: typeof ALICE, target = ALICE) => store.authorizeWrite({ action: 'transfer', accountFrom: ALICE, subaccountIndexFrom: 0, subaccountIndexTo: 1, target, signer });
   assert.ok(transfer(ALICE).ok);
-  assert.deepEqual(authError(transfer(BOB) as never), { status: 403, text: 'Delegation not allowed for request' });
-  assert.deepEqual(authError(transfer(BOB, BOB) as never), { status: 403, text: 'Delegation not allowed for request' });
-  assert.deepEqual(authError(transfer(CAROL) as never), { status: 400, text: 'Invalid signature' });
+  assert.deepEqual(refusalReply(transfer(BOB) as never), { status: 403, text: 'Delegation not allowed for request' });
+  assert.deepEqual(refusalReply(transfer(BOB, BOB) as never), { status: 403, text: 'Delegation not allowed for request' });
+  assert.deepEqual(refusalReply(transfer(CAROL) as never), { status: 400, text: 'Invalid signature' });
 });
 
 test('token callers: reads need the account or a delegate with read or trade (trade includes read); trades need trade', () => {

@@ -8,10 +8,18 @@ import { Wallet } from 'ethers';
 import { PROFILES } from '../../src/config/profile.ts';
 import { eip712Domain, TYPES, type DelegationMessage, type MarginUpdateMessage, type MessageOf, type OrderMessage, type PrimaryType, type TransferMessage } from '../../src/auth/typed-data.ts';
 import type { Address } from '../../src/auth/address.ts';
+import type { AuthRefusal } from '../../src/auth/codes.ts';
+import { codeFailure } from '../../src/http/errors.ts';
 
 export const TESTNET = PROFILES.testnet;
 export const MAINNET = PROFILES.mainnet;
 export const TESTNET_DOMAIN = eip712Domain(TESTNET);
+
+/** What a client reads for a refusal: the status and text of the gateway's reply (http/errors). */
+export function refusalReply(refusal: AuthRefusal): { status: number; text: string } {
+  const reply = codeFailure(refusal);
+  return { status: reply.status, text: reply.body };
+}
 
 export const ALICE_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 export const BOB_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';

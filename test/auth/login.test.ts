@@ -1,10 +1,10 @@
 /** Wallet login: SIWE challenge signed with personal_sign (viem and ethers) → JWT; single use, expiry, domain. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AuthCode, authError } from '../../src/auth/codes.ts';
+import { AuthCode } from '../../src/auth/codes.ts';
 import { parseSiweMessage } from '../../src/auth/challenge.ts';
 import { WalletLogin } from '../../src/auth/login.ts';
-import { ALICE, ALICE_ETHERS, ALICE_VIEM, BOB_VIEM, NOW } from './fixtures.ts';
+import { ALICE, ALICE_ETHERS, ALICE_VIEM, BOB_VIEM, NOW, refusalReply } from './fixtures.ts';
 
 const SECRET = new Uint8Array(32).fill(9);
 
@@ -53,7 +53,7 @@ test('a challenge works once: reusing it is 401 Login challenge not found or alr
   assert.ok((await login.login(challenge.value.message, signature)).ok);
   const again = await login.login(challenge.value.message, signature);
   assert.ok(!again.ok);
-  assert.deepEqual(authError(again), { status: 401, text: 'Login challenge not found or already used' });
+  assert.deepEqual(refusalReply(again), { status: 401, text: 'Login challenge not found or already used' });
 });
 
 test('an expired challenge is refused, and so is a message never issued or edited', async () => {

@@ -2,10 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SignJWT, UnsecuredJWT, base64url } from 'jose';
-import { AuthCode, authError } from '../../src/auth/codes.ts';
+import { AuthCode } from '../../src/auth/codes.ts';
 import { DelegationStore } from '../../src/auth/delegation.ts';
 import { AccessTokens } from '../../src/auth/token.ts';
-import { ALICE, BOB, NOW } from './fixtures.ts';
+import { ALICE, BOB, NOW, refusalReply } from './fixtures.ts';
 
 const KEY_1 = { kid: 'k1', secret: new Uint8Array(32).fill(1) };
 const KEY_2 = { kid: 'k2', secret: new Uint8Array(32).fill(2) };
@@ -29,7 +29,7 @@ test('no header, or not a Bearer token: Please add the JWT token to the header (
   for (const header of [undefined, null, '', 'Basic abc', 'Bearer']) {
     const result = await tokens.verifyHeader(header);
     assert.ok(!result.ok);
-    assert.deepEqual(authError(result), { status: 401, text: 'Please add the JWT token to the header' });
+    assert.deepEqual(refusalReply(result), { status: 401, text: 'Please add the JWT token to the header' });
   }
 });
 
@@ -67,7 +67,7 @@ test('an expired token is 401 JWT token expired (beyond the 5 s tolerance)', asy
   const result = await tokens.verify(token);
   clock.now = NOW;
   assert.ok(!result.ok);
-  assert.deepEqual(authError(result), { status: 401, text: 'JWT token expired, please log in again' });
+  assert.deepEqual(refusalReply(result), { status: 401, text: 'JWT token expired, please log in again' });
 });
 
 test('key rotation: a token signed with the old key verifies while the old key is listed', async () => {
@@ -83,5 +83,5 @@ test("Alice's token cannot read Bob's account", async () => {
   assert.ok(caller.ok);
   const result = new DelegationStore().authorizeCaller(caller.value, BOB, 0, 'read');
   assert.ok(!result.ok);
-  assert.deepEqual(authError(result), { status: 403, text: 'Not delegated for account and subaccount' });
+  assert.deepEqual(refusalReply(result), { status: 403, text: 'Not delegated for account and subaccount' });
 });

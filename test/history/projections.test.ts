@@ -60,7 +60,7 @@ test('on the projection thread: caughtUp resolves once the batch is written and 
   for (let i = 1; i <= 50; i++) {
     journal.seq = i;
     trade!(marketNo(0), i, T0 + i, 950_000 + i, 1, Side.Buy);
-    orderChanged!({ ...ALICE_BUY_20_AT_95000_FILLED, orderId: orderNo(100 + i), status: 'new', remaining: 20, settled: 0, updatedAt: T0 + i });
+    orderChanged!({ ...ALICE_BUY_20_AT_95000_FILLED, orderId: orderNo(100 + i), status: 'new', remaining: 20, filled: 0, updatedAt: T0 + i });
     projections.flushSoon();
     if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
   }

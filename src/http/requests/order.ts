@@ -8,7 +8,7 @@ import { findMarket, priceToTicks, quantityToLots, lotsToQuantity, RATE_SCALE, t
 import { formatDecimal, parseDecimal } from '../../numeric/decimal.ts';
 import { OrderFlag, Side, parseOrderId } from '../../engine/types.ts';
 import { canonicalOrderType, type OrderRequest } from '../../auth/typed-data.ts';
-import type { OrderType } from '../../types/orders.ts';
+import { ORDER_TYPES, type OrderType } from '../../types/orders.ts';
 import type { BatchOrder } from '../../app/commands.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
@@ -87,7 +87,7 @@ export const OrderText = {
   ticksOutOfRange: '<field> must be positive and at most <max> ticks',
   notDecimal: '<field> must be a decimal string such as "1.5"',
   originatorFeeTooHigh: 'originatorFee must be at most <max> (<fraction> of notional) in <symbol>, got <n>',
-  unknownOrderType: 'orderType must be one of limit, twap, takeProfit, stopLoss, trailingStop, iceberg',
+  unknownOrderType: `orderType must be one of ${ORDER_TYPES.join(', ')}`,
   unsupportedOrderType: 'orderType unsupported is not supported',
   // `May not specify period on Limit order` is the spec's text; the other types say it the same way.
   periodNotAllowed: 'May not specify period on <Type> order',
@@ -150,8 +150,8 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
   if (lots === 0) return bad(OrderText.quantityZero);
   if (Math.abs(lots) < market.minSizeLots) return bad(OrderText.belowMinSize, lotsToQuantity(market, market.minSizeLots));
 
-  // Attached objects are not part of the signed message and their shape is not settled: a
-  // stop the trader believes is set but is not would be worse than a clear refusal.
+  // Attached objects are not part of the signed message and the spec does not give their shape:
+  // a stop the trader believes is set but is not would be worse than a clear refusal.
   for (const attached of ['stopLoss', 'takeProfit'] as const) {
     if (body[attached] !== undefined && body[attached] !== null) {
       return bad(OrderText.attachedObjects, attached);
