@@ -9,8 +9,8 @@
  * what the gateway serves over the exchange with the writes this node takes (`exchangeApi`). The ports are
  * the gateway's and the feeds' own interfaces (http/ports, ws/feeds): this file implements them.
  * May import: types/ids, config/, numeric/, ledger/ledger (types), auth/, history/, app/ (types),
- * sequencer/feed-relay, storage/token-secret, journal/journal (types), http/ (ports and route
- * port types), ws/feeds, pino (types).
+ * storage/token-secret, journal/journal (types), http/ (ports and route port types), ws/feeds,
+ * ws/feed-relay, pino (types).
  */
 import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
@@ -23,7 +23,7 @@ import type { HistoryReader } from './history/reader.ts';
 import type { Projections } from './history/projections.ts';
 import type { Exchange } from './app/exchange.ts';
 import type { OrderState } from './app/order-registry.ts';
-import { FeedRelay } from './sequencer/feed-relay.ts';
+import { FeedRelay } from './ws/feed-relay.ts';
 import { tokenSecretOf } from './storage/token-secret.ts';
 import { Feeds, feedSocketSettings, type FeedLimits } from './ws/feeds.ts';
 import type { SocketEndpoint } from './http/uws.ts';
@@ -43,7 +43,7 @@ export function walletLogin(settings: Settings, clock: () => number, logger: Log
 }
 
 /**
- * The streaming feeds (ws/feeds) over this node's exchange, and the relay (sequencer/feed-relay)
+ * The streaming feeds (ws/feeds) over this node's exchange, and the relay (ws/feed-relay)
  * that hands them, once the local journal has flushed it, what the exchange applied: every book
  * event decoded into `relay.listener(market)`, every numbered subaccount event (wired here
  * through `projections.feed`), a frame closed at each `relay.endOfBatch(seq)`. The same on every

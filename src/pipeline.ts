@@ -23,7 +23,7 @@
  * the clock (sequencer/clock), the market threads and their router (transport/market-link), the
  * ports the gateway and the feeds are handed (gateway-ports), snapshots (sequencer/snapshot-schedule).
  * May import: every room it wires: config/, auth/, history/, journal/ (types), transport/,
- * sequencer/, storage/, http/, ws/ (types), gateway-ports, metrics, log; pino, node:path.
+ * sequencer/, storage/, http/, ws/feeds (types), ws/asyncapi, gateway-ports, metrics, log; pino, node:path.
  * Nothing imports it but the processes (main, demo, replication/node) and replication/primary
  * (the `Replication` it implements).
  */
@@ -48,6 +48,7 @@ import { atMost, holdDataDirectory, type DirectoryLock, type Undo } from './stor
 import { startGateway } from './http/gateway.ts';
 import type { ClusterPort } from './http/routes/cluster.ts';
 import type { Feeds, FeedLimits } from './ws/feeds.ts';
+import { asyncApiDocument } from './ws/asyncapi.ts';
 import { exchangeApi, laterFeeds, stateReads, stateReport, streamingFeeds, walletLogin } from './gateway-ports.ts';
 import { ExchangeMetrics, withFillCount } from './metrics.ts';
 import { withShortfallAlarm } from './log.ts';
@@ -184,6 +185,7 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
     port: settings.port,
     trustedProxies: settings.trustedProxies,
     sockets: laterFeeds(() => feeds!, options.feedLimits),
+    feedsDocument: asyncApiDocument,
     clock,
     logger,
     metrics,

@@ -5,7 +5,8 @@
  * read and back. It parses, validates against one JSON schema per route, authenticates (JWT,
  * signatures through the pool), applies the rate limits, and maps every refusal to the spec's
  * status and text in one table (errors.ts, codes.ts). It decides nothing about money: writes go
- * to the sequencer through ports (ports.ts), reads go to the depth mirrors and history.
+ * to the sequencer through ports (ports.ts) the gateway owns and the sequencer satisfies by shape,
+ * reads go to the depth mirrors and history.
  *
  * Owns: the one uWebSockets.js adapter (uws.ts and its uws-* parts, over the build uws-native.ts loads), the route table (gateway.ts) and routes
  * (routes/), request schemas and their conversion to integer units (requests/, validation.ts,
@@ -15,11 +16,12 @@
  * compressed bodies (compression.ts), the probes and metrics routes (routes/operations.ts).
  * May import: types/orders, types/ids, auth/, config/, history/, numeric/, engine/types, ledger/ (types, read-only
  * queries), app/ (command kinds, result codes, the order vocabulary and registry's read model),
- * sequencer/sequencer and sequencer/account-writes (the outcome of a write and its port), uWebSockets.js (the uws-* adapter only), ajv,
+ * uWebSockets.js (the uws-* adapter only), ajv,
  * fast-json-stringify, negotiator (compression.ts), node:zlib, node:crypto, pino, node:fs, node:url and esbuild (routes/web),
  * @btc-vision/uwebsockets.js (types), node:module and, at run time, @trufflesuite/uws-js-unofficial
  * (uws-native.ts), the code tables engine/codes and
- * conditional/codes, ws/asyncapi (the OpenAPI document links the feeds).
+ * conditional/codes. Never sequencer/ (its ports are declared here) nor ws/ (the feeds use the
+ * gateway's sockets, errors and views; their AsyncAPI document is handed in).
  *
  * Invariants: every malformed input is a 4xx with a clear text, never a 5xx; a 500 means a
  * broken invariant and is logged; a reply for a write goes out only after the write is durable.

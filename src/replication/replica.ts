@@ -37,8 +37,8 @@
  * snapshot and publishes after the stream's last message (docs/replication.md, failover).
  *
  * May import: node:fs, node:path, pino, auth/, config/, journal/, app/, transport/codec,
- * sequencer/, storage/, history/, http/, gateway-ports (the shared read ports),
- * replication/, prom-client (its /metrics: the lag).
+ * sequencer/, storage/, history/, http/, ws/feed-relay (types), ws/asyncapi, gateway-ports (the
+ * shared read ports), replication/, prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
  */
@@ -56,7 +56,8 @@ import { recover } from '../sequencer/recovery.ts';
 import { exchangeOptionsOf, startState } from '../sequencer/start-state.ts';
 import { SnapshotSchedule } from '../sequencer/snapshot-schedule.ts';
 import { decodeEvent, recordMarket } from '../transport/codec.ts';
-import type { FeedRelay } from '../sequencer/feed-relay.ts';
+import type { FeedRelay } from '../ws/feed-relay.ts';
+import { asyncApiDocument } from '../ws/asyncapi.ts';
 import { OverloadedError } from '../sequencer/sequencer.ts';
 import { startGateway } from '../http/gateway.ts';
 import type { HttpReply } from '../http/uws.ts';
@@ -303,6 +304,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     port: settings.port,
     trustedProxies: settings.trustedProxies,
     sockets: feeds.endpoint,
+    feedsDocument: asyncApiDocument,
     clock,
     logger,
     ...exchangeApi(settings, reads, history, login, {

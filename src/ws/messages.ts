@@ -11,7 +11,7 @@
  * level written `price:quantity` with the decimal strings exactly as sent, levels joined by
  * `,` and the two sides by `|` (an empty side is empty text): bids 100.5×2, 100×1 and ask 101×3
  * give `100.5:2,100:1|101:3`. Sent as an unsigned 32-bit integer.
- * May import: config/, history/ (views, records), engine/types, http/ (views it shares with REST), node:zlib, numeric/decimal, sequencer/feed-relay.
+ * May import: config/, history/ (views, records), engine/types, http/ (views it shares with REST), node:zlib, numeric/decimal, ws/feed-relay (types).
  */
 import { crc32 } from 'node:zlib';
 import { lotsToQuantity, ticksToPrice, COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../config/market.ts';
@@ -21,7 +21,7 @@ import { candleView, secondsOf, summaryView, tradeView } from '../history/views.
 import type { Candle } from '../history/candles.ts';
 import type { MarketSummary } from '../history/types.ts';
 import type { AccountEventRecord } from '../history/account-events.ts';
-import type { BookDelta, PublicTrade } from '../sequencer/feed-relay.ts';
+import type { BookDelta, PublicTrade } from './feed-relay.ts';
 import { orderView, type OrderLike } from '../http/order-view.ts';
 
 /** Levels per side the book checksum covers. */

@@ -26,6 +26,7 @@ import { startHttpServer, type Route } from '../../src/http/uws.ts';
 import { ENDPOINTS } from '../../src/http/endpoints.ts';
 import { accountGuard, accountRoutes, loginRoutes } from '../../src/http/account-routes.ts';
 import { docsRoutes } from '../../src/http/routes/openapi.ts';
+import { asyncApiDocument } from '../../src/ws/asyncapi.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort, DelegationWrite, MarginWrite, TransferWrite, WriteResult } from '../../src/http/ports.ts';
 import type { AccountGuard } from '../../src/http/auth-guard.ts';
 import { openTempHistory, type TempHistory } from '../history/temp-store.ts';
@@ -129,7 +130,7 @@ export async function startAccountServer(): Promise<AccountServer> {
       writes.push({ kind: 'setMargin', write: w });
       const admitted = admitSignedWrite(state, { action: 'marginUpdate', account: w.account as Address, subaccountIndex: w.subaccountIndex, signer: w.signer as Address, nonce: w.nonce, expiresAt: w.expiresAt }, clock.now);
       if (!admitted.ok) return refusal(admitted.code, admitted.params);
-      const code = ledger.setMargin(w.account, w.subaccountIndex, w.marketIndex, w.isolated, w.margin, clock.now);
+      const code = ledger.setMargin(w.account, w.subaccountIndex, w.market, w.isolated, w.margin, clock.now);
       return code === LedgerCode.Ok ? { ok: true, value: null } : refusal(code);
     },
     async changeDelegation(w) {
@@ -141,7 +142,7 @@ export async function startAccountServer(): Promise<AccountServer> {
 
   const options = { markets, clock: now, accounts, writes: port, auth, fills: history.reader, transfers };
   const guard = accountGuard(options);
-  const routes: Route[] = [...loginRoutes(auth, guard), ...accountRoutes(options, guard), ...docsRoutes(ENDPOINTS)];
+  const routes: Route[] = [...loginRoutes(auth, guard), ...accountRoutes(options, guard), ...docsRoutes(ENDPOINTS, undefined, asyncApiDocument)];
   const server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,
