@@ -65,6 +65,10 @@ const NO_ORDERS: (OrderState | undefined)[] = [];
  */
 export type OnComplete = (outcome: Outcome) => void;
 
+/**
+ * A write refused before anything changed: a stage is behind, or the exchange stops. Its name is
+ * what the gateway tells it by (its `Overloaded`, http/ports), answering 503 with the reason.
+ */
 export class OverloadedError extends Error {
   constructor(readonly reason: string) {
     super(reason);
