@@ -210,6 +210,7 @@ interface Later {
 class Status {
   /** What the start is still doing (GET /ready says it, every other route is refused with it), null once it serves. */
   starting: (() => string) | null = null;
+  /** A stop has begun: /ready says `shutting down` (the drain refuses the requests). */
   stopping = false;
   /** A thread the exchange cannot run without ended on its own: why, once. */
   failure: string | null = null;
@@ -235,7 +236,7 @@ class Status {
 /**
  * ⑥ The journal (every accepted command and event, flushed before a reply; snapshots beside it)
  * and history (derived from it, written without flushing), opened and checked to agree; with
- * replication, shipped from before the first record appended.
+ * replication, its sink attached before anything is appended.
  */
 async function openJournal({ settings, logger, options, metrics, undo }: Wiring): Promise<DataDirectory> {
   const data = await openDataDirectory(settings.dataDir, logger, {
