@@ -10,7 +10,7 @@
  * the gateway's and the feeds' own interfaces (http/ports, ws/feeds): this file implements them.
  * May import: types/ids, config/ (market, process types), numeric/decimal, ledger/ledger (types),
  * auth/ (typed-data, login), history/ (reader types, projections types), app/ (exchange types,
- * order-registry types), sequencer/feed-relay, storage/token-secret, journal/journal (types),
+ * order-registry types), ws/feed-relay, storage/token-secret, journal/journal (types),
  * http/ (ports types, uws types, account-routes types, routes/operator types), ws/feeds,
  * pino (types).
  */
@@ -25,7 +25,7 @@ import type { HistoryReader } from './history/reader.ts';
 import type { Projections } from './history/projections.ts';
 import type { Exchange } from './app/exchange.ts';
 import type { OrderState } from './app/order-registry.ts';
-import { FeedRelay } from './sequencer/feed-relay.ts';
+import { FeedRelay } from './ws/feed-relay.ts';
 import { tokenSecretOf } from './storage/token-secret.ts';
 import { Feeds, feedSocketSettings, type FeedLimits } from './ws/feeds.ts';
 import type { SocketEndpoint } from './http/uws.ts';
@@ -45,7 +45,7 @@ export function walletLogin(settings: Settings, clock: () => number, logger: Log
 }
 
 /**
- * The streaming feeds (ws/feeds) over this node's exchange, and the relay (sequencer/feed-relay)
+ * The streaming feeds (ws/feeds) over this node's exchange, and the relay (ws/feed-relay)
  * that hands them, once the local journal has flushed it, what the exchange applied: every book
  * event decoded into `relay.listener(market)`, every numbered subaccount event (wired here
  * through `projections.feed`), a frame closed at each `relay.endOfBatch(seq)`. The same on every

@@ -1,18 +1,20 @@
 /**
  * @module pipeline
  *
- * The whole exchange wired in one place. Read top to bottom, it is the path of a request:
+ * The whole exchange wired in one place, the numbered stages of a request's path
+ * (docs/architecture.md, "The pipeline"):
  *
  *   ① gateway → ② signatures → ③ sequencer + risk → ④ market threads → ⑤ settlement
- *   → ⑥ journal (flushed) + history (projection thread) → ⑦ reply, and ⑧ the feeds (ws/feeds)
+ *   → ⑥ journal (flushed) + history (projection thread) → ⑦ reply, and ⑧ the feeds (ws/)
  *   once the journal has flushed what they show
  *
- * Start-up runs the same path backwards first: the journal is replayed into the exchange
+ * `startLocked` builds them in that order where nothing forces another, and says at each stage
+ * what does: a start runs the path backwards first, the journal replayed into the exchange
  * before any market thread runs. The listener opens before the replay, and the replay lets the
  * event loop in every few milliseconds: /health, /ready (503 with the replay's progress) and
  * /metrics answer, every other request and WebSocket upgrade is refused 503 until the exchange
- * has caught up and serves.
- * docs/architecture.md explains each boundary.
+ * has caught up and serves. Each stage is one small function below or a call into its room;
+ * a stop runs them out in order (`stopInOrder`), a failed start is undone in reverse.
  *
  * With `replication` (src/replication, docs/replication.md) the journal also ships each flushed
  * block through the sink it is handed, and the gateway answers as a member of a cluster; the
@@ -22,9 +24,9 @@
  * of a failed start (storage/directory-lock), the start-up replay (sequencer/start-up-replay),
  * the clock (sequencer/clock), the market threads and their router (transport/market-link), the
  * ports the gateway and the feeds are handed (gateway-ports), snapshots (sequencer/snapshot-schedule).
- * May import: config/process (types), auth/ (recovery, signature-pool), history/ (reader, store),
+ * May import: config/process (types), app/ (exchange types, commands types), auth/ (recovery, signature-pool), history/ (reader, store),
  * journal/journal (types), transport/market-link, sequencer/, storage/ (data-directory,
- * directory-lock), http/ (gateway, routes/cluster types), ws/feeds (types), gateway-ports,
+ * directory-lock), http/ (gateway, routes/cluster types), ws/ (feeds types, asyncapi), gateway-ports,
  * metrics, log, pino (types), node:path.
  * Nothing imports it but the processes (main, demo, replication/node) and replication/primary
  * (the `Replication` it implements).
@@ -34,22 +36,26 @@ import type { Logger } from 'pino';
 import type { Settings } from './config/process.ts';
 import { SignaturePool } from './auth/signature-pool.ts';
 import { loadRecoveryBackend } from './auth/recovery.ts';
+import type { Exchange, ExchangeOptions } from './app/exchange.ts';
+import type { Command } from './app/commands.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
 import type { Journal } from './journal/journal.ts';
-import { exchangeOptionsOf, startState } from './sequencer/start-state.ts';
+import { exchangeOptionsOf, startState, type StartState } from './sequencer/start-state.ts';
 import { StartUpReplay } from './sequencer/start-up-replay.ts';
+import type { RecoveryReport } from './sequencer/recovery.ts';
 import { SnapshotSchedule } from './sequencer/snapshot-schedule.ts';
 import { Sequencer } from './sequencer/sequencer.ts';
 import { TestnetFeed } from './sequencer/testnet-feed.ts';
 import { ExchangeClock } from './sequencer/clock.ts';
 import { accountWrites } from './sequencer/account-writes.ts';
 import { MarketLink, routerOver, spawnMarketLinks } from './transport/market-link.ts';
-import { openDataDirectory } from './storage/data-directory.ts';
+import { openDataDirectory, type DataDirectory } from './storage/data-directory.ts';
 import { atMost, holdDataDirectory, type DirectoryLock, type Undo } from './storage/directory-lock.ts';
-import { startGateway } from './http/gateway.ts';
+import { startGateway, type Gateway } from './http/gateway.ts';
 import type { ClusterPort } from './http/routes/cluster.ts';
 import type { Feeds, FeedLimits } from './ws/feeds.ts';
+import { asyncApiDocument } from './ws/asyncapi.ts';
 import { exchangeApi, laterFeeds, stateReads, stateReport, streamingFeeds, walletLogin } from './gateway-ports.ts';
 import { ExchangeMetrics, withFillCount } from './metrics.ts';
 import { withShortfallAlarm } from './log.ts';
@@ -117,18 +123,124 @@ const ABORT_FLUSH_MS = 2_000;
 
 export function startExchange(settings: Settings, logger: Logger, options: PipelineOptions = {}): Promise<RunningExchange> {
   // One exchange per data directory: a second one on the same journal would corrupt it.
-  return holdDataDirectory(settings.dataDir, (lock, undo) => startLocked(settings, logger, options, lock, undo));
+  return holdDataDirectory(settings.dataDir, (lock, undo) => startLocked({ settings, logger, options, clock: options.clock ?? Date.now, metrics: new ExchangeMetrics(), undo }, lock));
 }
 
-async function startLocked(settings: Settings, logger: Logger, options: PipelineOptions, lock: DirectoryLock, undo: Undo): Promise<RunningExchange> {
-  const clock = options.clock ?? Date.now;
-  const { markets, profile } = settings;
-  // What GET /metrics shows; the gauges read the parts below once they exist (`readFrom`).
-  const metrics = new ExchangeMetrics();
+/** The stages, built in the pipeline's order where nothing forces another (the comments say what does). */
+async function startLocked(wiring: Wiring, lock: DirectoryLock): Promise<RunningExchange> {
+  const { options, metrics } = wiring;
+  const status = new Status();
+  const later: Later = { links: [] };
 
-  // ⑥ the journal (every accepted command and event, flushed before a reply; snapshots beside
-  // it) and history (derived from it, written without flushing): opened and checked to agree
-  const { snapshots, journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger, {
+  // ⑥ first, out of its place: every other stage starts from what the journal and history hold.
+  const data = await openJournal(wiring);
+  data.projections.onThreadStopped = status.threadStopped;
+  // ③'s state before ①, its sequencer after ④: the gateway reads the exchange restored from the
+  // newest snapshot, and the journal after that snapshot is replayed while the gateway listens.
+  const state = restoredState(wiring, data);
+  status.starting = () => state.replay.progress();
+  const node = nodeParts(wiring, data);
+  // ① the gateway listens before the replay; what it calls of the stages built after the replay
+  // it reaches through `later`, and it admits nothing that calls them before they exist.
+  const server = await listen(wiring, data, state.exchange, node, status, later);
+  const replayed = await replayJournal(wiring, data, state, server);
+  // ② after the replay, not before: its threads loading while the replay runs made it half as long again.
+  const pool = (later.pool = signaturePool(wiring));
+  // ④ and ⑧ before ③: the sequencer is handed the market threads and the feeds' relay.
+  // ④ the market threads start from the replayed books; ⑤ their events come back to ③ to be settled.
+  const links = (later.links = marketThreads(wiring, replayed, later, status.threadStopped));
+  // ⑧ the feeds hear what ③ applied and show it once ⑥ has flushed it.
+  const streaming = feeds(wiring, data, state.exchange, node);
+  later.feeds = streaming.feeds;
+  // ③ the sequencer: decides every command in order, journals it (⑥) and routes its book work to ④.
+  const sequencer = (later.sequencer = new Sequencer(state.exchange, data.journal, links, data.projections, streaming.relay));
+  state.exchange.routeTo(routerOver(links));
+  // ⑥'s snapshots, once ③ can name a point with nothing in flight.
+  const schedule = (later.snapshots = snapshots(wiring, data, state, sequencer));
+  const ticks = await startClock(wiring, state.exchange, node.feed, sequencer);
+  // The snapshot thread has loaded before anything is served (SnapshotThread.ready).
+  await schedule.ready;
+
+  streaming.feeds.attach(server);
+  metrics.readFrom({
+    signatures: () => ({ queued: pool.queued, recovered: pool.recovered }),
+    rings: () => links.map((l) => l.occupancy()),
+    projectionLag: () => data.projections.lag(),
+    lastSnapshotAt: () => schedule.lastAt,
+    unflushed: () => data.journal.unflushed(),
+    sockets: () => server.socketCounts(),
+  });
+  options.cancel?.throwIfAborted();
+  // ⑦ served from here on: every route answers, a write once ⑥ has flushed what it did.
+  status.starting = null;
+
+  const stages: Stages = { data, exchange: state.exchange, server, pool, links, feeds: streaming.feeds, sequencer, schedule, ticks, status, lock };
+  return {
+    port: server.port,
+    operatorPort: server.operatorPort,
+    sequencer,
+    threads: { signatureBackend: pool.backend, signatureThreads: pool.threads, marketThreads: links.length, marketsPerThread: links.map((l) => l.markets.map((m) => m.symbol)) },
+    recovery: { snapshotSeq: state.snapshot?.seq ?? 0, commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents },
+    stop: (stopOptions = {}) => stopInOrder(wiring, stages, stopOptions),
+    failed: status.failed,
+    abort: () => abandon(stages),
+  };
+}
+
+/** What every stage is built with: the settings, the log and metrics, and the steps that undo a failed start. */
+interface Wiring {
+  settings: Settings;
+  logger: Logger;
+  options: PipelineOptions;
+  clock: () => number;
+  /** What GET /metrics shows; the gauges read the stages once they exist (`readFrom`). */
+  metrics: ExchangeMetrics;
+  undo: Undo;
+}
+
+/** The stages built after the replay, which the gateway (listening before it) reaches once they exist. */
+interface Later {
+  pool?: SignaturePool;
+  sequencer?: Sequencer;
+  links: MarketLink[];
+  feeds?: Feeds;
+  snapshots?: SnapshotSchedule;
+}
+
+/** Whether the exchange serves: what the start is still doing, a stop begun, a thread that died. */
+class Status {
+  /** What the start is still doing (GET /ready says it, every other route is refused with it), null once it serves. */
+  starting: (() => string) | null = null;
+  /** A stop has begun: /ready says `shutting down` (the drain refuses the requests). */
+  stopping = false;
+  /** A thread the exchange cannot run without ended on its own: why, once. */
+  failure: string | null = null;
+  readonly failed: Promise<string>;
+  private reportFailure!: (reason: string) => void;
+
+  constructor() {
+    this.failed = new Promise<string>((resolve) => (this.reportFailure = resolve));
+  }
+
+  readonly threadStopped = (reason: string): void => {
+    if (this.failure !== null) return;
+    this.failure = reason;
+    this.reportFailure(reason);
+  };
+
+  /** Why nothing should be sent here, as far as the start, a stop or a dead thread say; null: ask the stages. */
+  notServing(): string | null {
+    return this.stopping ? 'shutting down' : (this.starting?.() ?? this.failure);
+  }
+}
+
+/**
+ * ⑥ The journal (every accepted command and event, flushed before a reply; snapshots beside it)
+ * and history (derived from it, written without flushing), opened and checked to agree; with
+ * replication, its sink attached before anything is appended.
+ */
+async function openJournal({ settings, logger, options, metrics, undo }: Wiring): Promise<DataDirectory> {
+  const data = await openDataDirectory(settings.dataDir, logger, {
     onFlush: (records, seconds) => {
       metrics.flushSeconds.observe(seconds);
       metrics.flushRecords.observe(records);
@@ -137,186 +249,212 @@ async function startLocked(settings: Settings, logger: Logger, options: Pipeline
   });
   // Undone in reverse: the journal's last flush before replication closes (it ships it).
   if (options.replication !== undefined) undo.push(() => options.replication!.close());
-  undo.push(() => historyEnv.close(), () => journal.close());
-  await options.replication?.attach(journal);
+  undo.push(() => data.historyEnv.close(), () => data.journal.close());
+  await options.replication?.attach(data.journal);
+  return data;
+}
 
-  // A thread the exchange cannot run without ended on its own: `failed` says why, once.
-  let failure: string | null = null;
-  let reportFailure!: (reason: string) => void;
-  const failed = new Promise<string>((resolve) => (reportFailure = resolve));
-  const threadStopped = (reason: string) => {
-    if (failure !== null) return;
-    failure = reason;
-    reportFailure(reason);
-  };
-  projections.onThreadStopped = threadStopped;
+interface RestoredState {
+  exchange: Exchange;
+  /** The snapshot it was restored from; none: the journal is replayed from its first record. */
+  snapshot: StartState['start'];
+  exchangeOptions: ExchangeOptions;
+  replay: StartUpReplay;
+}
 
-  // ③ the exchange's state: the newest snapshot that restores (sequencer/start-state), then the
-  // journal after it. Trades count for GET /metrics once the replay is done: the replayed ones
-  // are not this process's.
+/**
+ * ③'s state: the newest snapshot that restores (sequencer/start-state), and the replay of the
+ * journal after it. Trades count for GET /metrics once the replay is done: the replayed ones are
+ * not this process's.
+ */
+function restoredState({ settings, logger, metrics }: Wiring, { snapshots, journal, projections }: DataDirectory): RestoredState {
   let replay: StartUpReplay | undefined;
   const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => replay?.finished === true);
   const exchangeOptions = exchangeOptionsOf(settings);
-  const { exchange, start } = startState(snapshots, projections.projectedSeq, markets, listeners, exchangeOptions, logger);
+  const { exchange, start } = startState(snapshots, projections.projectedSeq, settings.markets, listeners, exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
   replay = new StartUpReplay(exchange, journal, projections, start, logger, metrics);
-  /** What the start is still doing (GET /ready says it, every other route is refused with it), null once it serves. */
-  let starting: (() => string) | null = () => replay.progress();
+  return { exchange, snapshot: start, exchangeOptions, replay };
+}
 
-  // What the gateway needs that the replay does not build: login tokens (the /account/* routes
-  // and the feeds' private channels check them), history, the testnet's index feed. The rest is
-  // set once the replay is done and refused by the gateway before — the signature pool too: its
-  // threads loading while the replay runs made it half as long again (measured on 2 cores).
-  const login = walletLogin(settings, clock, logger);
-  const history = new HistoryReader(openHistoryDatabases(historyEnv));
-  const feed = profile.faucet ? new TestnetFeed(markets) : null;
-  let sequencer: Sequencer | undefined;
-  let links: MarketLink[] = [];
-  let feeds: Feeds | undefined;
-  let snapshotSchedule: SnapshotSchedule | undefined;
-  let pool: SignaturePool | undefined;
+/** What this node serves that the replay does not build: login tokens (the /account/* routes and the feeds' private channels check them), history, the testnet's index feed. */
+function nodeParts({ settings, logger, clock }: Wiring, { historyEnv }: DataDirectory) {
+  return {
+    login: walletLogin(settings, clock, logger),
+    history: new HistoryReader(openHistoryDatabases(historyEnv)),
+    feed: settings.profile.faucet ? new TestnetFeed(settings.markets) : null,
+  };
+}
 
-  // ① the gateway listens before the replay: a long replay shows as a 503 on /ready with its
-  // progress (and on every other route), not as a refused connection
-  const reads = stateReads(settings, exchange, history, projections, (market) => feed?.isHeld(market) ?? false);
-  const submit = (command: Parameters<Sequencer['submit']>[0]) => sequencer!.submit(command);
-  let stopping = false;
+type NodeParts = ReturnType<typeof nodeParts>;
+
+/**
+ * ① The gateway, listening before the replay: a long replay shows as a 503 on /ready with its
+ * progress (and on every other route), not as a refused connection. The stages it calls that are
+ * built after the replay — the signature pool, the sequencer, the market threads, the feeds,
+ * snapshots — it reaches in `later`; until the start is done it refuses every request and
+ * WebSocket upgrade that would call them (`starting`).
+ */
+async function listen(wiring: Wiring, { journal, projections }: DataDirectory, exchange: Exchange, node: NodeParts, status: Status, later: Later): Promise<Gateway> {
+  const { settings, logger, options, clock, metrics } = wiring;
+  const reads = stateReads(settings, exchange, node.history, projections, (market) => node.feed?.isHeld(market) ?? false);
+  const submit = (command: Command) => later.sequencer!.submit(command);
   const server = await startGateway({
     host: settings.host,
     port: settings.port,
     trustedProxies: settings.trustedProxies,
-    sockets: laterFeeds(() => feeds!, options.feedLimits),
+    sockets: laterFeeds(() => later.feeds!, options.feedLimits),
+    feedsDocument: asyncApiDocument,
     clock,
     logger,
     metrics,
     accessLog: settings.accessLog,
     operatorPort: settings.operatorPort ?? undefined,
     corsOrigins: settings.corsOrigins,
-    starting: () => starting?.() ?? null,
+    starting: () => status.starting?.() ?? null,
     operations: {
-      notReady: () => (stopping ? 'shutting down' : starting?.() ?? failure ?? journal.problem() ?? links.map((l) => l.problem()).find((p) => p !== null) ?? sequencer!.overloaded()),
+      notReady: () => status.notServing() ?? journal.problem() ?? later.links.map((l) => l.problem()).find((p) => p !== null) ?? later.sequencer!.overloaded(),
       metrics: () => metrics.text(),
       metricsContentType: metrics.contentType,
     },
     historyRead: () => projections.readable(journal.flushedSeq()),
-    ...exchangeApi(settings, reads, history, login, {
+    ...exchangeApi(settings, reads, node.history, node.login, {
       submit,
       account: accountWrites({ submit }, clock),
-      recover: ((...args: Parameters<SignaturePool['recoverTyped']>) => pool!.recoverTyped(...args)) as SignaturePool['recoverTyped'],
-      snapshot: () => snapshotSchedule!.take(),
-      stateHash: async () => stateReport(exchange, (await Promise.all(links.map((l) => l.stateHashes()))).flat(), journal.lastSeq()),
-      indexFeed: feed ?? undefined,
+      recover: ((...args: Parameters<SignaturePool['recoverTyped']>) => later.pool!.recoverTyped(...args)) as SignaturePool['recoverTyped'],
+      snapshot: () => later.snapshots!.take(),
+      stateHash: async () => stateReport(exchange, (await Promise.all(later.links.map((l) => l.stateHashes()))).flat(), journal.lastSeq()),
+      indexFeed: node.feed ?? undefined,
     }),
     cluster: options.replication?.cluster,
   });
-  undo.push(() => server.close());
+  wiring.undo.push(() => server.close());
+  return server;
+}
 
+/** The start-up replay (sequencer/start-up-replay); after it history is written on its own thread, the main thread only builds the records. */
+async function replayJournal({ logger, options, undo }: Wiring, { projections, historyDir }: DataDirectory, { replay, snapshot }: RestoredState, server: Gateway): Promise<RecoveryReport> {
   // Replay is the long part of a start: the operator sees how much is ahead of it. Records
   // before the snapshot are not replayed; the replay checks every record it reads.
-  logger.info({ snapshotSeq: start?.seq ?? 0, lastSeq: replay.to, port: server.port, operatorPort: server.operatorPort }, 'replaying journal');
+  logger.info({ snapshotSeq: snapshot?.seq ?? 0, lastSeq: replay.to, port: server.port, operatorPort: server.operatorPort }, 'replaying journal');
   const replayed = await replay.run(options.cancel);
-  // From here on history is written on its own thread; the main thread only builds the records.
   projections.startThread(historyDir);
   undo.push(() => projections.terminate());
+  return replayed;
+}
 
-  // ④ market threads, starting from the replayed books; ⑤ their events come back to the sequencer
+/** ② Signature recovery off the main thread: native libsecp256k1 where it loads, else noble. */
+function signaturePool({ settings, undo }: Wiring): SignaturePool {
+  const pool = new SignaturePool({ backend: loadRecoveryBackend('native') !== undefined ? 'native' : 'noble', threads: settings.signatureThreads });
+  undo.push(() => pool.close());
+  return pool;
+}
+
+/** ④ The market threads, from the replayed books; ⑤ each event they send back goes to the sequencer (③), which settles it. */
+function marketThreads({ settings, undo }: Wiring, replayed: RecoveryReport, later: Later, threadStopped: (reason: string) => void): MarketLink[] {
   const startBooks = new Map(replayed.books.map((b) => [b.marketIndex, b.snapshot()]));
-  links = spawnMarketLinks(markets, settings.marketThreads, startBooks, (view, bytes, offset) => sequencer!.onRecord(view, bytes, offset), () => sequencer!.onBatch(), threadStopped);
+  const links = spawnMarketLinks(settings.markets, settings.marketThreads, startBooks, (view, bytes, offset) => later.sequencer!.onRecord(view, bytes, offset), () => later.sequencer!.onBatch(), threadStopped);
   undo.push(...links.map((link) => () => link.terminate()));
+  return links;
+}
 
-  // ⑧ the feeds: the relay hears book events and numbered account events and hands them on once
-  // the journal has flushed them; the feeds (ws/) fan them out over the gateway's WebSocket
-  const streaming = streamingFeeds(settings, exchange, history, projections, journal, login, clock, logger, options.feedLimits);
-  feeds = streaming.feeds;
+/**
+ * ⑧ The feeds (ws/): the relay hears book events and numbered account events and hands them on
+ * once the journal has flushed them; the feeds fan them out over the gateway's WebSocket.
+ */
+function feeds({ settings, logger, options, clock, undo }: Wiring, { projections, journal }: DataDirectory, exchange: Exchange, node: NodeParts) {
+  const streaming = streamingFeeds(settings, exchange, node.history, projections, journal, node.login, clock, logger, options.feedLimits);
   undo.push(() => streaming.feeds.close());
-  sequencer = new Sequencer(exchange, journal, links, projections, streaming.relay);
-  exchange.routeTo(routerOver(links));
+  return streaming;
+}
 
-  // snapshots: the sequencer marks a point S with nothing in flight; the snapshot thread replays
-  // the journal to S on its own copy of the exchange and captures, encodes and saves it there.
-  // Every later quiet point is at or after the journal's last seq, so past anything flushed.
+/**
+ * ⑥'s snapshots: the sequencer marks a point S with nothing in flight; the snapshot thread
+ * replays the journal to S on its own copy of the exchange and captures, encodes and saves it
+ * there. Every later quiet point is at or after the journal's last seq, so past anything flushed.
+ */
+function snapshots({ settings, logger, metrics, undo }: Wiring, { journal, projections }: DataDirectory, state: RestoredState, sequencer: Sequencer): SnapshotSchedule {
   const schedule = new SnapshotSchedule({
-    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...markets], options: exchangeOptions, startSeq: start?.seq ?? 0 },
+    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...settings.markets], options: state.exchangeOptions, startSeq: state.snapshot?.seq ?? 0 },
     intervalMs: settings.snapshotIntervalMs,
-    points: { quiet: () => sequencer!.quietSeq(), latest: () => journal.lastSeq(), followable: () => journal.flushedSeq() },
+    points: { quiet: () => sequencer.quietSeq(), latest: () => journal.lastSeq(), followable: () => journal.flushedSeq() },
     journal,
     projections,
     logger,
     onSaved: (seconds) => metrics.snapshotSeconds.observe(seconds),
   });
-  snapshotSchedule = schedule;
   undo.push(() => schedule.terminate());
+  return schedule;
+}
 
-  // ② signature recovery off the main thread: native libsecp256k1 where it loads, else noble
-  const backend = loadRecoveryBackend('native') !== undefined ? 'native' : 'noble';
-  pool = new SignaturePool({ backend, threads: settings.signatureThreads });
-  undo.push(() => pool!.close());
-
-  // the clock (sequencer/clock): ticks, the testnet's index prices, conditional timers; every
-  // market is priced before the gateway serves. It waits while this node may not write.
-  const idle = () => sequencer!.overloaded() !== null || (options.replication?.cluster.writeRefusal() ?? null) !== null;
-  const ticks = new ExchangeClock({ submit, exchange, markets, feed, now: clock, tickMs: options.tickMs ?? 1000, idle, logger });
+/**
+ * The clock (sequencer/clock), more commands into ③: ticks, the testnet's index prices,
+ * conditional timers; every market is priced before the gateway serves. It waits while this
+ * node may not write.
+ */
+async function startClock({ settings, logger, options, clock, undo }: Wiring, exchange: Exchange, feed: TestnetFeed | null, sequencer: Sequencer): Promise<ExchangeClock> {
+  const idle = () => sequencer.overloaded() !== null || (options.replication?.cluster.writeRefusal() ?? null) !== null;
+  const submit = (command: Command) => sequencer.submit(command);
+  const ticks = new ExchangeClock({ submit, exchange, markets: settings.markets, feed, now: clock, tickMs: options.tickMs ?? 1000, idle, logger });
   // Any command may bring a conditional timer due sooner (a TWAP's first slice, an untriggered
   // order's expiry): the clock re-arms after each one executes. Book events only use timers up.
   sequencer.afterExecute = () => ticks.rearm();
   await ticks.primePrices();
   ticks.start();
   undo.push(() => ticks.stop());
+  return ticks;
+}
 
-  // The snapshot thread has loaded before anything is served (SnapshotThread.ready).
-  await schedule.ready;
+/** What a running exchange stops and aborts. */
+interface Stages {
+  data: DataDirectory;
+  exchange: Exchange;
+  server: Gateway;
+  pool: SignaturePool;
+  links: MarketLink[];
+  feeds: Feeds;
+  sequencer: Sequencer;
+  schedule: SnapshotSchedule;
+  ticks: ExchangeClock;
+  status: Status;
+  lock: DirectoryLock;
+}
 
-  streaming.feeds.attach(server);
-  metrics.readFrom({
-    signatures: () => ({ queued: pool.queued, recovered: pool.recovered }),
-    rings: () => links.map((l) => l.occupancy()),
-    projectionLag: () => projections.lag(),
-    lastSnapshotAt: () => schedule.lastAt,
-    unflushed: () => journal.unflushed(),
-    sockets: () => server.socketCounts(),
-  });
-  options.cancel?.throwIfAborted();
-  // Served from here on.
-  starting = null;
+/**
+ * The stop runs the stages out in the pipeline's order (docs/architecture.md, "Shutdown"). The
+ * gateway drains first: no new connections, 503 for every new request, and the requests already
+ * running get their answers — their writes journaled and flushed while the signature pool, the
+ * sequencer and the journal are still open. Then the market threads finish what they hold, a
+ * snapshot is taken, the journal closes, and the signature pool.
+ */
+async function stopInOrder({ settings, logger, options }: Wiring, stages: Stages, stopOptions: { snapshot?: boolean }): Promise<void> {
+  const { data, exchange, server, pool, links, feeds, sequencer, schedule, ticks, status, lock } = stages;
+  status.stopping = true;
+  feeds.close();
+  const unfinished = await server.drain(DRAIN_GRACE_MS);
+  if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
+  ticks.stop();
+  await schedule.close({ snapshot: stopOptions.snapshot });
+  sequencer.close();
+  await sequencer.idle();
+  const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market).map((b) => ({ market: settings.markets[b.market].symbol, hash: b.hash }));
+  for (const link of links) await link.close();
+  // This machine's disk, not the replicated copy: replication's close gives the last blocks
+  // a moment and leaves the rest to the next start (a stalled cluster must not hang a stop).
+  await data.journal.flushedHere();
+  logger.info({ lastSeq: data.journal.lastSeq(), stateHash: exchange.stateHash(), books }, 'stopped');
+  await data.journal.close();
+  await options.replication?.close();
+  await pool.close();
+  await data.projections.close();
+  await data.historyEnv.close();
+  lock.release();
+}
 
-  return {
-    port: server.port,
-    operatorPort: server.operatorPort,
-    sequencer,
-    threads: { signatureBackend: backend, signatureThreads: pool.threads, marketThreads: links.length, marketsPerThread: links.map((l) => l.markets.map((m) => m.symbol)) },
-    recovery: { snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents },
-    async stop(stopOptions = {}) {
-      // Drain the gateway first: no new connections, 503 for every new request, and the requests
-      // already running get their answers — their writes journaled and flushed while the
-      // signature pool, the sequencer and the journal are still open. Then the market threads
-      // finish what they hold, a snapshot is taken, and the journal closes.
-      stopping = true;
-      streaming.feeds.close();
-      const unfinished = await server.drain(DRAIN_GRACE_MS);
-      if (unfinished > 0) logger.warn({ unfinished, graceMs: DRAIN_GRACE_MS }, 'requests still running after the drain grace: stopping anyway');
-      ticks.stop();
-      await schedule.close({ snapshot: stopOptions.snapshot });
-      sequencer!.close();
-      await sequencer!.idle();
-      const books = (await Promise.all(links.map((l) => l.stateHashes()))).flat().sort((a, b) => a.market - b.market).map((b) => ({ market: markets[b.market].symbol, hash: b.hash }));
-      for (const link of links) await link.close();
-      // This machine's disk, not the replicated copy: replication's close gives the last blocks
-      // a moment and leaves the rest to the next start (a stalled cluster must not hang a stop).
-      await journal.flushedHere();
-      logger.info({ lastSeq: journal.lastSeq(), stateHash: exchange.stateHash(), books }, 'stopped');
-      await journal.close();
-      await options.replication?.close();
-      await pool.close();
-      await projections.close();
-      await historyEnv.close();
-      lock.release();
-    },
-    failed,
-    async abort() {
-      ticks.stop();
-      schedule.halt();
-      await atMost(ABORT_FLUSH_MS, journal.flushedHere());
-      lock.release();
-    },
-  };
+/** After a thread died (`failed`): what the journal holds gets at most ABORT_FLUSH_MS to reach this machine's disk, and the data directory is let go. */
+async function abandon({ ticks, schedule, data, lock }: Stages): Promise<void> {
+  ticks.stop();
+  schedule.halt();
+  await atMost(ABORT_FLUSH_MS, data.journal.flushedHere());
+  lock.release();
 }

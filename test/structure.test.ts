@@ -350,3 +350,52 @@ test('every "May import:" line is true to the imports, both ways', () => {
   const messages = [...new Set(untrue)];
   assert.deepEqual(messages, [], messages.join('\n'));
 });
+
+/**
+ * The room of a file: its folder under src/ (`http`, `sequencer`), or for a file at the top of
+ * src/ the file itself (`pipeline`, `gateway-ports`).
+ */
+const roomOf = (name: string): string => name.split('/')[0];
+
+/** Every arrow between two rooms, each with the imports that draw it (`http/ports → app/commands`). */
+function roomArrows(): Map<string, Map<string, string[]>> {
+  const arrows = new Map<string, Map<string, string[]>>();
+  for (const f of files) {
+    for (const imp of f.imports) {
+      const [from, to] = [roomOf(f.name), roomOf(imp.target)];
+      if (!imp.internal || from === to) continue;
+      const targets = arrows.get(from) ?? arrows.set(from, new Map()).get(from)!;
+      targets.set(to, [...(targets.get(to) ?? []), `${f.name} → ${imp.target}`]);
+    }
+  }
+  return arrows;
+}
+
+/** The rooms `room` reaches by following arrows, itself only if a circle leads back to it. */
+function reachedFrom(room: string, arrows: Map<string, Map<string, string[]>>): Set<string> {
+  const reached = new Set<string>();
+  const next = [room];
+  while (next.length > 0) {
+    for (const to of arrows.get(next.pop()!)?.keys() ?? []) {
+      if (reached.has(to)) continue;
+      reached.add(to);
+      next.push(to);
+    }
+  }
+  return reached;
+}
+
+test('no import circle between rooms (the folders of src/)', () => {
+  // Files may each import one way and the rooms still go round (http/routes/openapi → ws/asyncapi,
+  // ws/feeds → http/errors): then neither room can be read, tested or moved without the other.
+  const arrows = roomArrows();
+  const reach = new Map([...arrows.keys()].map((room) => [room, reachedFrom(room, arrows)]));
+  const circles = new Set<string>();
+  for (const [room, reached] of reach) {
+    if (!reached.has(room)) continue;
+    const members = [...reached].filter((other) => reach.get(other)?.has(room)).sort();
+    const inside = members.flatMap((from) => members.flatMap((to) => arrows.get(from)?.get(to) ?? []));
+    circles.add(`${members.join(' ↔ ')}:\n  ${inside.join('\n  ')}`);
+  }
+  assert.deepEqual([...circles], [], `circles between rooms:\n${[...circles].join('\n')}`);
+});

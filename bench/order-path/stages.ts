@@ -67,7 +67,6 @@ const MAIN_STAGES: { file: string; functions?: readonly string[]; stage: Stage }
   { file: '/src/app/account-limits.ts', stage: Stage.sequencer },
   { file: '/src/auth/nonces.ts', stage: Stage.sequencer },
   { file: '/src/sequencer/sequencer.ts', stage: Stage.sequencer },
-  { file: '/src/sequencer/feed-relay.ts', stage: Stage.feeds },
   { file: '/src/ws/', stage: Stage.feeds },
   { file: '/src/transport/', stage: Stage.ring },
   { file: '/src/journal/', stage: Stage.journal },

@@ -27,7 +27,7 @@
  * history (read once per owner, then counted in memory). Replay numbers only the records it
  * projects (after `projectedSeq`), exactly as the first run did, so the numbering continues
  * across a restart with no gap and no repeat; live, each numbered event also goes to the
- * feeds (`feed`, sequencer/feed-relay).
+ * feeds (`feed`, ws/feed-relay).
  *
  * Invariants: batches are written in the order they are made; a batch's seq is the journal's
  * last seq when it was made, so it covers every record queued before it; it is written only

@@ -9,15 +9,14 @@
  * what"): `Not delegated for account and subaccount` for a caller with no grant on the
  * subaccount (a stranger, a revoked delegate, another subaccount's delegate), `Delegation not
  * allowed for request` for a delegate of it without the scope or where delegates may not act.
- * May import: http/, history/transfers (types), config/market (types), sequencer/sequencer.
+ * May import: http/, history/transfers (types), config/market (types).
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { TransferHistoryReader } from '../history/transfers.ts';
 import type { AccountGuard } from './auth-guard.ts';
 import { route, type DeclaredRoute } from './endpoint.ts';
-import type { AccountReadPort, AccountWritePort, AuthPort, Clock, WriteResult } from './ports.ts';
+import { isOverloaded, type AccountReadPort, type AccountWritePort, type AuthPort, type Clock, type WriteResult } from './ports.ts';
 import { GatewayCode } from './errors.ts';
-import { OverloadedError } from '../sequencer/sequencer.ts';
 import { CHALLENGE, challengeRoute, LOGIN, loginRoute } from './routes/login.ts';
 import { BALANCE, balanceRoute, STATS, statsRoute } from './routes/account-stats.ts';
 import { POSITIONS, positionsRoute } from './routes/account-positions.ts';
@@ -48,7 +47,7 @@ export function loginRoutes(auth: AuthPort, guard: AccountGuard): DeclaredRoute[
 /** A write the sequencer cannot take now is the gateway's 503 (`GatewayCode.Overloaded`), like an order's. */
 function answeringOverload(writes: AccountWritePort): AccountWritePort {
   const refuse = (error: unknown): WriteResult => {
-    if (error instanceof OverloadedError) return { ok: false, code: GatewayCode.Overloaded, params: { reason: error.reason } };
+    if (isOverloaded(error)) return { ok: false, code: GatewayCode.Overloaded, params: { reason: error.reason } };
     throw error;
   };
   return {

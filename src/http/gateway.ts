@@ -40,7 +40,7 @@ import { CONFIG, configRoute, MARKETS, marketsRoute, TIME, timeRoute } from './r
 import { CANDLES, candlesRoute } from './routes/candles.ts';
 import { TRADES, tradesRoute } from './routes/trades.ts';
 import { PRICES, pricesRoute, SUMMARY, summaryRoute } from './routes/price.ts';
-import { docsRoutes } from './routes/openapi.ts';
+import { docsRoutes, type FeedsDocument } from './routes/openapi.ts';
 import { webRoutes } from './routes/web.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
@@ -80,6 +80,8 @@ export interface GatewayOptions {
   corsOrigins?: readonly string[];
   /** The streaming feeds' WebSocket endpoint (ws/feeds), on the public port. */
   sockets?: SocketEndpoint<any>;
+  /** The streaming feeds' AsyncAPI document (ws/asyncapi), served at GET /asyncapi.json; none: not served. */
+  feedsDocument?: FeedsDocument;
   /** A replicated node (routes/cluster): GET /cluster, writes refused while not the primary, the lag header. */
   cluster?: ClusterPort;
   /**
@@ -116,7 +118,7 @@ export function routes(options: GatewayOptions, boundUrl: () => string = () => l
     ...docsRoutes(ENDPOINTS, () => [
       { url: boundUrl(), description: 'this server' },
       { url: marketData.profile.baseUrl, description: `the public ${marketData.profile.name}` },
-    ]),
+    ], options.feedsDocument),
     ...webRoutes(),
   ];
   const table = publicRoutes.map(open);

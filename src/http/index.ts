@@ -5,7 +5,8 @@
  * read and back. It parses, validates against one JSON schema per route, authenticates (JWT,
  * signatures through the pool), applies the rate limits, and maps every refusal to the spec's
  * status and text in one table (errors.ts, codes.ts). It decides nothing about money: writes go
- * to the sequencer through ports (ports.ts), reads go to the depth mirrors and history.
+ * to the sequencer through ports (ports.ts) the gateway owns and the sequencer satisfies by shape,
+ * reads go to the depth mirrors and history.
  *
  * Owns: the one uWebSockets.js adapter (uws.ts and its uws-* parts, over the build uws-native.ts loads), the route table (gateway.ts) and routes
  * (routes/), request schemas and their conversion to integer units (requests/, validation.ts,
@@ -15,12 +16,11 @@
  * compressed bodies (compression.ts), the probes and metrics routes (routes/operations.ts).
  * May import: types/ (orders, ids types), auth/, config/, history/, numeric/decimal, engine/ (types,
  * codes), ledger/ (codes, ledger types, margin, position types, units), app/ (commands, codes,
- * faucet-day, order-registry), sequencer/ (sequencer, account-writes types), conditional/codes,
- * ws/asyncapi (the OpenAPI document links the feeds), @btc-vision/uwebsockets.js (types), ajv,
+ * faucet-day, order-registry), conditional/codes, @btc-vision/uwebsockets.js (types), ajv,
  * fast-json-stringify, negotiator, node:zlib (compression.ts), node:crypto, node:fs, node:url,
  * esbuild (routes/web), node:module (uws-native.ts), pino (types). From the application and the
  * ledger: command kinds, result codes, the order vocabulary, the registry's read model and
- * read-only queries; from the sequencer: the outcome of a write and its port. At run time
+ * read-only queries. What it calls of the sequencer it declares itself (http/ports). At run time
  * uws-native.ts loads a uWebSockets.js build through `createRequire`: @btc-vision/uwebsockets.js
  * or @trufflesuite/uws-js-unofficial (the uws-* adapter only).
  *

@@ -3,7 +3,9 @@
  *
  * What the gateway needs from the running exchange, as interfaces it is handed (the gateway
  * never reaches into threads, rings or the journal itself). The pipeline implements them over the
- * application, the sequencer and history (`stateReads`).
+ * application, the sequencer and history (`stateReads`). The gateway owns them, the sequencer
+ * included: its `Outcome`, its account writes and its `OverloadedError` have the shapes declared
+ * here without either side importing the other.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { Profile } from '../config/profile.ts';
@@ -56,7 +58,44 @@ export interface AccountReadPort {
   nonces: Pick<NonceStore, 'nextNonce'>;
 }
 
-export type { AccountWritePort, DelegationWrite, MarginWrite, TransferWrite, WriteResult } from '../sequencer/account-writes.ts';
+import type { Command, Delegation, SetMargin, Transfer } from '../app/commands.ts';
+
+/** The outcome of a write: accepted, or a code from the auth (1000s), ledger (2000s), engine (3000s) or gateway (9000s) table. */
+export type WriteResult<T = null> = { ok: true; value: T } | { ok: false; code: number; params?: Readonly<Record<string, string>> };
+
+/** A signed transfer as the gateway validated it: the journaled command without its kind and time. */
+export type TransferWrite = Omit<Transfer, 'kind' | 'time'>;
+/** A signed margin setting: the journaled command without its kind and time. */
+export type MarginWrite = Omit<SetMargin, 'kind' | 'time'>;
+/** A signed delegation change: the journaled command without its kind and time. */
+export type DelegationWrite = Omit<Delegation, 'kind' | 'time'>;
+
+/**
+ * Signed account writes. The gateway has validated the body and recovered the signer; the
+ * sequencer admits (nonce window, delegation rules), journals, applies, and resolves once the
+ * write is durable (sequencer/account-writes). A write the exchange cannot take now rejects as
+ * `Overloaded`.
+ */
+export interface AccountWritePort {
+  transfer(write: TransferWrite): Promise<WriteResult>;
+  setMargin(write: MarginWrite): Promise<WriteResult>;
+  changeDelegation(write: DelegationWrite): Promise<WriteResult>;
+}
+
+/**
+ * How a port refuses a write the exchange cannot take now (a stage behind, shutting down, not
+ * the primary): it rejects with an error named `OverloadedError` carrying the reason, which the
+ * gateway answers 503 `Service overloaded: <reason>`. Told by its name, as the platform tells an
+ * `AbortError`: the sequencer's `OverloadedError` is one without importing the gateway.
+ */
+export interface Overloaded extends Error {
+  readonly name: 'OverloadedError';
+  readonly reason: string;
+}
+
+export function isOverloaded(error: unknown): error is Overloaded {
+  return error instanceof Error && error.name === 'OverloadedError' && typeof (error as Partial<Overloaded>).reason === 'string';
+}
 
 /** What the gateway needs for wallet login and signed requests. */
 export interface AuthPort {
@@ -66,16 +105,28 @@ export interface AuthPort {
   recover: TypedRecovery;
 }
 
-import type { Command } from '../app/commands.ts';
-import type { Outcome } from '../sequencer/sequencer.ts';
+import type { ExecuteResult } from '../app/codes.ts';
 import type { OrderState } from '../app/order-registry.ts';
 import type { OrderRecord, OrderQuery } from '../history/types.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
 
+/** What a reply reads of a sequenced command's outcome (the sequencer's `Outcome` has this shape). */
+export interface Outcome {
+  result: ExecuteResult;
+  /** The book's result per routed command (EngineCode or a count), in `result.routed` order. */
+  bookResults: readonly number[];
+  /**
+   * The orders the command named as it left them, durable once the outcome is in hand: a later
+   * command may have changed them since, with records not yet flushed. Undefined for an order
+   * no longer in memory (finished among many others meanwhile): history has it.
+   */
+  orders: readonly (OrderState | undefined)[];
+}
+
 /** Orders: writes go through the sequencer, reads to the live registry and the history. */
 export interface OrdersPort {
   /**
-   * Sequences a command; rejects with OverloadedError when the exchange is behind. The outcome
+   * Sequences a command; rejects as `Overloaded` when the exchange is behind. The outcome
    * carries the orders it named as it left them (see `Outcome`).
    */
   submit(command: Command): Promise<Outcome>;

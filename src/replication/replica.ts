@@ -38,7 +38,7 @@
  *
  * May import: node:fs, node:path, pino (types), config/process (types), journal/ (journal, record,
  * refusal), transport/codec, sequencer/, storage/data-directory, history/ (reader, store),
- * http/ (gateway, uws types, routes/cluster types), gateway-ports (the shared read ports),
+ * http/ (gateway, uws types, routes/cluster types), ws/ (asyncapi, feed-relay types), gateway-ports (the shared read ports),
  * replication/lease (types), prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
@@ -57,7 +57,8 @@ import { recover } from '../sequencer/recovery.ts';
 import { exchangeOptionsOf, startState } from '../sequencer/start-state.ts';
 import { SnapshotSchedule } from '../sequencer/snapshot-schedule.ts';
 import { decodeEvent, recordMarket } from '../transport/codec.ts';
-import type { FeedRelay } from '../sequencer/feed-relay.ts';
+import type { FeedRelay } from '../ws/feed-relay.ts';
+import { asyncApiDocument } from '../ws/asyncapi.ts';
 import { OverloadedError } from '../sequencer/sequencer.ts';
 import { startGateway } from '../http/gateway.ts';
 import type { HttpReply } from '../http/uws.ts';
@@ -304,6 +305,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     port: settings.port,
     trustedProxies: settings.trustedProxies,
     sockets: feeds.endpoint,
+    feedsDocument: asyncApiDocument,
     clock,
     logger,
     ...exchangeApi(settings, reads, history, login, {

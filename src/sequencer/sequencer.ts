@@ -11,7 +11,7 @@
  * completion, not when the promise resolves: by then later commands may have changed the same
  * orders with records not yet on disk.
  *
- * Feeds: with a relay (sequencer/feed-relay) each book event is decoded once more into the
+ * Feeds: with a relay (ws/feed-relay, through `FeedTap`) each book event is decoded once more into the
  * relay's listener after the exchange applied it, and every batch (a ring batch, or a command
  * that routed nothing) closes a feed frame; the relay waits for the flush, not the sequencer.
  *
@@ -28,12 +28,18 @@ import type { ExecuteResult } from '../app/codes.ts';
 import type { OrderState } from '../app/order-registry.ts';
 import type { MarketLink } from '../transport/market-link.ts';
 import type { Projections } from '../history/projections.ts';
-import type { FeedRelay } from './feed-relay.ts';
+import type { BookListener } from '../engine/types.ts';
+import type { MarketIndex } from '../types/ids.ts';
 
 /** What the sequencer needs of a market thread's link: whether its thread runs and its command ring has room. */
 export type CommandRoom = Pick<MarketLink, 'hasRoom' | 'problem'>;
-/** What the sequencer needs of the feeds: each book event, and the end of each batch. */
-export type FeedTap = Pick<FeedRelay, 'listener' | 'endOfBatch'>;
+/** What the sequencer needs of the feeds (ws/feed-relay's `FeedRelay` has this shape): each book event, and the end of each batch. */
+export interface FeedTap {
+  /** The listener each book event of `market` is decoded into once more, after the exchange applied it. */
+  listener(market: MarketIndex): BookListener;
+  /** Closes the feeds' frame of what they heard; `journalSeq` covers all of it. */
+  endOfBatch(journalSeq: number): void;
+}
 /** What the sequencer needs of history: its backpressure, its batches and the market seq of each book event. */
 export type HistorySink = Pick<Projections, 'behind' | 'flushSoon' | 'atEvent'>;
 
@@ -60,6 +66,10 @@ const NO_ORDERS: (OrderState | undefined)[] = [];
  */
 export type OnComplete = (outcome: Outcome) => void;
 
+/**
+ * A write refused before anything changed: a stage is behind, or the exchange stops. Its name is
+ * what the gateway tells it by (its `Overloaded`, http/ports), answering 503 with the reason.
+ */
 export class OverloadedError extends Error {
   constructor(readonly reason: string) {
     super(reason);

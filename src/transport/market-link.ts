@@ -14,7 +14,8 @@
  * asked for (`close`, `terminate`) is not reported.
  *
  * `spawnMarketLinks` starts an exchange's market threads; `routerOver` is the application's
- * `MarketRouter` (app/ports) over them.
+ * `MarketRouter` (app/ports) over them, by shape: the thread transport knows the books, not
+ * the application that is handed it.
  */
 import type { Worker } from 'node:worker_threads';
 import type { MarketSpec } from '../config/market.ts';
@@ -23,7 +24,6 @@ import { Ring } from './ring.ts';
 import { RecordBuffer, encodeCancel, encodeCancelAll, encodeExpire, encodePlace, recordLength } from './codec.ts';
 import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import type { MarketThreadData } from './market-worker.ts';
-import type { MarketRouter } from '../app/ports.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 export type RecordHandler = (view: DataView, bytes: Uint8Array, offset: number) => void;
@@ -256,7 +256,7 @@ export function spawnMarketLinks(
 }
 
 /** The application's `MarketRouter` over the threads: each book command to the thread of its market. */
-export function routerOver(links: readonly MarketLink[]): MarketRouter {
+export function routerOver(links: readonly MarketLink[]): Pick<MarketLink, 'place' | 'cancel' | 'cancelAll' | 'expire'> {
   const linkOf: MarketLink[] = [];
   for (const link of links) for (const m of link.markets) linkOf[m.index] = link;
   return {

@@ -2,7 +2,7 @@
  * @module ws/feeds
  *
  * The streaming feeds: the WebSocket endpoint's protocol (docs/feeds.md) and the fan-out of
- * what the sequencer hands it (`FeedSink`, sequencer/feed-relay: frames of durable book deltas,
+ * what the relay hands it (`FeedSink`, ws/feed-relay: frames of durable book deltas,
  * trades and numbered subaccount events).
  *
  * This file owns the protocol: a connection's messages (`ping` → `pong`, `login` with the JWT
@@ -12,12 +12,11 @@
  * connections, their limits and slow consumers (ws/feed-connections, ws/feed-limits), the
  * public channels' windowed fan-out (ws/market-feed) and the private channels' numbered
  * catch-up (ws/account-feed).
- * May import: auth/token (types), http/ (errors, uws types), sequencer/feed-relay (what the
- * sequencer hands the feeds, types), ws/, pino (types).
+ * May import: auth/token (types), http/ (errors, uws types), ws/, pino (types).
  */
 import type { Logger } from 'pino';
 import type { AccessTokens } from '../auth/token.ts';
-import type { FeedFrame, FeedSink } from '../sequencer/feed-relay.ts';
+import type { FeedFrame, FeedSink } from './feed-relay.ts';
 import { codeFailure } from '../http/errors.ts';
 import type { HttpServer, SocketEndpoint } from '../http/uws.ts';
 import { AccountFeed, type AccountFeedPorts } from './account-feed.ts';

@@ -11,13 +11,13 @@
  * delta starts from (its `previous_sequence_number`), and each delta's checksum is of the book
  * after it. Candles, prices and summaries go out when they change, no more often than their
  * periods.
- * May import: types/ids (types), config/market (types), engine/types, history/ (candles, types), sequencer/feed-relay (types), app/depth-mirror, ws/.
+ * May import: types/ids (types), config/market (types), engine/types, history/ (candles, types), app/depth-mirror, ws/.
  */
 import type { MarketSpec } from '../config/market.ts';
 import { Side } from '../engine/types.ts';
 import { CANDLE_INTERVALS } from '../history/candles.ts';
 import type { MarketHistory } from '../history/types.ts';
-import type { FeedFrame, PublicTrade } from '../sequencer/feed-relay.ts';
+import type { FeedFrame, PublicTrade } from './feed-relay.ts';
 import { DepthMirror } from '../app/depth-mirror.ts';
 import type { FeedConnections } from './feed-connections.ts';
 import { bookDelta, bookSnapshot, candleMessage, CHECKSUM_LEVELS, pricesMessage, summaryMessage, tradesMessage, type PriceFigures } from './messages.ts';

@@ -13,7 +13,7 @@
  * give `100.5:2,100:1|101:3`. Sent as an unsigned 32-bit integer.
  * May import: config/market, history/ (views, account-events types, candles types), history/types
  * (types), engine/types, http/order-view (the view it shares with REST), node:zlib, numeric/decimal,
- * sequencer/feed-relay (types).
+ * ws/feed-relay (types).
  */
 import { crc32 } from 'node:zlib';
 import { lotsToQuantity, ticksToPrice, COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../config/market.ts';
@@ -23,7 +23,7 @@ import { candleView, secondsOf, summaryView, tradeView } from '../history/views.
 import type { Candle } from '../history/candles.ts';
 import type { MarketSummary } from '../history/types.ts';
 import type { AccountEventRecord } from '../history/account-events.ts';
-import type { BookDelta, PublicTrade } from '../sequencer/feed-relay.ts';
+import type { BookDelta, PublicTrade } from './feed-relay.ts';
 import { orderView, type OrderLike } from '../http/order-view.ts';
 
 /** Levels per side the book checksum covers. */

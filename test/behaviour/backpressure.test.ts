@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startInProcessExchange } from '../harness/in-process-exchange.ts';
 import { fundedTraders } from '../harness/traders.ts';
+import { signedTransfer } from '../harness/api-helpers.ts';
 
 test('when the journal or a market is behind, writes get 503 with the reason and nothing is accepted', async () => {
   const ex = await startInProcessExchange();
@@ -25,6 +26,16 @@ test('when the journal or a market is behind, writes get 503 with the reason and
   const accepted = await ex.request('POST', '/account/order', body, alice.auth());
   assert.equal(accepted.status, 200, accepted.text);
   assert.equal(accepted.json()[0].clientId, 'under-pressure');
+});
+
+test('an account write the exchange cannot take is refused 503 with the reason, as an order is', async () => {
+  // The sequencer's refusal reaches the account routes through their own port (http/ports `Overloaded`).
+  const ex = await startInProcessExchange();
+  const [alice] = await fundedTraders(ex, 1, '100000');
+  ex.exchange.sequencer.overloaded = () => 'journal is behind';
+  const refused = await ex.request('POST', '/account/transfer', await signedTransfer(alice, { accountTo: alice.address, subaccountIndexTo: 1, amount: '10' }), alice.auth());
+  assert.equal(refused.status, 503);
+  assert.equal(refused.text, 'Service overloaded: journal is behind');
 });
 
 test('the sequencer refuses before changing anything when a command ring has no room', async () => {

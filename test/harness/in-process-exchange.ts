@@ -78,6 +78,7 @@ import { SnapshotReplica } from '../../src/sequencer/snapshot-replica.ts';
 import { gatewayDispatch } from '../../src/http/gateway.ts';
 import { contentTypeOf } from '../../src/http/uws-reply.ts';
 import { startHttpServer } from '../../src/http/uws.ts';
+import { asyncApiDocument } from '../../src/ws/asyncapi.ts';
 import { exchangeApi, stateReads, stateReport, walletLogin } from '../../src/gateway-ports.ts';
 import { ExchangeMetrics, withFillCount } from '../../src/metrics.ts';
 import { withShortfallAlarm } from '../../src/log.ts';
@@ -222,6 +223,7 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
       metricsContentType: metrics.contentType,
     },
     historyRead: () => projections.readable(journal.flushedSeq()),
+    feedsDocument: asyncApiDocument,
     ...exchangeApi(settings, reads, history, login, {
       submit,
       account: accountWrites({ submit }, clock),

@@ -1,8 +1,8 @@
 /**
  * Each route is declared once (http/endpoint): the gateway of a full exchange — accounts,
- * orders, operator API with the testnet faucet, operations, a replicated node's /cluster —
- * serves exactly the declarations of http/endpoints (the list the API document is built from),
- * each under the pattern its path gives, and nothing undeclared.
+ * orders, operator API with the testnet faucet, operations, a replicated node's /cluster, the
+ * feeds' AsyncAPI document — serves exactly the declarations of http/endpoints (the list the API
+ * document is built from), each under the pattern its path gives, and nothing undeclared.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,6 +31,7 @@ test('the served routes are exactly the declared endpoints, each once, at the pa
     operator: { port: unused, key: 'k'.repeat(32) },
     operations: unused,
     cluster: unused,
+    feedsDocument: unused,
   });
   const served = table.map((r) => `${r.method} ${r.pattern}`);
   assert.equal(new Set(served).size, served.length, 'no route served twice');

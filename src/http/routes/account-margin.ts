@@ -72,7 +72,7 @@ export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly M
     const result = await writes.setMargin({
       account,
       subaccountIndex: body.value.subaccountIndex,
-      marketIndex: intent.market.index,
+      market: intent.market.index,
       isolated: body.value.isolated,
       margin: intent.fraction,
       nonce: body.value.nonce,

@@ -1,7 +1,8 @@
 /**
  * GET /openapi.json and GET /docs: the OpenAPI 3.1 document of the whole REST API (and beside
- * it GET /asyncapi.json, the streaming feeds' AsyncAPI document, ws/asyncapi) and a
- * self-contained HTML reference page generated from it (no script, no CDN, no external file).
+ * it GET /asyncapi.json, the streaming feeds' AsyncAPI document, which the feeds build and the
+ * gateway is handed: `FeedsDocument`) and a self-contained HTML reference page generated from it
+ * (no script, no CDN, no external file).
  *
  * Both are derived from the routes' own declarations (http/endpoint, listed in http/endpoints):
  * the parameters `strictQuery` accepts, the body schemas the validators compile, the response
@@ -9,7 +10,7 @@
  * exact text (plain-text bodies; a `<n>` in a text stands for the value sent), the token's and
  * the signature's added from `auth` and `signed`. `servers` names the address this server is
  * bound to, then the profile's public address. Built once, at the first request.
- * May import: http/ (schemas, query, endpoint, endpoint-errors, operator-key, uws types), ws/asyncapi.
+ * May import: http/ (schemas, query, endpoint, endpoint-errors, operator-key, uws types).
  */
 import * as S from '../schemas.ts';
 import type { QueryParam } from '../query.ts';
@@ -17,7 +18,6 @@ import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 import { SIGNED, TOKEN } from '../endpoint-errors.ts';
 import { OPERATOR_KEY_FAILURES } from '../operator-key.ts';
 import type { HttpReply } from '../uws.ts';
-import { asyncApiDocument } from '../../ws/asyncapi.ts';
 
 type Schema = Readonly<Record<string, unknown>>;
 
@@ -83,7 +83,7 @@ const RATE_HEADERS = {
   'X-RateLimit-Remaining': { description: 'requests left in the current burst', schema: { type: 'integer' } },
 };
 
-export function openApiDocument(endpoints: readonly Endpoint[], servers: ReadonlyArray<{ url: string; description: string }> = []): Record<string, unknown> {
+export function openApiDocument(endpoints: readonly Endpoint[], servers: Servers = []): Record<string, unknown> {
   const schemas: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of endpoints) {
@@ -201,23 +201,30 @@ ${sections.join('\n')}
 </main></body></html>`;
 }
 
+/** Where the API answers: the documents' `servers`. */
+export type Servers = ReadonlyArray<{ url: string; description: string }>;
+
+/** The streaming feeds' AsyncAPI document for the servers named (ws/asyncapi): the feeds' own, served here. */
+export type FeedsDocument = (servers: Servers) => Record<string, unknown>;
+
 /**
- * GET /openapi.json, GET /asyncapi.json and GET /docs, built once, at the first request:
- * `servers` names the address the server is bound to, known only once it listens (port 0 picks one).
+ * GET /openapi.json, GET /docs and, given the feeds' document, GET /asyncapi.json, built once,
+ * at the first request: `servers` names the address the server is bound to, known only once it
+ * listens (port 0 picks one).
  */
-export function docsRoutes(endpoints: readonly Endpoint[], servers: () => ReadonlyArray<{ url: string; description: string }> = () => []): DeclaredRoute[] {
-  let built: { json: HttpReply; asyncapi: HttpReply; html: HttpReply } | undefined;
-  const build = (): { json: HttpReply; asyncapi: HttpReply; html: HttpReply } => {
+export function docsRoutes(endpoints: readonly Endpoint[], servers: () => Servers = () => [], feedsDocument?: FeedsDocument): DeclaredRoute[] {
+  let built: { json: HttpReply; html: HttpReply } | undefined;
+  const build = (): { json: HttpReply; html: HttpReply } => {
     const document = openApiDocument(endpoints, servers());
     return {
       json: { status: 200, body: JSON.stringify(document) },
-      asyncapi: { status: 200, body: JSON.stringify(asyncApiDocument(servers())) },
       html: { status: 200, body: referencePage(document, endpoints), contentType: 'text/html; charset=utf-8' },
     };
   };
+  let feeds: HttpReply | undefined;
   return [
     route(OPENAPI_JSON, () => (built ??= build()).json),
-    route(ASYNCAPI_JSON, () => (built ??= build()).asyncapi),
+    ...(feedsDocument === undefined ? [] : [route(ASYNCAPI_JSON, () => (feeds ??= { status: 200, body: JSON.stringify(feedsDocument(servers())) }))]),
     route(DOCS, () => (built ??= build()).html),
   ];
 }

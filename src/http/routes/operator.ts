@@ -9,11 +9,10 @@
 import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { CommandKind, type Command } from '../../app/commands.ts';
-import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { operatorKeyGuard } from '../operator-key.ts';
-import type { Clock } from '../ports.ts';
+import { isOverloaded, type Clock, type Outcome } from '../ports.ts';
 import type { HttpReply, HttpRequest, Route } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 import { ACCOUNT_NOT_FOUND, BAD_FIELDS, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
@@ -79,7 +78,7 @@ export async function runCommand(operator: Pick<OperatorPort, 'submit'>, command
     const { result } = await operator.submit(command);
     return result.code === 0 ? NULL_BODY : (refused(result.code) ?? codeFailure(result));
   } catch (error) {
-    if (error instanceof OverloadedError) return failure(GatewayCode.Overloaded, error.reason);
+    if (isOverloaded(error)) return failure(GatewayCode.Overloaded, error.reason);
     throw error;
   }
 }

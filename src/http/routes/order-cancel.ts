@@ -4,21 +4,21 @@
  * listed in `failed` with its reason) and DELETE /account/orders (every open order of a
  * subaccount, or of one market). Authorised by the token alone: the caller is the account or
  * its `trade` delegate on that subaccount; each account a batch names is charged once.
- * May import: config/market, auth/address, engine/types, app/commands, sequencer/sequencer (types),
- * http/ (errors, validation, account-query, query, order-view, auth-guard types, endpoint types,
+ * May import: config/market, auth/address, engine/types, app/commands,
+ * http/ (errors, ports types, validation, account-query, query, order-view, auth-guard types, endpoint types,
  * uws types, endpoint-errors, schemas), ./order-common.
  */
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import { lowercaseAddress, type Address } from '../../auth/address.ts';
 import { parseOrderId } from '../../engine/types.ts';
 import { CommandKind } from '../../app/commands.ts';
-import type { Outcome } from '../../sequencer/sequencer.ts';
 import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import { isReply, param, type QueryParam } from '../query.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
+import type { Outcome } from '../ports.ts';
 import { serializeBatchCancel, serializeOrder, type OrderLike } from '../order-view.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, ORDER_NOT_FOUND, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';

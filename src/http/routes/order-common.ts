@@ -5,21 +5,20 @@
  *
  * An order of another account is `Order not found` to a reader, so ids cannot be probed.
  * May import: config/market (types), auth/ (address types, typed-data types, signed-request types),
- * types/ids (types), engine/types, app/codes, sequencer/sequencer, http/ (errors, account-query,
- * query, auth-guard types, ports types, uws types, order-view).
+ * types/ids (types), engine/types, app/codes, http/ (errors, account-query,
+ * query, auth-guard types, ports, uws types, order-view).
  */
 import type { MarketSpec } from '../../config/market.ts';
 import type { Address } from '../../auth/address.ts';
 import type { Eip712Domain } from '../../auth/typed-data.ts';
 import type { TypedRecovery } from '../../auth/signed-request.ts';
 import { parseOrderId } from '../../engine/types.ts';
-import { OverloadedError, type Outcome } from '../../sequencer/sequencer.ts';
 import { ExchangeCode } from '../../app/codes.ts';
 import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { addressParam } from '../account-query.ts';
 import { isReply, param, type QueryParam } from '../query.ts';
 import type { AccountGuard, CallContext } from '../auth-guard.ts';
-import type { Clock, GatewayMetrics, HistoryRead, OrdersPort } from '../ports.ts';
+import { isOverloaded, type Clock, type GatewayMetrics, type HistoryRead, type OrdersPort, type Outcome } from '../ports.ts';
 import type { HttpReply } from '../uws.ts';
 import { orderView, type OrderLike } from '../order-view.ts';
 import type { OrderId } from '../../types/ids.ts';
@@ -61,7 +60,7 @@ function vanished(): never {
 }
 
 export function overloadedOr(error: unknown): HttpReply {
-  if (error instanceof OverloadedError) return failure(GatewayCode.Overloaded, error.reason);
+  if (isOverloaded(error)) return failure(GatewayCode.Overloaded, error.reason);
   throw error;
 }
 

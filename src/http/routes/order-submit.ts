@@ -7,7 +7,7 @@
  * and the EIP-712 signer must be the account or its trade delegate. A resubmission whose
  * clientId is on an open order returns that order (same terms) or 409 (requests/client-id).
  * May import: auth/ (typed-data, signed-request, address), app/commands, app/codes (types),
- * sequencer/sequencer (types), http/ (errors, signature-refusal, validation, requests/order,
+ * http/ (errors, ports types, signature-refusal, validation, requests/order,
  * requests/client-id, order-view, auth-guard types, endpoint types, uws types, endpoint-errors,
  * schemas), ./order-common.
  */
@@ -15,7 +15,7 @@ import { orderMessage, signingRules } from '../../auth/typed-data.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { lowercaseAddress, type Address } from '../../auth/address.ts';
 import { CommandKind, type BatchOrder, type Command, type SubmitOrder } from '../../app/commands.ts';
-import type { Outcome } from '../../sequencer/sequencer.ts';
+import type { Outcome } from '../ports.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
 import { codeFailure, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';

@@ -1,9 +1,11 @@
 /**
- * @module sequencer/feed-relay
+ * @module ws/feed-relay
  *
- * What the streaming feeds are told, and when. The sequencer owns the port (`FeedSink`); the
- * gateway's feeds (ws/) implement it and are handed to the pipeline, so nothing here imports
- * the gateway.
+ * What the streaming feeds are told, and when: the feeds' intake, which owns what they are
+ * handed (`FeedFrame`, and `FeedSink`, which ws/feeds implements). The sequencer and a replica's
+ * replay call it through the tap the sequencer declares (sequencer/sequencer `FeedTap`), the
+ * projections through theirs (history/projections `feed`): it has their shapes, and neither
+ * imports the feeds.
  *
  * The relay hears each market's book events after the exchange applied them (the sequencer
  * decodes the record a second time into `listener(market)`) and every subaccount event as the
@@ -50,7 +52,7 @@ export interface FeedFrame {
   accounts: AccountEventRecord[];
 }
 
-/** The feeds, as the sequencer sees them. */
+/** The feeds, as the relay hands them on. */
 export interface FeedSink {
   /** A frame whose records are durable; frames arrive in journal order. */
   frame(frame: FeedFrame): void;
