@@ -26,12 +26,7 @@ export async function startHistoryServer(
   clock = () => NOW,
 ): Promise<HistoryServer> {
   const marketData = { markets };
-  const routes: Route[] = [
-    { method: 'get', pattern: '/candles/:symbol', handler: candlesRoute(marketData, history) },
-    { method: 'get', pattern: '/trades/:symbol', handler: tradesRoute(marketData, history) },
-    { method: 'get', pattern: '/price', handler: pricesRoute(marketData, history, prices, clock) },
-    { method: 'get', pattern: '/summary', handler: summaryRoute(marketData, history, clock) },
-  ];
+  const routes: Route[] = [candlesRoute(marketData, history), tradesRoute(marketData, history), pricesRoute(marketData, history, prices, clock), summaryRoute(marketData, history, clock)];
   const server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,

@@ -141,7 +141,7 @@ export async function startAccountServer(): Promise<AccountServer> {
 
   const options = { markets, clock: now, accounts, writes: port, auth, fills: history.reader, transfers };
   const guard = accountGuard(options);
-  const routes: Route[] = [...loginRoutes(auth, guard), ...accountRoutes(options, guard), ...docsRoutes(ENDPOINTS)];
+  const routes: Route[] = [...Object.values(loginRoutes(auth, guard)), ...Object.values(accountRoutes(options, guard)), ...Object.values(docsRoutes(ENDPOINTS))];
   const server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,
