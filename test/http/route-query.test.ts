@@ -8,7 +8,8 @@
  *
  * The requests are answered in process (test/harness/inject) by the gateway's own dispatch over
  * ports that answer nothing: a refused query never reaches them. The token and the operator key
- * are accepted, so the refusal heard is the query's, which comes after them.
+ * are accepted, so the refusal heard is the query's, which comes after them (the last test:
+ * a forged token, a wrong key or an unknown market in the path is answered first).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,11 +20,13 @@ import { ENDPOINTS } from '../../src/http/endpoints.ts';
 import type { Endpoint } from '../../src/http/endpoint.ts';
 import { parseMarkets } from '../../src/config/market.ts';
 import { PROFILES } from '../../src/config/profile.ts';
+import { AuthCode } from '../../src/auth/codes.ts';
 import { injector } from '../harness/inject.ts';
 
 /** A port no refused request reaches. */
 const unused = new Proxy({}, { get: () => { throw new Error('a refused request reached a port'); } }) as never;
 const CALLER = '0x00000000000000000000000000000000000000a1';
+const TOKEN = 'Bearer token';
 const OPERATOR_KEY = 'k'.repeat(32);
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
@@ -35,7 +38,7 @@ const dispatch = gatewayDispatch({
   marketData: { markets, profile: PROFILES.testnet, typedData: () => ({}) } as never,
   history: unused,
   prices: unused,
-  accounts: { accounts: { delegations: unused }, writes: unused, auth: { login: { tokens: { verifyHeader: async () => ({ ok: true, value: CALLER }) } }, domain: unused, recover: unused }, fills: unused, transfers: unused } as never,
+  accounts: { accounts: { delegations: unused }, writes: unused, auth: { login: { tokens: { verifyHeader: async (header: string) => (header === TOKEN ? { ok: true, value: CALLER } : { ok: false, code: AuthCode.InvalidToken }) } }, domain: unused, recover: unused }, fills: unused, transfers: unused } as never,
   orders: unused,
   operator: { port: unused, key: OPERATOR_KEY },
   operations: { notReady: () => null, metrics: async () => '# no series\n', metricsContentType: 'text/plain; version=0.0.4' },
@@ -45,13 +48,13 @@ const inject = injector(dispatch.public);
 
 let client = 0;
 /** `endpoint` asked with `query`: a fresh source address each time, so no budget runs out. */
-const ask = (endpoint: Endpoint, query: string) =>
+const ask = (endpoint: Endpoint, query: string, { symbol = 'BTC-USD-PERP', authorization = TOKEN, operatorKey = OPERATOR_KEY } = {}) =>
   inject({
     method: endpoint.method,
-    path: endpoint.path.replace(/\{\w+\}/g, 'BTC-USD-PERP'),
+    path: endpoint.path.replace(/\{\w+\}/g, symbol),
     query,
-    authorization: 'Bearer token',
-    operatorKey: OPERATOR_KEY,
+    authorization,
+    operatorKey,
     origin: '',
     acceptEncoding: '',
     remoteAddress: `10.0.${client >> 8}.${client++ & 255}`,
@@ -90,3 +93,13 @@ test('the probes, /metrics, the page, its files and /docs answer the same with a
     assert.deepEqual([busted.status, busted.body], [plain.status, plain.body], name(endpoint));
   }
 });
+
+test('the query is read after what comes first: the token, the operator key, the market a path names', async () => {
+  for (const endpoint of strict) {
+    if (endpoint.auth) assert.deepEqual(pick(await ask(endpoint, 'bogus=1', { authorization: 'Bearer forged' })), [401, 'Invalid JWT token'], name(endpoint));
+    if (endpoint.operator === true) assert.deepEqual(pick(await ask(endpoint, 'bogus=1', { operatorKey: 'guess' })), [401, 'Operator key missing or wrong: send X-Operator-Key'], name(endpoint));
+    if (endpoint.pathParams !== undefined) assert.equal((await ask(endpoint, 'bogus=1', { symbol: 'NOPE-USD-PERP' })).status, 404, name(endpoint));
+  }
+});
+
+const pick = (reply: { status: number; body: string }) => [reply.status, reply.body];
