@@ -88,7 +88,7 @@ export function startBookGateway(ex: BenchExchange): Promise<HttpServer> {
   return startHttpServer({
     host: '127.0.0.1',
     port: 0,
-    routes: [{ method: 'get', pattern: '/book/:symbol', handler: guard.publicLimited(book) }],
+    routes: [guard.publicLimited(book)],
     fallback: (req) => failure(GatewayCode.RouteNotFound, req.path),
     shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
     onHandlerError: (error) => {

@@ -37,11 +37,11 @@ export interface AccountApiOptions {
 }
 
 /** POST /auth/challenge and POST /auth/login, under the per-source-address budget. */
-export function loginRoutes(auth: AuthPort, guard: AccountGuard): DeclaredRoute[] {
-  return [
-    route(CHALLENGE, guard.publicLimited(challengeRoute(auth.login))),
-    route(LOGIN, guard.publicLimited(loginRoute(auth.login))),
-  ];
+export function loginRoutes(auth: AuthPort, guard: AccountGuard): { challenge: DeclaredRoute; login: DeclaredRoute } {
+  return {
+    challenge: guard.publicLimited(route(CHALLENGE, challengeRoute(auth.login))),
+    login: guard.publicLimited(route(LOGIN, loginRoute(auth.login))),
+  };
 }
 
 /** A write the sequencer cannot take now is the gateway's 503 (`GatewayCode.Overloaded`), like an order's. */
@@ -57,22 +57,22 @@ function answeringOverload(writes: AccountWritePort): AccountWritePort {
   };
 }
 
-/** Every /account/* route of this module (the order routes are the lead's). */
-export function accountRoutes(options: AccountApiOptions, guard: AccountGuard): DeclaredRoute[] {
+/** Every /account/* route of this module (the order routes are routes/orders'), by its name in http/endpoints. */
+export function accountRoutes(options: AccountApiOptions, guard: AccountGuard) {
   const { accounts, markets, auth } = options;
   const writes = answeringOverload(options.writes);
-  return [
-    guard.route(STATS, statsRoute(accounts), 'read'),
-    guard.route(POSITIONS, positionsRoute(accounts, markets), 'read'),
-    guard.route(FILLS, fillsRoute(accounts, markets, options.fills), 'read'),
-    guard.route(BALANCE, balanceRoute(accounts, markets), 'read'),
-    guard.route(MARGIN_SETTINGS, marginSettingsRoute(accounts, markets), 'read'),
-    guard.route(MARGIN_UPDATE, marginUpdateRoute(accounts, markets, guard, auth, writes)),
-    guard.route(TRANSFER, transferRoute(accounts, auth, writes)),
-    guard.route(TRANSFER_HISTORY, transferHistoryRoute(accounts, options.transfers), 'read'),
-    guard.route(DELEGATES, delegatesRoute(accounts), 'read'),
-    guard.route(DELEGATION, delegationRoute(auth, writes)),
-    guard.route(SIGNERS, signersRoute(accounts), 'read'),
-    guard.route(NONCE, nonceRoute(accounts), 'read'),
-  ];
+  return {
+    stats: guard.route(STATS, statsRoute(accounts), 'read'),
+    positions: guard.route(POSITIONS, positionsRoute(accounts, markets), 'read'),
+    fills: guard.route(FILLS, fillsRoute(accounts, markets, options.fills), 'read'),
+    balance: guard.route(BALANCE, balanceRoute(accounts, markets), 'read'),
+    marginSettings: guard.route(MARGIN_SETTINGS, marginSettingsRoute(accounts, markets), 'read'),
+    marginUpdate: guard.route(MARGIN_UPDATE, marginUpdateRoute(accounts, markets, guard, auth, writes)),
+    transfer: guard.route(TRANSFER, transferRoute(accounts, auth, writes)),
+    transferHistory: guard.route(TRANSFER_HISTORY, transferHistoryRoute(accounts, options.transfers), 'read'),
+    delegates: guard.route(DELEGATES, delegatesRoute(accounts), 'read'),
+    delegation: guard.route(DELEGATION, delegationRoute(auth, writes)),
+    signers: guard.route(SIGNERS, signersRoute(accounts), 'read'),
+    nonce: guard.route(NONCE, nonceRoute(accounts), 'read'),
+  };
 }

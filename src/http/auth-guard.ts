@@ -8,12 +8,12 @@
  *     bad tokens is refused (429) like any other flood;
  *  2. the request budget of the token's account (200/s shared across source addresses, GCRA):
  *     over budget → 429 with `Retry-After`;
- *  3. for routes that read a subaccount (`scope` given): the strict query (`account`,
- *     `subaccountIndex` and the route's own parameters, 400 when wrong), then authorization —
- *     the caller is the account, or its delegate for that subaccount holding the scope (`trade`
- *     includes `read`). Refusals, the same on every route (docs/auth.md): no grant on that
- *     subaccount → 403 `Not delegated for account and subaccount`; a delegate of it without the
- *     scope → 403 `Delegation not allowed for request`;
+ *  3. the strict query (http/endpoint `route()`: the route's declared parameters, 400 when
+ *     wrong); for routes that read a subaccount (`scope` given), `account` and `subaccountIndex`
+ *     from it, then authorization — the caller is the account, or its delegate for that
+ *     subaccount holding the scope (`trade` includes `read`). Refusals, the same on every route
+ *     (docs/auth.md): no grant on that subaccount → 403 `Not delegated for account and
+ *     subaccount`; a delegate of it without the scope → 403 `Delegation not allowed for request`;
  *  4. a request a delegate carries for an account (`actFor`, or `scope` above) is charged to that
  *     account's budget too: the budget belongs to the account a request acts for, whoever
  *     carries it, so relaying through other wallets' tokens buys no requests. A caller that is
@@ -21,9 +21,10 @@
  * Every reply carries `X-RateLimit-Limit` and `X-RateLimit-Remaining` of the caller's budget.
  * `publicLimited` puts public routes under a per-source-address budget with the same headers.
  *
- * Reuse (order routes): `guard.guarded(handler)` → handler gets `{caller, query}`;
- * `guard.guarded(handler, {scope: 'read', params: [...]})` → also `{account, subaccountIndex}`,
- * authorised; `guard.actFor(caller, account, subaccountIndex, 'trade')` for a check after the
+ * Steps 1 and 2 are the routes' `Door` (http/endpoint): they come before the query is read.
+ * Reuse (order routes): `guard.route(endpoint, handler)` → handler gets `{caller, query}`;
+ * `guard.route(endpoint, handler, 'read')` → also `{account, subaccountIndex}`, authorised;
+ * `guard.actFor(caller, account, subaccountIndex, 'trade')` for a check after the
  * body or a lookup names the subaccount (an order's account, a cancel by orderId), which also
  * charges the account; `guard.authorize` checks without charging (who signed an order).
  * May import: http/, auth/ (address types, delegation types, token types).
@@ -31,13 +32,13 @@
 import type { Address } from '../auth/address.ts';
 import type { DelegationStore, Scope } from '../auth/delegation.ts';
 import type { AccessTokens } from '../auth/token.ts';
-import { codeFailure } from './errors.ts';
+import { codeFailure, say, type DocumentedError } from './errors.ts';
 import { addressParam, subaccountParam } from './account-query.ts';
-import { isReply, paramNames, repeatableNames, strictQuery, type Query } from './query.ts';
-import { route, type DeclaredRoute, type Endpoint } from './endpoint.ts';
+import { isReply, type Query } from './query.ts';
+import { route, type DeclaredRoute, type Door, type Endpoint } from './endpoint.ts';
 import { RateLimiter, type Budget } from './rate-limit.ts';
 import type { Clock } from './ports.ts';
-import type { Handler, HttpReply, HttpRequest } from './uws.ts';
+import type { HttpReply, HttpRequest } from './uws.ts';
 
 export const ACCOUNT_REQUESTS_PER_SECOND = 200;
 export const ADDRESS_REQUESTS_PER_SECOND = 200;
@@ -65,14 +66,6 @@ export interface GuardOptions {
   addressLimiter?: RateLimiter;
 }
 
-export interface ReadOptions {
-  scope: Scope;
-  /** Query parameters besides account and subaccountIndex. */
-  params?: readonly string[];
-  /** Of those, the ones that may be repeated (array parameters: http/query `repeatableNames`). */
-  repeatable?: readonly string[];
-}
-
 type Reply = HttpReply | Promise<HttpReply>;
 
 function withBudget(reply: HttpReply, limit: number, budget: Budget): HttpReply {
@@ -81,8 +74,11 @@ function withBudget(reply: HttpReply, limit: number, budget: Budget): HttpReply 
   return { ...reply, headers };
 }
 
+/** Over a budget: `<budget>` is `account` or `source address`. */
+export const TOO_MANY_REQUESTS: DocumentedError = [429, 'Too many requests: at most <rate> per second per <budget>, retry after the cool-down'];
+
 function tooMany(limiter: RateLimiter, per: 'account' | 'source address'): HttpReply {
-  return { status: 429, body: `Too many requests: at most ${limiter.rate} per second per ${per}, retry after the cool-down`, contentType: 'text/plain; charset=utf-8' };
+  return { status: TOO_MANY_REQUESTS[0], body: say(TOO_MANY_REQUESTS[1], limiter.rate, per), contentType: 'text/plain; charset=utf-8' };
 }
 
 export class AccountGuard {
@@ -95,48 +91,41 @@ export class AccountGuard {
     this.addressLimiter = options.addressLimiter ?? new RateLimiter(ADDRESS_REQUESTS_PER_SECOND);
   }
 
-  /** Token and account budget; with `read`, also the subaccount query and its authorization. */
-  guarded(handler: (req: HttpRequest, ctx: CallContext) => Reply, options?: { params?: readonly string[] }): Handler;
-  guarded(handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, options: ReadOptions): Handler;
-  guarded(handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, options: Partial<ReadOptions> = {}): Handler {
-    const allowed = [...new Set([...(options.scope === undefined ? [] : ['account', 'subaccountIndex']), ...(options.params ?? [])])];
-    return async (req) => {
-      const now = this.tick();
-      const verified = await this.options.tokens.verifyHeader(req.authorization);
-      if (!verified.ok) {
-        const budget = this.addressLimiter.take(req.remoteAddress, now);
-        return withBudget(budget.allowed ? codeFailure(verified) : tooMany(this.addressLimiter, 'source address'), this.addressLimiter.rate, budget);
-      }
-      const caller = verified.value;
-      const budget = this.accountLimiter.take(caller, now);
-      const limit = this.accountLimiter.rate;
-      if (!budget.allowed) return withBudget(tooMany(this.accountLimiter, 'account'), limit, budget);
-      const query = strictQuery(req.query, allowed, options.repeatable);
-      if (isReply(query)) return withBudget(query, limit, budget);
-      let ctx: SubaccountContext | CallContext = { caller, query };
-      if (options.scope !== undefined) {
-        const account = addressParam(query, 'account');
-        if (isReply(account)) return withBudget(account, limit, budget);
-        const subaccountIndex = subaccountParam(query);
-        if (isReply(subaccountIndex)) return withBudget(subaccountIndex, limit, budget);
-        const refusal = this.actFor(caller, account!, subaccountIndex, options.scope);
-        if (refusal !== undefined) return withBudget(refusal, limit, budget);
-        ctx = { caller, query, account: account!, subaccountIndex };
-      }
-      return withBudget(await handler(req, ctx as SubaccountContext), limit, budget);
-    };
-  }
+  /** Steps 1 and 2: the token and the account's budget, whose headers every answer carries. */
+  private readonly door: Door<Address> = async (req, next) => {
+    const now = this.tick();
+    const verified = await this.options.tokens.verifyHeader(req.authorization);
+    if (!verified.ok) {
+      const budget = this.addressLimiter.take(req.remoteAddress, now);
+      return withBudget(budget.allowed ? codeFailure(verified) : tooMany(this.addressLimiter, 'source address'), this.addressLimiter.rate, budget);
+    }
+    const caller = verified.value;
+    const budget = this.accountLimiter.take(caller, now);
+    const limit = this.accountLimiter.rate;
+    if (!budget.allowed) return withBudget(tooMany(this.accountLimiter, 'account'), limit, budget);
+    return withBudget(await next(req, caller), limit, budget);
+  };
 
   /**
-   * The route answering `endpoint` behind the guard: the query parameters it accepts are the ones
-   * its declaration lists (array ones repeatable); with a `scope`, `account` and `subaccountIndex`
-   * are read and the caller's right to act on them with that scope checked.
+   * The route answering `endpoint` behind the guard, given the query its declaration reads; with
+   * a `scope`, `account` and `subaccountIndex` are read from it and the caller's right to act on
+   * them with that scope checked.
    */
   route(endpoint: Endpoint, handler: (req: HttpRequest, ctx: CallContext) => Reply): DeclaredRoute;
   route(endpoint: Endpoint, handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, scope: Scope): DeclaredRoute;
   route(endpoint: Endpoint, handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, scope?: Scope): DeclaredRoute {
-    const params = paramNames(endpoint.query ?? []);
-    return route(endpoint, scope === undefined ? this.guarded(handler as (req: HttpRequest, ctx: CallContext) => Reply, { params }) : this.guarded(handler, { scope, params, repeatable: repeatableNames(endpoint.query ?? []) }));
+    if (scope === undefined) return route(endpoint, (req, query, caller: Address) => (handler as (req: HttpRequest, ctx: CallContext) => Reply)(req, { caller, query }), this.door);
+    return route(
+      endpoint,
+      (req, query, caller: Address) => {
+        const account = addressParam(query, 'account');
+        if (isReply(account)) return account;
+        const subaccountIndex = subaccountParam(query);
+        if (isReply(subaccountIndex)) return subaccountIndex;
+        return this.actFor(caller, account!, subaccountIndex, scope) ?? handler(req, { caller, query, account: account!, subaccountIndex });
+      },
+      this.door,
+    );
   }
 
   /** Whether `caller` may act on the subaccount with `scope`: undefined when allowed, else the 403. */
@@ -161,12 +150,16 @@ export class AccountGuard {
     return budget.allowed ? undefined : withBudget(tooMany(this.accountLimiter, 'account'), this.accountLimiter.rate, budget);
   }
 
-  /** A public route under the per-source-address budget. */
-  publicLimited(handler: Handler): Handler {
-    return async (req) => {
-      const budget = this.addressLimiter.take(req.remoteAddress, this.tick());
-      const reply = budget.allowed ? await handler(req) : tooMany(this.addressLimiter, 'source address');
-      return withBudget(reply, this.addressLimiter.rate, budget);
+  /** A public route under the per-source-address budget, spent before anything of the request is read. */
+  publicLimited(declared: DeclaredRoute): DeclaredRoute {
+    const handler = declared.handler;
+    return {
+      ...declared,
+      handler: async (req) => {
+        const budget = this.addressLimiter.take(req.remoteAddress, this.tick());
+        const reply = budget.allowed ? await handler(req) : tooMany(this.addressLimiter, 'source address');
+        return withBudget(reply, this.addressLimiter.rate, budget);
+      },
     };
   }
 

@@ -1,10 +1,12 @@
 /**
  * @module http/endpoints
  *
- * Every route of the REST API, in the order the API document lists them: the declarations
- * (http/endpoint) the route modules export beside their handlers. The gateway serves each with
- * its handler (test/http/endpoints.test.ts checks the two lists are one); GET /openapi.json and
- * GET /docs are derived from this list, as are the client's route table checks and the fuzzer's plans.
+ * Every route of the REST API, by name, in the order the API document lists them: the
+ * declarations (http/endpoint) the route modules export beside their handlers. The one list of
+ * routes: the gateway's table is built from it (http/gateway `routes`: a route for each name, its
+ * type asks for every one), and GET /openapi.json and GET /docs are derived from it, as are the
+ * fuzzer's plans and the client's route table checks (the client keeps a table of its own,
+ * src/client/routes.ts: it is a standalone package that imports no server code).
  * May import: http/endpoint (types), http/routes/. Of the route modules, only their declarations.
  */
 import type { Endpoint } from './endpoint.ts';
@@ -27,17 +29,22 @@ import { DEPOSIT, INDEX_PRICE, INDEX_PRICE_RELEASE, SNAPSHOT, STATE_HASH, WITHDR
 import { HEALTH, METRICS, READY_ENDPOINT } from './routes/operations.ts';
 import { CLUSTER } from './routes/cluster.ts';
 import { ASYNCAPI_JSON, DOCS, OPENAPI_JSON } from './routes/openapi.ts';
-import { PAGE } from './routes/web.ts';
+import { PAGE, PAGE_ICON, PAGE_SCRIPT, PAGE_STYLE } from './routes/web.ts';
 
-export const ENDPOINTS: readonly Endpoint[] = [
-  CONFIG, MARKETS, TIME, BOOK, ORDERBOOK, CANDLES, TRADES, PRICES, SUMMARY,
-  CHALLENGE, LOGIN,
-  STATS, BALANCE, POSITIONS, FILLS, MARGIN_SETTINGS, MARGIN_UPDATE, NONCE,
-  TRANSFER, TRANSFER_HISTORY,
-  DELEGATES, DELEGATION, SIGNERS,
-  SUBMIT_ORDER, SUBMIT_BATCH, GET_ORDER, CANCEL_ORDER, CANCEL_BATCH, CANCEL_ALL, LIST_ORDERS,
-  FAUCET,
-  DEPOSIT, WITHDRAW, INDEX_PRICE, INDEX_PRICE_RELEASE, SNAPSHOT, STATE_HASH,
-  HEALTH, READY_ENDPOINT, METRICS, CLUSTER,
-  OPENAPI_JSON, ASYNCAPI_JSON, DOCS, PAGE,
-];
+export const ENDPOINT_BY_NAME = {
+  config: CONFIG, markets: MARKETS, time: TIME, book: BOOK, orderbook: ORDERBOOK, candles: CANDLES, trades: TRADES, prices: PRICES, summary: SUMMARY,
+  challenge: CHALLENGE, login: LOGIN,
+  stats: STATS, balance: BALANCE, positions: POSITIONS, fills: FILLS, marginSettings: MARGIN_SETTINGS, marginUpdate: MARGIN_UPDATE, nonce: NONCE,
+  transfer: TRANSFER, transferHistory: TRANSFER_HISTORY,
+  delegates: DELEGATES, delegation: DELEGATION, signers: SIGNERS,
+  submitOrder: SUBMIT_ORDER, submitBatch: SUBMIT_BATCH, getOrder: GET_ORDER, cancelOrder: CANCEL_ORDER, cancelBatch: CANCEL_BATCH, cancelAll: CANCEL_ALL, listOrders: LIST_ORDERS,
+  faucet: FAUCET,
+  deposit: DEPOSIT, withdraw: WITHDRAW, indexPrice: INDEX_PRICE, indexPriceRelease: INDEX_PRICE_RELEASE, snapshot: SNAPSHOT, stateHash: STATE_HASH,
+  health: HEALTH, ready: READY_ENDPOINT, metrics: METRICS, cluster: CLUSTER,
+  openApi: OPENAPI_JSON, asyncApi: ASYNCAPI_JSON, docs: DOCS, page: PAGE, pageStyle: PAGE_STYLE, pageIcon: PAGE_ICON, pageScript: PAGE_SCRIPT,
+} as const satisfies Record<string, Endpoint>;
+
+export type EndpointName = keyof typeof ENDPOINT_BY_NAME;
+
+/** Every declaration, in the document's order (the page's files among them, `hidden` from the document). */
+export const ENDPOINTS: readonly Endpoint[] = Object.values(ENDPOINT_BY_NAME);

@@ -6,7 +6,9 @@
  * conditional-order rules 4000s, the gateway's own 9000s (here), the application stage's 9100s —
  * and `failure(code, detail)` answers it, filling the text's `<name>` slot with `detail`;
  * `codeFailure` does the same for a write's refusal (`{code, params}`). The tables are read here,
- * explicitly: nothing registers itself by being imported.
+ * explicitly: nothing registers itself by being imported. A refusal outside the tables (a query
+ * parameter, a body field, a budget) is a `DocumentedError` its producer exports: the producer
+ * fills its slots (`say`, `refuse`) and the API document lists it, so its text is written once.
  *
  * Statuses follow design.md: 404 for an unknown account, market or order (or one that is not the
  * caller's), 409 for a state that refuses the change now (liquidation in progress, an id already
@@ -39,6 +41,9 @@ export const GatewayCode = {
 } as const;
 export type GatewayCode = (typeof GatewayCode)[keyof typeof GatewayCode];
 
+/** `[status, text]`; a `<name>` in a text stands for the value sent or the limit that applies. */
+export type DocumentedError = readonly [number, string];
+
 /** `Retry-After` of a 503: the backlog of any stage clears within about a second at full load. */
 const OVERLOADED_RETRY_SECONDS = 1;
 
@@ -51,11 +56,27 @@ interface Entry {
 const slotted = (text: string) => (detail: string) => text.replace(/<\w+>/, detail);
 const fixed = (text: string) => () => text;
 
+/** `text` with its `<slots>` filled by `values`, in order (`<from|to>` is one slot); slots beyond the values stay. */
+export function say(text: string, ...values: Array<string | number | bigint>): string {
+  let i = 0;
+  return text.replace(/<[\w|]+>/g, (slot) => (i < values.length ? String(values[i++]) : slot));
+}
+
+/** `error` as the document lists one case of it: `Missing query parameter symbol`. */
+export const saying = (error: DocumentedError, ...values: Array<string | number | bigint>): DocumentedError => [error[0], say(error[1], ...values)];
+
+/** The 400 with `error`'s text, its slots filled: a request the gateway refuses before any part sees it (`InvalidField`). */
+export const refuse = (error: DocumentedError, ...values: Array<string | number | bigint>): HttpReply => failure(GatewayCode.InvalidField, say(error[1], ...values));
+
+/** The most entries a listing answers at once: above it, `LimitOutOfRange`; a listing with a lower bound refuses with its own. */
+export const MAX_LIMIT = 5000;
+export const LIMIT_OUT_OF_RANGE: DocumentedError = [400, 'Limit must be between 1 and <max>, got <n>'];
+
 const GATEWAY: Record<number, Entry> = {
   [GatewayCode.SymbolNotFound]: { status: 404, text: fixed('Symbol not found') },
   [GatewayCode.MarketNotFound]: { status: 404, text: (symbol) => `Market ${symbol} not found` },
   [GatewayCode.DepthOutOfRange]: { status: 400, text: fixed('Depth must be between 1 and 5000') },
-  [GatewayCode.LimitOutOfRange]: { status: 400, text: (got) => `Limit must be between 1 and 5000, got ${got}` },
+  [GatewayCode.LimitOutOfRange]: { status: 400, text: (got) => say(LIMIT_OUT_OF_RANGE[1], MAX_LIMIT, got) },
   [GatewayCode.TickSizeNotAllowed]: { status: 400, text: (tick) => `tickSize must be the market's tick size ${tick} times 1, 2, 5, 10, 100 or 1000` },
   [GatewayCode.RouteNotFound]: { status: 404, text: (path) => `Route not found: ${path}` },
   [GatewayCode.MethodNotAllowed]: { status: 405, text: (method) => `Method ${method} not allowed on this route` },
@@ -88,20 +109,23 @@ const CONDITIONAL_STATUS: Readonly<Record<number, number>> = {
   [ConditionalCode.NotOwner]: 404,
 };
 
+/** An order the caller may not see is one that does not exist (ids cannot be probed), whichever part says so. */
+const ORDER_NOT_FOUND: Entry = { status: 404, text: fixed('Order not found') };
+
 /** The application stage's refusals (app/codes) and the engine's that reach a client (a cancel's). */
 const EXCHANGE: Record<number, Entry> = {
   [ExchangeCode.OrderTypeNotSupported]: { status: 400, text: (t) => `orderType ${t} is not supported yet` },
   // The gateway answers a clientId in use first, by name (requests/client-id.ts); this is the race of two at once.
   [ExchangeCode.DuplicateClientId]: { status: 409, text: fixed('clientId is already used by an open order of this account') },
-  [ExchangeCode.OrderNotFound]: { status: 404, text: fixed('Order not found') },
-  [ExchangeCode.OriginatorNotFound]: { status: 404, text: fixed('Account not found') },
+  [ExchangeCode.OrderNotFound]: ORDER_NOT_FOUND,
+  [ExchangeCode.OriginatorNotFound]: { status: 404, text: fixed(LEDGER_CODE_TEXT[LedgerCode.AccountNotFound]) },
   [ExchangeCode.OriginatorFeeTooHigh]: { status: 400, text: fixed("originatorFee is above the market's maxOriginatorFee (GET /markets)") },
   // The account limits (app/account-limits.ts), in the style of `Transfer amount exceeds available balance`.
   [ExchangeCode.TransferBelowMinimum]: { status: 400, text: (minimum) => `Transfer amount below the minimum of ${minimum} USD` },
   [ExchangeCode.TooManySubaccounts]: { status: 400, text: (max) => `Too many subaccounts: an account holds at most ${max}` },
   [ExchangeCode.TooManyOpenOrders]: { status: 400, text: (max) => `Too many open orders: a subaccount holds at most ${max}` },
-  [EngineCode.OrderNotFound]: { status: 404, text: fixed('Order not found') },
-  [EngineCode.NotOwner]: { status: 404, text: fixed('Order not found') },
+  [EngineCode.OrderNotFound]: ORDER_NOT_FOUND,
+  [EngineCode.NotOwner]: ORDER_NOT_FOUND,
 };
 
 const TABLE: Readonly<Record<number, Entry>> = {
@@ -136,7 +160,7 @@ export function codeFailure(refusal: { code: number; params?: Readonly<Record<st
 }
 
 /** What the API document lists for a code: its status and text, the slot shown as `<slot>`. */
-export function documentedError(code: number, slot = ''): readonly [number, string] {
+export function documentedError(code: number, slot = ''): DocumentedError {
   const entry = TABLE[code] ?? TABLE[GatewayCode.Internal];
   return [entry.status, entry.text(slot === '' ? '' : `<${slot}>`)];
 }

@@ -7,7 +7,9 @@
  * method 405, a thrown error (a broken invariant) 500 with the error logged; during a drain
  * (shutdown) 503 `Service overloaded: shutting down` with `Retry-After`, and while the exchange
  * starts (`starting`: the journal replay) the same refusal naming the step, on every route but
- * the probes. Routes themselves live one concept per file in ./routes/.
+ * the probes. Routes themselves live one concept per file in ./routes/; the table is
+ * http/endpoints' list, one route per declared name, and what sets a route apart here (a probe,
+ * the operator listener, answering during the start) is read from its declaration.
  *
  * Every answer is counted (`GatewayMetrics`: route pattern, method, status, latency; a refused
  * order submission by its reason) and logged as the operator asked: a refused write at debug,
@@ -33,20 +35,20 @@ import { ConfigError } from '../config/market.ts';
 import { CorsPolicy } from './cors.ts';
 import { failure, GatewayCode } from './errors.ts';
 import { startHttpServer, type HttpReply, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
-import { BOOK, bookRoutes, ORDERBOOK } from './routes/book.ts';
-import { route, type DeclaredRoute } from './endpoint.ts';
-import { ENDPOINTS } from './endpoints.ts';
-import { CONFIG, configRoute, MARKETS, marketsRoute, TIME, timeRoute } from './routes/markets.ts';
-import { CANDLES, candlesRoute } from './routes/candles.ts';
-import { TRADES, tradesRoute } from './routes/trades.ts';
-import { PRICES, pricesRoute, SUMMARY, summaryRoute } from './routes/price.ts';
+import { bookRoutes } from './routes/book.ts';
+import type { DeclaredRoute } from './endpoint.ts';
+import { ENDPOINT_BY_NAME, ENDPOINTS, type EndpointName } from './endpoints.ts';
+import { configRoute, marketsRoute, timeRoute } from './routes/markets.ts';
+import { candlesRoute } from './routes/candles.ts';
+import { tradesRoute } from './routes/trades.ts';
+import { pricesRoute, summaryRoute } from './routes/price.ts';
 import { docsRoutes, type FeedsDocument } from './routes/openapi.ts';
 import { webRoutes } from './routes/web.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { operatorRoutes, type OperatorPort } from './routes/operator.ts';
 import { healthRoutes, metricsRoute } from './routes/operations.ts';
 import { faucetRoute } from './routes/faucet.ts';
-import { clusterRoutes, type ClusterPort } from './routes/cluster.ts';
+import { clusterRoute, clusterRoutes, type ClusterPort } from './routes/cluster.ts';
 import { AccountGuard } from './auth-guard.ts';
 import { accountRoutes, loginRoutes, type AccountApiOptions } from './account-routes.ts';
 import type { Clock, GatewayMetrics, HistoryRead, MarketDataPort, MarketHistory, OperationsPort, OrdersPort, PriceSource } from './ports.ts';
@@ -98,48 +100,95 @@ export function localUrl(host: string, port: number): string {
   return `http://${name}:${port}`;
 }
 
-/** The route table; `boundUrl` is where this server answers, known once it listens (the API document's first server). */
+/**
+ * What serves each declared route (http/endpoints), by its name: the type asks for every name, so
+ * a route declared is a route served — or `undefined`, when the part that serves it is not there
+ * (no account API, no operator key, not a replicated node).
+ */
+type Served = { readonly [N in EndpointName]: DeclaredRoute | undefined };
+
+/** The route table, in the document's order; `boundUrl` is where this server answers, known once it listens (the API document's first server). */
 export function routes(options: GatewayOptions, boundUrl: () => string = () => localUrl(options.host, options.port)): DeclaredRoute[] {
-  const { marketData, clock } = options;
+  const { marketData, clock, history } = options;
   const markets = marketData.markets;
   const guard = options.accounts === undefined ? undefined : new AccountGuard({ tokens: options.accounts.auth.login.tokens, delegations: options.accounts.accounts.delegations, clock });
-  const open = guard === undefined ? (r: DeclaredRoute) => r : (r: DeclaredRoute) => ({ ...r, handler: guard.publicLimited(r.handler) });
+  // The per-address budget lives in the account guard: without the account API, public routes are not budgeted.
+  const open = (r: DeclaredRoute) => (guard === undefined ? r : guard.publicLimited(r));
   const book = bookRoutes(marketData, clock);
-  const publicRoutes: DeclaredRoute[] = [
-    route(CONFIG, configRoute(marketData)),
-    route(MARKETS, marketsRoute(marketData)),
-    route(TIME, timeRoute(clock)),
-    route(BOOK, book.book),
-    route(ORDERBOOK, book.orderbook),
-    route(CANDLES, candlesRoute(marketData, options.history)),
-    route(TRADES, tradesRoute(marketData, options.history)),
-    route(PRICES, pricesRoute(marketData, options.history, options.prices, clock)),
-    route(SUMMARY, summaryRoute(marketData, options.history, clock)),
-    ...docsRoutes(ENDPOINTS, () => [
-      { url: boundUrl(), description: 'this server' },
-      { url: marketData.profile.baseUrl, description: `the public ${marketData.profile.name}` },
-    ], options.feedsDocument),
-    ...webRoutes(),
-  ];
-  const table = publicRoutes.map(open);
-  if (options.operations !== undefined) table.push(...healthRoutes(options.operations), metricsRoute(options.operations));
-  if (guard !== undefined && options.accounts !== undefined) {
-    const accounts = { ...options.accounts, markets, clock };
-    table.push(...loginRoutes(accounts.auth, guard), ...accountRoutes(accounts, guard));
-    if (options.orders !== undefined) {
-      table.push(...orderRoutes({ markets, orders: options.orders, guard, domain: accounts.auth.domain, recover: accounts.auth.recover, clock, metrics: options.metrics, historyRead: options.historyRead }));
-    }
-  }
-  if (options.operator !== undefined) {
-    table.push(...operatorRoutes({ markets, operator: options.operator.port, operatorKey: options.operator.key, clock }));
+  const docs = docsRoutes(ENDPOINTS, () => [
+    { url: boundUrl(), description: 'this server' },
+    { url: marketData.profile.baseUrl, description: `the public ${marketData.profile.name}` },
+  ], options.feedsDocument);
+  const web = webRoutes();
+  const health = options.operations === undefined ? undefined : healthRoutes(options.operations);
+  const accounts = guard === undefined || options.accounts === undefined ? undefined : { ...options.accounts, markets, clock };
+  const login = accounts === undefined ? undefined : loginRoutes(accounts.auth, guard!);
+  const account = accounts === undefined ? undefined : accountRoutes(accounts, guard!);
+  const orders = accounts === undefined || options.orders === undefined ? undefined : orderRoutes({ markets, orders: options.orders, guard: guard!, domain: accounts.auth.domain, recover: accounts.auth.recover, clock, metrics: options.metrics, historyRead: options.historyRead });
+  const operator = options.operator === undefined ? undefined : operatorRoutes({ markets, operator: options.operator.port, operatorKey: options.operator.key, clock });
+  const served: Served = {
+    config: open(configRoute(marketData)),
+    markets: open(marketsRoute(marketData)),
+    time: open(timeRoute(clock)),
+    book: open(book.book),
+    orderbook: open(book.orderbook),
+    candles: open(candlesRoute(marketData, history)),
+    trades: open(tradesRoute(marketData, history)),
+    prices: open(pricesRoute(marketData, history, options.prices, clock)),
+    summary: open(summaryRoute(marketData, history, clock)),
+    challenge: login?.challenge,
+    login: login?.login,
+    stats: account?.stats,
+    balance: account?.balance,
+    positions: account?.positions,
+    fills: account?.fills,
+    marginSettings: account?.marginSettings,
+    marginUpdate: account?.marginUpdate,
+    nonce: account?.nonce,
+    transfer: account?.transfer,
+    transferHistory: account?.transferHistory,
+    delegates: account?.delegates,
+    delegation: account?.delegation,
+    signers: account?.signers,
+    submitOrder: orders?.submitOrder,
+    submitBatch: orders?.submitBatch,
+    getOrder: orders?.getOrder,
+    cancelOrder: orders?.cancelOrder,
+    cancelBatch: orders?.cancelBatch,
+    cancelAll: orders?.cancelAll,
+    listOrders: orders?.listOrders,
     // The testnet faucet funds the logged-in account: it needs the login the account API brings.
-    if (marketData.profile.faucet && guard !== undefined) table.push(faucetRoute(options.operator.port, guard, clock));
-  }
+    faucet: options.operator !== undefined && marketData.profile.faucet && guard !== undefined ? faucetRoute(options.operator.port, guard, clock) : undefined,
+    deposit: operator?.deposit,
+    withdraw: operator?.withdraw,
+    indexPrice: operator?.indexPrice,
+    indexPriceRelease: operator?.indexPriceRelease,
+    snapshot: operator?.snapshot,
+    stateHash: operator?.stateHash,
+    health: health?.health,
+    ready: health?.ready,
+    metrics: options.operations === undefined ? undefined : metricsRoute(options.operations),
+    cluster: options.cluster === undefined ? undefined : clusterRoute(options.cluster),
+    openApi: open(docs.openApi),
+    asyncApi: docs.asyncApi === undefined ? undefined : open(docs.asyncApi),
+    docs: open(docs.docs),
+    page: open(web.page),
+    pageStyle: open(web.pageStyle),
+    pageIcon: open(web.pageIcon),
+    pageScript: open(web.pageScript),
+  };
+  const table = (Object.keys(ENDPOINT_BY_NAME) as EndpointName[]).flatMap((name) => {
+    const r = served[name];
+    if (r === undefined) return [];
+    // A name serving another name's declaration would be served under the wrong path, and documented under the right one.
+    if (r.endpoint !== ENDPOINT_BY_NAME[name]) throw new Error(`the route named ${name} serves the declaration of ${r.endpoint.method.toUpperCase()} ${r.endpoint.path}`);
+    return [r];
+  });
   const historyRead = options.historyRead;
   const read = historyRead === undefined ? table : table.map((r) => (r.endpoint.readsHistory === true ? afterHistory(r, historyRead) : r));
-  const served = options.cluster === undefined ? read : clusterRoutes(read, options.cluster);
+  const wrapped = options.cluster === undefined ? read : clusterRoutes(read, options.cluster);
   const starting = options.starting;
-  return starting === undefined ? served : served.map((r) => (PROBES.has(r.pattern) ? r : { ...r, handler: (req: HttpRequest) => refusalWhileStarting(starting) ?? r.handler(req) }));
+  return starting === undefined ? wrapped : wrapped.map((r) => (r.endpoint.answersWhileStarting === true ? r : { ...r, handler: (req: HttpRequest) => refusalWhileStarting(starting) ?? r.handler(req) }));
 }
 
 /** The route, run once history holds what the journal had flushed when the request came (read-your-writes). */
@@ -153,9 +202,6 @@ function afterHistory(r: DeclaredRoute, historyRead: HistoryRead): DeclaredRoute
     },
   };
 }
-
-/** What answers while the exchange starts: nothing in them reaches it. */
-const PROBES = new Set(['/health', '/ready', '/metrics']);
 
 /** While the exchange starts, the refusal a drain gives, naming the start's step; null once it serves. */
 function refusalWhileStarting(starting: () => string | null): HttpReply | null {
@@ -175,14 +221,14 @@ function patternRegExp(pattern: string): RegExp {
 const REASON_CHARS = 200;
 
 /** Counts and logs every answer (see the module header); called once per request, so it allocates only to log. */
-function replyObserver(table: readonly Route[], options: GatewayOptions): NonNullable<HttpServerOptions['onReply']> {
+function replyObserver(table: readonly DeclaredRoute[], options: GatewayOptions): NonNullable<HttpServerOptions['onReply']> {
   const { metrics, logger } = options;
   const labels = [...table.map((r) => ({ method: r.method.toUpperCase(), pattern: r.pattern })), { method: 'ANY', pattern: 'unmatched' }];
   metrics?.observeRoutes(labels);
   const writes = labels.map((l) => l.method !== 'GET' && l.method !== 'ANY');
   const takesOrders = [...table.map((r) => r.submitsOrders === true), false];
   // A probe's 503 is its answer, asked every few seconds for as long as it holds (a long replay): what it reports is logged where it happens.
-  const probes = labels.map((l) => l.pattern === '/ready' || l.pattern === '/health');
+  const probes = [...table.map((r) => r.endpoint.probe === true), false];
   const accessLog = options.accessLog === true;
   return (index, req, reply, seconds) => {
     const status = reply.status;
@@ -206,7 +252,7 @@ export interface Gateway extends HttpServer {
 }
 
 /** Routes that move to the operator listener when there is one: the operator API and the metrics. */
-const forOperator = (route: Route): boolean => route.pattern.startsWith('/operator/') || route.pattern === '/metrics';
+const forOperator = (route: DeclaredRoute): boolean => route.endpoint.operator === true || route.endpoint.operatorListener === true;
 /** The operator listener's address: this machine only. */
 export const OPERATOR_HOST = '127.0.0.1';
 
@@ -234,7 +280,7 @@ export function gatewayDispatch(options: GatewayOptions, boundUrl: () => string 
   const cors = options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins);
   if (options.operatorPort === undefined) return { public: dispatchOf(options, table, observe, all, cors), operator: null };
   // Probes answer on the operator listener too: a process manager on this machine may check either port.
-  const operatorRoutes = all.filter((i) => forOperator(table[i]) || table[i].pattern === '/health' || table[i].pattern === '/ready');
+  const operatorRoutes = all.filter((i) => forOperator(table[i]) || table[i].endpoint.probe === true);
   return {
     public: dispatchOf(options, table, observe, all.filter((i) => !forOperator(table[i])), cors),
     operator: dispatchOf(options, table, observe, operatorRoutes, undefined),

@@ -10,11 +10,15 @@
  *
  * Invariants: the key is compared as SHA-256 digests with `timingSafeEqual` (fixed length, so
  * neither the key's length nor its prefix leaks through timing); only failures spend the budget.
- * May import: node:crypto, http/rate-limit, http/uws (types).
+ * It is the operator routes' `Door` (http/endpoint): the key is checked before anything of the
+ * request is read, its query too.
+ * May import: node:crypto, http/errors, http/rate-limit, http/endpoint (types), http/uws (types).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { say, type DocumentedError } from './errors.ts';
 import { RateLimiter } from './rate-limit.ts';
-import type { Handler, HttpReply } from './uws.ts';
+import type { Door } from './endpoint.ts';
+import type { HttpReply } from './uws.ts';
 
 /** Wrong keys an address may send before it is locked out. */
 export const OPERATOR_KEY_FAILURES = 5;
@@ -22,18 +26,21 @@ export const OPERATOR_KEY_FAILURES = 5;
 export const OPERATOR_LOCKOUT_MS = 60_000;
 const SWEEP_EVERY_MS = 10_000;
 
+export const WRONG_OPERATOR_KEY: DocumentedError = [401, 'Operator key missing or wrong: send X-Operator-Key'];
+export const OPERATOR_LOCKED_OUT: DocumentedError = [429, 'Too many wrong operator keys from this address, retry after <n> s'];
+
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 const text = (status: number, body: string, headers?: Record<string, string>): HttpReply => ({ status, body, contentType: 'text/plain; charset=utf-8', headers });
 
-/** Wraps operator handlers: the key checked, failures counted per source address. */
-export function operatorKeyGuard(operatorKey: string, clock: () => number): (handler: Handler) => Handler {
+/** What stands before every operator route: the key checked, failures counted per source address. */
+export function operatorKeyGuard(operatorKey: string, clock: () => number): Door<undefined> {
   const key = digest(operatorKey);
   // One failure a minute refills; five at once from a full budget.
   const failures = new RateLimiter(1 / 60, OPERATOR_LOCKOUT_MS, OPERATOR_KEY_FAILURES);
   let lastSweep = 0;
-  const lockedOut = (seconds: number) => text(429, `Too many wrong operator keys from this address, retry after ${seconds} s`, { 'retry-after': String(seconds) });
+  const lockedOut = (seconds: number) => text(OPERATOR_LOCKED_OUT[0], say(OPERATOR_LOCKED_OUT[1], seconds), { 'retry-after': String(seconds) });
 
-  return (handler) => (req) => {
+  return (req, next) => {
     const now = clock();
     if (now - lastSweep >= SWEEP_EVERY_MS) {
       failures.sweep(now);
@@ -41,8 +48,8 @@ export function operatorKeyGuard(operatorKey: string, clock: () => number): (han
     }
     const locked = failures.retryAfter(req.remoteAddress, now);
     if (locked > 0) return lockedOut(locked);
-    if (timingSafeEqual(digest(req.operatorKey), key)) return handler(req);
+    if (timingSafeEqual(digest(req.operatorKey), key)) return next(req, undefined);
     const budget = failures.take(req.remoteAddress, now);
-    return budget.allowed ? text(401, 'Operator key missing or wrong: send X-Operator-Key') : lockedOut(budget.retryAfterSeconds);
+    return budget.allowed ? text(...WRONG_OPERATOR_KEY) : lockedOut(budget.retryAfterSeconds);
   };
 }

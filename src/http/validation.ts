@@ -8,7 +8,8 @@
  * are refused rather than rounded.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { failure, GatewayCode } from './errors.ts';
+import { AuthCode } from '../auth/codes.ts';
+import { documentedError, failure, GatewayCode, say, type DocumentedError } from './errors.ts';
 import type { HttpReply } from './uws.ts';
 
 const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true });
@@ -22,9 +23,14 @@ export const Field = {
   address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed 20-byte hex address' },
   decimal: { type: 'string', pattern: '^-?[0-9]{1,40}(\\.[0-9]{1,40})?$', maxLength: 60, description: 'decimal string, no exponent' },
   uint64: { type: 'integer', minimum: 0, maximum: SAFE_INTEGER_MAX },
-  subaccountIndex: { type: 'integer', minimum: 0, maximum: 2147483647, 'x-error': 'Invalid subaccount index' },
+  subaccountIndex: { type: 'integer', minimum: 0, maximum: 2147483647, 'x-error': documentedError(AuthCode.InvalidSubaccountIndex)[1] },
   signatures: { type: 'array', minItems: 1, maxItems: 8, items: { type: 'string', maxLength: 200 } },
 } as const;
+
+/** What `describe` answers, in its three forms: a field missing, a field not in the schema, and a field's own rule. */
+export const MISSING_FIELD: DocumentedError = [400, 'Missing field <name>'];
+export const UNKNOWN_FIELD: DocumentedError = [400, 'Unknown field <name>'];
+export const FIELD_RULE: DocumentedError = [400, '<field> must …'];
 
 function fieldName(error: ErrorObject): string {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -34,8 +40,8 @@ function fieldName(error: ErrorObject): string {
 /** One clear sentence for the first problem ajv found. */
 export function describe(error: ErrorObject): string {
   const custom = (error.parentSchema as Record<string, unknown> | undefined)?.['x-error'];
-  if (error.keyword === 'required') return `Missing field ${fieldName(error) === 'body' ? '' : fieldName(error) + '.'}${(error.params as { missingProperty: string }).missingProperty}`;
-  if (error.keyword === 'additionalProperties') return `Unknown field ${(error.params as { additionalProperty: string }).additionalProperty}`;
+  if (error.keyword === 'required') return say(MISSING_FIELD[1], `${fieldName(error) === 'body' ? '' : fieldName(error) + '.'}${(error.params as { missingProperty: string }).missingProperty}`);
+  if (error.keyword === 'additionalProperties') return say(UNKNOWN_FIELD[1], (error.params as { additionalProperty: string }).additionalProperty);
   if (typeof custom === 'string') return custom;
   const field = fieldName(error);
   const schema = error.parentSchema as { description?: string; type?: string } | undefined;

@@ -10,7 +10,7 @@ import { OrderFlag, Side, parseOrderId } from '../../engine/types.ts';
 import { canonicalOrderType, type OrderRequest } from '../../auth/typed-data.ts';
 import { ORDER_TYPES, type OrderType } from '../../types/orders.ts';
 import type { BatchOrder } from '../../app/commands.ts';
-import { failure, GatewayCode } from '../errors.ts';
+import { failure, GatewayCode, say } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
 import type { OrderId } from '../../types/ids.ts';
@@ -109,12 +109,6 @@ export const OrderText = {
 
 /** The declarations' list of `OrderText` (http/endpoint `DocumentedError`). */
 export const ORDER_FIELD_ERRORS = Object.values(OrderText).map((text) => [400, text] as const);
-
-/** `text` with its `<slots>` filled by `values`, in order. */
-export function say(text: string, ...values: Array<string | number | bigint>): string {
-  let i = 0;
-  return text.replace(/<\w+>/g, () => String(values[i++]));
-}
 
 const bad = (text: string, ...values: Array<string | number | bigint>): IntentResult => ({ ok: false, reply: failure(GatewayCode.InvalidField, say(text, ...values)) });
 

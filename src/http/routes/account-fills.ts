@@ -13,9 +13,8 @@ import { SearchTooBroad, type HistoryReader } from '../../history/reader.ts';
 import { accountFillView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
-import { isReply } from '../query.ts';
-import { rangeParams, SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
-import type { QueryParam } from '../query.ts';
+import { isReply, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.ts';
+import { SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
 import type { AccountReadPort } from '../ports.ts';
 import { ACCOUNT_FILLS_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
@@ -25,12 +24,6 @@ import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor
 import * as S from '../schemas.ts';
 
 export const DEFAULT_FILLS_LIMIT = 50;
-
-const MS = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
-export const WINDOW_PARAMS: readonly QueryParam[] = [
-  { name: 'from', required: false, schema: MS, description: 'milliseconds: on or after' },
-  { name: 'to', required: false, schema: MS, description: 'milliseconds: before' },
-];
 
 const FILLS_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,

@@ -6,13 +6,13 @@ import { serializer } from '../serializer.ts';
 import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { Side, type Level } from '../../engine/types.ts';
-import { failure, GatewayCode } from '../errors.ts';
-import { isReply, paramNames, strictInteger, strictQuery, type Query, type QueryParam } from '../query.ts';
+import { documentedError, failure, GatewayCode, refuse, saying } from '../errors.ts';
+import { MISSING_PARAMETER, strictInteger, type Query, type QueryParam } from '../query.ts';
 import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { BOOK_SCHEMA } from '../schemas.ts';
-import { SYMBOL_PATH, type Endpoint } from '../endpoint.ts';
-import { PUBLIC_BUDGET, STRICT_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import { PUBLIC_BUDGET, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 export const DEFAULT_BOOK_DEPTH = 100;
@@ -49,15 +49,13 @@ const TICK_SIZE: QueryParam = { name: 'tickSize', required: false, schema: { typ
 const BOOK_QUERY: readonly QueryParam[] = [DEPTH, TICK_SIZE];
 /** GET /orderbook: the market in the query. */
 const ORDERBOOK_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: true, schema: { type: 'string' }, description: 'market, e.g. BTC-USD-PERP or BTC' }, DEPTH, TICK_SIZE];
-const BOOK_PARAMS = paramNames(BOOK_QUERY);
-const ORDERBOOK_PARAMS = paramNames(ORDERBOOK_QUERY);
 
 /**
  * GET /book/{symbol}, and GET /orderbook?symbol= with the market in the query string. There
  * `symbol` is required: absent (or empty) is a 400 naming it, not `Symbol not found` — the
  * client forgot a parameter, it did not name an unknown market.
  */
-export function bookRoutes(port: MarketDataPort, clock: Clock) {
+export function bookRoutes(port: MarketDataPort, clock: Clock): { book: DeclaredRoute; orderbook: DeclaredRoute } {
   const cache = new Map<string, CachedBook>();
   const snapshot = (market: MarketSpec, query: Query): HttpReply => {
     let depth = DEFAULT_BOOK_DEPTH;
@@ -92,34 +90,30 @@ export function bookRoutes(port: MarketDataPort, clock: Clock) {
     return { status: 200, body };
   };
   return {
-    book(req: HttpRequest): HttpReply {
-      // An unknown market is named first, whatever the query holds.
-      const market = findMarket(port.markets, req.params[0]);
-      if (market === undefined) return failure(GatewayCode.SymbolNotFound);
-      const query = strictQuery(req.query, BOOK_PARAMS);
-      return isReply(query) ? query : snapshot(market, query);
-    },
-    orderbook(req: HttpRequest): HttpReply {
-      const query = strictQuery(req.query, ORDERBOOK_PARAMS);
-      if (isReply(query)) return query;
+    // An unknown market is named first, whatever the query holds.
+    book: route(BOOK, (_req: HttpRequest, query: Query, market: MarketSpec) => snapshot(market, query), marketInPath(port.markets, GatewayCode.SymbolNotFound)),
+    orderbook: route(ORDERBOOK, (_req, query) => {
       const symbol = query.get('symbol');
-      if (symbol === undefined || symbol === '') return failure(GatewayCode.InvalidField, 'Missing query parameter symbol');
+      if (symbol === undefined || symbol === '') return refuse(MISSING_PARAMETER, 'symbol');
       const market = findMarket(port.markets, symbol);
       return market === undefined ? failure(GatewayCode.SymbolNotFound) : snapshot(market, query);
-    },
+    }),
   };
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
+const DEPTH_OUT_OF_RANGE = documentedError(GatewayCode.DepthOutOfRange);
+const TICK_SIZE_NOT_ALLOWED = documentedError(GatewayCode.TickSizeNotAllowed, 'tick');
+
 export const BOOK: Endpoint = {
   method: 'get', path: '/book/{symbol}', tag: 'Market data', summary: 'Order book', description: 'L2 snapshot: asks ascending, bids descending, `time` in seconds.', auth: false, pathParams: SYMBOL_PATH,
   query: BOOK_QUERY,
-  response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+  response: S.BOOK_SCHEMA, errors: [SYMBOL_NOT_FOUND, DEPTH_OUT_OF_RANGE, TICK_SIZE_NOT_ALLOWED, PUBLIC_BUDGET],
 };
 
 export const ORDERBOOK: Endpoint = {
   method: 'get', path: '/orderbook', tag: 'Market data', summary: 'Order book (query form)', description: 'The same snapshot as GET /book/{symbol}, with the market in the `symbol` query parameter.', auth: false,
   query: ORDERBOOK_QUERY,
-  response: S.BOOK_SCHEMA, errors: [...STRICT_QUERY, [400, 'Missing query parameter symbol'], SYMBOL_NOT_FOUND, [400, 'Depth must be between 1 and 5000'], [400, "tickSize must be the market's tick size <tick> times 1, 2, 5, 10, 100 or 1000"], PUBLIC_BUDGET],
+  response: S.BOOK_SCHEMA, errors: [saying(MISSING_PARAMETER, 'symbol'), SYMBOL_NOT_FOUND, DEPTH_OUT_OF_RANGE, TICK_SIZE_NOT_ALLOWED, PUBLIC_BUDGET],
 };

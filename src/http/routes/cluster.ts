@@ -26,21 +26,24 @@ function isRead(route: Route): boolean {
   return route.method === 'get' || route.method === 'head' || route.method === 'options' || route.pattern.startsWith('/auth/');
 }
 
-/** The route table of a replicated node: every route wrapped, and GET /cluster added. */
+/** GET /cluster: served by a replicated node only (gateway `cluster`). */
+export function clusterRoute(cluster: ClusterPort): DeclaredRoute {
+  return route(CLUSTER, () => ({ status: 200, body: JSON.stringify(cluster.describe()), contentType: 'application/json' }));
+}
+
+/** The route table of a replicated node, GET /cluster among it: every route wrapped. */
 export function clusterRoutes(table: readonly DeclaredRoute[], cluster: ClusterPort): DeclaredRoute[] {
   const withHeaders = (reply: HttpReply): HttpReply => {
     const extra = cluster.headers();
     return extra === null ? reply : { ...reply, headers: { ...reply.headers, ...extra } };
   };
-  const wrapped = table.map((declared): DeclaredRoute => ({
+  return table.map((declared): DeclaredRoute => ({
     ...declared,
     handler: async (req) => {
       const refusal = isRead(declared) ? null : cluster.writeRefusal();
       return withHeaders(refusal ?? (await declared.handler(req)));
     },
   }));
-  wrapped.push(route(CLUSTER, () => withHeaders({ status: 200, body: JSON.stringify(cluster.describe()), contentType: 'application/json' })));
-  return wrapped;
 }
 
 export const CLUSTER: Endpoint = {

@@ -8,7 +8,7 @@ import { MARKETS_SCHEMA, TIME_SCHEMA } from '../schemas.ts';
 import { TICK_MULTIPLIERS, DEFAULT_BOOK_DEPTH } from './book.ts';
 import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply } from '../uws.ts';
-import type { Endpoint } from '../endpoint.ts';
+import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 import { PUBLIC_BUDGET } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
@@ -42,13 +42,13 @@ function marketView(m: MarketSpec) {
 const serializeMarkets = serializer(MARKETS_SCHEMA);
 const serializeTime = serializer(TIME_SCHEMA);
 
-export function marketsRoute(port: MarketDataPort) {
+export function marketsRoute(port: MarketDataPort): DeclaredRoute {
   // Market parameters do not change while the process runs: serialize once.
   const body = serializeMarkets({ markets: port.markets.map(marketView) });
-  return (): HttpReply => ({ status: 200, body });
+  return route(MARKETS, (): HttpReply => ({ status: 200, body }));
 }
 
-export function configRoute(port: MarketDataPort) {
+export function configRoute(port: MarketDataPort): DeclaredRoute {
   const body = JSON.stringify({
     profile: port.profile.name,
     chainId: port.profile.chainId,
@@ -73,11 +73,11 @@ export function configRoute(port: MarketDataPort) {
         : { minTransfer: formatDecimal(port.accountLimits.minTransfer, COLLATERAL_SCALE), subaccountsPerAccount: port.accountLimits.maxSubaccounts }),
     },
   });
-  return (): HttpReply => ({ status: 200, body });
+  return route(CONFIG, (): HttpReply => ({ status: 200, body }));
 }
 
-export function timeRoute(clock: Clock) {
-  return (): HttpReply => ({ status: 200, body: serializeTime({ serverTime: clock() }) });
+export function timeRoute(clock: Clock): DeclaredRoute {
+  return route(TIME, (): HttpReply => ({ status: 200, body: serializeTime({ serverTime: clock() }) }));
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──

@@ -7,14 +7,15 @@
  * Both are derived from the routes' own declarations (http/endpoint, listed in http/endpoints):
  * the parameters `strictQuery` accepts, the body schemas the validators compile, the response
  * schemas the serializers compile, and every error a route can answer with its status and
- * exact text (plain-text bodies; a `<n>` in a text stands for the value sent), the token's and
- * the signature's added from `auth` and `signed`. `servers` names the address this server is
- * bound to, then the profile's public address. Built once, at the first request.
+ * exact text (plain-text bodies; a `<n>` in a text stands for the value sent), the token's, the
+ * signature's and the strict query parser's added from `auth`, `signed`, `query` and
+ * `ignoresQuery`. `servers` names the address this server is bound to, then the profile's public
+ * address. Built once, at the first request.
  * May import: http/ (schemas, query, endpoint, endpoint-errors, operator-key, uws types).
  */
 import * as S from '../schemas.ts';
-import type { QueryParam } from '../query.ts';
-import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import { REPEATED_PARAMETER, UNKNOWN_PARAMETER, type QueryParam } from '../query.ts';
+import { ENDPOINT_TAGS, route, type DeclaredRoute, type DocumentedError, type Endpoint } from '../endpoint.ts';
 import { SIGNED, TOKEN } from '../endpoint-errors.ts';
 import { OPERATOR_KEY_FAILURES } from '../operator-key.ts';
 import type { HttpReply } from '../uws.ts';
@@ -39,8 +40,14 @@ const INTRO = [
   'Budget: 200 requests per second per account (the token’s account, shared across source addresses); public routes per source address. Every response carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; over budget is 429 with `Retry-After` (seconds).',
 ].join('\n\n');
 
+/** What the strict query parser (http/query) may answer on `op`: an unknown parameter wherever the query is read, a repeated one where there are parameters. */
+function queryErrors(op: Endpoint): readonly DocumentedError[] {
+  if (op.ignoresQuery === true) return [];
+  return op.query === undefined || op.query.length === 0 ? [UNKNOWN_PARAMETER] : [UNKNOWN_PARAMETER, REPEATED_PARAMETER];
+}
+
 function errorResponses(op: Endpoint): Record<string, unknown> {
-  const all: Array<readonly [number, string]> = [...(op.auth ? TOKEN : []), ...(op.signed ? SIGNED : []), ...op.errors];
+  const all: DocumentedError[] = [...(op.auth ? TOKEN : []), ...(op.signed ? SIGNED : []), ...queryErrors(op), ...op.errors];
   const byStatus = new Map<number, string[]>();
   for (const [status, text] of all) {
     const list = byStatus.get(status) ?? [];
@@ -108,7 +115,7 @@ export function openApiDocument(endpoints: readonly Endpoint[], servers: Servers
     info: { title: 'Perpetual futures exchange REST API', version: '1.0.0', description: INTRO },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers,
-    tags: ['Market data', 'Login', 'Account', 'Transfers', 'Delegation', 'Orders', 'Testnet', 'Operator', 'Operations', 'Reference'].map((name) => ({ name })),
+    tags: ENDPOINT_TAGS.map((name) => ({ name })),
     paths,
     components: {
       schemas,
@@ -212,7 +219,11 @@ export type FeedsDocument = (servers: Servers) => Record<string, unknown>;
  * at the first request: `servers` names the address the server is bound to, known only once it
  * listens (port 0 picks one).
  */
-export function docsRoutes(endpoints: readonly Endpoint[], servers: () => Servers = () => [], feedsDocument?: FeedsDocument): DeclaredRoute[] {
+export function docsRoutes(
+  endpoints: readonly Endpoint[],
+  servers: () => Servers = () => [],
+  feedsDocument?: FeedsDocument,
+): { openApi: DeclaredRoute; asyncApi: DeclaredRoute | undefined; docs: DeclaredRoute } {
   let built: { json: HttpReply; html: HttpReply } | undefined;
   const build = (): { json: HttpReply; html: HttpReply } => {
     const document = openApiDocument(endpoints, servers());
@@ -222,13 +233,14 @@ export function docsRoutes(endpoints: readonly Endpoint[], servers: () => Server
     };
   };
   let feeds: HttpReply | undefined;
-  return [
-    route(OPENAPI_JSON, () => (built ??= build()).json),
-    ...(feedsDocument === undefined ? [] : [route(ASYNCAPI_JSON, () => (feeds ??= { status: 200, body: JSON.stringify(feedsDocument(servers())) }))]),
-    route(DOCS, () => (built ??= build()).html),
-  ];
+  return {
+    openApi: route(OPENAPI_JSON, () => (built ??= build()).json),
+    asyncApi: feedsDocument === undefined ? undefined : route(ASYNCAPI_JSON, () => (feeds ??= { status: 200, body: JSON.stringify(feedsDocument(servers())) })),
+    docs: route(DOCS, () => (built ??= build()).html),
+  };
 }
 
 export const OPENAPI_JSON: Endpoint = { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object', additionalProperties: true }, errors: [] };
 export const ASYNCAPI_JSON: Endpoint = { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object', additionalProperties: true }, errors: [] };
-export const DOCS: Endpoint = { method: 'get', path: '/docs', tag: 'Reference', summary: 'API reference page', description: 'This document as a self-contained HTML page.', auth: false, response: TEXT, contentType: 'text/html', errors: [] };
+/** A page for browsers: a query string (a shared link's tracking parameters) is ignored. */
+export const DOCS: Endpoint = { method: 'get', path: '/docs', tag: 'Reference', summary: 'API reference page', description: 'This document as a self-contained HTML page.', auth: false, response: TEXT, contentType: 'text/html', errors: [], ignoresQuery: true };

@@ -9,13 +9,13 @@
 import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { CommandKind, type Command } from '../../app/commands.ts';
-import { codeFailure, failure, GatewayCode } from '../errors.ts';
+import { codeFailure, failure, GatewayCode, refuse, type DocumentedError } from '../errors.ts';
 import { bodyParser, Field } from '../validation.ts';
 import { operatorKeyGuard } from '../operator-key.ts';
 import { isOverloaded, type Clock, type Outcome } from '../ports.ts';
 import type { HttpReply, HttpRequest, Route } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
-import { ACCOUNT_NOT_FOUND, BAD_FIELDS, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import { ACCOUNT_NOT_FOUND, BAD_FIELDS, INVALID_SUBACCOUNT, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import type { MarketIndex } from '../../types/ids.ts';
 import { lowercaseAddress } from '../../auth/address.ts';
@@ -58,6 +58,8 @@ const RELEASE_SCHEMA = {
 } as const;
 
 const AMOUNT_TEXT = 'amount must be a positive decimal string with at most 6 decimals';
+const OFF_TICK: DocumentedError = [400, 'price must be a positive multiple of the tick size <tickSize>'];
+const NO_FEED = 'There is no built-in price feed to hand the market back to (mainnet): index prices come from this API only';
 
 const parseMoney = bodyParser<{ account: string; subaccountIndex: number; amount: string }>(MONEY_SCHEMA);
 const parsePrice = bodyParser<{ symbol: string; price: string }>(PRICE_SCHEMA);
@@ -83,8 +85,9 @@ export async function runCommand(operator: Pick<OperatorPort, 'submit'>, command
   }
 }
 
-export function operatorRoutes(options: OperatorRouteOptions): DeclaredRoute[] {
+export function operatorRoutes(options: OperatorRouteOptions): { deposit: DeclaredRoute; withdraw: DeclaredRoute; indexPrice: DeclaredRoute; indexPriceRelease: DeclaredRoute; snapshot: DeclaredRoute; stateHash: DeclaredRoute } {
   const { markets, operator, clock } = options;
+  // The key is checked before anything of the request is read, its query too.
   const keyed = operatorKeyGuard(options.operatorKey, clock);
   const run = (command: Command) => runCommand(operator, command);
 
@@ -96,45 +99,47 @@ export function operatorRoutes(options: OperatorRouteOptions): DeclaredRoute[] {
     return run({ kind, time: clock(), account: lowercaseAddress(body.value.account), subaccountIndex: body.value.subaccountIndex, amount });
   };
 
-  return [
-    route(DEPOSIT, keyed(money(CommandKind.Deposit))),
-    route(WITHDRAW, keyed(money(CommandKind.Withdraw))),
-    route(
+  return {
+    deposit: route(DEPOSIT, money(CommandKind.Deposit), keyed),
+    withdraw: route(WITHDRAW, money(CommandKind.Withdraw), keyed),
+    indexPrice: route(
       INDEX_PRICE,
-      keyed(async (req) => {
+      async (req) => {
         const body = parsePrice(req.body);
         if (!body.ok) return body.reply;
         const market = findMarket(markets, body.value.symbol);
         if (market === undefined) return failure(GatewayCode.SymbolNotFound);
         const ticks = priceToTicks(market, body.value.price);
-        if (typeof ticks !== 'number') return failure(GatewayCode.InvalidField, `price must be a positive multiple of the tick size ${market.tickSize}`);
+        if (typeof ticks !== 'number') return refuse(OFF_TICK, market.tickSize);
         // Held before the command is queued: no feed step queued after it can overwrite it.
         operator.indexFeed?.hold(market.index, ticks);
         return run({ kind: CommandKind.IndexPrice, time: clock(), market: market.index, price: ticks });
-      }),
+      },
+      keyed,
     ),
-    route(
+    indexPriceRelease: route(
       INDEX_PRICE_RELEASE,
-      keyed(async (req) => {
+      async (req) => {
         const body = parseRelease(req.body);
         if (!body.ok) return body.reply;
         const market = findMarket(markets, body.value.symbol);
         if (market === undefined) return failure(GatewayCode.SymbolNotFound);
-        if (operator.indexFeed === undefined) return failure(GatewayCode.InvalidField, 'There is no built-in price feed to hand the market back to (mainnet): index prices come from this API only');
+        if (operator.indexFeed === undefined) return failure(GatewayCode.InvalidField, NO_FEED);
         operator.indexFeed.release(market.index);
         return NULL_BODY;
-      }),
+      },
+      keyed,
     ),
-    route(SNAPSHOT, keyed(async () => ({ status: 200, body: JSON.stringify({ seq: await operator.snapshot() }) }))),
-    route(STATE_HASH, keyed(async () => ({ status: 200, body: JSON.stringify(await operator.stateHash()) }))),
-  ];
+    snapshot: route(SNAPSHOT, async () => ({ status: 200, body: JSON.stringify({ seq: await operator.snapshot() }) }), keyed),
+    stateHash: route(STATE_HASH, async () => ({ status: 200, body: JSON.stringify(await operator.stateHash()) }), keyed),
+  };
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
 export const DEPOSIT: Endpoint = {
   method: 'post', path: '/operator/deposit', tag: 'Operator', summary: 'Credit a deposit', description: 'What the chain bridge calls when collateral arrived: credits the subaccount (created if new). `null` once durable.',
-  auth: false, operator: true, body: MONEY_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, [400, AMOUNT_TEXT], [400, 'Invalid subaccount index'], OVERLOADED],
+  auth: false, operator: true, body: MONEY_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, [400, AMOUNT_TEXT], INVALID_SUBACCOUNT, OVERLOADED],
 };
 
 export const WITHDRAW: Endpoint = {
@@ -144,12 +149,12 @@ export const WITHDRAW: Endpoint = {
 
 export const INDEX_PRICE: Endpoint = {
   method: 'post', path: '/operator/index-price', tag: 'Operator', summary: 'Set an index price', description: 'The index price of one market (a multiple of its tick). On testnet the price holds the market against the built-in feed until POST /operator/index-price/release (GET /price shows `indexHeld`). `null` once durable.',
-  auth: false, operator: true, body: PRICE_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, SYMBOL_NOT_FOUND, [400, 'price must be a positive multiple of the tick size <tickSize>'], OVERLOADED],
+  auth: false, operator: true, body: PRICE_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, SYMBOL_NOT_FOUND, OFF_TICK, OVERLOADED],
 };
 
 export const INDEX_PRICE_RELEASE: Endpoint = {
   method: 'post', path: '/operator/index-price/release', tag: 'Operator', summary: 'Hand a market back to the built-in feed', description: 'Testnet: the built-in feed moves the index again, walking from the operator\'s price. `null`.',
-  auth: false, operator: true, body: RELEASE_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, SYMBOL_NOT_FOUND, [400, 'There is no built-in price feed to hand the market back to (mainnet): index prices come from this API only']],
+  auth: false, operator: true, body: RELEASE_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, SYMBOL_NOT_FOUND, [400, NO_FEED]],
 };
 
 export const SNAPSHOT: Endpoint = {

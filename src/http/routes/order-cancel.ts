@@ -56,7 +56,7 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     }
     // An untriggered order is cancelled without a book command (no book result).
     const code = outcome.result.code !== 0 ? outcome.result.code : (outcome.bookResults[0] ?? 0);
-    if (code !== 0) return { reason: 'Order not found', reply: codeFailure({ code }) };
+    if (code !== 0) return { reason: ORDER_NOT_FOUND[1], reply: codeFailure({ code }) };
     return { order: (await reported(outcome))[0] };
   };
 
@@ -76,7 +76,7 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     /** Accounts this request has been charged to: once each, however many of their orders it names. */
     const charged = new Set<string>();
     const attempt = async (order: OrderLike | undefined, clientId: string, orderId: string) => {
-      if (order === undefined) return failed.push({ clientId, orderId, reason: 'Order not found' });
+      if (order === undefined) return failed.push({ clientId, orderId, reason: ORDER_NOT_FOUND[1] });
       const refused =
         guard.authorize(ctx.caller, order.account, order.subaccountIndex, 'trade') ??
         (charged.has(order.account) ? undefined : guard.charge(ctx.caller, order.account));

@@ -4,7 +4,7 @@
  * orders are listed from memory (at most 1,000 a subaccount), the others from history.
  * Authorised by the token alone (the account or a delegate with `read`; `trade` includes it).
  * May import: config/market, types/orders, types/ids (types), app/order-registry, history/ (types,
- * reader), http/ (errors, account-query, query, cursor, order-view, requests/order, auth-guard types,
+ * reader), http/ (errors, account-query, query, cursor, order-view, auth-guard types,
  * endpoint types, uws types, endpoint-errors, schemas), ./order-common.
  */
 import { findMarket } from '../../config/market.ts';
@@ -12,12 +12,11 @@ import { SIGNED_ORDER_TYPES, type OrderStatus, type SignedOrderType } from '../.
 import { isTerminal, type OrderState } from '../../app/order-registry.ts';
 import type { OrderQuery } from '../../history/types.ts';
 import { SEARCH_LIMIT, SearchTooBroad } from '../../history/reader.ts';
-import { failure, GatewayCode } from '../errors.ts';
-import { limitParam, millisParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
-import { int, isReply, param, type QueryParam } from '../query.ts';
+import { failure, GatewayCode, LIMIT_OUT_OF_RANGE, say, saying } from '../errors.ts';
+import { SUBACCOUNT_PARAMS } from '../account-query.ts';
+import { int, isReply, limitParam, millisParam, param, type QueryParam } from '../query.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
-import { say } from '../requests/order.ts';
 import { serializeOrder, serializeOrderList, type OrderLike } from '../order-view.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_QUERY, ORDER_NOT_FOUND, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
@@ -36,6 +35,9 @@ const STATUS_FILTERS: Readonly<Record<string, ReadonlySet<OrderStatus>>> = {
 const ORDER_TYPE_FILTERS = new Map(SIGNED_ORDER_TYPES.map((t) => [t.toLowerCase(), t]));
 
 
+/** The most orders GET /account/orders answers at once, and its default. */
+const MAX_ORDERS_LISTED = 500;
+
 /** GET /account/orders. */
 const ORDER_LIST_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
@@ -46,7 +48,7 @@ const ORDER_LIST_QUERY: readonly QueryParam[] = [
   param('createdTo', int(0), 'ms, created before (not with updated*)'),
   param('updatedFrom', int(0), 'ms, updated on or after (not with created*)'),
   param('updatedTo', int(0), 'ms, updated before (not with created*)'),
-  param('limit', int(1, 500), '1 to 500'),
+  param('limit', int(1, MAX_ORDERS_LISTED), `1 to ${MAX_ORDERS_LISTED}`),
   CURSOR_PARAM,
 ];
 
@@ -81,7 +83,7 @@ export function orderReadRoutes(options: OrderRouteOptions, kit: OrderKit): { ge
 
   const listOrders = (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const q = ctx.query;
-    const limit = limitParam(q, 500, 500);
+    const limit = limitParam(q, MAX_ORDERS_LISTED, MAX_ORDERS_LISTED);
     if (isReply(limit)) return limit;
     const window: Record<string, number | undefined> = {};
     for (const name of ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo']) {
@@ -146,4 +148,4 @@ export function orderReadRoutes(options: OrderRouteOptions, kit: OrderKit): { ge
 
 export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account: the account\'s newest order with that clientId, open or closed (a closed one among each subaccount\'s 1,000 most recently updated orders).', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [400, LOOKUP_MISSING], ORDER_NOT_FOUND], readsHistory: true };
 
-export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: `Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. A full page answers \`X-Next-Cursor\`: send it as \`cursor\` for the orders that follow. \`status=open\` and \`active\` list the open orders (a subaccount holds at most 1,000); \`filled\` and \`closed\` read only the orders that ended so; other filters search the subaccount's history, at most ${SEARCH_LIMIT.toLocaleString('en')} orders of it per request: a filter that matches too little of a longer window is refused with 400, narrow the window.`, auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'Limit must be between 1 and 500, got <n>'], WINDOW, [400, RouteText.createdAndUpdated], [400, RouteText.statusFilter], [400, RouteText.orderTypeFilter], BAD_CURSOR, SYMBOL_NOT_FOUND, SEARCH_TOO_BROAD], readsHistory: true, pages: true };
+export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: `Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. A full page answers \`X-Next-Cursor\`: send it as \`cursor\` for the orders that follow. \`status=open\` and \`active\` list the open orders (a subaccount holds at most 1,000); \`filled\` and \`closed\` read only the orders that ended so; other filters search the subaccount's history, at most ${SEARCH_LIMIT.toLocaleString('en')} orders of it per request: a filter that matches too little of a longer window is refused with 400, narrow the window.`, auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, saying(LIMIT_OUT_OF_RANGE, MAX_ORDERS_LISTED), WINDOW, [400, RouteText.createdAndUpdated], [400, RouteText.statusFilter], [400, RouteText.orderTypeFilter], BAD_CURSOR, SYMBOL_NOT_FOUND, SEARCH_TOO_BROAD], readsHistory: true, pages: true };

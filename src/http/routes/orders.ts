@@ -13,9 +13,8 @@
  * acts for, whoever carries it (auth-guard.ts `actFor`): another wallet's token buys an account
  * no more than its 200 requests a second. An order of another account is `Order not found` to a
  * reader, so ids cannot be probed.
- * May import: http/ (endpoint types), ./order-common, ./order-submit, ./order-reads, ./order-cancel.
+ * May import: ./order-common, ./order-submit, ./order-reads, ./order-cancel.
  */
-import type { DeclaredRoute } from '../endpoint.ts';
 import { orderCancelRoutes } from './order-cancel.ts';
 import { orderKit, type OrderRouteOptions } from './order-common.ts';
 import { orderReadRoutes } from './order-reads.ts';
@@ -26,10 +25,8 @@ export { SUBMIT_BATCH, SUBMIT_ORDER } from './order-submit.ts';
 export { GET_ORDER, LIST_ORDERS } from './order-reads.ts';
 export { CANCEL_ALL, CANCEL_BATCH, CANCEL_ORDER } from './order-cancel.ts';
 
-export function orderRoutes(options: OrderRouteOptions): DeclaredRoute[] {
+/** Every order route, by its name in http/endpoints. */
+export function orderRoutes(options: OrderRouteOptions) {
   const kit = orderKit(options);
-  const submit = orderSubmitRoutes(options, kit);
-  const reads = orderReadRoutes(options, kit);
-  const cancel = orderCancelRoutes(options, kit);
-  return [submit.submitOrder, submit.submitBatch, reads.getOrder, cancel.cancelOrder, cancel.cancelBatch, cancel.cancelAll, reads.listOrders];
+  return { ...orderSubmitRoutes(options, kit), ...orderReadRoutes(options, kit), ...orderCancelRoutes(options, kit) };
 }

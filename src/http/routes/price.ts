@@ -15,12 +15,12 @@ import type { MarketHistory, PriceSource } from '../../history/types.ts';
 import { secondsOf, summaryView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import type { Clock } from '../ports.ts';
-import { isReply, paramNames, strictQuery, type QueryParam } from '../query.ts';
+import type { Query, QueryParam } from '../query.ts';
 import { PRICES_SCHEMA, SUMMARY_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { MarketList } from './trades.ts';
-import type { Endpoint } from '../endpoint.ts';
-import { DB_FAILURE, PUBLIC_BUDGET, STRICT_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import { DB_FAILURE, PUBLIC_BUDGET, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 const serializePrices = serializer(PRICES_SCHEMA);
@@ -28,12 +28,9 @@ const serializeSummary = serializer(SUMMARY_SCHEMA);
 
 /** GET /price and GET /summary: every market, or the one `symbol` names. */
 const ONE_MARKET_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: false, schema: { type: 'string' }, description: 'only this market; all markets when absent' }];
-const ONE_MARKET_PARAMS = paramNames(ONE_MARKET_QUERY);
 
 /** The markets a request asks about: all, or the one `symbol` names; a 404 reply when unknown. */
-function selected(marketData: MarketList, req: HttpRequest): readonly MarketSpec[] | HttpReply {
-  const query = strictQuery(req.query, ONE_MARKET_PARAMS);
-  if (isReply(query)) return query;
+function selected(marketData: MarketList, query: Query): readonly MarketSpec[] | HttpReply {
   const symbol = query.get('symbol');
   if (symbol === undefined) return marketData.markets;
   const market = findMarket(marketData.markets, symbol);
@@ -44,9 +41,9 @@ function priceText(market: MarketSpec, ticks: number | undefined): string | null
   return ticks === undefined || ticks <= 0 ? null : ticksToPrice(market, ticks);
 }
 
-export function pricesRoute(marketData: MarketList, history: MarketHistory, prices: PriceSource, clock: Clock) {
-  return (req: HttpRequest): HttpReply => {
-    const markets = selected(marketData, req);
+export function pricesRoute(marketData: MarketList, history: MarketHistory, prices: PriceSource, clock: Clock): DeclaredRoute {
+  return route(PRICES, (_req: HttpRequest, query: Query): HttpReply => {
+    const markets = selected(marketData, query);
     if (!Array.isArray(markets)) return markets as HttpReply;
     let last;
     try {
@@ -59,12 +56,12 @@ export function pricesRoute(marketData: MarketList, history: MarketHistory, pric
       return { symbol: market.symbol, markPrice: priceText(market, mark), indexPrice: priceText(market, index), lastPrice: priceText(market, last[i]), indexHeld: held === true };
     });
     return { status: 200, body: serializePrices({ time: secondsOf(clock()), prices: list }) };
-  };
+  });
 }
 
-export function summaryRoute(marketData: MarketList, history: MarketHistory, clock: Clock) {
-  return (req: HttpRequest): HttpReply => {
-    const markets = selected(marketData, req);
+export function summaryRoute(marketData: MarketList, history: MarketHistory, clock: Clock): DeclaredRoute {
+  return route(SUMMARY, (_req: HttpRequest, query: Query): HttpReply => {
+    const markets = selected(marketData, query);
     if (!Array.isArray(markets)) return markets as HttpReply;
     const now = clock();
     let list;
@@ -74,11 +71,11 @@ export function summaryRoute(marketData: MarketList, history: MarketHistory, clo
       return failure(GatewayCode.DatabaseFailure);
     }
     return { status: 200, body: serializeSummary({ time: secondsOf(now), markets: list }) };
-  };
+  });
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const PRICES: Endpoint = { method: 'get', path: '/price', tag: 'Market data', summary: 'Mark, index and last prices', description: 'One entry per market (or the one `symbol` names); null when not known yet.', auth: false, query: ONE_MARKET_QUERY, response: S.PRICES_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET], readsHistory: true };
+export const PRICES: Endpoint = { method: 'get', path: '/price', tag: 'Market data', summary: 'Mark, index and last prices', description: 'One entry per market (or the one `symbol` names); null when not known yet.', auth: false, query: ONE_MARKET_QUERY, response: S.PRICES_SCHEMA, errors: [SYMBOL_NOT_FOUND, DB_FAILURE, PUBLIC_BUDGET], readsHistory: true };
 
-export const SUMMARY: Endpoint = { method: 'get', path: '/summary', tag: 'Market data', summary: '24-hour summary', description: 'Open, high, low, close, volume and change over the 1440 minutes ending now.', auth: false, query: ONE_MARKET_QUERY, response: S.SUMMARY_SCHEMA, errors: [SYMBOL_NOT_FOUND, ...STRICT_QUERY, DB_FAILURE, PUBLIC_BUDGET], readsHistory: true };
+export const SUMMARY: Endpoint = { method: 'get', path: '/summary', tag: 'Market data', summary: '24-hour summary', description: 'Open, high, low, close, volume and change over the 1440 minutes ending now.', auth: false, query: ONE_MARKET_QUERY, response: S.SUMMARY_SCHEMA, errors: [SYMBOL_NOT_FOUND, DB_FAILURE, PUBLIC_BUDGET], readsHistory: true };

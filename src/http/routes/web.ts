@@ -9,6 +9,9 @@
  * the page pays nothing (docs/decisions.md). The other files are read once, at their first
  * request.
  *
+ * A query string is ignored (`ignoresQuery`): a browser loads a page or a file with a
+ * cache-buster (`?v=2`) or a shared link's tracking parameters, and a 400 would be a blank page.
+ *
  * Every answer carries a Content-Security-Policy that allows only this origin (scripts, styles,
  * images, the feed's WebSocket: CSP 3 `'self'` covers ws: and wss: to the same host), no
  * inline script or style, no framing.
@@ -64,23 +67,26 @@ function file(name: string, contentType: string): () => HttpReply {
   return () => (cached ??= reply(readFileSync(`${WEB_DIR}${name}`, 'utf8'), contentType));
 }
 
-export function webRoutes(): DeclaredRoute[] {
+export function webRoutes(): { page: DeclaredRoute; pageStyle: DeclaredRoute; pageIcon: DeclaredRoute; pageScript: DeclaredRoute } {
   let script: Promise<HttpReply> | undefined;
-  return [
-    route(PAGE, file('index.html', 'text/html; charset=utf-8')),
-    route(asset('/app/page.css'), file('page.css', 'text/css; charset=utf-8')),
-    route(asset('/app/icon.svg'), file('icon.svg', 'image/svg+xml')),
-    route(asset('/app/app.js'), () => {
+  return {
+    page: route(PAGE, file('index.html', 'text/html; charset=utf-8')),
+    pageStyle: route(PAGE_STYLE, file('page.css', 'text/css; charset=utf-8')),
+    pageIcon: route(PAGE_ICON, file('icon.svg', 'image/svg+xml')),
+    pageScript: route(PAGE_SCRIPT, () => {
       script ??= bundle();
       // A failed build is tried again at the next request rather than remembered.
       script.catch(() => (script = undefined));
       return script;
     }),
-  ];
+  };
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const PAGE: Endpoint = { method: 'get', path: '/', tag: 'Reference', summary: 'The market page', description: 'A web page showing per market the book, recent trades, candles, mark, index and last price and the funding rate, live from the feeds at /ws; its script and style are served under /app/, everything from this origin (Content-Security-Policy: only `self`).', auth: false, response: { type: 'string' }, contentType: 'text/html', errors: [] };
+export const PAGE: Endpoint = { method: 'get', path: '/', tag: 'Reference', summary: 'The market page', description: 'A web page showing per market the book, recent trades, candles, mark, index and last price and the funding rate, live from the feeds at /ws; its script and style are served under /app/, everything from this origin (Content-Security-Policy: only `self`).', auth: false, response: { type: 'string' }, contentType: 'text/html', errors: [], ignoresQuery: true };
 /** The page's script, style and icon: served, and part of the page rather than of the API. */
-const asset = (path: string): Endpoint => ({ method: 'get', path, tag: 'Reference', summary: 'The market page: a file it loads', description: '', auth: false, response: { type: 'string' }, errors: [], hidden: true });
+const asset = (path: string): Endpoint => ({ method: 'get', path, tag: 'Reference', summary: 'The market page: a file it loads', description: '', auth: false, response: { type: 'string' }, errors: [], hidden: true, ignoresQuery: true });
+export const PAGE_STYLE = asset('/app/page.css');
+export const PAGE_ICON = asset('/app/icon.svg');
+export const PAGE_SCRIPT = asset('/app/app.js');
