@@ -43,6 +43,7 @@ const dispatch = gatewayDispatch({
   operator: { port: unused, key: OPERATOR_KEY },
   operations: { notReady: () => null, metrics: async () => '# no series\n', metricsContentType: 'text/plain; version=0.0.4' },
   cluster: { writeRefusal: () => null, headers: () => null, describe: () => ({ role: 'primary' }) },
+  feedsDocument: () => ({}),
 });
 const inject = injector(dispatch.public);
 
