@@ -155,10 +155,14 @@ export class AccountGuard {
     const handler = declared.handler;
     return {
       ...declared,
-      handler: async (req) => {
+      // Synchronous when the route is: a promise here would make the adapter hold the
+      // connection for an answer that is already there (pause, onAborted, cork; http/uws-serve).
+      handler: (req) => {
+        const rate = this.addressLimiter.rate;
         const budget = this.addressLimiter.take(req.remoteAddress, this.tick());
-        const reply = budget.allowed ? await handler(req) : tooMany(this.addressLimiter, 'source address');
-        return withBudget(reply, this.addressLimiter.rate, budget);
+        if (!budget.allowed) return withBudget(tooMany(this.addressLimiter, 'source address'), rate, budget);
+        const reply = handler(req);
+        return reply instanceof Promise ? reply.then((r) => withBudget(r, rate, budget)) : withBudget(reply, rate, budget);
       },
     };
   }
