@@ -28,8 +28,8 @@
  * journal/journal (types), transport/market-link, sequencer/, storage/ (data-directory,
  * directory-lock), http/ (gateway, routes/cluster types), ws/ (feeds types, asyncapi), gateway-ports,
  * metrics, log, pino (types), node:path.
- * Nothing imports it but the processes (main, demo, replication/node) and replication/primary
- * (the `Replication` it implements).
+ * Nothing imports it but the processes (demo/main, and replication/node, which main starts) and
+ * replication/primary (the `Replication` it implements).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';

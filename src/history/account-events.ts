@@ -4,7 +4,7 @@
  * The private feed's log: every event of a subaccount (an order's status change, a settled fill,
  * a position change, a balance change), numbered per subaccount 1, 2, 3… in journal order. A
  * feed client that reconnects resumes from the last number it saw by reading the numbers after
- * it here (ws/account-channel). One named database in the history environment (count it in
+ * it here (ws/account-feed). One named database in the history environment (count it in
  * `maxDbs`: `ACCOUNT_EVENT_DATABASE_COUNT`), written like the other projections — inside a
  * history batch's write transaction, so its numbering moves with `projectedSeq` and a restart
  * continues it exactly where the journal left it (history/projections numbers the events).

@@ -2,8 +2,8 @@
  * @module http/ports
  *
  * What the gateway needs from the running exchange, as interfaces it is handed (the gateway
- * never reaches into threads, rings or the journal itself). The pipeline implements them over the
- * application, the sequencer and history (`stateReads`). The gateway owns them, the sequencer
+ * never reaches into threads, rings or the journal itself). gateway-ports implements them over the
+ * application, history and the node's writes (`stateReads`, `exchangeApi`). The gateway owns them, the sequencer
  * included: its `Outcome`, its account writes and its `OverloadedError` have the shapes declared
  * here without either side importing the other.
  */
