@@ -29,5 +29,4 @@
  * Limits: HTTP/1.1 only; the public per-address budget trusts `X-Forwarded-For` only from
  * `TRUSTED_PROXIES`.
  */
-export { startGateway, type Gateway, type GatewayOptions } from './gateway.ts';
-export { startHttpServer, type HttpRequest, type HttpReply, type Route, type HttpServer } from './uws.ts';
+export {};
