@@ -117,7 +117,7 @@ export interface Replication {
  */
 const DRAIN_GRACE_MS = 5_000;
 /** A journal flush slower than this is logged at warn: the disk is holding every write's reply back. */
-export const SLOW_FLUSH_MS = 100;
+const SLOW_FLUSH_MS = 100;
 /** How long an abort (a thread died) waits for the journal's flush, at most. */
 const ABORT_FLUSH_MS = 2_000;
 
