@@ -28,8 +28,8 @@
  * journal/journal (types), transport/market-link, sequencer/, storage/ (data-directory,
  * directory-lock), http/ (gateway, routes/cluster types), ws/ (feeds types, asyncapi), gateway-ports,
  * metrics, log, pino (types), node:path.
- * Nothing imports it but the processes (main, demo, replication/node) and replication/primary
- * (the `Replication` it implements).
+ * Nothing imports it but the processes (demo/main, and replication/node, which main starts) and
+ * replication/primary (the `Replication` it implements).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -117,7 +117,7 @@ export interface Replication {
  */
 const DRAIN_GRACE_MS = 5_000;
 /** A journal flush slower than this is logged at warn: the disk is holding every write's reply back. */
-export const SLOW_FLUSH_MS = 100;
+const SLOW_FLUSH_MS = 100;
 /** How long an abort (a thread died) waits for the journal's flush, at most. */
 const ABORT_FLUSH_MS = 2_000;
 

@@ -64,7 +64,7 @@ function defaultRandomBytes(length: number): Uint8Array {
 }
 
 /** The EIP-191 `personal_sign` digest of a text message. */
-export function personalMessageDigest(message: string): Uint8Array {
+function personalMessageDigest(message: string): Uint8Array {
   const body = new TextEncoder().encode(message);
   const prefix = new TextEncoder().encode(`\x19Ethereum Signed Message:\n${body.length}`);
   const payload = new Uint8Array(prefix.length + body.length);

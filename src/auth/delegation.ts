@@ -45,7 +45,7 @@ const SCOPES: readonly Scope[] = ['trade', 'read'];
 /** Largest subaccount index (int32). */
 export const MAX_SUBACCOUNT_INDEX = 0x7fffffff;
 
-export function validSubaccountIndex(index: unknown): index is number {
+function validSubaccountIndex(index: unknown): index is number {
   return typeof index === 'number' && Number.isInteger(index) && index >= 0 && index <= MAX_SUBACCOUNT_INDEX;
 }
 

@@ -39,16 +39,4 @@
  * (an HMAC), only the redeemed ones are remembered, per process, until they expire; no JWT
  * revocation list (short expiry instead).
  */
-export * from './codes.ts';
-export * from './address.ts';
-export * from './typed-data.ts';
-export * from './signature.ts';
-export * from './recovery.ts';
-export * from './signed-request.ts';
-export * from './signature-pool.ts';
-export * from './nonces.ts';
-export * from './delegation.ts';
-export * from './admission.ts';
-export * from './challenge.ts';
-export * from './token.ts';
-export * from './login.ts';
+export {};

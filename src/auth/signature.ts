@@ -20,7 +20,7 @@ import { hexInto } from './address.ts';
 export const CURVE_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_N = CURVE_N >> 1n;
 
-export const SIGNATURE_BYTES = 65;
+const SIGNATURE_BYTES = 65;
 
 export interface ParsedSignature {
   r: bigint;

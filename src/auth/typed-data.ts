@@ -49,7 +49,7 @@ export interface Eip712Domain {
   verifyingContract: `0x${string}`;
 }
 
-export const DOMAIN_TYPE: readonly TypedField[] = [
+const DOMAIN_TYPE: readonly TypedField[] = [
   { name: 'name', type: 'string' },
   { name: 'version', type: 'string' },
   { name: 'chainId', type: 'uint256' },

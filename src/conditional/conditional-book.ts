@@ -162,7 +162,7 @@ export class ConditionalBook {
 
   /**
    * When the timer next has work: the earliest TWAP slice due or untriggered order expiring (ms),
-   * 0 when none. The pipeline's timer journals a `Release` at that time, so a slice enters at its
+   * 0 when none. The clock (sequencer/clock) journals a `Release` at that time, so a slice enters at its
    * due time, not at the next clock tick, and a replay releases it at the same point.
    */
   nextDueAt(): number {

@@ -65,7 +65,7 @@ export interface MarketSpec {
  * refused: the fee is charged to the trader and paid out whole, so without a ceiling an order
  * could move any amount to an originator of its choosing.
  */
-export const DEFAULT_MAX_ORIGINATOR_FEE = 100_000n;
+const DEFAULT_MAX_ORIGINATOR_FEE = 100_000n;
 
 /** A bad markets file: names the field and the value, as the operator wrote them. */
 export class ConfigError extends Error {

@@ -54,13 +54,13 @@ export interface Settings {
   replication: ReplicationSettings;
 }
 
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
+const DEFAULT_MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
 export const TESTNET_OPERATOR_KEY = 'testnet-operator-key';
 /** Shortest operator key mainnet starts with: a guess at 2^-128 needs about 22 random characters; 32 leaves room. */
-export const MAINNET_OPERATOR_KEY_LENGTH = 32;
+const MAINNET_OPERATOR_KEY_LENGTH = 32;
 /** Keys printed in this project's README and docs: anybody can send them. */
 const PUBLISHED_OPERATOR_KEYS: ReadonlySet<string> = new Set([TESTNET_OPERATOR_KEY]);
 
@@ -81,7 +81,7 @@ function originOf(text: string): string | undefined {
 }
 
 /** Every core but one, at least one. */
-export function defaultSignatureThreads(): number {
+function defaultSignatureThreads(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 

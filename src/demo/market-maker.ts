@@ -22,7 +22,7 @@ export interface MakerOptions {
   intervalMs: number;
 }
 
-export const MAKER_DEFAULTS: MakerOptions = { levels: 5, spread: 0.0005, step: 0.0005, intervalMs: 1000 };
+const MAKER_DEFAULTS: MakerOptions = { levels: 5, spread: 0.0005, step: 0.0005, intervalMs: 1000 };
 
 export class MarketMaker {
   private readonly quotedAt = new Map<string, string>();

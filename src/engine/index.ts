@@ -109,26 +109,4 @@
  * it). A level's total stays below 2^53 lots. Time is taken as given (the caller keeps it
  * non-decreasing). No cap on resting orders: `BookFull` is never returned.
  */
-export { EngineCode, Reason, REASON_TEXT } from './codes.ts';
-export {
-  ORDER_SEQUENCE_BITS,
-  OrderFlag,
-  SELF_TRADE_EXPIRE_MAKER,
-  Side,
-  formatOrderId,
-  marketOfOrderId,
-  orderIdOf,
-  parseOrderId,
-} from './types.ts';
-export type {
-  BookListener,
-  BookOptions,
-  BookSnapshot,
-  Level,
-  LiveStatus,
-  OrderBook,
-  OrderView,
-  PlaceOrder,
-} from './types.ts';
-export { FastOrderBook } from './fast-book.ts';
-export { NaiveOrderBook } from './naive-book.ts';
+export {};

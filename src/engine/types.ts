@@ -187,7 +187,7 @@ export interface BookSnapshot {
 }
 
 /** Bits of an orderId above the per-market counter. */
-export const ORDER_SEQUENCE_BITS = 40;
+const ORDER_SEQUENCE_BITS = 40;
 const ORDER_SEQUENCE_SPAN = 2 ** ORDER_SEQUENCE_BITS;
 
 /** The orderId of the `n`-th order of a market (n ≥ 1): market index in the high bits. */

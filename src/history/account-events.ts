@@ -4,8 +4,8 @@
  * The private feed's log: every event of a subaccount (an order's status change, a settled fill,
  * a position change, a balance change), numbered per subaccount 1, 2, 3… in journal order. A
  * feed client that reconnects resumes from the last number it saw by reading the numbers after
- * it here (ws/account-channel). One named database in the history environment (count it in
- * `maxDbs`: `ACCOUNT_EVENT_DATABASE_COUNT`), written like the other projections — inside a
+ * it here (ws/account-feed). One named database in the history environment (count it in
+ * history/history-env's `maxDbs`), written like the other projections — inside a
  * history batch's write transaction, so its numbering moves with `projectedSeq` and a restart
  * continues it exactly where the journal left it (history/projections numbers the events).
  *
@@ -19,8 +19,6 @@ import { KEY_TOP } from './store.ts';
 import type { OrderRecord } from './types.ts';
 import { orderOfStored, storedOrder, type StoredOrder } from '../app/order-registry.ts';
 import type { MarketIndex, OrderId } from '../types/ids.ts';
-
-export const ACCOUNT_EVENT_DATABASE_COUNT = 1;
 
 /** One side of a settled fill (ledger `fill` event); money in collateral base units. */
 export interface AccountFillEvent {

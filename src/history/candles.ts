@@ -79,7 +79,7 @@ export interface CandleState {
 }
 
 /** `candle` after one more trade; a new candle when `candle` is undefined. Never mutates. */
-export function withTrade(candle: Candle | undefined, start: number, price: number, quantity: number, rateInForce: bigint | null): Candle {
+function withTrade(candle: Candle | undefined, start: number, price: number, quantity: number, rateInForce: bigint | null): Candle {
   const lots = BigInt(quantity);
   const notional = lots * BigInt(price);
   if (candle === undefined) {

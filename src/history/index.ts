@@ -22,9 +22,4 @@
  * Limits: history is derived data written without fsync; a lost tail is projected again from
  * the journal, and an unreadable environment is rebuilt from the whole journal (a long start).
  */
-export { HistoryStore, type HistoryBatch, type HistoryWrite } from './batch.ts';
-export { HistoryReader } from './reader.ts';
-export { HistoryWriter } from './writer.ts';
-export { openHistoryDatabases, HISTORY_DATABASE_COUNT } from './store.ts';
-export { AccountEventLog, type AccountEventRecord, type AccountEventReader } from './account-events.ts';
-export { CANDLE_INTERVALS, intervalByName, type Candle, type CandleInterval } from './candles.ts';
+export {};

@@ -3,7 +3,7 @@
  *
  * The transfers projection: every settled transfer between subaccounts, listed per subaccount
  * for GET /account/transfer/history. One named database in the history environment (count it
- * in `maxDbs`: `TRANSFER_DATABASE_COUNT`), written like the other projections — `onTransfer`
+ * in history/history-env's `maxDbs`), written like the other projections — `onTransfer`
  * inside a history batch's write transaction (history/batch), with `putSync`.
  *
  * Key: `[owner, time, id]` → the transfer, once under the debited owner and once under the
@@ -18,8 +18,6 @@ import type { Database, RootDatabase } from 'lmdb';
 import { projectionDatabase } from './history-env.ts';
 import { KEY_TOP } from './store.ts';
 import type { RangeQuery } from './types.ts';
-
-export const TRANSFER_DATABASE_COUNT = 1;
 
 /** A settled transfer, as the projections build it from the ledger's `transfer` event. */
 export interface TransferRecord {

@@ -13,12 +13,12 @@ import type { Candle } from './candles.ts';
 import type { AccountFillRecord, AccountFillView, MarketSummary, TradeRecord } from './types.ts';
 
 /** A lot count (possibly a `bigint` sum, possibly negative) as a quantity string. */
-export function quantityText(market: MarketSpec, lots: bigint | number): string {
+function quantityText(market: MarketSpec, lots: bigint | number): string {
   return formatDecimal(BigInt(lots) * market.lotUnits, market.quantityScale);
 }
 
 /** ticks × lots as a quote amount string. */
-export function notionalText(market: MarketSpec, tickLots: bigint): string {
+function notionalText(market: MarketSpec, tickLots: bigint): string {
   return formatDecimal(tickLots * market.tickUnits * market.lotUnits, market.priceScale + market.quantityScale);
 }
 

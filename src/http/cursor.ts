@@ -17,7 +17,7 @@ import { strictInteger, type Query, type QueryParam } from './query.ts';
 import type { DocumentedError } from './endpoint.ts';
 import type { HttpReply } from './uws.ts';
 
-export const NEXT_CURSOR_HEADER = 'x-next-cursor';
+const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
 export const CURSOR_PARAM: QueryParam = {
   name: 'cursor',

@@ -4,7 +4,7 @@
  * The REST gateway: every route of the spec on uWebSockets.js, from bytes to a command or a
  * read and back. It parses, validates against one JSON schema per route, authenticates (JWT,
  * signatures through the pool), applies the rate limits, and maps every refusal to the spec's
- * status and text in one table (errors.ts, codes.ts). It decides nothing about money: writes go
+ * status and text in one table (errors.ts). It decides nothing about money: writes go
  * to the sequencer through ports (ports.ts) the gateway owns and the sequencer satisfies by shape,
  * reads go to the depth mirrors and history.
  *
@@ -29,5 +29,4 @@
  * Limits: HTTP/1.1 only; the public per-address budget trusts `X-Forwarded-For` only from
  * `TRUSTED_PROXIES`.
  */
-export { startGateway, type Gateway, type GatewayOptions } from './gateway.ts';
-export { startHttpServer, type HttpRequest, type HttpReply, type Route, type HttpServer } from './uws.ts';
+export {};

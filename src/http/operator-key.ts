@@ -23,7 +23,7 @@ import type { HttpReply } from './uws.ts';
 /** Wrong keys an address may send before it is locked out. */
 export const OPERATOR_KEY_FAILURES = 5;
 /** How long a locked-out address is refused. */
-export const OPERATOR_LOCKOUT_MS = 60_000;
+const OPERATOR_LOCKOUT_MS = 60_000;
 const SWEEP_EVERY_MS = 10_000;
 
 export const WRONG_OPERATOR_KEY: DocumentedError = [401, 'Operator key missing or wrong: send X-Operator-Key'];

@@ -2,15 +2,26 @@
  * @module http/ports
  *
  * What the gateway needs from the running exchange, as interfaces it is handed (the gateway
- * never reaches into threads, rings or the journal itself). The pipeline implements them over the
- * application, the sequencer and history (`stateReads`). The gateway owns them, the sequencer
- * included: its `Outcome`, its account writes and its `OverloadedError` have the shapes declared
- * here without either side importing the other.
+ * never reaches into threads, rings or the journal itself). gateway-ports implements them over
+ * the application, history and the node's writes (`stateReads`, `exchangeApi`). The gateway owns
+ * them, the sequencer included: its `Outcome`, its account writes and its `OverloadedError` have
+ * the shapes declared here without either side importing the other.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { Profile } from '../config/profile.ts';
 import type { Level, Side } from '../engine/types.ts';
 import type { Address } from '../auth/address.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { DelegationStore } from '../auth/delegation.ts';
+import type { NonceStore } from '../auth/nonces.ts';
+import type { WalletLogin } from '../auth/login.ts';
+import type { TypedRecovery } from '../auth/signed-request.ts';
+import type { Eip712Domain } from '../auth/typed-data.ts';
+import type { Command, Delegation, SetMargin, Transfer } from '../app/commands.ts';
+import type { ExecuteResult } from '../app/codes.ts';
+import type { OrderState } from '../app/order-registry.ts';
+import type { OrderRecord, OrderQuery } from '../history/types.ts';
+import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 /** A read-only view of one market's book; reads never wait on matching. */
 export interface BookReader {
@@ -41,13 +52,6 @@ export type HistoryRead = () => Promise<void> | null;
 
 export type { MarketHistory, PriceSource } from '../history/types.ts';
 
-import type { Ledger } from '../ledger/ledger.ts';
-import type { DelegationStore } from '../auth/delegation.ts';
-import type { NonceStore } from '../auth/nonces.ts';
-import type { WalletLogin } from '../auth/login.ts';
-import type { TypedRecovery } from '../auth/signed-request.ts';
-import type { Eip712Domain } from '../auth/typed-data.ts';
-
 /**
  * Account state the gateway reads synchronously. These objects live on the gateway's own
  * thread (the sequencer's), so a read is a plain call; the gateway never mutates them.
@@ -57,8 +61,6 @@ export interface AccountReadPort {
   delegations: Pick<DelegationStore, 'delegates' | 'signers' | 'authorizeCaller'>;
   nonces: Pick<NonceStore, 'nextNonce'>;
 }
-
-import type { Command, Delegation, SetMargin, Transfer } from '../app/commands.ts';
 
 /** The outcome of a write: accepted, or a code from the auth (1000s), ledger (2000s), engine (3000s) or gateway (9000s) table. */
 export type WriteResult<T = null> = { ok: true; value: T } | { ok: false; code: number; params?: Readonly<Record<string, string>> };
@@ -104,11 +106,6 @@ export interface AuthPort {
   /** Digest and signer recovery off the main thread (the signature pool). */
   recover: TypedRecovery;
 }
-
-import type { ExecuteResult } from '../app/codes.ts';
-import type { OrderState } from '../app/order-registry.ts';
-import type { OrderRecord, OrderQuery } from '../history/types.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
 
 /** What a reply reads of a sequenced command's outcome (the sequencer's `Outcome` has this shape). */
 export interface Outcome {

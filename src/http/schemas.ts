@@ -76,7 +76,7 @@ export const TIME_SCHEMA = {
 
 const NULLABLE_DECIMAL = { type: ['string', 'null'], description: 'decimal string, or null when unknown' } as const;
 
-export const PUBLIC_TRADE_SCHEMA = {
+const PUBLIC_TRADE_SCHEMA = {
   title: 'PublicTrade',
   type: 'object',
   properties: {
@@ -91,7 +91,7 @@ export const PUBLIC_TRADE_SCHEMA = {
 
 export const PUBLIC_TRADES_SCHEMA = { title: 'PublicTrades', type: 'array', items: PUBLIC_TRADE_SCHEMA, description: 'newest first' } as const;
 
-export const CANDLE_SCHEMA = {
+const CANDLE_SCHEMA = {
   title: 'Candle',
   type: 'object',
   properties: {
@@ -108,7 +108,7 @@ export const CANDLE_SCHEMA = {
 
 export const CANDLES_SCHEMA = { title: 'Candles', type: 'array', items: CANDLE_SCHEMA, description: 'ascending by time' } as const;
 
-export const PRICE_SCHEMA = {
+const PRICE_SCHEMA = {
   title: 'Price',
   type: 'object',
   properties: {
@@ -155,7 +155,7 @@ export const SUMMARY_SCHEMA = {
   required: ['time', 'markets'],
 } as const;
 
-export const ACCOUNT_FILL_SCHEMA = {
+const ACCOUNT_FILL_SCHEMA = {
   title: 'AccountFill',
   type: 'object',
   properties: {
@@ -272,7 +272,7 @@ export const BALANCE_SCHEMA = {
   required: ['account', 'subaccountIndex', 'collateral', 'isolatedMargin', 'orderHolds', 'initialMarginRequirement', 'freeCollateral', 'freeCollateralCross', 'accountValue', 'upnl'],
 } as const;
 
-export const MARGIN_SETTING_SCHEMA = {
+const MARGIN_SETTING_SCHEMA = {
   title: 'MarginSetting',
   type: 'object',
   properties: {
@@ -292,7 +292,7 @@ export const MARGIN_SETTINGS_SCHEMA = {
   required: ['account', 'subaccountIndex', 'markets'],
 } as const;
 
-export const TRANSFER_SCHEMA = {
+const TRANSFER_SCHEMA = {
   title: 'Transfer',
   type: 'object',
   properties: {
@@ -315,7 +315,7 @@ export const TRANSFERS_SCHEMA = {
   required: ['transfers'],
 } as const;
 
-export const DELEGATE_SCHEMA = {
+const DELEGATE_SCHEMA = {
   title: 'Delegate',
   type: 'object',
   properties: {

@@ -16,7 +16,7 @@ const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, allowUnionT
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
 ajv.addKeyword({ keyword: 'example' });
 
-export const SAFE_INTEGER_MAX = Number.MAX_SAFE_INTEGER;
+const SAFE_INTEGER_MAX = Number.MAX_SAFE_INTEGER;
 
 /** Field schemas shared by every route. */
 export const Field = {

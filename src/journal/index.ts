@@ -21,7 +21,4 @@
  * is refused by name before it is mapped (lmdb-file.ts).
  * Limits: one writer process per data directory; a payload is at most 1 MiB.
  */
-export { Journal, JournalFailedError, type BlockSink, type JournalEntry, type JournalOptions, type JournalLogger } from './journal.ts';
-export type { JournalStorage } from './storage.ts';
-export { LmdbJournalStorage, openEnvironment } from './lmdb-storage.ts';
-export { Snapshots } from './snapshots.ts';
+export {};

@@ -31,18 +31,18 @@
 import { DataRefusedError } from './refusal.ts';
 import { crc32, crc32c } from './checksum.ts';
 
-export const kJournalCrc = 0;
-export const kJournalVersion = 4;
-export const kJournalFlags = 5;
-export const kJournalKind = 6;
+const kJournalCrc = 0;
+const kJournalVersion = 4;
+const kJournalFlags = 5;
+const kJournalKind = 6;
 export const kJournalPayloadLength = 8;
-export const kJournalReserved = 12;
-export const kJournalSeq = 16;
-export const kJournalPrevCrc32c = 24;
+const kJournalReserved = 12;
+const kJournalSeq = 16;
+const kJournalPrevCrc32c = 24;
 export const kJournalPrevCrc32 = 28;
 export const kJournalHeaderBytes = 32;
 
-export const JOURNAL_FORMAT_VERSION = 1;
+const JOURNAL_FORMAT_VERSION = 1;
 /** Largest payload accepted (a batch of events fits easily; snapshots do not belong here). */
 export const MAX_PAYLOAD_BYTES = 1 << 20;
 

@@ -12,7 +12,7 @@ import { asAccountIndex, type AccountIndex } from '../types/ids.ts';
 import type { Address } from '../types/address.ts';
 
 const ADDRESS = /^0x[0-9a-f]{40}$/;
-export const MAX_SUBACCOUNT = 2 ** 31 - 1;
+const MAX_SUBACCOUNT = 2 ** 31 - 1;
 
 export interface OwnerIdentity {
   owner: number;

@@ -13,7 +13,7 @@
  */
 import type { MarketSpec } from '../config/market.ts';
 
-export const INTEREST_CLAMP = 50_000n; // 0.05 %
+const INTEREST_CLAMP = 50_000n; // 0.05 %
 
 export interface FundingState {
   /** Boundary of the interval being sampled (ms); 0 until the first sample. */

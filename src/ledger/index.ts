@@ -21,13 +21,4 @@
  * events), stats, state (records), invariants (the money report and the invariant checks over
  * the records), events, snapshot, codes, ledger (the facade).
  */
-export { Ledger, type LedgerOptions, type AdmitExtras } from './ledger.ts';
-export { LedgerCode, LEDGER_CODE_TEXT } from './codes.ts';
-export type * from './events.ts';
-export type { AccountStats } from './stats.ts';
-export type { Position } from './position.ts';
-export type { LedgerSnapshot } from './snapshot.ts';
-export type { FundingRecord } from './funding.ts';
-export type { MarketPrices } from './mark-price.ts';
-export { AccountRegistry, normalizeAddress, type OwnerIdentity } from './accounts.ts';
-export { notional, valueAt, notionalScale } from './units.ts';
+export {};

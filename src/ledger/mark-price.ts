@@ -13,7 +13,7 @@
  */
 import { RATE_ONE } from '../config/market.ts';
 
-export const PREMIUM_EMA_WEIGHT = 10n;
+const PREMIUM_EMA_WEIGHT = 10n;
 
 export interface MarketPrices {
   /** Oracle price in ticks (0 until the first update). */

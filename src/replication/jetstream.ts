@@ -22,7 +22,7 @@ import { recordSeq, viewOf } from '../journal/record.ts';
 
 export const JOURNAL_STREAM = 'EXCHANGE_JOURNAL';
 export const JOURNAL_SUBJECT = 'exchange.journal';
-export const LEASE_BUCKET = 'exchange_lease';
+const LEASE_BUCKET = 'exchange_lease';
 export const LEASE_KEY = 'primary';
 /** How long closing waits for a drain before closing the connection outright. */
 const CLOSE_DRAIN_MS = 2000;

@@ -7,7 +7,7 @@
  * expired when it has seen no new revision for `leaseMs` of its own time, and takes it with the
  * same compare-and-set (`kv.update(key, value, revision)`), so of two takers one wins.
  *
- * A holder whose renewal finds another revision has lost the lease (`onLost`); one that cannot
+ * A holder whose renewal finds another revision has lost the lease (`whenLost`); one that cannot
  * reach the bucket for `leaseMs` stops calling itself the holder (`held()` false) until a
  * renewal succeeds again — by then a standby may have taken it, which the renewal finds.
  *

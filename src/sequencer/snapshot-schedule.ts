@@ -25,7 +25,7 @@ import { SnapshotThread } from './snapshot-thread.ts';
 import type { SnapshotThreadData } from './snapshot-worker.ts';
 
 /** Snapshots kept on disk: the newest and two older ones to fall back on. */
-export const SNAPSHOTS_KEPT = 3;
+const SNAPSHOTS_KEPT = 3;
 /** How often the snapshot thread is told how far the journal is flushed. */
 const SNAPSHOT_FOLLOW_MS = 1000;
 

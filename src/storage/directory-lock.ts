@@ -63,7 +63,7 @@ export async function holdDataDirectory<T>(dataDir: string, start: (lock: Direct
   }
 }
 
-export function lockDataDirectory(dataDir: string): DirectoryLock {
+function lockDataDirectory(dataDir: string): DirectoryLock {
   const file = join(dataDir, 'LOCK');
   if (!tryCreate(file)) {
     const holder = holderOf(file);

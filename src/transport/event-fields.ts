@@ -23,7 +23,7 @@ export interface EventFields {
 const kindNames = new Map<number, string>(Object.entries(RecordKind).map(([name, kind]) => [kind, name]));
 
 /** The name of a record kind (`Fill`), or `kind N` for one this code does not know. */
-export function recordKindName(kind: number): string {
+function recordKindName(kind: number): string {
   return kindNames.get(kind) ?? `kind ${kind}`;
 }
 

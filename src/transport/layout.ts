@@ -14,7 +14,7 @@
  * byte 192  line 3  consumer-sleeping flag (written by the consumer, read by the producer)
  * byte 256  line 4  producer-sleeping flag (written by the producer, read by the consumer)
  * byte 320  line 5  owner thread ids (single-writer / single-reader asserts) and closed flag
- * byte 384  slots: capacity × slot size, slot i at kSlotsOffset + (i & mask) × slotBytes
+ * byte 384  slots: capacity × slot size, slot i at kRingSlotsOffset + (i & mask) × slotBytes
  * ```
  * Each cursor has its own 64-byte cache line so the two threads never write the same line.
  * Cursors are int32 counters that wrap at 2^32; `(write - read) | 0` is the fill level, which

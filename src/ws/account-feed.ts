@@ -73,9 +73,9 @@ export class AccountFeed {
       follower.sent = newest;
     } else {
       follower.sent = since;
-      if (owner !== undefined && since < newest) for (const e of this.ports.accountEvents.after(owner, since, this.maxResume)) this.deliver(follower, c.name, e, accountEventMessage(c.name, this.ports.markets, e));
+      if (owner !== undefined && since < newest) for (const e of this.ports.accountEvents.after(owner, since, this.maxResume)) this.deliver(follower, e, accountEventMessage(c.name, this.ports.markets, e));
     }
-    for (const e of buffered) if (e.seq > follower.sent) this.deliver(follower, c.name, e, accountEventMessage(c.name, this.ports.markets, e));
+    for (const e of buffered) if (e.seq > follower.sent) this.deliver(follower, e, accountEventMessage(c.name, this.ports.markets, e));
     this.out.send(conn, JSON.stringify({ channel: c.name, type: 'live', sequence: follower.sent }));
     const found = owner ?? this.ports.accounts.findOwner(c.account, c.subaccountIndex);
     if (found !== undefined) this.sendStats(c.name, found, [follower]);
@@ -98,14 +98,14 @@ export class AccountFeed {
       const set = this.followers.get(channel);
       if (set === undefined) continue;
       const text = accountEventMessage(channel, this.ports.markets, e);
-      for (const follower of set) this.deliver(follower, channel, e, text);
+      for (const follower of set) this.deliver(follower, e, text);
       touched.set(e.owner, channel);
     }
     for (const [owner, channel] of touched) this.sendStats(channel, owner, this.followers.get(channel) ?? []);
   }
 
   /** One event to one follower, unless it had it already: numbers only grow. */
-  private deliver(follower: AccountFollower, channel: string, e: AccountEventRecord, text: string): void {
+  private deliver(follower: AccountFollower, e: AccountEventRecord, text: string): void {
     if (follower.buffer !== null) {
       follower.buffer.push(e);
       return;

@@ -31,7 +31,7 @@ export { DEFAULT_FEED_LIMITS, FEED_PATH, feedSocketSettings, type FeedLimits } f
 
 const PRICES_EVERY_MS = 1000;
 
-/** What the feeds read; the pipeline hands it in. */
+/** What the feeds read; gateway-ports hands it in (`streamingFeeds`). */
 export interface FeedPorts extends MarketFeedPorts, AccountFeedPorts, ChannelPorts {
   tokens: Pick<AccessTokens, 'verify'>;
   logger: Logger;

@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { tempDataDir, withinBudget, type ApiClient } from './harness.ts';
 import { spawnServerProcess, type ServerProcess } from './server-process.ts';
 import { HistoryCheck } from './history-check.ts';
-import { checkSignerAgainstViem, openAccounts, signOrder, type BenchTrader } from '../../bench/http/traders.ts';
+import { checkSignerAgainstViem, openAccounts, signOrder } from '../../bench/http/traders.ts';
 import { eip712Domain } from '../../src/auth/typed-data.ts';
 import { PROFILES } from '../../src/config/profile.ts';
 import { seeded } from '../../bench/seeded.ts';

@@ -57,8 +57,6 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { pino, type Logger } from 'pino';
 import { loadSettings } from '../../src/config/process.ts';
-import { Exchange } from '../../src/app/exchange.ts';
-import { NO_ROUTER } from '../../src/app/ports.ts';
 import type { Command } from '../../src/app/commands.ts';
 import { Journal } from '../../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';

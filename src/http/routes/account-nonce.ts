@@ -7,11 +7,9 @@
  */
 import { serializer } from '../serializer.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
-import { isReply } from '../query.ts';
+import { isReply, type QueryParam } from '../query.ts';
 import { addressParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
-import type { QueryParam } from '../query.ts';
 import type { AccountReadPort } from '../ports.ts';
-import { NONCE_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_QUERY } from '../endpoint-errors.ts';
@@ -22,7 +20,7 @@ const NONCE_QUERY: readonly QueryParam[] = [
   { name: 'signer', required: false, schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' }, description: 'the address that signs (the account or a delegate); default the account' },
 ];
 
-const serialize = serializer(NONCE_SCHEMA);
+const serialize = serializer(S.NONCE_SCHEMA);
 
 export function nonceRoute(accounts: AccountReadPort) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {

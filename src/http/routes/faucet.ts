@@ -20,7 +20,7 @@ import { DAY_MS, utcDay } from '../../app/faucet-day.ts';
 import { bodyParser, Field } from '../validation.ts';
 import type { AccountGuard } from '../auth-guard.ts';
 import type { Clock } from '../ports.ts';
-import type { HttpReply, Route } from '../uws.ts';
+import type { HttpReply } from '../uws.ts';
 import { runCommand, type OperatorPort } from './operator.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
 import { BAD_FIELDS, OVERLOADED } from '../endpoint-errors.ts';

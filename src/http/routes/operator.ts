@@ -13,7 +13,7 @@ import { codeFailure, failure, GatewayCode, refuse, type DocumentedError } from 
 import { bodyParser, Field } from '../validation.ts';
 import { operatorKeyGuard } from '../operator-key.ts';
 import { isOverloaded, type Clock, type Outcome } from '../ports.ts';
-import type { HttpReply, HttpRequest, Route } from '../uws.ts';
+import type { HttpReply, HttpRequest } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 import { ACCOUNT_NOT_FOUND, BAD_FIELDS, INVALID_SUBACCOUNT, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
