@@ -17,7 +17,7 @@
  * are plain text, as the spec says.
  * May import: http/uws (types), auth/codes, ledger/codes, conditional/codes, engine/codes, app/codes.
  */
-import { AUTH_CODES } from '../auth/codes.ts';
+import { AUTH_CODES, AuthCode } from '../auth/codes.ts';
 import { CONDITIONAL_TEXT, ConditionalCode } from '../conditional/codes.ts';
 import { EngineCode } from '../engine/codes.ts';
 import { LEDGER_CODE_TEXT, LedgerCode } from '../ledger/codes.ts';
@@ -71,11 +71,14 @@ export const refuse = (error: DocumentedError, ...values: Array<string | number 
 /** The most entries a listing answers at once: above it, `LimitOutOfRange`; a listing with a lower bound refuses with its own. */
 export const MAX_LIMIT = 5000;
 export const LIMIT_OUT_OF_RANGE: DocumentedError = [400, 'Limit must be between 1 and <max>, got <n>'];
+/** The most levels per side a book answers: above it, `DepthOutOfRange`. */
+export const MAX_BOOK_DEPTH = 5000;
 
 const GATEWAY: Record<number, Entry> = {
-  [GatewayCode.SymbolNotFound]: { status: 404, text: fixed('Symbol not found') },
+  // The ledger's unknown market, in the spec's words.
+  [GatewayCode.SymbolNotFound]: { status: 404, text: fixed(LEDGER_CODE_TEXT[LedgerCode.MarketNotFound]) },
   [GatewayCode.MarketNotFound]: { status: 404, text: (symbol) => `Market ${symbol} not found` },
-  [GatewayCode.DepthOutOfRange]: { status: 400, text: fixed('Depth must be between 1 and 5000') },
+  [GatewayCode.DepthOutOfRange]: { status: 400, text: fixed(`Depth must be between 1 and ${MAX_BOOK_DEPTH}`) },
   [GatewayCode.LimitOutOfRange]: { status: 400, text: (got) => say(LIMIT_OUT_OF_RANGE[1], MAX_LIMIT, got) },
   [GatewayCode.TickSizeNotAllowed]: { status: 400, text: (tick) => `tickSize must be the market's tick size ${tick} times 1, 2, 5, 10, 100 or 1000` },
   [GatewayCode.RouteNotFound]: { status: 404, text: (path) => `Route not found: ${path}` },
@@ -109,8 +112,8 @@ const CONDITIONAL_STATUS: Readonly<Record<number, number>> = {
   [ConditionalCode.NotOwner]: 404,
 };
 
-/** An order the caller may not see is one that does not exist (ids cannot be probed), whichever part says so. */
-const ORDER_NOT_FOUND: Entry = { status: 404, text: fixed('Order not found') };
+/** An order the caller may not see is one that does not exist (ids cannot be probed), whichever part says so: the conditional core's text. */
+const ORDER_NOT_FOUND: Entry = { status: 404, text: fixed(CONDITIONAL_TEXT[ConditionalCode.OrderNotFound]) };
 
 /** The application stage's refusals (app/codes) and the engine's that reach a client (a cancel's). */
 const EXCHANGE: Record<number, Entry> = {
@@ -135,6 +138,8 @@ const TABLE: Readonly<Record<number, Entry>> = {
       .filter(([code]) => Number(code) !== LedgerCode.Ok)
       .map(([code, text]) => [code, { status: LEDGER_STATUS[Number(code)] ?? 400, text: slotted(text) }]),
   ),
+  // The ledger's bound on a subaccount index is the one auth checks first: auth's text (the ledger's table has none).
+  [LedgerCode.InvalidSubaccount]: { status: 400, text: fixed(AUTH_CODES[AuthCode.InvalidSubaccountIndex].text) },
   ...Object.fromEntries(
     Object.values(ConditionalCode)
       .filter((code) => code !== ConditionalCode.Ok)
