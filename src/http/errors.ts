@@ -9,6 +9,10 @@
  * explicitly: nothing registers itself by being imported. A refusal outside the tables (a query
  * parameter, a body field, a budget) is a `DocumentedError` its producer exports: the producer
  * fills its slots (`say`, `refuse`) and the API document lists it, so its text is written once.
+ * Where two parts refuse the same way, the table answers both with one part's text: the ledger's
+ * unknown market for `SymbolNotFound` and its unknown account for an unknown originator, the
+ * conditional core's unknown order for every part's (an order the caller may not see among
+ * them), auth's subaccount bound for the ledger's.
  *
  * Statuses follow design.md: 404 for an unknown account, market or order (or one that is not the
  * caller's), 409 for a state that refuses the change now (liquidation in progress, an id already

@@ -39,7 +39,7 @@ function walk(dir: string): string[] {
 
 interface Literal {
   at: string;
-  /** A string literal's text (a template literal has none: it is never typed as it stands). */
+  /** The literal as typed; none for a template with `${…}` in it. */
   text?: string;
   /** For a literal with slots and enough text of its own, the texts filling them can give. */
   filled?: RegExp;
@@ -112,8 +112,14 @@ test('every error text the document lists is typed once in src/http and the code
   assert.deepEqual(twice, [], 'typed more than once: name the one text (documentedError(code), saying(TEXT, …), the exported constant)');
 });
 
-test('a route module that types a code table\'s text again, or fills an exported template by hand, is found', () => {
-  const copy = (text: string): Literal => ({ at: 'src/http/routes/copy.ts:1', text });
-  assert.deepEqual(writings('Transfer amount exceeds available balance', [...LITERALS, copy('Transfer amount exceeds available balance')]).length, 2);
-  assert.deepEqual(writings('signer must be a 0x-prefixed 20-byte hex address', [...LITERALS, copy('signer must be a 0x-prefixed 20-byte hex address')]).length, 2);
+test('a copy is found: a code table\'s text typed again, an exported template filled by hand; a short slotted text is not one', () => {
+  const table = literal(['Transfer amount exceeds available balance'], 'src/ledger/codes.ts:1');
+  const template = literal(['<name> must be a 0x-prefixed 20-byte hex address'], 'src/http/account-query.ts:1');
+  const market = literal(['Market ', ' not found'], 'src/http/errors.ts:1');
+  const copy = (text: string) => literal([text], 'src/http/routes/copy.ts:1');
+  assert.deepEqual(writings('Transfer amount exceeds available balance', [table, copy('Transfer amount exceeds available balance')]), ['src/ledger/codes.ts:1', 'src/http/routes/copy.ts:1']);
+  assert.equal(writings('signer must be a 0x-prefixed 20-byte hex address', [template, copy('signer must be a 0x-prefixed 20-byte hex address')]).length, 2);
+  assert.equal(writings('Market <symbol> not found', [market, copy('Market BTC not found')]).length, 1);
+  assert.equal(writings('Market BTC not found', [market, copy('Market BTC not found')]).length, 2);
+  assert.deepEqual(writings('Invalid signature', [literal(['Invalid <field>'], 'src/auth/codes.ts:1')]), []);
 });
