@@ -34,6 +34,9 @@ import * as S from '../schemas.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import { lowercaseAddress } from '../../auth/address.ts';
 
+/** A `direction` other than `in` or `out`. */
+const UNKNOWN_DIRECTION: DocumentedError = [400, 'direction must be in or out, got <value>'];
+
 const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
   { name: 'direction', required: false, schema: { type: 'string', enum: ['in', 'out'] }, description: 'in: credited to this subaccount; out: debited from it; both when absent' },
@@ -41,8 +44,6 @@ const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
   { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; the newest are kept' },
   CURSOR_PARAM,
 ];
-/** A `direction` other than `in` or `out`. */
-const UNKNOWN_DIRECTION: DocumentedError = [400, 'direction must be in or out, got <value>'];
 
 const parseBody = bodyParser<TransferBody>(TRANSFER_REQUEST_SCHEMA);
 const serialize = serializer(TRANSFERS_SCHEMA);
