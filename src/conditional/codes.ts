@@ -77,6 +77,9 @@ export const GroupEnd = {
   IcebergSliceUnfilled: ConditionalReason.IcebergSliceUnfilled,
 } as const;
 
+/** An order of another owner is one that does not exist: ids cannot be probed. */
+const ORDER_NOT_FOUND = 'Order not found';
+
 /** Suggested user texts, by code and by reason (the gateway owns the final wording). */
 export const CONDITIONAL_TEXT: Readonly<Record<number, string>> = {
   [ConditionalCode.OrderIdExists]: 'Order id already in use',
@@ -93,8 +96,8 @@ export const CONDITIONAL_TEXT: Readonly<Record<number, string>> = {
   [ConditionalCode.InvalidPeriod]: 'Period must be a positive number of milliseconds',
   [ConditionalCode.InvalidSlices]: 'Invalid TWAP or iceberg orders',
   [ConditionalCode.AlreadyExpired]: 'Order already expired',
-  [ConditionalCode.OrderNotFound]: 'Order not found',
-  [ConditionalCode.NotOwner]: 'Order not found',
+  [ConditionalCode.OrderNotFound]: ORDER_NOT_FOUND,
+  [ConditionalCode.NotOwner]: ORDER_NOT_FOUND,
   [ConditionalCode.InvalidMarkPrice]: 'Invalid mark price',
   [ConditionalCode.InvalidKind]: 'Invalid order type',
   [ConditionalReason.OcoTriggered]: 'ocoTriggered',

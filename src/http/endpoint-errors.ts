@@ -30,6 +30,10 @@ export const DB_FAILURE = documentedError(GatewayCode.DatabaseFailure);
 /** A history listing whose filters match little in a long history (history/reader `SEARCH_LIMIT`). */
 export const SEARCH_TOO_BROAD = documentedError(GatewayCode.SearchTooBroad, 'window parameters');
 export const ACCOUNT_NOT_FOUND = documentedError(LedgerCode.AccountNotFound);
+/** A transfer or an operator's withdrawal of more than the subaccount may move. */
+export const INSUFFICIENT_BALANCE = documentedError(LedgerCode.InsufficientBalance);
+/** A credit (a transfer's, the faucet's) to a new subaccount of an address that holds the most it may. */
+export const TOO_MANY_SUBACCOUNTS = documentedError(ExchangeCode.TooManySubaccounts, 'max');
 export const ORDER_NOT_FOUND = documentedError(ExchangeCode.OrderNotFound);
 export const LIMIT_5000 = documentedError(GatewayCode.LimitOutOfRange, 'n');
 export const OVERLOADED = documentedError(GatewayCode.Overloaded, 'reason');

@@ -9,6 +9,10 @@
  * explicitly: nothing registers itself by being imported. A refusal outside the tables (a query
  * parameter, a body field, a budget) is a `DocumentedError` its producer exports: the producer
  * fills its slots (`say`, `refuse`) and the API document lists it, so its text is written once.
+ * Where two parts refuse the same way, the table answers both with one part's text: the ledger's
+ * unknown market for `SymbolNotFound` and its unknown account for an unknown originator, the
+ * conditional core's unknown order for every part's (an order the caller may not see among
+ * them), auth's subaccount bound for the ledger's.
  *
  * Statuses follow design.md: 404 for an unknown account, market or order (or one that is not the
  * caller's), 409 for a state that refuses the change now (liquidation in progress, an id already
@@ -17,7 +21,7 @@
  * are plain text, as the spec says.
  * May import: http/uws (types), auth/codes, ledger/codes, conditional/codes, engine/codes, app/codes.
  */
-import { AUTH_CODES } from '../auth/codes.ts';
+import { AUTH_CODES, AuthCode } from '../auth/codes.ts';
 import { CONDITIONAL_TEXT, ConditionalCode } from '../conditional/codes.ts';
 import { EngineCode } from '../engine/codes.ts';
 import { LEDGER_CODE_TEXT, LedgerCode } from '../ledger/codes.ts';
@@ -71,11 +75,14 @@ export const refuse = (error: DocumentedError, ...values: Array<string | number 
 /** The most entries a listing answers at once: above it, `LimitOutOfRange`; a listing with a lower bound refuses with its own. */
 export const MAX_LIMIT = 5000;
 export const LIMIT_OUT_OF_RANGE: DocumentedError = [400, 'Limit must be between 1 and <max>, got <n>'];
+/** The most levels per side a book answers: above it, `DepthOutOfRange`. */
+export const MAX_BOOK_DEPTH = 5000;
 
 const GATEWAY: Record<number, Entry> = {
-  [GatewayCode.SymbolNotFound]: { status: 404, text: fixed('Symbol not found') },
+  // The ledger's unknown market, in the spec's words.
+  [GatewayCode.SymbolNotFound]: { status: 404, text: fixed(LEDGER_CODE_TEXT[LedgerCode.MarketNotFound]) },
   [GatewayCode.MarketNotFound]: { status: 404, text: (symbol) => `Market ${symbol} not found` },
-  [GatewayCode.DepthOutOfRange]: { status: 400, text: fixed('Depth must be between 1 and 5000') },
+  [GatewayCode.DepthOutOfRange]: { status: 400, text: fixed(`Depth must be between 1 and ${MAX_BOOK_DEPTH}`) },
   [GatewayCode.LimitOutOfRange]: { status: 400, text: (got) => say(LIMIT_OUT_OF_RANGE[1], MAX_LIMIT, got) },
   [GatewayCode.TickSizeNotAllowed]: { status: 400, text: (tick) => `tickSize must be the market's tick size ${tick} times 1, 2, 5, 10, 100 or 1000` },
   [GatewayCode.RouteNotFound]: { status: 404, text: (path) => `Route not found: ${path}` },
@@ -109,8 +116,8 @@ const CONDITIONAL_STATUS: Readonly<Record<number, number>> = {
   [ConditionalCode.NotOwner]: 404,
 };
 
-/** An order the caller may not see is one that does not exist (ids cannot be probed), whichever part says so. */
-const ORDER_NOT_FOUND: Entry = { status: 404, text: fixed('Order not found') };
+/** An order the caller may not see is one that does not exist (ids cannot be probed), whichever part says so: the conditional core's text. */
+const ORDER_NOT_FOUND: Entry = { status: 404, text: fixed(CONDITIONAL_TEXT[ConditionalCode.OrderNotFound]) };
 
 /** The application stage's refusals (app/codes) and the engine's that reach a client (a cancel's). */
 const EXCHANGE: Record<number, Entry> = {
@@ -135,6 +142,8 @@ const TABLE: Readonly<Record<number, Entry>> = {
       .filter(([code]) => Number(code) !== LedgerCode.Ok)
       .map(([code, text]) => [code, { status: LEDGER_STATUS[Number(code)] ?? 400, text: slotted(text) }]),
   ),
+  // The ledger's bound on a subaccount index is the one auth checks first: auth's text (the ledger's table has none).
+  [LedgerCode.InvalidSubaccount]: { status: 400, text: fixed(AUTH_CODES[AuthCode.InvalidSubaccountIndex].text) },
   ...Object.fromEntries(
     Object.values(ConditionalCode)
       .filter((code) => code !== ConditionalCode.Ok)

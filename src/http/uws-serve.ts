@@ -59,6 +59,8 @@ function decodeParameter(raw: string): string {
 /** The function every route's uWS callback calls: `state` is the server's, shared with its drain. */
 export function requestServer(options: HttpServerOptions, trusted: ReadonlySet<string>, state: ServeState): Serve {
   const onReply = options.onReply;
+  /** A body over the limit, declared or streamed: refused without reading the rest. */
+  const tooLarge = `Request body too large: at most ${options.maxBodyBytes} bytes`;
   return (res, req, handler, paramCount, routeIndex) => {
     const arrived = performance.now();
     if (state.draining) {
@@ -161,7 +163,7 @@ export function requestServer(options: HttpServerOptions, trusted: ReadonlySet<s
       return;
     }
     if (declaredLength > options.maxBodyBytes) {
-      finish({ status: 413, body: `Request body too large: at most ${options.maxBodyBytes} bytes` });
+      finish({ status: 413, body: tooLarge });
       return;
     }
     inCallback = false;
@@ -174,7 +176,7 @@ export function requestServer(options: HttpServerOptions, trusted: ReadonlySet<s
       size += chunk.byteLength;
       if (size > options.maxBodyBytes) {
         refused = true;
-        finish({ status: 413, body: `Request body too large: at most ${options.maxBodyBytes} bytes` });
+        finish({ status: 413, body: tooLarge });
         return;
       }
       // uWS neuters the ArrayBuffer after this callback returns: copy it.

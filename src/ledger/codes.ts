@@ -26,7 +26,11 @@ export const LedgerCode = {
 } as const;
 export type LedgerCode = (typeof LedgerCode)[keyof typeof LedgerCode];
 
-/** Suggested text per code; the spec's exact messages where the spec has one. */
+/**
+ * Suggested text per code; the spec's exact messages where the spec has one. `InvalidSubaccount`
+ * has none here: its bound is the one auth checks first, and it reads auth's
+ * `Invalid subaccount index` (AuthCode.InvalidSubaccountIndex; the gateway maps both).
+ */
 export const LEDGER_CODE_TEXT: Readonly<Record<number, string>> = {
   [LedgerCode.Ok]: 'OK',
   [LedgerCode.AccountNotFound]: 'Account not found',
@@ -36,7 +40,6 @@ export const LEDGER_CODE_TEXT: Readonly<Record<number, string>> = {
   [LedgerCode.MarginOutOfBounds]: 'Margin must be between 1/maxLeverage and 1',
   [LedgerCode.MarketNotFound]: 'Symbol not found',
   [LedgerCode.InvalidAddress]: 'Invalid account address',
-  [LedgerCode.InvalidSubaccount]: 'Invalid subaccount index',
   [LedgerCode.OrderExists]: 'Order already exists',
   [LedgerCode.InvalidOrder]: 'Invalid order price or quantity',
   [LedgerCode.SameAccount]: 'Cannot transfer to the same subaccount',

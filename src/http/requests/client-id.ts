@@ -17,6 +17,7 @@ import { formatDecimal } from '../../numeric/decimal.ts';
 import { RATE_SCALE } from '../../config/market.ts';
 import { formatOrderId, OrderFlag } from '../../engine/types.ts';
 import type { OrderState } from '../../app/order-registry.ts';
+import type { DocumentedError } from '../errors.ts';
 import type { HttpReply } from '../uws.ts';
 import type { OrderIntent } from './order.ts';
 import type { OrderId } from '../../types/ids.ts';
@@ -50,23 +51,24 @@ export function differingTerms(existing: Existing, intent: OrderIntent): string[
   return terms.filter(([, same]) => !same).map(([name]) => name);
 }
 
+/** The 409's text: naming the order when the caller may see it (`orderId`), and what differs when something does (`fields`). */
+function inUse(clientId: string, orderId?: string, fields?: string): string {
+  const order = orderId === undefined ? 'an open order of this account' : `open order ${orderId}`;
+  const why = fields === undefined ? '' : ` with a different ${fields}`;
+  return `clientId ${clientId} is already used by ${order}${why}: resend the same order to get it back, or use a new clientId`;
+}
+
 /** The forms of `clientIdInUse`'s text, as the API document lists them. */
-export const CLIENT_ID_IN_USE = [
-  [409, 'clientId <id> is already used by open order <orderId> with a different <fields>: resend the same order to get it back, or use a new clientId'],
-  [409, 'clientId <id> is already used by open order <orderId>: resend the same order to get it back, or use a new clientId'],
-  [409, 'clientId <id> is already used by an open order of this account: resend the same order to get it back, or use a new clientId'],
-] as const;
+export const CLIENT_ID_IN_USE: readonly DocumentedError[] = [inUse('<id>', '<orderId>', '<fields>'), inUse('<id>', '<orderId>'), inUse('<id>')].map((text) => [409, text]);
 
 /**
  * The 409 of a clientId already on an open order, naming it, and the order and what differs when
  * the caller may see that order (`orderId` undefined when it belongs to a subaccount it may not).
  */
 export function clientIdInUse(clientId: string, orderId?: OrderId, differing: readonly string[] = []): HttpReply {
-  const order = orderId === undefined ? 'an open order of this account' : `open order ${formatOrderId(orderId)}`;
-  const why = differing.length === 0 ? '' : ` with a different ${differing.join(', ')}`;
   return {
     status: 409,
-    body: `clientId ${clientId} is already used by ${order}${why}: resend the same order to get it back, or use a new clientId`,
+    body: inUse(clientId, orderId === undefined ? undefined : formatOrderId(orderId), differing.length === 0 ? undefined : differing.join(', ')),
     contentType: 'text/plain; charset=utf-8',
   };
 }

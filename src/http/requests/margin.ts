@@ -11,6 +11,9 @@ import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
 
+/** A `margin` that is not a fraction in (0, 1]: the field's `x-error` and `marginIntent`'s refusal. */
+export const MARGIN_FRACTION_TEXT = 'margin must be a fraction greater than 0 and at most 1 with at most 8 decimals, such as "0.33"';
+
 export const MARGIN_REQUEST_SCHEMA = {
   title: 'MarginUpdateRequest',
   type: 'object',
@@ -19,7 +22,7 @@ export const MARGIN_REQUEST_SCHEMA = {
     subaccountIndex: Field.subaccountIndex,
     symbol: { type: 'string', minLength: 1, maxLength: 40, description: 'market' },
     isolated: { type: 'boolean', description: 'true reserves margin for this market; false means cross margin' },
-    margin: { type: 'string', pattern: '^[0-9]{1,20}(\\.[0-9]{1,40})?$', maxLength: 60, 'x-error': 'margin must be a fraction greater than 0 and at most 1 with at most 8 decimals, such as "0.33"', description: 'margin fraction (0.33 = 33 %)' },
+    margin: { type: 'string', pattern: '^[0-9]{1,20}(\\.[0-9]{1,40})?$', maxLength: 60, 'x-error': MARGIN_FRACTION_TEXT, description: 'margin fraction (0.33 = 33 %)' },
     nonce: { ...Field.uint64, description: 'unique per (account, subaccountIndex, signer)' },
     expiresAt: { ...Field.uint64, description: 'milliseconds; refused after it' },
     signatures: { ...Field.signatures, description: 'exactly one EIP-712 `MarginUpdate` signature by the account or a trade delegate' },
@@ -30,8 +33,6 @@ export const MARGIN_REQUEST_SCHEMA = {
 
 /** The request body: the signed message's fields as JSON carries them, and the signature. */
 export type MarginBody = SignedRequest<MarginUpdateMessage>;
-
-export const MARGIN_FRACTION_TEXT = 'margin must be a fraction greater than 0 and at most 1 with at most 8 decimals, such as "0.33"';
 
 export type MarginIntent = { ok: true; market: MarketSpec; fraction: bigint; message: MarginUpdateMessage } | { ok: false; reply: HttpReply };
 

@@ -11,6 +11,9 @@ import { failure, GatewayCode } from '../errors.ts';
 import { Field } from '../validation.ts';
 import type { HttpReply } from '../uws.ts';
 
+/** An `amount` that is not a positive USD decimal: the field's `x-error` and `transferIntent`'s refusal. */
+export const TRANSFER_AMOUNT_TEXT = 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"';
+
 export const TRANSFER_REQUEST_SCHEMA = {
   title: 'TransferRequest',
   type: 'object',
@@ -19,7 +22,7 @@ export const TRANSFER_REQUEST_SCHEMA = {
     accountTo: { ...Field.address, description: 'user credited (the same account for a move between its subaccounts)' },
     subaccountIndexFrom: Field.subaccountIndex,
     subaccountIndexTo: Field.subaccountIndex,
-    amount: { type: 'string', pattern: '^[0-9]{1,20}(\\.[0-9]{1,40})?$', maxLength: 60, 'x-error': 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"' },
+    amount: { type: 'string', pattern: '^[0-9]{1,20}(\\.[0-9]{1,40})?$', maxLength: 60, 'x-error': TRANSFER_AMOUNT_TEXT },
     feedId: { type: 'string', pattern: '^0x[0-9a-fA-F]{1,64}$', 'x-error': 'feedId must be a 0x-prefixed hex string of at most 32 bytes', description: 'hex id of the market feed to transfer from (signed; collateral is one USD pool)' },
     nonce: { ...Field.uint64, description: 'unique per (accountFrom, subaccountIndexFrom)' },
     expiresAt: { ...Field.uint64, description: 'milliseconds; the transfer is refused after it' },
@@ -32,8 +35,6 @@ export const TRANSFER_REQUEST_SCHEMA = {
 
 /** The request body: the signed message's fields as JSON carries them, and the signature. */
 export type TransferBody = SignedRequest<TransferMessage>;
-
-export const TRANSFER_AMOUNT_TEXT = 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"';
 
 /** The signed message and the amount in base units, or the 400 refusing the amount. */
 export function transferIntent(body: TransferBody): { ok: true; message: TransferMessage; amount: bigint } | { ok: false; reply: HttpReply } {

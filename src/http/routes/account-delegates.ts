@@ -16,7 +16,7 @@
 import { serializer } from '../serializer.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
-import { failure, GatewayCode } from '../errors.ts';
+import { documentedError, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
@@ -85,7 +85,7 @@ export const DELEGATES: Endpoint = { method: 'get', path: '/account/delegates', 
 
 export const DELEGATION: Endpoint = {
   method: 'post', path: '/account/delegates', tag: 'Delegation', summary: 'Add or remove a delegate', description: 'Signed `Delegation` by the account itself (token and signature). `add` grants `trade`, `read` or `trade,read` (replacing earlier scopes); `remove` revokes (sign `scopes: ""`).', auth: true, signed: true, body: DELEGATION_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
-  errors: [...BAD_BODY, [400, 'Invalid delegation scopes: use trade, read or trade,read'], [400, 'An account cannot delegate to itself'], [400, ZERO_DELEGATE], DELEGATION_NOT_ALLOWED, [404, 'Delegate not found']],
+  errors: [...BAD_BODY, documentedError(AuthCode.InvalidScopes), documentedError(AuthCode.SelfDelegation), [400, ZERO_DELEGATE], DELEGATION_NOT_ALLOWED, documentedError(AuthCode.DelegateNotFound)],
 };
 
 export const SIGNERS: Endpoint = { method: 'get', path: '/account/signers', tag: 'Delegation', summary: 'Accepted signers', description: 'Addresses whose signature is accepted for the subaccount’s orders and margin updates.', auth: true, query: SIGNERS_QUERY, response: S.SIGNERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED] };

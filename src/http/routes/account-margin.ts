@@ -13,13 +13,13 @@ import { findMarket, RATE_ONE, type MarketSpec } from '../../config/market.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
-import { codeFailure, failure, GatewayCode } from '../errors.ts';
+import { codeFailure, documentedError, failure, GatewayCode } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { AccountGuard, CallContext, SubaccountContext } from '../auth-guard.ts';
 import { SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
 import type { QueryParam } from '../query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
-import { marginIntent, MARGIN_REQUEST_SCHEMA, type MarginBody } from '../requests/margin.ts';
+import { MARGIN_FRACTION_TEXT, marginIntent, MARGIN_REQUEST_SCHEMA, type MarginBody } from '../requests/margin.ts';
 import { MARGIN_SETTINGS_SCHEMA } from '../schemas.ts';
 import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
@@ -90,5 +90,5 @@ export const MARGIN_SETTINGS: Endpoint = { method: 'get', path: '/account/margin
 
 export const MARGIN_UPDATE: Endpoint = {
   method: 'post', path: '/account/margin', tag: 'Account', summary: 'Set margin', description: 'Signed `MarginUpdate` (EIP-712) by the account or a `trade` delegate: cross/isolated and the desired margin fraction in one market (0.33 = 33 %, about 3× leverage), at least 1 / maxLeverage.', auth: true, signed: true, body: MARGIN_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
-  errors: [...BAD_BODY, [400, 'margin must be a fraction greater than 0 and at most 1 with at most 8 decimals, such as "0.33"'], [400, 'Margin must be between 1/maxLeverage and 1'], [400, 'Insufficient margin'], [403, 'Unauthorized to change margin for account <account>'], ACCOUNT_NOT_FOUND, SYMBOL_NOT_FOUND, [409, 'Account is being liquidated'], [409, 'Cannot switch between cross and isolated margin while orders are open in this market: cancel them first']],
+  errors: [...BAD_BODY, [400, MARGIN_FRACTION_TEXT], documentedError(LedgerCode.MarginOutOfBounds), documentedError(LedgerCode.InsufficientMargin), documentedError(AuthCode.UnauthorizedMargin, 'account'), ACCOUNT_NOT_FOUND, SYMBOL_NOT_FOUND, documentedError(LedgerCode.InLiquidation), documentedError(LedgerCode.OrdersOpenInMarket)],
 };

@@ -8,7 +8,8 @@
 import { serializer } from '../serializer.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
 import { isReply, type QueryParam } from '../query.ts';
-import { addressParam, SUBACCOUNT_PARAMS } from '../account-query.ts';
+import { addressParam, NOT_AN_ADDRESS, SUBACCOUNT_PARAMS } from '../account-query.ts';
+import { saying } from '../errors.ts';
 import type { AccountReadPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
@@ -33,4 +34,4 @@ export function nonceRoute(accounts: AccountReadPort) {
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const NONCE: Endpoint = { method: 'get', path: '/account/nonce', tag: 'Account', summary: 'Next nonce', description: 'The next nonce to sign for (account, subaccountIndex, signer).', auth: true, query: NONCE_QUERY, response: S.NONCE_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'signer must be a 0x-prefixed 20-byte hex address']] };
+export const NONCE: Endpoint = { method: 'get', path: '/account/nonce', tag: 'Account', summary: 'Next nonce', description: 'The next nonce to sign for (account, subaccountIndex, signer).', auth: true, query: NONCE_QUERY, response: S.NONCE_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, saying(NOT_AN_ADDRESS, 'signer')] };

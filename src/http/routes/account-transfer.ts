@@ -16,23 +16,26 @@ import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
 import type { TransferHistoryReader, TransferRecord } from '../../history/transfers.ts';
-import { documentedError, failure, GatewayCode } from '../errors.ts';
+import { documentedError, failure, GatewayCode, refuse, type DocumentedError } from '../errors.ts';
 import { ExchangeCode } from '../../app/codes.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import { isReply, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
-import { transferIntent, TRANSFER_REQUEST_SCHEMA, type TransferBody } from '../requests/transfer.ts';
+import { TRANSFER_AMOUNT_TEXT, transferIntent, TRANSFER_REQUEST_SCHEMA, type TransferBody } from '../requests/transfer.ts';
 import { TRANSFERS_SCHEMA } from '../schemas.ts';
 import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { DEFAULT_FILLS_LIMIT } from './account-fills.ts';
 import type { Endpoint } from '../endpoint.ts';
-import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, DB_FAILURE, DELEGATION_NOT_ALLOWED, LIMIT_5000, WINDOW } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, DB_FAILURE, DELEGATION_NOT_ALLOWED, INSUFFICIENT_BALANCE, LIMIT_5000, TOO_MANY_SUBACCOUNTS, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import { lowercaseAddress } from '../../auth/address.ts';
+
+/** A `direction` other than `in` or `out`. */
+const UNKNOWN_DIRECTION: DocumentedError = [400, 'direction must be in or out, got <value>'];
 
 const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
@@ -89,7 +92,7 @@ function transferView(owner: number, t: TransferRecord) {
 export function transferHistoryRoute(accounts: AccountReadPort, history: TransferHistoryReader) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const direction = ctx.query.get('direction');
-    if (direction !== undefined && direction !== 'in' && direction !== 'out') return failure(GatewayCode.InvalidField, `direction must be in or out, got ${direction}`);
+    if (direction !== undefined && direction !== 'in' && direction !== 'out') return refuse(UNKNOWN_DIRECTION, direction);
     const range = rangeParams(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
     if (isReply(range)) return range;
     const { limit, from, to } = range;
@@ -112,7 +115,7 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
 
 export const TRANSFER: Endpoint = {
   method: 'post', path: '/account/transfer', tag: 'Transfers', summary: 'Transfer collateral', description: 'Signed `Transfer` by `accountFrom` (= `target`, = the token’s account); delegates are forbidden. At most the sender’s freeCollateral.', auth: true, signed: true, body: TRANSFER_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
-  errors: [...BAD_BODY, [400, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"'], [400, 'Transfer amount exceeds available balance'], [400, 'Cannot transfer to the same subaccount'], documentedError(ExchangeCode.TransferBelowMinimum, 'minimum'), documentedError(ExchangeCode.TooManySubaccounts, 'max'), DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
+  errors: [...BAD_BODY, [400, TRANSFER_AMOUNT_TEXT], INSUFFICIENT_BALANCE, documentedError(LedgerCode.SameAccount), documentedError(ExchangeCode.TransferBelowMinimum, 'minimum'), TOO_MANY_SUBACCOUNTS, DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
 };
 
-export const TRANSFER_HISTORY: Endpoint = { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the transfers that follow.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, [400, 'direction must be in or out, got <value>'], LIMIT_5000, WINDOW, BAD_CURSOR, DB_FAILURE], readsHistory: true, pages: true };
+export const TRANSFER_HISTORY: Endpoint = { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the transfers that follow.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, UNKNOWN_DIRECTION, LIMIT_5000, WINDOW, BAD_CURSOR, DB_FAILURE], readsHistory: true, pages: true };

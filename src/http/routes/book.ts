@@ -6,7 +6,7 @@ import { serializer } from '../serializer.ts';
 import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { Side, type Level } from '../../engine/types.ts';
-import { documentedError, failure, GatewayCode, refuse, saying } from '../errors.ts';
+import { documentedError, failure, GatewayCode, MAX_BOOK_DEPTH, refuse, saying } from '../errors.ts';
 import { MISSING_PARAMETER, strictInteger, type Query, type QueryParam } from '../query.ts';
 import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
@@ -44,7 +44,7 @@ interface CachedBook {
   body: string;
 }
 
-const DEPTH: QueryParam = { name: 'depth', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000 }, description: 'levels per side, 1 to 5000, default 100' };
+const DEPTH: QueryParam = { name: 'depth', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_BOOK_DEPTH }, description: `levels per side, 1 to ${MAX_BOOK_DEPTH}, default ${DEFAULT_BOOK_DEPTH}` };
 const TICK_SIZE: QueryParam = { name: 'tickSize', required: false, schema: { type: 'string' }, description: 'aggregate to the base tick times 1, 2, 5, 10, 100 or 1000' };
 const BOOK_QUERY: readonly QueryParam[] = [DEPTH, TICK_SIZE];
 /** GET /orderbook: the market in the query. */
@@ -62,7 +62,7 @@ export function bookRoutes(port: MarketDataPort, clock: Clock): { book: Declared
     const depthText = query.get('depth');
     if (depthText !== undefined) {
       const n = strictInteger(depthText);
-      if (n === undefined || n < 1 || n > 5000) return failure(GatewayCode.DepthOutOfRange);
+      if (n === undefined || n < 1 || n > MAX_BOOK_DEPTH) return failure(GatewayCode.DepthOutOfRange);
       depth = n;
     }
     let multiple = 1;

@@ -6,10 +6,11 @@
  * primary; a refusal of every write while this node is not the primary (a replica, a standby,
  * a deposed primary), naming where writes go; and its lag on every reply (`X-Replica-Lag`).
  * Logging in is not a write (nothing is journaled): a replica serves it, for account reads.
- * May import: http/ (endpoint, uws types).
+ * May import: http/ (endpoint, errors, uws types).
  */
 import type { HttpReply, Route } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import { documentedError, GatewayCode, saying } from '../errors.ts';
 
 /** What the gateway needs of the replication (src/replication implements it). */
 export interface ClusterPort {
@@ -46,8 +47,10 @@ export function clusterRoutes(table: readonly DeclaredRoute[], cluster: ClusterP
   }));
 }
 
+const PATH = '/cluster';
+
 export const CLUSTER: Endpoint = {
-  method: 'get', path: '/cluster', tag: 'Operations', summary: 'Replication: role and primary',
+  method: 'get', path: PATH, tag: 'Operations', summary: 'Replication: role and primary',
   description: 'On a replicated node only (docs/replication.md): its role (primary, replica, standby), the primary\'s URL, the lease and its lag. A node that is not the primary refuses writes with 421 naming the primary. A node that is not replicated answers 404.',
-  auth: false, response: { type: 'object', additionalProperties: true }, errors: [[404, 'Route not found: /cluster']],
+  auth: false, response: { type: 'object', additionalProperties: true }, errors: [saying(documentedError(GatewayCode.RouteNotFound, 'path'), PATH)],
 };

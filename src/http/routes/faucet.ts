@@ -23,7 +23,7 @@ import type { Clock } from '../ports.ts';
 import type { HttpReply } from '../uws.ts';
 import { runCommand, type OperatorPort } from './operator.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
-import { BAD_FIELDS, OVERLOADED } from '../endpoint-errors.ts';
+import { BAD_FIELDS, OVERLOADED, TOO_MANY_SUBACCOUNTS } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import { lowercaseAddress } from '../../auth/address.ts';
 
@@ -86,5 +86,5 @@ export const FAUCET: Endpoint = {
   method: 'post', path: '/faucet', tag: 'Testnet', summary: 'Test collateral (testnet only)',
   description: `${FAUCET_TERMS.credit} USD of test collateral for the logged-in account: \`account\` must be the token's own address (any of its subaccounts). At most ${FAUCET_TERMS.creditsPerDay} credits (${FAUCET_TERMS.allowancePerDay} USD) per account — the address, all its subaccounts together — per UTC day; beyond it a 429 naming the allowance and when it resets (00:00 UTC), with \`Retry-After\`. Not served on mainnet (404). The allowance is counted from the exchange's journaled state: a restart does not reset it.`,
   auth: true, body: FAUCET_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
-  errors: [...BAD_FIELDS, [400, 'Too many subaccounts: an account holds at most <n>'], [403, FAUCET_OTHER_ACCOUNT], [429, FAUCET_ALLOWANCE_USED], OVERLOADED],
+  errors: [...BAD_FIELDS, TOO_MANY_SUBACCOUNTS, [403, FAUCET_OTHER_ACCOUNT], [429, FAUCET_ALLOWANCE_USED], OVERLOADED],
 };

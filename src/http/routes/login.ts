@@ -8,7 +8,8 @@
  */
 import { serializer } from '../serializer.ts';
 import type { WalletLogin } from '../../auth/login.ts';
-import { codeFailure } from '../errors.ts';
+import { AuthCode } from '../../auth/codes.ts';
+import { codeFailure, documentedError } from '../errors.ts';
 import { CHALLENGE_SCHEMA, LOGIN_SCHEMA } from '../schemas.ts';
 import { bodyParser, Field } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
@@ -16,10 +17,13 @@ import type { Endpoint } from '../endpoint.ts';
 import { BAD_FIELDS, PUBLIC_BUDGET } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
+/** The auth part's refusal of an address, answered by the body validator too (the field's `x-error`). */
+const INVALID_ADDRESS = documentedError(AuthCode.InvalidAddress);
+
 const CHALLENGE_REQUEST_SCHEMA = {
   title: 'ChallengeRequest',
   type: 'object',
-  properties: { address: { ...Field.address, 'x-error': 'Invalid address' } },
+  properties: { address: { ...Field.address, 'x-error': INVALID_ADDRESS[1] } },
   required: ['address'],
   additionalProperties: false,
 } as const;
@@ -60,9 +64,9 @@ export function loginRoute(login: Pick<WalletLogin, 'login'>) {
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const CHALLENGE: Endpoint = { method: 'post', path: '/auth/challenge', tag: 'Login', summary: 'Login challenge', description: 'An EIP-4361 (Sign-In with Ethereum) message for the address, valid 5 minutes and usable once. Sign it with `personal_sign` (viem `signMessage`, ethers `signMessage`) and send it to POST /auth/login.', auth: false, body: CHALLENGE_REQUEST_SCHEMA, response: S.CHALLENGE_SCHEMA, errors: [[400, 'Invalid address'], ...BAD_FIELDS, PUBLIC_BUDGET] };
+export const CHALLENGE: Endpoint = { method: 'post', path: '/auth/challenge', tag: 'Login', summary: 'Login challenge', description: 'An EIP-4361 (Sign-In with Ethereum) message for the address, valid 5 minutes and usable once. Sign it with `personal_sign` (viem `signMessage`, ethers `signMessage`) and send it to POST /auth/login.', auth: false, body: CHALLENGE_REQUEST_SCHEMA, response: S.CHALLENGE_SCHEMA, errors: [INVALID_ADDRESS, ...BAD_FIELDS, PUBLIC_BUDGET] };
 
 export const LOGIN: Endpoint = {
   method: 'post', path: '/auth/login', tag: 'Login', summary: 'Exchange a signed challenge for a token', description: 'Returns a JWT access token (15 minutes) for the address that signed the challenge. Send it as `Authorization: Bearer <token>` on every /account/* route. A challenge gives one token: once it has logged in it is spent (a wrong signature spends nothing).', auth: false, body: LOGIN_REQUEST_SCHEMA, response: S.LOGIN_SCHEMA,
-  errors: [[401, 'Login challenge not found or already used'], [401, 'Login challenge expired'], [401, 'Login message does not match the challenge'], [400, 'Invalid signature'], ...BAD_FIELDS, PUBLIC_BUDGET],
+  errors: [documentedError(AuthCode.ChallengeNotFound), documentedError(AuthCode.ChallengeExpired), documentedError(AuthCode.ChallengeMismatch), documentedError(AuthCode.InvalidSignature), ...BAD_FIELDS, PUBLIC_BUDGET],
 };

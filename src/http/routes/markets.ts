@@ -10,6 +10,7 @@ import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 import { PUBLIC_BUDGET } from '../endpoint-errors.ts';
+import { MAX_BOOK_DEPTH } from '../errors.ts';
 import * as S from '../schemas.ts';
 
 function marketView(m: MarketSpec) {
@@ -61,7 +62,7 @@ export function configRoute(port: MarketDataPort): DeclaredRoute {
     markets: port.markets.map(marketView),
     limits: {
       requestsPerSecondPerAccount: 200,
-      bookDepth: { min: 1, max: 5000, default: DEFAULT_BOOK_DEPTH },
+      bookDepth: { min: 1, max: MAX_BOOK_DEPTH, default: DEFAULT_BOOK_DEPTH },
       tradesLimit: { min: 1, max: 5000 },
       candlesLimit: { min: 1, max: 5000 },
       fillsLimit: { min: 1, max: 5000, default: 50 },

@@ -15,7 +15,7 @@ import { operatorKeyGuard } from '../operator-key.ts';
 import { isOverloaded, type Clock, type Outcome } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
-import { ACCOUNT_NOT_FOUND, BAD_FIELDS, INVALID_SUBACCOUNT, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import { ACCOUNT_NOT_FOUND, BAD_FIELDS, INSUFFICIENT_BALANCE, INVALID_SUBACCOUNT, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import type { MarketIndex } from '../../types/ids.ts';
 import { lowercaseAddress } from '../../auth/address.ts';
@@ -144,7 +144,7 @@ export const DEPOSIT: Endpoint = {
 
 export const WITHDRAW: Endpoint = {
   method: 'post', path: '/operator/withdraw', tag: 'Operator', summary: 'Debit a withdrawal', description: 'Debits the subaccount, at most what it may withdraw (collateral not backing positions or orders). `null` once durable.',
-  auth: false, operator: true, body: MONEY_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, [400, AMOUNT_TEXT], [400, 'Transfer amount exceeds available balance'], ACCOUNT_NOT_FOUND, OVERLOADED],
+  auth: false, operator: true, body: MONEY_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, [400, AMOUNT_TEXT], INSUFFICIENT_BALANCE, ACCOUNT_NOT_FOUND, OVERLOADED],
 };
 
 export const INDEX_PRICE: Endpoint = {

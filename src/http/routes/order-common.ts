@@ -14,9 +14,9 @@ import type { Eip712Domain } from '../../auth/typed-data.ts';
 import type { TypedRecovery } from '../../auth/signed-request.ts';
 import { parseOrderId } from '../../engine/types.ts';
 import { ExchangeCode } from '../../app/codes.ts';
-import { codeFailure, failure, GatewayCode } from '../errors.ts';
+import { codeFailure, failure, GatewayCode, say } from '../errors.ts';
 import { addressParam } from '../account-query.ts';
-import { isReply, param, type QueryParam } from '../query.ts';
+import { isReply, MISSING_PARAMETER, param, type QueryParam } from '../query.ts';
 import type { AccountGuard, CallContext } from '../auth-guard.ts';
 import { isOverloaded, type Clock, type GatewayMetrics, type HistoryRead, type OrdersPort, type Outcome } from '../ports.ts';
 import type { HttpReply } from '../uws.ts';
@@ -37,7 +37,7 @@ export const ORDER_LOOKUP_QUERY: readonly QueryParam[] = [
   param('account', { type: 'string' }, 'the account the clientId belongs to; required with clientId'),
 ];
 /** Refused by GET and DELETE /account/order when neither names the order. */
-export const LOOKUP_MISSING = 'Missing query parameter orderId (or clientId with account)';
+export const LOOKUP_MISSING = say(MISSING_PARAMETER[1], 'orderId (or clientId with account)');
 
 export interface OrderRouteOptions {
   markets: readonly MarketSpec[];

@@ -22,7 +22,7 @@ import { signedWriteFailure } from '../signature-refusal.ts';
 import { bodyParser } from '../validation.ts';
 import type { CallContext } from '../auth-guard.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
-import { ORDER_FIELD_ERRORS, ORDER_REQUEST_SCHEMA, orderIntent, type OrderBody, type OrderIntent } from '../requests/order.ts';
+import { ORDER_FIELD_ERRORS, ORDER_REQUEST_SCHEMA, orderIntent, OrderText, type OrderBody, type OrderIntent } from '../requests/order.ts';
 import { CLIENT_ID_IN_USE, clientIdInUse, differingTerms } from '../requests/client-id.ts';
 import { serializeOrderBatch, serializeOrders, type OrderLike } from '../order-view.ts';
 import type { DeclaredRoute, DocumentedError, Endpoint } from '../endpoint.ts';
@@ -263,7 +263,7 @@ const ORDER_SIGNING = (() => {
 
 export const SUBMIT_ORDER: Endpoint = {
   method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: `Signed \`Order\` (EIP-712) by the account or a \`trade\` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409. ${ORDER_SIGNING}`, auth: true, signed: true, submitsOrders: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
-  errors: [...BAD_BODY, [400, 'May not specify period on Limit order'], ...ORDER_FIELD_ERRORS, [400, say(RouteText.groupOnBatch, '<orderType>')], [400, RouteText.pairOnBatch], NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, ...ORDER_REFUSALS, ...CLIENT_ID_IN_USE],
+  errors: [...BAD_BODY, [400, say(OrderText.periodNotAllowed, 'Limit')], ...ORDER_FIELD_ERRORS, [400, say(RouteText.groupOnBatch, '<orderType>')], [400, RouteText.pairOnBatch], NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, ...ORDER_REFUSALS, ...CLIENT_ID_IN_USE],
 };
 
 export const SUBMIT_BATCH: Endpoint = {
