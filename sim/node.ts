@@ -28,6 +28,7 @@ import { Sequencer, type HistorySink } from '../src/sequencer/sequencer.ts';
 import { encodeSnapshot } from '../src/sequencer/snapshot-codec.ts';
 import { startState } from '../src/sequencer/start-state.ts';
 import type { Prng } from './prng.ts';
+import type { OwnerIndex } from '../src/types/ids.ts';
 
 /** A market thread in process: book commands wait in a buffer until `run` handles them. */
 export class SimMarket implements CommandHandler {
@@ -56,11 +57,11 @@ export class SimMarket implements CommandHandler {
     const at = this.commands.reserve();
     this.commands.commit(encodePlace(this.commands.view, this.commands.bytes, at, this.index, cmd));
   }
-  enqueueCancel(orderId: OrderId, owner: number, time: number): void {
+  enqueueCancel(orderId: OrderId, owner: OwnerIndex, time: number): void {
     const at = this.commands.reserve();
     this.commands.commit(encodeCancel(this.commands.view, at, this.index, orderId, owner, time));
   }
-  enqueueCancelAll(owner: number, time: number, reason: number): void {
+  enqueueCancelAll(owner: OwnerIndex, time: number, reason: number): void {
     const at = this.commands.reserve();
     this.commands.commit(encodeCancelAll(this.commands.view, at, this.index, owner, time, reason));
   }
@@ -73,10 +74,10 @@ export class SimMarket implements CommandHandler {
   place(cmd: PlaceOrder): void {
     this.result = this.book.place(cmd);
   }
-  cancel(orderId: OrderId, owner: number, time: number): void {
+  cancel(orderId: OrderId, owner: OwnerIndex, time: number): void {
     this.result = this.book.cancel(orderId, owner, time);
   }
-  cancelAll(owner: number, time: number, reason: number): void {
+  cancelAll(owner: OwnerIndex, time: number, reason: number): void {
     this.result = this.book.cancelAll(owner, time, reason);
   }
   expire(time: number): void {

@@ -108,7 +108,7 @@ export interface AuthPort {
 import type { ExecuteResult } from '../app/codes.ts';
 import type { OrderState } from '../app/order-registry.ts';
 import type { OrderRecord, OrderQuery } from '../history/types.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** What a reply reads of a sequenced command's outcome (the sequencer's `Outcome` has this shape). */
 export interface Outcome {
@@ -140,10 +140,10 @@ export interface OrdersPort {
    * among each subaccount's `scan` most recently updated orders (history).
    */
   latestByClient(account: Address, clientId: string, scan: number): OrderState | undefined;
-  liveOf(owner: number, market?: MarketIndex): OrderState[];
+  liveOf(owner: OwnerIndex, market?: MarketIndex): OrderState[];
   stored(orderId: OrderId): OrderRecord | undefined;
-  storedOf(owner: number, query: OrderQuery): OrderRecord[];
-  ownerOf(account: Address, subaccountIndex: number): number | undefined;
+  storedOf(owner: OwnerIndex, query: OrderQuery): OrderRecord[];
+  ownerOf(account: Address, subaccountIndex: number): OwnerIndex | undefined;
 }
 
 /** What the operator's process manager and Prometheus read (routes/operations.ts). */
