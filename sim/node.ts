@@ -16,7 +16,7 @@
  */
 import type { MarketSpec } from '../src/config/market.ts';
 import { FastOrderBook } from '../src/engine/fast-book.ts';
-import type { BookSnapshot, MarketIndex, OrderId, PlaceOrder } from '../src/engine/types.ts';
+import type { BookSnapshot, MarketIndex, OrderId, OwnerIndex, PlaceOrder } from '../src/engine/types.ts';
 import { Journal, type JournalLogger } from '../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../src/journal/simulated-storage.ts';
 import { decodeSnapshotRecord, encodeSnapshotRecord } from '../src/journal/snapshots.ts';
@@ -28,7 +28,6 @@ import { Sequencer, type HistorySink } from '../src/sequencer/sequencer.ts';
 import { encodeSnapshot } from '../src/sequencer/snapshot-codec.ts';
 import { startState } from '../src/sequencer/start-state.ts';
 import type { Prng } from './prng.ts';
-import type { OwnerIndex } from '../src/types/ids.ts';
 
 /** A market thread in process: book commands wait in a buffer until `run` handles them. */
 export class SimMarket implements CommandHandler {
