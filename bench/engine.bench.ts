@@ -29,7 +29,7 @@ import type { BookListener, PlaceOrder, Side } from '../src/engine/types.ts';
 import { percentile, report } from './report.ts';
 import { seeded } from './seeded.ts';
 import type { Figure } from './report.ts';
-import { accountNo, marketNo, orderNo } from '../test/fixtures/ids.ts';
+import { accountNo, marketNo, orderNo, ownerNo } from '../test/fixtures/ids.ts';
 
 const MID = 100_000;
 const LEVELS = 100;
@@ -109,7 +109,7 @@ function compile(ops: Op[], idBase = 0): Compiled {
     ids: Float64Array.from(ops, (o) => idBase + o.id),
     owners: Float64Array.from(ops, (o) => o.id),
     fastPlaces: ops.map((o) => ({
-      orderId: orderNo(idBase + o.id), owner: o.id, account: accountNo(o.id), side: o.side, price: o.price, quantity: o.size,
+      orderId: orderNo(idBase + o.id), owner: ownerNo(o.id), account: accountNo(o.id), side: o.side, price: o.price, quantity: o.size,
       flags: o.ioc ? OrderFlag.ImmediateOrCancel : 0, expiresAt: 0, clientId: null, position: 0, time: 0,
     })),
     peerPlaces: ops.map((o) => ({
@@ -154,7 +154,7 @@ function fastEngine(): Engine & { listener: CountingListener } {
     run(s, from, to) {
       const b = book;
       for (let i = from; i < to; i++) {
-        if (s.isCancel[i] === 1) b.cancel(orderNo(s.ids[i]), s.owners[i], 0);
+        if (s.isCancel[i] === 1) b.cancel(orderNo(s.ids[i]), ownerNo(s.owners[i]), 0);
         else b.place(s.fastPlaces[i]);
       }
     },
@@ -206,7 +206,7 @@ function generate(
   for (let i = 0; i < count; i++) {
     const op = next(sim, live, newId);
     const one = compile([op]);
-    if (op.cancel) sim.cancel(orderNo(op.id), op.id, 0);
+    if (op.cancel) sim.cancel(orderNo(op.id), ownerNo(op.id), 0);
     else sim.place(one.fastPlaces[0]);
     ops.push(op);
   }

@@ -20,11 +20,11 @@ import { HistoryReader, SearchTooBroad } from '../src/history/reader.ts';
 import type { OrderQuery, OrderRecord } from '../src/history/types.ts';
 import type { OrderStatus } from '../src/types/orders.ts';
 import { loadAverage } from './http/measure.ts';
-import { marketNo, orderNo } from '../test/fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../test/fixtures/ids.ts';
 
 const ORDERS = Number(process.env.HISTORY_READ_ORDERS ?? 100_000);
 const ROUNDS = Number(process.env.HISTORY_READ_ROUNDS ?? 5);
-const OWNER = 1;
+const OWNER = ownerNo(1);
 const T0 = Date.UTC(2026, 10, 24);
 
 const dir = mkdtempSync(join(tmpdir(), 'history-read-bench-'));

@@ -23,7 +23,7 @@ import { packBatch, unpackBatch } from '../src/history/history-wire.ts';
 import { Side } from '../src/engine/types.ts';
 import type { OrderState } from '../src/app/order-registry.ts';
 import { loadAverage } from './http/measure.ts';
-import { marketNo, orderNo } from '../test/fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../test/fixtures/ids.ts';
 
 const ORDERS = Number(process.env.HISTORY_BENCH_ORDERS ?? 40_000);
 const PAIRS_PER_BATCH = Number(process.env.HISTORY_BENCH_BATCH ?? 25);
@@ -45,7 +45,7 @@ let orderId = 0;
 let marketSeq = 0;
 function order(owner: number, side: Side, time: number): OrderState {
   return {
-    orderId: orderNo(++orderId), market: marketNo(0), owner, account: `0x${owner.toString(16).padStart(40, '0')}`, subaccountIndex: 0,
+    orderId: orderNo(++orderId), market: marketNo(0), owner: ownerNo(owner), account: `0x${owner.toString(16).padStart(40, '0')}`, subaccountIndex: 0,
     orderType: 'limit', side, price: 950_000, quantity: 10, remaining: 10, filled: 0, flags: 0, expiresAt: 0,
     nonce: T0 + orderId, clientId: null, originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
     triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, groupId: null, ocoGroupId: null,

@@ -18,14 +18,14 @@ import { LmdbJournalStorage } from '../src/journal/lmdb-storage.ts';
 import { BookEventWriter, RecordBuffer } from '../src/transport/codec.ts';
 import { RecordKind } from '../src/transport/layout.ts';
 import { percentile, report, type Figure } from './report.ts';
-import { marketNo, orderNo } from '../test/fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../test/fixtures/ids.ts';
 
 const RATE = 100_000;
 const WARMUP_SECONDS = 0.5;
 const SECONDS = 3;
 
 const fill = new RecordBuffer();
-new BookEventWriter(fill, marketNo(3)).onFill(1, orderNo(0x3_0000_0001), orderNo(0x3_0000_0002), 17, 42, 1, 1_234_567, 25, 75, 0, 1_700_000_000_000);
+new BookEventWriter(fill, marketNo(3)).onFill(1, orderNo(0x3_0000_0001), orderNo(0x3_0000_0002), ownerNo(17), ownerNo(42), 1, 1_234_567, 25, 75, 0, 1_700_000_000_000);
 const EVENT = fill.contents().slice();
 
 interface Run {

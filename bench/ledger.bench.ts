@@ -12,9 +12,9 @@ import { Bench } from 'tinybench';
 import { parseMarket } from '../src/config/market.ts';
 import { Ledger } from '../src/ledger/ledger.ts';
 import { FastOrderBook } from '../src/engine/fast-book.ts';
-import type { BookListener } from '../src/engine/types.ts';
+import type { BookListener, OwnerIndex } from '../src/engine/types.ts';
 import { report } from './report.ts';
-import { accountNo, orderNo } from '../test/fixtures/ids.ts';
+import { accountNo, orderNo, ownerNo } from '../test/fixtures/ids.ts';
 
 const TRADERS = 1000;
 const market = parseMarket(
@@ -26,7 +26,7 @@ const market = parseMarket(
   0,
 );
 const ledger = new Ledger([market]);
-const owners: number[] = [];
+const owners: OwnerIndex[] = [];
 for (let i = 0; i < TRADERS; i++) {
   const address = '0x' + i.toString(16).padStart(40, '0');
   ledger.deposit(address, 0, 10_000_000_000n, 0);
@@ -67,13 +67,13 @@ function mapUpdate(): void {
 
 const silent: BookListener = { onAccepted() {}, onRested() {}, onFill() {}, onCancelled() {}, onExpired() {}, onRejected() {}, onLevel() {} };
 const book = new FastOrderBook(market.index, silent);
-const cmd = { orderId: orderNo(0), owner: 1, account: accountNo(1), side: 1 as 1 | -1, price: 100, quantity: 5, flags: 0, expiresAt: 0, clientId: null, position: 0, time: 0 };
+const cmd = { orderId: orderNo(0), owner: ownerNo(1), account: accountNo(1), side: 1 as 1 | -1, price: 100, quantity: 5, flags: 0, expiresAt: 0, clientId: null, position: 0, time: 0 };
 let bookOrder = 1;
 function bookPlaceCancel(): void {
   cmd.orderId = orderNo(bookOrder++);
   cmd.price = 50 + (next() % 40);
   book.place(cmd);
-  book.cancel(cmd.orderId, 1, 0);
+  book.cancel(cmd.orderId, cmd.owner, 0);
 }
 
 // Open positions for everyone first, so settlement sees adds, reduces and flips.

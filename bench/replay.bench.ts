@@ -23,7 +23,7 @@ import { kJournalHeaderBytes, kJournalPayloadLength } from '../src/journal/recor
 import { BookEventWriter, RecordBuffer, decodeEvent } from '../src/transport/codec.ts';
 import { RecordKind } from '../src/transport/layout.ts';
 import { report, type Figure } from './report.ts';
-import { marketNo, orderNo } from '../test/fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../test/fixtures/ids.ts';
 
 const RECORDS = 2_000_000;
 const quiet = { info: () => {}, error: console.error };
@@ -53,7 +53,7 @@ try {
     for (let seq = 1; seq <= RECORDS; ) {
       for (let k = 0; k < 20_000 && seq <= RECORDS; k++, seq++) {
         buffer.reset();
-        writer.onFill(seq, orderNo(seq * 2), orderNo(seq * 2 + 1), 7, 9, 1, 100_000 + (seq % 1000), 1 + (seq % 50), 10, 0, 1_700_000_000_000 + seq);
+        writer.onFill(seq, orderNo(seq * 2), orderNo(seq * 2 + 1), ownerNo(7), ownerNo(9), 1, 100_000 + (seq % 1000), 1 + (seq % 50), 10, 0, 1_700_000_000_000 + seq);
         journal.append(RecordKind.Fill, buffer.bytes, 0, buffer.length);
       }
       if (seq % 200_000 === 1) await journal.durable(seq - 1);

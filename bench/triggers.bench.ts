@@ -25,7 +25,7 @@ import type { PlaceOrder } from '../src/engine/types.ts';
 import { percentile, report } from './report.ts';
 import { seeded } from './seeded.ts';
 import type { Figure } from './report.ts';
-import { accountNo, marketNo, orderNo } from '../test/fixtures/ids.ts';
+import { accountNo, marketNo, orderNo, ownerNo } from '../test/fixtures/ids.ts';
 
 const MARK = 100_000;
 const PATH_LENGTH = 20_000;
@@ -59,7 +59,7 @@ class OrderMaker {
     const side: 1 | -1 = r() < 0.5 ? 1 : -1;
     const orderId = this.nextId++;
     const owner = 1 + (orderId % 5_000);
-    const base = { orderId: orderNo(orderId), owner, account: accountNo(owner), side, price: mark, quantity: 1, flags: 0, expiresAt: 0, clientId: null, kind, time };
+    const base = { orderId: orderNo(orderId), owner: ownerNo(owner), account: accountNo(owner), side, price: mark, quantity: 1, flags: 0, expiresAt: 0, clientId: null, kind, time };
     if (kind === TriggerKind.TrailingStop) {
       const percent = this.near ? 200_000 + r() * 1_800_000 : 10_000_000 + r() * 20_000_000;
       return { ...base, triggerPrice: 0, trailingPercent: BigInt(Math.floor(percent)) };

@@ -43,6 +43,7 @@
 import { RATE_ONE } from '../src/config/market.ts';
 import type { InsuranceReason, LedgerEvent } from '../src/ledger/events.ts';
 import type { Exchange } from '../src/app/exchange.ts';
+import { asOwnerIndex, type OwnerIndex } from '../src/types/ids.ts';
 
 /** How often each leverage check ran (evaluated, not skipped as inside a window). */
 export interface LeverageCheckCounts {
@@ -53,7 +54,7 @@ export interface LeverageCheckCounts {
 
 /** One command in flight, from just before it executed to its completion. */
 export interface CommandSpan {
-  readonly owner: number;
+  readonly owner: OwnerIndex;
   /** The owner was already below maintenance when the command came: the command is not what put it there. */
   readonly wasLiquidatable: boolean;
   /** The count of mark moves when the command came. */
@@ -80,7 +81,7 @@ export class Bounds {
   /** Commands between `beforeCommand` and `afterCommand`. */
   private readonly spans = new Set<CommandSpan>();
   /** Owners something outside their control moved since the last Tick: in their liquidation window until the next. */
-  private readonly movedByOthers = new Set<number>();
+  private readonly movedByOthers = new Set<OwnerIndex>();
   /** The first broken bound seen inside an event listener, reported at the next check. */
   private broken: string | null = null;
 
@@ -114,7 +115,7 @@ export class Bounds {
     this.spans.clear();
   }
 
-  private touchedByOthers(owner: number): void {
+  private touchedByOthers(owner: OwnerIndex): void {
     this.movedByOthers.add(owner);
     for (const span of this.spans) if (span.owner === owner) span.byOthers = true;
   }
@@ -131,7 +132,7 @@ export class Bounds {
   }
 
   /** A command acting for `owner` is about to execute on `exchange`: the span `afterCommand` closes. */
-  beforeCommand(exchange: Exchange, owner: number): CommandSpan {
+  beforeCommand(exchange: Exchange, owner: OwnerIndex): CommandSpan {
     if (this.watched !== exchange) {
       this.watched = exchange;
       this.marks = [];
@@ -187,9 +188,10 @@ export class Bounds {
   }
 
   /** The first owner (of all, or only `only`) below maintenance with no liquidation in flight, outside `inWindow`. */
-  private overLeveraged(exchange: Exchange, when: string, inWindow: ReadonlySet<number> = new Set(), only?: number): string | null {
+  private overLeveraged(exchange: Exchange, when: string, inWindow: ReadonlySet<OwnerIndex> = new Set(), only?: OwnerIndex): string | null {
     const ledger = exchange.ledger;
-    for (let owner = only ?? 1; owner <= (only ?? ledger.ownerCount); owner++) {
+    for (let id = only ?? 1; id <= (only ?? ledger.ownerCount); id++) {
+      const owner = asOwnerIndex(id);
       if (inWindow.has(owner)) continue;
       const due = ledger.liquidatable(owner);
       if (due.length === 0) continue;

@@ -16,7 +16,7 @@
  */
 import type { MarketSpec } from '../src/config/market.ts';
 import { FastOrderBook } from '../src/engine/fast-book.ts';
-import type { BookSnapshot, MarketIndex, OrderId, PlaceOrder } from '../src/engine/types.ts';
+import type { BookSnapshot, MarketIndex, OrderId, OwnerIndex, PlaceOrder } from '../src/engine/types.ts';
 import { Journal, type JournalLogger } from '../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../src/journal/simulated-storage.ts';
 import { decodeSnapshotRecord, encodeSnapshotRecord } from '../src/journal/snapshots.ts';
@@ -56,11 +56,11 @@ export class SimMarket implements CommandHandler {
     const at = this.commands.reserve();
     this.commands.commit(encodePlace(this.commands.view, this.commands.bytes, at, this.index, cmd));
   }
-  enqueueCancel(orderId: OrderId, owner: number, time: number): void {
+  enqueueCancel(orderId: OrderId, owner: OwnerIndex, time: number): void {
     const at = this.commands.reserve();
     this.commands.commit(encodeCancel(this.commands.view, at, this.index, orderId, owner, time));
   }
-  enqueueCancelAll(owner: number, time: number, reason: number): void {
+  enqueueCancelAll(owner: OwnerIndex, time: number, reason: number): void {
     const at = this.commands.reserve();
     this.commands.commit(encodeCancelAll(this.commands.view, at, this.index, owner, time, reason));
   }
@@ -73,10 +73,10 @@ export class SimMarket implements CommandHandler {
   place(cmd: PlaceOrder): void {
     this.result = this.book.place(cmd);
   }
-  cancel(orderId: OrderId, owner: number, time: number): void {
+  cancel(orderId: OrderId, owner: OwnerIndex, time: number): void {
     this.result = this.book.cancel(orderId, owner, time);
   }
-  cancelAll(owner: number, time: number, reason: number): void {
+  cancelAll(owner: OwnerIndex, time: number, reason: number): void {
     this.result = this.book.cancelAll(owner, time, reason);
   }
   expire(time: number): void {

@@ -32,7 +32,7 @@ import { Prng } from './prng.ts';
 import { CountingLogger, LEDGER_OPTIONS, SimNode, SimSnapshots, nextTurn, restoreNewest, settle } from './node.ts';
 import { Clients, USD, initialTicks, type SimContext } from './clients.ts';
 import { HONEST, HOSTILE, StrategyTable } from './strategies/index.ts';
-import type { OrderId } from '../src/types/ids.ts';
+import type { OrderId, OwnerIndex } from '../src/types/ids.ts';
 
 export interface SeedOptions {
   seed: number;
@@ -543,7 +543,7 @@ class Simulation {
 }
 
 /** The account a command acts for (the sender of a transfer), if it has one yet. */
-function actingOwner(c: Command, exchange: Exchange): number | undefined {
+function actingOwner(c: Command, exchange: Exchange): OwnerIndex | undefined {
   const ledger = exchange.ledger;
   switch (c.kind) {
     case CommandKind.SubmitOrder:

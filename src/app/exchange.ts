@@ -52,7 +52,7 @@ import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 import type { ExchangeListeners, MarketRouter } from './ports.ts';
 import { DEFAULT_ACCOUNT_LIMITS, newSubaccountRefusal, transferRefusal, type AccountLimits } from './account-limits.ts';
 import { FaucetDay, type FaucetDaySnapshot } from './faucet-day.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 export interface ExchangeOptions {
   ledger?: LedgerOptions;
@@ -80,7 +80,7 @@ export interface ExchangeSnapshot {
 type ConditionalOutput =
   | { kind: 'release'; market: MarketIndex; order: PlaceOrder; triggerPrice: number }
   | { kind: 'ended'; orderId: OrderId; reason: number; time: number }
-  | { kind: 'reduceOnlyStale'; market: MarketIndex; owner: number; time: number };
+  | { kind: 'reduceOnlyStale'; market: MarketIndex; owner: OwnerIndex; time: number };
 
 export class Exchange {
   readonly ledger: Ledger;

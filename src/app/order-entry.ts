@@ -34,7 +34,7 @@ import type { OrderRegistry, OrderState } from './order-registry.ts';
 import { ExchangeCode, notChanged, type ExecuteResult } from './codes.ts';
 import type { MarketRouter } from './ports.ts';
 import { openOrdersRefusal, type AccountLimits } from './account-limits.ts';
-import { NO_ORDER, type AccountIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { NO_ORDER, NO_OWNER, type AccountIndex, type MarketIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
 
 /** What order entry works on: the exchange's stores (it is handed the exchange itself). */
 export interface OrderEntryState extends AuthState {
@@ -77,7 +77,7 @@ const REFUSAL_TEXT: Readonly<Record<number, string>> = Object.fromEntries(
 
 /** The orders of a batch once admitted: one owner, one market, numbered in request order. */
 interface Entered {
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
   market: MarketIndex;
   orderIds: OrderId[];
@@ -228,7 +228,7 @@ export class OrderEntry {
   /** R1: holds the initial margin of an order about to enter its book (and its originator's fee); a LedgerCode. */
   private holdMargin(market: MarketIndex, order: PlaceOrder, originator: Address, originatorFee: number): number {
     const ledger = this.state.ledger;
-    const originatorOwner = originatorFee > 0 ? (ledger.findOwner(originator, 0) ?? 0) : 0;
+    const originatorOwner = originatorFee > 0 ? (ledger.findOwner(originator, 0) ?? NO_OWNER) : NO_OWNER;
     const reduceOnly = (order.flags & OrderFlag.ReduceOnly) !== 0;
     return ledger.admitOrder(order.orderId, order.owner, market, order.side, order.price, order.quantity, reduceOnly, order.time, {
       originator: originatorOwner,
@@ -308,7 +308,7 @@ export class OrderEntry {
     return { ...this.fields(o, entered, i), kind, triggerPrice: o.triggerPrice ?? 0, trailingPercent: o.trailingPercent ?? 0n, time };
   }
 
-  private orderState(cmd: OrderTerms, orderId: OrderId, owner: number, time: number): OrderState {
+  private orderState(cmd: OrderTerms, orderId: OrderId, owner: OwnerIndex, time: number): OrderState {
     return {
       orderId,
       market: cmd.market,

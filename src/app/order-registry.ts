@@ -21,13 +21,13 @@
 import type { Side } from '../engine/types.ts';
 import type { OrderStatus, OrderType } from '../types/orders.ts';
 import { REASON_TEXT } from '../engine/codes.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 import type { Address } from '../types/address.ts';
 
 export interface OrderState {
   orderId: OrderId;
   market: MarketIndex;
-  owner: number;
+  owner: OwnerIndex;
   account: Address;
   subaccountIndex: number;
   orderType: OrderType;
@@ -111,7 +111,7 @@ export class OrderRegistry {
    * bound (app/account-limits), a subaccount's cancel-all, its reduce-only check after a fill and
    * its open-order listing read one owner's orders, never all of the exchange's.
    */
-  private readonly perOwner = new Map<number, Map<number, OrderState>>();
+  private readonly perOwner = new Map<OwnerIndex, Map<number, OrderState>>();
   /** The last `RECENTLY_FINISHED` finished orders by id, and their ids in the order they finished (a ring). */
   private readonly finished = new Map<number, OrderState>();
   private readonly finishedIds = new Float64Array(RECENTLY_FINISHED);
@@ -139,12 +139,12 @@ export class OrderRegistry {
   }
 
   /** How many orders `owner` has open (resting, untriggered, on their way to a book). */
-  openCount(owner: number): number {
+  openCount(owner: OwnerIndex): number {
     return this.perOwner.get(owner)?.size ?? 0;
   }
 
   /** Open orders of one subaccount (optionally one market), oldest first. O(its open orders). */
-  ofOwner(owner: number, market?: MarketIndex): OrderState[] {
+  ofOwner(owner: OwnerIndex, market?: MarketIndex): OrderState[] {
     const out: OrderState[] = [];
     const own = this.perOwner.get(owner);
     if (own !== undefined) for (const o of own.values()) if (market === undefined || o.market === market) out.push(o);

@@ -9,13 +9,13 @@
 import type { PlaceOrder, Side } from '../engine/types.ts';
 import type { LedgerEvent } from '../ledger/events.ts';
 import type { OrderChangeListener } from './order-registry.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** Where book commands go: a market thread's ring live, an in-process book in replay. */
 export interface MarketRouter {
   place(market: MarketIndex, cmd: PlaceOrder): void;
-  cancel(market: MarketIndex, orderId: OrderId, owner: number, time: number): void;
-  cancelAll(market: MarketIndex, owner: number, time: number, reason: number): void;
+  cancel(market: MarketIndex, orderId: OrderId, owner: OwnerIndex, time: number): void;
+  cancelAll(market: MarketIndex, owner: OwnerIndex, time: number, reason: number): void;
   expire(market: MarketIndex, time: number): void;
 }
 

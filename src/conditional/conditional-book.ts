@@ -38,7 +38,7 @@ import type {
   SlicesView,
   TriggerView,
 } from './types.ts';
-import { NO_ORDER, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { NO_ORDER, type MarketIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
 
 /** A TP/SL pair of this book's trigger records. */
 type Pair = OcoPair<TriggerOrder>;
@@ -55,7 +55,7 @@ export class ConditionalBook {
   private readonly index: TriggerIndex;
   /** Untriggered orders by orderId. */
   private readonly triggers = new Map<number, TriggerOrder>();
-  private readonly triggersByOwner = new Map<number, Set<TriggerOrder>>();
+  private readonly triggersByOwner = new Map<OwnerIndex, Set<TriggerOrder>>();
   private readonly pairs = new PairIndex<TriggerOrder>();
   private readonly expiries = new IndexedHeap<TriggerOrder>(
     (a, b) => a.expiresAt < b.expiresAt || (a.expiresAt === b.expiresAt && a.orderId < b.orderId),
@@ -199,7 +199,7 @@ export class ConditionalBook {
   }
 
   /** The owner's position in this market is now `lots` (signed): pairs it no longer leaves anything to close end. */
-  onPosition(owner: number, lots: number, time: number): number {
+  onPosition(owner: OwnerIndex, lots: number, time: number): number {
     this.advance(time);
     const attached = this.pairs.onPositionOf(owner);
     if (attached === undefined) return ConditionalCode.Ok;
@@ -211,7 +211,7 @@ export class ConditionalBook {
   }
 
   /** Cancels an untriggered order (a pair leg: both legs), or the unreleased rest of the TWAP / iceberg a pending slice belongs to. */
-  cancel(orderId: OrderId, owner: number, time: number): number {
+  cancel(orderId: OrderId, owner: OwnerIndex, time: number): number {
     this.advance(time);
     const o = this.triggers.get(orderId);
     if (o !== undefined) {
@@ -223,13 +223,13 @@ export class ConditionalBook {
   }
 
   /** Cancels the unreleased slices of a TWAP or iceberg (slices already on the book stay there). */
-  cancelGroup(groupId: OrderId, owner: number, time: number): number {
+  cancelGroup(groupId: OrderId, owner: OwnerIndex, time: number): number {
     this.advance(time);
     return this.slices.cancelGroup(groupId, owner, ConditionalReason.Cancelled, time);
   }
 
   /** Cancels every untriggered order (ascending orderId), then every TWAP / iceberg (ascending groupId) of `owner`; returns how many orders and slices ended. */
-  cancelAll(owner: number, time: number, reason: number): number {
+  cancelAll(owner: OwnerIndex, time: number, reason: number): number {
     this.advance(time);
     let ended = 0;
     const own = [...(this.triggersByOwner.get(owner) ?? [])].sort((a, b) => a.orderId - b.orderId);
@@ -249,7 +249,7 @@ export class ConditionalBook {
   }
 
   /** The owner's untriggered orders, ascending orderId. */
-  ordersOf(owner: number): TriggerView[] {
+  ordersOf(owner: OwnerIndex): TriggerView[] {
     return [...(this.triggersByOwner.get(owner) ?? [])].sort((a, b) => a.orderId - b.orderId).map((o) => this.view(o));
   }
 
@@ -258,7 +258,7 @@ export class ConditionalBook {
   }
 
   /** The owner's TWAPs and icebergs, ascending groupId. */
-  groupsOf(owner: number): SlicesView[] {
+  groupsOf(owner: OwnerIndex): SlicesView[] {
     return this.slices.groupsOf(owner);
   }
 

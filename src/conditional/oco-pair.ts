@@ -11,12 +11,12 @@
  * while this file needs nothing of it: the arrow goes one way.
  * May import: types/ids.
  */
-import type { OrderId } from '../types/ids.ts';
+import type { OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** What a pair reads of its legs. */
 export interface Leg {
   readonly orderId: OrderId;
-  readonly owner: number;
+  readonly owner: OwnerIndex;
   readonly side: 1 | -1;
 }
 
@@ -32,7 +32,7 @@ export class OcoPair<L extends Leg> {
     public filled: number,
   ) {}
 
-  get owner(): number {
+  get owner(): OwnerIndex {
     return this.takeProfit.owner;
   }
 

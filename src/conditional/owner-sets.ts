@@ -6,13 +6,13 @@
  * May import: nothing.
  */
 
-export function addTo<T>(map: Map<number, Set<T>>, key: number, value: T): void {
+export function addTo<K, T>(map: Map<K, Set<T>>, key: K, value: T): void {
   const set = map.get(key);
   if (set === undefined) map.set(key, new Set([value]));
   else set.add(value);
 }
 
-export function removeFrom<T>(map: Map<number, Set<T>>, key: number, value: T): void {
+export function removeFrom<K, T>(map: Map<K, Set<T>>, key: K, value: T): void {
   const set = map.get(key);
   if (set === undefined) return;
   set.delete(value);

@@ -14,7 +14,7 @@
 import type { Leg, OcoPair } from './oco-pair.ts';
 import { addTo, removeFrom } from './owner-sets.ts';
 import type { ConditionalSnapshot } from './types.ts';
-import type { OrderId } from '../types/ids.ts';
+import type { OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** The book's untriggered orders by id: each leg of a live pair must be one. */
 export interface LiveLegs<L> {
@@ -25,7 +25,7 @@ export class PairIndex<L extends Leg> {
   private readonly pairs = new Map<number, OcoPair<L>>();
   private readonly byParent = new Map<number, OcoPair<L>[]>();
   /** Position-attached pairs by owner: checked on every position change of that owner. */
-  private readonly byPosition = new Map<number, Set<OcoPair<L>>>();
+  private readonly byPosition = new Map<OwnerIndex, Set<OcoPair<L>>>();
 
   get(ocoGroupId: number): OcoPair<L> | undefined {
     return this.pairs.get(ocoGroupId);
@@ -41,7 +41,7 @@ export class PairIndex<L extends Leg> {
   }
 
   /** The owner's position-attached pairs. */
-  onPositionOf(owner: number): ReadonlySet<OcoPair<L>> | undefined {
+  onPositionOf(owner: OwnerIndex): ReadonlySet<OcoPair<L>> | undefined {
     return this.byPosition.get(owner);
   }
 

@@ -8,7 +8,7 @@
  * May import: types/ids, conditional/.
  */
 import type { OrderFields } from './types.ts';
-import { NO_ORDER, type OrderId } from '../types/ids.ts';
+import { NO_ORDER, type OrderId, type OwnerIndex } from '../types/ids.ts';
 
 export class SliceGroup {
   /** Index of the next slice to release. */
@@ -22,7 +22,7 @@ export class SliceGroup {
 
   constructor(
     readonly groupId: OrderId,
-    readonly owner: number,
+    readonly owner: OwnerIndex,
     readonly kind: 'twap' | 'iceberg',
     readonly period: number,
     readonly slices: readonly OrderFields[],

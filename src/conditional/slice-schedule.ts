@@ -21,14 +21,14 @@ import { addTo, removeFrom } from './owner-sets.ts';
 import { SliceGroup } from './slice-group.ts';
 import { Release } from './types.ts';
 import type { ConditionalListener, ConditionalSnapshot, PlaceSlices, SlicesView } from './types.ts';
-import { NO_ORDER, type OrderId } from '../types/ids.ts';
+import { NO_ORDER, type OrderId, type OwnerIndex } from '../types/ids.ts';
 
 /** What the schedule tells the outside: released slices, cancelled slices, ended groups. */
 export type SliceListener = Pick<ConditionalListener, 'onRelease' | 'onCancelled' | 'onGroupEnded'>;
 
 export class SliceSchedule {
   private readonly groups = new Map<number, SliceGroup>();
-  private readonly groupsByOwner = new Map<number, Set<SliceGroup>>();
+  private readonly groupsByOwner = new Map<OwnerIndex, Set<SliceGroup>>();
   /** Unreleased slices by orderId, and iceberg slices resting on the book. */
   private readonly pendingSlices = new Map<number, SliceGroup>();
   private readonly liveIcebergSlices = new Map<number, SliceGroup>();
@@ -105,17 +105,17 @@ export class SliceSchedule {
   }
 
   /** Cancels the unreleased rest of the group a pending slice belongs to. */
-  cancelBySlice(orderId: OrderId, owner: number, reason: number, time: number): number {
+  cancelBySlice(orderId: OrderId, owner: OwnerIndex, reason: number, time: number): number {
     return this.cancelOwned(this.pendingSlices.get(orderId), owner, reason, time);
   }
 
   /** Cancels the unreleased slices of a TWAP or iceberg (slices already on the book stay there). */
-  cancelGroup(groupId: OrderId, owner: number, reason: number, time: number): number {
+  cancelGroup(groupId: OrderId, owner: OwnerIndex, reason: number, time: number): number {
     return this.cancelOwned(this.groups.get(groupId), owner, reason, time);
   }
 
   /** Cancels every group of `owner`, ascending groupId; returns how many slices ended. */
-  cancelAll(owner: number, reason: number, time: number): number {
+  cancelAll(owner: OwnerIndex, reason: number, time: number): number {
     let ended = 0;
     const groups = [...(this.groupsByOwner.get(owner) ?? [])].sort((a, b) => a.groupId - b.groupId);
     for (const g of groups) {
@@ -131,7 +131,7 @@ export class SliceSchedule {
   }
 
   /** The owner's TWAPs and icebergs, ascending groupId. */
-  groupsOf(owner: number): SlicesView[] {
+  groupsOf(owner: OwnerIndex): SlicesView[] {
     return [...(this.groupsByOwner.get(owner) ?? [])].sort((a, b) => a.groupId - b.groupId).map(groupView);
   }
 
@@ -183,7 +183,7 @@ export class SliceSchedule {
     this.dueTwaps.validate('TWAP timer');
   }
 
-  private cancelOwned(g: SliceGroup | undefined, owner: number, reason: number, time: number): number {
+  private cancelOwned(g: SliceGroup | undefined, owner: OwnerIndex, reason: number, time: number): number {
     if (g === undefined) return ConditionalCode.OrderNotFound;
     if (g.owner !== owner) return ConditionalCode.NotOwner;
     this.cancelRest(g, reason, time);

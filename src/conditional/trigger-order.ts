@@ -13,11 +13,11 @@ import type { Bucket } from './trailing-bucket.ts';
 import { senseOf, trailingTrigger } from './trigger-math.ts';
 import { TriggerKind } from './types.ts';
 import type { PlaceTrigger, TriggerView } from './types.ts';
-import { NO_ORDER, type AccountIndex, type OrderId } from '../types/ids.ts';
+import { NO_ORDER, type AccountIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
 
 export class TriggerOrder {
   readonly orderId: OrderId;
-  readonly owner: number;
+  readonly owner: OwnerIndex;
   readonly account: AccountIndex;
   readonly side: Side;
   readonly kind: TriggerKind;

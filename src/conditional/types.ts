@@ -11,7 +11,7 @@
  * May import: types/ids, engine/types.
  */
 import type { OrderView, PlaceOrder, Side } from '../engine/types.ts';
-import type { AccountIndex, MarketIndex, OrderId } from '../types/ids.ts';
+import type { AccountIndex, MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** The order types that wait for a price. */
 export const TriggerKind = { TakeProfit: 1, StopLoss: 2, TrailingStop: 3 } as const;
@@ -58,7 +58,7 @@ export interface PlacePair {
 /** Place a TWAP (slice i enters at time + i × period) or an iceberg (one slice at a time). */
 export interface PlaceSlices {
   groupId: OrderId;
-  owner: number;
+  owner: OwnerIndex;
   /** Each slice is a complete order with its own orderId (and, outside the core, nonce and signature). */
   slices: OrderFields[];
   /** TWAP only: milliseconds between slices (> 0). Ignored for an iceberg. */
@@ -80,17 +80,17 @@ export interface ConditionalListener {
    */
   onRelease(order: PlaceOrder, why: Release, groupId: OrderId, time: number, triggerPrice: number): void;
   /** A parent-attached pair leg now enters the book with `quantity` lots when it triggers. */
-  onArmed(orderId: OrderId, owner: number, quantity: number, time: number): void;
+  onArmed(orderId: OrderId, owner: OwnerIndex, quantity: number, time: number): void;
   /** An untriggered order or a pending slice ended here without entering the book. */
-  onCancelled(orderId: OrderId, owner: number, reason: number, time: number): void;
+  onCancelled(orderId: OrderId, owner: OwnerIndex, reason: number, time: number): void;
   /** A TWAP or iceberg ended (`GroupEnd`): it has no pending slice left. */
-  onGroupEnded(groupId: OrderId, owner: number, how: number, time: number): void;
+  onGroupEnded(groupId: OrderId, owner: OwnerIndex, how: number, time: number): void;
 }
 
 /** An untriggered order as users see it (status `untriggered`). */
 export interface TriggerView {
   orderId: OrderId;
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
   side: Side;
   kind: TriggerKind;
@@ -114,7 +114,7 @@ export interface TriggerView {
 /** A TWAP or iceberg as users see it (status `active` until it ends). */
 export interface SlicesView {
   groupId: OrderId;
-  owner: number;
+  owner: OwnerIndex;
   kind: 'twap' | 'iceberg';
   period: number;
   /** Index of the next slice to enter the book. */
@@ -135,5 +135,5 @@ export interface ConditionalSnapshot {
   /** Pairs, ascending ocoGroupId. `filled` = lots of the parent filled so far; `parentLive` = the parent still rests. */
   pairs: Array<{ ocoGroupId: OrderId; takeProfitId: OrderId; stopLossId: OrderId; parentOrderId: OrderId; parentLive: boolean; filled: number }>;
   /** TWAPs and icebergs, ascending groupId; `slices` holds every slice, the first `next` already released. */
-  groups: Array<{ groupId: OrderId; owner: number; kind: 'twap' | 'iceberg'; period: number; next: number; dueAt: number; liveSliceId: OrderId; slices: OrderFields[] }>;
+  groups: Array<{ groupId: OrderId; owner: OwnerIndex; kind: 'twap' | 'iceberg'; period: number; next: number; dueAt: number; liveSliceId: OrderId; slices: OrderFields[] }>;
 }

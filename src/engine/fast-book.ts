@@ -27,7 +27,7 @@ import { RestingOrders } from './resting-orders.ts';
 import { StateHasher } from './state-hash.ts';
 import { OrderFlag } from './types.ts';
 import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderId, OrderView, PlaceOrder, Side } from './types.ts';
-import type { MarketIndex } from './types.ts';
+import type { MarketIndex, OwnerIndex } from './types.ts';
 
 export class FastOrderBook extends RestingOrders implements OrderBook {
   readonly marketIndex: MarketIndex;
@@ -132,7 +132,7 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancel(orderId: OrderId, owner: number, time: number): number {
+  cancel(orderId: OrderId, owner: OwnerIndex, time: number): number {
     if (this.expiry.topTime <= time) this.expireDue(time);
     const slot = this.slotById.get(orderId);
     if (slot === NO_SLOT) return EngineCode.OrderNotFound;
@@ -141,7 +141,7 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancelAll(owner: number, time: number, reason: number): number {
+  cancelAll(owner: OwnerIndex, time: number, reason: number): number {
     if (this.expiry.topTime <= time) this.expireDue(time);
     let n = 0;
     for (let slot = this.ownerHead.get(owner); slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
@@ -188,7 +188,7 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
     return slot === NO_SLOT ? undefined : orderView(this.fields(slot));
   }
 
-  ordersOf(owner: number): OrderView[] {
+  ordersOf(owner: OwnerIndex): OrderView[] {
     const out: OrderView[] = [];
     for (let slot = this.ownerHead.get(owner); slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
       out.push(orderView(this.fields(slot)));
@@ -223,12 +223,12 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
       if (this.accountAt[slot] === cmd.account) {
         const left = this.remainingAt[slot];
         const orderId = (this.orderIdAt[slot] as OrderId);
-        const owner = this.ownerAt[slot];
+        const owner = this.ownerAt[slot] as OwnerIndex;
         this.removeSlot(slot, makers, level);
         listener.onExpired(++this.seq, orderId, owner, left, Reason.SelfTrade, time);
       } else {
         const makerLeft = this.remainingAt[slot];
-        const makerOwner = this.ownerAt[slot];
+        const makerOwner = this.ownerAt[slot] as OwnerIndex;
         const makerReduceOnly = (this.flagsAt[slot] & OrderFlag.ReduceOnly) !== 0;
         let traded = makerLeft < remaining ? makerLeft : remaining;
         let capped = false;
@@ -276,7 +276,7 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
   }
 
   /** Notes an owner whose position moved, if it has resting reduce-only orders (checked after the command). */
-  private touch(owner: number): void {
+  private touch(owner: OwnerIndex): void {
     if (!this.reduceOnly.hasResting(owner)) return;
     for (let i = 0; i < this.touchedCount; i++) if (this.touched[i] === owner) return;
     if (this.touchedCount === this.touched.length) this.touched = grownFloat64(this.touched, this.touchedCount * 2);
@@ -290,7 +290,7 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
    */
   private cancelReduceOnlyExcess(time: number): void {
     for (let i = 0; i < this.touchedCount; i++) {
-      const owner = this.touched[i];
+      const owner = this.touched[i] as OwnerIndex;
       while (this.reduceOnly.excess(owner) > 0) {
         let newest = NO_SLOT;
         for (let slot = this.ownerHead.get(owner); slot !== NO_SLOT; slot = this.nextOfOwner[slot]) {
@@ -310,7 +310,7 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
     const price = this.priceAt[slot];
     const left = this.remainingAt[slot];
     const orderId = (this.orderIdAt[slot] as OrderId);
-    const owner = this.ownerAt[slot];
+    const owner = this.ownerAt[slot] as OwnerIndex;
     this.removeSlot(slot, levels, level);
     this.listener.onCancelled(++this.seq, orderId, owner, left, reason, time);
     this.reportLevel(levels, level, side, price, time);
@@ -331,7 +331,7 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
       const level = this.levelAt[slot];
       const price = this.priceAt[slot];
       const left = this.remainingAt[slot];
-      const owner = this.ownerAt[slot];
+      const owner = this.ownerAt[slot] as OwnerIndex;
       this.removeSlot(slot, levels, level);
       this.listener.onExpired(++this.seq, id, owner, left, Reason.ExpiresAtReached, time);
       this.reportLevel(levels, level, side, price, time);

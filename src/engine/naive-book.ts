@@ -18,7 +18,7 @@ import type { RestingFields } from './order-rules.ts';
 import { StateHasher } from './state-hash.ts';
 import { OrderFlag } from './types.ts';
 import type { BookListener, BookOptions, BookSnapshot, Level, OrderBook, OrderId, OrderView, PlaceOrder, Side } from './types.ts';
-import type { AccountIndex, MarketIndex } from './types.ts';
+import type { AccountIndex, MarketIndex, OwnerIndex } from './types.ts';
 
 const byOrderId = (a: RestingFields, b: RestingFields): number => a.orderId - b.orderId;
 
@@ -31,7 +31,7 @@ export class NaiveOrderBook implements OrderBook {
   private readonly minSizeLots: number;
   private readonly reduceOnly = new ReduceOnlyPositions();
   /** Owners with resting reduce-only orders whose position moved during the current place, in that order. */
-  private readonly touched: number[] = [];
+  private readonly touched: OwnerIndex[] = [];
 
   constructor(marketIndex: MarketIndex, listener: BookListener, options: BookOptions = {}) {
     this.marketIndex = marketIndex;
@@ -89,7 +89,7 @@ export class NaiveOrderBook implements OrderBook {
     this.touched.length = 0;
   }
 
-  private touch(owner: number): void {
+  private touch(owner: OwnerIndex): void {
     if (this.reduceOnly.hasResting(owner) && !this.touched.includes(owner)) this.touched.push(owner);
   }
 
@@ -195,7 +195,7 @@ export class NaiveOrderBook implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancel(orderId: OrderId, owner: number, time: number): number {
+  cancel(orderId: OrderId, owner: OwnerIndex, time: number): number {
     this.expireDue(time);
     const i = this.orders.findIndex((o) => o.orderId === orderId);
     if (i < 0) return EngineCode.OrderNotFound;
@@ -204,7 +204,7 @@ export class NaiveOrderBook implements OrderBook {
     return EngineCode.Ok;
   }
 
-  cancelAll(owner: number, time: number, reason: number): number {
+  cancelAll(owner: OwnerIndex, time: number, reason: number): number {
     this.expireDue(time);
     const mine = this.orders.filter((o) => o.owner === owner).sort(byOrderId);
     for (const o of mine) this.remove(o, reason, time);
@@ -242,7 +242,7 @@ export class NaiveOrderBook implements OrderBook {
     return o === undefined ? undefined : orderView(o);
   }
 
-  ordersOf(owner: number): OrderView[] {
+  ordersOf(owner: OwnerIndex): OrderView[] {
     return this.orders.filter((o) => o.owner === owner).sort(byOrderId).map(orderView);
   }
 

@@ -9,7 +9,7 @@
  * May import: engine/. Nothing outside the engine.
  */
 import { EngineCode } from './codes.ts';
-import type { AccountIndex, OrderId, OrderView, PlaceOrder, Side } from './types.ts';
+import type { AccountIndex, OrderId, OrderView, OwnerIndex, PlaceOrder, Side } from './types.ts';
 
 /** A lot count or a tick count: a positive integer a number holds exactly. */
 function isPositiveUnits(value: number): boolean {
@@ -47,7 +47,7 @@ export function depthMultiple(tickMultiple: number): number {
 /** The fields a book keeps per resting order; `OrderView` adds the derived ones. */
 export interface RestingFields {
   orderId: OrderId;
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
   side: Side;
   price: number;

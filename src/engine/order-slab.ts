@@ -16,7 +16,7 @@
  */
 import type { RestingFields } from './order-rules.ts';
 import { grownFloat64, grownInt32, grownInt8 } from './price-levels.ts';
-import type { AccountIndex, OrderId, Side } from './types.ts';
+import type { AccountIndex, OrderId, OwnerIndex, Side } from './types.ts';
 
 export const INITIAL_SLOTS = 1024;
 
@@ -83,7 +83,7 @@ export class OrderSlab {
   protected fields(slot: number): RestingFields {
     return {
       orderId: (this.orderIdAt[slot] as OrderId),
-      owner: this.ownerAt[slot],
+      owner: this.ownerAt[slot] as OwnerIndex,
       account: this.accountAt[slot] as AccountIndex,
       side: this.sideAt[slot] as Side,
       price: this.priceAt[slot],

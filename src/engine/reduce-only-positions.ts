@@ -22,7 +22,7 @@
  * reduce-only order. Maps are looked up and updated, never iterated on a path that emits events.
  * May import: engine/. Nothing outside the engine.
  */
-import type { ReduceOnlySnapshot, Side } from './types.ts';
+import type { OwnerIndex, ReduceOnlySnapshot, Side } from './types.ts';
 
 /** The lots a `side` order may close of a `position` (signed): |position| when it closes, else 0. */
 export function closableLots(side: Side, position: number): number {
@@ -30,47 +30,47 @@ export function closableLots(side: Side, position: number): number {
 }
 
 export class ReduceOnlyPositions {
-  private readonly filled = new Map<number, number>();
-  private readonly offsets = new Map<number, number>();
-  private readonly resting = new Map<number, number>();
+  private readonly filled = new Map<OwnerIndex, number>();
+  private readonly offsets = new Map<OwnerIndex, number>();
+  private readonly resting = new Map<OwnerIndex, number>();
 
   /** A fill of `signedLots` for `owner` (+ bought, − sold). */
-  fill(owner: number, signedLots: number): void {
+  fill(owner: OwnerIndex, signedLots: number): void {
     const lots = (this.filled.get(owner) ?? 0) + signedLots;
     if (lots === 0) this.filled.delete(owner);
     else this.filled.set(owner, lots);
   }
 
   /** The owner's position now, given the offset the sequencer sent (or the one kept). */
-  position(owner: number, offset: number = this.offsets.get(owner) ?? 0): number {
+  position(owner: OwnerIndex, offset: number = this.offsets.get(owner) ?? 0): number {
     return (this.filled.get(owner) ?? 0) + offset;
   }
 
   /** Lots a new reduce-only order of `side` may have: what the position can close less what the owner's resting reduce-only orders already close. */
-  capacity(owner: number, side: Side, offset: number): number {
+  capacity(owner: OwnerIndex, side: Side, offset: number): number {
     const free = closableLots(side, this.position(owner, offset)) - Math.abs(this.resting.get(owner) ?? 0);
     return free > 0 ? free : 0;
   }
 
   /** A placement told a fresher offset: kept when the owner has resting reduce-only orders. True when the kept one changed. */
-  told(owner: number, offset: number): boolean {
+  told(owner: OwnerIndex, offset: number): boolean {
     if (!this.resting.has(owner) || this.offsets.get(owner) === offset) return false;
     this.offsets.set(owner, offset);
     return true;
   }
 
-  hasResting(owner: number): boolean {
+  hasResting(owner: OwnerIndex): boolean {
     return this.resting.has(owner);
   }
 
   /** A reduce-only order of `side` now rests with `lots`; `offset` is its placement's. */
-  rested(owner: number, side: Side, lots: number, offset: number): void {
+  rested(owner: OwnerIndex, side: Side, lots: number, offset: number): void {
     this.resting.set(owner, (this.resting.get(owner) ?? 0) + side * lots);
     this.offsets.set(owner, offset);
   }
 
   /** `lots` of a resting reduce-only order of `side` left the book (filled, cancelled, expired). */
-  left(owner: number, side: Side, lots: number): void {
+  left(owner: OwnerIndex, side: Side, lots: number): void {
     if (lots === 0) return;
     const rest = (this.resting.get(owner) ?? 0) - side * lots;
     if (rest !== 0) {
@@ -82,7 +82,7 @@ export class ReduceOnlyPositions {
   }
 
   /** Lots by which the owner's resting reduce-only orders exceed what the position can close (all of them once it is flat or turned). */
-  excess(owner: number): number {
+  excess(owner: OwnerIndex): number {
     const resting = this.resting.get(owner) ?? 0;
     if (resting === 0) return 0;
     const side = Math.sign(resting) as Side;
@@ -91,7 +91,7 @@ export class ReduceOnlyPositions {
   }
 
   snapshot(): ReduceOnlySnapshot {
-    const sorted = (m: Map<number, number>) => [...m].sort((a, b) => a[0] - b[0]);
+    const sorted = (m: Map<OwnerIndex, number>) => [...m].sort((a, b) => a[0] - b[0]);
     return { filled: sorted(this.filled), offsets: sorted(this.offsets) };
   }
 
@@ -101,7 +101,7 @@ export class ReduceOnlyPositions {
    * resting reduce-only orders close (they were capped at the position when placed), and the
    * sequencer's offsets follow the same gauge (ledger/ledger.ts `restore`).
    */
-  restore(snap: ReduceOnlySnapshot | undefined, orders: Iterable<{ owner: number; side: Side; remaining: number; flags: number }>, reduceOnlyFlag: number): void {
+  restore(snap: ReduceOnlySnapshot | undefined, orders: Iterable<{ owner: OwnerIndex; side: Side; remaining: number; flags: number }>, reduceOnlyFlag: number): void {
     for (const o of orders) if ((o.flags & reduceOnlyFlag) !== 0) this.resting.set(o.owner, (this.resting.get(o.owner) ?? 0) + o.side * o.remaining);
     if (snap === undefined) {
       for (const [owner, resting] of this.resting) this.offsets.set(owner, -resting);
@@ -112,8 +112,8 @@ export class ReduceOnlyPositions {
   }
 
   /** Throws unless `resting` equals the Σ of these orders and the maps keep their invariants. */
-  validate(orders: Iterable<{ owner: number; side: Side; remaining: number; flags: number }>, reduceOnlyFlag: number): void {
-    const want = new Map<number, number>();
+  validate(orders: Iterable<{ owner: OwnerIndex; side: Side; remaining: number; flags: number }>, reduceOnlyFlag: number): void {
+    const want = new Map<OwnerIndex, number>();
     for (const o of orders) if ((o.flags & reduceOnlyFlag) !== 0) want.set(o.owner, (want.get(o.owner) ?? 0) + o.side * o.remaining);
     if (want.size !== this.resting.size) throw new Error(`reduce-only: ${this.resting.size} owners counted with resting orders, ${want.size} on the book`);
     for (const [owner, lots] of want) {
@@ -126,7 +126,7 @@ export class ReduceOnlyPositions {
   }
 
   /** Feeds the counts to a state hash: owners ascending. */
-  forEachCount(visit: (kind: number, owner: number, lots: number) => void): void {
+  forEachCount(visit: (kind: number, owner: OwnerIndex, lots: number) => void): void {
     const snap = this.snapshot();
     for (const [owner, lots] of snap.filled) visit(1, owner, lots);
     for (const [owner, lots] of snap.offsets) visit(2, owner, lots);

@@ -28,7 +28,7 @@ import { NO_LEVEL, NO_SLOT, PriceLevels } from './price-levels.ts';
 import { ReduceOnlyPositions } from './reduce-only-positions.ts';
 import { SlotIndex } from './slot-index.ts';
 import { OrderFlag } from './types.ts';
-import type { AccountIndex, OrderId, Side } from './types.ts';
+import type { AccountIndex, OrderId, OwnerIndex, Side } from './types.ts';
 
 /** Stale heap entries tolerated beyond the live expiring orders before the heap is rebuilt. */
 const EXPIRY_SLACK = 1024;
@@ -48,7 +48,7 @@ export class RestingOrders extends OrderSlab {
 
   /** Puts an order on the book: slot, level FIFO tail, and every index. Returns the slot. */
   protected rest(
-    orderId: OrderId, owner: number, account: AccountIndex, side: Side, price: number, quantity: number,
+    orderId: OrderId, owner: OwnerIndex, account: AccountIndex, side: Side, price: number, quantity: number,
     remaining: number, flags: number, expiresAt: number, clientId: string | null, time: number,
   ): number {
     const slot = this.takeSlot();
@@ -111,7 +111,7 @@ export class RestingOrders extends OrderSlab {
     else this.prevInLevel[next] = prev;
     levels.total[level] -= this.remainingAt[slot];
 
-    const owner = this.ownerAt[slot];
+    const owner = this.ownerAt[slot] as OwnerIndex;
     if ((this.flagsAt[slot] & OrderFlag.ReduceOnly) !== 0) this.reduceOnly.left(owner, this.sideAt[slot] as Side, this.remainingAt[slot]);
     const ownerPrev = this.prevOfOwner[slot];
     const ownerNext = this.nextOfOwner[slot];

@@ -13,7 +13,7 @@
  */
 import { stateHashStream } from '../numeric/state-hash.ts';
 import type { RestingFields } from './order-rules.ts';
-import type { MarketIndex } from './types.ts';
+import type { MarketIndex, OwnerIndex } from './types.ts';
 
 const NUMERIC_FIELDS = 12;
 const utf8 = new TextEncoder();
@@ -54,7 +54,7 @@ export class StateHasher {
   }
 
   /** One reduce-only count (after every order). */
-  addCount(kind: number, owner: number, lots: number): void {
+  addCount(kind: number, owner: OwnerIndex, lots: number): void {
     if (!this.countsStarted) {
       this.view.setFloat64(0, this.orders, true);
       this.hash.update(this.bytes.subarray(0, 8));

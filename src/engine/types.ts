@@ -17,9 +17,9 @@
  *
  * May import: types/ids (types).
  */
-import type { AccountIndex, MarketIndex, OrderId } from '../types/ids.ts';
+import type { AccountIndex, MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
-export type { AccountIndex, MarketIndex, OrderId };
+export type { AccountIndex, MarketIndex, OrderId, OwnerIndex };
 
 /** The sign of a quantity: +1 buys (long), -1 sells (short). */
 export const Side = { Buy: 1, Sell: -1 } as const;
@@ -41,7 +41,7 @@ export const SELF_TRADE_EXPIRE_MAKER = 1;
  */
 export interface PlaceOrder {
   orderId: OrderId;
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
   side: Side;
   price: number;
@@ -72,16 +72,16 @@ export interface PlaceOrder {
  */
 export interface BookListener {
   /** The order passed the book's checks; `quantity` is after any reduce-only cap. */
-  onAccepted(seq: number, orderId: OrderId, owner: number, side: Side, price: number, quantity: number, time: number): void;
+  onAccepted(seq: number, orderId: OrderId, owner: OwnerIndex, side: Side, price: number, quantity: number, time: number): void;
   /** The order's unfilled `remaining` now rests on the book. */
-  onRested(seq: number, orderId: OrderId, owner: number, side: Side, price: number, remaining: number, time: number): void;
+  onRested(seq: number, orderId: OrderId, owner: OwnerIndex, side: Side, price: number, remaining: number, time: number): void;
   /** A trade at the maker's price. `takerSide` is the aggressor's side. Remainders are after the fill. */
   onFill(
     seq: number,
     makerOrderId: OrderId,
     takerOrderId: OrderId,
-    makerOwner: number,
-    takerOwner: number,
+    makerOwner: OwnerIndex,
+    takerOwner: OwnerIndex,
     takerSide: Side,
     price: number,
     quantity: number,
@@ -90,11 +90,11 @@ export interface BookListener {
     time: number,
   ): void;
   /** The order left the book unfilled by `remaining`, for `reason` (see `Reason`). */
-  onCancelled(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void;
+  onCancelled(seq: number, orderId: OrderId, owner: OwnerIndex, remaining: number, reason: number, time: number): void;
   /** The order expired with `remaining` unfilled: `expiresAt` reached or self-trade prevention. */
-  onExpired(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void;
+  onExpired(seq: number, orderId: OrderId, owner: OwnerIndex, remaining: number, reason: number, time: number): void;
   /** The order never entered the book; `code` is an `EngineCode`. */
-  onRejected(seq: number, orderId: OrderId, owner: number, code: number, time: number): void;
+  onRejected(seq: number, orderId: OrderId, owner: OwnerIndex, code: number, time: number): void;
   /** The total resting quantity at (side, price) is now `quantity` (0 = level gone). */
   onLevel(seq: number, side: Side, price: number, quantity: number, time: number): void;
 }
@@ -105,7 +105,7 @@ export type LiveStatus = 'new' | 'partiallyFilled';
 /** A resting order as the book holds it: a copy, made on the cold path. */
 export interface OrderView {
   orderId: OrderId;
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
   side: Side;
   price: number;
@@ -141,9 +141,9 @@ export interface OrderBook {
   /** Places a limit order (GTC, IOC, post-only, reduce-only). Returns `EngineCode.Ok` or the rejection. */
   place(cmd: PlaceOrder): number;
   /** Cancels one order of `owner`. */
-  cancel(orderId: OrderId, owner: number, time: number): number;
+  cancel(orderId: OrderId, owner: OwnerIndex, time: number): number;
   /** Cancels every open order of `owner` in this market; returns how many. */
-  cancelAll(owner: number, time: number, reason: number): number;
+  cancelAll(owner: OwnerIndex, time: number, reason: number): number;
   /** Timer command: expires every order whose `expiresAt` ≤ `time`; returns how many. */
   expire(time: number): number;
 
@@ -152,7 +152,7 @@ export interface OrderBook {
   /** Aggregated depth, best first; prices grouped to multiples of `tickMultiple` ticks (asks rounded up, bids down). */
   depth(side: Side, levels: number, tickMultiple: number): Level[];
   order(orderId: OrderId): OrderView | undefined;
-  ordersOf(owner: number): OrderView[];
+  ordersOf(owner: OwnerIndex): OrderView[];
   /** How many orders rest on the book. */
   readonly size: number;
 
@@ -172,8 +172,8 @@ export interface BookOptions {
 
 /** The reduce-only view of a book (engine/reduce-only-positions) as plain data; owners ascending. */
 export interface ReduceOnlySnapshot {
-  filled: Array<[owner: number, lots: number]>;
-  offsets: Array<[owner: number, lots: number]>;
+  filled: Array<[owner: OwnerIndex, lots: number]>;
+  offsets: Array<[owner: OwnerIndex, lots: number]>;
 }
 
 /** A book's full state as plain data (JSON- and msgpack-safe). */

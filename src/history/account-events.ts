@@ -18,7 +18,7 @@ import { projectionDatabase } from './history-env.ts';
 import { KEY_TOP } from './store.ts';
 import type { OrderRecord } from './types.ts';
 import { orderOfStored, storedOrder, type StoredOrder } from '../app/order-registry.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** One side of a settled fill (ledger `fill` event); money in collateral base units. */
 export interface AccountFillEvent {
@@ -57,13 +57,13 @@ export interface AccountBalanceEvent {
   time: number;
 }
 
-export type OrderEventRecord = { owner: number; seq: number; kind: 'order'; order: OrderRecord };
+export type OrderEventRecord = { owner: OwnerIndex; seq: number; kind: 'order'; order: OrderRecord };
 
 export type AccountEventRecord =
   | OrderEventRecord
-  | { owner: number; seq: number; kind: 'fill'; fill: AccountFillEvent }
-  | { owner: number; seq: number; kind: 'position'; position: AccountPositionEvent }
-  | { owner: number; seq: number; kind: 'balance'; balance: AccountBalanceEvent };
+  | { owner: OwnerIndex; seq: number; kind: 'fill'; fill: AccountFillEvent }
+  | { owner: OwnerIndex; seq: number; kind: 'position'; position: AccountPositionEvent }
+  | { owner: OwnerIndex; seq: number; kind: 'balance'; balance: AccountBalanceEvent };
 
 /** An event as the log stores it: an order change's order as stored (app/order-registry `StoredOrder`). */
 type StoredAccountEvent = Exclude<AccountEventRecord, OrderEventRecord> | (Omit<OrderEventRecord, 'order'> & { order: StoredOrder });
@@ -71,9 +71,9 @@ type StoredAccountEvent = Exclude<AccountEventRecord, OrderEventRecord> | (Omit<
 /** What a resuming feed reads. */
 export interface AccountEventReader {
   /** The newest number given to `owner`'s events (0 = none yet). */
-  lastSeq(owner: number): number;
+  lastSeq(owner: OwnerIndex): number;
   /** `owner`'s events numbered above `seq`, oldest first, at most `limit`. */
-  after(owner: number, seq: number, limit: number): AccountEventRecord[];
+  after(owner: OwnerIndex, seq: number, limit: number): AccountEventRecord[];
 }
 
 export class AccountEventLog implements AccountEventReader {
@@ -88,12 +88,12 @@ export class AccountEventLog implements AccountEventReader {
     this.db.putSync([e.owner, e.seq], e.kind === 'order' ? { ...e, order: storedOrder(e.order) } : e);
   }
 
-  lastSeq(owner: number): number {
+  lastSeq(owner: OwnerIndex): number {
     for (const key of this.db.getKeys({ start: [owner, KEY_TOP], end: [owner, 0], reverse: true, limit: 1 })) return key[1];
     return 0;
   }
 
-  after(owner: number, seq: number, limit: number): AccountEventRecord[] {
+  after(owner: OwnerIndex, seq: number, limit: number): AccountEventRecord[] {
     return [...this.db.getRange({ start: [owner, seq], exclusiveStart: true, end: [owner, KEY_TOP], limit }).map(({ value }) => (value.kind === 'order' ? { ...value, order: orderOfStored(value.order) } : value))];
   }
 }

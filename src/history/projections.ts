@@ -47,7 +47,7 @@ import { siblingModule, spawnWorker } from '../transport/spawn-worker.ts';
 import { packBatch } from './history-wire.ts';
 import type { ProjectionThreadData } from './projection-worker.ts';
 import type { ProjectionMessage, ProjectionReport } from './projection-writer.ts';
-import type { MarketIndex } from '../types/ids.ts';
+import type { MarketIndex, OwnerIndex } from '../types/ids.ts';
 
 /**
  * What writes the batches once live: the projection thread, or (a test harness) a stand-in that
@@ -98,7 +98,7 @@ export class Projections {
   /** Transfers numbered in the order they settle (history is rebuilt in journal order). */
   private transferCount: number;
   /** Who an owner id is: set once the ledger exists. */
-  identity: (owner: number) => OwnerIdentity | undefined = () => undefined;
+  identity: (owner: OwnerIndex) => OwnerIdentity | undefined = () => undefined;
   /** The last journal sequence number whose projections were written before this start. */
   readonly projectedSeq: number;
   /** The layout the history was written in (history/store `HISTORY_FORMAT`; undefined: an older build's, or nothing written yet). */
@@ -124,7 +124,7 @@ export class Projections {
   /** A `flush(true)` was asked for while a batch was in flight: the next batch moves the position even if empty. */
   private positionOwed = false;
   /** The newest event number of each owner numbered since start (history has the others'). */
-  private readonly accountSeqs = new Map<number, number>();
+  private readonly accountSeqs = new Map<OwnerIndex, number>();
   /**
    * Called once if the projection thread ends without being asked to (it threw or exited) or
    * reports a batch it could not write (it writes nothing after one): either way no history can
@@ -159,7 +159,7 @@ export class Projections {
   }
 
   /** Numbers a subaccount event and hands it to the feeds; the caller queues it. */
-  private numbered<E extends DistributiveOmit<AccountEventRecord, 'owner' | 'seq'>>(owner: number, event: E): E & { owner: number; seq: number } {
+  private numbered<E extends DistributiveOmit<AccountEventRecord, 'owner' | 'seq'>>(owner: OwnerIndex, event: E): E & { owner: OwnerIndex; seq: number } {
     const seq = (this.accountSeqs.get(owner) ?? this.accountEvents.lastSeq(owner)) + 1;
     this.accountSeqs.set(owner, seq);
     const record = { owner, seq, ...event };
@@ -168,7 +168,7 @@ export class Projections {
   }
 
   /** Numbers a subaccount event and queues it (and hands it to the feeds), unless replay already projected it. */
-  private accountEvent(owner: number, event: DistributiveOmit<AccountEventRecord, 'owner' | 'seq'>): void {
+  private accountEvent(owner: OwnerIndex, event: DistributiveOmit<AccountEventRecord, 'owner' | 'seq'>): void {
     if (this.applying <= this.projectedSeq) return;
     this.queue.push({ kind: 'accountEvent', record: this.numbered(owner, event) as AccountEventRecord });
   }

@@ -34,7 +34,7 @@ import type {
   RangeQuery,
   TradeRecord,
 } from './types.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 import { orderOfStored } from '../app/order-registry.ts';
 
 const DAY = 24 * 3600_000;
@@ -144,7 +144,7 @@ export class HistoryReader implements MarketHistory {
   }
 
   /** Fills of a subaccount, newest first. Throws `SearchTooBroad` past `SEARCH_LIMIT` entries. */
-  fills(owner: number, query: FillQuery): AccountFillRecord[] {
+  fills(owner: OwnerIndex, query: FillQuery): AccountFillRecord[] {
     const out: AccountFillRecord[] = [];
     let read = 0;
     for (const { key, value } of this.dbs.timeline.getRange(newestFirst([owner, TIMELINE_FILL], query.from, query.to, query.after))) {
@@ -166,7 +166,7 @@ export class HistoryReader implements MarketHistory {
    * market, type and final status are read from each entry's key (store), so an order's record
    * is read only for an entry the query may list. Throws `SearchTooBroad` past the search limit.
    */
-  orders(owner: number, query: OrderQuery): OrderRecord[] {
+  orders(owner: OwnerIndex, query: OrderQuery): OrderRecord[] {
     const types = query.orderTypes === undefined ? undefined : new Set([...query.orderTypes].flatMap((t) => ORDER_TYPE_CODE.get(t) ?? []));
     const out: OrderRecord[] = [];
     let read = 0;
@@ -196,7 +196,7 @@ export class HistoryReader implements MarketHistory {
    * statuses can match — `status=filled` reads no entry of a cancelled order. An order's
    * older entries (met after a newer one) are skipped by key.
    */
-  private *latestChanges(owner: number, query: Pick<OrderQuery, 'statuses' | 'from' | 'to' | 'after'>): Generator<number[]> {
+  private *latestChanges(owner: OwnerIndex, query: Pick<OrderQuery, 'statuses' | 'from' | 'to' | 'after'>): Generator<number[]> {
     const kinds: number[] = [];
     if (query.statuses === undefined || [...query.statuses].some((s) => !FINAL_STATUS_CODE.has(s))) kinds.push(TIMELINE_UPDATED);
     for (const [status, code] of FINAL_STATUS_CODE) if (query.statuses === undefined || query.statuses.has(status)) kinds.push(finishedKind(code));
@@ -225,7 +225,7 @@ export class HistoryReader implements MarketHistory {
    * owners × scan reads. (A closed order's clientId may name a newer order later; the newer
    * was created after the older closed, so each owner's first match is its newest.)
    */
-  latestByClient(owners: readonly number[], clientId: string, scan: number): OrderRecord | undefined {
+  latestByClient(owners: readonly OwnerIndex[], clientId: string, scan: number): OrderRecord | undefined {
     let newest: OrderRecord | undefined;
     for (const owner of owners) {
       let scanned = 0;

@@ -40,7 +40,7 @@ import type { Candle } from './candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from './types.ts';
 import type { Side } from '../engine/types.ts';
 import type { StoredOrder } from '../app/order-registry.ts';
-import { asMarketIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { asMarketIndex, asOwnerIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
 import { ORDER_TYPES, type OrderStatus } from '../types/orders.ts';
 
 export const HISTORY_DATABASE_COUNT = 6;
@@ -199,7 +199,7 @@ export function fillKey(f: AccountFillRecord): Key {
 export function loadFill(key: Key, s: StoredFill): AccountFillRecord {
   const [owner, , time, marketIndex, seq] = key;
   return {
-    owner,
+    owner: asOwnerIndex(owner),
     marketIndex: asMarketIndex(marketIndex),
     seq,
     time,

@@ -12,20 +12,21 @@
  * millisecond keep their order. Amounts are stored as decimal integer strings (base units).
  * Query: newest first, `from` on or after and `to` before (ms), at most `limit`, optionally
  * only one direction (read past the other: a filter outside the key).
- * May import: history/, lmdb (types).
+ * May import: types/ids (types), history/, lmdb (types).
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { projectionDatabase } from './history-env.ts';
 import { KEY_TOP } from './store.ts';
 import type { RangeQuery } from './types.ts';
+import type { OwnerIndex } from '../types/ids.ts';
 
 /** A settled transfer, as the projections build it from the ledger's `transfer` event. */
 export interface TransferRecord {
   /** Unique and increasing: transfers are numbered in the order they settle (kept across restarts). */
   id: number;
   time: number;
-  fromOwner: number;
-  toOwner: number;
+  fromOwner: OwnerIndex;
+  toOwner: OwnerIndex;
   accountFrom: string;
   subaccountIndexFrom: number;
   accountTo: string;
@@ -44,7 +45,7 @@ export interface TransferQuery extends RangeQuery {
 
 /** What the transfer history route reads. */
 export interface TransferHistoryReader {
-  transfers(owner: number, query: TransferQuery): TransferRecord[];
+  transfers(owner: OwnerIndex, query: TransferQuery): TransferRecord[];
 }
 
 export class TransferHistory implements TransferHistoryReader {
@@ -70,7 +71,7 @@ export class TransferHistory implements TransferHistoryReader {
   }
 
   /** Transfers of a subaccount, newest first. */
-  transfers(owner: number, query: TransferQuery): TransferRecord[] {
+  transfers(owner: OwnerIndex, query: TransferQuery): TransferRecord[] {
     const out: TransferRecord[] = [];
     // `after` (`[time, id]` of the previous page's last transfer) continues below it.
     const below = query.after !== undefined && (query.to === undefined || query.after[0] < query.to) ? [owner, ...query.after] : [owner, query.to ?? KEY_TOP];

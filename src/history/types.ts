@@ -13,7 +13,7 @@ import type { Side } from '../engine/types.ts';
 import type { OrderStatus, SignedOrderType } from '../types/orders.ts';
 import type { OrderState } from '../app/order-registry.ts';
 import type { Candle, CandleInterval } from './candles.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** A public trade: one fill of the book, as `BookListener.onFill` reports it. */
 export interface TradeRecord {
@@ -31,7 +31,7 @@ export interface TradeRecord {
 /** One side of a fill, as the ledger settled it for one subaccount. */
 export interface AccountFillRecord {
   /** The subaccount (interned by the ledger). */
-  owner: number;
+  owner: OwnerIndex;
   marketIndex: MarketIndex;
   /** The market's sequence number of the fill event (a maker and a taker share it). */
   seq: number;

@@ -21,7 +21,7 @@ import type { Command, Delegation, SetMargin, Transfer } from '../app/commands.t
 import type { ExecuteResult } from '../app/codes.ts';
 import type { OrderState } from '../app/order-registry.ts';
 import type { OrderRecord, OrderQuery } from '../history/types.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** A read-only view of one market's book; reads never wait on matching. */
 export interface BookReader {
@@ -137,10 +137,10 @@ export interface OrdersPort {
    * among each subaccount's `scan` most recently updated orders (history).
    */
   latestByClient(account: Address, clientId: string, scan: number): OrderState | undefined;
-  liveOf(owner: number, market?: MarketIndex): OrderState[];
+  liveOf(owner: OwnerIndex, market?: MarketIndex): OrderState[];
   stored(orderId: OrderId): OrderRecord | undefined;
-  storedOf(owner: number, query: OrderQuery): OrderRecord[];
-  ownerOf(account: Address, subaccountIndex: number): number | undefined;
+  storedOf(owner: OwnerIndex, query: OrderQuery): OrderRecord[];
+  ownerOf(account: Address, subaccountIndex: number): OwnerIndex | undefined;
 }
 
 /** What the operator's process manager and Prometheus read (routes/operations.ts). */

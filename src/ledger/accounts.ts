@@ -8,14 +8,14 @@
  * Invariants: ids are dense, never reused; the maps and arrays agree.
  * May import: types/ids, types/address (types).
  */
-import { asAccountIndex, type AccountIndex } from '../types/ids.ts';
+import { asAccountIndex, asOwnerIndex, type AccountIndex, type OwnerIndex } from '../types/ids.ts';
 import type { Address } from '../types/address.ts';
 
 const ADDRESS = /^0x[0-9a-f]{40}$/;
 const MAX_SUBACCOUNT = 2 ** 31 - 1;
 
 export interface OwnerIdentity {
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
   address: Address;
   subaccountIndex: number;
@@ -33,7 +33,7 @@ export function isSubaccountIndex(n: number): boolean {
 
 export class AccountRegistry {
   private readonly accountIds = new Map<string, AccountIndex>();
-  private readonly ownerIds = new Map<string, number>();
+  private readonly ownerIds = new Map<string, OwnerIndex>();
   /** Index = account id; slot 0 is no account (ids start at 1), so it holds none. */
   private readonly addresses: (Address | undefined)[] = [undefined];
   /** Index = owner id; slot 0 is no owner, so it holds none. */
@@ -41,7 +41,7 @@ export class AccountRegistry {
   /** Index = account id: how many owners (subaccounts) the address has; slot 0 unused. */
   private readonly subaccounts: number[] = [0];
   /** Index = account id: its owner ids in creation order; slot 0 unused. */
-  private readonly accountOwners: number[][] = [[]];
+  private readonly accountOwners: OwnerIndex[][] = [[]];
 
   /** The owner id of (address, subaccountIndex), creating it on first use. Inputs must be valid. */
   intern(address: Address, subaccountIndex: number): OwnerIdentity {
@@ -57,14 +57,14 @@ export class AccountRegistry {
       this.accountIds.set(address, account);
     }
     this.subaccounts[account]++;
-    const identity = { owner: this.owners.length, account, address, subaccountIndex };
+    const identity = { owner: asOwnerIndex(this.owners.length), account, address, subaccountIndex };
     this.owners.push(identity);
     this.accountOwners[account].push(identity.owner);
     this.ownerIds.set(key, identity.owner);
     return identity;
   }
 
-  findOwner(address: string, subaccountIndex: number): number | undefined {
+  findOwner(address: string, subaccountIndex: number): OwnerIndex | undefined {
     return this.ownerIds.get(`${address.toLowerCase()}/${subaccountIndex}`);
   }
 
@@ -72,7 +72,7 @@ export class AccountRegistry {
     return this.accountIds.get(address.toLowerCase());
   }
 
-  identity(owner: number): OwnerIdentity | undefined {
+  identity(owner: OwnerIndex): OwnerIdentity | undefined {
     return owner > 0 ? this.owners[owner] : undefined;
   }
 
@@ -87,7 +87,7 @@ export class AccountRegistry {
   }
 
   /** Every owner id of an account, in creation order. */
-  ownersOf(account: AccountIndex): number[] {
+  ownersOf(account: AccountIndex): OwnerIndex[] {
     return account > 0 ? [...(this.accountOwners[account] ?? [])] : [];
   }
 

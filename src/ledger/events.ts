@@ -10,13 +10,13 @@
  * May import: types/ids, engine/types (Side).
  */
 import type { Side } from '../engine/types.ts';
-import type { AccountIndex, MarketIndex, OrderId } from '../types/ids.ts';
+import type { AccountIndex, MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 export type BalanceReason = 'deposit' | 'withdraw' | 'faucet' | 'transfer' | 'fill' | 'funding' | 'originatorFee' | 'margin' | 'shortfall';
 
 export interface BalanceEvent {
   type: 'balance';
-  owner: number;
+  owner: OwnerIndex;
   /** Change of cross collateral. */
   delta: bigint;
   collateral: bigint;
@@ -26,7 +26,7 @@ export interface BalanceEvent {
 
 export interface PositionEvent {
   type: 'position';
-  owner: number;
+  owner: OwnerIndex;
   market: MarketIndex;
   /** Signed lots; 0 = closed. */
   quantity: number;
@@ -41,7 +41,7 @@ export interface PositionEvent {
 /** One side of a settled fill: the API's Account fill. */
 export interface FillEvent {
   type: 'fill';
-  owner: number;
+  owner: OwnerIndex;
   market: MarketIndex;
   /** 0 for an ADL trade. */
   orderId: OrderId;
@@ -73,7 +73,7 @@ export interface FundingRateEvent {
 
 export interface FundingPaymentEvent {
   type: 'fundingPayment';
-  owner: number;
+  owner: OwnerIndex;
   market: MarketIndex;
   /** + received, − paid. */
   amount: bigint;
@@ -83,15 +83,15 @@ export interface FundingPaymentEvent {
 
 export interface TransferEvent {
   type: 'transfer';
-  from: number;
-  to: number;
+  from: OwnerIndex;
+  to: OwnerIndex;
   amount: bigint;
   time: number;
 }
 
 export interface MarginEvent {
   type: 'margin';
-  owner: number;
+  owner: OwnerIndex;
   market: MarketIndex;
   isolated: boolean;
   fraction: bigint;
@@ -100,7 +100,7 @@ export interface MarginEvent {
 
 /** A liquidation order the application must send to the book (reduce-only IOC). */
 export interface LiquidationOrder {
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
   market: MarketIndex;
   side: Side;
@@ -118,8 +118,8 @@ export interface LiquidationEvent {
 export interface DeleverageEvent {
   type: 'adl';
   /** The bankrupt owner. */
-  owner: number;
-  counterparty: number;
+  owner: OwnerIndex;
+  counterparty: OwnerIndex;
   market: MarketIndex;
   price: number;
   /** Lots the bankrupt owner closed with this counterparty. */
@@ -136,8 +136,8 @@ export interface DeleverageEvent {
 export interface SocialisedLossEvent {
   type: 'socialisedLoss';
   /** The bankrupt owner. */
-  owner: number;
-  counterparty: number;
+  owner: OwnerIndex;
+  counterparty: OwnerIndex;
   market: MarketIndex;
   amount: bigint;
   time: number;
@@ -150,7 +150,7 @@ export interface InsuranceEvent {
   delta: bigint;
   fund: bigint;
   reason: InsuranceReason;
-  owner: number;
+  owner: OwnerIndex;
   time: number;
 }
 

@@ -8,7 +8,7 @@
  * Invariants: payers pay rounded up, receivers get rounded down, so Σ payments ≤ 0 and the
  * difference goes to the insurance fund (`fundingDust`): money is conserved to the unit.
  * A function over a `FundingContext` the `Ledger` hands it (its own records, shared).
- * May import: config/market, ledger/.
+ * May import: types/ids, config/market, ledger/.
  */
 import { RATE_ONE } from '../config/market.ts';
 import type { LedgerListener } from './events.ts';
@@ -17,6 +17,7 @@ import { credit, emitPosition, moveInsurance, type Funds } from './moves.ts';
 import type { Position } from './position.ts';
 import type { MarketState, OwnerState } from './state.ts';
 import { ceilDiv, notional } from './units.ts';
+import { NO_OWNER } from '../types/ids.ts';
 
 /** What funding settlement needs of the ledger: the owners (holders' accounts), the fund, the listener. */
 export interface FundingContext {
@@ -54,5 +55,5 @@ export function settleFundingIfDue(ctx: FundingContext, m: MarketState, time: nu
     ctx.emit({ type: 'fundingPayment', owner: ownerId, market: m.spec.index, amount, rate, time });
     emitPosition(ctx.emit, ownerId, p);
   }
-  moveInsurance(ctx.emit, ctx.funds, -net, 'fundingDust', 0, time);
+  moveInsurance(ctx.emit, ctx.funds, -net, 'fundingDust', NO_OWNER, time);
 }

@@ -19,11 +19,11 @@ import { openLoss } from './open-loss.ts';
 import type { Hold, OwnerState } from './state.ts';
 import { exposureOf, fractionOf, orderHeadroom, upnlOf } from './stats.ts';
 import { notional, owed } from './units.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import { NO_OWNER, type MarketIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
 
 export interface AdmitExtras {
-  /** Owner id paid the originator fee (0 or absent = none). */
-  originator?: number;
+  /** Owner id paid the originator fee (NO_OWNER or absent = none). */
+  originator?: OwnerIndex;
   /** Fraction of notional, RATE_SCALE (the order's `originatorFee`). */
   originatorFee?: bigint;
   /** This order is one of `checkLiquidations`' orders. */
@@ -45,7 +45,7 @@ export interface HoldsContext extends InsolvencyContext {
  * frees (their initial margin; an isolated position's equity): it opens nothing, but it pays
  * what it charges. Liquidation orders hold nothing.
  */
-export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: number, market: MarketIndex, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
+export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerIndex, market: MarketIndex, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
   const o = ctx.owners[owner];
   if (o === undefined || owner === 0) return LedgerCode.AccountNotFound;
   const m = ctx.markets[market];
@@ -111,7 +111,7 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: number, m
     amount,
     reduceOnly: !counts,
     liquidation,
-    originator: extras?.originator ?? 0,
+    originator: extras?.originator ?? NO_OWNER,
     originatorFee: extras?.originatorFee ?? 0n,
   });
   o.holdTotal += amount;

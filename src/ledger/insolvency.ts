@@ -23,7 +23,7 @@ import type { Position } from './position.ts';
 import type { MarketState, OwnerState } from './state.ts';
 import { crossEquity, exposureOf, notionalAtMark, upnlOf, type Exposure } from './stats.ts';
 import { ceilDiv, floorDiv, notional, ticksForValue } from './units.ts';
-import { NO_ORDER, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { NO_ORDER, type MarketIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
 
 /** What the insolvency block needs of the ledger: its records, the fund, the listener, and one side's settlement (an ADL trade). */
 export interface InsolvencyContext {
@@ -34,7 +34,7 @@ export interface InsolvencyContext {
   readonly funds: Funds;
   readonly emit: LedgerListener;
   /** settlement.ts's `settleSide`, handed in (settlement calls into this file, so this file cannot import it). */
-  settleSide(m: MarketState, ownerId: number, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void;
+  settleSide(m: MarketState, ownerId: OwnerIndex, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void;
 }
 
 /**
@@ -59,7 +59,7 @@ export function checkLiquidations(ctx: InsolvencyContext, time: number): Liquida
       if (share === null) continue;
       const bankrupt = bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share);
       const order: LiquidationOrder = {
-        owner: id,
+        owner: o.owner,
         account: o.account,
         market: p.market,
         side: p.quantity > 0 ? -1 : 1,
@@ -79,7 +79,7 @@ export function checkLiquidations(ctx: InsolvencyContext, time: number): Liquida
  * The markets where `owner` is below maintenance with no liquidation order in flight: what
  * the next `checkLiquidations` would liquidate (a read, for checks and the simulator).
  */
-export function liquidatable(ctx: InsolvencyContext, owner: number): number[] {
+export function liquidatable(ctx: InsolvencyContext, owner: OwnerIndex): number[] {
   const o = ctx.owners[owner];
   if (o === undefined || owner === 0 || o.positions.size === 0) return [];
   const e = exposureOf(o, ctx.markets, ctx.scratch);
@@ -221,7 +221,7 @@ function fundCanPay(funds: Funds, amount: bigint): bigint {
  * liquidations end one market at a time). Only a loss larger than every unrealised profit on
  * the exchange leaves the fund below zero (visible: a `shortfall` event, the money report).
  */
-export function payShortfall(ctx: InsolvencyContext, owner: number, m: MarketState, side: Side, amount: bigint, time: number): void {
+export function payShortfall(ctx: InsolvencyContext, owner: OwnerIndex, m: MarketState, side: Side, amount: bigint, time: number): void {
   const fromFund = fundCanPay(ctx.funds, amount);
   moveInsurance(ctx.emit, ctx.funds, -fromFund, 'shortfall', owner, time);
   let left = takeFromWinners(ctx, owner, m, side, amount - fromFund, time);
@@ -231,7 +231,7 @@ export function payShortfall(ctx: InsolvencyContext, owner: number, m: MarketSta
 }
 
 /** Takes up to `left` of `owner`'s loss from the unrealised profit of `m`'s positions on `side` (0: either side); returns what is still owed. */
-function takeFromWinners(ctx: InsolvencyContext, owner: number, m: MarketState, side: Side | 0, left: bigint, time: number): bigint {
+function takeFromWinners(ctx: InsolvencyContext, owner: OwnerIndex, m: MarketState, side: Side | 0, left: bigint, time: number): bigint {
   if (left === 0n) return 0n;
   const candidates: DeleverageCandidate[] = [];
   for (const other of m.holders) {
@@ -246,7 +246,7 @@ function takeFromWinners(ctx: InsolvencyContext, owner: number, m: MarketState, 
     candidates.push({ owner: other, quantity: op.quantity, upnl, basis: op.basis, notional: notionalAtMark(m, op), equity: surplus });
   }
   const ranked = rankForDeleveraging(candidates);
-  const taken = new Map<number, bigint>();
+  const taken = new Map<OwnerIndex, bigint>();
   for (const keepMaintenance of [true, false]) {
     for (const c of ranked) {
       if (left === 0n) break;

@@ -11,11 +11,12 @@
  *  - `validateLedger`: every invariant of the ledger's header (holds, open lots, positions net
  *    to zero per market, holders, collateral of owners without cross positions).
  * They only read: a check never changes what it checks.
- * May import: ledger/.
+ * May import: types/ids, ledger/.
  */
 import type { AccountRegistry } from './accounts.ts';
 import type { Funds } from './moves.ts';
 import type { Hold, MarketState, OwnerState } from './state.ts';
+import { asOwnerIndex, type OwnerIndex } from '../types/ids.ts';
 
 /** Money that came in and went out, collateral units (the right side of the law). */
 export interface MoneyFlows {
@@ -100,7 +101,7 @@ export function validateLedger(r: LedgerRecords): void {
   if (r.owners.length !== r.registry.ownerCount + 1) throw new Error('ledger: owners and registry differ in size');
   checkConservation(r);
   const net = new Array<number>(r.markets.length).fill(0);
-  const holdTotals = new Map<number, bigint>();
+  const holdTotals = new Map<OwnerIndex, bigint>();
   const lots = new Map<string, { buy: number; sell: number }>();
   for (const h of r.holds.values()) {
     if (h.amount < 0n || h.remaining <= 0) throw new Error(`ledger: hold of order ${h.orderId} is ${h.amount} for ${h.remaining} lots`);
@@ -113,7 +114,8 @@ export function validateLedger(r: LedgerRecords): void {
       lots.set(key, l);
     }
   }
-  for (let id = 1; id < r.owners.length; id++) {
+  for (let i = 1; i < r.owners.length; i++) {
+    const id = asOwnerIndex(i);
     const o = r.owners[id];
     if (o.holdTotal !== (holdTotals.get(id) ?? 0n)) throw new Error(`ledger: owner ${id} holdTotal ${o.holdTotal} ≠ Σ holds ${holdTotals.get(id) ?? 0n}`);
     for (const [market, l] of o.openLots) {

@@ -46,7 +46,7 @@ import { newOwner, type Hold, type MarketState, type OwnerState } from './state.
 import { exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
 import { notional, notionalScale } from './units.ts';
 import { checkConservation, moneyReport, netDeposits, validateLedger, type LedgerRecords, type MoneyFlows, type MoneyReport } from './invariants.ts';
-import { NO_ACCOUNT, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { NO_ACCOUNT, NO_OWNER, type MarketIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
 
 export type { AdmitExtras } from './holds.ts';
 export type { MoneyReport } from './invariants.ts';
@@ -64,7 +64,7 @@ const NO_LISTENER: LedgerListener = () => {};
 
 export class Ledger {
   readonly registry = new AccountRegistry();
-  private readonly owners: OwnerState[] = [newOwner(0, NO_ACCOUNT)];
+  private readonly owners: OwnerState[] = [newOwner(NO_OWNER, NO_ACCOUNT)];
   private readonly markets: MarketState[];
   private readonly holds = new Map<number, Hold>();
   private readonly emit: LedgerListener;
@@ -82,7 +82,7 @@ export class Ledger {
   constructor(markets: readonly MarketSpec[], options: LedgerOptions = {}, listener: LedgerListener = NO_LISTENER) {
     this.markets = markets.map((spec, i) => {
       if (spec.index !== i) throw new Error(`ledger: market ${spec.symbol} has index ${spec.index}, expected ${i}`);
-      return { spec, scale: notionalScale(spec), prices: newPrices(), funding: newFunding(), holders: new Set<number>() };
+      return { spec, scale: notionalScale(spec), prices: newPrices(), funding: newFunding(), holders: new Set<OwnerIndex>() };
     });
     this.emit = listener;
     this.faucetEnabled = options.faucet ?? false;
@@ -117,11 +117,11 @@ export class Ledger {
   }
 
   /** The owner id of an existing (address, subaccountIndex), without creating it. */
-  findOwner(address: string, subaccountIndex: number): number | undefined {
+  findOwner(address: string, subaccountIndex: number): OwnerIndex | undefined {
     return this.registry.findOwner(address, subaccountIndex);
   }
 
-  identity(owner: number): OwnerIdentity | undefined {
+  identity(owner: OwnerIndex): OwnerIdentity | undefined {
     return this.registry.identity(owner);
   }
 
@@ -152,7 +152,7 @@ export class Ledger {
   fundInsurance(amount: bigint, time: number): LedgerCode {
     if (amount <= 0n) return LedgerCode.InvalidAmount;
     this.flows.deposited += amount;
-    moveInsurance(this.emit, this.funds, amount, 'deposit', 0, time);
+    moveInsurance(this.emit, this.funds, amount, 'deposit', NO_OWNER, time);
     return LedgerCode.Ok;
   }
 
@@ -268,7 +268,7 @@ export class Ledger {
   // ── pre-trade risk (R1) ─────────────────────────────────────────────────────────────────
 
   /** Admits an order when its owner's free collateral covers its hold (how it is measured: holds.ts `admitOrder`). */
-  admitOrder(orderId: OrderId, owner: number, market: MarketIndex, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
+  admitOrder(orderId: OrderId, owner: OwnerIndex, market: MarketIndex, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
     return admitOrder(this.ctx, orderId, owner, market, side, price, quantity, reduceOnly, time, extras);
   }
 
@@ -284,7 +284,7 @@ export class Ledger {
    * rebate), originator and liquidation fees, isolated margin, holds. Emits per side a `fill`,
    * a `position` and a `balance` event. Unknown order ids (no hold) are settled without one.
    */
-  settleFill(makerOrderId: OrderId, takerOrderId: OrderId, makerOwner: number, takerOwner: number, takerSide: Side, market: MarketIndex, price: number, quantity: number, time: number): LedgerCode {
+  settleFill(makerOrderId: OrderId, takerOrderId: OrderId, makerOwner: OwnerIndex, takerOwner: OwnerIndex, takerSide: Side, market: MarketIndex, price: number, quantity: number, time: number): LedgerCode {
     const m = this.markets[market];
     if (m === undefined) return LedgerCode.MarketNotFound;
     if (this.owners[makerOwner] === undefined || this.owners[takerOwner] === undefined || makerOwner === 0 || takerOwner === 0) return LedgerCode.AccountNotFound;
@@ -308,12 +308,12 @@ export class Ledger {
    * The markets where `owner` is below maintenance with no liquidation order in flight: what
    * the next `checkLiquidations` would liquidate (a read, for checks and the simulator).
    */
-  liquidatable(owner: number): number[] {
+  liquidatable(owner: OwnerIndex): number[] {
     return liquidatable(this.ctx, owner);
   }
 
   /** Markets where a liquidation order of `owner` is in flight. */
-  liquidatingIn(owner: number): number[] {
+  liquidatingIn(owner: OwnerIndex): number[] {
     return [...(this.owners[owner]?.liquidating ?? [])];
   }
 
@@ -321,7 +321,7 @@ export class Ledger {
   // ── reads ───────────────────────────────────────────────────────────────────────────────
 
   /** Signed lots of `owner` in `market` (0 when flat): what the book's reduce-only check reads. */
-  position(owner: number, market: MarketIndex): number {
+  position(owner: OwnerIndex, market: MarketIndex): number {
     return this.owners[owner]?.positions.get(market)?.quantity ?? 0;
   }
 
@@ -331,33 +331,33 @@ export class Ledger {
    * the lots ADL moved. The book adds the fills it executed, so it knows the position as it is
    * at the book, fills still on their way here included.
    */
-  positionOffBook(owner: number, market: MarketIndex): number {
+  positionOffBook(owner: OwnerIndex, market: MarketIndex): number {
     return this.owners[owner]?.offBook.get(market) ?? 0;
   }
 
   /** A copy of the position, or undefined when flat. */
-  positionOf(owner: number, market: MarketIndex): Position | undefined {
+  positionOf(owner: OwnerIndex, market: MarketIndex): Position | undefined {
     const p = this.owners[owner]?.positions.get(market);
     return p === undefined ? undefined : { ...p };
   }
 
   /** Copies of the owner's positions, by market index. */
-  positionsOf(owner: number): Position[] {
+  positionsOf(owner: OwnerIndex): Position[] {
     const o = this.owners[owner];
     if (o === undefined || owner === 0) return [];
     return [...o.positions.values()].sort((a, b) => a.market - b.market).map((p) => ({ ...p }));
   }
 
-  collateral(owner: number): bigint {
+  collateral(owner: OwnerIndex): bigint {
     return this.owners[owner]?.collateral ?? 0n;
   }
 
-  stats(owner: number): AccountStats | undefined {
+  stats(owner: OwnerIndex): AccountStats | undefined {
     const o = this.owners[owner];
     return o === undefined || owner === 0 ? undefined : statsOf(o, this.markets);
   }
 
-  marginSetting(owner: number, market: MarketIndex): { isolated: boolean; fraction: bigint } {
+  marginSetting(owner: OwnerIndex, market: MarketIndex): { isolated: boolean; fraction: bigint } {
     const o = this.owners[owner];
     const m = this.markets[market];
     return { isolated: o?.settings.get(market)?.isolated ?? false, fraction: o === undefined ? m.spec.initialMarginFraction : fractionOf(o, m) };

@@ -16,10 +16,11 @@
  * ADL ranking of opposite positions, most profitable first: score = upnl/|basis| × notional/equity
  * (return × leverage, as Hyperliquid), positions with upnl ≤ 0 after those with profit, ties by
  * larger upnl, then lower owner id.
- * May import: ledger/units, config/market.
+ * May import: types/ids (types), ledger/units, config/market.
  */
 import { RATE_ONE } from '../config/market.ts';
 import { ticksForValue, type NotionalScale } from './units.ts';
+import type { OwnerIndex } from '../types/ids.ts';
 
 /** Bankruptcy price in ticks of a position of `quantity` lots given its equity share. */
 export function bankruptcyPrice(s: NotionalScale, mark: number, quantity: number, equityShare: bigint): number {
@@ -36,7 +37,7 @@ export function liquidationLimit(s: NotionalScale, bankruptcy: number, quantity:
 }
 
 export interface DeleverageCandidate {
-  owner: number;
+  owner: OwnerIndex;
   quantity: number;
   upnl: bigint;
   basis: bigint;

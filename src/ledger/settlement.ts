@@ -24,7 +24,7 @@ import { applyTrade, type TradeOutcome } from './position.ts';
 import type { Hold, MarketState } from './state.ts';
 import { crossEquity, exposureOf, fractionOf, notionalAtMark, upnlOf } from './stats.ts';
 import { abs, owed } from './units.ts';
-import type { OrderId } from '../types/ids.ts';
+import type { OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** What settlement needs of the ledger beyond the insolvency block's: the holds, scratch for a trade's outcome, the liquidation fee. */
 export interface SettlementContext extends InsolvencyContext {
@@ -39,7 +39,7 @@ export interface SettlementContext extends InsolvencyContext {
  * Settles `quantity` lots of `ownerId` on `side` at `price` (notional `n`, fee rate `feeRate`)
  * against the hold of `orderId` (none: 0, an ADL trade, or an id the ledger never admitted).
  */
-export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: number, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void {
+export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: OwnerIndex, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void {
   const o = ctx.owners[ownerId];
   const market = m.spec.index;
   const h = orderId === 0 ? undefined : ctx.holds.get(orderId);

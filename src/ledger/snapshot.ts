@@ -18,7 +18,7 @@ import type { MarketPrices } from './mark-price.ts';
 import type { Funds } from './moves.ts';
 import type { Position } from './position.ts';
 import type { Hold, MarketState, OwnerState } from './state.ts';
-import type { MarketIndex } from '../types/ids.ts';
+import type { MarketIndex, OwnerIndex } from '../types/ids.ts';
 
 export interface OwnerSnapshot {
   collateral: bigint;
@@ -41,7 +41,7 @@ export interface LedgerSnapshot {
   markets: Array<{
     prices: MarketPrices;
     funding: { nextAt: number; premiumSum: bigint; samples: number; history: FundingRecord[] };
-    holders: number[];
+    holders: OwnerIndex[];
   }>;
   insuranceFund: bigint;
   feesCollected: bigint;

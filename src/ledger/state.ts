@@ -11,7 +11,7 @@ import type { MarketPrices } from './mark-price.ts';
 import type { Position } from './position.ts';
 import type { NotionalScale } from './units.ts';
 import type { Side } from '../engine/types.ts';
-import type { AccountIndex, MarketIndex, OrderId } from '../types/ids.ts';
+import type { AccountIndex, MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** An owner's margin choice in one market. Default: cross at the market's initialMarginFraction. */
 export interface MarginSetting {
@@ -21,7 +21,7 @@ export interface MarginSetting {
 }
 
 export interface OwnerState {
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
   /** Cross collateral, base units. May be negative only while the owner holds cross positions whose profit covers it. */
   collateral: bigint;
@@ -48,13 +48,13 @@ export interface MarketState {
   prices: MarketPrices;
   funding: FundingState;
   /** Owners with a non-zero position here, in insertion order. */
-  holders: Set<number>;
+  holders: Set<OwnerIndex>;
 }
 
 /** The margin reserved for an open order, released as it fills or when it ends. */
 export interface Hold {
   orderId: OrderId;
-  owner: number;
+  owner: OwnerIndex;
   market: MarketIndex;
   side: Side;
   /** Lots still open. */
@@ -63,12 +63,12 @@ export interface Hold {
   amount: bigint;
   reduceOnly: boolean;
   liquidation: boolean;
-  /** Owner id paid the originator fee (0 = none). */
-  originator: number;
+  /** Owner id paid the originator fee (NO_OWNER = none). */
+  originator: OwnerIndex;
   /** Fraction of notional, RATE_SCALE. */
   originatorFee: bigint;
 }
 
-export function newOwner(owner: number, account: AccountIndex): OwnerState {
+export function newOwner(owner: OwnerIndex, account: AccountIndex): OwnerState {
   return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), liquidating: new Set(), offBook: new Map() };
 }

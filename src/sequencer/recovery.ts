@@ -21,7 +21,7 @@ import { decodeCommand, isCommandKind } from '../app/commands.ts';
 import type { Exchange } from '../app/exchange.ts';
 import type { MarketRouter } from '../app/ports.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** Books on this thread whose events are kept, per market, until the journal's copy arrives. */
 class ReplayBooks implements MarketRouter {
@@ -44,10 +44,10 @@ class ReplayBooks implements MarketRouter {
   place(market: MarketIndex, cmd: PlaceOrder): void {
     this.books[market].place(cmd);
   }
-  cancel(market: MarketIndex, orderId: OrderId, owner: number, time: number): void {
+  cancel(market: MarketIndex, orderId: OrderId, owner: OwnerIndex, time: number): void {
     this.books[market].cancel(orderId, owner, time);
   }
-  cancelAll(market: MarketIndex, owner: number, time: number, reason: number): void {
+  cancelAll(market: MarketIndex, owner: OwnerIndex, time: number, reason: number): void {
     this.books[market].cancelAll(owner, time, reason);
   }
   expire(market: MarketIndex, time: number): void {

@@ -43,7 +43,7 @@ import {
   kRecordMarket,
   kRejected,
 } from './layout.ts';
-import { NO_ACCOUNT, NO_ORDER, type AccountIndex, type MarketIndex, type OrderId } from '../types/ids.ts';
+import { NO_ACCOUNT, NO_ORDER, NO_OWNER, type AccountIndex, type MarketIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
 
 const LE = true;
 
@@ -116,8 +116,8 @@ function readClientId(bytes: Uint8Array, offset: number, length: number): string
 /** What a decoded command drives: the `OrderBook` methods of the same names. */
 export interface CommandHandler {
   place(cmd: PlaceOrder): unknown;
-  cancel(orderId: OrderId, owner: number, time: number): unknown;
-  cancelAll(owner: number, time: number, reason: number): unknown;
+  cancel(orderId: OrderId, owner: OwnerIndex, time: number): unknown;
+  cancelAll(owner: OwnerIndex, time: number, reason: number): unknown;
   expire(time: number): unknown;
 }
 
@@ -146,7 +146,7 @@ export function encodePlace(view: DataView, bytes: Uint8Array, offset: number, m
   return length;
 }
 
-export function encodeCancel(view: DataView, offset: number, market: MarketIndex, orderId: OrderId, owner: number, time: number): number {
+export function encodeCancel(view: DataView, offset: number, market: MarketIndex, orderId: OrderId, owner: OwnerIndex, time: number): number {
   startRecord(view, offset, RecordKind.Cancel, kCancel.bytes, market);
   view.setFloat64(offset + kCancel.time, time, LE);
   view.setFloat64(offset + kCancel.orderId, orderId, LE);
@@ -154,7 +154,7 @@ export function encodeCancel(view: DataView, offset: number, market: MarketIndex
   return kCancel.bytes;
 }
 
-export function encodeCancelAll(view: DataView, offset: number, market: MarketIndex, owner: number, time: number, reason: number): number {
+export function encodeCancelAll(view: DataView, offset: number, market: MarketIndex, owner: OwnerIndex, time: number, reason: number): number {
   startRecord(view, offset, RecordKind.CancelAll, kCancelAll.bytes, market);
   view.setFloat64(offset + kCancelAll.time, time, LE);
   view.setFloat64(offset + kCancelAll.owner, owner, LE);
@@ -170,7 +170,7 @@ export function encodeExpire(view: DataView, offset: number, market: MarketIndex
 
 const placeScratch: PlaceOrder = {
   orderId: NO_ORDER,
-  owner: 0,
+  owner: NO_OWNER,
   account: NO_ACCOUNT,
   side: 1,
   price: 0,
@@ -193,7 +193,7 @@ export function decodeCommand(view: DataView, bytes: Uint8Array, offset: number,
       const cmd = placeScratch;
       cmd.time = view.getFloat64(offset + kPlace.time, LE);
       cmd.orderId = (view.getFloat64(offset + kPlace.orderId, LE) as OrderId);
-      cmd.owner = view.getFloat64(offset + kPlace.owner, LE);
+      cmd.owner = (view.getFloat64(offset + kPlace.owner, LE) as OwnerIndex);
       cmd.account = (view.getFloat64(offset + kPlace.account, LE) as AccountIndex);
       cmd.price = view.getFloat64(offset + kPlace.price, LE);
       cmd.quantity = view.getFloat64(offset + kPlace.quantity, LE);
@@ -207,10 +207,10 @@ export function decodeCommand(view: DataView, bytes: Uint8Array, offset: number,
       return kind;
     }
     case RecordKind.Cancel:
-      handler.cancel((view.getFloat64(offset + kCancel.orderId, LE) as OrderId), view.getFloat64(offset + kCancel.owner, LE), view.getFloat64(offset + kCancel.time, LE));
+      handler.cancel((view.getFloat64(offset + kCancel.orderId, LE) as OrderId), (view.getFloat64(offset + kCancel.owner, LE) as OwnerIndex), view.getFloat64(offset + kCancel.time, LE));
       return kind;
     case RecordKind.CancelAll:
-      handler.cancelAll(view.getFloat64(offset + kCancelAll.owner, LE), view.getFloat64(offset + kCancelAll.time, LE), view.getInt32(offset + kCancelAll.reason, LE));
+      handler.cancelAll((view.getFloat64(offset + kCancelAll.owner, LE) as OwnerIndex), view.getFloat64(offset + kCancelAll.time, LE), view.getInt32(offset + kCancelAll.reason, LE));
       return kind;
     case RecordKind.Expire:
       handler.expire(view.getFloat64(offset + kExpire.time, LE));
@@ -326,7 +326,7 @@ export class BookEventWriter implements BookListener {
     public market: MarketIndex,
   ) {}
 
-  private orderEvent(kind: number, seq: number, orderId: OrderId, owner: number, side: Side, price: number, quantity: number, time: number): void {
+  private orderEvent(kind: number, seq: number, orderId: OrderId, owner: OwnerIndex, side: Side, price: number, quantity: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
     startRecord(view, offset, kind, kOrderEvent.bytes, this.market);
@@ -340,7 +340,7 @@ export class BookEventWriter implements BookListener {
     this.sink.commit(kOrderEvent.bytes);
   }
 
-  private orderEnd(kind: number, seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void {
+  private orderEnd(kind: number, seq: number, orderId: OrderId, owner: OwnerIndex, remaining: number, reason: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
     startRecord(view, offset, kind, kOrderEnd.bytes, this.market);
@@ -353,11 +353,11 @@ export class BookEventWriter implements BookListener {
     this.sink.commit(kOrderEnd.bytes);
   }
 
-  onAccepted(seq: number, orderId: OrderId, owner: number, side: Side, price: number, quantity: number, time: number): void {
+  onAccepted(seq: number, orderId: OrderId, owner: OwnerIndex, side: Side, price: number, quantity: number, time: number): void {
     this.orderEvent(RecordKind.Accepted, seq, orderId, owner, side, price, quantity, time);
   }
 
-  onRested(seq: number, orderId: OrderId, owner: number, side: Side, price: number, remaining: number, time: number): void {
+  onRested(seq: number, orderId: OrderId, owner: OwnerIndex, side: Side, price: number, remaining: number, time: number): void {
     this.orderEvent(RecordKind.Rested, seq, orderId, owner, side, price, remaining, time);
   }
 
@@ -365,8 +365,8 @@ export class BookEventWriter implements BookListener {
     seq: number,
     makerOrderId: OrderId,
     takerOrderId: OrderId,
-    makerOwner: number,
-    takerOwner: number,
+    makerOwner: OwnerIndex,
+    takerOwner: OwnerIndex,
     takerSide: Side,
     price: number,
     quantity: number,
@@ -391,15 +391,15 @@ export class BookEventWriter implements BookListener {
     this.sink.commit(kFill.bytes);
   }
 
-  onCancelled(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void {
+  onCancelled(seq: number, orderId: OrderId, owner: OwnerIndex, remaining: number, reason: number, time: number): void {
     this.orderEnd(RecordKind.Cancelled, seq, orderId, owner, remaining, reason, time);
   }
 
-  onExpired(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number): void {
+  onExpired(seq: number, orderId: OrderId, owner: OwnerIndex, remaining: number, reason: number, time: number): void {
     this.orderEnd(RecordKind.Expired, seq, orderId, owner, remaining, reason, time);
   }
 
-  onRejected(seq: number, orderId: OrderId, owner: number, code: number, time: number): void {
+  onRejected(seq: number, orderId: OrderId, owner: OwnerIndex, code: number, time: number): void {
     const offset = this.sink.reserve();
     const view = this.sink.view;
     startRecord(view, offset, RecordKind.Rejected, kRejected.bytes, this.market);
@@ -435,7 +435,7 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
     case RecordKind.Rested: {
       const seq = view.getFloat64(offset + kOrderEvent.seq, LE);
       const orderId = (view.getFloat64(offset + kOrderEvent.orderId, LE) as OrderId);
-      const owner = view.getFloat64(offset + kOrderEvent.owner, LE);
+      const owner = (view.getFloat64(offset + kOrderEvent.owner, LE) as OwnerIndex);
       const side = view.getInt32(offset + kOrderEvent.side, LE) as Side;
       const price = view.getFloat64(offset + kOrderEvent.price, LE);
       const quantity = view.getFloat64(offset + kOrderEvent.quantity, LE);
@@ -449,8 +449,8 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
         view.getFloat64(offset + kFill.seq, LE),
         (view.getFloat64(offset + kFill.makerOrderId, LE) as OrderId),
         (view.getFloat64(offset + kFill.takerOrderId, LE) as OrderId),
-        view.getFloat64(offset + kFill.makerOwner, LE),
-        view.getFloat64(offset + kFill.takerOwner, LE),
+        (view.getFloat64(offset + kFill.makerOwner, LE) as OwnerIndex),
+        (view.getFloat64(offset + kFill.takerOwner, LE) as OwnerIndex),
         view.getInt32(offset + kFill.takerSide, LE) as Side,
         view.getFloat64(offset + kFill.price, LE),
         view.getFloat64(offset + kFill.quantity, LE),
@@ -463,7 +463,7 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
     case RecordKind.Expired: {
       const seq = view.getFloat64(offset + kOrderEnd.seq, LE);
       const orderId = (view.getFloat64(offset + kOrderEnd.orderId, LE) as OrderId);
-      const owner = view.getFloat64(offset + kOrderEnd.owner, LE);
+      const owner = (view.getFloat64(offset + kOrderEnd.owner, LE) as OwnerIndex);
       const remaining = view.getFloat64(offset + kOrderEnd.remaining, LE);
       const reason = view.getInt32(offset + kOrderEnd.reason, LE);
       const time = view.getFloat64(offset + kOrderEnd.time, LE);
@@ -475,7 +475,7 @@ export function decodeEvent(view: DataView, offset: number, listener: BookListen
       listener.onRejected(
         view.getFloat64(offset + kRejected.seq, LE),
         (view.getFloat64(offset + kRejected.orderId, LE) as OrderId),
-        view.getFloat64(offset + kRejected.owner, LE),
+        (view.getFloat64(offset + kRejected.owner, LE) as OwnerIndex),
         view.getInt32(offset + kRejected.code, LE),
         view.getFloat64(offset + kRejected.time, LE),
       );

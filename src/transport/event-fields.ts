@@ -11,7 +11,7 @@
 import type { Side } from '../engine/types.ts';
 import { decodeEvent, recordKind, recordLength, recordMarket } from './codec.ts';
 import { RecordKind } from './layout.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** An event record as named fields: what a divergence report shows and compares. */
 export interface EventFields {
@@ -33,22 +33,22 @@ const fieldCollector = {
   put(fields: Record<string, number>) {
     Object.assign(this.out!, fields);
   },
-  onAccepted(seq: number, orderId: OrderId, owner: number, side: Side, price: number, quantity: number, time: number) {
+  onAccepted(seq: number, orderId: OrderId, owner: OwnerIndex, side: Side, price: number, quantity: number, time: number) {
     this.put({ seq, orderId, owner, side, price, quantity, time });
   },
-  onRested(seq: number, orderId: OrderId, owner: number, side: Side, price: number, remaining: number, time: number) {
+  onRested(seq: number, orderId: OrderId, owner: OwnerIndex, side: Side, price: number, remaining: number, time: number) {
     this.put({ seq, orderId, owner, side, price, remaining, time });
   },
-  onFill(seq: number, makerOrderId: OrderId, takerOrderId: OrderId, makerOwner: number, takerOwner: number, takerSide: Side, price: number, quantity: number, makerRemaining: number, takerRemaining: number, time: number) {
+  onFill(seq: number, makerOrderId: OrderId, takerOrderId: OrderId, makerOwner: OwnerIndex, takerOwner: OwnerIndex, takerSide: Side, price: number, quantity: number, makerRemaining: number, takerRemaining: number, time: number) {
     this.put({ seq, makerOrderId, takerOrderId, makerOwner, takerOwner, takerSide, price, quantity, makerRemaining, takerRemaining, time });
   },
-  onCancelled(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number) {
+  onCancelled(seq: number, orderId: OrderId, owner: OwnerIndex, remaining: number, reason: number, time: number) {
     this.put({ seq, orderId, owner, remaining, reason, time });
   },
-  onExpired(seq: number, orderId: OrderId, owner: number, remaining: number, reason: number, time: number) {
+  onExpired(seq: number, orderId: OrderId, owner: OwnerIndex, remaining: number, reason: number, time: number) {
     this.put({ seq, orderId, owner, remaining, reason, time });
   },
-  onRejected(seq: number, orderId: OrderId, owner: number, code: number, time: number) {
+  onRejected(seq: number, orderId: OrderId, owner: OwnerIndex, code: number, time: number) {
     this.put({ seq, orderId, owner, code, time });
   },
   onLevel(seq: number, side: Side, price: number, quantity: number, time: number) {

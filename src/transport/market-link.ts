@@ -24,7 +24,7 @@ import { Ring } from './ring.ts';
 import { RecordBuffer, encodeCancel, encodeCancelAll, encodeExpire, encodePlace, recordLength } from './codec.ts';
 import { siblingModule, spawnWorker } from './spawn-worker.ts';
 import type { MarketThreadData } from './market-worker.ts';
-import type { MarketIndex, OrderId } from '../types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../types/ids.ts';
 
 export type RecordHandler = (view: DataView, bytes: Uint8Array, offset: number) => void;
 
@@ -157,13 +157,13 @@ export class MarketLink {
     this.commit(slot);
   }
 
-  cancel(market: MarketIndex, orderId: OrderId, owner: number, time: number): void {
+  cancel(market: MarketIndex, orderId: OrderId, owner: OwnerIndex, time: number): void {
     const slot = this.target();
     encodeCancel(slot.view, slot.offset, market, orderId, owner, time);
     this.commit(slot);
   }
 
-  cancelAll(market: MarketIndex, owner: number, time: number, reason: number): void {
+  cancelAll(market: MarketIndex, owner: OwnerIndex, time: number, reason: number): void {
     const slot = this.target();
     encodeCancelAll(slot.view, slot.offset, market, owner, time, reason);
     this.commit(slot);

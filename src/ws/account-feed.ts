@@ -10,10 +10,11 @@
  * or ahead of the newest event → `resync`. Private messages are sent to each subscriber
  * directly (one string, few subscribers), so a catching-up subscriber buffers instead of
  * missing any; they are not held for a publish window.
- * May import: config/market (types), history/account-events (types), http/ (errors, ports types,
- * routes/account-stats), ws/.
+ * May import: types/ids (types), config/market (types), history/account-events (types), http/
+ * (errors, ports types, routes/account-stats), ws/.
  */
 import type { MarketSpec } from '../config/market.ts';
+import type { OwnerIndex } from '../types/ids.ts';
 import type { AccountEventReader, AccountEventRecord } from '../history/account-events.ts';
 import { failure, GatewayCode } from '../http/errors.ts';
 import { statsView } from '../http/routes/account-stats.ts';
@@ -90,7 +91,7 @@ export class AccountFeed {
 
   /** Sends each event to its account channel's followers, then each touched account's stats. */
   publish(events: readonly AccountEventRecord[]): void {
-    const touched = new Map<number, string>();
+    const touched = new Map<OwnerIndex, string>();
     for (const e of events) {
       const identity = this.ports.accounts.identity(e.owner);
       if (identity === undefined) continue;
@@ -115,7 +116,7 @@ export class AccountFeed {
     this.out.send(follower.conn, text);
   }
 
-  private sendStats(channel: string, owner: number, to: Iterable<AccountFollower>): void {
+  private sendStats(channel: string, owner: OwnerIndex, to: Iterable<AccountFollower>): void {
     const identity = this.ports.accounts.identity(owner);
     const stats = this.ports.accounts.stats(owner);
     if (identity === undefined || stats === undefined) return;

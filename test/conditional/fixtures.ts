@@ -3,18 +3,18 @@
  * named order has its own orderId; `{ ...ORDER, … }` makes variants.
  */
 import { OrderFlag, Side } from '../../src/engine/types.ts';
-import type { AccountIndex, PlaceOrder } from '../../src/engine/types.ts';
+import type { AccountIndex, OwnerIndex, PlaceOrder } from '../../src/engine/types.ts';
 import { TriggerKind } from '../../src/conditional/types.ts';
 import type { OrderFields, PlacePair, PlaceSlices, PlaceTrigger } from '../../src/conditional/types.ts';
-import { accountNo, orderNo } from '../fixtures/ids.ts';
+import { accountNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 export interface Trader {
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
 }
 
-export const ALICE: Trader = { owner: 11, account: accountNo(1) };
-export const BOB: Trader = { owner: 21, account: accountNo(2) };
+export const ALICE: Trader = { owner: ownerNo(11), account: accountNo(1) };
+export const BOB: Trader = { owner: ownerNo(21), account: accountNo(2) };
 
 export const GTC = 0;
 export const IOC = OrderFlag.ImmediateOrCancel;

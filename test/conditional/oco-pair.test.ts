@@ -3,7 +3,7 @@ import { ConditionalCode, ConditionalReason } from '../../src/conditional/codes.
 import { Release, TriggerKind } from '../../src/conditional/types.ts';
 import { conditionalTest } from './books.ts';
 import { ALICE, ALICE_LONG_5_PAIR_TP_110_SL_95, MARK_100, T0, released } from './fixtures.ts';
-import { orderNo } from '../fixtures/ids.ts';
+import { orderNo, ownerNo } from '../fixtures/ids.ts';
 
 const PAIR = ALICE_LONG_5_PAIR_TP_110_SL_95;
 
@@ -59,7 +59,7 @@ conditionalTest('a pair must be one take-profit and one stop of one side, the ta
   const { takeProfit: tp, stopLoss: sl } = PAIR;
   assert.equal(book.placePair({ ...PAIR, takeProfit: { ...tp, kind: TriggerKind.StopLoss } }), ConditionalCode.InvalidPair);
   assert.equal(book.placePair({ ...PAIR, stopLoss: { ...sl, side: 1 } }), ConditionalCode.InvalidPair);
-  assert.equal(book.placePair({ ...PAIR, stopLoss: { ...sl, owner: 99 } }), ConditionalCode.InvalidPair);
+  assert.equal(book.placePair({ ...PAIR, stopLoss: { ...sl, owner: ownerNo(99) } }), ConditionalCode.InvalidPair);
   assert.equal(book.placePair({ ...PAIR, takeProfit: { ...tp, triggerPrice: 101 }, stopLoss: { ...sl, triggerPrice: 99 } }), ConditionalCode.Ok);
   assert.equal(book.placePair({ ...PAIR, ocoGroupId: orderNo(2), takeProfit: { ...tp, orderId: orderNo(13), triggerPrice: 105 }, stopLoss: { ...sl, orderId: orderNo(14), triggerPrice: 105 } }), ConditionalCode.InvalidPair);
   assert.equal(book.placePair({ ...PAIR, ocoGroupId: orderNo(2), takeProfit: { ...tp, orderId: orderNo(13), triggerPrice: 97 }, stopLoss: { ...sl, orderId: orderNo(14), triggerPrice: 103 } }), ConditionalCode.InvalidPair);

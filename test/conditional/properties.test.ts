@@ -16,19 +16,19 @@ import { TriggerKind } from '../../src/conditional/types.ts';
 import type { PlaceTrigger } from '../../src/conditional/types.ts';
 import { MARKET } from './books.ts';
 import { RecordingListener } from './recording-listener.ts';
-import { NO_ORDER } from '../../src/types/ids.ts';
-import { accountNo, orderNo } from '../fixtures/ids.ts';
+import { NO_ORDER, NO_OWNER, type OwnerIndex } from '../../src/types/ids.ts';
+import { accountNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
-const OWNERS = [1, 2, 3];
+const OWNERS = [1, 2, 3].map(ownerNo);
 const PARENTS = [901, 902, 903];
 
 type Command =
   | { kind: 'mark'; dt: number; mark: number }
-  | { kind: 'place'; dt: number; owner: number; type: TriggerKind; side: 1 | -1; trigger: number; percent: number; expiresIn: number; reuseId: boolean }
-  | { kind: 'pair'; dt: number; owner: number; side: 1 | -1; tp: number; sl: number; quantity: number; parent: number; position: number; settled: number }
+  | { kind: 'place'; dt: number; owner: OwnerIndex; type: TriggerKind; side: 1 | -1; trigger: number; percent: number; expiresIn: number; reuseId: boolean }
+  | { kind: 'pair'; dt: number; owner: OwnerIndex; side: 1 | -1; tp: number; sl: number; quantity: number; parent: number; position: number; settled: number }
   | { kind: 'fill'; dt: number; parent: number; quantity: number; remaining: number }
   | { kind: 'gone'; dt: number; parent: number }
-  | { kind: 'position'; dt: number; owner: number; lots: number }
+  | { kind: 'position'; dt: number; owner: OwnerIndex; lots: number }
   | { kind: 'cancel'; dt: number; pick: number; wrongOwner: boolean }
   | { kind: 'time'; dt: number }
   | { kind: 'restart'; dt: number };
@@ -67,15 +67,15 @@ class Driver {
   nextGroup = 1;
 
   cancelId = NO_ORDER;
-  cancelOwner = 0;
+  cancelOwner = NO_OWNER;
 
   /** Before a command goes to the books: pick the order a cancel names, from the state they share. */
   prepare(c: Command, reference: ConditionalBook): void {
     if (c.kind !== 'cancel') return;
     const live = reference.snapshot().triggers;
-    const o = live.length === 0 ? { orderId: orderNo(12345), owner: 1 } : live[c.pick % live.length];
+    const o = live.length === 0 ? { orderId: orderNo(12345), owner: ownerNo(1) } : live[c.pick % live.length];
     this.cancelId = o.orderId;
-    this.cancelOwner = c.wrongOwner ? o.owner + 100 : o.owner;
+    this.cancelOwner = c.wrongOwner ? ownerNo(o.owner + 100) : o.owner;
   }
 
   apply(book: ConditionalBook, c: Command): number {
@@ -123,7 +123,7 @@ class Driver {
   }
 }
 
-function trigger(orderId: number, owner: number, kind: TriggerKind, side: 1 | -1, triggerPrice: number, percent: number, expiresAt: number, time: number, quantity = 3): PlaceTrigger {
+function trigger(orderId: number, owner: OwnerIndex, kind: TriggerKind, side: 1 | -1, triggerPrice: number, percent: number, expiresAt: number, time: number, quantity = 3): PlaceTrigger {
   return {
     orderId: orderNo(orderId), owner, account: accountNo(owner), side, price: 100, quantity, flags: 0, expiresAt, clientId: null, kind,
     triggerPrice: kind === TriggerKind.TrailingStop ? 0 : triggerPrice, trailingPercent: BigInt(percent), time,

@@ -1,14 +1,14 @@
 /**
  * A `ConditionalListener` that turns every output into a plain object, in order, for deepEqual.
  */
-import type { PlaceOrder } from '../../src/engine/types.ts';
+import type { OwnerIndex, PlaceOrder } from '../../src/engine/types.ts';
 import type { ConditionalListener, Release } from '../../src/conditional/types.ts';
 
 export type ConditionalEvent =
   | { type: 'release'; order: PlaceOrder; why: Release; groupId: number; time: number }
-  | { type: 'armed'; orderId: number; owner: number; quantity: number; time: number }
-  | { type: 'cancelled'; orderId: number; owner: number; reason: number; time: number }
-  | { type: 'groupEnded'; groupId: number; owner: number; how: number; time: number };
+  | { type: 'armed'; orderId: number; owner: OwnerIndex; quantity: number; time: number }
+  | { type: 'cancelled'; orderId: number; owner: OwnerIndex; reason: number; time: number }
+  | { type: 'groupEnded'; groupId: number; owner: OwnerIndex; how: number; time: number };
 
 export class RecordingListener implements ConditionalListener {
   events: ConditionalEvent[] = [];
@@ -31,13 +31,13 @@ export class RecordingListener implements ConditionalListener {
     this.events.push({ type: 'release', order, why, groupId, time });
     this.triggerPrices.push(triggerPrice);
   }
-  onArmed(orderId: number, owner: number, quantity: number, time: number): void {
+  onArmed(orderId: number, owner: OwnerIndex, quantity: number, time: number): void {
     this.events.push({ type: 'armed', orderId, owner, quantity, time });
   }
-  onCancelled(orderId: number, owner: number, reason: number, time: number): void {
+  onCancelled(orderId: number, owner: OwnerIndex, reason: number, time: number): void {
     this.events.push({ type: 'cancelled', orderId, owner, reason, time });
   }
-  onGroupEnded(groupId: number, owner: number, how: number, time: number): void {
+  onGroupEnded(groupId: number, owner: OwnerIndex, how: number, time: number): void {
     this.events.push({ type: 'groupEnded', groupId, owner, how, time });
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ConditionalCode } from '../../src/conditional/codes.ts';
 import { RATE_ONE } from '../../src/config/market.ts';
 import { conditionalTest } from './books.ts';
-import { ALICE_SELL_TRAILING_5_PERCENT, BOB_BUY_TRAILING_5_PERCENT, FIVE_PERCENT, MARK_100, T0 } from './fixtures.ts';
+import { ALICE, ALICE_SELL_TRAILING_5_PERCENT, BOB_BUY_TRAILING_5_PERCENT, FIVE_PERCENT, MARK_100, T0 } from './fixtures.ts';
 import { orderNo } from '../fixtures/ids.ts';
 
 conditionalTest('a sell trailing stop follows the highest mark and fires on a 5 % retrace from it', ({ book, events }) => {
@@ -58,9 +58,9 @@ conditionalTest('stops placed at different times keep their own anchors', ({ boo
   book.onMark(115, T0 + 2);
   book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(32) });
   book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(33), trailingPercent: 1_000_000n });
-  assert.deepEqual(book.ordersOf(11).map((o) => [o.orderId, o.anchor, o.triggerPrice]), [[31, 120, 114], [32, 115, 109], [33, 115, 113]]);
+  assert.deepEqual(book.ordersOf(ALICE.owner).map((o) => [o.orderId, o.anchor, o.triggerPrice]), [[31, 120, 114], [32, 115, 109], [33, 115, 113]]);
   book.onMark(117, T0 + 3);
-  assert.deepEqual(book.ordersOf(11).map((o) => [o.orderId, o.anchor, o.triggerPrice]), [[31, 120, 114], [32, 117, 111], [33, 117, 115]]);
+  assert.deepEqual(book.ordersOf(ALICE.owner).map((o) => [o.orderId, o.anchor, o.triggerPrice]), [[31, 120, 114], [32, 117, 111], [33, 117, 115]]);
   book.onMark(115, T0 + 4);
   assert.deepEqual(events.released(), [33], '1 % below the 117 high');
   book.onMark(114, T0 + 5);
@@ -83,7 +83,7 @@ conditionalTest('a cancelled trailing stop leaves the others anchored', ({ book,
   book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(41) });
   book.place({ ...ALICE_SELL_TRAILING_5_PERCENT, orderId: orderNo(42), trailingPercent: 2_000_000n });
   book.onMark(150, T0 + 1);
-  assert.equal(book.cancel(orderNo(42), 11, T0 + 2), ConditionalCode.Ok);
+  assert.equal(book.cancel(orderNo(42), ALICE.owner, T0 + 2), ConditionalCode.Ok);
   events.take();
   book.onMark(142, T0 + 3);
   assert.deepEqual(events.released(), [41]);

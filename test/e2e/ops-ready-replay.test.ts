@@ -33,7 +33,7 @@ import { spawnServerProcess, type StartingServerProcess } from './server-process
 import { FeedClient } from './feed-client.ts';
 import { scrape, value } from '../harness/prometheus.ts';
 import { freePort } from '../replication/nats-servers.ts';
-import { marketNo, orderNo } from '../fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 const ACCOUNTS = 5_000;
 /** No snapshot in the restarted process: every start replays the whole journal. */
@@ -144,7 +144,7 @@ test('a start that fails during the replay (a record that replays differently) l
   // A fill in BTC-USD-PERP that no command produced, with a valid checksum and hash chain.
   const journal = await Journal.open(LmdbJournalStorage.open(join(dataDir, 'journal')), { logger: { info: () => {}, error: () => {} } });
   const buffer = new RecordBuffer();
-  new BookEventWriter(buffer, marketNo(0)).onFill(1, orderNo(2), orderNo(3), 7, 9, 1, 950_000, 1, 10, 0, Date.now());
+  new BookEventWriter(buffer, marketNo(0)).onFill(1, orderNo(2), orderNo(3), ownerNo(7), ownerNo(9), 1, 950_000, 1, 10, 0, Date.now());
   const seq = journal.append(RecordKind.Fill, buffer.bytes, 0, buffer.length);
   await journal.close();
 

@@ -4,20 +4,20 @@
  * `{ ...ORDER, … }` make variants.
  */
 import { OrderFlag, Side } from '../../src/engine/types.ts';
-import type { AccountIndex, PlaceOrder } from '../../src/engine/types.ts';
-import { accountNo, orderNo } from '../fixtures/ids.ts';
+import type { AccountIndex, OwnerIndex, PlaceOrder } from '../../src/engine/types.ts';
+import { accountNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 export interface Trader {
-  owner: number;
+  owner: OwnerIndex;
   account: AccountIndex;
 }
 
-export const ALICE: Trader = { owner: 11, account: accountNo(1) };
+export const ALICE: Trader = { owner: ownerNo(11), account: accountNo(1) };
 /** Alice's second subaccount: another owner, the same account (self-trade, clientIds). */
-export const ALICE_SUB_2: Trader = { owner: 12, account: accountNo(1) };
-export const BOB: Trader = { owner: 21, account: accountNo(2) };
-export const CAROL: Trader = { owner: 31, account: accountNo(3) };
-export const DAVE: Trader = { owner: 41, account: accountNo(4) };
+export const ALICE_SUB_2: Trader = { owner: ownerNo(12), account: accountNo(1) };
+export const BOB: Trader = { owner: ownerNo(21), account: accountNo(2) };
+export const CAROL: Trader = { owner: ownerNo(31), account: accountNo(3) };
+export const DAVE: Trader = { owner: ownerNo(41), account: accountNo(4) };
 
 export const GTC = 0;
 export const IOC = OrderFlag.ImmediateOrCancel;

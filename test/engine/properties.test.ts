@@ -13,10 +13,10 @@ import fc from 'fast-check';
 import { Reason } from '../../src/engine/codes.ts';
 import { FastOrderBook } from '../../src/engine/fast-book.ts';
 import { NaiveOrderBook } from '../../src/engine/naive-book.ts';
-import type { OrderBook, PlaceOrder, Side } from '../../src/engine/types.ts';
+import type { OrderBook, OwnerIndex, PlaceOrder, Side } from '../../src/engine/types.ts';
 import { MARKET } from './books.ts';
 import { RecordingListener } from './recording-listener.ts';
-import { accountNo, orderNo } from '../fixtures/ids.ts';
+import { accountNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 /** Owners and the account each belongs to: owners 1 and 2 share account 100, 4 and 5 share 300. */
 const ACCOUNT_OF = [0, 100, 100, 200, 300, 300].map(accountNo);
@@ -24,14 +24,14 @@ const CLIENT_IDS = ['a', 'b', 'c'];
 const REASONS = [Reason.Cancelled, Reason.ExchangeCancelled, Reason.ReduceOnlyCancelled];
 
 type Command =
-  | { kind: 'place'; dt: number; idBack: number; owner: number; side: Side; price: number; quantity: number; flags: number; expiresIn: number; clientId: number; position: number }
+  | { kind: 'place'; dt: number; idBack: number; owner: OwnerIndex; side: Side; price: number; quantity: number; flags: number; expiresIn: number; clientId: number; position: number }
   | { kind: 'cancel'; dt: number; pick: number; wrongOwner: boolean }
-  | { kind: 'cancelMissing'; dt: number; idBack: number; owner: number }
-  | { kind: 'cancelAll'; dt: number; owner: number; reason: number }
+  | { kind: 'cancelMissing'; dt: number; idBack: number; owner: OwnerIndex }
+  | { kind: 'cancelAll'; dt: number; owner: OwnerIndex; reason: number }
   | { kind: 'expire'; dt: number };
 
 const dt = fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 1, max: 5 }) });
-const owner = fc.integer({ min: 1, max: 5 });
+const owner = fc.integer({ min: 1, max: 5 }).map(ownerNo);
 
 const placeCommand = fc.record({
   kind: fc.constant('place' as const),
@@ -89,7 +89,7 @@ class Driver {
         const live = reference.snapshot().orders;
         if (live.length === 0) return books.map((b) => b.expire(time));
         const target = live[cmd.pick % live.length];
-        const by = cmd.wrongOwner ? (target.owner % 5) + 1 : target.owner;
+        const by = cmd.wrongOwner ? ownerNo((target.owner % 5) + 1) : target.owner;
         return books.map((b) => b.cancel(target.orderId, by, time));
       }
       case 'cancelMissing':

@@ -12,21 +12,21 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { EngineCode } from '../../src/engine/codes.ts';
-import { OrderFlag, type OrderBook, type Side } from '../../src/engine/types.ts';
+import { OrderFlag, type OrderBook, type OwnerIndex, type Side } from '../../src/engine/types.ts';
 import { IMPLEMENTATIONS } from './books.ts';
 import { RecordingListener, type BookEvent } from './recording-listener.ts';
-import { accountNo, orderNo } from '../fixtures/ids.ts';
+import { accountNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
-const OWNERS = [1, 2, 3, 4];
+const OWNERS = [1, 2, 3, 4].map(ownerNo);
 
 /** The model's own rule (not the engine's): lots a `side` order can close of `position`. */
 const closableLots = (side: Side, position: number) => (position !== 0 && Math.sign(position) !== side ? Math.abs(position) : 0);
 
 type Step =
-  | { kind: 'place'; owner: number; side: Side; price: number; lots: number; reduceOnly: boolean; ioc: boolean }
-  | { kind: 'ladder'; owner: number; rungs: number; price: number }
+  | { kind: 'place'; owner: OwnerIndex; side: Side; price: number; lots: number; reduceOnly: boolean; ioc: boolean }
+  | { kind: 'ladder'; owner: OwnerIndex; rungs: number; price: number }
   | { kind: 'cancel'; pick: number }
-  | { kind: 'adl'; owner: number; lots: number };
+  | { kind: 'adl'; owner: OwnerIndex; lots: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 10, arbitrary: fc.record({ kind: fc.constant('place' as const), owner: fc.constantFrom(...OWNERS), side: fc.constantFrom<Side>(1, -1), price: fc.integer({ min: 95, max: 105 }), lots: fc.integer({ min: 1, max: 6 }), reduceOnly: fc.boolean(), ioc: fc.boolean() }) },
@@ -37,9 +37,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 /** The application's side of the bargain: true positions, and what it tells the book. */
 class Model {
-  readonly position = new Map<number, number>();
+  readonly position = new Map<OwnerIndex, number>();
   /** Net lots of each owner's fills in this book (what the ledger has settled). */
-  readonly filled = new Map<number, number>();
+  readonly filled = new Map<OwnerIndex, number>();
   readonly reduceOnly = new Set<number>();
   time = 1;
   nextId = 1;
@@ -48,11 +48,11 @@ class Model {
     OWNERS.forEach((o, i) => this.position.set(o, start[i]));
   }
 
-  offBook(owner: number): number {
+  offBook(owner: OwnerIndex): number {
     return this.position.get(owner)! - (this.filled.get(owner) ?? 0);
   }
 
-  place(book: OrderBook, owner: number, side: Side, price: number, lots: number, flags: number): number {
+  place(book: OrderBook, owner: OwnerIndex, side: Side, price: number, lots: number, flags: number): number {
     const orderId = this.nextId++;
     if ((flags & OrderFlag.ReduceOnly) !== 0) this.reduceOnly.add(orderId);
     return book.place({ orderId: orderNo(orderId), owner, account: accountNo(owner), side, price, quantity: lots, flags, expiresAt: 0, clientId: null, position: this.offBook(owner), time: ++this.time });
@@ -143,12 +143,12 @@ test('the issue\'s reproduction: 60 reduce-only sells of 1 lot against a 1-lot l
     const events = new RecordingListener();
     const book = impl.create(events);
     const model = new Model([1, 0, 0, 0]);
-    const codes = Array.from({ length: 60 }, (_, i) => model.place(book, 1, -1, 100 + i, 1, OrderFlag.ReduceOnly));
+    const codes = Array.from({ length: 60 }, (_, i) => model.place(book, OWNERS[0], -1, 100 + i, 1, OrderFlag.ReduceOnly));
     assert.equal(codes.filter((c) => c === EngineCode.Ok).length, 1, impl.name);
     assert.equal(codes.filter((c) => c === EngineCode.ReduceOnlyWouldIncrease).length, 59, impl.name);
-    model.place(book, 2, 1, 200, 60, OrderFlag.ImmediateOrCancel);
+    model.place(book, OWNERS[1], 1, 200, 60, OrderFlag.ImmediateOrCancel);
     model.settle(events.take());
-    assert.equal(model.position.get(1), 0, impl.name);
+    assert.equal(model.position.get(OWNERS[0]), 0, impl.name);
     assert.equal(book.size, 0, impl.name);
   }
 });

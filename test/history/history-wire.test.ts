@@ -5,12 +5,12 @@ import fc from 'fast-check';
 import { packBatch, unpackBatch } from '../../src/history/history-wire.ts';
 import type { HistoryBatch, HistoryWrite } from '../../src/history/batch.ts';
 import type { OrderRecord } from '../../src/history/types.ts';
-import { marketNo, orderNo } from '../fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 const FILL_WITH_HUGE_PNL: HistoryWrite = {
   kind: 'fill',
   record: {
-    owner: 7, marketIndex: marketNo(0), seq: 123_456, time: 1_764_000_000_000, orderId: orderNo(9_007_199_254_740_991), price: 9_500_000, quantity: -3,
+    owner: ownerNo(7), marketIndex: marketNo(0), seq: 123_456, time: 1_764_000_000_000, orderId: orderNo(9_007_199_254_740_991), price: 9_500_000, quantity: -3,
     realizedExposure: -(2n ** 90n), realizedFunding: 0n, realizedPnl: 2n ** 64n + 1n, realizedPoints: -1n,
   },
 };
@@ -20,7 +20,7 @@ test('a fill with bigints beyond 64 bits, an order with undefined and null field
     kind: 'order',
     // Fields the wire must carry whatever they hold (undefined, null, non-ASCII), not a whole order.
     record: {
-      owner: 3, seq: 5, kind: 'order',
+      owner: ownerNo(3), seq: 5, kind: 'order',
       order: { orderId: 42, owner: 3, marketIndex: 1, status: 'new', orderType: 'limit', createdAt: 1, updatedAt: 2, trailingPercent: null, triggerPrice: undefined, clientId: 'ü-1' } as unknown as OrderRecord,
     },
   };

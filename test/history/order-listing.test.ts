@@ -13,10 +13,10 @@ import type { OrderQuery, OrderRecord } from '../../src/history/types.ts';
 import type { OrderStatus } from '../../src/types/orders.ts';
 import { isTerminal } from '../../src/app/order-registry.ts';
 import { openTempHistory, type TempHistory } from './temp-store.ts';
-import { marketNo, orderNo } from '../fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 0);
-const OWNER = 7;
+const OWNER = ownerNo(7);
 
 function order(orderId: number, status: OrderStatus, createdAt: number, updatedAt: number, marketIndex = 0, orderType: OrderRecord['orderType'] = 'limit'): OrderRecord {
   return { ...ALICE_BUY_20_AT_95000_OPEN, orderId: orderNo(orderId), owner: OWNER, market: marketNo(marketIndex), orderType, status, createdAt, updatedAt, price: 10, remaining: 1 };

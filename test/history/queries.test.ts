@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { parseMarkets } from '../../src/config/market.ts';
-import { Side, orderIdOf } from '../../src/engine/types.ts';
+import { Side, orderIdOf, type OwnerIndex } from '../../src/engine/types.ts';
 import { CANDLE_INTERVALS, intervalByName } from '../../src/history/candles.ts';
 import type { AccountFillRecord, OrderRecord, TradeRecord } from '../../src/history/types.ts';
 import { accountFillView, summaryView } from '../../src/history/views.ts';
 import { HistoryReader } from '../../src/history/reader.ts';
 import { openTempHistory } from './temp-store.ts';
-import { marketNo, orderNo } from '../fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
 const BTC = markets[0];
@@ -91,19 +91,19 @@ test('candles: ascending; from is a start on or after, to a start before; limit 
 
 test('fills: per subaccount, newest first, by market, from/to in ms, limit', () => {
   const h = openTempHistory();
-  const fill = (owner: number, market: number, seq: number, time: number, quantity: number): AccountFillRecord => ({
+  const fill = (owner: OwnerIndex, market: number, seq: number, time: number, quantity: number): AccountFillRecord => ({
     owner, marketIndex: marketNo(market), seq, time, orderId: orderIdOf(marketNo(market), seq), price: 950_001, quantity,
     realizedExposure: 95_000_100_000n, realizedFunding: -1_500n, realizedPnl: 12_345_678n, realizedPoints: 0n,
   });
-  const fills = [fill(7, 0, 3, T0, 5), fill(7, 1, 3, T0, -2), fill(8, 0, 3, T0, -5), fill(7, 0, 9, T0 + 1000, 1)];
+  const fills = [fill(ownerNo(7), 0, 3, T0, 5), fill(ownerNo(7), 1, 3, T0, -2), fill(ownerNo(8), 0, 3, T0, -5), fill(ownerNo(7), 0, 9, T0 + 1000, 1)];
   h.write((w) => fills.forEach((f) => w.onFill(f)));
-  assert.deepEqual(h.reader.fills(7, { limit: 50 }), [fills[3], fills[1], fills[0]]);
-  assert.deepEqual(h.reader.fills(7, { limit: 50, marketIndex: BTC.index }), [fills[3], fills[0]]);
-  assert.deepEqual(h.reader.fills(7, { limit: 1, marketIndex: marketNo(1) }), [fills[1]]);
-  assert.deepEqual(h.reader.fills(7, { limit: 50, to: T0 + 1000 }), [fills[1], fills[0]]);
-  assert.deepEqual(h.reader.fills(7, { limit: 50, from: T0 + 1000 }), [fills[3]]);
-  assert.deepEqual(h.reader.fills(7, { limit: 2 }), [fills[3], fills[1]]);
-  assert.deepEqual(h.reader.fills(9, { limit: 50 }), []);
+  assert.deepEqual(h.reader.fills(ownerNo(7), { limit: 50 }), [fills[3], fills[1], fills[0]]);
+  assert.deepEqual(h.reader.fills(ownerNo(7), { limit: 50, marketIndex: BTC.index }), [fills[3], fills[0]]);
+  assert.deepEqual(h.reader.fills(ownerNo(7), { limit: 1, marketIndex: marketNo(1) }), [fills[1]]);
+  assert.deepEqual(h.reader.fills(ownerNo(7), { limit: 50, to: T0 + 1000 }), [fills[1], fills[0]]);
+  assert.deepEqual(h.reader.fills(ownerNo(7), { limit: 50, from: T0 + 1000 }), [fills[3]]);
+  assert.deepEqual(h.reader.fills(ownerNo(7), { limit: 2 }), [fills[3], fills[1]]);
+  assert.deepEqual(h.reader.fills(ownerNo(9), { limit: 50 }), []);
   assert.deepEqual(accountFillView(BTC, fills[2]), {
     price: '95000.1', quantity: '-0.0005', symbol: 'BTC-USD-PERP', orderId: '0x0000000000000003',
     realizedExposure: '95000.1', realizedFunding: '-0.0015', realizedPnl: '12.345678', realizedPoints: '0', time: T0,
@@ -113,7 +113,7 @@ test('fills: per subaccount, newest first, by market, from/to in ms, limit', () 
 test('orders: the latest state by orderId, listed by updatedAt or createdAt with filters', () => {
   const h = openTempHistory();
   const order = (orderId: number, status: OrderRecord['status'], createdAt: number, updatedAt: number, marketIndex = 0): OrderRecord => ({
-    ...ALICE_BUY_20_AT_95000_OPEN, orderId: orderNo(orderId), owner: 7, market: marketNo(marketIndex), status, createdAt, updatedAt, price: 10, remaining: 1,
+    ...ALICE_BUY_20_AT_95000_OPEN, orderId: orderNo(orderId), owner: ownerNo(7), market: marketNo(marketIndex), status, createdAt, updatedAt, price: 10, remaining: 1,
   });
   h.write((w) => {
     w.onOrderUpdate(order(1, 'new', T0, T0));
@@ -125,7 +125,7 @@ test('orders: the latest state by orderId, listed by updatedAt or createdAt with
     w.onOrderUpdate(order(1, 'filled', T0, T0 + 40));
     w.onOrderUpdate(order(3, 'cancelled', T0 + 20, T0 + 50, 1));
   });
-  const ids = (q: Parameters<typeof h.reader.orders>[1]) => h.reader.orders(7, q).map((o) => o.orderId);
+  const ids = (q: Parameters<typeof h.reader.orders>[1]) => h.reader.orders(ownerNo(7), q).map((o) => o.orderId);
   assert.equal(h.reader.order(orderNo(1))?.status, 'filled');
   assert.deepEqual(ids({ limit: 500 }), [3, 1, 2]);
   assert.deepEqual(ids({ limit: 500, by: 'created' }), [3, 2, 1]);

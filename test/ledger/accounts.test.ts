@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE, BOB, harness } from './fixtures.ts';
 import { accountNo } from '../fixtures/ids.ts';
+import { NO_OWNER } from '../../src/types/ids.ts';
 
 test('owners and accounts are interned in first-use order, lowercase, with lookups both ways', () => {
   const h = harness();
@@ -17,6 +18,6 @@ test('owners and accounts are interned in first-use order, lowercase, with looku
   assert.equal(h.ledger.registry.findAccount(upper), 1);
   assert.deepEqual(h.ledger.registry.ownersOf(accountNo(1)), [1, 3]);
   assert.equal(h.ledger.findOwner(ALICE, 7), undefined);
-  assert.equal(h.ledger.identity(0), undefined);
+  assert.equal(h.ledger.identity(NO_OWNER), undefined);
   h.ledger.validateInternalState();
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, harness, usd } from './fixtures.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
-import { marketNo, orderNo } from '../fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 // Hold = IM growth of the worst-case position on the order's side + taker fee on the order notional.
 // 1 BTC (1000 lots) at 100 → notional 100 USD, IM 10 % = 10, fee 0.05 → hold 10.05.
@@ -64,7 +64,7 @@ test('a complete fill drops the hold; a duplicate orderId is refused; bad input 
   assert.equal(h.ledger.holdOf(orderNo(7)), 0n);
   assert.equal(h.ledger.admitOrder(orderNo(8), alice, BTC, 1, 0, 1000, false, 0), LedgerCode.InvalidOrder);
   assert.equal(h.ledger.admitOrder(orderNo(8), alice, BTC, 1, 100, 1.5, false, 0), LedgerCode.InvalidOrder);
-  assert.equal(h.ledger.admitOrder(orderNo(8), 42, BTC, 1, 100, 1, false, 0), LedgerCode.AccountNotFound);
+  assert.equal(h.ledger.admitOrder(orderNo(8), ownerNo(42), BTC, 1, 100, 1, false, 0), LedgerCode.AccountNotFound);
   assert.equal(h.ledger.admitOrder(orderNo(8), alice, marketNo(9), 1, 100, 1, false, 0), LedgerCode.MarketNotFound);
   h.ledger.validateInternalState();
 });

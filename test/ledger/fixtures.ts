@@ -11,7 +11,7 @@
 import { parseMarket, type MarketSpec } from '../../src/config/market.ts';
 import { Ledger, type LedgerOptions } from '../../src/ledger/ledger.ts';
 import type { LedgerEvent, LedgerListener } from '../../src/ledger/events.ts';
-import type { MarketIndex } from '../../src/types/ids.ts';
+import type { MarketIndex, OwnerIndex } from '../../src/types/ids.ts';
 import { marketNo, orderNo } from '../fixtures/ids.ts';
 
 export const BTC = marketNo(0);
@@ -49,11 +49,11 @@ export interface Harness {
   ledger: Ledger;
   events: LedgerEvent[];
   /** Owner id of (address, 0), registering it. */
-  id(address: string, sub?: number): number;
+  id(address: string, sub?: number): OwnerIndex;
   /** Deposits and returns the owner id. */
-  fund(address: string, amount: bigint, sub?: number): number;
+  fund(address: string, amount: bigint, sub?: number): OwnerIndex;
   /** A fill between two owners with made-up order ids (no holds): maker rests, taker takes. */
-  fill(maker: number, taker: number, takerSide: 1 | -1, price: number, lots: number, market?: MarketIndex, time?: number): void;
+  fill(maker: OwnerIndex, taker: OwnerIndex, takerSide: 1 | -1, price: number, lots: number, market?: MarketIndex, time?: number): void;
   ofType<T extends LedgerEvent['type']>(type: T): Array<Extract<LedgerEvent, { type: T }>>;
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, CAROL, DAVE, ETH, harness, usd, type Harness } from './fixtures.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import type { LiquidationOrder } from '../../src/ledger/events.ts';
+import { NO_OWNER, type OwnerIndex } from '../../src/types/ids.ts';
 import { orderNo } from '../fixtures/ids.ts';
 
 // Alice: 20 USD, long 1 BTC (1000 lots) at 100 from Bob → collateral 19.95 after the 0.05 taker fee.
@@ -15,7 +16,7 @@ function aliceLong(h: Harness, collateral = usd(20)) {
 }
 
 /** The application's part: admit the liquidation order; `fillAt` fills it against `maker`, else nothing fills. */
-function run(h: Harness, order: LiquidationOrder, orderId: number, maker: number, fillAt?: number) {
+function run(h: Harness, order: LiquidationOrder, orderId: number, maker: OwnerIndex, fillAt?: number) {
   assert.equal(h.ledger.admitOrder(orderNo(orderId), order.owner, order.market, order.side, order.price, order.quantity, true, 10, { liquidation: true }), LedgerCode.Ok);
   if (fillAt !== undefined) h.ledger.settleFill(orderNo(orderId + 1), orderNo(orderId), maker, order.owner, order.side, order.market, fillAt, order.quantity, 11);
   else h.ledger.releaseOrder(orderNo(orderId), 11);
@@ -88,7 +89,7 @@ test('ADL_WHEN_THE_FUND_IS_EMPTY: the unfilled rest closes against the most leve
   h.ledger.setIndexPrice(BTC, 80, 5);
   const [order] = h.ledger.checkLiquidations(5);
   assert.equal(order.price, 81);
-  run(h, order, 500, 0); // nothing fills at 81
+  run(h, order, 500, NO_OWNER); // nothing fills at 81
   assert.deepEqual(h.ofType('adl').map((a) => [a.counterparty, a.price, a.quantity]), [
     [dave, 81, 500],
     [bob, 81, 500],
@@ -107,7 +108,7 @@ test('a liquidation that recovers before its order ends is not deleveraged', () 
   h.ledger.setIndexPrice(BTC, 84, 5);
   const [order] = h.ledger.checkLiquidations(5);
   h.ledger.setIndexPrice(BTC, 100, 6);
-  run(h, order, 500, 0);
+  run(h, order, 500, NO_OWNER);
   assert.equal(h.ofType('adl').length, 0);
   assert.equal(h.ledger.position(alice, BTC), 1000);
   assert.equal(h.ledger.admitOrder(orderNo(9), alice, BTC, -1, 100, 1, false, 7), LedgerCode.Ok, 'trading again');

@@ -19,13 +19,13 @@ test('tiers apply piecewise: ETH 2,000 USD → IM 50 + 200, MM 30 + 100', () => 
 
 test('setMargin bounds: 1/maxLeverage ≤ fraction ≤ 1, known account and market', () => {
   const h = harness();
-  h.fund(ALICE, usd(100));
+  const alice = h.fund(ALICE, usd(100));
   assert.equal(h.ledger.setMargin(ALICE, 0, BTC, false, TENTH - 1n, 0), LedgerCode.MarginOutOfBounds);
   assert.equal(h.ledger.setMargin(ALICE, 0, BTC, false, 100_000_001n, 0), LedgerCode.MarginOutOfBounds);
   assert.equal(h.ledger.setMargin(BOB, 0, BTC, false, HALF, 0), LedgerCode.AccountNotFound);
   assert.equal(h.ledger.setMargin(ALICE, 0, marketNo(5), false, HALF, 0), LedgerCode.MarketNotFound);
   assert.equal(h.ledger.setMargin(ALICE, 0, BTC, false, 33_000_000n, 0), LedgerCode.Ok);
-  assert.deepEqual(h.ledger.marginSetting(1, BTC), { isolated: false, fraction: 33_000_000n });
+  assert.deepEqual(h.ledger.marginSetting(alice, BTC), { isolated: false, fraction: 33_000_000n });
 });
 
 test('a cross fraction of 0.5 (2×) doubles... quintuples the hold of a 10× default', () => {

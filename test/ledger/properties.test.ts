@@ -18,7 +18,7 @@ import { LedgerCode } from '../../src/ledger/codes.ts';
 import type { LedgerEvent } from '../../src/ledger/events.ts';
 import { NaiveOrderBook } from '../../src/engine/naive-book.ts';
 import { OrderFlag, marketOfOrderId, orderIdOf, type BookListener, type Side } from '../../src/engine/types.ts';
-import type { MarketIndex, OrderId } from '../../src/types/ids.ts';
+import type { MarketIndex, OrderId, OwnerIndex } from '../../src/types/ids.ts';
 import { marketNo, orderNo } from '../fixtures/ids.ts';
 
 const TRADERS = [ALICE, BOB, CAROL, DAVE];
@@ -63,7 +63,7 @@ const count = (e: LedgerEvent) => {
 
 function world(insurance: boolean) {
   let insuranceMoved = 0n;
-  const adl: Array<[owner: number, market: number]> = [];
+  const adl: Array<[owner: OwnerIndex, market: number]> = [];
   const ledger = new Ledger(MARKETS, { faucet: true }, (e) => {
     count(e);
     if (e.type === 'insurance') insuranceMoved += e.delta;
@@ -82,7 +82,7 @@ function world(insurance: boolean) {
       // As app/settlement does: a reduce-only order capped by the book holds more lots than it filled.
       if (makerRemaining === 0) ledger.releaseOrder(makerOrderId, t);
       if (takerRemaining === 0) ledger.releaseOrder(takerOrderId, t);
-      [[makerOwner, makerOrderId], [takerOwner, takerOrderId]].forEach(([owner, orderId], i) => {
+      ([[makerOwner, makerOrderId], [takerOwner, takerOrderId]] as const).forEach(([owner, orderId], i) => {
         if (!reduceOnly.has(orderId)) return;
         const after = ledger.position(owner, market);
         assert.ok(Math.abs(after) <= Math.abs(before[i]) && Math.sign(after) * Math.sign(before[i]) >= 0, `reduce-only order ${orderId} took owner ${owner} from ${before[i]} to ${after}`);
@@ -109,7 +109,7 @@ function world(insurance: boolean) {
   ledger.setIndexPrice(BTC, 100, 0);
   ledger.setIndexPrice(ETH, 10_000, 0);
 
-  function place(owner: number, market: MarketIndex, side: Side, price: number, lots: number, flags: number, liquidation: boolean, originatorFee = 0) {
+  function place(owner: OwnerIndex, market: MarketIndex, side: Side, price: number, lots: number, flags: number, liquidation: boolean, originatorFee = 0) {
     const orderId = orderIdOf(market, ++counters[market]);
     const isReduceOnly = (flags & OrderFlag.ReduceOnly) !== 0;
     const originator = owners[(owners.indexOf(owner) + 1) % owners.length];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, ETH, harness, usd } from './fixtures.ts';
-import { marketNo, orderNo } from '../fixtures/ids.ts';
+import { marketNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 // Alice buys from Bob (Bob is the resting maker, Alice the taker). Taker fee 0.05 %, maker rebate 0.01 %.
 
@@ -114,7 +114,7 @@ test('ETH notional is t·l/10 rounded down; the taker fee rounds up', () => {
 test('unknown owner or market is refused', () => {
   const h = harness();
   const alice = h.fund(ALICE, usd(1));
-  assert.equal(h.ledger.settleFill(orderNo(1), orderNo(2), alice, 99, 1, BTC, 100, 1, 0), 2001);
+  assert.equal(h.ledger.settleFill(orderNo(1), orderNo(2), alice, ownerNo(99), 1, BTC, 100, 1, 0), 2001);
   assert.equal(h.ledger.settleFill(orderNo(1), orderNo(2), alice, alice, 1, marketNo(7), 100, 1, 0), 2006);
   assert.equal(h.ledger.settleFill(orderNo(1), orderNo(2), alice, alice, 1, BTC, 100, 0, 0), 2010);
 });

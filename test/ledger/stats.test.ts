@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, harness, usd } from './fixtures.ts';
-import { orderNo } from '../fixtures/ids.ts';
+import { orderNo, ownerNo } from '../fixtures/ids.ts';
 
 test('ACCOUNT_STATS of a 1 BTC long at 100 marked at 90, with an open order and 100 USD', () => {
   const h = harness();
@@ -23,7 +23,7 @@ test('ACCOUNT_STATS of a 1 BTC long at 100 marked at 90, with an open order and 
     crossMarginRatio: (usd(4.5) * 100_000_000n) / usd(89.95),
     crossMarginUsage: (usd(17.04) * 100_000_000n) / usd(89.95),
   });
-  assert.equal(h.ledger.stats(99), undefined);
+  assert.equal(h.ledger.stats(ownerNo(99)), undefined);
 });
 
 test('isolated margin counts in accountValue, not in crossEquity', () => {

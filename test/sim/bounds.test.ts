@@ -15,7 +15,7 @@ import { Bounds } from '../../sim/bounds.ts';
 import type { Exchange } from '../../src/app/exchange.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import { ALICE, BOB, BTC, CAROL, MARKETS, harness, usd, type Harness } from '../ledger/fixtures.ts';
-import type { OrderId } from '../../src/types/ids.ts';
+import type { OrderId, OwnerIndex } from '../../src/types/ids.ts';
 import { orderNo } from '../fixtures/ids.ts';
 
 const HOUR = 3_600_000;
@@ -32,7 +32,7 @@ function watched() {
 }
 
 /** Alice isolated at 10×, long 1 BTC at 100 from Bob: margin 9.95 (IM 10 less the taker fee). */
-function aliceIsolatedLong(h: Harness, alice: number, bob: number): void {
+function aliceIsolatedLong(h: Harness, alice: OwnerIndex, bob: OwnerIndex): void {
   assert.equal(h.ledger.setMargin(ALICE, 0, BTC, true, 10_000_000n, 0), LedgerCode.Ok);
   h.fill(bob, alice, 1, 100, 1000);
   assert.equal(h.ledger.positionOf(alice, BTC)!.margin, usd(9.95));

@@ -7,7 +7,7 @@ import { kMaxRecordBytes } from '../../src/transport/layout.ts';
 import { Ring } from '../../src/transport/ring.ts';
 import { RecordingHandler, type Call } from './fixtures/recorders.ts';
 import { command, encode, type Command } from './fixtures/arbitrary-records.ts';
-import { accountNo, marketNo, orderNo } from '../fixtures/ids.ts';
+import { accountNo, marketNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 function expectedCall(c: Command): Call {
   switch (c.kind) {
@@ -50,7 +50,7 @@ test('every command survives encode → ring slot → decode exactly, market and
 test('a clientId longer than 64 UTF-8 bytes is refused, 64 is accepted', () => {
   const bytes = new Uint8Array(kMaxRecordBytes * 2);
   const view = new DataView(bytes.buffer);
-  const withClientId = (clientId: string): PlaceOrder => ({ orderId: orderNo(1), owner: 2, account: accountNo(2), side: Side.Buy, price: 10, quantity: 1, flags: 0, expiresAt: 0, clientId, position: 0, time: 3 });
+  const withClientId = (clientId: string): PlaceOrder => ({ orderId: orderNo(1), owner: ownerNo(2), account: accountNo(2), side: Side.Buy, price: 10, quantity: 1, flags: 0, expiresAt: 0, clientId, position: 0, time: 3 });
   assert.equal(encodePlace(view, bytes, 0, marketNo(1), withClientId('x'.repeat(64))), 80 + 64);
   assert.throws(() => encodePlace(view, bytes, 0, marketNo(1), withClientId('x'.repeat(65))), RangeError);
   assert.throws(() => encodePlace(view, bytes, 0, marketNo(1), withClientId('é'.repeat(33))), RangeError);

@@ -6,7 +6,7 @@ import { Side } from '../../src/engine/types.ts';
 import { MarketLink } from '../../src/transport/market-link.ts';
 import { doneCode, recordKind } from '../../src/transport/codec.ts';
 import { RecordKind } from '../../src/transport/layout.ts';
-import { accountNo, marketNo, orderNo } from '../fixtures/ids.ts';
+import { accountNo, marketNo, orderNo, ownerNo } from '../fixtures/ids.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
 
@@ -18,7 +18,7 @@ test('commands beyond the ring wait in order and all reach the market thread', a
   }, () => {});
   // 10,000 commands in one synchronous burst: more than the 4,096-slot ring holds.
   for (let i = 1; i <= 10_000; i++) {
-    link.place(marketNo(0), { orderId: orderNo(i), owner: 1 + (i % 7), account: accountNo(1 + (i % 7)), side: Side.Buy, price: 1_000 + (i % 50), quantity: 1, flags: 0, expiresAt: 0, clientId: null, position: 0, time: i });
+    link.place(marketNo(0), { orderId: orderNo(i), owner: ownerNo(1 + (i % 7)), account: accountNo(1 + (i % 7)), side: Side.Buy, price: 1_000 + (i % 50), quantity: 1, flags: 0, expiresAt: 0, clientId: null, position: 0, time: i });
     placed++;
   }
   assert.equal(link.hasRoom(1), false, 'waiting commands mean no room for new writes');

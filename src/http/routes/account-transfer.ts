@@ -16,6 +16,7 @@ import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
 import type { TransferHistoryReader, TransferRecord } from '../../history/transfers.ts';
+import type { OwnerIndex } from '../../types/ids.ts';
 import { documentedError, failure, GatewayCode, refuse, type DocumentedError } from '../errors.ts';
 import { ExchangeCode } from '../../app/codes.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
@@ -76,7 +77,7 @@ export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes:
   };
 }
 
-function transferView(owner: number, t: TransferRecord) {
+function transferView(owner: OwnerIndex, t: TransferRecord) {
   return {
     id: t.id,
     time: t.time,
