@@ -13,7 +13,6 @@
  * before the journal, so that a replay of an older journal that holds one applies it unchanged;
  * removing it is allowed.
  */
-import { serializer } from '../serializer.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { failure, GatewayCode } from '../errors.ts';
@@ -23,7 +22,6 @@ import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { QueryParam } from '../query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { delegationMessage, DELEGATION_REQUEST_SCHEMA, type DelegationBody } from '../requests/delegation.ts';
-import { DELEGATES_SCHEMA, SIGNERS_SCHEMA } from '../schemas.ts';
 import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
@@ -36,21 +34,19 @@ const ZERO_DELEGATE = 'Cannot delegate to the zero address: nobody holds its key
 const DELEGATES_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 const SIGNERS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 
-const serializeDelegates = serializer(DELEGATES_SCHEMA);
-const serializeSigners = serializer(SIGNERS_SCHEMA);
 const parseBody = bodyParser<DelegationBody>(DELEGATION_REQUEST_SCHEMA);
 
 export function delegatesRoute(accounts: AccountReadPort) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const delegates = accounts.delegations.delegates(ctx.account, ctx.subaccountIndex);
-    return { status: 200, body: serializeDelegates({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, delegates }) };
+    return { status: 200, body: ctx.serialize({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, delegates }) };
   };
 }
 
 export function signersRoute(accounts: AccountReadPort) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const signers = accounts.delegations.signers(ctx.account, ctx.subaccountIndex);
-    return { status: 200, body: serializeSigners({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, signers }) };
+    return { status: 200, body: ctx.serialize({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, signers }) };
   };
 }
 

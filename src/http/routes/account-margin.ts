@@ -8,7 +8,6 @@
  * account or its `trade` delegate, and so must the signer (the sequencer checks the signer and
  * the nonce): otherwise 403 `Unauthorized to change margin for account <account>`.
  */
-import { serializer } from '../serializer.ts';
 import { findMarket, RATE_ONE, type MarketSpec } from '../../config/market.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
@@ -20,7 +19,6 @@ import { SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
 import type { QueryParam } from '../query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { marginIntent, MARGIN_REQUEST_SCHEMA, type MarginBody } from '../requests/margin.ts';
-import { MARGIN_SETTINGS_SCHEMA } from '../schemas.ts';
 import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { fraction } from './account-stats.ts';
@@ -31,7 +29,6 @@ import { lowercaseAddress } from '../../auth/address.ts';
 
 const MARGIN_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
 
-const serialize = serializer(MARGIN_SETTINGS_SCHEMA);
 const parseBody = bodyParser<MarginBody>(MARGIN_REQUEST_SCHEMA);
 
 export function marginSettingsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[]) {
@@ -51,7 +48,7 @@ export function marginSettingsRoute(accounts: AccountReadPort, markets: readonly
         maxLeverage: m.maxLeverage,
       };
     });
-    return { status: 200, body: serialize({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, markets: list }) };
+    return { status: 200, body: ctx.serialize({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, markets: list }) };
   };
 }
 

@@ -9,7 +9,6 @@
  * subaccount's transfers in and out, newest first (`{transfers: [...]}`), from the transfers
  * projection: `direction` `in` or `out` narrows; `from`/`to` ms; `limit` 1–5000, default 50.
  */
-import { serializer } from '../serializer.ts';
 import { COLLATERAL_SCALE } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { AuthCode } from '../../auth/codes.ts';
@@ -24,7 +23,6 @@ import { isReply, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.t
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { transferIntent, TRANSFER_REQUEST_SCHEMA, type TransferBody } from '../requests/transfer.ts';
-import { TRANSFERS_SCHEMA } from '../schemas.ts';
 import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { DEFAULT_FILLS_LIMIT } from './account-fills.ts';
@@ -43,7 +41,6 @@ const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
 ];
 
 const parseBody = bodyParser<TransferBody>(TRANSFER_REQUEST_SCHEMA);
-const serialize = serializer(TRANSFERS_SCHEMA);
 
 export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes: AccountWritePort) {
   return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
@@ -96,7 +93,7 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
     const after = cursorParam(ctx.query, 2);
     if (isReply(after)) return after;
     const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
-    if (owner === undefined) return { status: 200, body: serialize({ transfers: [] }) };
+    if (owner === undefined) return { status: 200, body: ctx.serialize({ transfers: [] }) };
     let list;
     try {
       list = history.transfers(owner, { direction, from, to, limit, after });
@@ -104,7 +101,7 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
       return failure(GatewayCode.DatabaseFailure);
     }
     const last = list.at(-1);
-    return withNextCursor({ status: 200, body: serialize({ transfers: list.map((t) => transferView(owner, t)) }) }, list.length === limit, last && [last.time, last.id]);
+    return withNextCursor({ status: 200, body: ctx.serialize({ transfers: list.map((t) => transferView(owner, t)) }) }, list.length === limit, last && [last.time, last.id]);
   };
 }
 
