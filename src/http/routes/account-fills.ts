@@ -34,7 +34,6 @@ const FILLS_QUERY: readonly QueryParam[] = [
 /** What the fills route reads: `HistoryReader` over LMDB, or a test double. */
 export type FillHistory = Pick<HistoryReader, 'fills'>;
 
-
 export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[], history: FillHistory) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const symbol = ctx.query.get('symbol');

@@ -20,7 +20,6 @@ const NONCE_QUERY: readonly QueryParam[] = [
   { name: 'signer', required: false, schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' }, description: 'the address that signs (the account or a delegate); default the account' },
 ];
 
-
 export function nonceRoute(accounts: AccountReadPort) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const signer = addressParam(ctx.query, 'signer', false);

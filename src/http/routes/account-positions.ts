@@ -21,7 +21,6 @@ import * as S from '../schemas.ts';
 
 const POSITIONS_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
 
-
 export function positionsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[]) {
   const scales: NotionalScale[] = markets.map(notionalScale);
   const view = (ctx: SubaccountContext, p: Position) => {

@@ -26,7 +26,6 @@ import * as S from '../schemas.ts';
 const STATS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 const BALANCE_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 
-
 export const usd = (units: bigint): string => formatDecimal(units, COLLATERAL_SCALE);
 export const fraction = (rate: bigint): string => formatDecimal(rate, RATE_SCALE);
 

@@ -23,7 +23,6 @@ import { isReply, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.t
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { transferIntent, TRANSFER_REQUEST_SCHEMA, type TransferBody } from '../requests/transfer.ts';
-import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { DEFAULT_FILLS_LIMIT } from './account-fills.ts';
 import type { Endpoint } from '../endpoint.ts';
@@ -40,31 +39,28 @@ const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
   CURSOR_PARAM,
 ];
 
-const parseBody = bodyParser<TransferBody>(TRANSFER_REQUEST_SCHEMA);
-
 export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes: AccountWritePort) {
-  return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
-    const body = parseBody(req.body);
-    if (!body.ok) return body.reply;
-    const intent = transferIntent(body.value);
+  return async (_req: HttpRequest, ctx: CallContext<TransferBody>): Promise<HttpReply> => {
+    const { body } = ctx;
+    const intent = transferIntent(body);
     if (!intent.ok) return intent.reply;
-    const from = lowercaseAddress(body.value.accountFrom);
-    if (ctx.caller !== from || body.value.target.toLowerCase() !== from) return failure(AuthCode.DelegationNotAllowed);
-    if (accounts.ledger.findOwner(from, body.value.subaccountIndexFrom) === undefined) return failure(LedgerCode.AccountNotFound);
-    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Transfer', intent.message, body.value.signatures);
+    const from = lowercaseAddress(body.accountFrom);
+    if (ctx.caller !== from || body.target.toLowerCase() !== from) return failure(AuthCode.DelegationNotAllowed);
+    if (accounts.ledger.findOwner(from, body.subaccountIndexFrom) === undefined) return failure(LedgerCode.AccountNotFound);
+    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Transfer', intent.message, body.signatures);
     if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Transfer', message: intent.message }));
     const result = await writes.transfer({
       accountFrom: from,
-      accountTo: lowercaseAddress(body.value.accountTo),
-      subaccountIndexFrom: body.value.subaccountIndexFrom,
-      subaccountIndexTo: body.value.subaccountIndexTo,
+      accountTo: lowercaseAddress(body.accountTo),
+      subaccountIndexFrom: body.subaccountIndexFrom,
+      subaccountIndexTo: body.subaccountIndexTo,
       amount: intent.amount,
-      feedId: body.value.feedId,
-      nonce: body.value.nonce,
-      expiresAt: body.value.expiresAt,
-      target: lowercaseAddress(body.value.target),
+      feedId: body.feedId,
+      nonce: body.nonce,
+      expiresAt: body.expiresAt,
+      target: lowercaseAddress(body.target),
       signer: signer.value,
-      signature: body.value.signatures[0],
+      signature: body.signatures[0],
     });
     return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'Transfer', message: intent.message, recovered: signer.value }));
   };
@@ -107,7 +103,7 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const TRANSFER: Endpoint = {
+export const TRANSFER: Endpoint<TransferBody> = {
   method: 'post', path: '/account/transfer', tag: 'Transfers', summary: 'Transfer collateral', description: 'Signed `Transfer` by `accountFrom` (= `target`, = the token’s account); delegates are forbidden. At most the sender’s freeCollateral.', auth: true, signed: true, body: TRANSFER_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
   errors: [...BAD_BODY, [400, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"'], [400, 'Transfer amount exceeds available balance'], [400, 'Cannot transfer to the same subaccount'], documentedError(ExchangeCode.TransferBelowMinimum, 'minimum'), documentedError(ExchangeCode.TooManySubaccounts, 'max'), DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
 };

@@ -21,7 +21,6 @@ import { route, type DeclaredRoute, type Endpoint, type Serializer } from '../en
 import { DB_FAILURE, PUBLIC_BUDGET, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
-
 /** GET /price and GET /summary: every market, or the one `symbol` names. */
 const ONE_MARKET_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: false, schema: { type: 'string' }, description: 'only this market; all markets when absent' }];
 
