@@ -43,6 +43,11 @@ export function marketsRoute(port: MarketDataPort): DeclaredRoute {
   return route(MARKETS, (_req, _query, serialize) => (reply ??= { status: 200, body: serialize({ markets: port.markets.map(marketView) }) }));
 }
 
+/**
+ * GET /config, written once with JSON.stringify rather than the declared serializer: the EIP-712
+ * types and the `signing` prose go to the client as they are, free-form where S.CONFIG_SCHEMA
+ * documents only their outline, and a serializer would drop what the schema does not spell out.
+ */
 export function configRoute(port: MarketDataPort): DeclaredRoute {
   const body = JSON.stringify({
     profile: port.profile.name,

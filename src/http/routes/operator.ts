@@ -123,8 +123,8 @@ export function operatorRoutes(options: OperatorRouteOptions): { deposit: Declar
       },
       keyed,
     ),
-    snapshot: route(SNAPSHOT, async () => ({ status: 200, body: JSON.stringify({ seq: await operator.snapshot() }) }), keyed),
-    stateHash: route(STATE_HASH, async () => ({ status: 200, body: JSON.stringify(await operator.stateHash()) }), keyed),
+    snapshot: route(SNAPSHOT, async (_req, _query, serialize) => ({ status: 200, body: serialize({ seq: await operator.snapshot() }) }), keyed),
+    stateHash: route(STATE_HASH, async (_req, _query, serialize) => ({ status: 200, body: serialize(await operator.stateHash()) }), keyed),
   };
 }
 
