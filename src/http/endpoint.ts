@@ -4,9 +4,9 @@
  * A route of the REST API declared once, as fastify declares one: method, path, the schemas of
  * its path and query parameters, body and response, the errors it may answer (status and exact
  * text), and — given by `route()` — the handler. The route table (gateway), the strict query
- * parser (http/query), the request validators and response serializers (built from the same
- * schema objects), the OpenAPI document and the reference page (routes/openapi) all read this
- * one declaration: a route cannot be served without one, and nothing about it is typed twice.
+ * parser (http/query), the body parser and the response serializer (`route()` compiles them from
+ * the declared schemas), the OpenAPI document and the reference page (routes/openapi) all read
+ * this one declaration: a route cannot be served without one, and nothing about it is typed twice.
  * A route's errors name their producers' texts (endpoint-errors).
  *
  * `route()` is the one way a route is served, and the one place a route's schemas are compiled:
@@ -14,7 +14,9 @@
  * declared `body` schema (ajv, http/validation), before the handler runs, and hands the handler
  * the parsed query, the parsed body and the serializer of the declared `response` schema
  * (fast-json-stringify, http/serializer). No handler reads a query string or a body, or compiles
- * a schema of its own: what it answers on success is what its declaration documents. What must
+ * a schema of its own: what it answers on success is what its declaration documents (a success
+ * body written otherwise — a cache of serialized bodies, HTML, Prometheus text — says why where
+ * it is written). What must
  * be refused before the query is read — the bearer token and the account's budget
  * (http/auth-guard), the operator key (http/operator-key), an unknown market in the path
  * (`marketInPath`) — is the route's `Door`.
