@@ -22,7 +22,8 @@
  * `publicLimited` puts public routes under a per-source-address budget with the same headers.
  *
  * Steps 1 and 2 are the routes' `Door` (http/endpoint): they come before the query is read.
- * Reuse (order routes): `guard.route(endpoint, handler)` → handler gets `{caller, query}`;
+ * Reuse (order routes): `guard.route(endpoint, handler)` → handler gets `{caller, query, body,
+ * serialize}` (the body and the response serializer `route()` derives from the declaration);
  * `guard.route(endpoint, handler, 'read')` → also `{account, subaccountIndex}`, authorised;
  * `guard.actFor(caller, account, subaccountIndex, 'trade')` for a check after the
  * body or a lookup names the subaccount (an order's account, a cancel by orderId), which also
@@ -35,7 +36,7 @@ import type { AccessTokens } from '../auth/token.ts';
 import { codeFailure, say, type DocumentedError } from './errors.ts';
 import { addressParam, subaccountParam } from './account-query.ts';
 import { isReply, type Query } from './query.ts';
-import { route, type DeclaredRoute, type Door, type Endpoint } from './endpoint.ts';
+import { route, type DeclaredRoute, type Door, type Endpoint, type Serializer } from './endpoint.ts';
 import { RateLimiter, type Budget } from './rate-limit.ts';
 import type { Clock } from './ports.ts';
 import type { HttpReply, HttpRequest } from './uws.ts';
@@ -44,14 +45,19 @@ export const ACCOUNT_REQUESTS_PER_SECOND = 200;
 export const ADDRESS_REQUESTS_PER_SECOND = 200;
 const SWEEP_EVERY_MS = 10_000;
 
-export interface CallContext {
+/** `B`: the type of the body the route's declaration accepts (`Endpoint<B>`). */
+export interface CallContext<B = unknown> {
   /** The token's address (lowercase). */
   caller: Address;
   /** The strict query: only declared parameters, each once. */
   query: Query;
+  /** The body the declared schema accepted; `undefined` when the route declares none. */
+  body: B;
+  /** The serializer of the declared response: the success body. */
+  serialize: Serializer;
 }
 
-export interface SubaccountContext extends CallContext {
+export interface SubaccountContext<B = unknown> extends CallContext<B> {
   account: Address;
   subaccountIndex: number;
 }
@@ -111,18 +117,20 @@ export class AccountGuard {
    * a `scope`, `account` and `subaccountIndex` are read from it and the caller's right to act on
    * them with that scope checked.
    */
-  route(endpoint: Endpoint, handler: (req: HttpRequest, ctx: CallContext) => Reply): DeclaredRoute;
-  route(endpoint: Endpoint, handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, scope: Scope): DeclaredRoute;
-  route(endpoint: Endpoint, handler: (req: HttpRequest, ctx: SubaccountContext) => Reply, scope?: Scope): DeclaredRoute {
-    if (scope === undefined) return route(endpoint, (req, query, caller: Address) => (handler as (req: HttpRequest, ctx: CallContext) => Reply)(req, { caller, query }), this.door);
+  route<B>(endpoint: Endpoint<B>, handler: (req: HttpRequest, ctx: CallContext<B>) => Reply): DeclaredRoute;
+  route<B>(endpoint: Endpoint<B>, handler: (req: HttpRequest, ctx: SubaccountContext<B>) => Reply, scope: Scope): DeclaredRoute;
+  route<B>(endpoint: Endpoint<B>, handler: (req: HttpRequest, ctx: SubaccountContext<B>) => Reply, scope?: Scope): DeclaredRoute {
+    if (scope === undefined) return route(endpoint, (req, query, serialize, caller: Address, body) => (handler as (req: HttpRequest, ctx: CallContext<B>) => Reply)(req, { caller, query, body, serialize }), this.door);
+    // A route that reads its subaccount from the query (reads, cancel-all) declares no body:
+    // were one declared, it would be refused before the subaccount's authorization.
     return route(
       endpoint,
-      (req, query, caller: Address) => {
+      (req, query, serialize, caller: Address, body) => {
         const account = addressParam(query, 'account');
         if (isReply(account)) return account;
         const subaccountIndex = subaccountParam(query);
         if (isReply(subaccountIndex)) return subaccountIndex;
-        return this.actFor(caller, account!, subaccountIndex, scope) ?? handler(req, { caller, query, account: account!, subaccountIndex });
+        return this.actFor(caller, account!, subaccountIndex, scope) ?? handler(req, { caller, query, body, serialize, account: account!, subaccountIndex });
       },
       this.door,
     );

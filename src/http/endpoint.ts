@@ -4,32 +4,49 @@
  * A route of the REST API declared once, as fastify declares one: method, path, the schemas of
  * its path and query parameters, body and response, the errors it may answer (status and exact
  * text), and — given by `route()` — the handler. The route table (gateway), the strict query
- * parser (http/query), the request validators and response serializers (built from the same
- * schema objects), the OpenAPI document and the reference page (routes/openapi) all read this
- * one declaration: a route cannot be served without one, and nothing about it is typed twice.
+ * parser (http/query), the body parser and the response serializer (`route()` compiles them from
+ * the declared schemas), the OpenAPI document and the reference page (routes/openapi) all read
+ * this one declaration: a route cannot be served without one, and nothing about it is typed twice.
  * A route's errors name their producers' texts (endpoint-errors).
  *
- * `route()` is the one way a route is served: it reads the request's query against the declared
- * parameters before the handler runs, and hands the handler the parsed query, so no handler
- * reads a query string itself. What must be refused before the query is read — the bearer token
- * and the account's budget (http/auth-guard), the operator key (http/operator-key), an unknown
- * market in the path (`marketInPath`) — is the route's `Door`.
- * May import: config/market, http/errors, http/query, http/uws (types).
+ * `route()` is the one way a route is served, and the one place a route's schemas are compiled:
+ * it reads the request's query against the declared parameters, then the body against the
+ * declared `body` schema (ajv, http/validation), before the handler runs, and hands the handler
+ * the parsed query, the parsed body and the serializer of the declared `response` schema
+ * (fast-json-stringify, http/serializer). No handler reads a query string or a body, or compiles
+ * a schema of its own: what it answers on success is what its declaration documents (a success
+ * body written otherwise — a cache of serialized bodies, HTML, Prometheus text — says why where
+ * it is written). What must
+ * be refused before the query is read — the bearer token and the account's budget
+ * (http/auth-guard), the operator key (http/operator-key), an unknown market in the path
+ * (`marketInPath`) — is the route's `Door`.
+ * May import: config/market, http/errors, http/query, http/serializer, http/validation, http/uws (types).
  */
 import { findMarket, type MarketSpec } from '../config/market.ts';
 import { failure, GatewayCode, type DocumentedError } from './errors.ts';
 import { ignoredQuery, isReply, param, strictQuery, type Query, type QueryParam } from './query.ts';
+import { serializer, type Serializer } from './serializer.ts';
+import { bodyParser } from './validation.ts';
 import type { HttpReply, HttpRequest, Route } from './uws.ts';
 
 export type { DocumentedError } from './errors.ts';
+export type { Serializer } from './serializer.ts';
 
 type Schema = Readonly<Record<string, unknown>>;
+
+declare const describes: unique symbol;
+/**
+ * A body schema and the type of the value it accepts, stated once on the declaration
+ * (`Endpoint<OrderBody>`): `route()` hands the handler the body its parser answered, of that type.
+ */
+export type BodySchema<B> = Schema & { readonly [describes]?: B };
 
 /** The document's sections, in its order. */
 export const ENDPOINT_TAGS = ['Market data', 'Login', 'Account', 'Transfers', 'Delegation', 'Orders', 'Testnet', 'Operator', 'Operations', 'Reference'] as const;
 export type EndpointTag = (typeof ENDPOINT_TAGS)[number];
 
-export interface Endpoint {
+/** `B`: the type of the parsed body (`body` declared), `unknown` for a route without one. */
+export interface Endpoint<B = unknown> {
   method: 'get' | 'post' | 'delete';
   /** OpenAPI form: `/book/{symbol}` (the route's uWebSockets.js pattern is derived: `/book/:symbol`). */
   path: string;
@@ -52,8 +69,9 @@ export interface Endpoint {
    * loads with a cache-buster (`?v=2`) or a shared link's tracking parameters.
    */
   ignoresQuery?: boolean;
-  body?: Schema;
-  /** Success schema; `null` for a plain `null` body. */
+  /** The request body's schema: `route()` refuses a body it does not accept before the handler runs. */
+  body?: BodySchema<B>;
+  /** Success schema, whose serializer `route()` hands the handler; `null` for a plain `null` body. */
   response: Schema;
   contentType?: 'application/json' | 'text/html' | 'text/plain';
   errors: readonly DocumentedError[];
@@ -94,15 +112,30 @@ type Reply = HttpReply | Promise<HttpReply>;
  */
 export type Door<T> = (req: HttpRequest, next: (req: HttpRequest, found: T) => Reply) => Reply;
 
-/** The route that answers `endpoint` with `handler`, given the query as the declaration reads it. */
-export function route(endpoint: Endpoint, handler: (req: HttpRequest, query: Query) => Reply): DeclaredRoute;
+/**
+ * What a route's handler is given: the request, the query as the declaration reads it, the
+ * serializer of the declared response (its success body), what the door found, and the body the
+ * declared schema accepted (`undefined` when the route declares none). Positional, not an object:
+ * nothing is allocated per request (GET /book is the hot public read).
+ */
+export type Handler<B, T> = (req: HttpRequest, query: Query, serialize: Serializer, found: T, body: B) => Reply;
+
+/** The route that answers `endpoint` with `handler`. */
+export function route<B>(endpoint: Endpoint<B>, handler: Handler<B, undefined>): DeclaredRoute;
 /** The same, behind `door`: the handler is also given what the door found. */
-export function route<T>(endpoint: Endpoint, handler: (req: HttpRequest, query: Query, found: T) => Reply, door: Door<T>): DeclaredRoute;
-export function route<T>(endpoint: Endpoint, handler: (req: HttpRequest, query: Query, found: T | undefined) => Reply, door?: Door<T>): DeclaredRoute {
+export function route<B, T>(endpoint: Endpoint<B>, handler: Handler<B, T>, door: Door<T>): DeclaredRoute;
+export function route<B, T>(endpoint: Endpoint<B>, handler: Handler<B, T | undefined>, door?: Door<T>): DeclaredRoute {
   const read = endpoint.ignoresQuery === true ? ignoredQuery : strictQuery(endpoint.query ?? []);
+  // Compiled from the declaration, once per route (on first use: http/serializer, http/validation).
+  const serialize = serializer(endpoint.response);
+  const parse = endpoint.body === undefined ? undefined : bodyParser<B>(endpoint.body);
+  // The order of refusals: the door, the query, the body, then whatever the handler checks.
   const answer = (req: HttpRequest, found: T | undefined): Reply => {
     const query = read(req.query);
-    return isReply(query) ? query : handler(req, query, found);
+    if (isReply(query)) return query;
+    if (parse === undefined) return handler(req, query, serialize, found, undefined as B);
+    const body = parse(req.body);
+    return body.ok ? handler(req, query, serialize, found, body.value) : body.reply;
   };
   return {
     method: endpoint.method,

@@ -4,10 +4,8 @@
  * An order as the API shows it (the spec's Order), from the registry's or history's record:
  * prices and quantities become decimal strings, the orderId hex, the quantity signed.
  */
-import { serializer } from './serializer.ts';
 import { lotsToQuantity, ticksToPrice, type MarketSpec } from '../config/market.ts';
 import { OrderFlag, SELF_TRADE_EXPIRE_MAKER, formatOrderId } from '../engine/types.ts';
-import { ORDER_SCHEMA, ORDERS_SCHEMA, ORDER_BATCH_SCHEMA, ORDER_LIST_SCHEMA, BATCH_CANCEL_SCHEMA } from './schemas.ts';
 import type { OrderState } from '../app/order-registry.ts';
 
 export type OrderLike = Pick<
@@ -79,9 +77,3 @@ export function orderView(markets: readonly MarketSpec[], o: OrderLike) {
     updatedAt: o.updatedAt,
   };
 }
-
-export const serializeOrder = serializer(ORDER_SCHEMA);
-export const serializeOrders = serializer(ORDERS_SCHEMA);
-export const serializeOrderBatch = serializer(ORDER_BATCH_SCHEMA);
-export const serializeOrderList = serializer(ORDER_LIST_SCHEMA);
-export const serializeBatchCancel = serializer(BATCH_CANCEL_SCHEMA);

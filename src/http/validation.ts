@@ -1,7 +1,7 @@
 /**
  * @module http/validation
  *
- * Request bodies are checked against JSON schemas (ajv, compiled once per route, on its first body). A schema
+ * Request bodies are checked against JSON schemas (ajv, compiled once per schema, on its first body). A schema
  * field may carry `x-error`: the whole message a user reads when that field is wrong, so a
  * message is written once beside the field it describes. Integers above 2^53 cannot survive
  * JSON.parse exactly, so integer fields carry `maximum: MAX_SAFE_INTEGER` and larger values
@@ -68,7 +68,9 @@ export type BodyResult<T> = { ok: true; value: T } | { ok: false; reply: HttpRep
 
 /**
  * A body schema's parser: bytes → typed value, or the 400 reply. The schema is compiled on the
- * first body it parses, not when the route module loads (as serializers are: http/serializer).
+ * first body it parses, not when the route module loads (as serializers are: http/serializer),
+ * and once per schema object (ajv keeps its compiles by schema). http/endpoint `route()` is its
+ * one user: a route parses with its declaration's body schema.
  */
 export function bodyParser<T>(schema: object): (body: Buffer | null) => BodyResult<T> {
   let validate: ValidateFunction | undefined;

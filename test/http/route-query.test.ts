@@ -1,23 +1,29 @@
 /**
- * One strict query parser for every route (http/endpoint `route()`): every declared route of a
+ * What `route()` (http/endpoint) reads before a handler runs, for every route: the query with
+ * the one strict parser, then the body with its declaration's schema. Every declared route of a
  * full gateway — accounts, orders, operator API with the testnet faucet, operations, a
  * replicated node's /cluster — refuses a query parameter it does not declare, and one given
  * twice, before its handler runs; the routes declared `ignoresQuery` (probes, /metrics, the page,
- * its files, /docs) answer the same with or without a query string. Generated from
- * http/endpoints `ENDPOINTS`: a route added there is covered here without a line written.
+ * its files, /docs) answer the same with or without a query string. Every route declaring a
+ * body refuses one its schema does not accept, after the query. Generated from http/endpoints
+ * `ENDPOINTS`: a route added there is covered here without a line written. And a route cannot
+ * parse or serialize by a schema other than its declaration's: `route()` compiles both from the
+ * declaration, its type gives the handler the declared body's type, and no module but
+ * http/endpoint compiles a body parser or a response serializer (the last tests).
  *
  * The requests are answered in process (test/harness/inject) by the gateway's own dispatch over
- * ports that answer nothing: a refused query never reaches them. The token and the operator key
- * are accepted, so the refusal heard is the query's, which comes after them (the last test:
- * a forged token, a wrong key or an unknown market in the path is answered first).
+ * ports that answer nothing: a refused query or body never reaches them. The token and the
+ * operator key are accepted, so the refusal heard is the query's or the body's, which come after
+ * them (a forged token, a wrong key or an unknown market in the path is answered first).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import pino from 'pino';
 import { gatewayDispatch } from '../../src/http/gateway.ts';
 import { ENDPOINTS } from '../../src/http/endpoints.ts';
-import type { Endpoint } from '../../src/http/endpoint.ts';
+import { route, type Endpoint } from '../../src/http/endpoint.ts';
+import type { AccountGuard, CallContext } from '../../src/http/auth-guard.ts';
 import { parseMarkets } from '../../src/config/market.ts';
 import { PROFILES } from '../../src/config/profile.ts';
 import { AuthCode } from '../../src/auth/codes.ts';
@@ -49,7 +55,7 @@ const inject = injector(dispatch.public);
 
 let client = 0;
 /** `endpoint` asked with `query`: a fresh source address each time, so no budget runs out. */
-const ask = (endpoint: Endpoint, query: string, { symbol = 'BTC-USD-PERP', authorization = TOKEN, operatorKey = OPERATOR_KEY } = {}) =>
+const ask = (endpoint: Endpoint, query: string, { symbol = 'BTC-USD-PERP', authorization = TOKEN, operatorKey = OPERATOR_KEY, body = null as string | null } = {}) =>
   inject({
     method: endpoint.method,
     path: endpoint.path.replace(/\{\w+\}/g, symbol),
@@ -59,7 +65,7 @@ const ask = (endpoint: Endpoint, query: string, { symbol = 'BTC-USD-PERP', autho
     origin: '',
     acceptEncoding: '',
     remoteAddress: `10.0.${client >> 8}.${client++ & 255}`,
-    body: null,
+    body: body === null ? null : Buffer.from(body),
   });
 
 const name = (e: Endpoint) => `${e.method.toUpperCase()} ${e.path}`;
@@ -104,3 +110,63 @@ test('the query is read after what comes first: the token, the operator key, the
 });
 
 const pick = (reply: { status: number; body: string }) => [reply.status, reply.body];
+
+const withBody = ENDPOINTS.filter((e) => e.body !== undefined);
+
+test('every route declaring a body refuses one its schema does not accept, before its handler reaches anything', async () => {
+  assert.deepEqual(withBody.map(name).sort(), [
+    'POST /account/delegates', 'POST /account/margin', 'POST /account/order', 'POST /account/orders', 'POST /account/orders/cancel', 'POST /account/transfer',
+    'POST /auth/challenge', 'POST /auth/login', 'POST /faucet', 'POST /operator/deposit', 'POST /operator/index-price', 'POST /operator/index-price/release', 'POST /operator/withdraw',
+  ]);
+  for (const endpoint of withBody) {
+    assert.deepEqual(pick(await ask(endpoint, '', { body: '{"orders": [' })), [400, 'Request body must be valid JSON'], name(endpoint));
+    const unknown = await ask(endpoint, '', { body: '{"bogus": 1}' });
+    assert.equal(unknown.status, 400, name(endpoint));
+    assert.match(unknown.body, /^(Missing|Unknown) field (\w+\.)?\w+$/, name(endpoint));
+  }
+});
+
+test('the body is read after the door and the query: a forged token, a wrong key, an undeclared parameter is answered first', async () => {
+  for (const endpoint of withBody) {
+    const bad = { body: 'not json' };
+    if (endpoint.auth) assert.deepEqual(pick(await ask(endpoint, '', { ...bad, authorization: 'Bearer forged' })), [401, 'Invalid JWT token'], name(endpoint));
+    if (endpoint.operator === true) assert.deepEqual(pick(await ask(endpoint, '', { ...bad, operatorKey: 'guess' })), [401, 'Operator key missing or wrong: send X-Operator-Key'], name(endpoint));
+    assert.deepEqual(pick(await ask(endpoint, 'bogus=1', bad)), [400, 'Unknown query parameter bogus; allowed: none'], name(endpoint));
+  }
+});
+
+/** A declaration of the tests' own: a body of one integer, a response of that integer alone. */
+const ECHO: Endpoint<{ n: number }> = {
+  method: 'post', path: '/echo', tag: 'Testnet', summary: 'echo', description: '', auth: false,
+  body: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false },
+  response: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+  errors: [],
+};
+const post = (body: string) => ({ method: 'post', path: '/echo', query: '', params: [], authorization: '', operatorKey: '', origin: '', acceptEncoding: '', remoteAddress: '10.1.0.1', body: Buffer.from(body) });
+
+test("a handler is given the body its declaration's schema accepted, and answers through the declared response's serializer", async () => {
+  const seen: unknown[] = [];
+  const echo = route(ECHO, (_req, _query, serialize, _found, body) => {
+    seen.push(body);
+    return { status: 200, body: serialize({ n: body.n, secret: 'not in the declared response' }) };
+  });
+  assert.deepEqual(pick(await echo.handler(post('{"n": 7}'))), [200, '{"n":7}']);
+  assert.deepEqual(pick(await echo.handler(post('{"n": "7"}'))), [400, 'n must be of type integer']);
+  assert.deepEqual(seen, [{ n: 7 }], 'the refused body never reached the handler');
+});
+
+test('no module but http/endpoint compiles a body parser or a response serializer', () => {
+  const src = new URL('../../src/', import.meta.url);
+  const compiling = (readdirSync(src, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts') && /\b(bodyParser|serializer|fastJson)\(|\bajv\.compile\(/.test(readFileSync(new URL(file, src), 'utf8')))
+    .sort();
+  assert.deepEqual(compiling, ['http/endpoint.ts', 'http/serializer.ts', 'http/validation.ts']);
+});
+
+/** Never called: tsc checks it (npm run typecheck). A handler of another body's type cannot serve a declaration. */
+export function handlersOfAnotherBody(guard: AccountGuard): void {
+  // @ts-expect-error the declaration's body is { n: number }, the handler's another
+  route(ECHO, (_req, _query, _serialize, _found, body: { name: string }) => ({ status: 200, body: body.name }));
+  // @ts-expect-error the same behind the account guard
+  guard.route(ECHO, (_req, ctx: CallContext<{ name: string }>) => ({ status: 200, body: ctx.body.name }));
+}

@@ -13,7 +13,6 @@
  * before the journal, so that a replay of an older journal that holds one applies it unchanged;
  * removing it is allowed.
  */
-import { serializer } from '../serializer.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { documentedError, failure, GatewayCode } from '../errors.ts';
@@ -23,8 +22,6 @@ import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { QueryParam } from '../query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { delegationMessage, DELEGATION_REQUEST_SCHEMA, type DelegationBody } from '../requests/delegation.ts';
-import { DELEGATES_SCHEMA, SIGNERS_SCHEMA } from '../schemas.ts';
-import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, DELEGATION_NOT_ALLOWED } from '../endpoint-errors.ts';
@@ -36,44 +33,39 @@ const ZERO_DELEGATE = 'Cannot delegate to the zero address: nobody holds its key
 const DELEGATES_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 const SIGNERS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 
-const serializeDelegates = serializer(DELEGATES_SCHEMA);
-const serializeSigners = serializer(SIGNERS_SCHEMA);
-const parseBody = bodyParser<DelegationBody>(DELEGATION_REQUEST_SCHEMA);
-
 export function delegatesRoute(accounts: AccountReadPort) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const delegates = accounts.delegations.delegates(ctx.account, ctx.subaccountIndex);
-    return { status: 200, body: serializeDelegates({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, delegates }) };
+    return { status: 200, body: ctx.serialize({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, delegates }) };
   };
 }
 
 export function signersRoute(accounts: AccountReadPort) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const signers = accounts.delegations.signers(ctx.account, ctx.subaccountIndex);
-    return { status: 200, body: serializeSigners({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, signers }) };
+    return { status: 200, body: ctx.serialize({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, signers }) };
   };
 }
 
 export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
-  return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
-    const body = parseBody(req.body);
-    if (!body.ok) return body.reply;
-    const account = lowercaseAddress(body.value.account);
+  return async (_req: HttpRequest, ctx: CallContext<DelegationBody>): Promise<HttpReply> => {
+    const { body } = ctx;
+    const account = lowercaseAddress(body.account);
     if (ctx.caller !== account) return failure(AuthCode.DelegationNotAllowed);
-    if (body.value.action === 'add' && body.value.delegate.toLowerCase() === ZERO_ADDRESS) return failure(GatewayCode.InvalidField, ZERO_DELEGATE);
-    const message = delegationMessage(body.value);
-    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Delegation', message, body.value.signatures);
+    if (body.action === 'add' && body.delegate.toLowerCase() === ZERO_ADDRESS) return failure(GatewayCode.InvalidField, ZERO_DELEGATE);
+    const message = delegationMessage(body);
+    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Delegation', message, body.signatures);
     if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Delegation', message }));
     const result = await writes.changeDelegation({
       account,
-      subaccountIndex: body.value.subaccountIndex,
-      delegate: lowercaseAddress(body.value.delegate),
-      scopes: body.value.scopes,
-      action: body.value.action,
-      nonce: body.value.nonce,
-      expiresAt: body.value.expiresAt,
+      subaccountIndex: body.subaccountIndex,
+      delegate: lowercaseAddress(body.delegate),
+      scopes: body.scopes,
+      action: body.action,
+      nonce: body.nonce,
+      expiresAt: body.expiresAt,
       signer: signer.value,
-      signature: body.value.signatures[0],
+      signature: body.signatures[0],
     });
     return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'Delegation', message, recovered: signer.value }));
   };
@@ -83,7 +75,7 @@ export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
 
 export const DELEGATES: Endpoint = { method: 'get', path: '/account/delegates', tag: 'Delegation', summary: 'Delegates', description: 'Delegates of the subaccount and their scopes.', auth: true, query: DELEGATES_QUERY, response: S.DELEGATES_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED] };
 
-export const DELEGATION: Endpoint = {
+export const DELEGATION: Endpoint<DelegationBody> = {
   method: 'post', path: '/account/delegates', tag: 'Delegation', summary: 'Add or remove a delegate', description: 'Signed `Delegation` by the account itself (token and signature). `add` grants `trade`, `read` or `trade,read` (replacing earlier scopes); `remove` revokes (sign `scopes: ""`).', auth: true, signed: true, body: DELEGATION_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
   errors: [...BAD_BODY, documentedError(AuthCode.InvalidScopes), documentedError(AuthCode.SelfDelegation), [400, ZERO_DELEGATE], DELEGATION_NOT_ALLOWED, documentedError(AuthCode.DelegateNotFound)],
 };

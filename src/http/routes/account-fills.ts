@@ -7,7 +7,6 @@
  * than history/reader's `SEARCH_LIMIT` entries: 400, narrow the window. A failed database read
  * is 500 `Internal server error: Database connection failed`.
  */
-import { serializer } from '../serializer.ts';
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import { SearchTooBroad, type HistoryReader } from '../../history/reader.ts';
 import { accountFillView } from '../../history/views.ts';
@@ -16,7 +15,6 @@ import type { SubaccountContext } from '../auth-guard.ts';
 import { isReply, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.ts';
 import { SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
 import type { AccountReadPort } from '../ports.ts';
-import { ACCOUNT_FILLS_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
@@ -35,8 +33,6 @@ const FILLS_QUERY: readonly QueryParam[] = [
 
 /** What the fills route reads: `HistoryReader` over LMDB, or a test double. */
 export type FillHistory = Pick<HistoryReader, 'fills'>;
-
-const serialize = serializer(ACCOUNT_FILLS_SCHEMA);
 
 export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[], history: FillHistory) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
@@ -57,7 +53,7 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
       return failure(error instanceof SearchTooBroad ? GatewayCode.SearchTooBroad : GatewayCode.DatabaseFailure, 'from and to');
     }
     const last = fills.at(-1);
-    return withNextCursor({ status: 200, body: serialize(fills.map((f) => accountFillView(markets[f.marketIndex], f))) }, fills.length === limit, last && [last.time, last.marketIndex, last.seq]);
+    return withNextCursor({ status: 200, body: ctx.serialize(fills.map((f) => accountFillView(markets[f.marketIndex], f))) }, fills.length === limit, last && [last.time, last.marketIndex, last.seq]);
   };
 }
 

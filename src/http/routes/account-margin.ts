@@ -8,7 +8,6 @@
  * account or its `trade` delegate, and so must the signer (the sequencer checks the signer and
  * the nonce): otherwise 403 `Unauthorized to change margin for account <account>`.
  */
-import { serializer } from '../serializer.ts';
 import { findMarket, RATE_ONE, type MarketSpec } from '../../config/market.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
@@ -20,8 +19,6 @@ import { SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
 import type { QueryParam } from '../query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { MARGIN_FRACTION_TEXT, marginIntent, MARGIN_REQUEST_SCHEMA, type MarginBody } from '../requests/margin.ts';
-import { MARGIN_SETTINGS_SCHEMA } from '../schemas.ts';
-import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { fraction } from './account-stats.ts';
 import type { Endpoint } from '../endpoint.ts';
@@ -30,9 +27,6 @@ import * as S from '../schemas.ts';
 import { lowercaseAddress } from '../../auth/address.ts';
 
 const MARGIN_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
-
-const serialize = serializer(MARGIN_SETTINGS_SCHEMA);
-const parseBody = bodyParser<MarginBody>(MARGIN_REQUEST_SCHEMA);
 
 export function marginSettingsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[]) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
@@ -51,34 +45,33 @@ export function marginSettingsRoute(accounts: AccountReadPort, markets: readonly
         maxLeverage: m.maxLeverage,
       };
     });
-    return { status: 200, body: serialize({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, markets: list }) };
+    return { status: 200, body: ctx.serialize({ account: ctx.account, subaccountIndex: ctx.subaccountIndex, markets: list }) };
   };
 }
 
 export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly MarketSpec[], guard: AccountGuard, auth: AuthPort, writes: AccountWritePort) {
-  return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
-    const body = parseBody(req.body);
-    if (!body.ok) return body.reply;
-    const intent = marginIntent(body.value, markets);
+  return async (_req: HttpRequest, ctx: CallContext<MarginBody>): Promise<HttpReply> => {
+    const { body } = ctx;
+    const intent = marginIntent(body, markets);
     if (!intent.ok) return intent.reply;
-    const account = lowercaseAddress(body.value.account);
+    const account = lowercaseAddress(body.account);
     const unauthorized = { code: AuthCode.UnauthorizedMargin, params: { account } };
-    if (guard.authorize(ctx.caller, account, body.value.subaccountIndex, 'trade') !== undefined) return codeFailure(unauthorized);
+    if (guard.authorize(ctx.caller, account, body.subaccountIndex, 'trade') !== undefined) return codeFailure(unauthorized);
     const overBudget = guard.charge(ctx.caller, account);
     if (overBudget !== undefined) return overBudget;
-    if (accounts.ledger.findOwner(account, body.value.subaccountIndex) === undefined) return failure(LedgerCode.AccountNotFound);
-    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'MarginUpdate', intent.message, body.value.signatures);
+    if (accounts.ledger.findOwner(account, body.subaccountIndex) === undefined) return failure(LedgerCode.AccountNotFound);
+    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'MarginUpdate', intent.message, body.signatures);
     if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'MarginUpdate', message: intent.message }));
     const result = await writes.setMargin({
       account,
-      subaccountIndex: body.value.subaccountIndex,
+      subaccountIndex: body.subaccountIndex,
       market: intent.market.index,
-      isolated: body.value.isolated,
+      isolated: body.isolated,
       margin: intent.fraction,
-      nonce: body.value.nonce,
-      expiresAt: body.value.expiresAt,
+      nonce: body.nonce,
+      expiresAt: body.expiresAt,
       signer: signer.value,
-      signature: body.value.signatures[0],
+      signature: body.signatures[0],
     });
     return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'MarginUpdate', message: intent.message, recovered: signer.value }));
   };
@@ -88,7 +81,7 @@ export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly M
 
 export const MARGIN_SETTINGS: Endpoint = { method: 'get', path: '/account/margin', tag: 'Account', summary: 'Margin settings', description: 'Cross or isolated, the margin fraction and the leverage it means, per market.', auth: true, query: MARGIN_QUERY, response: S.MARGIN_SETTINGS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, ACCOUNT_NOT_FOUND] };
 
-export const MARGIN_UPDATE: Endpoint = {
+export const MARGIN_UPDATE: Endpoint<MarginBody> = {
   method: 'post', path: '/account/margin', tag: 'Account', summary: 'Set margin', description: 'Signed `MarginUpdate` (EIP-712) by the account or a `trade` delegate: cross/isolated and the desired margin fraction in one market (0.33 = 33 %, about 3× leverage), at least 1 / maxLeverage.', auth: true, signed: true, body: MARGIN_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
   errors: [...BAD_BODY, [400, MARGIN_FRACTION_TEXT], documentedError(LedgerCode.MarginOutOfBounds), documentedError(LedgerCode.InsufficientMargin), documentedError(AuthCode.UnauthorizedMargin, 'account'), ACCOUNT_NOT_FOUND, SYMBOL_NOT_FOUND, documentedError(LedgerCode.InLiquidation), documentedError(LedgerCode.OrdersOpenInMarket)],
 };

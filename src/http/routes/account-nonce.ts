@@ -5,7 +5,6 @@
  * window in the account). Any unused nonce above the window's floor is accepted too (concurrent
  * clients); this is the one that is certainly fresh.
  */
-import { serializer } from '../serializer.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
 import { isReply, type QueryParam } from '../query.ts';
 import { addressParam, NOT_AN_ADDRESS, SUBACCOUNT_PARAMS } from '../account-query.ts';
@@ -21,14 +20,12 @@ const NONCE_QUERY: readonly QueryParam[] = [
   { name: 'signer', required: false, schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' }, description: 'the address that signs (the account or a delegate); default the account' },
 ];
 
-const serialize = serializer(S.NONCE_SCHEMA);
-
 export function nonceRoute(accounts: AccountReadPort) {
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const signer = addressParam(ctx.query, 'signer', false);
     if (isReply(signer)) return signer;
     const key = { account: ctx.account, subaccountIndex: ctx.subaccountIndex, signer: signer ?? ctx.account };
-    return { status: 200, body: serialize({ ...key, nonce: accounts.nonces.nextNonce(key) }) };
+    return { status: 200, body: ctx.serialize({ ...key, nonce: accounts.nonces.nextNonce(key) }) };
   };
 }
 

@@ -5,7 +5,6 @@
  * `isolated`, `markPrice` and `unrealizedPnl`. An unknown symbol is 404 `Symbol not found`;
  * a subaccount never seen has no positions (empty list).
  */
-import { serializer } from '../serializer.ts';
 import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../../config/market.ts';
 import type { Position } from '../../ledger/position.ts';
 import { notionalScale, valueAt, type NotionalScale } from '../../ledger/units.ts';
@@ -14,7 +13,6 @@ import type { SubaccountContext } from '../auth-guard.ts';
 import { SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
 import type { QueryParam } from '../query.ts';
 import type { AccountReadPort } from '../ports.ts';
-import { POSITIONS_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { usd } from './account-stats.ts';
 import type { Endpoint } from '../endpoint.ts';
@@ -22,8 +20,6 @@ import { ACCESS_DENIED, BAD_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.t
 import * as S from '../schemas.ts';
 
 const POSITIONS_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
-
-const serialize = serializer(POSITIONS_SCHEMA);
 
 export function positionsRoute(accounts: AccountReadPort, markets: readonly MarketSpec[]) {
   const scales: NotionalScale[] = markets.map(notionalScale);
@@ -51,7 +47,7 @@ export function positionsRoute(accounts: AccountReadPort, markets: readonly Mark
     if (symbol !== undefined && market === undefined) return failure(GatewayCode.SymbolNotFound);
     const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
     const positions = owner === undefined ? [] : accounts.ledger.positionsOf(owner).filter((p) => market === undefined || p.market === market.index);
-    return { status: 200, body: serialize({ positions: positions.map((p) => view(ctx, p)) }) };
+    return { status: 200, body: ctx.serialize({ positions: positions.map((p) => view(ctx, p)) }) };
   };
 }
 

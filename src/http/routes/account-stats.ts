@@ -8,7 +8,6 @@
  * free collateral for orders, account value, unrealized PnL.
  * A subaccount the ledger has never seen (no deposit, no transfer in) → 404 `Account not found`.
  */
-import { serializer } from '../serializer.ts';
 import { COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
@@ -19,7 +18,6 @@ import type { SubaccountContext } from '../auth-guard.ts';
 import type { QueryParam } from '../query.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { AccountReadPort } from '../ports.ts';
-import { ACCOUNT_STATS_SCHEMA, BALANCE_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_QUERY } from '../endpoint-errors.ts';
@@ -27,9 +25,6 @@ import * as S from '../schemas.ts';
 
 const STATS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 const BALANCE_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
-
-const serializeStats = serializer(ACCOUNT_STATS_SCHEMA);
-const serializeBalance = serializer(BALANCE_SCHEMA);
 
 export const usd = (units: bigint): string => formatDecimal(units, COLLATERAL_SCALE);
 export const fraction = (rate: bigint): string => formatDecimal(rate, RATE_SCALE);
@@ -57,7 +52,7 @@ export function statsRoute(accounts: AccountReadPort) {
     const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
     const stats = owner === undefined ? undefined : accounts.ledger.stats(owner);
     if (stats === undefined) return failure(LedgerCode.AccountNotFound);
-    return { status: 200, body: serializeStats(statsView(ctx.account, ctx.subaccountIndex, stats)) };
+    return { status: 200, body: ctx.serialize(statsView(ctx.account, ctx.subaccountIndex, stats)) };
   };
 }
 
@@ -85,7 +80,7 @@ export function balanceRoute(accounts: AccountReadPort, markets: readonly Market
     }
     return {
       status: 200,
-      body: serializeBalance({
+      body: ctx.serialize({
         account: ctx.account,
         subaccountIndex: ctx.subaccountIndex,
         collateral: usd(ledger.collateral(owner)),

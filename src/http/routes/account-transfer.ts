@@ -9,7 +9,6 @@
  * subaccount's transfers in and out, newest first (`{transfers: [...]}`), from the transfers
  * projection: `direction` `in` or `out` narrows; `from`/`to` ms; `limit` 1–5000, default 50.
  */
-import { serializer } from '../serializer.ts';
 import { COLLATERAL_SCALE } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { AuthCode } from '../../auth/codes.ts';
@@ -25,8 +24,6 @@ import { isReply, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.t
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { TRANSFER_AMOUNT_TEXT, transferIntent, TRANSFER_REQUEST_SCHEMA, type TransferBody } from '../requests/transfer.ts';
-import { TRANSFERS_SCHEMA } from '../schemas.ts';
-import { bodyParser } from '../validation.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { DEFAULT_FILLS_LIMIT } from './account-fills.ts';
 import type { Endpoint } from '../endpoint.ts';
@@ -46,32 +43,28 @@ const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
   CURSOR_PARAM,
 ];
 
-const parseBody = bodyParser<TransferBody>(TRANSFER_REQUEST_SCHEMA);
-const serialize = serializer(TRANSFERS_SCHEMA);
-
 export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes: AccountWritePort) {
-  return async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
-    const body = parseBody(req.body);
-    if (!body.ok) return body.reply;
-    const intent = transferIntent(body.value);
+  return async (_req: HttpRequest, ctx: CallContext<TransferBody>): Promise<HttpReply> => {
+    const { body } = ctx;
+    const intent = transferIntent(body);
     if (!intent.ok) return intent.reply;
-    const from = lowercaseAddress(body.value.accountFrom);
-    if (ctx.caller !== from || body.value.target.toLowerCase() !== from) return failure(AuthCode.DelegationNotAllowed);
-    if (accounts.ledger.findOwner(from, body.value.subaccountIndexFrom) === undefined) return failure(LedgerCode.AccountNotFound);
-    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Transfer', intent.message, body.value.signatures);
+    const from = lowercaseAddress(body.accountFrom);
+    if (ctx.caller !== from || body.target.toLowerCase() !== from) return failure(AuthCode.DelegationNotAllowed);
+    if (accounts.ledger.findOwner(from, body.subaccountIndexFrom) === undefined) return failure(LedgerCode.AccountNotFound);
+    const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Transfer', intent.message, body.signatures);
     if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Transfer', message: intent.message }));
     const result = await writes.transfer({
       accountFrom: from,
-      accountTo: lowercaseAddress(body.value.accountTo),
-      subaccountIndexFrom: body.value.subaccountIndexFrom,
-      subaccountIndexTo: body.value.subaccountIndexTo,
+      accountTo: lowercaseAddress(body.accountTo),
+      subaccountIndexFrom: body.subaccountIndexFrom,
+      subaccountIndexTo: body.subaccountIndexTo,
       amount: intent.amount,
-      feedId: body.value.feedId,
-      nonce: body.value.nonce,
-      expiresAt: body.value.expiresAt,
-      target: lowercaseAddress(body.value.target),
+      feedId: body.feedId,
+      nonce: body.nonce,
+      expiresAt: body.expiresAt,
+      target: lowercaseAddress(body.target),
       signer: signer.value,
-      signature: body.value.signatures[0],
+      signature: body.signatures[0],
     });
     return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'Transfer', message: intent.message, recovered: signer.value }));
   };
@@ -100,7 +93,7 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
     const after = cursorParam(ctx.query, 2);
     if (isReply(after)) return after;
     const owner = accounts.ledger.findOwner(ctx.account, ctx.subaccountIndex);
-    if (owner === undefined) return { status: 200, body: serialize({ transfers: [] }) };
+    if (owner === undefined) return { status: 200, body: ctx.serialize({ transfers: [] }) };
     let list;
     try {
       list = history.transfers(owner, { direction, from, to, limit, after });
@@ -108,13 +101,13 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
       return failure(GatewayCode.DatabaseFailure);
     }
     const last = list.at(-1);
-    return withNextCursor({ status: 200, body: serialize({ transfers: list.map((t) => transferView(owner, t)) }) }, list.length === limit, last && [last.time, last.id]);
+    return withNextCursor({ status: 200, body: ctx.serialize({ transfers: list.map((t) => transferView(owner, t)) }) }, list.length === limit, last && [last.time, last.id]);
   };
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const TRANSFER: Endpoint = {
+export const TRANSFER: Endpoint<TransferBody> = {
   method: 'post', path: '/account/transfer', tag: 'Transfers', summary: 'Transfer collateral', description: 'Signed `Transfer` by `accountFrom` (= `target`, = the token’s account); delegates are forbidden. At most the sender’s freeCollateral.', auth: true, signed: true, body: TRANSFER_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
   errors: [...BAD_BODY, [400, TRANSFER_AMOUNT_TEXT], INSUFFICIENT_BALANCE, documentedError(LedgerCode.SameAccount), documentedError(ExchangeCode.TransferBelowMinimum, 'minimum'), TOO_MANY_SUBACCOUNTS, DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
 };

@@ -2,7 +2,6 @@
  * GET /book/{symbol}: an L2 snapshot, asks ascending and bids descending, aggregated to a
  * multiple of the market's tick (asks rounded up, bids rounded down).
  */
-import { serializer } from '../serializer.ts';
 import { findMarket, lotsToQuantity, ticksToPrice, type MarketSpec } from '../../config/market.ts';
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { Side, type Level } from '../../engine/types.ts';
@@ -10,16 +9,13 @@ import { documentedError, failure, GatewayCode, MAX_BOOK_DEPTH, refuse, saying }
 import { MISSING_PARAMETER, strictInteger, type Query, type QueryParam } from '../query.ts';
 import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
-import { BOOK_SCHEMA } from '../schemas.ts';
-import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint, type Serializer } from '../endpoint.ts';
 import { PUBLIC_BUDGET, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 export const DEFAULT_BOOK_DEPTH = 100;
 const BOOK_CACHE_ENTRIES = 64;
 export const TICK_MULTIPLIERS = [1, 2, 5, 10, 100, 1000] as const;
-
-const serialize = serializer(BOOK_SCHEMA);
 
 /** The tick multiple a `tickSize` query names, or undefined when it is not an allowed multiple. */
 function tickMultipleOf(market: MarketSpec, text: string): number | undefined {
@@ -36,7 +32,8 @@ function levels(market: MarketSpec, list: Level[]): { price: string; quantity: s
 /**
  * The last body served per (market, depth, tick multiple): reused while the book's sequence
  * and the second are unchanged, because bots poll far more often than a book changes and
- * formatting decimals is most of a request's cost.
+ * formatting decimals is most of a request's cost. A body is the declared response's
+ * serialization (`serialize`, from `route()`), kept already serialized.
  */
 interface CachedBook {
   sequence: number;
@@ -57,7 +54,7 @@ const ORDERBOOK_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: true
  */
 export function bookRoutes(port: MarketDataPort, clock: Clock): { book: DeclaredRoute; orderbook: DeclaredRoute } {
   const cache = new Map<string, CachedBook>();
-  const snapshot = (market: MarketSpec, query: Query): HttpReply => {
+  const snapshot = (market: MarketSpec, query: Query, serialize: Serializer): HttpReply => {
     let depth = DEFAULT_BOOK_DEPTH;
     const depthText = query.get('depth');
     if (depthText !== undefined) {
@@ -91,12 +88,12 @@ export function bookRoutes(port: MarketDataPort, clock: Clock): { book: Declared
   };
   return {
     // An unknown market is named first, whatever the query holds.
-    book: route(BOOK, (_req: HttpRequest, query: Query, market: MarketSpec) => snapshot(market, query), marketInPath(port.markets, GatewayCode.SymbolNotFound)),
-    orderbook: route(ORDERBOOK, (_req, query) => {
+    book: route(BOOK, (_req: HttpRequest, query: Query, serialize: Serializer, market: MarketSpec) => snapshot(market, query, serialize), marketInPath(port.markets, GatewayCode.SymbolNotFound)),
+    orderbook: route(ORDERBOOK, (_req, query, serialize) => {
       const symbol = query.get('symbol');
       if (symbol === undefined || symbol === '') return refuse(MISSING_PARAMETER, 'symbol');
       const market = findMarket(port.markets, symbol);
-      return market === undefined ? failure(GatewayCode.SymbolNotFound) : snapshot(market, query);
+      return market === undefined ? failure(GatewayCode.SymbolNotFound) : snapshot(market, query, serialize);
     }),
   };
 }

@@ -4,24 +4,21 @@
  * before) in milliseconds; `limit` 1–5000, default 1000, keeping the newest when more match;
  * each candle's `time` (its start) in seconds.
  */
-import { serializer } from '../serializer.ts';
 import type { MarketSpec } from '../../config/market.ts';
 import { CANDLE_INTERVALS, INTERVAL_1M, intervalByName } from '../../history/candles.ts';
 import type { MarketHistory } from '../../history/types.ts';
 import { candleView } from '../../history/views.ts';
 import { documentedError, failure, GatewayCode, refuse, type DocumentedError } from '../errors.ts';
 import { isReply, rangeParams, WINDOW_PARAMS, type Query, type QueryParam } from '../query.ts';
-import { CANDLES_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { MarketList } from './trades.ts';
-import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint, type Serializer } from '../endpoint.ts';
 import { DB_FAILURE, LIMIT_5000, PUBLIC_BUDGET, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 const DEFAULT_CANDLES_LIMIT = 1000;
 
 const UNKNOWN_INTERVAL: DocumentedError = [400, `Interval must be one of ${CANDLE_INTERVALS.map((i) => i.name).join(', ')}, got <interval>`];
-const serialize = serializer(CANDLES_SCHEMA);
 
 const CANDLES_QUERY: readonly QueryParam[] = [
   { name: 'interval', required: false, schema: { type: 'string', enum: CANDLE_INTERVALS.map((i) => i.name) }, description: 'default 1m' },
@@ -30,7 +27,7 @@ const CANDLES_QUERY: readonly QueryParam[] = [
 ];
 
 export function candlesRoute(marketData: MarketList, history: MarketHistory): DeclaredRoute {
-  const handler = (_req: HttpRequest, query: Query, market: MarketSpec): HttpReply => {
+  const handler = (_req: HttpRequest, query: Query, serialize: Serializer, market: MarketSpec): HttpReply => {
     const intervalText = query.get('interval');
     const interval = intervalText === undefined ? INTERVAL_1M : intervalByName(intervalText);
     if (interval === undefined) return refuse(UNKNOWN_INTERVAL, intervalText!);

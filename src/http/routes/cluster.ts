@@ -29,7 +29,7 @@ function isRead(route: Route): boolean {
 
 /** GET /cluster: served by a replicated node only (gateway `cluster`). */
 export function clusterRoute(cluster: ClusterPort): DeclaredRoute {
-  return route(CLUSTER, () => ({ status: 200, body: JSON.stringify(cluster.describe()), contentType: 'application/json' }));
+  return route(CLUSTER, (_req, _query, serialize) => ({ status: 200, body: serialize(cluster.describe()) }));
 }
 
 /** The route table of a replicated node, GET /cluster among it: every route wrapped. */

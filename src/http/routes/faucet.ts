@@ -17,7 +17,7 @@ import { formatDecimal } from '../../numeric/decimal.ts';
 import { CommandKind } from '../../app/commands.ts';
 import { ExchangeCode } from '../../app/codes.ts';
 import { DAY_MS, utcDay } from '../../app/faucet-day.ts';
-import { bodyParser, Field } from '../validation.ts';
+import { Field } from '../validation.ts';
 import type { AccountGuard } from '../auth-guard.ts';
 import type { Clock } from '../ports.ts';
 import type { HttpReply } from '../uws.ts';
@@ -55,11 +55,11 @@ const FAUCET_REQUEST_SCHEMA = {
   required: ['account'],
   additionalProperties: false,
 } as const;
+type FaucetBody = { account: string; subaccountIndex?: number };
 
 const FAUCET_OTHER_ACCOUNT = 'The faucet credits only the logged-in account: the token is for <caller>';
 const FAUCET_ALLOWANCE_USED = `Faucet allowance used: at most ${FAUCET_TERMS.allowancePerDay} USD (${FAUCET_DAILY_CREDITS} credits of ${FAUCET_TERMS.credit}) per account per UTC day; it resets at <time> (00:00 UTC)`;
 
-const parseBody = bodyParser<{ account: string; subaccountIndex?: number }>(FAUCET_REQUEST_SCHEMA);
 const text = (status: number, body: string, headers?: Record<string, string>): HttpReply => ({ status, body, contentType: 'text/plain; charset=utf-8', headers });
 
 /** The refusal of a credit beyond the allowance at `now`: when it resets, as text and `Retry-After`. */
@@ -69,20 +69,18 @@ function allowanceUsed(now: number): HttpReply {
 }
 
 export function faucetRoute(operator: Pick<OperatorPort, 'submit'>, guard: AccountGuard, clock: Clock): DeclaredRoute {
-  return guard.route(FAUCET, async (req, ctx) => {
-    const body = parseBody(req.body);
-    if (!body.ok) return body.reply;
-    const account = lowercaseAddress(body.value.account);
+  return guard.route(FAUCET, async (_req, ctx) => {
+    const account = lowercaseAddress(ctx.body.account);
     if (account !== ctx.caller) return text(403, FAUCET_OTHER_ACCOUNT.replace('<caller>', ctx.caller));
     const time = clock();
-    const command = { kind: CommandKind.Faucet, time, account, subaccountIndex: body.value.subaccountIndex ?? 0, amount: FAUCET_AMOUNT, allowance: FAUCET_DAILY_ALLOWANCE } as const;
+    const command = { kind: CommandKind.Faucet, time, account, subaccountIndex: ctx.body.subaccountIndex ?? 0, amount: FAUCET_AMOUNT, allowance: FAUCET_DAILY_ALLOWANCE } as const;
     return runCommand(operator, command, (code) => (code === ExchangeCode.FaucetAllowanceUsed ? allowanceUsed(time) : undefined));
   });
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const FAUCET: Endpoint = {
+export const FAUCET: Endpoint<FaucetBody> = {
   method: 'post', path: '/faucet', tag: 'Testnet', summary: 'Test collateral (testnet only)',
   description: `${FAUCET_TERMS.credit} USD of test collateral for the logged-in account: \`account\` must be the token's own address (any of its subaccounts). At most ${FAUCET_TERMS.creditsPerDay} credits (${FAUCET_TERMS.allowancePerDay} USD) per account — the address, all its subaccounts together — per UTC day; beyond it a 429 naming the allowance and when it resets (00:00 UTC), with \`Retry-After\`. Not served on mainnet (404). The allowance is counted from the exchange's journaled state: a restart does not reset it.`,
   auth: true, body: FAUCET_REQUEST_SCHEMA, response: S.NULL_SCHEMA,

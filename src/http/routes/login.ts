@@ -6,14 +6,11 @@
  * by another key; 400 for a bad address). Public routes: limited per source address by the
  * gateway, not by account.
  */
-import { serializer } from '../serializer.ts';
 import type { WalletLogin } from '../../auth/login.ts';
 import { AuthCode } from '../../auth/codes.ts';
 import { codeFailure, documentedError } from '../errors.ts';
-import { CHALLENGE_SCHEMA, LOGIN_SCHEMA } from '../schemas.ts';
-import { bodyParser, Field } from '../validation.ts';
-import type { HttpReply, HttpRequest } from '../uws.ts';
-import type { Endpoint } from '../endpoint.ts';
+import { Field } from '../validation.ts';
+import type { Endpoint, Handler } from '../endpoint.ts';
 import { BAD_FIELDS, PUBLIC_BUDGET } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
@@ -27,6 +24,7 @@ const CHALLENGE_REQUEST_SCHEMA = {
   required: ['address'],
   additionalProperties: false,
 } as const;
+type ChallengeBody = { address: string };
 
 const LOGIN_REQUEST_SCHEMA = {
   title: 'LoginRequest',
@@ -38,35 +36,27 @@ const LOGIN_REQUEST_SCHEMA = {
   required: ['message', 'signature'],
   additionalProperties: false,
 } as const;
+type LoginBody = { message: string; signature: string };
 
-const parseChallenge = bodyParser<{ address: string }>(CHALLENGE_REQUEST_SCHEMA);
-const parseLogin = bodyParser<{ message: string; signature: string }>(LOGIN_REQUEST_SCHEMA);
-const serializeChallenge = serializer(CHALLENGE_SCHEMA);
-const serializeLogin = serializer(LOGIN_SCHEMA);
-
-export function challengeRoute(login: Pick<WalletLogin, 'challenge'>) {
-  return (req: HttpRequest): HttpReply => {
-    const body = parseChallenge(req.body);
-    if (!body.ok) return body.reply;
-    const challenge = login.challenge(body.value.address);
-    return challenge.ok ? { status: 200, body: serializeChallenge(challenge.value) } : codeFailure(challenge);
+export function challengeRoute(login: Pick<WalletLogin, 'challenge'>): Handler<ChallengeBody, undefined> {
+  return (_req, _query, serialize, _found, body) => {
+    const challenge = login.challenge(body.address);
+    return challenge.ok ? { status: 200, body: serialize(challenge.value) } : codeFailure(challenge);
   };
 }
 
-export function loginRoute(login: Pick<WalletLogin, 'login'>) {
-  return async (req: HttpRequest): Promise<HttpReply> => {
-    const body = parseLogin(req.body);
-    if (!body.ok) return body.reply;
-    const issued = await login.login(body.value.message, body.value.signature);
-    return issued.ok ? { status: 200, body: serializeLogin(issued.value) } : codeFailure(issued);
+export function loginRoute(login: Pick<WalletLogin, 'login'>): Handler<LoginBody, undefined> {
+  return async (_req, _query, serialize, _found, body) => {
+    const issued = await login.login(body.message, body.signature);
+    return issued.ok ? { status: 200, body: serialize(issued.value) } : codeFailure(issued);
   };
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const CHALLENGE: Endpoint = { method: 'post', path: '/auth/challenge', tag: 'Login', summary: 'Login challenge', description: 'An EIP-4361 (Sign-In with Ethereum) message for the address, valid 5 minutes and usable once. Sign it with `personal_sign` (viem `signMessage`, ethers `signMessage`) and send it to POST /auth/login.', auth: false, body: CHALLENGE_REQUEST_SCHEMA, response: S.CHALLENGE_SCHEMA, errors: [INVALID_ADDRESS, ...BAD_FIELDS, PUBLIC_BUDGET] };
+export const CHALLENGE: Endpoint<ChallengeBody> = { method: 'post', path: '/auth/challenge', tag: 'Login', summary: 'Login challenge', description: 'An EIP-4361 (Sign-In with Ethereum) message for the address, valid 5 minutes and usable once. Sign it with `personal_sign` (viem `signMessage`, ethers `signMessage`) and send it to POST /auth/login.', auth: false, body: CHALLENGE_REQUEST_SCHEMA, response: S.CHALLENGE_SCHEMA, errors: [INVALID_ADDRESS, ...BAD_FIELDS, PUBLIC_BUDGET] };
 
-export const LOGIN: Endpoint = {
+export const LOGIN: Endpoint<LoginBody> = {
   method: 'post', path: '/auth/login', tag: 'Login', summary: 'Exchange a signed challenge for a token', description: 'Returns a JWT access token (15 minutes) for the address that signed the challenge. Send it as `Authorization: Bearer <token>` on every /account/* route. A challenge gives one token: once it has logged in it is spent (a wrong signature spends nothing).', auth: false, body: LOGIN_REQUEST_SCHEMA, response: S.LOGIN_SCHEMA,
   errors: [documentedError(AuthCode.ChallengeNotFound), documentedError(AuthCode.ChallengeExpired), documentedError(AuthCode.ChallengeMismatch), documentedError(AuthCode.InvalidSignature), ...BAD_FIELDS, PUBLIC_BUDGET],
 };

@@ -1,10 +1,8 @@
 /** GET /markets, GET /config and GET /time: what a client needs before its first order. */
-import { serializer } from '../serializer.ts';
 import { COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { signingRules } from '../../auth/typed-data.ts';
 import { FAUCET_TERMS } from './faucet.ts';
-import { MARKETS_SCHEMA, TIME_SCHEMA } from '../schemas.ts';
 import { TICK_MULTIPLIERS, DEFAULT_BOOK_DEPTH } from './book.ts';
 import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply } from '../uws.ts';
@@ -40,15 +38,17 @@ function marketView(m: MarketSpec) {
   };
 }
 
-const serializeMarkets = serializer(MARKETS_SCHEMA);
-const serializeTime = serializer(TIME_SCHEMA);
-
 export function marketsRoute(port: MarketDataPort): DeclaredRoute {
-  // Market parameters do not change while the process runs: serialize once.
-  const body = serializeMarkets({ markets: port.markets.map(marketView) });
-  return route(MARKETS, (): HttpReply => ({ status: 200, body }));
+  // Market parameters do not change while the process runs: serialized on the first request, kept.
+  let reply: HttpReply | undefined;
+  return route(MARKETS, (_req, _query, serialize) => (reply ??= { status: 200, body: serialize({ markets: port.markets.map(marketView) }) }));
 }
 
+/**
+ * GET /config, written once with JSON.stringify rather than the declared serializer: the EIP-712
+ * types and the `signing` prose go to the client as they are, free-form where S.CONFIG_SCHEMA
+ * documents only their outline, and a serializer would drop what the schema does not spell out.
+ */
 export function configRoute(port: MarketDataPort): DeclaredRoute {
   const body = JSON.stringify({
     profile: port.profile.name,
@@ -78,7 +78,7 @@ export function configRoute(port: MarketDataPort): DeclaredRoute {
 }
 
 export function timeRoute(clock: Clock): DeclaredRoute {
-  return route(TIME, (): HttpReply => ({ status: 200, body: serializeTime({ serverTime: clock() }) }));
+  return route(TIME, (_req, _query, serialize): HttpReply => ({ status: 200, body: serialize({ serverTime: clock() }) }));
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──

@@ -224,6 +224,8 @@ export function docsRoutes(
   servers: () => Servers = () => [],
   feedsDocument?: FeedsDocument,
 ): { openApi: DeclaredRoute; asyncApi: DeclaredRoute | undefined; docs: DeclaredRoute } {
+  // The documents are data handed on whole (their declared response is any object) and the page
+  // is text/html: written with JSON.stringify and the page's renderer, once, not a serializer.
   let built: { json: HttpReply; html: HttpReply } | undefined;
   const build = (): { json: HttpReply; html: HttpReply } => {
     const document = openApiDocument(endpoints, servers());

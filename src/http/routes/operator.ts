@@ -10,11 +10,11 @@ import { COLLATERAL_SCALE, findMarket, priceToTicks, type MarketSpec } from '../
 import { parseDecimal } from '../../numeric/decimal.ts';
 import { CommandKind, type Command } from '../../app/commands.ts';
 import { codeFailure, failure, GatewayCode, refuse, type DocumentedError } from '../errors.ts';
-import { bodyParser, Field } from '../validation.ts';
+import { Field } from '../validation.ts';
 import { operatorKeyGuard } from '../operator-key.ts';
 import { isOverloaded, type Clock, type Outcome } from '../ports.ts';
-import type { HttpReply, HttpRequest } from '../uws.ts';
-import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import type { HttpReply } from '../uws.ts';
+import { route, type DeclaredRoute, type Endpoint, type Handler } from '../endpoint.ts';
 import { ACCOUNT_NOT_FOUND, BAD_FIELDS, INSUFFICIENT_BALANCE, INVALID_SUBACCOUNT, OPERATOR_KEY, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import type { MarketIndex } from '../../types/ids.ts';
@@ -44,26 +44,25 @@ const MONEY_SCHEMA = {
   required: ['account', 'subaccountIndex', 'amount'],
   additionalProperties: false,
 } as const;
+type MoneyBody = { account: string; subaccountIndex: number; amount: string };
 const PRICE_SCHEMA = {
   type: 'object',
   properties: { symbol: { type: 'string', maxLength: 40 }, price: Field.decimal },
   required: ['symbol', 'price'],
   additionalProperties: false,
 } as const;
+type PriceBody = { symbol: string; price: string };
 const RELEASE_SCHEMA = {
   type: 'object',
   properties: { symbol: { type: 'string', maxLength: 40 } },
   required: ['symbol'],
   additionalProperties: false,
 } as const;
+type ReleaseBody = { symbol: string };
 
 const AMOUNT_TEXT = 'amount must be a positive decimal string with at most 6 decimals';
 const OFF_TICK: DocumentedError = [400, 'price must be a positive multiple of the tick size <tickSize>'];
 const NO_FEED = 'There is no built-in price feed to hand the market back to (mainnet): index prices come from this API only';
-
-const parseMoney = bodyParser<{ account: string; subaccountIndex: number; amount: string }>(MONEY_SCHEMA);
-const parsePrice = bodyParser<{ symbol: string; price: string }>(PRICE_SCHEMA);
-const parseRelease = bodyParser<{ symbol: string }>(RELEASE_SCHEMA);
 
 function amountOf(text: string): bigint | HttpReply {
   const parsed = parseDecimal(text, COLLATERAL_SCALE);
@@ -91,12 +90,10 @@ export function operatorRoutes(options: OperatorRouteOptions): { deposit: Declar
   const keyed = operatorKeyGuard(options.operatorKey, clock);
   const run = (command: Command) => runCommand(operator, command);
 
-  const money = (kind: typeof CommandKind.Deposit | typeof CommandKind.Withdraw) => async (req: HttpRequest) => {
-    const body = parseMoney(req.body);
-    if (!body.ok) return body.reply;
-    const amount = amountOf(body.value.amount);
+  const money = (kind: typeof CommandKind.Deposit | typeof CommandKind.Withdraw): Handler<MoneyBody, undefined> => async (_req, _query, _serialize, _found, body) => {
+    const amount = amountOf(body.amount);
     if (isReply(amount)) return amount;
-    return run({ kind, time: clock(), account: lowercaseAddress(body.value.account), subaccountIndex: body.value.subaccountIndex, amount });
+    return run({ kind, time: clock(), account: lowercaseAddress(body.account), subaccountIndex: body.subaccountIndex, amount });
   };
 
   return {
@@ -104,12 +101,10 @@ export function operatorRoutes(options: OperatorRouteOptions): { deposit: Declar
     withdraw: route(WITHDRAW, money(CommandKind.Withdraw), keyed),
     indexPrice: route(
       INDEX_PRICE,
-      async (req) => {
-        const body = parsePrice(req.body);
-        if (!body.ok) return body.reply;
-        const market = findMarket(markets, body.value.symbol);
+      async (_req, _query, _serialize, _found, body) => {
+        const market = findMarket(markets, body.symbol);
         if (market === undefined) return failure(GatewayCode.SymbolNotFound);
-        const ticks = priceToTicks(market, body.value.price);
+        const ticks = priceToTicks(market, body.price);
         if (typeof ticks !== 'number') return refuse(OFF_TICK, market.tickSize);
         // Held before the command is queued: no feed step queued after it can overwrite it.
         operator.indexFeed?.hold(market.index, ticks);
@@ -119,10 +114,8 @@ export function operatorRoutes(options: OperatorRouteOptions): { deposit: Declar
     ),
     indexPriceRelease: route(
       INDEX_PRICE_RELEASE,
-      async (req) => {
-        const body = parseRelease(req.body);
-        if (!body.ok) return body.reply;
-        const market = findMarket(markets, body.value.symbol);
+      async (_req, _query, _serialize, _found, body) => {
+        const market = findMarket(markets, body.symbol);
         if (market === undefined) return failure(GatewayCode.SymbolNotFound);
         if (operator.indexFeed === undefined) return failure(GatewayCode.InvalidField, NO_FEED);
         operator.indexFeed.release(market.index);
@@ -130,29 +123,29 @@ export function operatorRoutes(options: OperatorRouteOptions): { deposit: Declar
       },
       keyed,
     ),
-    snapshot: route(SNAPSHOT, async () => ({ status: 200, body: JSON.stringify({ seq: await operator.snapshot() }) }), keyed),
-    stateHash: route(STATE_HASH, async () => ({ status: 200, body: JSON.stringify(await operator.stateHash()) }), keyed),
+    snapshot: route(SNAPSHOT, async (_req, _query, serialize) => ({ status: 200, body: serialize({ seq: await operator.snapshot() }) }), keyed),
+    stateHash: route(STATE_HASH, async (_req, _query, serialize) => ({ status: 200, body: serialize(await operator.stateHash()) }), keyed),
   };
 }
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const DEPOSIT: Endpoint = {
+export const DEPOSIT: Endpoint<MoneyBody> = {
   method: 'post', path: '/operator/deposit', tag: 'Operator', summary: 'Credit a deposit', description: 'What the chain bridge calls when collateral arrived: credits the subaccount (created if new). `null` once durable.',
   auth: false, operator: true, body: MONEY_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, [400, AMOUNT_TEXT], INVALID_SUBACCOUNT, OVERLOADED],
 };
 
-export const WITHDRAW: Endpoint = {
+export const WITHDRAW: Endpoint<MoneyBody> = {
   method: 'post', path: '/operator/withdraw', tag: 'Operator', summary: 'Debit a withdrawal', description: 'Debits the subaccount, at most what it may withdraw (collateral not backing positions or orders). `null` once durable.',
   auth: false, operator: true, body: MONEY_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, [400, AMOUNT_TEXT], INSUFFICIENT_BALANCE, ACCOUNT_NOT_FOUND, OVERLOADED],
 };
 
-export const INDEX_PRICE: Endpoint = {
+export const INDEX_PRICE: Endpoint<PriceBody> = {
   method: 'post', path: '/operator/index-price', tag: 'Operator', summary: 'Set an index price', description: 'The index price of one market (a multiple of its tick). On testnet the price holds the market against the built-in feed until POST /operator/index-price/release (GET /price shows `indexHeld`). `null` once durable.',
   auth: false, operator: true, body: PRICE_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, SYMBOL_NOT_FOUND, OFF_TICK, OVERLOADED],
 };
 
-export const INDEX_PRICE_RELEASE: Endpoint = {
+export const INDEX_PRICE_RELEASE: Endpoint<ReleaseBody> = {
   method: 'post', path: '/operator/index-price/release', tag: 'Operator', summary: 'Hand a market back to the built-in feed', description: 'Testnet: the built-in feed moves the index again, walking from the operator\'s price. `null`.',
   auth: false, operator: true, body: RELEASE_SCHEMA, response: S.NULL_SCHEMA, errors: [...OPERATOR_KEY, ...BAD_FIELDS, SYMBOL_NOT_FOUND, [400, NO_FEED]],
 };

@@ -13,13 +13,13 @@ import { lowercaseAddress, type Address } from '../../auth/address.ts';
 import { parseOrderId } from '../../engine/types.ts';
 import { CommandKind } from '../../app/commands.ts';
 import { codeFailure, failure, GatewayCode } from '../errors.ts';
-import { bodyParser, Field } from '../validation.ts';
+import { Field } from '../validation.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import { isReply, param, type QueryParam } from '../query.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Outcome } from '../ports.ts';
-import { serializeBatchCancel, serializeOrder, type OrderLike } from '../order-view.ts';
+import type { OrderLike } from '../order-view.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_BODY, BAD_QUERY, ORDER_NOT_FOUND, OVERLOADED, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
@@ -36,7 +36,7 @@ const CANCEL_BATCH_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-const parseCancelBatch = bodyParser<{ account?: string | null; clientIds?: string[] | null; orderIds?: string[] | null }>(CANCEL_BATCH_SCHEMA);
+type CancelBatchBody = { account?: string | null; clientIds?: string[] | null; orderIds?: string[] | null };
 
 /** DELETE /account/orders. */
 const CANCEL_ALL_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, param('symbol', { type: 'string' }, 'only this market')];
@@ -64,13 +64,11 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     const order = lookup(ctx, 'trade');
     if (isReply(order)) return order;
     const cancelled = await cancelOne(order, ctx.caller);
-    return 'reply' in cancelled ? cancelled.reply : json(serializeOrder(view(cancelled.order)));
+    return 'reply' in cancelled ? cancelled.reply : json(ctx.serialize(view(cancelled.order)));
   };
 
-  const cancelBatch = async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
-    const parsed = parseCancelBatch(req.body);
-    if (!parsed.ok) return parsed.reply;
-    const { account, clientIds, orderIds } = parsed.value;
+  const cancelBatch = async (_req: HttpRequest, ctx: CallContext<CancelBatchBody>): Promise<HttpReply> => {
+    const { account, clientIds, orderIds } = ctx.body;
     const cancelled: ReturnType<typeof view>[] = [];
     const failed: { clientId: string; orderId: string; reason: string }[] = [];
     /** Accounts this request has been charged to: once each, however many of their orders it names. */
@@ -94,7 +92,7 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     // `account` is optional (the spec): clientIds without it are the caller's own.
     const owner = account === undefined || account === null ? ctx.caller : lowercaseAddress(account);
     for (const clientId of clientIds ?? []) await attempt(orders.liveByClient(owner, clientId), clientId, '');
-    return json(serializeBatchCancel({ cancelled, failed }));
+    return json(ctx.serialize({ cancelled, failed }));
   };
 
   const cancelAll = async (_req: HttpRequest, ctx: SubaccountContext): Promise<HttpReply> => {
@@ -107,7 +105,7 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     // Nothing open: nothing to journal. Else the orders as the command left them (one that
     // filled on its way to the book is not cancelled, and not listed).
     const owner = orders.ownerOf(ctx.account, ctx.subaccountIndex);
-    if (owner === undefined || orders.liveOf(owner, market?.index).length === 0) return json(serializeBatchCancel({ cancelled: [], failed: [] }));
+    if (owner === undefined || orders.liveOf(owner, market?.index).length === 0) return json(ctx.serialize({ cancelled: [], failed: [] }));
     let outcome: Outcome;
     try {
       outcome = await orders.submit({ kind: CommandKind.CancelAll, time: clock(), account: ctx.account, subaccountIndex: ctx.subaccountIndex, market: market?.index ?? null, caller: ctx.caller });
@@ -115,7 +113,7 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       return overloadedOr(error);
     }
     const done = (await reported(outcome)).filter((o) => o.status === 'cancelled');
-    return json(serializeBatchCancel({ cancelled: done.map(view), failed: [] }));
+    return json(ctx.serialize({ cancelled: done.map(view), failed: [] }));
   };
 
   return {
@@ -127,6 +125,6 @@ export function orderCancelRoutes(options: OrderRouteOptions, kit: OrderKit): { 
 
 export const CANCEL_ORDER: Endpoint = { method: 'delete', path: '/account/order', tag: 'Orders', summary: 'Cancel an order', description: 'By orderId, or by clientId with account; the token’s account or its `trade` delegate.', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [400, LOOKUP_MISSING], ...ACCESS_DENIED, ORDER_NOT_FOUND, OVERLOADED], readsHistory: true };
 
-export const CANCEL_BATCH: Endpoint = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds (of `account`, by default the caller\'s own); what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: BAD_BODY, readsHistory: true };
+export const CANCEL_BATCH: Endpoint<CancelBatchBody> = { method: 'post', path: '/account/orders/cancel', tag: 'Orders', summary: 'Cancel a batch', description: 'Cancel by orderIds and/or clientIds (of `account`, by default the caller\'s own); what could not be cancelled is listed in `failed` with its reason.', auth: true, body: CANCEL_BATCH_SCHEMA, response: S.BATCH_CANCEL_SCHEMA, errors: BAD_BODY, readsHistory: true };
 
 export const CANCEL_ALL: Endpoint = { method: 'delete', path: '/account/orders', tag: 'Orders', summary: 'Cancel all orders', description: 'Cancels every open order of the subaccount (or of one market).', auth: true, query: CANCEL_ALL_QUERY, response: S.BATCH_CANCEL_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, OVERLOADED], readsHistory: true };

@@ -17,7 +17,7 @@ import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import { int, isReply, limitParam, millisParam, param, type QueryParam } from '../query.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
-import { serializeOrder, serializeOrderList, type OrderLike } from '../order-view.ts';
+import type { OrderLike } from '../order-view.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, BAD_QUERY, ORDER_NOT_FOUND, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
@@ -78,7 +78,7 @@ export function orderReadRoutes(options: OrderRouteOptions, kit: OrderKit): { ge
 
   const getOrder = (_req: HttpRequest, ctx: CallContext): HttpReply => {
     const order = lookup(ctx, 'read');
-    return isReply(order) ? order : json(serializeOrder(view(order)));
+    return isReply(order) ? order : json(ctx.serialize(view(order)));
   };
 
   const listOrders = (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
@@ -139,7 +139,7 @@ export function orderReadRoutes(options: OrderRouteOptions, kit: OrderKit): { ge
     }
     const list = found.map(view);
     const last = found.at(-1);
-    const reply = json(serializeOrderList({ asks: list.filter((o) => o.quantity.startsWith('-')), bids: list.filter((o) => !o.quantity.startsWith('-')), total: list.length }));
+    const reply = json(ctx.serialize({ asks: list.filter((o) => o.quantity.startsWith('-')), bids: list.filter((o) => !o.quantity.startsWith('-')), total: list.length }));
     return withNextCursor(reply, found.length === limit, last && [created ? last.createdAt : last.updatedAt, last.orderId]);
   };
 

@@ -7,7 +7,7 @@
  * and the EIP-712 signer must be the account or its trade delegate. A resubmission whose
  * clientId is on an open order returns that order (same terms) or 409 (requests/client-id).
  * May import: auth/ (typed-data, signed-request, address), app/commands, app/codes (types),
- * http/ (errors, ports types, signature-refusal, validation, requests/order,
+ * http/ (errors, ports types, signature-refusal, requests/order,
  * requests/client-id, order-view, auth-guard types, endpoint types, uws types, endpoint-errors,
  * schemas), ./order-common.
  */
@@ -19,12 +19,11 @@ import type { Outcome } from '../ports.ts';
 import type { ExecuteResult } from '../../app/codes.ts';
 import { codeFailure, failure, GatewayCode, say } from '../errors.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
-import { bodyParser } from '../validation.ts';
 import type { CallContext } from '../auth-guard.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { ORDER_FIELD_ERRORS, ORDER_REQUEST_SCHEMA, orderIntent, OrderText, type OrderBody, type OrderIntent } from '../requests/order.ts';
 import { CLIENT_ID_IN_USE, clientIdInUse, differingTerms } from '../requests/client-id.ts';
-import { serializeOrderBatch, serializeOrders, type OrderLike } from '../order-view.ts';
+import type { OrderLike } from '../order-view.ts';
 import type { DeclaredRoute, DocumentedError, Endpoint } from '../endpoint.ts';
 import { BAD_BODY, DELEGATION_NOT_ALLOWED, NOT_DELEGATED, ORDER_REFUSALS, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
@@ -41,8 +40,7 @@ const BATCH_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-const parseOrder = bodyParser<OrderBody>(ORDER_REQUEST_SCHEMA);
-const parseBatch = bodyParser<{ orders: OrderBody[] }>(BATCH_SCHEMA);
+type BatchBody = { orders: OrderBody[] };
 
 /** What the submit routes refuse beyond one order's fields (requests/order `OrderText`), written once and listed by the declarations. */
 const RouteText = {
@@ -155,17 +153,15 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
     return { order: (await reported(outcome))[0] };
   };
 
-  const postOrder = async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
-    const parsed = parseOrder(req.body);
-    if (!parsed.ok) return parsed.reply;
-    const intent = orderIntent(parsed.value, markets);
+  const postOrder = async (_req: HttpRequest, ctx: CallContext<OrderBody>): Promise<HttpReply> => {
+    const intent = orderIntent(ctx.body, markets);
     if (!intent.ok) return intent.reply;
     const { orderType, parentOrderId, account, subaccountIndex, clientId } = intent.intent;
     if (orderType === 'twap' || orderType === 'iceberg') return failure(GatewayCode.InvalidField, say(RouteText.groupOnBatch, orderType));
     if (parentOrderId !== null) return failure(GatewayCode.InvalidField, RouteText.pairOnBatch);
     const relayed = guard.actFor(ctx.caller, account, subaccountIndex, 'trade');
     if (relayed !== undefined) return relayed;
-    const signer = await signerOf(parsed.value);
+    const signer = await signerOf(ctx.body);
     if (typeof signer !== 'string') return signer;
     // Idempotency (requests/client-id.ts): a resubmission whose clientId is on an open order
     // returns that order when it asks for the same terms, else 409 naming what differs. Only
@@ -176,17 +172,15 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       if (existing !== undefined && guard.authorize(signer, account, subaccountIndex, 'trade') === undefined) {
         if (!mayTrade([ctx.caller, signer], existing)) return clientIdInUse(clientId);
         const differing = differingTerms(existing, intent.intent);
-        return differing.length === 0 ? json(serializeOrders([view(existing)])) : clientIdInUse(clientId, existing.orderId, differing);
+        return differing.length === 0 ? json(ctx.serialize([view(existing)])) : clientIdInUse(clientId, existing.orderId, differing);
       }
     }
     const submitted = await submitOne(intent.intent, signer);
-    return 'reply' in submitted ? submitted.reply : json(serializeOrders([view(submitted.order)]));
+    return 'reply' in submitted ? submitted.reply : json(ctx.serialize([view(submitted.order)]));
   };
 
-  const postBatch = async (req: HttpRequest, ctx: CallContext): Promise<HttpReply> => {
-    const parsed = parseBatch(req.body);
-    if (!parsed.ok) return parsed.reply;
-    const bodies = parsed.value.orders;
+  const postBatch = async (_req: HttpRequest, ctx: CallContext<BatchBody>): Promise<HttpReply> => {
+    const bodies = ctx.body.orders;
     const intents: OrderIntent[] = [];
     for (const body of bodies) {
       const intent = orderIntent(body, markets);
@@ -234,7 +228,7 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       // The pair's orders are (takeProfit, stopLoss); the reply keeps the request's order.
       const placed = await reported(outcome);
       if (command.kind === CommandKind.SubmitPair && takeProfitAt === 1) placed.reverse();
-      return json(serializeOrderBatch({ orders: placed.map(view) }));
+      return json(ctx.serialize({ orders: placed.map(view) }));
     }
     const out: OrderLike[] = [];
     for (let i = 0; i < intents.length; i++) {
@@ -249,7 +243,7 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       }
       out.push(submitted.order);
     }
-    return json(serializeOrderBatch({ orders: out.map(view) }));
+    return json(ctx.serialize({ orders: out.map(view) }));
   };
 
   return { submitOrder: guard.route(SUBMIT_ORDER, postOrder), submitBatch: guard.route(SUBMIT_BATCH, postBatch) };
@@ -261,12 +255,12 @@ const ORDER_SIGNING = (() => {
   return `The signed message is not the body itself (also in GET /config \`signing\`): ${rules.join('; ')}. Worked example: the body \`${JSON.stringify(example.body)}\` is signed as the Order message \`${JSON.stringify(example.message)}\`.`;
 })();
 
-export const SUBMIT_ORDER: Endpoint = {
+export const SUBMIT_ORDER: Endpoint<OrderBody> = {
   method: 'post', path: '/account/order', tag: 'Orders', summary: 'Submit an order', description: `Signed \`Order\` (EIP-712) by the account or a \`trade\` delegate. Quantity positive buys, negative sells; orderType in any letter case. Idempotent by clientId: the same terms (every signed field but nonce) as an open order with that clientId return that order; other terms are a 409. ${ORDER_SIGNING}`, auth: true, signed: true, submitsOrders: true, body: ORDER_REQUEST_SCHEMA, response: S.ORDERS_SCHEMA,
   errors: [...BAD_BODY, [400, say(OrderText.periodNotAllowed, 'Limit')], ...ORDER_FIELD_ERRORS, [400, say(RouteText.groupOnBatch, '<orderType>')], [400, RouteText.pairOnBatch], NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, ...ORDER_REFUSALS, ...CLIENT_ID_IN_USE],
 };
 
-export const SUBMIT_BATCH: Endpoint = {
+export const SUBMIT_BATCH: Endpoint<BatchBody> = {
   method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order. A TWAP, an iceberg or a TP/SL pair is admitted whole or refused whole. Limit orders are placed in order and the first refusal stops the batch: a refusal of the first order is the answer; a later one answers the orders placed, then the refused order as `rejected` with its `reason` when the refusal spent its nonce; the orders after it are not submitted.', auth: true, signed: true, submitsOrders: true, body: BATCH_SCHEMA, response: S.ORDER_BATCH_SCHEMA,
   errors: [...BAD_BODY, ...ORDER_FIELD_ERRORS, ...BATCH_ERRORS, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, ...ORDER_REFUSALS, ...CLIENT_ID_IN_USE],
 };

@@ -9,22 +9,17 @@
  * the current one (see `history/views` summaryView). `time` and `openTime` in seconds.
  * Both take an optional `symbol` to answer one market (404 `Symbol not found` when unknown).
  */
-import { serializer } from '../serializer.ts';
 import { findMarket, ticksToPrice, type MarketSpec } from '../../config/market.ts';
 import type { MarketHistory, PriceSource } from '../../history/types.ts';
 import { secondsOf, summaryView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import type { Clock } from '../ports.ts';
 import type { Query, QueryParam } from '../query.ts';
-import { PRICES_SCHEMA, SUMMARY_SCHEMA } from '../schemas.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { MarketList } from './trades.ts';
-import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import { route, type DeclaredRoute, type Endpoint, type Serializer } from '../endpoint.ts';
 import { DB_FAILURE, PUBLIC_BUDGET, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
-
-const serializePrices = serializer(PRICES_SCHEMA);
-const serializeSummary = serializer(SUMMARY_SCHEMA);
 
 /** GET /price and GET /summary: every market, or the one `symbol` names. */
 const ONE_MARKET_QUERY: readonly QueryParam[] = [{ name: 'symbol', required: false, schema: { type: 'string' }, description: 'only this market; all markets when absent' }];
@@ -42,7 +37,7 @@ function priceText(market: MarketSpec, ticks: number | undefined): string | null
 }
 
 export function pricesRoute(marketData: MarketList, history: MarketHistory, prices: PriceSource, clock: Clock): DeclaredRoute {
-  return route(PRICES, (_req: HttpRequest, query: Query): HttpReply => {
+  return route(PRICES, (_req: HttpRequest, query: Query, serialize: Serializer): HttpReply => {
     const markets = selected(marketData, query);
     if (!Array.isArray(markets)) return markets as HttpReply;
     let last;
@@ -55,12 +50,12 @@ export function pricesRoute(marketData: MarketList, history: MarketHistory, pric
       const { mark, index, held } = prices(market.index);
       return { symbol: market.symbol, markPrice: priceText(market, mark), indexPrice: priceText(market, index), lastPrice: priceText(market, last[i]), indexHeld: held === true };
     });
-    return { status: 200, body: serializePrices({ time: secondsOf(clock()), prices: list }) };
+    return { status: 200, body: serialize({ time: secondsOf(clock()), prices: list }) };
   });
 }
 
 export function summaryRoute(marketData: MarketList, history: MarketHistory, clock: Clock): DeclaredRoute {
-  return route(SUMMARY, (_req: HttpRequest, query: Query): HttpReply => {
+  return route(SUMMARY, (_req: HttpRequest, query: Query, serialize: Serializer): HttpReply => {
     const markets = selected(marketData, query);
     if (!Array.isArray(markets)) return markets as HttpReply;
     const now = clock();
@@ -70,7 +65,7 @@ export function summaryRoute(marketData: MarketList, history: MarketHistory, clo
     } catch {
       return failure(GatewayCode.DatabaseFailure);
     }
-    return { status: 200, body: serializeSummary({ time: secondsOf(now), markets: list }) };
+    return { status: 200, body: serialize({ time: secondsOf(now), markets: list }) };
   });
 }
 

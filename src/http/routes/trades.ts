@@ -3,7 +3,6 @@
  * `limit` 1–5000, default 100; `from` (on or after) and `to` (before) in milliseconds, ≥ 0;
  * each trade's `time` in seconds.
  */
-import { serializer } from '../serializer.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import type { MarketSpec } from '../../config/market.ts';
 import type { MarketHistory } from '../../history/types.ts';
@@ -11,14 +10,11 @@ import { tradeView } from '../../history/views.ts';
 import { failure, GatewayCode } from '../errors.ts';
 import { int, isReply, rangeParams, WINDOW_PARAMS, type Query, type QueryParam } from '../query.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
-import { PUBLIC_TRADES_SCHEMA } from '../schemas.ts';
-import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
+import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint, type Serializer } from '../endpoint.ts';
 import { DB_FAILURE, LIMIT_5000, PUBLIC_BUDGET, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 const DEFAULT_TRADES_LIMIT = 100;
-
-const serialize = serializer(PUBLIC_TRADES_SCHEMA);
 
 /** What the history routes need of the market data port. */
 export interface MarketList {
@@ -28,7 +24,7 @@ export interface MarketList {
 const TRADES_QUERY: readonly QueryParam[] = [{ name: 'limit', required: false, schema: int(1, 5000), description: '1 to 5000, default 100' }, ...WINDOW_PARAMS, CURSOR_PARAM];
 
 export function tradesRoute(marketData: MarketList, history: MarketHistory): DeclaredRoute {
-  const handler = (_req: HttpRequest, query: Query, market: MarketSpec): HttpReply => {
+  const handler = (_req: HttpRequest, query: Query, serialize: Serializer, market: MarketSpec): HttpReply => {
     const window = rangeParams(query, DEFAULT_TRADES_LIMIT, 5000);
     if (isReply(window)) return window;
     const after = cursorParam(query, 2);
