@@ -4,17 +4,16 @@
  * How the history environment is opened, the same on every thread that opens it. History is
  * derived data, rebuilt from the journal, so it is written without fsync (`noSync`): a power
  * cut may lose its tail, and the "projected up to" position written in the same transaction
- * makes the next start project that tail again. Its pages are written in place through a
- * writable memory map (`useWritemap`) instead of copied out with a write per page at each
- * commit: the projection thread's CPU per order −17 to −25 % (bench:history-write, and
- * bench:order-path's projection thread 51 → 38.5–42.5 µs). What LMDB gives up for it — a wild
- * pointer write of the process reaching the map — is lmdb's own C code only, and the data is
- * rebuilt from the journal. Every opener of this environment passes these options (LMDB
- * requires one mode for all of them).
+ * makes the next start project that tail again. Not through a writable memory map
+ * (`useWritemap`), although it costs the projection thread 17–25 % less CPU per order
+ * (bench:history-write): with it, a full disk is a SIGBUS that kills the whole process, and
+ * again at every restart as the projection replays its tail, with no log line; without it, LMDB's
+ * write fails and the exchange stops with `history write failed: <error>` (docs/operations.md,
+ * "When a thread dies"; docs/benchmarks.md).
  * May import: lmdb (types).
  */
 import type { Database, Key, RootDatabase } from 'lmdb';
-export const HISTORY_ENV_OPTIONS = { maxDbs: 16, noSync: true, useWritemap: true } as const;
+export const HISTORY_ENV_OPTIONS = { maxDbs: 16, noSync: true } as const;
 
 /**
  * How every projection database is opened (history format 4). Values are msgpack records whose
