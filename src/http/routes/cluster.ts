@@ -53,4 +53,5 @@ export const CLUSTER: Endpoint = {
   method: 'get', path: PATH, tag: 'Operations', summary: 'Replication: role and primary',
   description: 'On a replicated node only (docs/replication.md): its role (primary, replica, standby), the primary\'s URL, the lease and its lag. A node that is not the primary refuses writes with 421 naming the primary. A node that is not replicated answers 404.',
   auth: false, response: { type: 'object', additionalProperties: true }, errors: [saying(documentedError(GatewayCode.RouteNotFound, 'path'), PATH)],
+  ignoresQuery: true,
 };

@@ -83,8 +83,8 @@ export function timeRoute(clock: Clock): DeclaredRoute {
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const CONFIG: Endpoint = { method: 'get', path: '/config', tag: 'Market data', summary: 'Deployment configuration', description: 'Profile, chain id, verifying contract, the EIP-712 domain and types to sign with (`eip712`: pass `domain`, `types` and a primary type to viem or ethers `signTypedData`), markets and limits.', auth: false, response: S.CONFIG_SCHEMA, errors: [PUBLIC_BUDGET] };
+export const CONFIG: Endpoint = { method: 'get', path: '/config', tag: 'Market data', summary: 'Deployment configuration', description: 'Profile, chain id, verifying contract, the EIP-712 domain and types to sign with (`eip712`: pass `domain`, `types` and a primary type to viem or ethers `signTypedData`), markets and limits.', auth: false, response: S.CONFIG_SCHEMA, errors: [PUBLIC_BUDGET], ignoresQuery: true };
 
-export const MARKETS: Endpoint = { method: 'get', path: '/markets', tag: 'Market data', summary: 'Markets', description: 'Every market with its tick, lot, minimum size, leverage, margin tiers, fees and funding parameters (decimal strings).', auth: false, response: S.MARKETS_SCHEMA, errors: [PUBLIC_BUDGET] };
+export const MARKETS: Endpoint = { method: 'get', path: '/markets', tag: 'Market data', summary: 'Markets', description: 'Every market with its tick, lot, minimum size, leverage, margin tiers, fees and funding parameters (decimal strings).', auth: false, response: S.MARKETS_SCHEMA, errors: [PUBLIC_BUDGET], ignoresQuery: true };
 
-export const TIME: Endpoint = { method: 'get', path: '/time', tag: 'Market data', summary: 'Server time', description: 'Milliseconds since the epoch: align `expiresAt` and nonces with it.', auth: false, response: S.TIME_SCHEMA, errors: [PUBLIC_BUDGET] };
+export const TIME: Endpoint = { method: 'get', path: '/time', tag: 'Market data', summary: 'Server time', description: 'Milliseconds since the epoch: align `expiresAt` and nonces with it.', auth: false, response: S.TIME_SCHEMA, errors: [PUBLIC_BUDGET], ignoresQuery: true };

@@ -242,7 +242,7 @@ export function docsRoutes(
   };
 }
 
-export const OPENAPI_JSON: Endpoint = { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object', additionalProperties: true }, errors: [] };
-export const ASYNCAPI_JSON: Endpoint = { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object', additionalProperties: true }, errors: [] };
+export const OPENAPI_JSON: Endpoint = { method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', description: 'OpenAPI 3.1.', auth: false, response: { type: 'object', additionalProperties: true }, errors: [], ignoresQuery: true };
+export const ASYNCAPI_JSON: Endpoint = { method: 'get', path: '/asyncapi.json', tag: 'Reference', summary: 'The streaming feeds', description: 'AsyncAPI 3.0 document of the WebSocket feeds at /ws on this port (docs/feeds.md).', auth: false, response: { type: 'object', additionalProperties: true }, errors: [], ignoresQuery: true };
 /** A page for browsers: a query string (a shared link's tracking parameters) is ignored. */
 export const DOCS: Endpoint = { method: 'get', path: '/docs', tag: 'Reference', summary: 'API reference page', description: 'This document as a self-contained HTML page.', auth: false, response: TEXT, contentType: 'text/html', errors: [], ignoresQuery: true };
