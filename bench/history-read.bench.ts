@@ -28,7 +28,7 @@ const OWNER = ownerNo(1);
 const T0 = Date.UTC(2026, 10, 24);
 
 const dir = mkdtempSync(join(tmpdir(), 'history-read-bench-'));
-const env = open({ path: dir, ...HISTORY_ENV_OPTIONS, noSync: true });
+const env = open({ path: dir, ...HISTORY_ENV_OPTIONS });
 const dbs = openHistoryDatabases(env);
 const writer = new HistoryWriter(dbs);
 

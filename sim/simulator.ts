@@ -286,7 +286,8 @@ class Simulation {
         const done = this.finished.get(orderId);
         if (live !== undefined) s.orders.push({ orderId, filled: live.filled, status: live.status });
         else if (done !== undefined) s.orders.push({ orderId, ...done });
-        this.rememberOrder(command, orderId);
+        // A cancel-all names every order it ended: remembering them would push the account's live orders out of its recent list.
+        if (command.kind !== CommandKind.CancelAll) this.rememberOrder(command, orderId);
       }
     });
     if (journal.lastSeq() > before) s.seq = before + 1;

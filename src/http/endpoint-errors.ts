@@ -16,7 +16,7 @@ import { LedgerCode } from '../ledger/codes.ts';
 import { ConditionalCode } from '../conditional/codes.ts';
 import { ExchangeCode } from '../app/codes.ts';
 import { documentedError, GatewayCode, saying } from './errors.ts';
-import { MISSING_PARAMETER, NOT_MILLISECONDS } from './query.ts';
+import { MISSING_PARAMETER } from './query.ts';
 import { NOT_AN_ADDRESS } from './account-query.ts';
 import { FIELD_RULE, MISSING_FIELD, UNKNOWN_FIELD } from './validation.ts';
 import { ACCOUNT_REQUESTS_PER_SECOND, ADDRESS_REQUESTS_PER_SECOND, TOO_MANY_REQUESTS } from './auth-guard.ts';
@@ -38,8 +38,6 @@ export const ORDER_NOT_FOUND = documentedError(ExchangeCode.OrderNotFound);
 export const LIMIT_5000 = documentedError(GatewayCode.LimitOutOfRange, 'n');
 export const OVERLOADED = documentedError(GatewayCode.Overloaded, 'reason');
 const NOT_JSON = documentedError(GatewayCode.BodyNotJson);
-/** A bound of a window of time (`from`, `to`, `createdFrom`, …) that is not milliseconds (http/query `millisParam`). */
-export const WINDOW = NOT_MILLISECONDS;
 export const INVALID_SUBACCOUNT = documentedError(AuthCode.InvalidSubaccountIndex);
 /** What a subaccount read refuses in its query, besides the strict parser's (added by the document). */
 export const BAD_QUERY: Errors = [MISSING_PARAMETER, saying(NOT_AN_ADDRESS, 'account'), INVALID_SUBACCOUNT];

@@ -108,7 +108,9 @@ type Reply = HttpReply | Promise<HttpReply>;
 /**
  * What stands before a route's query is read: it answers itself (a refusal), or calls `next`
  * with what it found — the caller a token names, the market a path names — and may add to the
- * answer (the budget's headers). Made once per route: nothing is allocated per request.
+ * answer (the budget's headers). Made once per route; a door that is synchronous keeps the
+ * route synchronous (the market in a path, the operator key), the account guard's is not (the
+ * token's check is async, and it adds the budget's headers to a copy of the answer).
  */
 export type Door<T> = (req: HttpRequest, next: (req: HttpRequest, found: T) => Reply) => Reply;
 

@@ -69,6 +69,9 @@ export function say(text: string, ...values: Array<string | number | bigint>): s
 /** `error` as the document lists one case of it: `Missing query parameter symbol`. */
 export const saying = (error: DocumentedError, ...values: Array<string | number | bigint>): DocumentedError => [error[0], say(error[1], ...values)];
 
+/** A plain-text answer the code table does not make (its status, headers and text the route's own). */
+export const plainText = (status: number, body: string, headers?: Record<string, string>): HttpReply => ({ status, body, contentType: 'text/plain; charset=utf-8', headers });
+
 /** The 400 with `error`'s text, its slots filled: a request the gateway refuses before any part sees it (`InvalidField`). */
 export const refuse = (error: DocumentedError, ...values: Array<string | number | bigint>): HttpReply => failure(GatewayCode.InvalidField, say(error[1], ...values));
 

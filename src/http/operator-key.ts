@@ -12,13 +12,12 @@
  * neither the key's length nor its prefix leaks through timing); only failures spend the budget.
  * It is the operator routes' `Door` (http/endpoint): the key is checked before anything of the
  * request is read, its query too.
- * May import: node:crypto, http/errors, http/rate-limit, http/endpoint (types), http/uws (types).
+ * May import: node:crypto, http/errors, http/rate-limit, http/endpoint (types).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { say, type DocumentedError } from './errors.ts';
+import { plainText, say, type DocumentedError } from './errors.ts';
 import { RateLimiter } from './rate-limit.ts';
 import type { Door } from './endpoint.ts';
-import type { HttpReply } from './uws.ts';
 
 /** Wrong keys an address may send before it is locked out. */
 export const OPERATOR_KEY_FAILURES = 5;
@@ -30,7 +29,6 @@ export const WRONG_OPERATOR_KEY: DocumentedError = [401, 'Operator key missing o
 export const OPERATOR_LOCKED_OUT: DocumentedError = [429, 'Too many wrong operator keys from this address, retry after <n> s'];
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
-const text = (status: number, body: string, headers?: Record<string, string>): HttpReply => ({ status, body, contentType: 'text/plain; charset=utf-8', headers });
 
 /** What stands before every operator route: the key checked, failures counted per source address. */
 export function operatorKeyGuard(operatorKey: string, clock: () => number): Door<undefined> {
@@ -38,7 +36,7 @@ export function operatorKeyGuard(operatorKey: string, clock: () => number): Door
   // One failure a minute refills; five at once from a full budget.
   const failures = new RateLimiter(1 / 60, OPERATOR_LOCKOUT_MS, OPERATOR_KEY_FAILURES);
   let lastSweep = 0;
-  const lockedOut = (seconds: number) => text(OPERATOR_LOCKED_OUT[0], say(OPERATOR_LOCKED_OUT[1], seconds), { 'retry-after': String(seconds) });
+  const lockedOut = (seconds: number) => plainText(OPERATOR_LOCKED_OUT[0], say(OPERATOR_LOCKED_OUT[1], seconds), { 'retry-after': String(seconds) });
 
   return (req, next) => {
     const now = clock();
@@ -50,6 +48,6 @@ export function operatorKeyGuard(operatorKey: string, clock: () => number): Door
     if (locked > 0) return lockedOut(locked);
     if (timingSafeEqual(digest(req.operatorKey), key)) return next(req, undefined);
     const budget = failures.take(req.remoteAddress, now);
-    return budget.allowed ? text(...WRONG_OPERATOR_KEY) : lockedOut(budget.retryAfterSeconds);
+    return budget.allowed ? plainText(...WRONG_OPERATOR_KEY) : lockedOut(budget.retryAfterSeconds);
   };
 }

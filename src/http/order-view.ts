@@ -68,7 +68,7 @@ export function orderView(markets: readonly MarketSpec[], o: OrderLike) {
     remaining: lotsToQuantity(market, o.remaining),
     // The spec names the lots filled so far `settled`.
     settled: lotsToQuantity(market, o.filled),
-    // `triggered` is the registry's instant between release and the book (schemas.ts ORDER_STATUSES).
+    // `triggered` is the registry's instant between release and the book (schemas.ts API_ORDER_STATUSES).
     status: o.status === 'triggered' ? 'new' : o.status,
     subaccountIndex: o.subaccountIndex,
     symbol: market.symbol,

@@ -367,7 +367,7 @@ const NULLABLE_STRING = { type: ['string', 'null'] } as const;
  * a fired order reads `new`, then the book's statuses, under its own orderId, its `triggerPrice`
  * telling where it fired.
  */
-export const ORDER_STATUSES = EVERY_ORDER_STATUS.filter((s) => s !== 'triggered');
+export const API_ORDER_STATUSES = EVERY_ORDER_STATUS.filter((s) => s !== 'triggered');
 
 /** The spec's Order resource. */
 export const ORDER_SCHEMA = {
@@ -398,7 +398,7 @@ export const ORDER_SCHEMA = {
     reason: { type: 'string' },
     remaining: DECIMAL,
     settled: { ...DECIMAL, description: 'quantity filled so far' },
-    status: { type: 'string', enum: [...ORDER_STATUSES] },
+    status: { type: 'string', enum: [...API_ORDER_STATUSES] },
     subaccountIndex: SUBACCOUNT,
     symbol: { type: 'string' },
     trailingPercent: { ...NULLABLE_STRING, description: 'trailingStop: the fraction it trails the best mark by, such as "0.05"' },

@@ -51,7 +51,8 @@ export interface Outcome {
    * The orders the command named (`result.orderIds`, else `result.orderId`) as it left them,
    * copied once its own effects were applied and before any later command's — everything in
    * them is durable when the promise resolves. Empty when the command was refused before it
-   * changed anything (a refusal that was journaled names its rejected order); undefined
+   * changed anything; a refusal that was journaled (its nonce spent, say) carries the orders its
+   * result names all the same, as the command left them — a submission's rejected order; undefined
    * for an order no longer known (finished among more than 8,192 others meanwhile).
    */
   orders: (OrderState | undefined)[];

@@ -10,14 +10,14 @@
 import { CANDLE_INTERVALS } from '../history/candles.ts';
 import { DEFAULT_FEED_LIMITS, FEED_PATH, SLOW_CONSUMER_CLOSE } from './feeds.ts';
 import { CHECKSUM_LEVELS } from './messages.ts';
-import { ACCOUNT_STATS_SCHEMA, MARKET_SUMMARY_SCHEMA, ORDER_SCHEMA, ORDER_STATUSES } from '../http/schemas.ts';
+import { ACCOUNT_STATS_SCHEMA, MARKET_SUMMARY_SCHEMA, ORDER_SCHEMA, API_ORDER_STATUSES } from '../http/schemas.ts';
 
 const decimal = { type: 'string', description: 'decimal, as REST formats it' };
 const levels = { type: 'array', items: { type: 'array', prefixItems: [decimal, decimal], description: '[price, quantity]; quantity "0" = the level is gone' } };
 const object = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', properties, required });
 
 /** The order of an `order` event: GET /account/order's, with the registry's `triggered` besides (the instant a conditional order fires). */
-const FEED_ORDER = { ...ORDER_SCHEMA, properties: { ...ORDER_SCHEMA.properties, status: { type: 'string', enum: [...ORDER_STATUSES, 'triggered'] } } };
+const FEED_ORDER = { ...ORDER_SCHEMA, properties: { ...ORDER_SCHEMA.properties, status: { type: 'string', enum: [...API_ORDER_STATUSES, 'triggered'] } } };
 const FEED_FILL = object({
   symbol: { type: 'string' }, orderId: { type: ['string', 'null'], description: 'null for an auto-deleveraging trade, which no book executed' }, side: { enum: ['buy', 'sell'] },
   price: decimal, quantity: decimal, notional: decimal, fee: decimal, realizedPnl: decimal, realizedFunding: decimal,

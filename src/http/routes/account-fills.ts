@@ -10,14 +10,14 @@
 import { findMarket, type MarketSpec } from '../../config/market.ts';
 import { SearchTooBroad, type HistoryReader } from '../../history/reader.ts';
 import { accountFillView } from '../../history/views.ts';
-import { failure, GatewayCode } from '../errors.ts';
+import { failure, GatewayCode, MAX_LIMIT } from '../errors.ts';
 import type { SubaccountContext } from '../auth-guard.ts';
-import { isReply, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.ts';
+import { isReply, NOT_MILLISECONDS, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.ts';
 import { SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
 import type { AccountReadPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
-import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import * as S from '../schemas.ts';
 
@@ -27,7 +27,7 @@ const FILLS_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
   SYMBOL_PARAM,
   ...WINDOW_PARAMS,
-  { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; when more match, the newest are kept' },
+  { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; when more match, the newest are kept' },
   CURSOR_PARAM,
 ];
 
@@ -39,7 +39,7 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
     const symbol = ctx.query.get('symbol');
     const market = symbol === undefined ? undefined : findMarket(markets, symbol);
     if (symbol !== undefined && market === undefined) return failure(GatewayCode.SymbolNotFound);
-    const range = rangeParams(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
+    const range = rangeParams(ctx.query, DEFAULT_FILLS_LIMIT, MAX_LIMIT);
     if (isReply(range)) return range;
     const { limit, from, to } = range;
     const after = cursorParam(ctx.query, 3);
@@ -59,4 +59,4 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the fills that follow.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, BAD_CURSOR, SEARCH_TOO_BROAD, DB_FAILURE], readsHistory: true, pages: true };
+export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the fills that follow.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, NOT_MILLISECONDS, BAD_CURSOR, SEARCH_TOO_BROAD, DB_FAILURE], readsHistory: true, pages: true };

@@ -16,18 +16,18 @@ import { recoverRequestSigner } from '../../auth/signed-request.ts';
 import { LedgerCode } from '../../ledger/codes.ts';
 import type { TransferHistoryReader, TransferRecord } from '../../history/transfers.ts';
 import type { OwnerIndex } from '../../types/ids.ts';
-import { documentedError, failure, GatewayCode, refuse, type DocumentedError } from '../errors.ts';
+import { documentedError, failure, GatewayCode, MAX_LIMIT, refuse, type DocumentedError } from '../errors.ts';
 import { ExchangeCode } from '../../app/codes.ts';
 import { signedWriteFailure } from '../signature-refusal.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
-import { isReply, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.ts';
+import { isReply, NOT_MILLISECONDS, rangeParams, WINDOW_PARAMS, type QueryParam } from '../query.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { AccountReadPort, AccountWritePort, AuthPort } from '../ports.ts';
 import { TRANSFER_AMOUNT_TEXT, transferIntent, TRANSFER_REQUEST_SCHEMA, type TransferBody } from '../requests/transfer.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { DEFAULT_FILLS_LIMIT } from './account-fills.ts';
 import type { Endpoint } from '../endpoint.ts';
-import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, DB_FAILURE, DELEGATION_NOT_ALLOWED, INSUFFICIENT_BALANCE, LIMIT_5000, TOO_MANY_SUBACCOUNTS, WINDOW } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, DB_FAILURE, DELEGATION_NOT_ALLOWED, INSUFFICIENT_BALANCE, LIMIT_5000, TOO_MANY_SUBACCOUNTS } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import { lowercaseAddress } from '../../auth/address.ts';
@@ -39,7 +39,7 @@ const TRANSFER_HISTORY_QUERY: readonly QueryParam[] = [
   ...SUBACCOUNT_PARAMS,
   { name: 'direction', required: false, schema: { type: 'string', enum: ['in', 'out'] }, description: 'in: credited to this subaccount; out: debited from it; both when absent' },
   ...WINDOW_PARAMS,
-  { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; the newest are kept' },
+  { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_FILLS_LIMIT }, description: '1 to 5000, default 50; the newest are kept' },
   CURSOR_PARAM,
 ];
 
@@ -87,7 +87,7 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
   return (_req: HttpRequest, ctx: SubaccountContext): HttpReply => {
     const direction = ctx.query.get('direction');
     if (direction !== undefined && direction !== 'in' && direction !== 'out') return refuse(UNKNOWN_DIRECTION, direction);
-    const range = rangeParams(ctx.query, DEFAULT_FILLS_LIMIT, 5000);
+    const range = rangeParams(ctx.query, DEFAULT_FILLS_LIMIT, MAX_LIMIT);
     if (isReply(range)) return range;
     const { limit, from, to } = range;
     const after = cursorParam(ctx.query, 2);
@@ -112,4 +112,4 @@ export const TRANSFER: Endpoint<TransferBody> = {
   errors: [...BAD_BODY, [400, TRANSFER_AMOUNT_TEXT], INSUFFICIENT_BALANCE, documentedError(LedgerCode.SameAccount), documentedError(ExchangeCode.TransferBelowMinimum, 'minimum'), TOO_MANY_SUBACCOUNTS, DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
 };
 
-export const TRANSFER_HISTORY: Endpoint = { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the transfers that follow.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, UNKNOWN_DIRECTION, LIMIT_5000, WINDOW, BAD_CURSOR, DB_FAILURE], readsHistory: true, pages: true };
+export const TRANSFER_HISTORY: Endpoint = { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the transfers that follow.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, UNKNOWN_DIRECTION, LIMIT_5000, NOT_MILLISECONDS, BAD_CURSOR, DB_FAILURE], readsHistory: true, pages: true };

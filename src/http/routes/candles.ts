@@ -8,12 +8,12 @@ import type { MarketSpec } from '../../config/market.ts';
 import { CANDLE_INTERVALS, INTERVAL_1M, intervalByName } from '../../history/candles.ts';
 import type { MarketHistory } from '../../history/types.ts';
 import { candleView } from '../../history/views.ts';
-import { documentedError, failure, GatewayCode, refuse, type DocumentedError } from '../errors.ts';
-import { isReply, rangeParams, WINDOW_PARAMS, type Query, type QueryParam } from '../query.ts';
+import { documentedError, failure, GatewayCode, MAX_LIMIT, refuse, type DocumentedError } from '../errors.ts';
+import { isReply, NOT_MILLISECONDS, rangeParams, WINDOW_PARAMS, type Query, type QueryParam } from '../query.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { MarketList } from './trades.ts';
 import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint, type Serializer } from '../endpoint.ts';
-import { DB_FAILURE, LIMIT_5000, PUBLIC_BUDGET, WINDOW } from '../endpoint-errors.ts';
+import { DB_FAILURE, LIMIT_5000, PUBLIC_BUDGET } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 const DEFAULT_CANDLES_LIMIT = 1000;
@@ -23,7 +23,7 @@ const UNKNOWN_INTERVAL: DocumentedError = [400, `Interval must be one of ${CANDL
 const CANDLES_QUERY: readonly QueryParam[] = [
   { name: 'interval', required: false, schema: { type: 'string', enum: CANDLE_INTERVALS.map((i) => i.name) }, description: 'default 1m' },
   ...WINDOW_PARAMS,
-  { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 5000 }, description: '1 to 5000, default 1000; the newest are kept' },
+  { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT }, description: '1 to 5000, default 1000; the newest are kept' },
 ];
 
 export function candlesRoute(marketData: MarketList, history: MarketHistory): DeclaredRoute {
@@ -31,7 +31,7 @@ export function candlesRoute(marketData: MarketList, history: MarketHistory): De
     const intervalText = query.get('interval');
     const interval = intervalText === undefined ? INTERVAL_1M : intervalByName(intervalText);
     if (interval === undefined) return refuse(UNKNOWN_INTERVAL, intervalText!);
-    const window = rangeParams(query, DEFAULT_CANDLES_LIMIT, 5000);
+    const window = rangeParams(query, DEFAULT_CANDLES_LIMIT, MAX_LIMIT);
     if (isReply(window)) return window;
     let candles;
     try {
@@ -49,6 +49,6 @@ export function candlesRoute(marketData: MarketList, history: MarketHistory): De
 export const CANDLES: Endpoint = {
   method: 'get', path: '/candles/{symbol}', tag: 'Market data', summary: 'Candles', description: 'Candles of one interval, ascending by start (`time` in seconds); periods without trades are absent.', auth: false, pathParams: SYMBOL_PATH,
   query: CANDLES_QUERY,
-  response: S.CANDLES_SCHEMA, errors: [documentedError(GatewayCode.MarketNotFound, 'symbol'), UNKNOWN_INTERVAL, LIMIT_5000, WINDOW, DB_FAILURE, PUBLIC_BUDGET],
+  response: S.CANDLES_SCHEMA, errors: [documentedError(GatewayCode.MarketNotFound, 'symbol'), UNKNOWN_INTERVAL, LIMIT_5000, NOT_MILLISECONDS, DB_FAILURE, PUBLIC_BUDGET],
   readsHistory: true,
 };

@@ -24,6 +24,7 @@ import type { HttpReply } from '../uws.ts';
 import { runCommand, type OperatorPort } from './operator.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
 import { BAD_FIELDS, OVERLOADED, TOO_MANY_SUBACCOUNTS } from '../endpoint-errors.ts';
+import { plainText } from '../errors.ts';
 import * as S from '../schemas.ts';
 import { lowercaseAddress } from '../../auth/address.ts';
 
@@ -60,18 +61,17 @@ type FaucetBody = { account: string; subaccountIndex?: number };
 const FAUCET_OTHER_ACCOUNT = 'The faucet credits only the logged-in account: the token is for <caller>';
 const FAUCET_ALLOWANCE_USED = `Faucet allowance used: at most ${FAUCET_TERMS.allowancePerDay} USD (${FAUCET_DAILY_CREDITS} credits of ${FAUCET_TERMS.credit}) per account per UTC day; it resets at <time> (00:00 UTC)`;
 
-const text = (status: number, body: string, headers?: Record<string, string>): HttpReply => ({ status, body, contentType: 'text/plain; charset=utf-8', headers });
 
 /** The refusal of a credit beyond the allowance at `now`: when it resets, as text and `Retry-After`. */
 function allowanceUsed(now: number): HttpReply {
   const resetsAt = (utcDay(now) + 1) * DAY_MS;
-  return text(429, FAUCET_ALLOWANCE_USED.replace('<time>', new Date(resetsAt).toISOString()), { 'retry-after': String(Math.ceil((resetsAt - now) / 1000)) });
+  return plainText(429, FAUCET_ALLOWANCE_USED.replace('<time>', new Date(resetsAt).toISOString()), { 'retry-after': String(Math.ceil((resetsAt - now) / 1000)) });
 }
 
 export function faucetRoute(operator: Pick<OperatorPort, 'submit'>, guard: AccountGuard, clock: Clock): DeclaredRoute {
   return guard.route(FAUCET, async (_req, ctx) => {
     const account = lowercaseAddress(ctx.body.account);
-    if (account !== ctx.caller) return text(403, FAUCET_OTHER_ACCOUNT.replace('<caller>', ctx.caller));
+    if (account !== ctx.caller) return plainText(403, FAUCET_OTHER_ACCOUNT.replace('<caller>', ctx.caller));
     const time = clock();
     const command = { kind: CommandKind.Faucet, time, account, subaccountIndex: ctx.body.subaccountIndex ?? 0, amount: FAUCET_AMOUNT, allowance: FAUCET_DAILY_ALLOWANCE } as const;
     return runCommand(operator, command, (code) => (code === ExchangeCode.FaucetAllowanceUsed ? allowanceUsed(time) : undefined));

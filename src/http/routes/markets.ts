@@ -8,7 +8,7 @@ import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
 import { PUBLIC_BUDGET } from '../endpoint-errors.ts';
-import { MAX_BOOK_DEPTH } from '../errors.ts';
+import { MAX_BOOK_DEPTH, MAX_LIMIT } from '../errors.ts';
 import * as S from '../schemas.ts';
 
 function marketView(m: MarketSpec) {
@@ -63,9 +63,9 @@ export function configRoute(port: MarketDataPort): DeclaredRoute {
     limits: {
       requestsPerSecondPerAccount: 200,
       bookDepth: { min: 1, max: MAX_BOOK_DEPTH, default: DEFAULT_BOOK_DEPTH },
-      tradesLimit: { min: 1, max: 5000 },
-      candlesLimit: { min: 1, max: 5000 },
-      fillsLimit: { min: 1, max: 5000, default: 50 },
+      tradesLimit: { min: 1, max: MAX_LIMIT },
+      candlesLimit: { min: 1, max: MAX_LIMIT },
+      fillsLimit: { min: 1, max: MAX_LIMIT, default: 50 },
       ordersLimit: { min: 1, max: 500 },
       nonceWindow: 100,
       ...(port.profile.faucet ? { faucet: FAUCET_TERMS } : {}),

@@ -14,12 +14,12 @@ import type { OrderQuery } from '../../history/types.ts';
 import { SEARCH_LIMIT, SearchTooBroad } from '../../history/reader.ts';
 import { failure, GatewayCode, LIMIT_OUT_OF_RANGE, say, saying } from '../errors.ts';
 import { SUBACCOUNT_PARAMS } from '../account-query.ts';
-import { int, isReply, limitParam, millisParam, param, type QueryParam } from '../query.ts';
+import { int, isReply, limitParam, millisParam, NOT_MILLISECONDS, param, type QueryParam } from '../query.ts';
 import type { CallContext, SubaccountContext } from '../auth-guard.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { OrderLike } from '../order-view.ts';
 import type { DeclaredRoute, Endpoint } from '../endpoint.ts';
-import { ACCESS_DENIED, BAD_QUERY, ORDER_NOT_FOUND, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, BAD_QUERY, ORDER_NOT_FOUND, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import type { MarketIndex } from '../../types/ids.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
@@ -148,4 +148,4 @@ export function orderReadRoutes(options: OrderRouteOptions, kit: OrderKit): { ge
 
 export const GET_ORDER: Endpoint = { method: 'get', path: '/account/order', tag: 'Orders', summary: 'Get an order', description: 'By orderId, or by clientId with account: the account\'s newest order with that clientId, open or closed (a closed one among each subaccount\'s 1,000 most recently updated orders).', auth: true, query: ORDER_LOOKUP_QUERY, response: S.ORDER_SCHEMA, errors: [...BAD_QUERY, [400, LOOKUP_MISSING], ORDER_NOT_FOUND], readsHistory: true };
 
-export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: `Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. A full page answers \`X-Next-Cursor\`: send it as \`cursor\` for the orders that follow. \`status=open\` and \`active\` list the open orders (a subaccount holds at most 1,000); \`filled\` and \`closed\` read only the orders that ended so; other filters search the subaccount's history, at most ${SEARCH_LIMIT.toLocaleString('en')} orders of it per request: a filter that matches too little of a longer window is refused with 400, narrow the window.`, auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, saying(LIMIT_OUT_OF_RANGE, MAX_ORDERS_LISTED), WINDOW, [400, RouteText.createdAndUpdated], [400, RouteText.statusFilter], [400, RouteText.orderTypeFilter], BAD_CURSOR, SYMBOL_NOT_FOUND, SEARCH_TOO_BROAD], readsHistory: true, pages: true };
+export const LIST_ORDERS: Endpoint = { method: 'get', path: '/account/orders', tag: 'Orders', summary: 'List orders', description: `Orders of the subaccount, newest first, split by side. The created* and updated* filters cannot be combined. A full page answers \`X-Next-Cursor\`: send it as \`cursor\` for the orders that follow. \`status=open\` and \`active\` list the open orders (a subaccount holds at most 1,000); \`filled\` and \`closed\` read only the orders that ended so; other filters search the subaccount's history, at most ${SEARCH_LIMIT.toLocaleString('en')} orders of it per request: a filter that matches too little of a longer window is refused with 400, narrow the window.`, auth: true, query: ORDER_LIST_QUERY, response: S.ORDER_LIST_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, saying(LIMIT_OUT_OF_RANGE, MAX_ORDERS_LISTED), NOT_MILLISECONDS, [400, RouteText.createdAndUpdated], [400, RouteText.statusFilter], [400, RouteText.orderTypeFilter], BAD_CURSOR, SYMBOL_NOT_FOUND, SEARCH_TOO_BROAD], readsHistory: true, pages: true };

@@ -7,11 +7,11 @@ import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor
 import type { MarketSpec } from '../../config/market.ts';
 import type { MarketHistory } from '../../history/types.ts';
 import { tradeView } from '../../history/views.ts';
-import { failure, GatewayCode } from '../errors.ts';
-import { int, isReply, rangeParams, WINDOW_PARAMS, type Query, type QueryParam } from '../query.ts';
+import { failure, GatewayCode, MAX_LIMIT } from '../errors.ts';
+import { int, isReply, NOT_MILLISECONDS, rangeParams, WINDOW_PARAMS, type Query, type QueryParam } from '../query.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint, type Serializer } from '../endpoint.ts';
-import { DB_FAILURE, LIMIT_5000, PUBLIC_BUDGET, SYMBOL_NOT_FOUND, WINDOW } from '../endpoint-errors.ts';
+import { DB_FAILURE, LIMIT_5000, PUBLIC_BUDGET, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
 const DEFAULT_TRADES_LIMIT = 100;
@@ -21,11 +21,11 @@ export interface MarketList {
   readonly markets: readonly MarketSpec[];
 }
 
-const TRADES_QUERY: readonly QueryParam[] = [{ name: 'limit', required: false, schema: int(1, 5000), description: '1 to 5000, default 100' }, ...WINDOW_PARAMS, CURSOR_PARAM];
+const TRADES_QUERY: readonly QueryParam[] = [{ name: 'limit', required: false, schema: int(1, MAX_LIMIT), description: '1 to 5000, default 100' }, ...WINDOW_PARAMS, CURSOR_PARAM];
 
 export function tradesRoute(marketData: MarketList, history: MarketHistory): DeclaredRoute {
   const handler = (_req: HttpRequest, query: Query, serialize: Serializer, market: MarketSpec): HttpReply => {
-    const window = rangeParams(query, DEFAULT_TRADES_LIMIT, 5000);
+    const window = rangeParams(query, DEFAULT_TRADES_LIMIT, MAX_LIMIT);
     if (isReply(window)) return window;
     const after = cursorParam(query, 2);
     if (isReply(after)) return after;
@@ -46,7 +46,7 @@ export function tradesRoute(marketData: MarketList, history: MarketHistory): Dec
 export const TRADES: Endpoint = {
   method: 'get', path: '/trades/{symbol}', tag: 'Market data', summary: 'Public trades', description: 'Trades of a market, newest first (`time` in seconds, `side` of the aggressor). A full page answers `X-Next-Cursor`: send it as `cursor` for the trades that follow.', auth: false, pathParams: SYMBOL_PATH,
   query: TRADES_QUERY,
-  response: S.PUBLIC_TRADES_SCHEMA, errors: [SYMBOL_NOT_FOUND, LIMIT_5000, WINDOW, BAD_CURSOR, DB_FAILURE, PUBLIC_BUDGET],
+  response: S.PUBLIC_TRADES_SCHEMA, errors: [SYMBOL_NOT_FOUND, LIMIT_5000, NOT_MILLISECONDS, BAD_CURSOR, DB_FAILURE, PUBLIC_BUDGET],
   readsHistory: true,
   pages: true,
 };
