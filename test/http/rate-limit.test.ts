@@ -42,3 +42,28 @@ test('sweep forgets refilled keys only', () => {
   limiter.sweep(10_000);
   assert.equal(limiter.size, 1);
 });
+
+test('after its cool-down a refused key has its budget back: a whole second of requests, not one', () => {
+  const limiter = new RateLimiter(200, 1000);
+  for (let i = 0; i < 200; i++) limiter.take('a', 0);
+  const refused = limiter.take('a', 0);
+  assert.deepEqual([refused.allowed, refused.retryAfterSeconds], [false, 1]);
+  // Hammering during the cool-down gets nothing through, and does not lengthen it.
+  for (let at = 1; at < 1000; at += 7) assert.equal(limiter.take('a', at).allowed, false, `at ${at} ms`);
+  let served = 0;
+  while (limiter.take('a', 1000).allowed) served++;
+  assert.equal(served, 200);
+});
+
+test('a client that waits out Retry-After each time goes on at the rate, not one request per cool-down', () => {
+  // One request at a time, each answered in 1 ms (five times the budget's rate), sleeping Retry-After when refused.
+  const limiter = new RateLimiter(200, 1000);
+  let now = 0;
+  let served = 0;
+  while (now < 10_000) {
+    const budget = limiter.take('reader', now);
+    if (budget.allowed) served++;
+    now += budget.allowed ? 1 : budget.retryAfterSeconds * 1000;
+  }
+  assert.ok(served >= 900, `${served} requests served in 10 s`);
+});
