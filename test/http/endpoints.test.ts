@@ -7,33 +7,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import pino from 'pino';
 import { routes } from '../../src/http/gateway.ts';
 import { ENDPOINTS } from '../../src/http/endpoints.ts';
-import { readFileSync } from 'node:fs';
-import { parseMarkets } from '../../src/config/market.ts';
-import { PROFILES } from '../../src/config/profile.ts';
-
-/** A port no route of the table calls while the table is built. */
-const unused = new Proxy({}, { get: () => { throw new Error('a route called a port while the table was built'); } }) as never;
+import { fullGatewayOptions } from './full-gateway.ts';
 
 test('the served routes are exactly the declared endpoints, each once, at the pattern of its path', () => {
-  const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
-  const table = routes({
-    host: '127.0.0.1',
-    port: 0,
-    clock: () => 0,
-    logger: pino({ level: 'silent' }),
-    marketData: { markets, profile: PROFILES.testnet, typedData: () => ({}) } as never,
-    history: unused,
-    prices: unused,
-    accounts: { accounts: { delegations: unused }, writes: unused, auth: { login: { tokens: unused }, domain: unused, recover: unused }, fills: unused, transfers: unused } as never,
-    orders: unused,
-    operator: { port: unused, key: 'k'.repeat(32) },
-    operations: unused,
-    cluster: unused,
-    feedsDocument: unused,
-  });
+  const table = routes(fullGatewayOptions('a route called a port while the table was built'));
   const served = table.map((r) => `${r.method} ${r.pattern}`);
   assert.equal(new Set(served).size, served.length, 'no route served twice');
   for (const r of table) assert.equal(r.pattern, r.endpoint.path.replace(/\{(\w+)\}/g, ':$1'), `${r.method} ${r.pattern}: its declaration's path`);

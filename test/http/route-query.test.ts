@@ -20,38 +20,28 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import pino from 'pino';
 import { gatewayDispatch } from '../../src/http/gateway.ts';
 import { ENDPOINTS } from '../../src/http/endpoints.ts';
 import { route, type Endpoint } from '../../src/http/endpoint.ts';
 import type { AccountGuard, CallContext } from '../../src/http/auth-guard.ts';
-import { parseMarkets } from '../../src/config/market.ts';
-import { PROFILES } from '../../src/config/profile.ts';
 import { AuthCode } from '../../src/auth/codes.ts';
 import { injector } from '../harness/inject.ts';
+import { fullGatewayOptions } from './full-gateway.ts';
 
-/** A port no refused request reaches. */
-const unused = new Proxy({}, { get: () => { throw new Error('a refused request reached a port'); } }) as never;
 const CALLER = '0x00000000000000000000000000000000000000a1';
 const TOKEN = 'Bearer token';
 const OPERATOR_KEY = 'k'.repeat(32);
 
-const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
-const dispatch = gatewayDispatch({
-  host: '127.0.0.1',
-  port: 0,
-  clock: () => 1_700_000_000_000,
-  logger: pino({ level: 'silent' }),
-  marketData: { markets, profile: PROFILES.testnet, typedData: () => ({}) } as never,
-  history: unused,
-  prices: unused,
-  accounts: { accounts: { delegations: unused }, writes: unused, auth: { login: { tokens: { verifyHeader: async (header: string) => (header === TOKEN ? { ok: true, value: CALLER } : { ok: false, code: AuthCode.InvalidToken }) } }, domain: unused, recover: unused }, fills: unused, transfers: unused } as never,
-  orders: unused,
-  operator: { port: unused, key: OPERATOR_KEY },
-  operations: { notReady: () => null, metrics: async () => '# no series\n', metricsContentType: 'text/plain; version=0.0.4' },
-  cluster: { writeRefusal: () => null, headers: () => null, describe: () => ({ role: 'primary' }) },
-  feedsDocument: () => ({}),
-});
+const dispatch = gatewayDispatch(
+  fullGatewayOptions('a refused request reached a port', {
+    clock: () => 1_700_000_000_000,
+    tokens: { verifyHeader: async (header: string) => (header === TOKEN ? { ok: true, value: CALLER } : { ok: false, code: AuthCode.InvalidToken }) },
+    operatorKey: OPERATOR_KEY,
+    operations: { notReady: () => null, metrics: async () => '# no series\n', metricsContentType: 'text/plain; version=0.0.4' },
+    cluster: { writeRefusal: () => null, headers: () => null, describe: () => ({ role: 'primary' }) },
+    feedsDocument: () => ({}),
+  }),
+);
 const inject = injector(dispatch.public);
 
 let client = 0;
