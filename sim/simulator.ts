@@ -286,8 +286,7 @@ class Simulation {
         const done = this.finished.get(orderId);
         if (live !== undefined) s.orders.push({ orderId, filled: live.filled, status: live.status });
         else if (done !== undefined) s.orders.push({ orderId, ...done });
-        // A cancel-all names every order it ended: remembering them would push the account's live orders out of its recent list.
-        if (command.kind !== CommandKind.CancelAll) this.rememberOrder(command, orderId);
+        this.rememberOrder(command, orderId);
       }
     });
     if (journal.lastSeq() > before) s.seq = before + 1;
@@ -305,8 +304,13 @@ class Simulation {
     return s;
   }
 
+  /** An order a submission made, kept among its account's recent ones (what a cancel names is known already). */
   private rememberOrder(command: Command, orderId: OrderId): void {
-    const address = 'account' in command ? command.account : command.kind === CommandKind.SubmitPair ? command.takeProfit.account : command.kind === CommandKind.SubmitSlices ? command.orders[0].account : undefined;
+    const address =
+      command.kind === CommandKind.SubmitOrder ? command.account
+      : command.kind === CommandKind.SubmitPair ? command.takeProfit.account
+      : command.kind === CommandKind.SubmitSlices ? command.orders[0].account
+      : undefined;
     const index = address === undefined ? undefined : this.addressIndex.get(address);
     if (index !== undefined) this.clients.remember(this.clients.accounts[index], orderId);
   }
