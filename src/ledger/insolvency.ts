@@ -218,14 +218,18 @@ function fundCanPay(funds: Funds, amount: bigint): bigint {
  * group — first no more than keeps each winner above its maintenance margin, then up to all
  * of its profit: the positions on `side` in `m` (the winners opposite the loss) first, then
  * the winners of every other market (a cross account loses across markets, and its
- * liquidations end one market at a time). Only a loss larger than every unrealised profit on
- * the exchange leaves the fund below zero (visible: a `shortfall` event, the money report).
+ * liquidations end one market at a time), then the winners on the loser's side of `m`. Only a
+ * loss larger than every unrealised profit on the exchange leaves the fund below zero
+ * (visible: a `shortfall` event, the money report).
  */
 export function payShortfall(ctx: InsolvencyContext, owner: OwnerIndex, m: MarketState, side: Side, amount: bigint, time: number): void {
   const fromFund = fundCanPay(ctx.funds, amount);
   moveInsurance(ctx.emit, ctx.funds, -fromFund, 'shortfall', owner, time);
   let left = takeFromWinners(ctx, owner, m, side, amount - fromFund, time);
   for (const other of ctx.markets) if (other !== m && left > 0n) left = takeFromWinners(ctx, owner, other, 0, left, time);
+  // Last, the winners on the loser's own side of `m` (a buyer of its liquidation below the mark
+  // holds profit on the same side): the opposite ones gave all theirs above, so only those are left.
+  left = takeFromWinners(ctx, owner, m, 0, left, time);
   // Nobody holds that much profit: the fund owes the rest (a deficit the operator sees).
   moveInsurance(ctx.emit, ctx.funds, -left, 'shortfall', owner, time);
 }

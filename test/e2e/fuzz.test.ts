@@ -48,6 +48,16 @@ const SERVER_ENV = { OPERATOR_KEY };
 /** The index prices set before the run; orders are priced around them. */
 const MIDS: Record<string, string> = { 'BTC-USD-PERP': '95000', 'ETH-USD-PERP': '3500', 'SOL-USD-PERP': '180' };
 
+/**
+ * The operator's alarm for a shortfall larger than every unrealised profit on the exchange: this
+ * world can cause one (an empty fund, as mainnet starts, with no route to fill it; subaccounts at
+ * 50× and index jumps of 10 %, liquidated while other traders may already have taken their
+ * profit), so it is the exchange working as designed, logged again when a restart replays it.
+ * That the fund goes below zero only then is test/ledger/properties' check; money conserved
+ * with the deficit counted is GET /operator/state-hash's.
+ */
+const isDeficitAlarm = (e: Record<string, unknown>): boolean => e.msg === 'insurance fund in deficit: a shortfall exceeded it';
+
 test('requests drawn from the route schemas get no 5xx, never crash the server, and conserve money', async (t) => {
   const server = await startFuzzServer(SERVER_ARGS, SERVER_ENV);
   t.after(() => server.stop());
@@ -137,7 +147,9 @@ test('requests drawn from the route schemas get no 5xx, never crash the server, 
   assert.equal(state.json().problem, null, `broken invariant after the fuzz run (FUZZ_SEED=${seed})`);
   const alive = await ex.request('GET', '/markets');
   assert.equal(alive.status, 200, alive.text);
-  assert.deepEqual(server.errors, [], `the server logged errors (FUZZ_SEED=${seed})`);
+  const deficits = server.errors.filter(isDeficitAlarm);
+  if (deficits.length > 0) t.diagnostic(`${deficits.length} shortfalls left the insurance fund below zero, at last ${deficits.at(-1)!.insuranceFund}`);
+  assert.deepEqual(server.errors.filter((e) => !isDeficitAlarm(e)), [], `the server logged errors (FUZZ_SEED=${seed})`);
 
   // The run reached the deep paths: orders accepted, matched and seen, so cancels had targets.
   const count = (label: string, status: string) => executor.stats.get(label)?.get(status) ?? 0;
@@ -156,7 +168,7 @@ test('requests drawn from the route schemas get no 5xx, never crash the server, 
   const replayed = again.logged('journal replayed')!;
   assert.deepEqual({ stateHash: replayed.stateHash, books: replayed.books }, { stateHash: stopped.stateHash, books: stopped.books }, `the state after a restart differs (FUZZ_SEED=${seed})`);
   assert.equal((await again.client.operator('GET', '/operator/state-hash')).json().problem, null);
-  assert.deepEqual(again.errors, [], 'the restarted server logged errors');
+  assert.deepEqual(again.errors.filter((e) => !isDeficitAlarm(e)), [], 'the restarted server logged errors');
 });
 
 test('a path parameter with a malformed percent-escape gets a 4xx, and the server lives', async (t) => {

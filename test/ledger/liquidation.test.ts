@@ -153,3 +153,23 @@ test('SHORTFALL_PAID_BY_WINNERS_OF_OTHER_MARKETS: a loss nobody opposite in its 
   assert.ok(h.ledger.insuranceFund >= 0n, `fund ${h.ledger.insuranceFund}`);
   h.ledger.checkConservation();
 });
+
+test('SHORTFALL_PAID_BY_WINNERS_ON_ITS_OWN_SIDE: a long bought far below the mark gives back its profit before the fund goes below zero', () => {
+  const h = harness();
+  const { alice, bob, carol } = aliceLong(h); // Bob short 1 BTC at 100 opposite Alice's long
+  const dave = h.fund(DAVE, usd(1000));
+  h.fill(dave, carol, 1, 10, 500); // Carol long 0.5 BTC at 10: on Alice's side, and in profit above 10
+  h.ledger.setIndexPrice(BTC, 21, 5);
+  h.fill(dave, bob, 1, 21, 1000); // Bob takes his profit; Dave's shorts (at 10 and 21) hold none at 20
+  h.ledger.setIndexPrice(BTC, 20, 6); // Alice: 19.95 − 80 < 0
+  const [order] = h.ledger.checkLiquidations(6);
+  run(h, order, 500, dave, 20);
+  assert.equal(h.ledger.collateral(alice), 0n, 'the shortfall was paid');
+  // Nobody opposite holds profit and no other market has any: Carol's 5 USD on the long side pays, then the fund.
+  const paid = h.ofType('socialisedLoss');
+  assert.deepEqual(paid.map((s) => [s.counterparty, s.market, s.amount]), [[carol, BTC, usd(5)]]);
+  const shortfalls = h.ofType('insurance').filter((e) => e.reason === 'shortfall');
+  assert.equal(h.ledger.insuranceFund, shortfalls.reduce((sum, e) => sum + e.delta, 0n), 'the fund started empty: only shortfalls moved it');
+  assert.ok(h.ledger.insuranceFund < 0n, 'a loss larger than every profit on the exchange: the deficit is the rest');
+  h.ledger.checkConservation();
+});
