@@ -133,6 +133,9 @@ export async function openAccounts(options: AccountOptions): Promise<ExchangeCli
     await withinBudget(() => client.login());
     if (options.funding === 'faucet') await withinBudget(() => client.faucet());
     else await withinBudget(() => operator.deposit({ account: client.address, amount: options.amount ?? '1000000' }));
+    // Each client fetches GET /config once, at its first signature: here, inside the budget the
+    // logins spent from this one source address, not at presigning, where a 429 would end the run.
+    await withinBudget(() => client.config());
   });
   options.log?.(`${options.count} accounts logged in and funded (${options.funding}) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return clients;
