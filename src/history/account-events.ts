@@ -9,8 +9,13 @@
  * history batch's write transaction, so its numbering moves with `projectedSeq` and a restart
  * continues it exactly where the journal left it (history/projections numbers the events).
  *
- * Key: `[owner, seq]` → the event. Values hold numbers, strings and booleans only (money as
- * decimal integer strings of base units), so they store and cross threads as they are.
+ * Key: `[owner, seq of its last event]` → the events one journal record gave that subaccount
+ * (a fill gives each side its order change, the fill, its position and its balance), oldest
+ * first: one entry per record and subaccount, not one per event, so a fill costs its two sides
+ * two writes instead of eight. The grouping depends only on the journal's records (history/
+ * projections groups by the record being applied), never on how they were batched, so a rebuild
+ * writes the same entries. Values hold numbers, strings and booleans only (money as decimal
+ * integer strings of base units), so they store and cross threads as they are.
  * May import: types/ids, history/, lmdb (types), app/order-registry (the stored order's shape).
  */
 import type { Database, RootDatabase } from 'lmdb';
@@ -77,15 +82,19 @@ export interface AccountEventReader {
 }
 
 export class AccountEventLog implements AccountEventReader {
-  private readonly db: Database<StoredAccountEvent, number[]>;
+  private readonly db: Database<StoredAccountEvent[], number[]>;
 
   constructor(root: RootDatabase) {
-    this.db = projectionDatabase<StoredAccountEvent, number[]>(root, 'history.accountEvents');
+    this.db = projectionDatabase<StoredAccountEvent[], number[]>(root, 'history.accountEvents');
   }
 
-  /** Records an event. Call inside a history batch's write transaction. */
-  onAccountEvent(e: AccountEventRecord): void {
-    this.db.putSync([e.owner, e.seq], e.kind === 'order' ? { ...e, order: storedOrder(e.order) } : e);
+  /** Records one journal record's events of one subaccount (numbered in a row, oldest first). Call inside a history batch's write transaction. */
+  onAccountEvents(events: readonly AccountEventRecord[]): void {
+    const last = events[events.length - 1];
+    this.db.putSync(
+      [last.owner, last.seq],
+      events.map((e) => (e.kind === 'order' ? { ...e, order: storedOrder(e.order) } : e)),
+    );
   }
 
   lastSeq(owner: OwnerIndex): number {
@@ -94,6 +103,15 @@ export class AccountEventLog implements AccountEventReader {
   }
 
   after(owner: OwnerIndex, seq: number, limit: number): AccountEventRecord[] {
-    return [...this.db.getRange({ start: [owner, seq], exclusiveStart: true, end: [owner, KEY_TOP], limit }).map(({ value }) => (value.kind === 'order' ? { ...value, order: orderOfStored(value.order) } : value))];
+    const out: AccountEventRecord[] = [];
+    // The first entry keyed above `seq` holds the event after it (an entry's key is its last event's number).
+    for (const { value } of this.db.getRange({ start: [owner, seq], exclusiveStart: true, end: [owner, KEY_TOP] })) {
+      for (const e of value) {
+        if (e.seq <= seq) continue;
+        if (out.length === limit) return out;
+        out.push(e.kind === 'order' ? { ...e, order: orderOfStored(e.order) } : e);
+      }
+    }
+    return out;
   }
 }

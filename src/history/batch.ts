@@ -14,20 +14,20 @@ import type { Database, RootDatabase } from 'lmdb';
 import { HistoryWriter } from './writer.ts';
 import { TransferHistory, type TransferRecord } from './transfers.ts';
 import { HISTORY_FORMAT, openHistoryDatabases } from './store.ts';
-import { AccountEventLog, type AccountEventRecord, type OrderEventRecord } from './account-events.ts';
+import { AccountEventLog, type AccountEventRecord } from './account-events.ts';
 import type { AccountFillRecord, FundingRateRecord, TradeRecord } from './types.ts';
 
 /**
- * An order's change travels once, as its numbered subaccount event: the order's state is
- * written to the orders projection and the event to the subaccount's log from the same record.
+ * A subaccount's events travel as one write per journal record (history/account-events): an
+ * order's change in them is written to the orders projection and to the subaccount's log from
+ * the same record.
  */
 export type HistoryWrite =
-  | { kind: 'order'; record: OrderEventRecord }
+  | { kind: 'accountEvents'; events: AccountEventRecord[] }
   | { kind: 'trade'; record: TradeRecord }
   | { kind: 'fill'; record: AccountFillRecord }
   | { kind: 'fundingRate'; record: FundingRateRecord }
-  | { kind: 'transfer'; record: TransferRecord }
-  | { kind: 'accountEvent'; record: AccountEventRecord };
+  | { kind: 'transfer'; record: TransferRecord };
 
 export interface HistoryBatch {
   /** The journal sequence number every record up to is projected once this batch is written. */
@@ -69,15 +69,14 @@ export class HistoryStore {
       (w) => {
         for (const write of batch.writes) {
           switch (write.kind) {
-            case 'order':
-              w.onOrderUpdate(write.record.order);
-              this.accountEvents.onAccountEvent(write.record);
+            case 'accountEvents':
+              for (const e of write.events) if (e.kind === 'order') w.onOrderUpdate(e.order);
+              this.accountEvents.onAccountEvents(write.events);
               break;
             case 'trade': w.onTrade(write.record); break;
             case 'fill': w.onFill(write.record); break;
             case 'fundingRate': w.onFundingRate(write.record); break;
             case 'transfer': this.transfers.onTransfer(write.record); break;
-            case 'accountEvent': this.accountEvents.onAccountEvent(write.record); break;
           }
         }
       },

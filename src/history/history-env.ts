@@ -16,7 +16,7 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 export const HISTORY_ENV_OPTIONS = { maxDbs: 16, noSync: true } as const;
 
 /**
- * How every projection database is opened (history format 4). Values are msgpack records whose
+ * How every projection database is opened (since history format 4). Values are msgpack records whose
  * shapes — the field names of a trade, an order record, an account event — are kept once per
  * database under `Symbol.for('structures')` (lmdb's shared structures) instead of written into
  * every value: an order record's 25 names are most of its bytes (bench:history-write: the

@@ -125,6 +125,9 @@ export class Projections {
   private positionOwed = false;
   /** The newest event number of each owner numbered since start (history has the others'). */
   private readonly accountSeqs = new Map<OwnerIndex, number>();
+  /** The queued event writes of the journal record `groupedRecord`, by subaccount (`queueAccountEvent`). */
+  private readonly groups = new Map<OwnerIndex, AccountEventRecord[]>();
+  private groupedRecord = -1;
   /**
    * Called once if the projection thread ends without being asked to (it threw or exited) or
    * reports a batch it could not write (it writes nothing after one): either way no history can
@@ -170,7 +173,30 @@ export class Projections {
   /** Numbers a subaccount event and queues it (and hands it to the feeds), unless replay already projected it. */
   private accountEvent(owner: OwnerIndex, event: DistributiveOmit<AccountEventRecord, 'owner' | 'seq'>): void {
     if (this.applying <= this.projectedSeq) return;
-    this.queue.push({ kind: 'accountEvent', record: this.numbered(owner, event) as AccountEventRecord });
+    this.queueAccountEvent(this.numbered(owner, event) as AccountEventRecord);
+  }
+
+  /**
+   * Queues a numbered event with the others its subaccount got from the same journal record:
+   * one write per record and subaccount (history/account-events). The record is told apart by
+   * its seq: replay's, or live the one it is about to be journaled at (a command or a book
+   * event is journaled after it is applied, sequencer; a replica journals first, and its seq
+   * tells the records apart as well). It depends on the journal alone, not on batching.
+   */
+  private queueAccountEvent(record: AccountEventRecord): void {
+    const recordSeq = this.applying !== Number.MAX_SAFE_INTEGER ? this.applying : this.journal.lastSeq() + 1;
+    if (recordSeq !== this.groupedRecord) {
+      this.groups.clear();
+      this.groupedRecord = recordSeq;
+    }
+    const events = this.groups.get(record.owner);
+    if (events !== undefined) {
+      events.push(record);
+      return;
+    }
+    const first = [record];
+    this.groups.set(record.owner, first);
+    this.queue.push({ kind: 'accountEvents', events: first });
   }
 
   /** Called with each book event before the ledger applies it, live and in replay alike: fills are keyed by its market seq. */
@@ -184,7 +210,7 @@ export class Projections {
       // One write per change: the numbered event carries the order's state for both projections.
       orderChanged: (o: OrderState) => {
         if (this.applying <= this.projectedSeq) return;
-        this.queue.push({ kind: 'order', record: this.numbered(o.owner, { kind: 'order' as const, order: { ...o } }) });
+        this.queueAccountEvent(this.numbered(o.owner, { kind: 'order' as const, order: { ...o } }));
       },
       trade: (market: MarketIndex, seq: number, time: number, price: number, quantity: number, takerSide: Side) => {
         this.push({ kind: 'trade', record: { marketIndex: market, seq, time, price, quantity, takerSide } });
@@ -298,6 +324,9 @@ export class Projections {
     if (this.thread === null && seq > this.journal.committedSeq()) return;
     const batch = { seq, transferCount: this.transferCount, writes: this.queue };
     this.queue = [];
+    // A batch ends between records: nothing more joins the writes it took.
+    this.groups.clear();
+    this.groupedRecord = -1;
     if (this.thread === null) {
       this.store.write(batch);
       this.writtenSeq = batch.seq;

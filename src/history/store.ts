@@ -31,7 +31,8 @@
  * `history.meta` `format` names this layout (`HISTORY_FORMAT`): a history without it is from
  * an older build, and start-up rebuilds it from the journal (storage/data-directory).
  * Values are msgpack records against each database's shared structures (history-env
- * `projectionDatabase`, format 4); `bigint`s are stored as decimal integer strings.
+ * `projectionDatabase`, since format 4); `bigint`s are stored as decimal integer strings. Format 5
+ * keeps a subaccount's events one entry per journal record (history/account-events).
  * May import: types/ids, types/orders, history/, lmdb (types), engine/types, app/order-registry (types).
  */
 import type { Database, RootDatabase } from 'lmdb';
@@ -46,7 +47,7 @@ import { ORDER_TYPES, type OrderStatus } from '../types/orders.ts';
 export const HISTORY_DATABASE_COUNT = 6;
 
 /** The layout above; history written in another is rebuilt at start (storage/data-directory). */
-export const HISTORY_FORMAT = 4;
+export const HISTORY_FORMAT = 5;
 
 /** What a timeline entry is: its third key part. */
 export const TIMELINE_CREATED = 0;

@@ -2,7 +2,8 @@
  * A data directory whose history an older build wrote starts on this one — format 1 (fills and
  * the order indexes in three databases, no `format` in history.meta), format 2 (one timeline
  * per subaccount ordered by time first, order entries without what listings filter on) or
- * format 3 (this layout, values that carry their own field names instead of shared shapes): its
+ * format 3 (values that carry their own field names instead of shared shapes) or format 4 (one
+ * entry per subaccount event, not one per journal record and subaccount): its
  * history is rebuilt from the journal, the rebuild is logged, and every history read answers as
  * before the upgrade.
  * The old layout is made here from the new one (the same entries under the old keys), so the
@@ -22,7 +23,7 @@ import { TIMELINE_CREATED, TIMELINE_FILL, TIMELINE_UPDATED } from '../../src/his
 
 
 
-/** Format 4's values (shared structures), as `[key, value]`s: the structures entry itself (a symbol key) left out. */
+/** A database's values as this build wrote them (shared structures), as `[key, value]`s: the structures entry itself (a symbol key) left out. */
 function entries(db: Database<unknown, Key>): [Key, unknown][] {
   return [...db.getRange()].filter(({ key }) => typeof key !== 'symbol').map(({ key, value }) => [key, value]);
 }
@@ -38,6 +39,7 @@ async function rewrite(dir: string, fn: (env: RootDatabase, current: (name: stri
   const current = (name: string) => projectionDatabase<unknown, Key>(env, name);
   const plain = (name: string) => env.openDB<unknown, Key>({ name });
   await env.transaction(() => {
+    splitAccountEvents(current('history.accountEvents'));
     for (const name of PROJECTION_DATABASES) {
       const stored = entries(current(name));
       current(name).clearSync();
@@ -48,7 +50,24 @@ async function rewrite(dir: string, fn: (env: RootDatabase, current: (name: stri
   await env.close();
 }
 
-/** Rewrites the history at `dir` as format 3 wrote it: this layout, plain values. */
+/** Every format before 5 kept one subaccount event per entry, `[owner, seq]`, not one entry per journal record and subaccount. */
+function splitAccountEvents(db: Database<any, any>): void {
+  const groups = entries(db);
+  db.clearSync();
+  for (const [, events] of groups) for (const e of events as Array<{ owner: number; seq: number }>) db.putSync([e.owner, e.seq], e);
+}
+
+/** Rewrites the history at `dir` as format 4 wrote it: this layout, but one entry per subaccount event. */
+async function toFormat4(dir: string): Promise<void> {
+  const env = open({ path: join(dir, 'history'), ...HISTORY_ENV_OPTIONS });
+  await env.transaction(() => {
+    splitAccountEvents(projectionDatabase<unknown, Key>(env, 'history.accountEvents'));
+    env.openDB<number, string>({ name: 'history.meta' }).putSync('format', 4);
+  });
+  await env.close();
+}
+
+/** Rewrites the history at `dir` as format 3 wrote it: format 4's layout, plain values. */
 async function toFormat3(dir: string): Promise<void> {
   await rewrite(dir, (env) => env.openDB<number, string>({ name: 'history.meta' }).putSync('format', 3));
 }
@@ -122,7 +141,7 @@ before(async () => {
   await ex.stop();
 });
 
-for (const [format, downgrade] of [[1, toFormat1], [2, toFormat2], [3, toFormat3]] as const) {
+for (const [format, downgrade] of [[1, toFormat1], [2, toFormat2], [3, toFormat3], [4, toFormat4]] as const) {
   test(`history from a build in format ${format} is rebuilt from the journal at start, and reads answer as before`, async () => {
     const dataDir = join(work, `format-${format}`);
     cpSync(source, dataDir, { recursive: true });

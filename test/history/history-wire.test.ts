@@ -17,17 +17,21 @@ const FILL_WITH_HUGE_PNL: HistoryWrite = {
 
 test('a fill with bigints beyond 64 bits, an order with undefined and null fields: unchanged after the trip', () => {
   const order: HistoryWrite = {
-    kind: 'order',
+    kind: 'accountEvents',
     // Fields the wire must carry whatever they hold (undefined, null, non-ASCII), not a whole order.
-    record: {
-      owner: ownerNo(3), seq: 5, kind: 'order',
-      order: { orderId: 42, owner: 3, marketIndex: 1, status: 'new', orderType: 'limit', createdAt: 1, updatedAt: 2, trailingPercent: null, triggerPrice: undefined, clientId: 'ü-1' } as unknown as OrderRecord,
-    },
+    events: [
+      {
+        owner: ownerNo(3), seq: 5, kind: 'order',
+        order: { orderId: 42, owner: 3, marketIndex: 1, status: 'new', orderType: 'limit', createdAt: 1, updatedAt: 2, trailingPercent: null, triggerPrice: undefined, clientId: 'ü-1' } as unknown as OrderRecord,
+      },
+      { owner: ownerNo(3), seq: 6, kind: 'balance', balance: { delta: '-1', collateral: '99', reason: 'fill', time: 2 } },
+    ],
   };
   const batch: HistoryBatch = { seq: 99, transferCount: 4, writes: [FILL_WITH_HUGE_PNL, order, FILL_WITH_HUGE_PNL] };
   const back = unpackBatch(packBatch(batch));
   assert.deepStrictEqual(back, batch);
-  assert.ok('triggerPrice' in (back.writes[1].record as { order: object }).order, 'an undefined field stays a field');
+  const events = (back.writes[1] as Extract<HistoryWrite, { kind: 'accountEvents' }>).events;
+  assert.ok('triggerPrice' in (events[0] as { order: object }).order, 'an undefined field stays a field');
 });
 
 test('property: any batch of records made of numbers, strings, booleans, null, undefined and bigints survives packing', () => {

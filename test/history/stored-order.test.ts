@@ -27,8 +27,8 @@ test('the subaccount event log holds an order change with `settled`; a resuming 
   const h = openTempHistory();
   const log = new AccountEventLog(h.root);
   const event: OrderEventRecord = { owner: ORDER.owner, seq: 1, kind: 'order', order: { ...ORDER } };
-  h.write(() => log.onAccountEvent(event));
-  const raw = projectionDatabase<{ order: Record<string, unknown> }, number[]>(h.root, 'history.accountEvents').get([ORDER.owner, 1])!;
+  h.write(() => log.onAccountEvents([event]));
+  const [raw] = projectionDatabase<Array<{ order: Record<string, unknown> }>, number[]>(h.root, 'history.accountEvents').get([ORDER.owner, 1])!;
   assert.equal(raw.order.settled, 20);
   assert.equal('filled' in raw.order, false);
   assert.deepEqual(log.after(ORDER.owner, 0, 10), [event]);
