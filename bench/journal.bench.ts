@@ -18,6 +18,7 @@ import { LmdbJournalStorage } from '../src/journal/lmdb-storage.ts';
 import { BookEventWriter, RecordBuffer } from '../src/transport/codec.ts';
 import { RecordKind } from '../src/transport/layout.ts';
 import { percentile, report, type Figure } from './report.ts';
+import { CommandKind, commandText, encodeCommand, type SubmitOrder } from '../src/app/commands.ts';
 import { marketNo, orderNo, ownerNo } from '../test/fixtures/ids.ts';
 
 const RATE = 100_000;
@@ -96,11 +97,44 @@ async function rawLmdbRun(dir: string): Promise<Run> {
   return run;
 }
 
+/** A signed limit order as the sequencer journals it (a testnet-sized command, 0x-hex signature). */
+const SIGNED_ORDER: SubmitOrder = {
+  kind: CommandKind.SubmitOrder, time: 1_764_000_000_000, account: `0x${'ab'.repeat(20)}`, subaccountIndex: 0, orderType: 'limit', side: 1,
+  price: 9_500_000, quantity: 1, flags: 0, expiresAt: 0, nonce: 1_764_000_000_000_123, clientId: 'bench-1', originator: `0x${'00'.repeat(20)}`,
+  originatorFee: 0, triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null, market: marketNo(0),
+  signer: `0x${'ab'.repeat(20)}`, signature: `0x${'5a'.repeat(65)}`,
+};
+const COMMANDS = 50_000;
+
+/**
+ * CPU per command journaled the sequencer's way (`appendText`: the JSON encoded straight into
+ * the journal's buffer) beside encoding it to its own array first (`append(encodeCommand)`),
+ * alternating three times, the commands' durability awaited outside the clock.
+ */
+async function commandAppendRuns(dir: string): Promise<{ text: number; bytes: number }> {
+  const journal = await Journal.open(LmdbJournalStorage.open(dir), { logger: { info: () => {}, error: console.error } });
+  const best = { text: Infinity, bytes: Infinity };
+  for (let round = 0; round < 3; round++) {
+    for (const way of ['bytes', 'text'] as const) {
+      const started = process.cpuUsage();
+      let seq = 0;
+      for (let i = 0; i < COMMANDS; i++) seq = way === 'text' ? journal.appendText(SIGNED_ORDER.kind, commandText(SIGNED_ORDER)) : journal.append(SIGNED_ORDER.kind, encodeCommand(SIGNED_ORDER));
+      const used = process.cpuUsage(started);
+      best[way] = Math.min(best[way], (used.user + used.system) / COMMANDS);
+      await journal.durable(seq);
+    }
+  }
+  await journal.close();
+  return best;
+}
+
 const root = mkdtempSync(join(tmpdir(), 'bench-journal-'));
 try {
   const raw = await rawLmdbRun(join(root, 'raw'));
   const journaled = await journalRun(join(root, 'journal'));
+  const commands = await commandAppendRuns(join(root, 'commands'));
   const figures: Figure[] = [
+    { name: 'CPU per signed order command appended (appendText, best of 3 × 50,000)', value: commands.text, unit: 'µs', baseline: { name: 'append(encodeCommand(…)), the same runs', value: commands.bytes } },
     { name: 'durable journaled events/s (offered 100k/s)', value: journaled.eventsPerSecond, unit: 'events/s', baseline: { name: 'raw lmdb put + flushed', value: raw.eventsPerSecond } },
     { name: 'ack latency p50 (flushed)', value: journaled.p50, unit: 'ms', baseline: { name: 'raw lmdb p50', value: raw.p50 } },
     { name: 'ack latency p99 (flushed)', value: journaled.p99, unit: 'ms', baseline: { name: 'raw lmdb p99', value: raw.p99 } },

@@ -212,16 +212,19 @@ export function isCommandKind(kind: number): kind is CommandKind {
 const bigintAsString = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
 
 export function encodeCommand(command: Command): Uint8Array {
+  return encoder.encode(commandText(command));
+}
+
+/** The command as the journal holds it: its JSON, bigints as decimal strings (`encodeCommand`'s bytes are its UTF-8). */
+export function commandText(command: Command): string {
   // Money commands carry a bigint at the top: straight to the replacer (a throw costs more).
-  if ('amount' in command || 'margin' in command) return encoder.encode(JSON.stringify(command, bigintAsString));
-  let text: string;
+  if ('amount' in command || 'margin' in command) return JSON.stringify(command, bigintAsString);
   try {
     // Most commands hold no bigint: plain JSON, without a replacer called on every key.
-    text = JSON.stringify(command);
+    return JSON.stringify(command);
   } catch {
-    text = JSON.stringify(command, bigintAsString);
+    return JSON.stringify(command, bigintAsString);
   }
-  return encoder.encode(text);
 }
 
 function reviveBigints(raw: Record<string, unknown>): void {

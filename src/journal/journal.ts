@@ -57,6 +57,7 @@ import {
   kJournalPayloadLength,
   recordKindOf,
   recordSeq,
+  sealRecord,
   viewOf,
   writeRecord,
 } from './record.ts';
@@ -130,6 +131,7 @@ interface Waiter {
 }
 
 const SLAB_BYTES = 1 << 20;
+const encoder = new TextEncoder();
 const RESOLVED = Promise.resolve();
 
 export class Journal {
@@ -260,18 +262,48 @@ export class Journal {
 
   /** Appends one record and returns its seq. Durable only once `durable(seq)` resolves. */
   append(kind: number, payload: Uint8Array, start = 0, length: number = payload.length - start): number {
+    this.assertWritable();
+    if (length > MAX_PAYLOAD_BYTES) throw new RangeError(`journal: payload of ${length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+    const offset = this.room(kJournalHeaderBytes + length);
+    const seq = this.last + 1;
+    const size = writeRecord(this.slab, this.slabView, offset, seq, kind, this.chain, payload, start, length);
+    return this.appended(seq, offset, size);
+  }
+
+  /**
+   * Appends one record whose payload is `text` in UTF-8, encoded straight into the journal's
+   * buffer: no payload array per record (a command's JSON, sequencer), which the garbage
+   * collector would track and free. Returns its seq, as `append`.
+   */
+  appendText(kind: number, text: string): number {
+    this.assertWritable();
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const offset = this.room(kJournalHeaderBytes + text.length * 3);
+    const start = offset + kJournalHeaderBytes;
+    const length = encoder.encodeInto(text, this.slab.subarray(start, start + text.length * 3)).written;
+    if (length > MAX_PAYLOAD_BYTES) throw new RangeError(`journal: payload of ${length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+    const seq = this.last + 1;
+    const size = sealRecord(this.slab, this.slabView, offset, seq, kind, this.chain, length);
+    return this.appended(seq, offset, size);
+  }
+
+  private assertWritable(): void {
     if (this.failure) throw this.failure;
     if (this.closed) throw new Error('journal: append after close (or on a read-only journal)');
-    if (length > MAX_PAYLOAD_BYTES) throw new RangeError(`journal: payload of ${length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
-    const size = kJournalHeaderBytes + length;
+  }
+
+  /** Where a record of up to `size` bytes goes in the slab (a new slab when this one is full). */
+  private room(size: number): number {
     if (this.slabUsed + size > this.slab.length) {
       this.slab = new Uint8Array(Math.max(SLAB_BYTES, size));
       this.slabView = new DataView(this.slab.buffer);
       this.slabUsed = 0;
     }
-    const offset = this.slabUsed;
-    const seq = this.last + 1;
-    writeRecord(this.slab, this.slabView, offset, seq, kind, this.chain, payload, start, length);
+    return this.slabUsed;
+  }
+
+  /** The record of `size` bytes at `offset` is written: it takes its seq and goes to storage. */
+  private appended(seq: number, offset: number, size: number): number {
     this.slabUsed += (size + 7) & ~7;
     this.last = seq;
     this.put(seq, this.slab.subarray(offset, offset + size));

@@ -87,6 +87,16 @@ export function isDamage(problem: Problem): boolean {
  * `chain`, then advances `chain` to this record. Returns the record's size.
  */
 export function writeRecord(target: Uint8Array, view: DataView, offset: number, seq: number, kind: number, chain: Chain, payload: Uint8Array, start: number, length: number): number {
+  target.set(length === payload.length && start === 0 ? payload : payload.subarray(start, start + length), offset + kJournalHeaderBytes);
+  return sealRecord(target, view, offset, seq, kind, chain, length);
+}
+
+/**
+ * Seals the record whose `length` payload bytes are already in place after its header at
+ * `offset` (written there without a copy, `Journal.appendText`): its header, checksum and link
+ * to `chain`, which then advances to it. Returns the record's size.
+ */
+export function sealRecord(target: Uint8Array, view: DataView, offset: number, seq: number, kind: number, chain: Chain, length: number): number {
   view.setUint8(offset + kJournalVersion, JOURNAL_FORMAT_VERSION);
   view.setUint8(offset + kJournalFlags, 0);
   view.setUint16(offset + kJournalKind, kind, true);
@@ -96,7 +106,6 @@ export function writeRecord(target: Uint8Array, view: DataView, offset: number, 
   view.setUint32(offset + kJournalSeq + 4, Math.floor(seq / 2 ** 32), true);
   view.setUint32(offset + kJournalPrevCrc32c, chain.crc32c, true);
   view.setUint32(offset + kJournalPrevCrc32, chain.crc32, true);
-  target.set(length === payload.length && start === 0 ? payload : payload.subarray(start, start + length), offset + kJournalHeaderBytes);
   const end = offset + kJournalHeaderBytes + length;
   const sum = crc32c(target, offset + 4, end);
   view.setUint32(offset + kJournalCrc, sum, true);

@@ -22,7 +22,7 @@
 import type { Journal } from '../journal/journal.ts';
 import { decodeEvent, doneCode, recordKind, recordLength, recordMarket } from '../transport/codec.ts';
 import { RecordKind } from '../transport/layout.ts';
-import { encodeCommand, type Command } from '../app/commands.ts';
+import { commandText, type Command } from '../app/commands.ts';
 import type { Exchange } from '../app/exchange.ts';
 import type { ExecuteResult } from '../app/codes.ts';
 import type { OrderState } from '../app/order-registry.ts';
@@ -144,7 +144,7 @@ export class Sequencer {
     if (busy !== null) return Promise.reject(new OverloadedError(busy));
     const result = this.exchange.execute(command);
     this.afterExecute();
-    if (result.changed) this.journal.append(command.kind, encodeCommand(command));
+    if (result.changed) this.journal.appendText(command.kind, commandText(command));
     this.projections.flushSoon();
     this.feed?.endOfBatch(this.journal.lastSeq());
     if (result.routed.length === 0) {

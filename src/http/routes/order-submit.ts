@@ -127,10 +127,31 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
 
   const submitCommand = (intent: OrderIntent, signer: Address): SubmitOrder => ({ kind: CommandKind.SubmitOrder, time: clock(), ...batchOrder(intent, signer) });
 
-  const batchOrder = (intent: OrderIntent, signer: Address): BatchOrder => {
-    const { market, body, ...fields } = intent;
-    return { ...fields, market: market.index, signer, signature: body.signatures[0] };
-  };
+  /**
+   * The order as a command carries it: written out field by field, in the order the journal's
+   * JSON has always had them (a spread of the intent copied it twice over, per order).
+   */
+  const batchOrder = (i: OrderIntent, signer: Address): BatchOrder => ({
+    account: i.account,
+    subaccountIndex: i.subaccountIndex,
+    orderType: i.orderType,
+    side: i.side,
+    price: i.price,
+    quantity: i.quantity,
+    flags: i.flags,
+    expiresAt: i.expiresAt,
+    nonce: i.nonce,
+    clientId: i.clientId,
+    originator: i.originator,
+    originatorFee: i.originatorFee,
+    triggerPrice: i.triggerPrice,
+    parentOrderId: i.parentOrderId,
+    period: i.period,
+    trailingPercent: i.trailingPercent,
+    market: i.market.index,
+    signer,
+    signature: i.body.signatures[0],
+  });
 
   /**
    * Submits one order; the reply's order, or the refusal — with the order it left `rejected`
