@@ -179,15 +179,16 @@ export function requestServer(options: HttpServerOptions, trusted: ReadonlySet<s
         finish({ status: 413, body: tooLarge });
         return;
       }
-      // uWS neuters the ArrayBuffer after this callback returns: copy it.
-      chunks.push(Buffer.from(chunk.slice(0)));
       if (isLast) {
-        request.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+        // uWS neuters the ArrayBuffer after this callback returns: a body in one chunk (almost
+        // every one) is decoded from it now, without copying it first; one in several is copied
+        // chunk by chunk, so a character split between two is decoded whole.
+        request.body = chunks.length === 0 ? Buffer.from(chunk).toString('utf8') : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
         // A write: stop reading, and run it only once uWS has parsed what came with it.
         paused = true;
         res.pause();
         deferToEndOfTurn(run);
-      }
+      } else chunks.push(Buffer.from(chunk.slice(0)));
     });
   };
 }

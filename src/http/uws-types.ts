@@ -28,7 +28,8 @@ export interface HttpRequest {
   acceptEncoding: string;
   /** The client's address: the socket peer, or the client a trusted proxy forwarded for. */
   remoteAddress: string;
-  body: Buffer | null;
+  /** The body as UTF-8 text (invalid sequences read as U+FFFD), or null when none came. */
+  body: string | null;
 }
 
 export interface HttpReply {

@@ -72,13 +72,13 @@ export type BodyResult<T> = { ok: true; value: T } | { ok: false; reply: HttpRep
  * and once per schema object (ajv keeps its compiles by schema). http/endpoint `route()` is its
  * one user: a route parses with its declaration's body schema.
  */
-export function bodyParser<T>(schema: object): (body: Buffer | null) => BodyResult<T> {
+export function bodyParser<T>(schema: object): (body: string | null) => BodyResult<T> {
   let validate: ValidateFunction | undefined;
   return (body) => {
     validate ??= ajv.compile(schema);
     let value: unknown;
     try {
-      value = JSON.parse(body === null || body.length === 0 ? 'null' : body.toString('utf8'));
+      value = JSON.parse(body === null || body.length === 0 ? 'null' : body);
     } catch {
       return { ok: false, reply: failure(GatewayCode.BodyNotJson) };
     }

@@ -296,7 +296,7 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
       acceptEncoding: '',
       remoteAddress: '127.0.0.1',
       // As the listener reads it: a write always has a body (maybe empty), a read one only when sent.
-      body: body !== undefined || ['post', 'put', 'patch', 'delete'].includes(verb) ? Buffer.from(text) : null,
+      body: body !== undefined || ['post', 'put', 'patch', 'delete'].includes(verb) ? text : null,
     });
     const replyHeaders = new Headers(reply.headers);
     const contentType = contentTypeOf(reply);
