@@ -11,7 +11,7 @@ import { startHttpServer, type HttpServer } from '../../src/http/uws.ts';
 import type { HttpRequest } from '../../src/http/uws-types.ts';
 
 /** A server whose one route answers the body it read, as JSON text. */
-async function echoServer(t: { after(fn: () => Promise<void>): void }): Promise<HttpServer> {
+async function echoServer(t: { after(fn: () => void): void }): Promise<HttpServer> {
   const server = await startHttpServer({
     host: '127.0.0.1',
     port: 0,
@@ -23,7 +23,7 @@ async function echoServer(t: { after(fn: () => Promise<void>): void }): Promise<
     maxBodyBytes: 64 * 1024,
     shuttingDown: { status: 503, body: 'shutting down' },
   });
-  t.after(() => server.close(0));
+  t.after(() => server.close());
   return server;
 }
 
