@@ -33,6 +33,8 @@ export interface InsolvencyContext {
   readonly scratch: Exposure;
   readonly funds: Funds;
   readonly emit: LedgerListener;
+  /** Owners whose shortfall left the fund below zero, for the ledger to check once the operation that paid it ends (`Ledger` audits). */
+  readonly deficits: Set<OwnerIndex>;
   /** settlement.ts's `settleSide`, handed in (settlement calls into this file, so this file cannot import it). */
   settleSide(m: MarketState, ownerId: OwnerIndex, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void;
 }
@@ -232,6 +234,7 @@ export function payShortfall(ctx: InsolvencyContext, owner: OwnerIndex, m: Marke
   left = takeFromWinners(ctx, owner, m, 0, left, time);
   // Nobody holds that much profit: the fund owes the rest (a deficit the operator sees).
   moveInsurance(ctx.emit, ctx.funds, -left, 'shortfall', owner, time);
+  if (left > 0n) ctx.deficits.add(owner);
 }
 
 /** Takes up to `left` of `owner`'s loss from the unrealised profit of `m`'s positions on `side` (0: either side); returns what is still owed. */

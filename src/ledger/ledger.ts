@@ -39,7 +39,7 @@ import { fractionInBounds, initialMargin } from './margin.ts';
 import { markOf, newPrices, samplePremium, type MarketPrices } from './mark-price.ts';
 import { credit, emitPosition, moveInsurance, type Funds } from './moves.ts';
 import { newTradeOutcome, type Position } from './position.ts';
-import { settleSide, type SettlementContext } from './settlement.ts';
+import { newMakerShortfall, settleBookFill, settleSide, type SettlementContext } from './settlement.ts';
 import { stateHashOf } from '../numeric/state-hash.ts';
 import { restoreRecords, snapshotOf, type LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
@@ -72,6 +72,8 @@ export class Ledger {
   private readonly faucetLimit: bigint;
   private readonly liquidationFee: bigint;
   private readonly funds: Funds = { insurance: 0n, feesCollected: 0n };
+  /** The first deficit `auditDeficits` found unjustified, or null (not part of the state: a finding). */
+  private unjustifiedDeficit: string | null = null;
   private readonly flows: MoneyFlows = { deposited: 0n, fauceted: 0n, withdrawn: 0n };
   /** The records the invariants read (ledger/invariants). */
   private readonly records: LedgerRecords;
@@ -94,9 +96,11 @@ export class Ledger {
       holds: this.holds,
       scratch: this.scratch,
       trade: newTradeOutcome(),
+      makerShortfall: newMakerShortfall(),
       liquidationFee: this.liquidationFee,
       funds: this.funds,
       emit: this.emit,
+      deficits: new Set(),
       // settleSide with this context bound; its rest array costs nothing that matters: only insolvency calls it, rarely.
       settleSide: (...sideArgs) => settleSide(ctx, ...sideArgs),
     };
@@ -274,7 +278,31 @@ export class Ledger {
 
   /** The order left the book (cancelled, expired, rejected, IOC remainder): its hold is released. */
   releaseOrder(orderId: OrderId, time: number): LedgerCode {
-    return releaseOrder(this.ctx, orderId, time);
+    const code = releaseOrder(this.ctx, orderId, time);
+    this.auditDeficits();
+    return code;
+  }
+
+  /**
+   * After an operation that paid a shortfall beyond the fund (a fill, a liquidation's end):
+   * the fund may go below zero only when nobody but the losers holds profit, every winner having
+   * paid (insolvency.ts `payShortfall`). A winner left holding profit — a shortfall paid before
+   * its position stood — is a broken invariant, which `validateInternalState` reports from then on.
+   */
+  private auditDeficits(): void {
+    const losers = this.ctx.deficits;
+    if (losers.size === 0) return;
+    for (let id = 1; id < this.owners.length && this.unjustifiedDeficit === null; id++) {
+      if (losers.has(id as OwnerIndex)) continue;
+      for (const p of this.owners[id].positions.values()) {
+        const upnl = upnlOf(this.markets[p.market], p);
+        if (upnl > 0n) {
+          this.unjustifiedDeficit = `the insurance fund went below zero (${this.funds.insurance}) for owner ${[...losers].join(', ')}'s shortfall while owner ${id} held ${upnl} of unrealised profit in market ${p.market}`;
+          break;
+        }
+      }
+    }
+    losers.clear();
   }
 
   // ── settlement (R2) ─────────────────────────────────────────────────────────────────────
@@ -291,9 +319,8 @@ export class Ledger {
     if (!Number.isSafeInteger(price) || price <= 0 || !Number.isSafeInteger(quantity) || quantity <= 0) return LedgerCode.InvalidOrder;
     m.prices.last = price;
     m.prices.mark = markOf(m.prices);
-    const n = notional(m.scale, price, quantity);
-    settleSide(this.ctx, m, makerOwner, makerOrderId, (-takerSide) as Side, price, quantity, n, m.spec.makerFee, true, time);
-    settleSide(this.ctx, m, takerOwner, takerOrderId, takerSide, price, quantity, n, m.spec.takerFee, false, time);
+    settleBookFill(this.ctx, m, makerOwner, makerOrderId, takerOwner, takerOrderId, takerSide, price, quantity, notional(m.scale, price, quantity), time);
+    this.auditDeficits();
     return LedgerCode.Ok;
   }
 
@@ -425,6 +452,7 @@ export class Ledger {
 
   /** Throws when an invariant is broken (see the module header; ledger/invariants). */
   validateInternalState(): void {
+    if (this.unjustifiedDeficit !== null) throw new Error(`ledger: ${this.unjustifiedDeficit}`);
     validateLedger(this.records);
   }
 

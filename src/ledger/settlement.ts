@@ -4,7 +4,8 @@
  * Settlement of fills (R2): one side of one fill — the hold it releases, the position it
  * changes (realised PnL, fees, funding), the originator and liquidation fees, isolated margin
  * posted and released — and what a loss beyond the owner's equity leaves for insolvency.ts.
- * A book's fill settles as two sides (maker first); an ADL trade too, with order id 0.
+ * A book's fill settles as two sides (maker first, its shortfall paid after the taker's side:
+ * `settleBookFill`); an ADL trade too, with order id 0.
  *
  * Invariants: no fee takes more than its payer can pay once the trade's PnL is in (a fee is
  * never a shortfall); an isolated position closed by its owner's own order leaves the rest at
@@ -31,15 +32,46 @@ export interface SettlementContext extends InsolvencyContext {
   readonly holds: Map<number, Hold>;
   /** Scratch for `applyTrade` (overwritten by each call). */
   readonly trade: TradeOutcome;
+  /** Scratch for `settleBookFill`: the maker side's loss beyond its equity, paid after the taker's side. */
+  readonly makerShortfall: MakerShortfall;
   /** RATE_SCALE fraction of a liquidation fill's notional, to the insurance fund. */
   readonly liquidationFee: bigint;
+}
+
+/** A side's loss beyond its equity, left for later: an isolated position's (an amount), and whether its cross account is to be covered. */
+export interface MakerShortfall {
+  isolated: bigint;
+  cross: boolean;
+}
+
+export const newMakerShortfall = (): MakerShortfall => ({ isolated: 0n, cross: false });
+
+/**
+ * Settles a book's fill: the maker's side, then the taker's, then what the maker's loss left
+ * beyond its equity. The maker's shortfall waits for the taker's side because the taker may be
+ * the one holding its profit — a buyer below the mark from a maker made bankrupt by its own
+ * fill — and the winners who pay a shortfall are read from the positions as they stand
+ * (insolvency.ts `payShortfall`): paid before the taker's side, that profit would not be there
+ * yet and the fund would go below zero while the taker kept it.
+ */
+export function settleBookFill(ctx: SettlementContext, m: MarketState, makerOwner: OwnerIndex, makerOrderId: OrderId, takerOwner: OwnerIndex, takerOrderId: OrderId, takerSide: Side, price: number, quantity: number, n: bigint, time: number): void {
+  const later = ctx.makerShortfall;
+  later.isolated = 0n;
+  later.cross = false;
+  const makerSide = (-takerSide) as Side;
+  settleSide(ctx, m, makerOwner, makerOrderId, makerSide, price, quantity, n, m.spec.makerFee, true, time, later);
+  settleSide(ctx, m, takerOwner, takerOrderId, takerSide, price, quantity, n, m.spec.takerFee, false, time);
+  if (later.isolated > 0n) payShortfall(ctx, makerOwner, m, makerSide, later.isolated, time);
+  if (later.cross) coverCrossShortfall(ctx, ctx.owners[makerOwner], m, makerSide, time);
 }
 
 /**
  * Settles `quantity` lots of `ownerId` on `side` at `price` (notional `n`, fee rate `feeRate`)
  * against the hold of `orderId` (none: 0, an ADL trade, or an id the ledger never admitted).
+ * A loss beyond the owner's equity is paid at once, or, given `later`, recorded there for the
+ * caller to pay (`settleBookFill`).
  */
-export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: OwnerIndex, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void {
+export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: OwnerIndex, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number, later?: MakerShortfall): void {
   const o = ctx.owners[ownerId];
   const market = m.spec.index;
   const h = orderId === 0 ? undefined : ctx.holds.get(orderId);
@@ -130,7 +162,8 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
       p.margin -= release;
       if (release < 0n) {
         // A closed isolated position owes more than its margin (zeroed above): the fund, then the winners, pay it.
-        payShortfall(ctx, o.owner, m, side, -release, time);
+        if (later !== undefined) later.isolated += -release;
+        else payShortfall(ctx, o.owner, m, side, -release, time);
       } else {
         cross += release;
       }
@@ -169,6 +202,9 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     m.holders.delete(ownerId);
   }
   emitPosition(ctx.emit, ownerId, p);
-  if (!o.liquidating.has(market)) coverCrossShortfall(ctx, o, m, side, time);
+  if (!o.liquidating.has(market)) {
+    if (later !== undefined) later.cross = true;
+    else coverCrossShortfall(ctx, o, m, side, time);
+  }
   if (h !== undefined && h.remaining === 0 && h.liquidation) finishLiquidation(ctx, o, market, h.side, time);
 }

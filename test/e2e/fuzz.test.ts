@@ -53,8 +53,9 @@ const MIDS: Record<string, string> = { 'BTC-USD-PERP': '95000', 'ETH-USD-PERP': 
  * world can cause one (an empty fund, as mainnet starts, with no route to fill it; subaccounts at
  * 50× and index jumps of 10 %, liquidated while other traders may already have taken their
  * profit), so it is the exchange working as designed, logged again when a restart replays it.
- * That the fund goes below zero only then is test/ledger/properties' check; money conserved
- * with the deficit counted is GET /operator/state-hash's.
+ * A deficit left while anyone but the losers still held profit is not: the ledger audits every
+ * deficit once the fill or liquidation that left it is settled, and GET /operator/state-hash's
+ * `problem` names one it found (checked below, as money conserved with the deficit counted).
  */
 const isDeficitAlarm = (e: Record<string, unknown>): boolean => e.msg === 'insurance fund in deficit: a shortfall exceeded it';
 

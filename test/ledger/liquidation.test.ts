@@ -173,3 +173,15 @@ test('SHORTFALL_PAID_BY_WINNERS_ON_ITS_OWN_SIDE: a long bought far below the mar
   assert.ok(h.ledger.insuranceFund < 0n, 'a loss larger than every profit on the exchange: the deficit is the rest');
   h.ledger.checkConservation();
 });
+
+test('SHORTFALL_OF_A_MAKER_PAID_BY_ITS_TAKER: a maker bankrupt by its own fill is paid by the buyer below the mark once the buyer holds the lots', () => {
+  const h = harness();
+  h.ledger.setIndexPrice(BTC, 100, 1); // the mark stays at the index's 100 through a trade at 70
+  const { alice, carol } = aliceLong(h); // Alice: 19.95 USD, long 1 BTC at 100 from Bob, who holds no profit at 100
+  h.fill(alice, carol, 1, 70, 1000); // Alice's resting sell fills at 70: a loss of 30 against 19.95
+  assert.equal(h.ledger.collateral(alice), 0n, 'the shortfall was paid');
+  const paid = h.ofType('socialisedLoss');
+  assert.deepEqual(paid.map((s) => [s.owner, s.counterparty]), [[alice, carol]], 'by Carol, who bought at 70 and holds the profit');
+  assert.equal(h.ledger.insuranceFund, 0n, 'not by a fund that holds nothing');
+  h.ledger.checkConservation();
+});
