@@ -25,6 +25,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { eip712Domain } from '../src/auth/typed-data.ts';
 import type { ExchangeClient } from '../src/client/index.ts';
 import { report, type Figure } from './report.ts';
@@ -54,7 +55,36 @@ interface Round {
   m: Measured;
   /** CPU by thread over the send (µs), unprofiled rounds only. */
   cpu: { byTid: Map<number, number>; native: number } | null;
+  /** The main isolate's collections over the send, unprofiled rounds only. */
+  gc: MainGc | null;
   profiles: Profiles | null;
+}
+
+/** The main isolate's garbage collections (`perf_hooks` 'gc' entries): scavenges and the rest, with their pauses. */
+interface MainGc {
+  scavenges: number;
+  scavengeMs: number;
+  others: number;
+  othersMs: number;
+}
+
+/** Watches the main isolate's collections until the returned function is called, which gives them. */
+function watchMainGc(): () => MainGc {
+  const gc: MainGc = { scavenges: 0, scavengeMs: 0, others: 0, othersMs: 0 };
+  const add = (entries: PerformanceEntry[]) => {
+    for (const e of entries) {
+      const minor = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR;
+      if (minor) (gc.scavenges++, (gc.scavengeMs += e.duration));
+      else (gc.others++, (gc.othersMs += e.duration));
+    }
+  };
+  const observer = new PerformanceObserver((list) => add(list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  return () => {
+    add(observer.takeRecords());
+    observer.disconnect();
+    return gc;
+  };
 }
 
 /** One round at -c CONNECTIONS: staged before the clock, then sent, measured, and profiled or not. */
@@ -68,11 +98,13 @@ async function send(ex: BenchExchange, loader: Autocannon, orders: Presigned[], 
         profiles = run.profiles;
         return run.result;
       });
-      return { m, cpu: null, profiles };
+      return { m, cpu: null, gc: null, profiles };
     }
     const before = threadCpu();
+    const collections = watchMainGc();
     const m = await measure(() => staged.send());
-    return { m, cpu: inspector === null ? null : cpuBetween(inspector.threads, before, threadCpu()), profiles: null };
+    const gc = collections();
+    return { m, cpu: inspector === null ? null : cpuBetween(inspector.threads, before, threadCpu()), gc, profiles: null };
   } finally {
     staged.dispose();
   }
@@ -160,6 +192,13 @@ try {
     for (const [name, bytes] of top.bytes) console.log(`    ${Math.round(bytes / profiled.m.ok).toString().padStart(6)} B  ${name}`);
   }
   console.log(`  rate: ${Math.round(plain1.rate)} / ${Math.round(plain2.rate)} orders/s plain, ${Math.round(profiled.m.rate)} profiled; pool capacity ${Math.round(pool.typed.rate)}/s; load average ${loadAverage()}`);
+  // The main thread's garbage, counted where it costs: each scavenge pauses it and sets V8's helper threads copying.
+  const gc = [round1.gc!, round3.gc!].reduce((a, b) => ({ scavenges: a.scavenges + b.scavenges, scavengeMs: a.scavengeMs + b.scavengeMs, others: a.others + b.others, othersMs: a.othersMs + b.othersMs }));
+  const perThousand = (x: number) => (x * 1000) / plainOrders;
+  console.log(
+    `  main isolate's collections in the plain rounds, per 1,000 orders: ${perThousand(gc.scavenges).toFixed(2)} scavenges (${perThousand(gc.scavengeMs).toFixed(1)} ms paused), ` +
+      `${perThousand(gc.others).toFixed(2)} others, mark-compacts and their steps (${perThousand(gc.othersMs).toFixed(1)} ms)`,
+  );
 
   figures.push(
     { name: 'load average (1 min) at the start', value: Number(startLoad.split(',')[0]), unit: '' },
@@ -168,6 +207,8 @@ try {
     { name: 'pool CPU per order inside the exchange (its threads, plain rounds)', value: poolInExchange / plainOrders, unit: 'µs', baseline: { name: 'pool flooded', value: pool.typed.micros } },
     { name: `signed orders/s, plain rounds (-c ${CONNECTIONS})`, value: (plain1.rate + plain2.rate) / 2, unit: 'orders/s', baseline: { name: 'pool capacity (digest + recovery)', value: pool.typed.rate } },
     { name: 'signed order p99, plain rounds', value: (plain1.p99 + plain2.p99) / 2, unit: 'ms' },
+    { name: "main isolate's scavenges per 1,000 orders, plain rounds", value: perThousand(gc.scavenges), unit: '' },
+    { name: "main isolate's GC pause per 1,000 orders, plain rounds", value: perThousand(gc.scavengeMs + gc.othersMs), unit: 'ms' },
     ...rows.map((r) => ({ name: `CPU: ${r.stage}`, value: r['µs CPU/order'], unit: 'µs/order', baseline: { name: 'pool CPU per order verified', value: pool.typed.micros } })),
     ...rows.filter((r) => r['bytes/order'] > 0).map((r) => ({ name: `allocated: ${r.stage}`, value: r['bytes/order'], unit: 'B/order' })),
   );
