@@ -67,8 +67,8 @@ const spawnProjectionThread = (data: ProjectionThreadData): ProjectionThread => 
 /** What a reply waits on once the projection thread stopped: it never settles. */
 const NEVER = new Promise<void>(() => {});
 
-/** History writes that may wait for the projection thread before new commands are refused. */
-const MAX_QUEUED_WRITES = 200_000;
+/** History records (a trade, a fill, one subaccount event…) that may wait for the projection thread before new commands are refused. */
+const MAX_QUEUED_RECORDS = 200_000;
 
 const RESOLVED = Promise.resolve();
 
@@ -95,6 +95,8 @@ export class Projections {
   /** For a resuming feed's reads of the subaccount events (the gateway's). */
   readonly accountEvents: AccountEventReader;
   private queue: HistoryWrite[] = [];
+  /** The records in `queue` (a subaccount's events count one each, though they travel as one write). */
+  private queuedRecords = 0;
   /** Transfers numbered in the order they settle (history is rebuilt in journal order). */
   private transferCount: number;
   /** Who an owner id is: set once the ledger exists. */
@@ -158,7 +160,9 @@ export class Projections {
 
   /** Queues a write, unless replay is re-applying a record whose projections are already written. */
   private push(write: HistoryWrite): void {
-    if (this.applying > this.projectedSeq) this.queue.push(write);
+    if (this.applying <= this.projectedSeq) return;
+    this.queue.push(write);
+    this.queuedRecords++;
   }
 
   /** Numbers a subaccount event and hands it to the feeds; the caller queues it. */
@@ -189,6 +193,7 @@ export class Projections {
       this.groups.clear();
       this.groupedRecord = recordSeq;
     }
+    this.queuedRecords++;
     const events = this.groups.get(record.owner);
     if (events !== undefined) {
       events.push(record);
@@ -324,6 +329,7 @@ export class Projections {
     if (this.thread === null && seq > this.journal.committedSeq()) return;
     const batch = { seq, transferCount: this.transferCount, writes: this.queue };
     this.queue = [];
+    this.queuedRecords = 0;
     // A batch ends between records: nothing more joins the writes it took.
     this.groups.clear();
     this.groupedRecord = -1;
@@ -373,7 +379,7 @@ export class Projections {
   /** Why new writes should be refused now, or null. */
   behind(): string | null {
     if (this.failure !== null) return 'history cannot be written';
-    return this.queue.length > MAX_QUEUED_WRITES ? 'history is behind' : null;
+    return this.queuedRecords > MAX_QUEUED_RECORDS ? 'history is behind' : null;
   }
 
   /**
