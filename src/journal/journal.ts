@@ -131,7 +131,6 @@ interface Waiter {
 }
 
 const SLAB_BYTES = 1 << 20;
-const encoder = new TextEncoder();
 const RESOLVED = Promise.resolve();
 
 export class Journal {
@@ -157,6 +156,8 @@ export class Journal {
   // bytes until its flush, and a slab is garbage once every record in it is released.
   private slab = new Uint8Array(SLAB_BYTES);
   private slabView = new DataView(this.slab.buffer);
+  /** The slab as a Buffer, for `appendText`: `write` encodes into it in place, where `encodeInto` needed a subarray and a result object per record. */
+  private slabBuffer = Buffer.from(this.slab.buffer);
   private slabUsed = 0;
   private sink: BlockSink | null = null;
   /** Records appended since the last flush began, for the sink (kept only with one). */
@@ -280,7 +281,7 @@ export class Journal {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     const offset = this.room(kJournalHeaderBytes + text.length * 3);
     const start = offset + kJournalHeaderBytes;
-    const length = encoder.encodeInto(text, this.slab.subarray(start, start + text.length * 3)).written;
+    const length = this.slabBuffer.write(text, start, text.length * 3);
     if (length > MAX_PAYLOAD_BYTES) throw new RangeError(`journal: payload of ${length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
     const seq = this.last + 1;
     const size = sealRecord(this.slab, this.slabView, offset, seq, kind, this.chain, length);
@@ -294,12 +295,16 @@ export class Journal {
 
   /** Where a record of up to `size` bytes goes in the slab (a new slab when this one is full). */
   private room(size: number): number {
-    if (this.slabUsed + size > this.slab.length) {
-      this.slab = new Uint8Array(Math.max(SLAB_BYTES, size));
-      this.slabView = new DataView(this.slab.buffer);
-      this.slabUsed = 0;
-    }
+    if (this.slabUsed + size > this.slab.length) this.newSlab(size);
     return this.slabUsed;
+  }
+
+  /** A fresh slab of at least `size` bytes (records are never written over: see `slab`). */
+  private newSlab(size: number): void {
+    this.slab = new Uint8Array(Math.max(SLAB_BYTES, size));
+    this.slabView = new DataView(this.slab.buffer);
+    this.slabBuffer = Buffer.from(this.slab.buffer);
+    this.slabUsed = 0;
   }
 
   /** The record of `size` bytes at `offset` is written: it takes its seq and goes to storage. */
@@ -321,11 +326,7 @@ export class Journal {
     const seq = this.last + 1;
     const problem = checkRecord(record, seq, this.chain);
     if (problem !== Problem.Ok) throw new JournalCorruptError(seq, problem, 'a record received for this journal does not continue it');
-    if (this.slabUsed + record.length > this.slab.length) {
-      this.slab = new Uint8Array(Math.max(SLAB_BYTES, record.length));
-      this.slabView = new DataView(this.slab.buffer);
-      this.slabUsed = 0;
-    }
+    if (this.slabUsed + record.length > this.slab.length) this.newSlab(record.length);
     const offset = this.slabUsed;
     this.slab.set(record, offset);
     this.slabUsed += (record.length + 7) & ~7;
