@@ -113,7 +113,8 @@ export class OrderEntry {
       this.state.orders.untriggered(order);
       return { code: 0, changed: true, orderId, routed: [] };
     }
-    const placed: PlaceOrder = { ...this.fields(cmd, entered, 0), position: 0, time: cmd.time };
+    // What a placement adds, assigned onto the one object `fields` made (a spread copied it whole, per order).
+    const placed: PlaceOrder = Object.assign(this.fields(cmd, entered, 0), { position: 0, time: cmd.time });
     const code = this.holdMargin(market, placed, cmd.originator, cmd.originatorFee);
     if (code !== LedgerCode.Ok) {
       this.state.orders.refused(order, 'insufficientMargin');
@@ -269,24 +270,29 @@ export class OrderEntry {
     const market = first.market;
     const orderIds = orders.map(() => orderIdOf(market, ++this.orderCounts[market]));
     const states = orders.map((o, i) => this.orderState(o, orderIds[i], identity.owner, time));
-    const refuse = (code: number, reason: string, params?: Readonly<Record<string, string>>): ExecuteResult => {
-      for (const s of states) this.state.orders.refused(s, reason);
-      return { code, params, changed: true, orderId: orderIds[0], orderIds, routed: [] };
-    };
+    const entered: Entered = { owner: identity.owner, account: identity.account, market, orderIds, states };
     const bounded = openOrdersRefusal(this.state.accountLimits, this.state.orders.openCount(identity.owner), orders.length);
-    if (bounded !== undefined) return refuse(bounded.code, 'tooManyOpenOrders', bounded.params);
-    const clientIds = new Set<string>();
+    if (bounded !== undefined) return this.refuse(entered, bounded.code, 'tooManyOpenOrders', bounded.params);
+    // A single order cannot repeat its own clientId: the set is for batches.
+    const clientIds = orders.length > 1 ? new Set<string>() : undefined;
     for (const o of orders) {
       if (o.clientId === null) continue;
-      if (clientIds.has(o.clientId) || this.state.orders.byClient(o.account, o.clientId) !== undefined) return refuse(ExchangeCode.DuplicateClientId, 'duplicateClientId');
-      clientIds.add(o.clientId);
+      if (clientIds?.has(o.clientId) || this.state.orders.byClient(o.account, o.clientId) !== undefined) return this.refuse(entered, ExchangeCode.DuplicateClientId, 'duplicateClientId');
+      clientIds?.add(o.clientId);
     }
     for (const o of orders) {
       // The gateway refuses these before the signature; a journaled order is held to it too.
-      if (o.originatorFee > this.state.markets[market].maxOriginatorFee) return refuse(ExchangeCode.OriginatorFeeTooHigh, 'originatorFeeTooHigh');
-      if (o.originatorFee > 0 && ledger.findOwner(o.originator, 0) === undefined) return refuse(ExchangeCode.OriginatorNotFound, 'originatorNotFound');
+      if (o.originatorFee > this.state.markets[market].maxOriginatorFee) return this.refuse(entered, ExchangeCode.OriginatorFeeTooHigh, 'originatorFeeTooHigh');
+      if (o.originatorFee > 0 && ledger.findOwner(o.originator, 0) === undefined) return this.refuse(entered, ExchangeCode.OriginatorNotFound, 'originatorNotFound');
     }
-    return { owner: identity.owner, account: identity.account, market, orderIds, states };
+    return entered;
+  }
+
+  /** `enter`'s refusal of a whole submission: every order rejected for `reason`, journaled. */
+  private refuse(entered: Entered, code: number, reason: string, params?: Readonly<Record<string, string>>): ExecuteResult {
+    const { orderIds, states } = entered;
+    for (const s of states) this.state.orders.refused(s, reason);
+    return { code, params, changed: true, orderId: orderIds[0], orderIds, routed: [] };
   }
 
   /** Order `i` of an admitted submission as the books take it. */

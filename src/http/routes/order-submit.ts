@@ -90,6 +90,36 @@ function batchRefusal(intents: readonly OrderIntent[]): string | null {
   return null;
 }
 
+/**
+ * Writes the order's fields onto `into` (a single order's command already holding its kind and
+ * time, or a batch's order holding nothing), one by one, in the order the journal's JSON has
+ * always had them: the command is one object, where spreading a batch order into it built the
+ * order twice, per order.
+ */
+function withOrderFields<T extends object>(into: T, i: OrderIntent, signer: Address): T & BatchOrder {
+  const o = into as T & BatchOrder;
+  o.account = i.account;
+  o.subaccountIndex = i.subaccountIndex;
+  o.orderType = i.orderType;
+  o.side = i.side;
+  o.price = i.price;
+  o.quantity = i.quantity;
+  o.flags = i.flags;
+  o.expiresAt = i.expiresAt;
+  o.nonce = i.nonce;
+  o.clientId = i.clientId;
+  o.originator = i.originator;
+  o.originatorFee = i.originatorFee;
+  o.triggerPrice = i.triggerPrice;
+  o.parentOrderId = i.parentOrderId;
+  o.period = i.period;
+  o.trailingPercent = i.trailingPercent;
+  o.market = i.market.index;
+  o.signer = signer;
+  o.signature = i.body.signatures[0];
+  return o;
+}
+
 export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { submitOrder: DeclaredRoute; submitBatch: DeclaredRoute } {
   const { markets, orders, guard, domain, recover, clock, metrics } = options;
   const { view, reported, mayTrade } = kit;
@@ -125,33 +155,10 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       return { primaryType: 'Order', message: message.ok ? message.value : {}, recovered: signer };
     });
 
-  const submitCommand = (intent: OrderIntent, signer: Address): SubmitOrder => ({ kind: CommandKind.SubmitOrder, time: clock(), ...batchOrder(intent, signer) });
+  const submitCommand = (intent: OrderIntent, signer: Address): SubmitOrder => withOrderFields({ kind: CommandKind.SubmitOrder, time: clock() }, intent, signer);
 
-  /**
-   * The order as a command carries it: written out field by field, in the order the journal's
-   * JSON has always had them (a spread of the intent copied it twice over, per order).
-   */
-  const batchOrder = (i: OrderIntent, signer: Address): BatchOrder => ({
-    account: i.account,
-    subaccountIndex: i.subaccountIndex,
-    orderType: i.orderType,
-    side: i.side,
-    price: i.price,
-    quantity: i.quantity,
-    flags: i.flags,
-    expiresAt: i.expiresAt,
-    nonce: i.nonce,
-    clientId: i.clientId,
-    originator: i.originator,
-    originatorFee: i.originatorFee,
-    triggerPrice: i.triggerPrice,
-    parentOrderId: i.parentOrderId,
-    period: i.period,
-    trailingPercent: i.trailingPercent,
-    market: i.market.index,
-    signer,
-    signature: i.body.signatures[0],
-  });
+  /** The order as a batch's command carries it (no kind or time of its own). */
+  const batchOrder = (intent: OrderIntent, signer: Address): BatchOrder => withOrderFields({}, intent, signer);
 
   /**
    * Submits one order; the reply's order, or the refusal — with the order it left `rejected`
