@@ -33,7 +33,7 @@ export interface InsolvencyContext {
   readonly scratch: Exposure;
   readonly funds: Funds;
   readonly emit: LedgerListener;
-  /** Owners whose shortfall left the fund below zero, for the ledger to check once the operation that paid it ends (`Ledger` audits). */
+  /** Owners whose shortfall left the fund below zero, checked once the operation that paid it ends (`unjustifiedDeficit`). */
   readonly deficits: Set<OwnerIndex>;
   /** settlement.ts's `settleSide`, handed in (settlement calls into this file, so this file cannot import it). */
   settleSide(m: MarketState, ownerId: OwnerIndex, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void;
@@ -235,6 +235,29 @@ export function payShortfall(ctx: InsolvencyContext, owner: OwnerIndex, m: Marke
   // Nobody holds that much profit: the fund owes the rest (a deficit the operator sees).
   moveInsurance(ctx.emit, ctx.funds, -left, 'shortfall', owner, time);
   if (left > 0n) ctx.deficits.add(owner);
+}
+
+/**
+ * Checked after an operation that paid a shortfall beyond the fund (a fill, a liquidation's
+ * end): the fund may go below zero only when nobody but the losers holds profit, every winner
+ * having paid (`payShortfall`). A winner left holding profit — a shortfall paid before its
+ * position stood — is a broken invariant: its description, or null. Forgets the losers.
+ */
+export function unjustifiedDeficit(ctx: InsolvencyContext): string | null {
+  const losers = ctx.deficits;
+  if (losers.size === 0) return null;
+  let found: string | null = null;
+  for (let id = 1; id < ctx.owners.length && found === null; id++) {
+    if (losers.has(id as OwnerIndex)) continue;
+    for (const p of ctx.owners[id].positions.values()) {
+      const upnl = upnlOf(ctx.markets[p.market], p);
+      if (upnl <= 0n) continue;
+      found = `the insurance fund went below zero (${ctx.funds.insurance}) for owner ${[...losers].join(', ')}'s shortfall while owner ${id} held ${upnl} of unrealised profit in market ${p.market}`;
+      break;
+    }
+  }
+  losers.clear();
+  return found;
 }
 
 /** Takes up to `left` of `owner`'s loss from the unrealised profit of `m`'s positions on `side` (0: either side); returns what is still owed. */

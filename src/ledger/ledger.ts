@@ -34,7 +34,7 @@ import { DEFAULT_LIQUIDATION_FEE } from './fees.ts';
 import { newFunding, nextBoundary, type FundingRecord } from './funding.ts';
 import { settleFundingIfDue } from './funding-payments.ts';
 import { admitOrder, releaseOrder, type AdmitExtras } from './holds.ts';
-import { checkLiquidations, liquidatable } from './insolvency.ts';
+import { checkLiquidations, liquidatable, unjustifiedDeficit } from './insolvency.ts';
 import { fractionInBounds, initialMargin } from './margin.ts';
 import { markOf, newPrices, samplePremium, type MarketPrices } from './mark-price.ts';
 import { credit, emitPosition, moveInsurance, type Funds } from './moves.ts';
@@ -72,7 +72,7 @@ export class Ledger {
   private readonly faucetLimit: bigint;
   private readonly liquidationFee: bigint;
   private readonly funds: Funds = { insurance: 0n, feesCollected: 0n };
-  /** The first deficit `auditDeficits` found unjustified, or null (not part of the state: a finding). */
+  /** The first deficit found unjustified after a fill or a liquidation's end (insolvency.ts), or null: a finding, not part of the state. */
   private unjustifiedDeficit: string | null = null;
   private readonly flows: MoneyFlows = { deposited: 0n, fauceted: 0n, withdrawn: 0n };
   /** The records the invariants read (ledger/invariants). */
@@ -279,30 +279,14 @@ export class Ledger {
   /** The order left the book (cancelled, expired, rejected, IOC remainder): its hold is released. */
   releaseOrder(orderId: OrderId, time: number): LedgerCode {
     const code = releaseOrder(this.ctx, orderId, time);
-    this.auditDeficits();
+    this.audit();
     return code;
   }
 
-  /**
-   * After an operation that paid a shortfall beyond the fund (a fill, a liquidation's end):
-   * the fund may go below zero only when nobody but the losers holds profit, every winner having
-   * paid (insolvency.ts `payShortfall`). A winner left holding profit — a shortfall paid before
-   * its position stood — is a broken invariant, which `validateInternalState` reports from then on.
-   */
-  private auditDeficits(): void {
-    const losers = this.ctx.deficits;
-    if (losers.size === 0) return;
-    for (let id = 1; id < this.owners.length && this.unjustifiedDeficit === null; id++) {
-      if (losers.has(id as OwnerIndex)) continue;
-      for (const p of this.owners[id].positions.values()) {
-        const upnl = upnlOf(this.markets[p.market], p);
-        if (upnl > 0n) {
-          this.unjustifiedDeficit = `the insurance fund went below zero (${this.funds.insurance}) for owner ${[...losers].join(', ')}'s shortfall while owner ${id} held ${upnl} of unrealised profit in market ${p.market}`;
-          break;
-        }
-      }
-    }
-    losers.clear();
+  /** After a fill or a liquidation's end: keeps the first deficit found unjustified (insolvency.ts `unjustifiedDeficit`). */
+  private audit(): void {
+    const found = unjustifiedDeficit(this.ctx);
+    this.unjustifiedDeficit ??= found;
   }
 
   // ── settlement (R2) ─────────────────────────────────────────────────────────────────────
@@ -320,7 +304,7 @@ export class Ledger {
     m.prices.last = price;
     m.prices.mark = markOf(m.prices);
     settleBookFill(this.ctx, m, makerOwner, makerOrderId, takerOwner, takerOrderId, takerSide, price, quantity, notional(m.scale, price, quantity), time);
-    this.auditDeficits();
+    this.audit();
     return LedgerCode.Ok;
   }
 
