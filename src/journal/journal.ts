@@ -293,18 +293,15 @@ export class Journal {
     if (this.closed) throw new Error('journal: append after close (or on a read-only journal)');
   }
 
-  /** Where a record of up to `size` bytes goes in the slab (a new slab when this one is full). */
+  /** Where a record of up to `size` bytes goes in the slab: a fresh one when this one is full (records are never written over: see `slab`). */
   private room(size: number): number {
-    if (this.slabUsed + size > this.slab.length) this.newSlab(size);
+    if (this.slabUsed + size > this.slab.length) {
+      this.slab = new Uint8Array(Math.max(SLAB_BYTES, size));
+      this.slabView = new DataView(this.slab.buffer);
+      this.slabBuffer = Buffer.from(this.slab.buffer);
+      this.slabUsed = 0;
+    }
     return this.slabUsed;
-  }
-
-  /** A fresh slab of at least `size` bytes (records are never written over: see `slab`). */
-  private newSlab(size: number): void {
-    this.slab = new Uint8Array(Math.max(SLAB_BYTES, size));
-    this.slabView = new DataView(this.slab.buffer);
-    this.slabBuffer = Buffer.from(this.slab.buffer);
-    this.slabUsed = 0;
   }
 
   /** The record of `size` bytes at `offset` is written: it takes its seq and goes to storage. */
@@ -321,18 +318,13 @@ export class Journal {
    * Throws `JournalCorruptError` otherwise; the bytes are copied.
    */
   appendRecord(record: Uint8Array): number {
-    if (this.failure) throw this.failure;
-    if (this.closed) throw new Error('journal: append after close (or on a read-only journal)');
+    this.assertWritable();
     const seq = this.last + 1;
     const problem = checkRecord(record, seq, this.chain);
     if (problem !== Problem.Ok) throw new JournalCorruptError(seq, problem, 'a record received for this journal does not continue it');
-    if (this.slabUsed + record.length > this.slab.length) this.newSlab(record.length);
-    const offset = this.slabUsed;
+    const offset = this.room(record.length);
     this.slab.set(record, offset);
-    this.slabUsed += (record.length + 7) & ~7;
-    this.last = seq;
-    this.put(seq, this.slab.subarray(offset, offset + record.length));
-    return seq;
+    return this.appended(seq, offset, record.length);
   }
 
   /**
