@@ -11,7 +11,7 @@
  * 2. Signed orders end to end: POST /account/order, each reply sent only once the order is matched
  *    and journaled durably, driven by the load generator (bench/load/generator.ts, what `npm run
  *    load -- --signer native --sender autocannon` runs): 100 accounts opened and funded through
- *    the API; 20,000 limit orders per step (after 1,000 warm-up orders) pre-signed with
+ *    the API; 20,000 limit orders per step (after 10,000 warm-up orders) pre-signed with
  *    libsecp256k1 (checked against viem), so no account nears its 200 requests/s budget: crossing
  *    pairs at 95,000 between 50 seller and 50 buyer accounts (half the orders rest, half fill
  *    them); sent by autocannon; and after the steps every acknowledged order read back.
@@ -57,7 +57,8 @@ const ROUND_SECONDS = 5;
 const ROUNDS = 2;
 const LEVELS_PER_SIDE = 30;
 const ACCOUNTS = 100;
-const WARMUP_ORDERS = 1_000;
+/** As bench:order-path: with fewer, the first step still paid for V8 optimizing the order path (docs/benchmarks.md). */
+const WARMUP_ORDERS = 10_000;
 /** Orders per step (`HTTP_BENCH_ORDERS=2000` for a quick run; the figures of docs/benchmarks.md use 20,000). */
 const ORDERS = Number(process.env.HTTP_BENCH_ORDERS ?? 20_000);
 if (!Number.isInteger(ORDERS) || ORDERS < 100) throw new Error(`HTTP_BENCH_ORDERS must be a whole number of at least 100, got ${process.env.HTTP_BENCH_ORDERS}`);
