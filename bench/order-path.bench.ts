@@ -18,12 +18,12 @@
  * orders — CPU per order verified (digest + recovery) and capacity; the issue asks the server's
  * CPU per order to be at most 1.5× the former.
  * `ORDER_PATH_ORDERS` orders per round (default 20,000), `ORDER_PATH_WARMUP` before them (default 10,000), `ORDER_PATH_CONNECTIONS` (default 50),
- * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PROFILES=DIR` to
+ * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PERF=1` to record round 3 with Linux's `perf` (every thread's CPU by kind of work: bench/order-path/perf), `ORDER_PATH_PROFILES=DIR` to
  * write round 2's profiles there (<thread>-<tid>.cpuprofile and .heapprofile, every thread: open them in Chrome's DevTools).
  * Writes bench/results/order-path.json. Runs in about two minutes.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { eip712Domain } from '../src/auth/typed-data.ts';
@@ -36,6 +36,7 @@ import { startBenchExchange, type BenchExchange } from './http/servers.ts';
 import { poolCapacity, verifications } from './http/pool.ts';
 import { attachThreads, cpuBetween, threadCpu, type Inspector, type Profiles } from './order-path/threads.ts';
 import { breakdown, STAGE_ORDER, Stage, topFunctions, workerStage } from './order-path/stages.ts';
+import { perfAvailable, PERF_KINDS, recordPerf } from './order-path/perf.ts';
 
 const ORDERS = Number(process.env.ORDER_PATH_ORDERS ?? 20_000);
 if (!Number.isInteger(ORDERS) || ORDERS < 100) throw new Error(`ORDER_PATH_ORDERS must be a whole number of at least 100, got ${process.env.ORDER_PATH_ORDERS}`);
@@ -49,6 +50,9 @@ const WARMUP_ORDERS = Number(process.env.ORDER_PATH_WARMUP ?? 10_000);
 /** `ORDER_PATH_TOP=20`: also the main thread's costliest functions, by self time and by allocation. */
 const TOP = Number(process.env.ORDER_PATH_TOP ?? 0);
 const PROFILES_DIR = process.env.ORDER_PATH_PROFILES;
+/** `ORDER_PATH_PERF=1`: round 3 also recorded with Linux's `perf`, every thread's CPU by kind of work (bench/order-path/perf). */
+const PERF = process.env.ORDER_PATH_PERF === '1';
+if (PERF && !perfAvailable()) throw new Error('ORDER_PATH_PERF=1 needs Linux perf (Debian: apt-get install linux-perf)');
 const ACCOUNTS = 100;
 /** The crossing pairs: 0.001 BTC at 95,000, the testnet index price (as bench:http). */
 const CROSSING = { symbol: 'BTC-USD-PERP', price: '95000', quantity: '0.001' };
@@ -145,7 +149,9 @@ try {
     for (const [tid, cpu] of profiled.profiles!.cpu) writeFileSync(join(PROFILES_DIR, `${named(tid)}.cpuprofile`), JSON.stringify(cpu));
     for (const [tid, heap] of profiled.profiles!.heaps) writeFileSync(join(PROFILES_DIR, `${named(tid)}.heapprofile`), JSON.stringify({ head: heap }));
   }
+  const recording = PERF ? recordPerf(join(tmpdir(), `order-path-${process.pid}.perf.data`)) : null;
   const round3 = await send(ex, loader, rounds[2], inspector, false);
+  const perfSamples = await recording?.stop();
   describe('round 3, plain', round3.m);
   inspector.close();
   const plain1 = round1.m;
@@ -195,6 +201,25 @@ try {
     console.log(`  main thread, round 2: the ${TOP} functions with the most self time (share of its busy samples), then the most allocation (bytes per order):`);
     for (const [name, share] of top.cpu) console.log(`    ${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
     for (const [name, bytes] of top.bytes) console.log(`    ${Math.round(bytes / profiled.m.ok).toString().padStart(6)} B  ${name}`);
+  }
+  if (perfSamples !== undefined) {
+    // One sample per thread every 1/999 s of its CPU: µs per order of round 3.
+    const micros = (samples: number) => (samples * 1e6) / 999 / plain2.ok;
+    const groups = new Map<string, Map<string, number>>();
+    for (const [tid, kinds] of perfSamples) {
+      const thread = inspector.threads.find((t) => t.tid === tid);
+      const group = thread === undefined ? 'threads with no JS' : thread.title === 'main' ? 'main thread' : workerStage(thread);
+      const into = groups.get(group) ?? new Map<string, number>();
+      for (const [kind, n] of kinds) into.set(kind, (into.get(kind) ?? 0) + n);
+      groups.set(group, into);
+    }
+    console.log(`  round 3 by thread and kind of work (perf, CPU time; µs per order):`);
+    const total = (kinds: Map<string, number>) => [...kinds.values()].reduce((a, b) => a + b, 0);
+    for (const [group, kinds] of [...groups].sort((a, b) => total(b[1]) - total(a[1]))) {
+      if (micros(total(kinds)) < 0.5) continue;
+      const parts = PERF_KINDS.filter((k) => micros(kinds.get(k) ?? 0) >= 0.5).sort((a, b) => kinds.get(b)! - kinds.get(a)!);
+      console.log(`    ${group}: ${micros(total(kinds)).toFixed(1)} — ${parts.map((k) => `${k} ${micros(kinds.get(k)!).toFixed(1)}`).join(', ')}`);
+    }
   }
   console.log(`  rate: ${Math.round(plain1.rate)} / ${Math.round(plain2.rate)} orders/s plain, ${Math.round(profiled.m.rate)} profiled; pool capacity ${Math.round(pool.typed.rate)}/s; load average ${loadAverage()}`);
   // The main thread's garbage, counted where it costs: each scavenge pauses it and sets V8's helper threads copying.
