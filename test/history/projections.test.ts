@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { Projections } from '../../src/history/projections.ts';
+import { HOLD_MS, Projections } from '../../src/history/projections.ts';
 import { Journal } from '../../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';
 import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
@@ -31,6 +31,8 @@ function liveProjections() {
   const journal = { seq: 0 };
   projections.journal = { lastSeq: () => journal.seq, committedSeq: () => journal.seq, whenCommitted: async () => {} };
   projections.startThread(h.path);
+  // A test that fails before its close() would leave the thread running, and the file would never end.
+  after(() => projections.terminate());
   return { h, projections, journal };
 }
 
@@ -92,16 +94,20 @@ test('readable (a read after a reply): null when history holds the position, els
   await projections.close();
 });
 
-test('one batch in flight: what later turns report while the thread writes goes as one batch', async () => {
-  const { h, projections, journal } = liveProjections();
-  // Count the batches posted (the thread is still starting: the first one stays in flight).
+/** Counts the batches `projections` posts to its thread. */
+function countBatches(projections: Projections): { readonly count: number } {
   const thread = (projections as unknown as { thread: { postMessage(message: { type: string }, transfer?: unknown): void } }).thread;
   const post = thread.postMessage.bind(thread);
-  let batches = 0;
+  const counted = { count: 0 };
   thread.postMessage = (message, transfer) => {
-    if (message.type === 'batch') batches++;
+    if (message.type === 'batch') counted.count++;
     post(message, transfer);
   };
+  return counted;
+}
+
+/** Five turns that each report a trade (seqs 1..5), as the sequencer would. */
+async function fiveTurnsOfTrades(projections: Projections, journal: { seq: number }): Promise<void> {
   const { trade } = projections.listeners();
   for (let turn = 1; turn <= 5; turn++) {
     journal.seq = turn;
@@ -109,8 +115,52 @@ test('one batch in flight: what later turns report while the thread writes goes 
     projections.flushSoon();
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+test('an idle thread and no reader: the records of many turns wait for the hold and go as one batch', async () => {
+  const { h, projections, journal } = liveProjections();
+  const batches = countBatches(projections);
+  await fiveTurnsOfTrades(projections, journal);
+  assert.equal(batches.count, 0, 'held: nothing sent within the turns');
+  await new Promise((resolve) => setTimeout(resolve, HOLD_MS * 5));
+  assert.equal(batches.count, 1, 'the five turns as one batch once the hold ended');
   await projections.caughtUp(journal.seq);
-  assert.equal(batches, 2, 'the first turn, then the four that waited for it');
+  assert.equal(h.reader.trades(marketNo(0), { limit: 10 }).length, 5, 'every trade written');
+  await projections.close();
+});
+
+test('a read cuts the hold: what it must see is sent at once, not after the hold', async () => {
+  const { h, projections, journal } = liveProjections();
+  const batches = countBatches(projections);
+  await fiveTurnsOfTrades(projections, journal);
+  const wait = projections.readable(journal.seq);
+  assert.notEqual(wait, null);
+  assert.equal(batches.count, 1, 'sent as the read asked, in the same turn');
+  await wait;
+  assert.equal(h.reader.trades(marketNo(0), { limit: 10 }).length, 5);
+  await projections.close();
+});
+
+test('one batch in flight: what later turns report while the thread writes goes as one batch, at once if a reader waits for it', async () => {
+  const { h, projections, journal } = liveProjections();
+  const batches = countBatches(projections);
+  const { trade } = projections.listeners();
+  journal.seq = 1;
+  trade!(marketNo(0), 1, T0 + 1, 950_000, 1, Side.Sell);
+  // A reader sends the first at once (the thread is still starting: it stays in flight a while).
+  const first = projections.caughtUp(1);
+  assert.equal(batches.count, 1);
+  for (let turn = 2; turn <= 5; turn++) {
+    journal.seq = turn;
+    trade!(marketNo(0), turn, T0 + turn, 950_000 + turn, 1, Side.Sell);
+    projections.flushSoon();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const rest = projections.caughtUp(journal.seq);
+  assert.equal(batches.count, 1, 'nothing more while the first is in flight');
+  await first;
+  assert.equal(batches.count, 2, 'the four turns as one batch, sent at the report because a reader waits');
+  await rest;
   assert.equal(h.reader.trades(marketNo(0), { limit: 10 }).length, 5, 'every trade written');
   await projections.close();
 });
