@@ -30,8 +30,8 @@
  * feeds (`feed`, ws/feed-relay).
  *
  * Invariants: batches are written in the order they are made; a batch's seq is the journal's
- * last seq when it was made, so it covers every record queued before it; it is written only
- * once that seq is committed. Backpressure: `behind()` names the reason to refuse new writes
+ * last seq when it was made (in replay: the last record applied), so it covers every record
+ * queued before it and no record it lacks; it is written only once that seq is committed. Backpressure: `behind()` names the reason to refuse new writes
  * when the projection thread lags.
  */
 import type { RootDatabase } from 'lmdb';
@@ -363,7 +363,11 @@ export class Projections {
       this.positionOwed ||= markDone;
       return;
     }
-    const seq = this.journal.lastSeq();
+    // Live, a batch covers the journal up to now. In replay (no thread yet) it covers only the
+    // records applied so far (`applying`, the last one applied when `onBatch` calls): the
+    // journal's end is still ahead, and a start killed before it must not leave history
+    // claiming records it never wrote — the next start would skip them for good.
+    const seq = this.thread === null ? Math.min(this.journal.lastSeq(), this.applying) : this.journal.lastSeq();
     // Replay writes here, at once: what the journal has not committed yet (events replay added
     // at its end) waits in the queue for the first batch of the thread, which waits for it.
     if (this.thread === null && seq > this.journal.committedSeq()) return;

@@ -172,7 +172,8 @@ export class LmdbJournalStorage implements JournalStorage {
    * empty one opened read-only.
    */
   static open(dir: string, options: LmdbJournalOptions = {}): LmdbJournalStorage {
-    const file = checkLmdbFile(dir);
+    // Opened for writing, the trees are walked too: lmdb would crash on an inconsistent copy.
+    const file = checkLmdbFile(dir, { pages: !options.readOnly });
     if (file.state === 'damaged') {
       throw new DataRefusedError(
         `the journal file ${lmdbDataFile(dir)} is damaged: ${file.problem}. Nothing was changed. ` +

@@ -48,7 +48,7 @@ export interface DataDirectory {
 
 /** The history environment at `dir` and its projections, or why it cannot be used. */
 function openHistory(dir: string): { env: RootDatabase; projections: Projections } | { problem: string } {
-  const file = checkLmdbFile(dir);
+  const file = checkLmdbFile(dir, { pages: true });
   if (file.state === 'damaged') return { problem: `${lmdbDataFile(dir)} is damaged: ${file.problem}` };
   let env: RootDatabase | undefined;
   try {

@@ -193,3 +193,29 @@ test('history is written only once the journal has committed what it covers: a c
   assert.equal(new Projections(h.env).projectedSeq, seq);
   await projections.close();
 });
+
+test('a start-up replay cut short (kill -9 during a history rebuild) leaves history at the last record it projected, not at the journal\'s end: the next start projects the rest', async () => {
+  const h = tempHistory();
+  // The journal holds 100 records; replay projects them one by one, writing a batch every 40 (as `onBatch` does every 4,096).
+  const replayOnce = (upTo: number) => {
+    const projections = new Projections(h.env);
+    projections.journal = { lastSeq: () => 100, committedSeq: () => 100, whenCommitted: async () => {} };
+    const { trade } = projections.listeners();
+    for (let seq = 1; seq <= upTo; seq++) {
+      projections.applying = seq;
+      trade!(marketNo(0), seq, T0 + seq, 950_000 + seq, 1, Side.Buy);
+      if (seq % 40 === 0) projections.flush();
+    }
+    return projections;
+  };
+  // The first start is killed after record 50: its batch at 40 is written, 41–50 are not.
+  replayOnce(50);
+  h.env.resetReadTxn();
+  assert.equal(new Projections(h.env).projectedSeq, 40, "history's position is the last record it projected, not the journal's end (it holds only records 1–40)");
+  // The next start replays all of it, skipping what history holds.
+  const again = replayOnce(100);
+  again.applying = Number.MAX_SAFE_INTEGER;
+  again.flush(true);
+  h.env.resetReadTxn();
+  assert.equal(h.reader.trades(marketNo(0), { limit: 1000 }).length, 100, 'every trade of the journal is in history');
+});
