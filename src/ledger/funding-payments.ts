@@ -16,7 +16,7 @@ import { fundingRate, nextBoundary } from './funding.ts';
 import { credit, emitPosition, moveInsurance, type Funds } from './moves.ts';
 import type { Position } from './position.ts';
 import type { MarketState, OwnerState } from './state.ts';
-import { ceilDiv, notional } from './units.ts';
+import { ceilDiv } from './units.ts';
 import { NO_OWNER } from '../types/ids.ts';
 
 /** What funding settlement needs of the ledger: the owners (holders' accounts), the fund, the listener. */
@@ -39,14 +39,19 @@ export function settleFundingIfDue(ctx: FundingContext, m: MarketState, time: nu
   ctx.emit({ type: 'fundingRate', market: m.spec.index, rate, time: at });
   if (rate === 0n) return;
   const price = m.prices.index > 0 ? m.prices.index : m.prices.mark;
-  // Payers pay rounded up, receivers get rounded down; the exact sums are equal (positions
-  // net to zero), so Σ paid − Σ received ≥ 0 is the dust that goes to the fund.
+  // Payers pay rounded up, receivers get rounded down, each once from the exact payment
+  // (|q|·price·rate, the notional not rounded first); the exact sums are equal (positions net
+  // to zero), so Σ paid − Σ received ≥ 0 is the dust that goes to the fund. Rounding each
+  // position's notional down first (a market whose notional divides) let one large receiver's
+  // notional keep units its many small payers' lost, and the fund paid the difference.
+  const perLot = BigInt(price) * m.scale.mul * (rate < 0n ? -rate : rate);
+  const denominator = m.scale.div * RATE_ONE;
   let net = 0n;
   for (const ownerId of m.holders) {
     const o = ctx.owners[ownerId];
     const p = o.positions.get(m.spec.index) as Position;
-    const due = notional(m.scale, price, Math.abs(p.quantity)) * (rate < 0n ? -rate : rate);
-    const amount = p.quantity > 0 === rate > 0n ? -ceilDiv(due, RATE_ONE) : due / RATE_ONE;
+    const due = perLot * BigInt(Math.abs(p.quantity));
+    const amount = p.quantity > 0 === rate > 0n ? -ceilDiv(due, denominator) : due / denominator;
     net += amount;
     p.funding += amount;
     p.updatedAt = time;

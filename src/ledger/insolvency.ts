@@ -65,7 +65,7 @@ export function checkLiquidations(ctx: InsolvencyContext, time: number): Liquida
         account: o.account,
         market: p.market,
         side: p.quantity > 0 ? -1 : 1,
-        price: liquidationLimit(m.scale, bankrupt, p.quantity, ctx.funds.insurance),
+        price: liquidationLimit(m.scale, bankrupt, p.quantity, ctx.funds.insurance, m.prices.mark),
         quantity: Math.abs(p.quantity),
         bankruptcyPrice: bankrupt,
       };

@@ -36,7 +36,7 @@ import { settleFundingIfDue } from './funding-payments.ts';
 import { admitOrder, releaseOrder, type AdmitExtras } from './holds.ts';
 import { checkLiquidations, liquidatable, unjustifiedDeficit } from './insolvency.ts';
 import { fractionInBounds, initialMargin } from './margin.ts';
-import { markOf, newPrices, samplePremium, type MarketPrices } from './mark-price.ts';
+import { markBand, markOf, newPrices, samplePremium, type MarketPrices } from './mark-price.ts';
 import { credit, emitPosition, moveInsurance, type Funds } from './moves.ts';
 import { newTradeOutcome, type Position } from './position.ts';
 import { newMakerShortfall, settleBookFill, settleSide, type SettlementContext } from './settlement.ts';
@@ -249,7 +249,7 @@ export class Ledger {
     if (m === undefined) return LedgerCode.MarketNotFound;
     if (!Number.isSafeInteger(ticks) || ticks <= 0) return LedgerCode.InvalidAmount;
     m.prices.index = ticks;
-    m.prices.mark = markOf(m.prices);
+    m.prices.mark = markOf(m.prices, markBand(m.spec));
     settleFundingIfDue(this.ctx, m, time);
     return LedgerCode.Ok;
   }
@@ -262,7 +262,7 @@ export class Ledger {
     const m = this.markets[market];
     if (m === undefined) return LedgerCode.MarketNotFound;
     settleFundingIfDue(this.ctx, m, time);
-    const sample = samplePremium(m.prices, bestBid, bestAsk);
+    const sample = samplePremium(m.prices, bestBid, bestAsk, markBand(m.spec));
     if (m.funding.nextAt === 0) m.funding.nextAt = nextBoundary(m.spec, time);
     m.funding.premiumSum += sample;
     m.funding.samples += 1;
@@ -302,7 +302,7 @@ export class Ledger {
     if (this.owners[makerOwner] === undefined || this.owners[takerOwner] === undefined || makerOwner === 0 || takerOwner === 0) return LedgerCode.AccountNotFound;
     if (!Number.isSafeInteger(price) || price <= 0 || !Number.isSafeInteger(quantity) || quantity <= 0) return LedgerCode.InvalidOrder;
     m.prices.last = price;
-    m.prices.mark = markOf(m.prices);
+    m.prices.mark = markOf(m.prices, markBand(m.spec));
     settleBookFill(this.ctx, m, makerOwner, makerOrderId, takerOwner, takerOrderId, takerSide, price, quantity, notional(m.scale, price, quantity), time);
     this.audit();
     return LedgerCode.Ok;

@@ -10,8 +10,9 @@
  *   long:  P_b = mark − ⌊s / (|q|·tickValue)⌋      short: P_b = mark + ⌊s / (|q|·tickValue)⌋
  * (rounded so that closing at P_b never leaves less than zero; never below 1 tick).
  * Liquidation orders are reduce-only IOC at P_b pushed further by what the insurance fund can
- * absorb, F: long sells at P_b − ⌊F / (|q|·tickValue)⌋, short buys at P_b + ⌊…⌋. With an empty
- * fund the limit is P_b itself, so a fill never creates a loss nobody covers.
+ * absorb, F: long sells at P_b − ⌊F / (|q|·tickValue)⌋, short buys at P_b + ⌊…⌋, but never
+ * beyond the mark (a position bankrupt at the mark may fill at the mark; a solvent one at P_b).
+ * With an empty fund the limit is P_b itself, so a fill never creates a loss nobody covers.
  *
  * ADL ranking of opposite positions, most profitable first: score = upnl/|basis| × notional/equity
  * (return × leverage, as Hyperliquid), positions with upnl ≤ 0 after those with profit, ties by
@@ -29,10 +30,24 @@ export function bankruptcyPrice(s: NotionalScale, mark: number, quantity: number
   return price >= 1 ? price : 1;
 }
 
-/** The liquidation order's limit: the bankruptcy price extended by the fund's coverage. */
-export function liquidationLimit(s: NotionalScale, bankruptcy: number, quantity: number, fund: bigint): number {
+/**
+ * The liquidation order's limit: the bankruptcy price, extended by the fund's coverage only as
+ * far as the mark — a position already bankrupt at the mark (its bankruptcy price beyond it) may
+ * fill at the mark, the fund paying the difference; none fills beyond the mark. Extended by the
+ * whole fund, the order bought (or sold) at any price up to what the fund holds, and whoever
+ * rested an order there — the holder of the other side of an accomplice's position — was paid
+ * the fund for lots worth the mark.
+ */
+export function liquidationLimit(s: NotionalScale, bankruptcy: number, quantity: number, fund: bigint, mark: number): number {
   const extension = fund > 0n ? Number(ticksForValue(s, fund, Math.abs(quantity))) : 0;
-  const price = quantity > 0 ? bankruptcy - extension : bankruptcy + extension;
+  let price: number;
+  if (quantity > 0) {
+    const floor = Math.min(bankruptcy, mark);
+    price = Math.max(bankruptcy - extension, floor);
+  } else {
+    const ceiling = Math.max(bankruptcy, mark);
+    price = Math.min(bankruptcy + extension, ceiling);
+  }
   return price >= 1 ? Math.min(price, Number.MAX_SAFE_INTEGER) : 1;
 }
 

@@ -24,7 +24,7 @@ import { openLossOf } from './open-loss.ts';
 import { applyTrade, type TradeOutcome } from './position.ts';
 import type { Hold, MarketState } from './state.ts';
 import { crossEquity, exposureOf, fractionOf, notionalAtMark, upnlOf } from './stats.ts';
-import { abs, owed } from './units.ts';
+import { abs, notional, owed } from './units.ts';
 import type { OrderId, OwnerIndex } from '../types/ids.ts';
 
 /** What settlement needs of the ledger beyond the insolvency block's: the holds, scratch for a trade's outcome, the liquidation fee. */
@@ -170,7 +170,13 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     }
     if (t.openedLots > 0) {
       // Its initial margin, and what the opened lots are under water at the mark (bought above it, sold below).
-      const wanted = initialMargin(m.spec, t.openedNotional, fractionOf(o, m)) + openLossOf(m, side, t.openedNotional, t.openedLots);
+      // A sell's margin is of the lots valued at the lower of the fill and the mark: its hold
+      // valued it at max(limit, mark), and a bid above both may fill it — margin of the fill's
+      // notional took the cross account's collateral beyond what was held and left it below
+      // maintenance by its owner's own order. (A buy fills at or below the limit its hold used.)
+      const atMark = side < 0 && m.prices.mark > 0 ? notional(m.scale, m.prices.mark, t.openedLots) : t.openedNotional;
+      const valued = atMark < t.openedNotional ? atMark : t.openedNotional;
+      const wanted = initialMargin(m.spec, valued, fractionOf(o, m)) + openLossOf(m, side, t.openedNotional, t.openedLots);
       const available = o.collateral + cross;
       const move = wanted < available ? wanted : available > 0n ? available : 0n;
       p.margin += move;

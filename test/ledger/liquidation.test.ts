@@ -71,12 +71,12 @@ test('SHORTFALL_COVERED_BY_THE_INSURANCE_FUND after a fill below the bankruptcy 
   h.ledger.setIndexPrice(BTC, 80, 5); // equity −0.05: bankrupt
   const [order] = h.ledger.checkLiquidations(5);
   assert.equal(order.bankruptcyPrice, 81);
-  assert.equal(order.price, 31, 'the fund’s 50 USD extend the limit by 50 ticks');
-  run(h, order, 500, carol, 70);
+  assert.equal(order.price, 80, 'the fund’s 50 USD extend the limit, but only as far as the mark (80), not 50 ticks to 31');
+  run(h, order, 500, carol, 80);
   assert.equal(h.ledger.collateral(alice), 0n);
-  // 19.95 − 30 = −10.05 covered; a bankrupt account pays no taker fee (0.035) nor liquidation fee:
+  // 19.95 − 20 = −0.05 covered; a bankrupt account pays no taker fee (0.04) nor liquidation fee:
   // the fund covers the trading loss only, never a fee.
-  assert.equal(h.ledger.insuranceFund, usd(50 - 10.05));
+  assert.equal(h.ledger.insuranceFund, usd(50 - 0.05));
   assert.deepEqual(h.ofType('insurance').map((e) => e.reason), ['deposit', 'shortfall']);
 });
 

@@ -38,3 +38,16 @@ test('unrealized PnL follows the mark', () => {
   assert.equal(h.ledger.stats(alice)!.upnl, usd(10));
   assert.equal(h.ledger.stats(bob)!.upnl, -usd(10));
 });
+
+test('with a band the mark stays within index·(1 ± band), rounded inward', () => {
+  const p = newPrices();
+  p.index = 100;
+  samplePremium(p, 110, 112, 2_500_000n); // mid 111, index leg 101
+  assert.equal(p.mark, 101, 'inside the band: unchanged');
+  p.last = 200;
+  assert.equal(markOf(p, 2_500_000n), 102, 'median 111 held at ⌊102.5⌋');
+  p.last = 1;
+  p.bid = 1;
+  p.ask = 1;
+  assert.equal(markOf(p, 2_500_000n), 98, 'median 1 held at ⌈97.5⌉');
+});
