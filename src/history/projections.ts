@@ -75,7 +75,8 @@ const MAX_QUEUED_RECORDS = 200_000;
  * waits for them. A history transaction costs mostly per B-tree page it copies and writes, and
  * the pages are the same for one record or fifty (each subaccount's entries sit together), so
  * bigger batches cost the thread less per order: bench:order-path, the thread's CPU per order
- * 40.5 · 48.5 µs sending at once against 37.5 · 34.0 µs holding 20 ms (docs/benchmarks.md). A
+ * 42.0 · 42.5 · 43.5 µs sending at once against 29.0 · 31.0 · 27.0 µs holding 20 ms, the
+ * server's 237 → 220 µs (three runs of each, alternated; docs/benchmarks.md). A
  * read that must see the records (`caughtUp`, `readable`) sends them at once, so no reply waits
  * for the hold; only the candle feeds, which follow written history, see it (at most this late).
  */
