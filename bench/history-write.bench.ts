@@ -19,7 +19,7 @@ import { open } from 'lmdb';
 import { Projections } from '../src/history/projections.ts';
 import { HISTORY_ENV_OPTIONS } from '../src/history/history-env.ts';
 import { HistoryStore, type HistoryBatch } from '../src/history/batch.ts';
-import { packBatch, unpackBatch } from '../src/history/history-wire.ts';
+import { batchPacker, batchUnpacker } from '../src/history/history-wire.ts';
 import { Side } from '../src/engine/types.ts';
 import type { OrderState } from '../src/app/order-registry.ts';
 import { loadAverage } from './http/measure.ts';
@@ -87,6 +87,10 @@ function pair(i: number): void {
     orderChanged!(o);
   }
 }
+
+// One stream, as one projection thread's (history/history-wire), across the warm-up and the run.
+const packBatch = batchPacker();
+const unpackBatch = batchUnpacker();
 
 function run(orders: number): { main: number; thread: number } {
   let main = 0;

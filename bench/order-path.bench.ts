@@ -18,7 +18,7 @@
  * orders — CPU per order verified (digest + recovery) and capacity; the issue asks the server's
  * CPU per order to be at most 1.5× the former.
  * `ORDER_PATH_ORDERS` orders per round (default 20,000), `ORDER_PATH_WARMUP` before them (default 10,000), `ORDER_PATH_CONNECTIONS` (default 50),
- * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PERF=1` to record round 3 with Linux's `perf` (every thread's CPU by kind of work: bench/order-path/perf), `ORDER_PATH_PROFILES=DIR` to
+ * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PERF=1` to record round 1 with Linux's `perf` (every thread's CPU by kind of work: bench/order-path/perf), `ORDER_PATH_PROFILES=DIR` to
  * write round 2's profiles there (<thread>-<tid>.cpuprofile and .heapprofile, every thread: open them in Chrome's DevTools).
  * Writes bench/results/order-path.json. Runs in about two minutes.
  */
@@ -50,7 +50,7 @@ const WARMUP_ORDERS = Number(process.env.ORDER_PATH_WARMUP ?? 10_000);
 /** `ORDER_PATH_TOP=20`: also the main thread's costliest functions, by self time and by allocation. */
 const TOP = Number(process.env.ORDER_PATH_TOP ?? 0);
 const PROFILES_DIR = process.env.ORDER_PATH_PROFILES;
-/** `ORDER_PATH_PERF=1`: round 3 also recorded with Linux's `perf`, every thread's CPU by kind of work (bench/order-path/perf). */
+/** `ORDER_PATH_PERF=1`: round 1 also recorded with Linux's `perf`, every thread's CPU by kind of work (bench/order-path/perf). */
 const PERF = process.env.ORDER_PATH_PERF === '1';
 if (PERF && !perfAvailable()) throw new Error('ORDER_PATH_PERF=1 needs Linux perf (Debian: apt-get install linux-perf)');
 const ACCOUNTS = 100;
@@ -136,7 +136,10 @@ try {
   describe('warm-up orders', (await send(ex, loader, warmup, null, false)).m);
   // Every thread is running by now; attaching enables nothing that runs until a profile starts.
   const inspector = await attachThreads();
+  // perf records round 1: after round 2 V8 recompiles what the profiler's start and stop deoptimized.
+  const recording = PERF ? recordPerf(join(tmpdir(), `order-path-${process.pid}.perf.data`)) : null;
   const round1 = await send(ex, loader, rounds[0], inspector, false);
+  const perfSamples = await recording?.stop();
   describe('round 1, plain', round1.m);
   const profiled = await send(ex, loader, rounds[1], inspector, true);
   describe('round 2, profiled', profiled.m);
@@ -149,9 +152,7 @@ try {
     for (const [tid, cpu] of profiled.profiles!.cpu) writeFileSync(join(PROFILES_DIR, `${named(tid)}.cpuprofile`), JSON.stringify(cpu));
     for (const [tid, heap] of profiled.profiles!.heaps) writeFileSync(join(PROFILES_DIR, `${named(tid)}.heapprofile`), JSON.stringify({ head: heap }));
   }
-  const recording = PERF ? recordPerf(join(tmpdir(), `order-path-${process.pid}.perf.data`)) : null;
   const round3 = await send(ex, loader, rounds[2], inspector, false);
-  const perfSamples = await recording?.stop();
   describe('round 3, plain', round3.m);
   inspector.close();
   const plain1 = round1.m;
@@ -203,8 +204,8 @@ try {
     for (const [name, bytes] of top.bytes) console.log(`    ${Math.round(bytes / profiled.m.ok).toString().padStart(6)} B  ${name}`);
   }
   if (perfSamples !== undefined) {
-    // One sample per thread every 1/999 s of its CPU: µs per order of round 3.
-    const micros = (samples: number) => (samples * 1e6) / 999 / plain2.ok;
+    // One sample per thread every 1/999 s of its CPU: µs per order of round 1.
+    const micros = (samples: number) => (samples * 1e6) / 999 / plain1.ok;
     const groups = new Map<string, Map<string, number>>();
     for (const [tid, kinds] of perfSamples) {
       const thread = inspector.threads.find((t) => t.tid === tid);
@@ -213,7 +214,7 @@ try {
       for (const [kind, n] of kinds) into.set(kind, (into.get(kind) ?? 0) + n);
       groups.set(group, into);
     }
-    console.log(`  round 3 by thread and kind of work (perf, CPU time; µs per order):`);
+    console.log(`  round 1 by thread and kind of work (perf, CPU time; µs per order):`);
     const total = (kinds: Map<string, number>) => [...kinds.values()].reduce((a, b) => a + b, 0);
     for (const [group, kinds] of [...groups].sort((a, b) => total(b[1]) - total(a[1]))) {
       if (micros(total(kinds)) < 0.5) continue;

@@ -9,15 +9,17 @@
  */
 import type { RootDatabase } from 'lmdb';
 import { HistoryStore } from './batch.ts';
-import { unpackBatch } from './history-wire.ts';
+import { batchUnpacker } from './history-wire.ts';
 
-/** A batch travels packed (history/history-wire). */
+/** A batch travels packed (history/history-wire): the batches of one Projections, every one, in order. */
 export type ProjectionMessage = { type: 'batch'; bytes: Uint8Array } | { type: 'close' };
 export type ProjectionReport = { type: 'written'; seq: number } | { type: 'failed'; error: string } | { type: 'closed' };
 
 /** The handler of the messages for the history environment `env`; `report` hears the outcome of each. */
 export function projectionWriter(env: RootDatabase, report: (message: ProjectionReport) => void): (message: ProjectionMessage) => void {
   const store = new HistoryStore(env);
+  // One writer per thread, so one unpacker per packer (history/history-wire).
+  const unpackBatch = batchUnpacker();
   let failed = false;
   return (message) => {
     if (message.type === 'close') {

@@ -44,7 +44,7 @@ import type { OrderState } from '../app/order-registry.ts';
 import type { AccountEventRecord, AccountEventReader } from './account-events.ts';
 import type { ExchangeListeners } from '../app/ports.ts';
 import { siblingModule, spawnWorker } from '../transport/spawn-worker.ts';
-import { packBatch } from './history-wire.ts';
+import { batchPacker } from './history-wire.ts';
 import type { ProjectionThreadData } from './projection-worker.ts';
 import type { ProjectionMessage, ProjectionReport } from './projection-writer.ts';
 import type { MarketIndex, OwnerIndex } from '../types/ids.ts';
@@ -127,6 +127,8 @@ export class Projections {
   currentSeq = 0;
 
   private thread: ProjectionThread | null = null;
+  /** Packs the batches for `thread` (one packer per thread: history/history-wire). */
+  private packBatch: ReturnType<typeof batchPacker> | null = null;
   /** Seq of the newest batch the thread reported written. */
   private writtenSeq = 0;
   /** A batch was handed to the thread and not yet reported written (one at a time). */
@@ -307,6 +309,7 @@ export class Projections {
   /** From now on batches are written by the projection thread (`spawn` starts it). Call once replay is done. */
   startThread(path: string, spawn: (data: ProjectionThreadData) => ProjectionThread = spawnProjectionThread): void {
     this.flush();
+    this.packBatch = batchPacker();
     this.thread = spawn({ path });
     this.thread.on('message', (report: ProjectionReport) => this.onReport(report));
     this.thread.on('error', (error) => this.threadStopped(`projection thread failed: ${error.message}`));
@@ -386,7 +389,7 @@ export class Projections {
     }
     this.batchInFlight = true;
     this.positionOwed = false;
-    const bytes = packBatch(batch);
+    const bytes = this.packBatch!(batch);
     const thread = this.thread;
     const post = () => thread.postMessage({ type: 'batch', bytes } satisfies ProjectionMessage, [bytes.buffer]);
     if (seq <= this.journal.committedSeq()) post();

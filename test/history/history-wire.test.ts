@@ -1,8 +1,8 @@
-/** History batches cross to the projection thread packed: every record comes back as it left. */
+/** History batches cross to the projection thread packed, one stream per thread: every record comes back as it left. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { packBatch, unpackBatch } from '../../src/history/history-wire.ts';
+import { batchPacker, batchUnpacker } from '../../src/history/history-wire.ts';
 import type { HistoryBatch, HistoryWrite } from '../../src/history/batch.ts';
 import type { OrderRecord } from '../../src/history/types.ts';
 import { marketNo, orderNo, ownerNo } from '../fixtures/ids.ts';
@@ -28,13 +28,13 @@ test('a fill with bigints beyond 64 bits, an order with undefined and null field
     ],
   };
   const batch: HistoryBatch = { seq: 99, transferCount: 4, writes: [FILL_WITH_HUGE_PNL, order, FILL_WITH_HUGE_PNL] };
-  const back = unpackBatch(packBatch(batch));
+  const back = batchUnpacker()(batchPacker()(batch));
   assert.deepStrictEqual(back, batch);
   const events = (back.writes[1] as Extract<HistoryWrite, { kind: 'accountEvents' }>).events;
   assert.ok('triggerPrice' in (events[0] as { order: object }).order, 'an undefined field stays a field');
 });
 
-test('property: any batch of records made of numbers, strings, booleans, null, undefined and bigints survives packing', () => {
+test('property: any stream of batches of records made of numbers, strings, booleans, null, undefined and bigints survives packing, batch by batch, however many shapes it defines', () => {
   const value = fc.oneof(
     fc.integer(),
     fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0)),
@@ -46,20 +46,35 @@ test('property: any batch of records made of numbers, strings, booleans, null, u
   );
   const record = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }).filter((k) => k !== '__proto__'), value, { maxKeys: 12, noNullPrototype: true });
   const write = fc.record({ kind: fc.constantFrom('order', 'trade', 'fill', 'fundingRate', 'transfer'), record }, { noNullPrototype: true });
+  const batch = fc.record({ seq: fc.nat(), transferCount: fc.nat(), writes: fc.array(write, { maxLength: 30 }) }, { noNullPrototype: true });
   fc.assert(
-    fc.property(fc.nat(), fc.nat(), fc.array(write, { maxLength: 30 }), (seq, transferCount, writes) => {
-      const batch = { seq, transferCount, writes } as unknown as HistoryBatch;
-      assert.deepStrictEqual(unpackBatch(packBatch(batch)), batch);
+    fc.property(fc.array(batch, { minLength: 1, maxLength: 12 }), (batches) => {
+      // One thread's stream: shapes defined by earlier batches are referred to by later ones.
+      const pack = batchPacker();
+      const unpack = batchUnpacker();
+      for (const b of batches) assert.deepStrictEqual(unpack(pack(b as unknown as HistoryBatch)), b);
     }),
     { numRuns: 300 },
   );
 });
 
 test('each packed batch owns its buffer, so it can be transferred', () => {
-  const a = packBatch({ seq: 1, transferCount: 0, writes: [FILL_WITH_HUGE_PNL] });
-  const b = packBatch({ seq: 2, transferCount: 0, writes: [] });
+  const pack = batchPacker();
+  const a = pack({ seq: 1, transferCount: 0, writes: [FILL_WITH_HUGE_PNL] });
+  const b = pack({ seq: 2, transferCount: 0, writes: [] });
   assert.equal(a.byteOffset, 0);
   assert.equal(a.buffer.byteLength, a.length);
   assert.notEqual(a.buffer, b.buffer);
-  assert.equal(unpackBatch(a).seq, 1);
+  assert.equal(batchUnpacker()(a).seq, 1);
+});
+
+test('a shape is defined once per stream: the second batch with it is smaller, and an unpacker that missed the first cannot read it (a thread gets its own pair)', () => {
+  const pack = batchPacker();
+  const first = pack({ seq: 1, transferCount: 0, writes: [FILL_WITH_HUGE_PNL] });
+  const second = pack({ seq: 2, transferCount: 0, writes: [FILL_WITH_HUGE_PNL] });
+  assert.ok(second.length < first.length, `the shapes travel with the first batch only (${first.length} then ${second.length} bytes)`);
+  assert.throws(() => batchUnpacker()(second));
+  const unpack = batchUnpacker();
+  unpack(first);
+  assert.deepStrictEqual(unpack(second).writes, [FILL_WITH_HUGE_PNL]);
 });
