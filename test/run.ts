@@ -51,6 +51,9 @@ const SCALE: Record<string, Record<string, string>> = {
   // npm test: a snapshot of 3,000 accounts (each with a position and a resting order) under a
   // write a millisecond; the walk it replaced paused writes over a second at that size.
   'test/e2e/snapshot-under-load.test.ts': { SNAPSHOT_ACCOUNTS: '12000' },
+  // npm test: 6 generated rounds (kills under load, in the replay, after ready, in a snapshot, a
+  // SIGTERM; the configuration drawn anew at each start), a seed from the clock, named in the test.
+  'test/e2e/restart-chaos.test.ts': { CHAOS_ROUNDS: '14' },
 };
 
 /**
@@ -77,6 +80,7 @@ const SERIAL = new Set(['test/e2e/feed-merge.test.ts', 'test/e2e/feed-private-no
  * largest first. Re-measured when files move (the `npm test` output prints each file's time).
  */
 const LONGEST_FIRST = [
+  'test/e2e/restart-chaos.test.ts',
   'test/e2e/crash-scale.test.ts',
   'test/e2e/cli.test.ts',
   'test/e2e/thread-death.test.ts',
