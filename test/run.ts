@@ -84,6 +84,8 @@ const LONGEST_FIRST = [
   'test/e2e/crash-scale.test.ts',
   'test/e2e/cli.test.ts',
   'test/e2e/thread-death.test.ts',
+  'test/e2e/copied-while-running.test.ts',
+  'test/e2e/history-rebuild-crash.test.ts',
   'test/e2e/ops-ready-replay.test.ts',
   'test/replication/failover.test.ts',
   'test/replication/replica.test.ts',
