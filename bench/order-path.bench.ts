@@ -9,17 +9,19 @@
  *  1. plain: rate, latency, the server's CPU per order (`process.cpuUsage()` around `send()`,
  *     every thread: the figure the issue compares with the pool's) and each thread's CPU from
  *     /proc (bench/order-path/threads.ts);
- *  2. profiled: the main thread's CPU profile and every thread's sampling heap profile;
- *  3. plain again, as 1 (its spread against round 1 is the noise of the figures).
+ *  2. plain again, as 1 (its spread against round 1 is the noise of the figures);
+ *  3. profiled: the main thread's CPU profile and every thread's sampling heap profile (last:
+ *     starting and stopping the profiler deoptimizes code that V8 then compiles again, which
+ *     a plain round after it paid for).
  * Printed by stage (bench/order-path/stages.ts: a table of src/ files → stages): µs CPU per
- * order from rounds 1 and 3 (a worker thread is one stage; the main thread's CPU split as its
- * profile says), its share, and bytes allocated per order from round 2.
+ * order from rounds 1 and 2 (a worker thread is one stage; the main thread's CPU split as its
+ * profile says), its share, and bytes allocated per order from round 3.
  * Baseline, same run: the exchange's signature pool (its thread count) flooded with the same
  * orders — CPU per order verified (digest + recovery) and capacity; the issue asks the server's
  * CPU per order to be at most 1.5× the former.
  * `ORDER_PATH_ORDERS` orders per round (default 20,000), `ORDER_PATH_WARMUP` before them (default 10,000), `ORDER_PATH_CONNECTIONS` (default 50),
- * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PERF=1` to record round 1 with Linux's `perf` (every thread's CPU by kind of work: bench/order-path/perf), `ORDER_PATH_PROFILES=DIR` to
- * write round 2's profiles there (<thread>-<tid>.cpuprofile and .heapprofile, every thread: open them in Chrome's DevTools).
+ * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PERF=1` to add a round recorded with Linux's `perf` (every thread's CPU by kind of work: bench/order-path/perf), `ORDER_PATH_PROFILES=DIR` to
+ * write round 3's profiles there (<thread>-<tid>.cpuprofile and .heapprofile, every thread: open them in Chrome's DevTools).
  * Writes bench/results/order-path.json. Runs in about two minutes.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -43,14 +45,15 @@ if (!Number.isInteger(ORDERS) || ORDERS < 100) throw new Error(`ORDER_PATH_ORDER
 const CONNECTIONS = Number(process.env.ORDER_PATH_CONNECTIONS ?? 50);
 /**
  * Orders sent before round 1, outside the figures. With 2,000, round 1 cost 35–80 µs an order more
- * than round 3 (260·225, 302·224, 276·228 µs): V8 was still optimizing the order path (`perf`
- * showed its platform threads compiling through round 1). With 10,000 the two agree (227·220).
+ * than the plain round after the profiled one (260·225, 302·224, 276·228 µs): V8 was still
+ * optimizing the order path (`perf` showed its platform threads compiling through round 1).
+ * With 10,000 the two agree (227·220).
  */
 const WARMUP_ORDERS = Number(process.env.ORDER_PATH_WARMUP ?? 10_000);
 /** `ORDER_PATH_TOP=20`: also the main thread's costliest functions, by self time and by allocation. */
 const TOP = Number(process.env.ORDER_PATH_TOP ?? 0);
 const PROFILES_DIR = process.env.ORDER_PATH_PROFILES;
-/** `ORDER_PATH_PERF=1`: round 1 also recorded with Linux's `perf`, every thread's CPU by kind of work (bench/order-path/perf). */
+/** `ORDER_PATH_PERF=1`: a round of its own recorded with Linux's `perf`, every thread's CPU by kind of work (bench/order-path/perf). */
 const PERF = process.env.ORDER_PATH_PERF === '1';
 if (PERF && !perfAvailable()) throw new Error('ORDER_PATH_PERF=1 needs Linux perf (Debian: apt-get install linux-perf)');
 const ACCOUNTS = 100;
@@ -127,7 +130,9 @@ const figures: Figure[] = [];
 try {
   const accounts: ExchangeClient[] = await openAccounts({ url: ex.url, count: ACCOUNTS, funding: 'operator', amount: '1000000', operatorKey: ex.settings.operatorKey, signer: 'native' });
   const warmup = await presignCrossing(accounts, CROSSING, WARMUP_ORDERS);
-  const rounds = [await presignCrossing(accounts, CROSSING, ORDERS), await presignCrossing(accounts, CROSSING, ORDERS), await presignCrossing(accounts, CROSSING, ORDERS)];
+  // Plain, plain, (with PERF: a round recorded by perf, outside the figures), profiled.
+  const rounds: Presigned[][] = [];
+  for (let r = 0; r < (PERF ? 4 : 3); r++) rounds.push(await presignCrossing(accounts, CROSSING, ORDERS));
   const domain = eip712Domain(ex.settings.profile);
   const threads = ex.settings.signatureThreads;
   console.log(`  ${ACCOUNTS} accounts, ${WARMUP_ORDERS} warm-up + 3 × ${ORDERS} signed orders at -c ${CONNECTIONS}; the exchange verifies on ${threads} signature thread${threads === 1 ? '' : 's'}; load average ${loadAverage()}`);
@@ -136,13 +141,23 @@ try {
   describe('warm-up orders', (await send(ex, loader, warmup, null, false)).m);
   // Every thread is running by now; attaching enables nothing that runs until a profile starts.
   const inspector = await attachThreads();
-  // perf records round 1: after round 2 V8 recompiles what the profiler's start and stop deoptimized.
-  const recording = PERF ? recordPerf(join(tmpdir(), `order-path-${process.pid}.perf.data`)) : null;
   const round1 = await send(ex, loader, rounds[0], inspector, false);
-  const perfSamples = await recording?.stop();
   describe('round 1, plain', round1.m);
-  const profiled = await send(ex, loader, rounds[1], inspector, true);
-  describe('round 2, profiled', profiled.m);
+  const round2 = await send(ex, loader, rounds[1], inspector, false);
+  describe('round 2, plain', round2.m);
+  // perf's own sampling costs the process CPU: its round is one of its own, outside the figures,
+  // after the plain rounds (V8 is done optimizing) and before the profiled one (whose start and
+  // stop deoptimize code that V8 then compiles again).
+  let perfSamples: Map<number, Map<string, number>> | undefined;
+  let perfRound: Measured | undefined;
+  if (PERF) {
+    const recording = recordPerf(join(tmpdir(), `order-path-${process.pid}.perf.data`));
+    perfRound = (await send(ex, loader, rounds[2], inspector, false)).m;
+    perfSamples = await recording.stop();
+    describe('perf round, plain', perfRound);
+  }
+  const profiled = await send(ex, loader, rounds[rounds.length - 1], inspector, true);
+  describe('round 3, profiled', profiled.m);
   if (PROFILES_DIR !== undefined) {
     mkdirSync(PROFILES_DIR, { recursive: true });
     const named = (tid: number) => {
@@ -152,28 +167,26 @@ try {
     for (const [tid, cpu] of profiled.profiles!.cpu) writeFileSync(join(PROFILES_DIR, `${named(tid)}.cpuprofile`), JSON.stringify(cpu));
     for (const [tid, heap] of profiled.profiles!.heaps) writeFileSync(join(PROFILES_DIR, `${named(tid)}.heapprofile`), JSON.stringify({ head: heap }));
   }
-  const round3 = await send(ex, loader, rounds[2], inspector, false);
-  describe('round 3, plain', round3.m);
   inspector.close();
   const plain1 = round1.m;
-  const plain2 = round3.m;
+  const plain2 = round2.m;
 
   // Every acknowledged order shown by the exchange, and its state valid, once the clock stopped.
   const all = [...warmup, ...rounds.flat()];
   const ids = all.map(() => null as string | null);
-  const acknowledged = [plain1, profiled.m, plain2];
+  const acknowledged = [plain1, plain2, ...(perfRound === undefined ? [] : [perfRound]), profiled.m];
   acknowledged.forEach((m, r) => m.orderIds.forEach((id, i) => (ids[WARMUP_ORDERS + r * ORDERS + i] = id)));
   const back = await readBack(all, ids, CONNECTIONS);
   const ok = acknowledged.reduce((n, m) => n + m.ok, 0);
   if (back.readBack !== ok) throw new Error(`acknowledged orders the exchange does not show as sent: ${back.mismatches.slice(0, 3).join('; ')}`);
   const state = await accounts[0].stateHash();
   if (state.problem !== null) throw new Error(`exchange invariant broken after the bench: ${state.problem}`);
-  console.log(`  read back: ${back.readBack} of ${ok} acknowledged orders (the three rounds) shown as sent; exchange state valid`);
+  console.log(`  read back: ${back.readBack} of ${ok} acknowledged orders (every round) shown as sent; exchange state valid`);
 
   // CPU: the two plain rounds' per-thread counts, per order; allocation: the profiled round's.
   const plainOrders = plain1.ok + plain2.ok;
-  const cpu = { byTid: new Map<number, number>(), native: round1.cpu!.native + round3.cpu!.native };
-  for (const t of inspector.threads) cpu.byTid.set(t.tid, (round1.cpu!.byTid.get(t.tid) ?? 0) + (round3.cpu!.byTid.get(t.tid) ?? 0));
+  const cpu = { byTid: new Map<number, number>(), native: round1.cpu!.native + round2.cpu!.native };
+  for (const t of inspector.threads) cpu.byTid.set(t.tid, (round1.cpu!.byTid.get(t.tid) ?? 0) + (round2.cpu!.byTid.get(t.tid) ?? 0));
   const stages = breakdown(inspector.threads, cpu, profiled.profiles!);
   const totalMicros = [...stages.values()].reduce((s, r) => s + r.micros, 0);
   const totalBytes = [...stages.values()].reduce((s, r) => s + r.bytes, 0);
@@ -187,8 +200,8 @@ try {
   rows.push(row('total', totalMicros, totalBytes));
   for (const t of inspector.threads) console.log(`  thread ${t.title.padEnd(11)} tid ${t.tid}: ${t.title === 'main' ? 'main' : workerStage(t)}, ${((cpu.byTid.get(t.tid) ?? 0) / plainOrders).toFixed(1)} µs CPU/order`);
   console.log(
-    `\n  by stage: CPU per order from the plain rounds (${plainOrders} orders; each thread's CPU from /proc, the main thread's split by its CPU profile in round 2), ` +
-      `allocation per order from round 2 (${profiled.m.ok} orders, every thread's sampling heap profile):`,
+    `\n  by stage: CPU per order from the plain rounds (${plainOrders} orders; each thread's CPU from /proc, the main thread's split by its CPU profile in round 3), ` +
+      `allocation per order from round 3 (${profiled.m.ok} orders, every thread's sampling heap profile):`,
   );
   console.table(rows);
   const poolInExchange = stages.get(Stage.pool)?.micros ?? 0;
@@ -199,13 +212,13 @@ try {
   );
   if (TOP > 0) {
     const top = topFunctions(profiled.profiles!, process.pid, TOP);
-    console.log(`  main thread, round 2: the ${TOP} functions with the most self time (share of its busy samples), then the most allocation (bytes per order):`);
+    console.log(`  main thread, round 3: the ${TOP} functions with the most self time (share of its busy samples), then the most allocation (bytes per order):`);
     for (const [name, share] of top.cpu) console.log(`    ${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
     for (const [name, bytes] of top.bytes) console.log(`    ${Math.round(bytes / profiled.m.ok).toString().padStart(6)} B  ${name}`);
   }
   if (perfSamples !== undefined) {
-    // One sample per thread every 1/999 s of its CPU: µs per order of round 1.
-    const micros = (samples: number) => (samples * 1e6) / 999 / plain1.ok;
+    // One sample per thread every 1/999 s of its CPU: µs per order of the perf round.
+    const micros = (samples: number) => (samples * 1e6) / 999 / perfRound!.ok;
     const groups = new Map<string, Map<string, number>>();
     for (const [tid, kinds] of perfSamples) {
       const thread = inspector.threads.find((t) => t.tid === tid);
@@ -214,7 +227,7 @@ try {
       for (const [kind, n] of kinds) into.set(kind, (into.get(kind) ?? 0) + n);
       groups.set(group, into);
     }
-    console.log(`  round 1 by thread and kind of work (perf, CPU time; µs per order):`);
+    console.log(`  the perf round by thread and kind of work (perf, CPU time; µs per order):`);
     const total = (kinds: Map<string, number>) => [...kinds.values()].reduce((a, b) => a + b, 0);
     for (const [group, kinds] of [...groups].sort((a, b) => total(b[1]) - total(a[1]))) {
       if (micros(total(kinds)) < 0.5) continue;
@@ -224,7 +237,7 @@ try {
   }
   console.log(`  rate: ${Math.round(plain1.rate)} / ${Math.round(plain2.rate)} orders/s plain, ${Math.round(profiled.m.rate)} profiled; pool capacity ${Math.round(pool.typed.rate)}/s; load average ${loadAverage()}`);
   // The main thread's garbage, counted where it costs: each scavenge pauses it and sets V8's helper threads copying.
-  const gc = [round1.gc!, round3.gc!].reduce((a, b) => ({ scavenges: a.scavenges + b.scavenges, scavengeMs: a.scavengeMs + b.scavengeMs, others: a.others + b.others, othersMs: a.othersMs + b.othersMs }));
+  const gc = [round1.gc!, round2.gc!].reduce((a, b) => ({ scavenges: a.scavenges + b.scavenges, scavengeMs: a.scavengeMs + b.scavengeMs, others: a.others + b.others, othersMs: a.othersMs + b.othersMs }));
   const perThousand = (x: number) => (x * 1000) / plainOrders;
   console.log(
     `  main isolate's collections in the plain rounds, per 1,000 orders: ${perThousand(gc.scavenges).toFixed(2)} scavenges (${perThousand(gc.scavengeMs).toFixed(1)} ms paused), ` +
