@@ -31,8 +31,9 @@
  *
  * Invariants: batches are written in the order they are made; a batch's seq is the journal's
  * last seq when it was made (in replay: the last record applied), so it covers every record
- * queued before it and no record it lacks; it is written only once that seq is committed. Backpressure: `behind()` names the reason to refuse new writes
- * when the projection thread lags.
+ * queued before it and no record it lacks; it is written only once that seq is committed; live,
+ * records wait at most `HOLD_MS` for an idle thread, and not at all once a read waits for them.
+ * Backpressure: `behind()` names the reason to refuse new writes when the projection thread lags.
  */
 import type { RootDatabase } from 'lmdb';
 import type { LedgerEvent } from '../ledger/events.ts';
@@ -127,8 +128,8 @@ export class Projections {
   currentSeq = 0;
 
   private thread: ProjectionThread | null = null;
-  /** Packs the batches for `thread` (one packer per thread: history/history-wire). */
-  private packBatch: ReturnType<typeof batchPacker> | null = null;
+  /** Packs the batches for the one thread `startThread` starts (history/history-wire: a stream per thread). */
+  private readonly packBatch = batchPacker();
   /** Seq of the newest batch the thread reported written. */
   private writtenSeq = 0;
   /** A batch was handed to the thread and not yet reported written (one at a time). */
@@ -308,8 +309,8 @@ export class Projections {
 
   /** From now on batches are written by the projection thread (`spawn` starts it). Call once replay is done. */
   startThread(path: string, spawn: (data: ProjectionThreadData) => ProjectionThread = spawnProjectionThread): void {
+    if (this.thread !== null) throw new Error('projections: the projection thread is started once');
     this.flush();
-    this.packBatch = batchPacker();
     this.thread = spawn({ path });
     this.thread.on('message', (report: ProjectionReport) => this.onReport(report));
     this.thread.on('error', (error) => this.threadStopped(`projection thread failed: ${error.message}`));
@@ -389,7 +390,7 @@ export class Projections {
     }
     this.batchInFlight = true;
     this.positionOwed = false;
-    const bytes = this.packBatch!(batch);
+    const bytes = this.packBatch(batch);
     const thread = this.thread;
     const post = () => thread.postMessage({ type: 'batch', bytes } satisfies ProjectionMessage, [bytes.buffer]);
     if (seq <= this.journal.committedSeq()) post();
