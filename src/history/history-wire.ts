@@ -7,13 +7,15 @@
  * the main thread a fraction of that (measured: 0.4 µs per fill record against 1.25 µs), and
  * the bytes move without a copy. bigints of any size, undefined and null survive the trip.
  *
- * The wire is a stream, one per projection thread: `batchPacker()` on the main thread and
- * `batchUnpacker()` on the thread, both made when the thread starts. In msgpackr's sequential
+ * The wire is a stream, one per projection thread: `batchPacker()` on the main thread (the
+ * Projections' own, which starts one thread) and `batchUnpacker()` on the thread (its writer's
+ * own). In msgpackr's sequential
  * mode a record shape (a trade's, an order's field names) is defined in the first batch that
  * uses it and referred to by number after, so the unpacker must read every batch of its packer,
  * in the order packed — one thread, one port, a new pair for a new thread. Defined once, a
  * shape's reader is compiled once too: packed apart, every batch defined its shapes again and
- * the thread compiled new readers for each (V8 kept optimizing them: `perf`, bench:order-path).
+ * the thread compiled new readers for each (`--trace-opt` showed msgpackr's readers and writers
+ * compiled again late in bench:order-path).
  * Packing 7.6 → 5.8 µs and unpacking 1.7 → 1.0 µs an order in a microbenchmark of 50-order
  * batches (docs/benchmarks.md).
  * May import: msgpackr, history/batch (types).
