@@ -70,6 +70,8 @@ interface Round {
   /** The main isolate's collections over the send, unprofiled rounds only. */
   gc: MainGc | null;
   profiles: Profiles | null;
+  /** Samples by thread and kind of work, when perf recorded the round. */
+  perf?: Map<number, Map<string, number>>;
 }
 
 /** The main isolate's garbage collections (`perf_hooks` 'gc' entries): scavenges and the rest, with their pauses. */
@@ -99,8 +101,12 @@ function watchMainGc(): () => MainGc {
   };
 }
 
-/** One round at -c CONNECTIONS: staged before the clock, then sent, measured, and profiled or not. */
-async function send(ex: BenchExchange, loader: Autocannon, orders: Presigned[], inspector: Inspector | null, profiled: boolean): Promise<Round> {
+/**
+ * One round at -c CONNECTIONS: staged before the clock, then sent, measured, and profiled or
+ * not; with `perfFile`, recorded by perf while it is sent (not while it is staged: the bodies
+ * file is the bench's own JSON and writes).
+ */
+async function send(ex: BenchExchange, loader: Autocannon, orders: Presigned[], inspector: Inspector | null, profiled: boolean, perfFile?: string): Promise<Round> {
   const staged = await stageOrders(orders, { url: ex.url, sender: loader, concurrency: CONNECTIONS });
   try {
     if (profiled) {
@@ -114,9 +120,11 @@ async function send(ex: BenchExchange, loader: Autocannon, orders: Presigned[], 
     }
     const before = threadCpu();
     const collections = watchMainGc();
+    const recording = perfFile === undefined ? null : recordPerf(perfFile);
     const m = await measure(() => staged.send());
+    const perf = await recording?.stop();
     const gc = collections();
-    return { m, cpu: inspector === null ? null : cpuBetween(inspector.threads, before, threadCpu()), gc, profiles: null };
+    return { m, cpu: inspector === null ? null : cpuBetween(inspector.threads, before, threadCpu()), gc, profiles: null, perf };
   } finally {
     staged.dispose();
   }
@@ -151,9 +159,9 @@ try {
   let perfSamples: Map<number, Map<string, number>> | undefined;
   let perfRound: Measured | undefined;
   if (PERF) {
-    const recording = recordPerf(join(tmpdir(), `order-path-${process.pid}.perf.data`));
-    perfRound = (await send(ex, loader, rounds[2], inspector, false)).m;
-    perfSamples = await recording.stop();
+    const round = await send(ex, loader, rounds[2], inspector, false, join(tmpdir(), `order-path-${process.pid}.perf.data`));
+    perfRound = round.m;
+    perfSamples = round.perf;
     describe('perf round, plain', perfRound);
   }
   const profiled = await send(ex, loader, rounds[rounds.length - 1], inspector, true);
