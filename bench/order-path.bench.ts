@@ -32,7 +32,7 @@ import { eip712Domain } from '../src/auth/typed-data.ts';
 import type { ExchangeClient } from '../src/client/index.ts';
 import { report, type Figure } from './report.ts';
 import { forkAutocannon, type Autocannon } from './load/autocannon.ts';
-import { openAccounts, presignCrossing, readBack, stageOrders, type Presigned } from './load/generator.ts';
+import { openAccounts, presignCrossing, readBack, sentOrders, stageOrders, type Presigned, type SentOrder } from './load/generator.ts';
 import { describe, loadAverage, measure, type Measured } from './http/measure.ts';
 import { startBenchExchange, type BenchExchange } from './http/servers.ts';
 import { poolCapacity, verifications } from './http/pool.ts';
@@ -137,35 +137,44 @@ const loader = forkAutocannon();
 const figures: Figure[] = [];
 try {
   const accounts: ExchangeClient[] = await openAccounts({ url: ex.url, count: ACCOUNTS, funding: 'operator', amount: '1000000', operatorKey: ex.settings.operatorKey, signer: 'native' });
-  const warmup = await presignCrossing(accounts, CROSSING, WARMUP_ORDERS);
-  // Plain, plain, (with PERF: a round recorded by perf, outside the figures), profiled.
-  const rounds: Presigned[][] = [];
-  for (let r = 0; r < (PERF ? 4 : 3); r++) rounds.push(await presignCrossing(accounts, CROSSING, ORDERS));
+  // Set to null once sent: nothing of a signed body outlives its round (see `round` below).
+  let warmup: Presigned[] | null = await presignCrossing(accounts, CROSSING, WARMUP_ORDERS);
+  let ready: Presigned[] | null = await presignCrossing(accounts, CROSSING, ORDERS);
   const domain = eip712Domain(ex.settings.profile);
   const threads = ex.settings.signatureThreads;
   console.log(`  ${ACCOUNTS} accounts, ${WARMUP_ORDERS} warm-up + 3 × ${ORDERS} signed orders at -c ${CONNECTIONS}; the exchange verifies on ${threads} signature thread${threads === 1 ? '' : 's'}; load average ${loadAverage()}`);
-  const pool = await poolCapacity(threads, domain, verifications(domain, warmup), verifications(domain, rounds[0]));
+  const pool = await poolCapacity(threads, domain, verifications(domain, warmup), verifications(domain, ready));
 
   describe('warm-up orders', (await send(ex, loader, warmup, null, false)).m);
+  warmup = null;
   // Every thread is running by now; attaching enables nothing that runs until a profile starts.
   const inspector = await attachThreads();
-  const round1 = await send(ex, loader, rounds[0], inspector, false);
-  describe('round 1, plain', round1.m);
-  const round2 = await send(ex, loader, rounds[1], inspector, false);
-  describe('round 2, plain', round2.m);
+  // Each round's orders are signed just before it and kept after it only as `readBack` compares
+  // them (bench/load/generator `sentOrders`): the exchange shares this process's heap.
+  const sent: SentOrder[] = [];
+  const sentIds: (string | null)[] = [];
+  const round = async (label: string, profiled: boolean, perfFile?: string): Promise<Round> => {
+    const orders = ready ?? (await presignCrossing(accounts, CROSSING, ORDERS));
+    ready = null;
+    const r = await send(ex, loader, orders, inspector, profiled, perfFile);
+    describe(label, r.m);
+    sent.push(...sentOrders(orders));
+    sentIds.push(...orders.map((_, i) => r.m.orderIds[i] ?? null));
+    return r;
+  };
+  const round1 = await round('round 1, plain', false);
+  const round2 = await round('round 2, plain', false);
   // perf's own sampling costs the process CPU: its round is one of its own, outside the figures,
   // after the plain rounds (V8 is done optimizing) and before the profiled one (whose start and
   // stop deoptimize code that V8 then compiles again).
   let perfSamples: Map<number, Map<string, number>> | undefined;
   let perfRound: Measured | undefined;
   if (PERF) {
-    const round = await send(ex, loader, rounds[2], inspector, false, join(tmpdir(), `order-path-${process.pid}.perf.data`));
-    perfRound = round.m;
-    perfSamples = round.perf;
-    describe('perf round, plain', perfRound);
+    const recorded = await round('perf round, plain', false, join(tmpdir(), `order-path-${process.pid}.perf.data`));
+    perfRound = recorded.m;
+    perfSamples = recorded.perf;
   }
-  const profiled = await send(ex, loader, rounds[rounds.length - 1], inspector, true);
-  describe('round 3, profiled', profiled.m);
+  const profiled = await round('round 3, profiled', true);
   if (PROFILES_DIR !== undefined) {
     mkdirSync(PROFILES_DIR, { recursive: true });
     const named = (tid: number) => {
@@ -180,11 +189,8 @@ try {
   const plain2 = round2.m;
 
   // Every acknowledged order shown by the exchange, and its state valid, once the clock stopped.
-  const all = [...warmup, ...rounds.flat()];
-  const ids = all.map(() => null as string | null);
   const acknowledged = [plain1, plain2, ...(perfRound === undefined ? [] : [perfRound]), profiled.m];
-  acknowledged.forEach((m, r) => m.orderIds.forEach((id, i) => (ids[WARMUP_ORDERS + r * ORDERS + i] = id)));
-  const back = await readBack(all, ids, CONNECTIONS);
+  const back = await readBack(sent, sentIds, CONNECTIONS);
   const ok = acknowledged.reduce((n, m) => n + m.ok, 0);
   if (back.readBack !== ok) throw new Error(`acknowledged orders the exchange does not show as sent: ${back.mismatches.slice(0, 3).join('; ')}`);
   const state = await accounts[0].stateHash();
