@@ -31,10 +31,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDataDir, withinBudget, type ApiClient } from './harness.ts';
+import { tempDataDir, type ApiClient } from './harness.ts';
 import { spawnServerProcess, type ServerProcess } from './server-process.ts';
 import { HistoryCheck } from './history-check.ts';
-import { checkSignerAgainstViem, openAccounts, signOrder } from '../../bench/http/traders.ts';
+import { checkSignerAgainstViem } from '../../bench/http/traders.ts';
+import { checkAcknowledged, crossingLoad, loadAccounts, type AckedOrder } from './crossing-load.ts';
 import { eip712Domain } from '../../src/auth/typed-data.ts';
 import { PROFILES } from '../../src/config/profile.ts';
 import { seeded } from '../../bench/seeded.ts';
@@ -53,28 +54,13 @@ const SEED = Number(process.env.CRASH_SCALE_SEED ?? Date.now() % 1_000_000);
 const RESTART_CPU_LIMIT_S = 25 * Math.max(1, EVENTS / 100_000);
 /** Concurrent batch streams, each on its own subaccount of both accounts. */
 const PIPELINES = 32;
-const BATCH = 50;
 /** Orders of each later load (rounds 3+), enough for many snapshots. */
 const SNAPSHOT_ROUND_ORDERS = 4_000;
-
-const MARKETS = [
-  { symbol: 'BTC-USD-PERP', price: 95_000, lot: 0.0001, decimals: 4 },
-  { symbol: 'ETH-USD-PERP', price: 3_500, lot: 0.001, decimals: 3 },
-];
-
-interface Acknowledged {
-  account: number;
-  subaccountIndex: number;
-  orderId: string;
-  clientId: string;
-  /** Lots filled when the reply was sent. */
-  settled: number;
-}
 
 test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under load, during replay and during a snapshot (seed ${SEED})`, { timeout: 20 * 60_000 }, async (t) => {
   const dataDir = tempDataDir(t, 'perp-crash-scale-');
   const rand = seeded(SEED);
-  const acked = new Map<string, Acknowledged>();
+  const acked = new Map<string, AckedOrder>();
   const unacknowledged = { refused: 0 };
   let server: ServerProcess | undefined;
   const started = async (env: Record<string, string>) => {
@@ -88,115 +74,16 @@ test(`a server that journaled ${EVENTS} book events restarts after SIGKILL under
   t.after(() => historyCheck.close());
 
   const { server: first } = await started({ SNAPSHOT_INTERVAL_MS: '0' });
-  const accounts = await openAccounts(first.client, 2, '50000000');
-  for (const a of accounts) for (let sub = 1; sub < PIPELINES; sub++) await a.trader.fund('50000000', sub);
+  const accounts = await loadAccounts(first.client, PIPELINES);
   const domain = eip712Domain(PROFILES.testnet);
   await checkSignerAgainstViem(domain, accounts[0], { price: '95000', quantity: '0.0001' });
-  let clientCounter = 0;
+  /** Crossing load (test/e2e/crossing-load) until `enough()` or the server dies; acknowledged orders recorded, refused ones counted. */
+  const load = (client: ApiClient, enough: () => boolean) =>
+    crossingLoad(client, accounts, PIPELINES, rand, enough, (o) => acked.set(o.orderId, o), (n) => (unacknowledged.refused += n));
 
-  /** One batch of `account`'s orders on `subaccountIndex`; the acknowledged ones are recorded. */
-  const sendBatch = async (client: ApiClient, account: number, subaccountIndex: number, orders: { symbol: string; price: number; lots: number; lot: number; decimals: number; buy: boolean }[]) => {
-    const bt = accounts[account];
-    const signed = orders.map((o) => {
-      const clientId = `s${++clientCounter}`;
-      const quantity = `${o.buy ? '' : '-'}${(o.lots * o.lot).toFixed(o.decimals)}`;
-      return { clientId, text: signOrder(domain, bt, { symbol: o.symbol, price: String(o.price), quantity, clientId, subaccountIndex }).body };
-    });
-    const reply = await client.request('POST', '/account/orders', `{"orders":[${signed.map((s) => s.text).join(',')}]}`, { ...bt.trader.auth(), 'content-type': 'application/json' });
-    if (reply.status !== 200) {
-      unacknowledged.refused += orders.length;
-      return;
-    }
-    const placed: { orderId: string; clientId: string; settled: string }[] = reply.json().orders;
-    placed.forEach((o, i) => {
-      assert.equal(o.clientId, signed[i].clientId);
-      acked.set(o.orderId, { account, subaccountIndex, orderId: o.orderId, clientId: o.clientId, settled: Math.round(Number(o.settled) / orders[i].lot) });
-    });
-    unacknowledged.refused += orders.length - placed.length;
-  };
-
-  /**
-   * Crossing load until `enough()` or the server dies. Phase by phase (all pipelines together):
-   * the maker account rests BATCH orders per pipeline, the taker account sells (or buys) as much
-   * through them; then the sides swap.
-   */
-  const load = async (client: ApiClient, enough: () => boolean) => {
-    let alive = true;
-    for (let phase = 0; alive && !enough(); phase++) {
-      const maker = phase % 2;
-      const buy = rand() < 0.5;
-      await Promise.all(
-        Array.from({ length: PIPELINES }, async (_, sub) => {
-          const m = MARKETS[sub % MARKETS.length];
-          const makers = Array.from({ length: BATCH }, () => {
-            const far = rand() < 0.1;
-            const offset = far ? Math.round(m.price / 10) : Math.floor(rand() * 20);
-            return { ...m, price: buy ? m.price - offset : m.price + offset, lots: 1 + Math.floor(rand() * 5), buy, far };
-          });
-          const crossing = makers.filter((o) => !o.far);
-          // The taker takes as much as rests near the market, at the far end of it, each of its
-          // orders as much as three makers (so it fills against several).
-          const takers = Array.from({ length: Math.ceil(crossing.length / 3) }, (_, i) => ({
-            ...m,
-            price: buy ? m.price - 20 : m.price + 20,
-            lots: crossing.slice(3 * i, 3 * i + 3).reduce((sum, o) => sum + o.lots, 0),
-            buy: !buy,
-          }));
-          try {
-            await sendBatch(client, maker, sub, makers);
-            await sendBatch(client, 1 - maker, sub, takers);
-          } catch (error) {
-            // A reply that breaks a promise is the test's verdict, not a dead server.
-            if (error instanceof assert.AssertionError) throw error;
-            alive = false; // the server died under us: what was not acknowledged may or may not have happened
-          }
-        }),
-      );
-    }
-  };
-
-  /** Every acknowledged order is listed with its clientId and at least the fills its reply reported. */
+  /** Every acknowledged order is listed with its clientId and at least the fills its reply reported; the invariants hold. */
   const verify = async (client: ApiClient, round: string) => {
-    const seen = new Map<string, { clientId: string; settled: string }>();
-    const byClientId = new Map<string, string>();
-    for (let account = 0; account < accounts.length; account++) {
-      const bt = accounts[account];
-      for (let sub = 0; sub < PIPELINES; sub++) {
-        // Newest first, 500 at a time, each page before the oldest createdAt of the last: orders
-        // of that millisecond beyond the page are read one by one below.
-        let createdTo: number | undefined;
-        for (;;) {
-          const window = createdTo === undefined ? '' : `&createdTo=${createdTo}`;
-          const r = await withinBudget(() => client.request('GET', `/account/orders?account=${bt.trader.address}&subaccountIndex=${sub}&limit=500${window}`, undefined, bt.trader.auth()));
-          assert.equal(r.status, 200, `${round}: listing orders: ${r.text}`);
-          const page: { orderId: string; clientId: string; settled: string; createdAt: number }[] = [...r.json().asks, ...r.json().bids];
-          for (const o of page) {
-            // Exactly once: an order's clientId is never listed under a second orderId.
-            const other = byClientId.get(o.clientId);
-            assert.ok(other === undefined || other === o.orderId, `${round}: clientId ${o.clientId} is on orders ${other} and ${o.orderId}`);
-            byClientId.set(o.clientId, o.orderId);
-            seen.set(o.orderId, o);
-          }
-          if (page.length < 500) break;
-          createdTo = Math.min(...page.map((o) => o.createdAt));
-        }
-      }
-    }
-    let readAlone = 0;
-    for (const a of acked.values()) {
-      let order = seen.get(a.orderId);
-      if (order === undefined) {
-        readAlone++;
-        const bt = accounts[a.account];
-        const r = await withinBudget(() => client.request('GET', `/account/order?orderId=${a.orderId}`, undefined, bt.trader.auth()));
-        assert.equal(r.status, 200, `${round}: acknowledged order ${a.orderId} (${a.clientId}) lost: ${r.text}`);
-        order = r.json();
-      }
-      assert.equal(order!.clientId, a.clientId, `${round}: order ${a.orderId} changed clientId`);
-      const lot = MARKETS[a.subaccountIndex % MARKETS.length].lot;
-      const settled = Math.round(Number(order!.settled) / lot);
-      assert.ok(settled >= a.settled, `${round}: order ${a.orderId} settled went from ${a.settled} lots at acknowledgement to ${settled}`);
-    }
+    const readAlone = await checkAcknowledged(client, accounts, PIPELINES, acked.values(), round);
     const state = (await client.operator('GET', '/operator/state-hash')).json();
     assert.equal(state.problem, null, `${round}: invariant broken after restart: ${state.problem}`);
     return { readAlone, lastSeq: state.lastSeq as number };

@@ -32,7 +32,7 @@ import { tempDataDir, withinBudget, Trader, type ApiClient } from './harness.ts'
 import { spawnServerProcess, type ServerProcess, type StartingServerProcess } from './server-process.ts';
 import { HistoryCheck } from './history-check.ts';
 import { FeedClient } from './feed-client.ts';
-import { crossingLoad, loadAccounts, LOAD_MARKETS, type AckedOrder } from './crossing-load.ts';
+import { checkAcknowledged, crossingLoad, loadAccounts, type AckedOrder } from './crossing-load.ts';
 import { submit, submitBatch } from '../harness/conditional-helpers.ts';
 import { seeded } from '../../bench/seeded.ts';
 import { bundleOf, nodeArgsFor } from './processes.ts';
@@ -124,53 +124,7 @@ test(`generated restarts: ${ROUNDS} rounds of load ended by kills and stops at r
   };
 
   const verify = async (client: ApiClient, round: string) => {
-    const seen = new Map<string, { clientId: string; settled: string; quantity: string; symbol: string }>();
-    const byClientId = new Map<string, string>();
-    const filledBy = new Map<string, number>();
-    for (let account = 0; account < accounts.length; account++) {
-      const bt = accounts[account];
-      for (let sub = 0; sub < PIPELINES; sub++) {
-        let createdTo: number | undefined;
-        for (;;) {
-          const window = createdTo === undefined ? '' : `&createdTo=${createdTo}`;
-          const r = await withinBudget(() => client.request('GET', `/account/orders?account=${bt.trader.address}&subaccountIndex=${sub}&limit=500${window}`, undefined, bt.trader.auth()));
-          assert.equal(r.status, 200, `${round}: listing orders: ${r.text}`);
-          const page = [...r.json().asks, ...r.json().bids];
-          for (const o of page) {
-            const other = byClientId.get(o.clientId);
-            assert.ok(other === undefined || other === o.orderId, `${round}: clientId ${o.clientId} is on orders ${other} and ${o.orderId}`);
-            byClientId.set(o.clientId, o.orderId);
-            seen.set(o.orderId, o);
-          }
-          if (page.length < 500) break;
-          createdTo = Math.min(...page.map((o: { createdAt: number }) => o.createdAt));
-        }
-        // Every fill in history, summed by order.
-        let cursor = '';
-        for (;;) {
-          const r = await withinBudget(() => client.request('GET', `/account/fills?account=${bt.trader.address}&subaccountIndex=${sub}&limit=5000${cursor}`, undefined, bt.trader.auth()));
-          assert.equal(r.status, 200, `${round}: listing fills: ${r.text}`);
-          for (const f of r.json()) filledBy.set(f.orderId, (filledBy.get(f.orderId) ?? 0) + Math.abs(Number(f.quantity)));
-          const next = r.headers.get('x-next-cursor');
-          if (next === null) break;
-          cursor = `&cursor=${encodeURIComponent(next)}`;
-        }
-      }
-    }
-    for (const a of acked.values()) {
-      let order = seen.get(a.orderId);
-      if (order === undefined) {
-        const r = await withinBudget(() => client.request('GET', `/account/order?orderId=${a.orderId}`, undefined, accounts[a.account].trader.auth()));
-        assert.equal(r.status, 200, `${round}: acknowledged order ${a.orderId} (${a.clientId}) lost: ${r.text}`);
-        order = r.json();
-      }
-      assert.equal(order!.clientId, a.clientId, `${round}: order ${a.orderId} changed clientId`);
-      const lot = LOAD_MARKETS[a.subaccountIndex % LOAD_MARKETS.length].lot;
-      const settled = Math.round(Number(order!.settled) / lot);
-      assert.ok(settled >= a.settled, `${round}: order ${a.orderId} settled went from ${a.settled} lots at acknowledgement to ${settled}`);
-      const fills = Math.round((filledBy.get(a.orderId) ?? 0) / lot);
-      assert.equal(fills, settled, `${round}: order ${a.orderId} has settled ${settled} lots but its fills in history add up to ${fills}`);
-    }
+    await checkAcknowledged(client, accounts, PIPELINES, acked.values(), round, { fills: true });
     for (const orderId of conditional.keys()) {
       const r = await withinBudget(() => client.request('GET', `/account/order?orderId=${orderId}`, undefined, stopper.auth()));
       assert.equal(r.status, 200, `${round}: acknowledged conditional order ${orderId} lost: ${r.text}`);
