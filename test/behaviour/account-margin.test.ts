@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALICE_KEY, ALICE, BOB_KEY, CAROL_KEY } from '../auth/fixtures.ts';
+import { ALICE_KEY, ALICE, ALICE_VIEM, BOB_KEY, CAROL_KEY } from '../auth/fixtures.ts';
 import type { MarginUpdateMessage } from '../../src/auth/typed-data.ts';
 import { CommandKind, type SetMargin } from '../../src/app/commands.ts';
 import { startInProcessExchange, submittedCommands } from '../harness/in-process-exchange.ts';
@@ -66,6 +66,23 @@ test('a read-only delegate, or a stranger, is 403 Unauthorized to change margin 
   const strangerSignature = await alice.send('POST', '/account/margin', await signed(update(), carol.wallet));
   assert.equal(strangerSignature.status, 400);
   assert.equal(strangerSignature.text, 'Invalid signature');
+});
+
+test('Unauthorized to change margin for account <account> names the account as the request wrote it (a viem address is checksummed)', async () => {
+  const written = ALICE_VIEM.address; // 0x + mixed case, as viem gives it
+  assert.notEqual(written, ALICE);
+  await delegate(alice, bob, 'read');
+  try {
+    // refused at the token (a stranger's session) and at the signer (a read-only delegate's signature)
+    const token = await carol.send('POST', '/account/margin', await signed(update({ account: written as never }), carol.wallet));
+    assert.equal(token.status, 403);
+    assert.equal(token.text, `Unauthorized to change margin for account ${written}`);
+    const signer = await alice.send('POST', '/account/margin', await signed(update({ account: written as never }), bob.wallet));
+    assert.equal(signer.status, 403);
+    assert.equal(signer.text, `Unauthorized to change margin for account ${written}`);
+  } finally {
+    await revoke(alice, bob);
+  }
 });
 
 test('an unknown subaccount is 404 Account not found; an unknown symbol 404 Symbol not found', async () => {
