@@ -115,3 +115,15 @@ test('replay is 409 Nonce already used; no token is 401', async () => {
   assert.equal(anonymous.status, 401);
   assert.equal(anonymous.text, 'Please add the JWT token to the header');
 });
+
+test('a field of the wrong type is refused with what the field must be, not with what it means', async () => {
+  const refusal = async (field: string, value: unknown) => (await alice.send('POST', '/account/margin', { ...(await signed(update())), [field]: value })).text;
+  // each was the field's description read as a rule: `isolated must be true reserves margin for this market; false means cross margin`
+  assert.equal(await refusal('isolated', 'true'), 'isolated must be of type boolean');
+  assert.equal(await refusal('symbol', 5), 'symbol must be of type string');
+  assert.equal(await refusal('symbol', ''), 'symbol must have at least 1 character');
+  assert.equal(await refusal('nonce', '7'), 'nonce must be of type integer');
+  assert.equal(await refusal('expiresAt', 'soon'), 'expiresAt must be of type integer');
+  assert.equal(await refusal('account', 5), 'account must be a 0x-prefixed 20-byte hex address');
+  assert.equal(await refusal('account', 'alice'), 'account must be a 0x-prefixed 20-byte hex address');
+});

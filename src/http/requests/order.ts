@@ -39,7 +39,7 @@ export const ORDER_REQUEST_SCHEMA = {
     symbol: { type: 'string', minLength: 1, maxLength: 40 },
     orderType: { type: 'string', maxLength: 20, description: 'one of unsupported, limit, twap, takeProfit, stopLoss, trailingStop, iceberg (any letter case)' },
     price: Field.decimal,
-    quantity: { ...Field.decimal, description: 'signed decimal string: positive buys, negative sells' },
+    quantity: { ...Field.decimal, description: 'signed decimal string: positive buys, negative sells', 'x-rule': 'a signed decimal string: positive buys, negative sells' },
     nonce: Field.uint64,
     expiresAt: { ...Field.uint64, description: 'milliseconds; 0 = good till cancelled' },
     flags: {
