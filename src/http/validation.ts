@@ -3,7 +3,8 @@
  *
  * Request bodies are checked against JSON schemas (ajv, compiled once per schema, on its first body). A schema
  * field may carry `x-error`: the whole message a user reads when that field is wrong, so a
- * message is written once beside the field it describes. Integers above 2^53 cannot survive
+ * message is written once beside the field it describes; or `x-rule`: what the field must be
+ * (`<field> must be <rule>`), for a shared field whose description a route replaces. Integers above 2^53 cannot survive
  * JSON.parse exactly, so integer fields carry `maximum: MAX_SAFE_INTEGER` and larger values
  * are refused rather than rounded.
  */
@@ -14,14 +15,15 @@ import type { HttpReply } from './uws.ts';
 
 const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true });
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+ajv.addKeyword({ keyword: 'x-rule', schemaType: 'string' });
 ajv.addKeyword({ keyword: 'example' });
 
 const SAFE_INTEGER_MAX = Number.MAX_SAFE_INTEGER;
 
 /** Field schemas shared by every route. */
 export const Field = {
-  address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed 20-byte hex address' },
-  decimal: { type: 'string', pattern: '^-?[0-9]{1,40}(\\.[0-9]{1,40})?$', maxLength: 60, description: 'decimal string, no exponent' },
+  address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed 20-byte hex address', 'x-rule': 'a 0x-prefixed 20-byte hex address' },
+  decimal: { type: 'string', pattern: '^-?[0-9]{1,40}(\\.[0-9]{1,40})?$', maxLength: 60, description: 'decimal string, no exponent', 'x-rule': 'a decimal string, no exponent' },
   uint64: { type: 'integer', minimum: 0, maximum: SAFE_INTEGER_MAX },
   subaccountIndex: { type: 'integer', minimum: 0, maximum: 2147483647, 'x-error': documentedError(AuthCode.InvalidSubaccountIndex)[1] },
   signatures: { type: 'array', minItems: 1, maxItems: 8, items: { type: 'string', maxLength: 200 } },
@@ -44,13 +46,22 @@ export function describe(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties') return say(UNKNOWN_FIELD[1], (error.params as { additionalProperty: string }).additionalProperty);
   if (typeof custom === 'string') return custom;
   const field = fieldName(error);
-  const schema = error.parentSchema as { description?: string; type?: string } | undefined;
+  // `x-rule`: what a shared field (Field.address, Field.decimal) must be, kept when a route's
+  // schema spreads it with a description of its own — a description says what the field means
+  // ("user credited"), not what to send, and read as a rule it made "isolated must be true
+  // reserves margin for this market…".
+  const rule = (error.parentSchema as Record<string, unknown> | undefined)?.['x-rule'] as string | undefined;
   switch (error.keyword) {
     case 'type':
-      return `${field} must be ${schema?.description ?? `of type ${(error.params as { type: string }).type}`}`;
+      return `${field} must be ${rule ?? `of type ${(error.params as { type: string }).type}`}`;
     case 'pattern':
-    case 'maxLength':
-      return `${field} must be a ${schema?.description ?? 'valid value'}`;
+      return `${field} must be ${rule ?? 'a valid value'}`;
+    case 'minLength':
+    case 'maxLength': {
+      if (rule !== undefined) return `${field} must be ${rule}`;
+      const limit = (error.params as { limit: number }).limit;
+      return `${field} must have ${error.keyword === 'minLength' ? 'at least' : 'at most'} ${limit} character${limit === 1 ? '' : 's'}`;
+    }
     case 'minimum':
     case 'maximum':
       return `${field} must be an integer from ${(error.parentSchema as { minimum?: number }).minimum ?? 0} to ${(error.parentSchema as { maximum?: number }).maximum}`;

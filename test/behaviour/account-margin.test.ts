@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALICE_KEY, ALICE, BOB_KEY, CAROL_KEY } from '../auth/fixtures.ts';
+import { ALICE_KEY, ALICE, ALICE_VIEM, BOB_KEY, CAROL_KEY } from '../auth/fixtures.ts';
 import type { MarginUpdateMessage } from '../../src/auth/typed-data.ts';
 import { CommandKind, type SetMargin } from '../../src/app/commands.ts';
 import { startInProcessExchange, submittedCommands } from '../harness/in-process-exchange.ts';
@@ -68,6 +68,23 @@ test('a read-only delegate, or a stranger, is 403 Unauthorized to change margin 
   assert.equal(strangerSignature.text, 'Invalid signature');
 });
 
+test('Unauthorized to change margin for account <account> names the account as the request wrote it (a viem address is checksummed)', async () => {
+  const written = ALICE_VIEM.address; // 0x + mixed case, as viem gives it
+  assert.notEqual(written, ALICE);
+  await delegate(alice, bob, 'read');
+  try {
+    // refused at the token (a stranger's session) and at the signer (a read-only delegate's signature)
+    const token = await carol.send('POST', '/account/margin', await signed(update({ account: written as never }), carol.wallet));
+    assert.equal(token.status, 403);
+    assert.equal(token.text, `Unauthorized to change margin for account ${written}`);
+    const signer = await alice.send('POST', '/account/margin', await signed(update({ account: written as never }), bob.wallet));
+    assert.equal(signer.status, 403);
+    assert.equal(signer.text, `Unauthorized to change margin for account ${written}`);
+  } finally {
+    await revoke(alice, bob);
+  }
+});
+
 test('an unknown subaccount is 404 Account not found; an unknown symbol 404 Symbol not found', async () => {
   const missing = await alice.send('POST', '/account/margin', await signed(update({ subaccountIndex: 5 })));
   assert.equal(missing.status, 404);
@@ -97,4 +114,16 @@ test('replay is 409 Nonce already used; no token is 401', async () => {
   const anonymous = await ex.request('POST', '/account/margin', body);
   assert.equal(anonymous.status, 401);
   assert.equal(anonymous.text, 'Please add the JWT token to the header');
+});
+
+test('a field of the wrong type is refused with what the field must be, not with what it means', async () => {
+  const refusal = async (field: string, value: unknown) => (await alice.send('POST', '/account/margin', { ...(await signed(update())), [field]: value })).text;
+  // each was the field's description read as a rule: `isolated must be true reserves margin for this market; false means cross margin`
+  assert.equal(await refusal('isolated', 'true'), 'isolated must be of type boolean');
+  assert.equal(await refusal('symbol', 5), 'symbol must be of type string');
+  assert.equal(await refusal('symbol', ''), 'symbol must have at least 1 character');
+  assert.equal(await refusal('nonce', '7'), 'nonce must be of type integer');
+  assert.equal(await refusal('expiresAt', 'soon'), 'expiresAt must be of type integer');
+  assert.equal(await refusal('account', 5), 'account must be a 0x-prefixed 20-byte hex address');
+  assert.equal(await refusal('account', 'alice'), 'account must be a 0x-prefixed 20-byte hex address');
 });

@@ -115,3 +115,44 @@ test('the reply reports the order as its own command left it, not fills of later
   assert.equal(took.status, 'filled');
   assert.equal((await alice.get(`/account/order?orderId=${rested.orderId}`)).json().status, 'filled');
 });
+
+test('the optional strings of an order sent as "" (as the signed message writes them) mean absent, as null does: a limit order and a TP/SL pair are placed', async () => {
+  const { ex, alice, bob } = await aliceAndBob();
+  const { domain, types } = (await ex.request('GET', '/config')).json().eip712;
+  // A client that builds one object for the body and the EIP-712 message: absent strings as "", period 0.
+  const send = async (path: string, fields: Record<string, unknown>[]) => {
+    const bodies = await Promise.all(
+      fields.map(async (f) => {
+        const body = {
+          account: alice.wallet.address, subaccountIndex: 0, symbol: 'BTC-USD-PERP', orderType: 'limit', price: '95000', quantity: '0.5',
+          nonce: alice.nextNonce(), expiresAt: 0, flags: { ioc: false, postOnly: false, reduceOnly: false },
+          originator: '0x0000000000000000000000000000000000000000', originatorFee: 0,
+          clientId: '', triggerPrice: '', parentOrderId: '', period: 0, trailingPercent: '', ...f,
+        };
+        const message = { ...body, ...body.flags };
+        const signature = await alice.wallet.signTypedData({ domain, types: { Order: types.Order }, primaryType: 'Order', message });
+        return { ...body, signatures: [signature] };
+      }),
+    );
+    return ex.request('POST', path, path === '/account/order' ? bodies[0] : { orders: bodies }, alice.auth());
+  };
+
+  const placed = await send('/account/order', [{}]);
+  assert.equal(placed.status, 200, placed.text);
+  const [order] = placed.json();
+  assert.equal(order.status, 'new');
+  assert.deepEqual([order.clientId, order.triggerPrice, order.parentOrderId, order.trailingPercent], [null, null, null, null]);
+
+  // a position to protect, then the pair with "" for what it does not use
+  assert.equal((await bob.place({ price: '95000', quantity: '-0.5' })).status, 200);
+  const exit = { price: '0.1', quantity: '-0.5', flags: { ioc: true, postOnly: false, reduceOnly: true } };
+  const pair = await send('/account/orders', [
+    { ...exit, orderType: 'TakeProfit', triggerPrice: '200000' },
+    { ...exit, orderType: 'StopLoss', triggerPrice: '50000' },
+  ]);
+  assert.equal(pair.status, 200, pair.text);
+  assert.deepEqual(pair.json().orders.map((o: { orderType: string; trailingPercent: unknown; clientId: unknown }) => [o.orderType, o.trailingPercent, o.clientId]), [
+    ['takeProfit', null, null],
+    ['stopLoss', null, null],
+  ]);
+});

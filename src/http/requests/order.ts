@@ -17,6 +17,12 @@ import type { OrderId } from '../../types/ids.ts';
 import { lowercaseAddress } from '../../auth/address.ts';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
+/**
+ * An optional string of the signed message: null, absent and `""` are one value (the EIP-712
+ * message writes a null as `""`, so they sign identically), and a client that builds its body and
+ * its message as one object sends `""`. `orderIntent` reads `""` as absent.
+ */
+const optionalString = (schema: { pattern?: string }) => nullable(schema.pattern === undefined ? schema : { ...schema, pattern: `^$|${schema.pattern}` });
 
 const TP_SL_SCHEMA = {
   type: 'object',
@@ -33,7 +39,7 @@ export const ORDER_REQUEST_SCHEMA = {
     symbol: { type: 'string', minLength: 1, maxLength: 40 },
     orderType: { type: 'string', maxLength: 20, description: 'one of unsupported, limit, twap, takeProfit, stopLoss, trailingStop, iceberg (any letter case)' },
     price: Field.decimal,
-    quantity: { ...Field.decimal, description: 'signed decimal string: positive buys, negative sells' },
+    quantity: { ...Field.decimal, description: 'signed decimal string: positive buys, negative sells', 'x-rule': 'a signed decimal string: positive buys, negative sells' },
     nonce: Field.uint64,
     expiresAt: { ...Field.uint64, description: 'milliseconds; 0 = good till cancelled' },
     flags: {
@@ -45,11 +51,11 @@ export const ORDER_REQUEST_SCHEMA = {
     originator: Field.address,
     originatorFee: { ...Field.uint64, description: 'extra fee for the originator in 10^-8 of notional' },
     signatures: Field.signatures,
-    clientId: nullable({ type: 'string', pattern: '^[.A-Za-z0-9:/_-]{1,36}$', 'x-error': 'clientId must be 1 to 36 characters of letters, digits and . : / _ -' }),
-    triggerPrice: nullable(Field.decimal),
-    parentOrderId: nullable({ type: 'string', maxLength: 20 }),
+    clientId: optionalString({ type: 'string', pattern: '^[.A-Za-z0-9:/_-]{1,36}$', 'x-error': 'clientId must be 1 to 36 characters of letters, digits and . : / _ -' } as { pattern: string }),
+    triggerPrice: optionalString(Field.decimal),
+    parentOrderId: optionalString({ type: 'string', maxLength: 20 } as object),
     period: nullable(Field.uint64),
-    trailingPercent: nullable(Field.decimal),
+    trailingPercent: optionalString(Field.decimal),
     stopLoss: nullable(TP_SL_SCHEMA),
     takeProfit: nullable(TP_SL_SCHEMA),
   },
@@ -193,7 +199,7 @@ export function orderIntent(body: OrderBody, markets: readonly MarketSpec[]): In
       flags: (ioc ? OrderFlag.ImmediateOrCancel : 0) | (postOnly ? OrderFlag.PostOnly : 0) | (reduceOnly ? OrderFlag.ReduceOnly : 0),
       expiresAt: Number(body.expiresAt),
       nonce: Number(body.nonce),
-      clientId: body.clientId ?? null,
+      clientId: body.clientId === undefined || body.clientId === '' ? null : body.clientId,
       originator: lowercaseAddress(body.originator),
       originatorFee,
       triggerPrice,

@@ -55,7 +55,9 @@ export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly M
     const intent = marginIntent(body, markets);
     if (!intent.ok) return intent.reply;
     const account = lowercaseAddress(body.account);
-    const unauthorized = { code: AuthCode.UnauthorizedMargin, params: { account } };
+    // The spec's `<account>` is the account the request names, as it wrote it (a viem address is
+    // checksummed): a client compares the text with the address it sent, not with our lowercase key.
+    const unauthorized = { code: AuthCode.UnauthorizedMargin, params: { account: body.account } };
     if (guard.authorize(ctx.caller, account, body.subaccountIndex, 'trade') !== undefined) return codeFailure(unauthorized);
     const overBudget = guard.charge(ctx.caller, account);
     if (overBudget !== undefined) return overBudget;
@@ -73,7 +75,9 @@ export function marginUpdateRoute(accounts: AccountReadPort, markets: readonly M
       signer: signer.value,
       signature: body.signatures[0],
     });
-    return result.ok ? { status: 200, body: 'null' } : signedWriteFailure(result, () => ({ primaryType: 'MarginUpdate', message: intent.message, recovered: signer.value }));
+    if (result.ok) return { status: 200, body: 'null' };
+    // The sequencer's refusal of the signer names the account by its key: answered as the request wrote it, as above.
+    return signedWriteFailure(result.code === AuthCode.UnauthorizedMargin ? unauthorized : result, () => ({ primaryType: 'MarginUpdate', message: intent.message, recovered: signer.value }));
   };
 }
 
