@@ -45,5 +45,5 @@ export const LEDGER_CODE_TEXT: Readonly<Record<number, string>> = {
   [LedgerCode.SameAccount]: 'Cannot transfer to the same subaccount',
   [LedgerCode.FaucetDisabled]: 'Faucet is not available',
   [LedgerCode.InLiquidation]: 'Account is being liquidated',
-  [LedgerCode.OrdersOpenInMarket]: 'Cannot switch between cross and isolated margin while orders are open in this market: cancel them first',
+  [LedgerCode.OrdersOpenInMarket]: 'Cannot switch between cross and isolated margin, or raise an isolated margin fraction, while orders are open in this market: cancel them first',
 };

@@ -40,10 +40,11 @@ export interface HoldsContext extends InsolvencyContext {
  * which the worst-case position grows (all open orders on this side filled, this one too)
  * plus the taker fee and the originator fee on its notional. Buys are valued at their limit,
  * sells at max(limit, mark). In an isolated market the hold must also fit in the collateral
- * not already held (the margin its fill moves is cash, not unrealised profit). A reduce-only order holds its fees on the lots it can close
- * (min(quantity, |position|)), checked against the headroom plus what closing those lots
- * frees (their initial margin; an isolated position's equity): it opens nothing, but it pays
- * what it charges. Liquidation orders hold nothing.
+ * not already held (the margin its fill moves is cash, not unrealised profit). A reduce-only order holds its fees and open loss on the lots it can close
+ * (min(quantity, |position| + the owner's open lots that would grow it: its book may have
+ * filled them already)), checked against the headroom plus what closing the position's own
+ * lots frees (their initial margin; an isolated position's equity): it opens nothing, but it
+ * pays what it charges. Liquidation orders hold nothing.
  */
 export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerIndex, market: MarketIndex, side: Side, price: number, quantity: number, reduceOnly: boolean, time: number, extras?: AdmitExtras): LedgerCode {
   const o = ctx.owners[owner];
@@ -83,8 +84,15 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerInde
   } else if (!liquidation) {
     const p = o.positions.get(market);
     const q = p?.quantity ?? 0;
-    // The book refuses what does not reduce; the fees are held on what can close.
-    const lots = (side > 0 ? q < 0 : q > 0) ? Math.min(quantity, Math.abs(q)) : 0;
+    // The book refuses what does not reduce; the fees and open loss are held on what can close.
+    // The book caps the order at its own count of the owner's fills, which runs ahead of this
+    // ledger by the fills still on their way back: the owner's open orders on the other side
+    // may have grown (or flipped) the position there already. Held on the position alone, a
+    // reduce-only sell placed right behind the buy that opens the position held nothing and
+    // closed it all far below the mark into an accomplice's bid, the fund paying the loss.
+    const growing = open === undefined ? 0 : side > 0 ? open.sell : open.buy;
+    const closable = (side > 0 ? -q : q) + growing;
+    const lots = closable > 0 ? Math.min(quantity, closable) : 0;
     const at = side > 0 ? price : Math.max(price, m.prices.mark);
     amount =
       tradingFee(notional(m.scale, at, lots), m.spec.takerFee > 0n ? m.spec.takerFee : 0n) +
@@ -93,11 +101,15 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerInde
     if (amount > 0n) {
       const e = exposureOf(o, ctx.markets, ctx.scratch);
       let freed = 0n;
-      if (p !== undefined && p.isolated) freed = p.margin + upnlOf(m, p);
-      else if (p !== undefined) {
+      // Only a position on the side the order closes frees anything (lots beyond it free the
+      // holds of the orders that would grow it, which the headroom already counts as held).
+      const closing = side > 0 ? q < 0 : q > 0;
+      if (p !== undefined && closing && p.isolated) freed = p.margin + upnlOf(m, p);
+      else if (p !== undefined && closing) {
         const fraction = fractionOf(o, m);
         const size = Math.abs(q);
-        freed = initialMargin(m.spec, notional(m.scale, m.prices.mark, size), fraction) - initialMargin(m.spec, notional(m.scale, m.prices.mark, size - lots), fraction);
+        const closed = Math.min(lots, size);
+        freed = initialMargin(m.spec, notional(m.scale, m.prices.mark, size), fraction) - initialMargin(m.spec, notional(m.scale, m.prices.mark, size - closed), fraction);
       }
       if (amount > orderHeadroom(o, e) + (freed > 0n ? freed : 0n)) return LedgerCode.InsufficientMargin;
     }

@@ -198,7 +198,9 @@ export class Ledger {
    * leave the cross account short of its initial margin, and a switch between cross and
    * isolated while the owner has orders open in the market: each was admitted under the mode it
    * entered with (an isolated order holds cash, a cross one may lean on unrealised profit), and a
-   * cross order filled as isolated would post less margin than its hold promised.
+   * cross order filled as isolated would post less margin than its hold promised — and a higher
+   * isolated fraction while the owner has orders open in the market (a fill would post more
+   * margin than its hold reserved, out of collateral the cross positions need).
    */
   setMargin(address: string, subaccountIndex: number, market: MarketIndex, isolated: boolean, fraction: bigint, time: number): LedgerCode {
     const o = this.ownerByAddress(address, subaccountIndex);
@@ -210,6 +212,11 @@ export class Ledger {
     const p = o.positions.get(market);
     const before = o.settings.get(market);
     if ((p?.isolated ?? before?.isolated ?? false) !== isolated && o.openLots.has(market)) return LedgerCode.OrdersOpenInMarket;
+    // An isolated order's fill moves initial margin at the fraction of the moment out of the
+    // cross collateral; its hold reserved it at the fraction it was admitted with. Raised
+    // between the two, the fill took more than was held — all the cross collateral if need
+    // be, leaving the cross positions it carried bankrupt for the fund to pay.
+    if (isolated && fraction > fractionOf(o, m) && o.openLots.has(market)) return LedgerCode.OrdersOpenInMarket;
     if (p !== undefined) {
       const e = exposureOf(o, this.markets, this.scratch);
       const notionalNow = notionalAtMark(m, p);

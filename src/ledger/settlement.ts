@@ -170,12 +170,14 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     }
     if (t.openedLots > 0) {
       // Its initial margin, and what the opened lots are under water at the mark (bought above it, sold below).
-      // A sell's margin is of the lots valued at the lower of the fill and the mark: its hold
-      // valued it at max(limit, mark), and a bid above both may fill it — margin of the fill's
-      // notional took the cross account's collateral beyond what was held and left it below
-      // maintenance by its owner's own order. (A buy fills at or below the limit its hold used.)
-      const atMark = side < 0 && m.prices.mark > 0 ? notional(m.scale, m.prices.mark, t.openedLots) : t.openedNotional;
-      const valued = atMark < t.openedNotional ? atMark : t.openedNotional;
+      // A sell's margin is of the lots valued at the mark: its hold valued them at
+      // max(limit, mark), and a bid above both may fill it — margin of the fill's notional took
+      // the cross account's collateral beyond what was held and left it below maintenance by its
+      // owner's own order; and a short sold below the mark is worth the mark, where its
+      // maintenance margin is measured — margin of the fill's notional opened it below
+      // maintenance, liquidated at once for the fund to pay. (A buy fills at or below the limit
+      // its hold used; one below the mark opens with that much profit.)
+      const valued = side < 0 && m.prices.mark > 0 ? notional(m.scale, m.prices.mark, t.openedLots) : t.openedNotional;
       const wanted = initialMargin(m.spec, valued, fractionOf(o, m)) + openLossOf(m, side, t.openedNotional, t.openedLots);
       const available = o.collateral + cross;
       const move = wanted < available ? wanted : available > 0n ? available : 0n;
