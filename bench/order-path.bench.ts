@@ -20,7 +20,7 @@
  * orders — CPU per order verified (digest + recovery) and capacity; the issue asks the server's
  * CPU per order to be at most 1.5× the former.
  * `ORDER_PATH_ORDERS` orders per round (default 20,000), `ORDER_PATH_WARMUP` before them (default 10,000), `ORDER_PATH_CONNECTIONS` (default 50),
- * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PERF=1` to add a round recorded with Linux's `perf` (every thread's CPU by kind of work: bench/order-path/perf), `ORDER_PATH_PROFILES=DIR` to
+ * `ORDER_PATH_TOP=20` to list the main thread's costliest functions too, `ORDER_PATH_PERF=1` to add a round recorded with Linux's `perf` (every thread's CPU by kind of work: bench/order-path/perf) — with `ORDER_PATH_PERF_KEEP=1` its recording stays in the temporary directory for `perf report` — `ORDER_PATH_PROFILES=DIR` to
  * write round 3's profiles there (<thread>-<tid>.cpuprofile and .heapprofile, every thread: open them in Chrome's DevTools).
  * Writes bench/results/order-path.json. Runs in about two minutes.
  */

@@ -70,7 +70,7 @@ export function recordPerf(file: string): PerfRecording {
       if (!existsSync(file)) throw new Error(`perf record wrote nothing: ${stderr.trim()}`);
       const script = spawnSync('perf', ['script', '-i', file, '-F', 'tid,ip,sym'], { maxBuffer: 1 << 30, encoding: 'utf8' });
       if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr}`);
-      rmSync(file, { force: true });
+      if (process.env.ORDER_PATH_PERF_KEEP === undefined) rmSync(file, { force: true });
       return kindsByThread(script.stdout);
     },
   };
