@@ -121,6 +121,11 @@ test(`a replica's feeds: book, trades and a resumed private stream equal the pri
     if (step === FEED_STEPS / 2 + 2) resumed = await follow(replica.client.url, maker.token, channel, seen.at(-1)!.sequence);
   }
 
+  // The maker acts once more after the resume, so the resumed stream has events of its own to
+  // send whatever the seed drew (seed 323528 gave the maker none after the halfway drop).
+  const after = await maker.place({ symbol: SYMBOL, price: '94900', quantity: '0.001', ioc: false });
+  assert.equal(after.status, 200, after.text);
+
   // Its feed subscribers are counted where the primary counts its own.
   assert.match((await replica.client.request('GET', '/metrics')).text, /^perp_ws_connections [1-9]\d*$/m);
 
