@@ -35,6 +35,8 @@ export interface AccountFeedPorts {
 export class AccountFeed {
   /** Private channel → its subscribers. */
   private readonly followers = new Map<string, Set<AccountFollower>>();
+  /** Channel names by owner index (`channelOf`). */
+  private readonly channels: string[] = [];
 
   constructor(
     private readonly ports: AccountFeedPorts,
@@ -91,11 +93,12 @@ export class AccountFeed {
 
   /** Sends each event to its account channel's followers, then each touched account's stats. */
   publish(events: readonly AccountEventRecord[]): void {
+    // Every order's events come here: with no private subscriber, nothing is named or looked up.
+    if (this.followers.size === 0) return;
     const touched = new Map<OwnerIndex, string>();
     for (const e of events) {
-      const identity = this.ports.accounts.identity(e.owner);
-      if (identity === undefined) continue;
-      const channel = `account.${identity.address}.${identity.subaccountIndex}`;
+      const channel = this.channelOf(e.owner);
+      if (channel === undefined) continue;
       const set = this.followers.get(channel);
       if (set === undefined) continue;
       const text = accountEventMessage(channel, this.ports.markets, e);
@@ -103,6 +106,17 @@ export class AccountFeed {
       touched.set(e.owner, channel);
     }
     for (const [owner, channel] of touched) this.sendStats(channel, owner, this.followers.get(channel) ?? []);
+  }
+
+  /** An owner's channel name, made once: an owner index names one (address, subaccount) for good. */
+  private channelOf(owner: OwnerIndex): string | undefined {
+    let channel = this.channels[owner];
+    if (channel === undefined) {
+      const identity = this.ports.accounts.identity(owner);
+      if (identity === undefined) return undefined;
+      this.channels[owner] = channel = `account.${identity.address}.${identity.subaccountIndex}`;
+    }
+    return channel;
   }
 
   /** One event to one follower, unless it had it already: numbers only grow. */
