@@ -9,12 +9,14 @@
  *
  * Owns: the records (types.ts), the key layouts and codecs (store.ts), candle aggregation
  * (candles.ts, pure), writing a batch in one transaction with the journal position it reaches
- * (batch.ts, writer.ts), the queries (reader.ts, transfers.ts) and their API shapes (views.ts).
+ * (batch.ts, writer.ts), the records made of the exchange's reports (projections.ts) and when
+ * their batches are written and where (projection-batches.ts), the queries (reader.ts,
+ * transfers.ts) and their API shapes (views.ts).
  * May import: types/ids, lmdb, msgpackr (history-wire), engine/types, config/market,
  * numeric/decimal, ledger/events, ledger/accounts (what projections.ts turns into records),
  * app/ports, app/order-registry, types/orders (the application's reports it listens to),
  * transport/spawn-worker, node:worker_threads. The read side opens no environment and starts no
- * thread; projections.ts and projection-worker.ts (its own worker plumbing: history-wire.ts,
+ * thread; projection-batches.ts and projection-worker.ts (its own worker plumbing: history-wire.ts,
  * history-env.ts) do both.
  *
  * Invariants: a batch and its position commit together, so a restart projects exactly what came

@@ -10,7 +10,7 @@
 import { EventEmitter } from 'node:events';
 import { open } from 'lmdb';
 import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
-import type { ProjectionThread } from '../../src/history/projections.ts';
+import type { ProjectionThread } from '../../src/history/projection-batches.ts';
 import { projectionWriter, type ProjectionMessage } from '../../src/history/projection-writer.ts';
 import type { ProjectionThreadData } from '../../src/history/projection-worker.ts';
 

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { HOLD_MS, Projections } from '../../src/history/projections.ts';
+import { Projections } from '../../src/history/projections.ts';
+import { HOLD_MS } from '../../src/history/projection-batches.ts';
 import { Journal } from '../../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';
 import { HISTORY_ENV_OPTIONS } from '../../src/history/history-env.ts';
@@ -42,7 +43,7 @@ test('once the projection thread dies, a reply waiting for history gets no answe
   projections.onThreadStopped = (reason) => (stopped = reason);
   const { trade } = projections.listeners();
   // The thread ends on its own, as a crash would (not through close/terminate).
-  const thread = (projections as unknown as { thread: { terminate(): Promise<number> } }).thread;
+  const thread = (projections as unknown as { batches: { thread: { terminate(): Promise<number> } } }).batches.thread;
   await thread.terminate();
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.match(stopped, /^projection thread exited/);
@@ -96,7 +97,7 @@ test('readable (a read after a reply): null when history holds the position, els
 
 /** Counts the batches `projections` posts to its thread. */
 function countBatches(projections: Projections): { readonly count: number } {
-  const thread = (projections as unknown as { thread: { postMessage(message: { type: string }, transfer?: unknown): void } }).thread;
+  const thread = (projections as unknown as { batches: { thread: { postMessage(message: { type: string }, transfer?: unknown): void } } }).batches.thread;
   const post = thread.postMessage.bind(thread);
   const counted = { count: 0 };
   thread.postMessage = (message, transfer) => {
