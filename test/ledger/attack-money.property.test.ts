@@ -17,6 +17,7 @@ import { LedgerCode } from '../../src/ledger/codes.ts';
 import { NaiveOrderBook } from '../../src/engine/naive-book.ts';
 import { OrderFlag, marketOfOrderId, orderIdOf, type BookListener, type Side } from '../../src/engine/types.ts';
 import type { MarketIndex, OrderId, OwnerIndex } from '../../src/types/ids.ts';
+import { cancelPicked, checkLedgerAndBooks, liquidate, sampleFunding } from './book-steps.ts';
 let deficits = 0;
 
 const HOUR = 3_600_000;
@@ -115,44 +116,27 @@ function world() {
         place(owners[a.who], m, a.side as Side, price, a.lots, a.flags, false, a.originatorFee);
         break;
       }
-      case 'cancel': {
-        if (placed.length === 0) break;
-        const id = placed[a.pick % placed.length];
-        const view = books[marketOfOrderId(id)].order(id);
-        if (view !== undefined) books[marketOfOrderId(id)].cancel(id, view.owner, time);
-        break;
-      }
+      case 'cancel': cancelPicked(books, placed, a.pick, time); break;
       case 'index': {
         const m = a.market as MarketIndex;
         index[m] = Math.min(m === ETH ? 1_000_000 : 10_000, Math.max(m === ETH ? 100 : 2, Math.round((index[m] * (1000 + a.move)) / 1000)));
         ledger.setIndexPrice(m, index[m], time);
         break;
       }
-      case 'funding': {
+      case 'funding':
         time += a.advance;
-        const m = a.market as MarketIndex;
-        ledger.sampleFunding(m, books[m].bestBid(), books[m].bestAsk(), time);
+        sampleFunding(ledger, books, a.market as MarketIndex, time);
         break;
-      }
-      case 'liquidate':
-        for (const l of ledger.checkLiquidations(time)) {
-          for (const b of books) b.cancelAll(l.owner, time, 5);
-          place(l.owner, l.market, l.side, l.price, l.quantity, OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly, true);
-        }
-        break;
+      case 'liquidate': liquidate(ledger, books, time, place); break;
     }
   }
 
   function check() {
-    ledger.checkConservation();
-    assert.equal(insuranceMoved, ledger.insuranceFund, 'every move of the insurance fund is an insurance event');
+    checkLedgerAndBooks(ledger, insuranceMoved, books, placed);
     // A loss larger than every unrealised profit on the exchange is the one deficit allowed: the
     // ledger audits that itself after each fill and liquidation's end (validateInternalState).
     if (ledger.insuranceFund < 0n) deficits++;
     assert.ok(ledger.feesCollected >= 0n, `fees collected ${ledger.feesCollected}`);
-    ledger.validateInternalState();
-    for (const b of books) b.validateInternalState();
-    for (const id of placed) if (ledger.holdOf(id) > 0n) assert.ok(books[marketOfOrderId(id)].order(id) !== undefined, `hold of ${id} without a resting order`);
   }
   return { ledger, apply, check };
 }

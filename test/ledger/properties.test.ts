@@ -22,6 +22,7 @@ import type { MarketIndex, OrderId, OwnerIndex } from '../../src/types/ids.ts';
 import { marketNo, orderNo } from '../fixtures/ids.ts';
 import { notionalScale, valueAt } from '../../src/ledger/units.ts';
 import { ROUNDING_PROFIT } from '../../src/ledger/insolvency.ts';
+import { cancelPicked, checkLedgerAndBooks, liquidate, sampleFunding } from './book-steps.ts';
 
 const TRADERS = [ALICE, BOB, CAROL, DAVE];
 const HOUR = 3_600_000;
@@ -144,27 +145,13 @@ function world(insurance: boolean) {
         place(owners[a.who], a.market, a.side, tickOf(a.market, a.price), a.lots, flags, false, a.originatorFee);
         break;
       }
-      case 'cancel': {
-        if (placed.length === 0) break;
-        const id = placed[a.pick % placed.length];
-        const view = books[marketOfOrderId(id)].order(id);
-        if (view !== undefined) books[marketOfOrderId(id)].cancel(id, view.owner, time);
-        break;
-      }
+      case 'cancel': cancelPicked(books, placed, a.pick, time); break;
       case 'index': ledger.setIndexPrice(a.market, tickOf(a.market, a.price), time); break;
-      case 'funding': {
+      case 'funding':
         time += a.advance;
-        const b = books[a.market];
-        ledger.sampleFunding(a.market, b.bestBid(), b.bestAsk(), time);
+        sampleFunding(ledger, books, a.market, time);
         break;
-      }
-      case 'liquidate':
-        for (const l of ledger.checkLiquidations(time)) {
-          // The application cancels the owner's open orders first, then sends the liquidation order.
-          for (const b of books) b.cancelAll(l.owner, time, 5);
-          place(l.owner, l.market, l.side, l.price, l.quantity, OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly, true);
-        }
-        break;
+      case 'liquidate': liquidate(ledger, books, time, place); break;
     }
   }
 
@@ -177,12 +164,8 @@ function world(insurance: boolean) {
 
   function check() {
     afterEvents();
-    ledger.checkConservation();
-    assert.equal(insuranceMoved, ledger.insuranceFund, 'every move of the insurance fund is an insurance event');
+    checkLedgerAndBooks(ledger, insuranceMoved, books, placed);
     assert.ok(ledger.insuranceFund >= 0n, `the insurance fund is ${ledger.insuranceFund}`);
-    ledger.validateInternalState();
-    for (const b of books) b.validateInternalState();
-    for (const id of placed) if (ledger.holdOf(id) > 0n) assert.ok(books[marketOfOrderId(id)].order(id) !== undefined, `hold of ${id} without a resting order`);
   }
   return { ledger, apply, check };
 }
