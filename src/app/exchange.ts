@@ -340,11 +340,7 @@ export class Exchange {
       if (out.kind === 'release') {
         if (this.entry.enterReleased(out.market, out.order, out.triggerPrice)) routed.push(out.market);
       } else if (out.kind === 'reduceOnlyStale') {
-        for (const o of this.orders.ofOwner(out.owner, out.market)) {
-          if ((o.flags & OrderFlag.ReduceOnly) === 0 || !ON_BOOK.has(o.status)) continue;
-          this.router.cancel(out.market, o.orderId, out.owner, out.time);
-          routed.push(out.market);
-        }
+        this.cancelReduceOnly(out.market, out.owner, out.time, routed);
       } else {
         const status = out.reason === ConditionalReason.ExpiresAtReached ? 'expired' : 'cancelled';
         // Reasons only conditional orders have are 4500+; the others are the engine's.
@@ -367,9 +363,24 @@ export class Exchange {
       this.markMoved(m.index, time);
     }
     for (const liq of this.ledger.checkLiquidations(time)) {
+      // Its resting reduce-only orders leave the book before the liquidation order gets there:
+      // if that order ends unfilled, ADL closes the position outside the book, and the cancel
+      // it sends then would queue behind orders already sent — one of which could fill a stale
+      // reduce-only order and open a position, with no initial margin, for an owner just made
+      // bankrupt (test/app/reduce-only-after-adl).
+      this.cancelReduceOnly(liq.market, liq.owner, time, routed);
       if (this.entry.enterLiquidation(liq, time)) routed.push(liq.market);
     }
     return { code: 0, changed: true, routed };
+  }
+
+  /** Sends the cancel of every reduce-only order `owner` has on `market`'s book. */
+  private cancelReduceOnly(market: MarketIndex, owner: OwnerIndex, time: number, routed: number[]): void {
+    for (const o of this.orders.ofOwner(owner, market)) {
+      if ((o.flags & OrderFlag.ReduceOnly) === 0 || !ON_BOOK.has(o.status)) continue;
+      this.router.cancel(market, o.orderId, owner, time);
+      routed.push(market);
+    }
   }
 
   /**
