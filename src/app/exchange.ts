@@ -340,7 +340,7 @@ export class Exchange {
       if (out.kind === 'release') {
         if (this.entry.enterReleased(out.market, out.order, out.triggerPrice)) routed.push(out.market);
       } else if (out.kind === 'reduceOnlyStale') {
-        this.cancelReduceOnly(out.market, out.owner, out.time, routed);
+        this.cancelOnBook(out.market, out.owner, out.time, routed, OrderFlag.ReduceOnly);
       } else {
         const status = out.reason === ConditionalReason.ExpiresAtReached ? 'expired' : 'cancelled';
         // Reasons only conditional orders have are 4500+; the others are the engine's.
@@ -362,22 +362,29 @@ export class Exchange {
       this.conditional[m.index].onTime(time);
       this.markMoved(m.index, time);
     }
+    const crossCancelled = new Set<OwnerIndex>();
     for (const liq of this.ledger.checkLiquidations(time)) {
-      // Its resting reduce-only orders leave the book before the liquidation order gets there:
-      // if that order ends unfilled, ADL closes the position outside the book, and the cancel
-      // it sends then would queue behind orders already sent — one of which could fill a stale
-      // reduce-only order and open a position, with no initial margin, for an owner just made
-      // bankrupt (test/app/reduce-only-after-adl).
-      this.cancelReduceOnly(liq.market, liq.owner, time, routed);
+      // The liquidation spends the collateral its owner's orders were admitted on, so they leave
+      // the books first — a cross liquidation's from every market, an isolated one's from its own
+      // — their cancels ahead of the liquidation order in the same rings. Left there, a bid of a
+      // maker wiped out by ADL filled on nothing and the winners paid its loss (hostile
+      // simulator seed 620008, test/app/liquidation-cancels-orders); a stale reduce-only sell
+      // opened a short after ADL had closed the long it reduced (test/app/reduce-only-after-adl).
+      // (A cross account liquidated in several markets at once has its orders cancelled once.)
+      if (this.ledger.positionOf(liq.owner, liq.market)?.isolated ?? false) this.cancelOnBook(liq.market, liq.owner, time, routed, 0);
+      else if (!crossCancelled.has(liq.owner)) {
+        crossCancelled.add(liq.owner);
+        for (const m of this.markets) this.cancelOnBook(m.index, liq.owner, time, routed, 0);
+      }
       if (this.entry.enterLiquidation(liq, time)) routed.push(liq.market);
     }
     return { code: 0, changed: true, routed };
   }
 
-  /** Sends the cancel of every reduce-only order `owner` has on `market`'s book. */
-  private cancelReduceOnly(market: MarketIndex, owner: OwnerIndex, time: number, routed: number[]): void {
+  /** Sends the cancel of every order `owner` has on `market`'s book whose flags include `flags` (0: every one). */
+  private cancelOnBook(market: MarketIndex, owner: OwnerIndex, time: number, routed: number[], flags: number): void {
     for (const o of this.orders.ofOwner(owner, market)) {
-      if ((o.flags & OrderFlag.ReduceOnly) === 0 || !ON_BOOK.has(o.status)) continue;
+      if ((o.flags & flags) !== flags || !ON_BOOK.has(o.status)) continue;
       this.router.cancel(market, o.orderId, owner, time);
       routed.push(market);
     }
