@@ -58,8 +58,11 @@ test("a liquidated owner's orders leave every book before its liquidation order:
   assert.equal(ex.execute(order(BOB, BTC, -1, 100, 1000)).code, 0);
   flush();
   assert.equal(ex.execute(order(ALICE, BTC, 1, 100, 1000, OrderFlag.ImmediateOrCancel)).code, 0, 'Alice buys 1 BTC at 100');
-  assert.equal(ex.execute(order(ALICE, BTC, 1, 60, 100)).code, 0, 'Alice bids for 0.1 BTC at 60');
-  assert.equal(ex.execute(order(ALICE, ETH, 1, 100_000, 2000)).code, 0, 'Alice bids for 0.02 ETH at 1,000');
+  const bids = [order(ALICE, BTC, 1, 60, 100), order(ALICE, ETH, 1, 100_000, 2000)].map((bid) => {
+    const placed = ex.execute(bid);
+    assert.equal(placed.code, 0, 'Alice bids for 0.1 BTC at 60 and for 0.02 ETH at 1,000');
+    return placed.orderId!;
+  });
   flush();
   const alice = ex.ledger.findOwner(ALICE, 0)!;
   assert.equal(ex.ledger.position(alice, BTC), 1000);
@@ -73,6 +76,7 @@ test("a liquidated owner's orders leave every book before its liquidation order:
   assert.equal(ex.execute(order(CAROL, ETH, -1, 100_000, 2000)).code, 0, 'Carol sells 0.02 ETH at 1,000');
   flush();
   ex.validateInternalState();
+  for (const id of bids) assert.deepEqual(((o) => [o?.status, o?.reason])(ex.orderAsLeft(id)), ['cancelled', 'exchangeCancelled'], 'her bids end as the exchange cancelled them');
   for (const market of [BTC, ETH]) {
     assert.equal(ex.ledger.position(alice, market), 0, `Alice's bid left on market ${market} opened ${ex.ledger.position(alice, market)} lots with ${ex.ledger.collateral(alice)} units of collateral`);
   }
