@@ -37,19 +37,30 @@
  *   by cause; the fund must equal where it started (zero, or the snapshot a restart began
  *   from) plus those sums, each event's `fund` must be the running total, and each cause moves
  *   the fund only its way (liquidation fees and operator deposits in, shortfalls out).
+ * - **Nobody pays an owner's own losses** (sim/fund-payouts.ts, the in-flight generator's
+ *   rule): per owner, from the last `Tick` that found it healthy, what the fund and the winners
+ *   (socialised loss, ADL beyond the mark) paid of its losses, net of the liquidation fees the
+ *   fund took from it, stays within what the market took
+ *   from it (index moves against the positions it held and the orders it had resting, funding,
+ *   socialised loss, ADL) plus
+ *   the mark band's tolerance. A fund that only went down, never below zero, passed the two
+ *   checks above while three defects paid accounts' losses out of it.
  *
  * May import: src/ (ledger and exchange reads), nothing that mutates state.
  */
-import { RATE_ONE } from '../src/config/market.ts';
+import { RATE_ONE, type MarketSpec } from '../src/config/market.ts';
 import type { InsuranceReason, LedgerEvent } from '../src/ledger/events.ts';
 import type { Exchange } from '../src/app/exchange.ts';
-import { asOwnerIndex, type OwnerIndex } from '../src/types/ids.ts';
+import { asOwnerIndex, type MarketIndex, type OwnerIndex } from '../src/types/ids.ts';
+import { FundPayouts } from './fund-payouts.ts';
 
 /** How often each leverage check ran (evaluated, not skipped as inside a window). */
 export interface LeverageCheckCounts {
   afterTick: number;
   atTickMarks: number;
   ownCommand: number;
+  /** Losses others paid (fund shortfalls, socialised, ADL beyond the mark) checked against what the market took from their owner (sim/fund-payouts.ts). */
+  shortfalls: number;
 }
 
 /** One command in flight, from just before it executed to its completion. */
@@ -70,11 +81,17 @@ export class Bounds {
   private base: bigint | null = 0n;
   private fund = 0n;
   readonly byCause = new Map<InsuranceReason, bigint>();
-  readonly counts: LeverageCheckCounts = { afterTick: 0, atTickMarks: 0, ownCommand: 0 };
+  readonly counts: LeverageCheckCounts = { afterTick: 0, atTickMarks: 0, ownCommand: 0, shortfalls: 0 };
   /** The exchange whose marks are watched (null until a Tick or a command of this process). */
   private watched: Exchange | null = null;
   /** The marks as last read, and how many times they were read different from the read before. */
   private marks: number[] = [];
+  /** The index prices as last read (a move is charged to the positions held, `payouts`). */
+  private indexes: number[] = [];
+  /** What the insurance fund pays per owner, against what the market took from it. */
+  readonly payouts: FundPayouts;
+  /** Owners that held a position since the process started (from `position` events; read from the ledger at the start). */
+  private readonly holders = new Set<OwnerIndex>();
   private markMoves = 0;
   /** `markMoves` at the last Tick (null until a Tick of this process): any move since opens every account's window until the next Tick. */
   private markMovesAtTick: number | null = null;
@@ -85,9 +102,20 @@ export class Bounds {
   /** The first broken bound seen inside an event listener, reported at the next check. */
   private broken: string | null = null;
 
+  constructor(markets: readonly MarketSpec[]) {
+    this.payouts = new FundPayouts(markets, {
+      mark: (m) => this.watched?.ledger.prices(m).mark ?? 0,
+      position: (owner, m) => this.watched?.ledger.position(owner, m) ?? 0,
+    });
+  }
+
   /** A ledger event of the running (or recovering) exchange. */
   onLedgerEvent(e: LedgerEvent): void {
     this.watchMarks();
+    if (e.type === 'position' && e.quantity !== 0) this.holders.add(e.owner);
+    this.payouts.onLedgerEvent(e);
+    this.counts.shortfalls = this.payouts.shortfallsChecked;
+    this.broken ??= this.payouts.broken;
     if ((e.type === 'fill' && (e.maker || e.liquidation || e.orderId === 0)) || e.type === 'liquidation') this.touchedByOthers(e.type === 'fill' ? e.owner : e.order.owner);
     if (e.type === 'fundingPayment') this.touchedByOthers(e.owner);
     if (e.type === 'adl' || e.type === 'socialisedLoss') {
@@ -109,7 +137,10 @@ export class Bounds {
     this.byCause.clear();
     this.watched = null;
     this.marks = [];
+    this.indexes = [];
     this.markMovesAtTick = null;
+    this.payouts.restarting();
+    this.holders.clear();
     this.movedByOthers.clear();
     // The crash lost the commands in flight; their retries open spans of their own.
     this.spans.clear();
@@ -129,6 +160,13 @@ export class Bounds {
       this.markMoves++;
       this.marks = now;
     }
+    const ledger = exchange.ledger;
+    for (const m of exchange.markets) {
+      const index = ledger.prices(m.index).index;
+      const before = this.indexes[m.index];
+      if (before !== undefined && before !== index) this.payouts.indexMoved(m.index, before, index, this.positions(exchange, m.index));
+      this.indexes[m.index] = index;
+    }
   }
 
   /** A command acting for `owner` is about to execute on `exchange`: the span `afterCommand` closes. */
@@ -136,6 +174,7 @@ export class Bounds {
     if (this.watched !== exchange) {
       this.watched = exchange;
       this.marks = [];
+      this.indexes = [];
     }
     this.watchMarks();
     const span: CommandSpan = { owner, wasLiquidatable: exchange.ledger.liquidatable(owner).length > 0, markMoves: this.markMoves, byOthers: false };
@@ -155,21 +194,47 @@ export class Bounds {
     this.broken ??= this.overLeveraged(this.watched!, 'after a command of its own that moved no mark', undefined, span.owner);
   }
 
-  /** Recovery is about to apply its first record (or none): the fund as the snapshot left it. */
+  /** Recovery is about to apply its first record (or none): the fund and the positions as the snapshot left them. */
   started(exchange: Exchange): void {
     if (this.base !== null) return;
     this.base = exchange.ledger.insuranceFund;
     this.fund = this.base;
+    for (let id = 1; id <= exchange.ledger.ownerCount; id++) {
+      const owner = asOwnerIndex(id);
+      if (exchange.ledger.positionsOf(owner).length > 0) this.holders.add(owner);
+    }
+  }
+
+  /**
+   * What an index move in `market` acts on (signed lots): the holders' positions, and the open
+   * orders resting in the book (a hold covers an order's loss against the mark it was admitted
+   * at; an index move while it rests takes the rest — a maker's ask filled after the index rose).
+   */
+  private *positions(exchange: Exchange, market: MarketIndex): Generator<[OwnerIndex, number]> {
+    for (const owner of this.holders) yield [owner, exchange.ledger.position(owner, market)];
+    for (const o of exchange.orders.openOrders()) {
+      if (o.market === market && o.status !== 'untriggered') yield [o.owner, o.side * o.remaining];
+    }
   }
 
   /** Right after a Tick executed: the liquidation engine acted on every account below maintenance (reported at the next check). */
   afterTick(exchange: Exchange): void {
-    if (this.watched !== exchange) this.marks = [];
+    if (this.watched !== exchange) {
+      this.marks = [];
+      this.indexes = [];
+    }
     this.watched = exchange;
     this.watchMarks();
     this.markMovesAtTick = this.markMoves;
     this.movedByOthers.clear();
     this.counts.afterTick++;
+    // Whoever the Tick left healthy starts afresh: the fund owes it nothing for what came before.
+    const ledger = exchange.ledger;
+    for (const owner of new Set([...this.holders, ...this.payouts.tracked()])) {
+      if (ledger.liquidatable(owner).length === 0 && ledger.liquidatingIn(owner).length === 0) {
+        this.payouts.healthy(owner, exchange.orders.ofOwner(owner).filter((o) => o.status !== 'untriggered'));
+      }
+    }
     this.broken ??= this.overLeveraged(exchange, 'right after a Tick');
   }
 

@@ -42,6 +42,8 @@ export class Clients {
   readonly mustRefuse = new WeakSet<Command>();
   /** What a strategy of several moves remembers between them (per seed). */
   readonly plans = new Map<string, number>();
+  /** Commands a strategy sends right behind the one it returned, before any market thread runs (the simulator sends them). */
+  readonly followUps: Command[] = [];
 
   constructor(count: number) {
     this.accounts = Array.from({ length: count }, (_, i) => ({ index: i, address: addressOf(i + 1), nonce: 0, delegate: null, orders: [], clientIds: 0 }));

@@ -58,7 +58,7 @@ const workers = Math.max(1, Number(values.workers));
 const [{ loadSettings }, { runSeeds }] = await Promise.all([import('../src/config/process.ts'), import('./pool.ts')]);
 const { markets } = loadSettings([], {});
 
-const totals = { commands: 0, crashes: 0, powerLosses: 0, tornTails: 0, snapshots: 0, interrupted: 0, retried: 0, acknowledged: 0, hashChecks: 0, originatorFeesPaid: 0, afterTick: 0, atTickMarks: 0, ownCommand: 0 };
+const totals = { commands: 0, crashes: 0, powerLosses: 0, tornTails: 0, snapshots: 0, interrupted: 0, retried: 0, acknowledged: 0, hashChecks: 0, originatorFeesPaid: 0, afterTick: 0, atTickMarks: 0, ownCommand: 0, shortfalls: 0 };
 const failed: SeedReport[] = [];
 const started = performance.now();
 const cpuStarted = process.cpuUsage();
@@ -76,6 +76,7 @@ await runSeeds(markets, first, seeds, { commands, faults, hostile, checkEvery },
   totals.afterTick += r.leverageChecks.afterTick;
   totals.atTickMarks += r.leverageChecks.atTickMarks;
   totals.ownCommand += r.leverageChecks.ownCommand;
+  totals.shortfalls += r.leverageChecks.shortfalls;
   if (!values.quiet || r.violation !== null) {
     console.log(
       `seed ${r.seed}: ${r.commands} commands in ${r.seconds.toFixed(2)} s (${Math.round(r.commands / r.seconds)}/s), ${r.crashes} crashes (${r.powerLosses} power, ${r.tornTails} torn tails), ` +
@@ -97,5 +98,5 @@ console.log(
     `${totals.crashes} crashes (${totals.powerLosses} power losses, ${totals.tornTails} torn tails), ${totals.snapshots} snapshots saved (${totals.interrupted} interrupted), ${totals.acknowledged} acknowledged, ${totals.retried} retried, ${totals.hashChecks} hash checks, ${totals.originatorFeesPaid} originator fees paid; ${failed.length} failed`,
 );
 // The leverage bound's checks that ran (sim/bounds.ts): a bound never evaluated would prove nothing.
-if (hostile) console.log(`leverage checks run: ${totals.afterTick} right after a Tick, ${totals.atTickMarks} at the Tick's marks, ${totals.ownCommand} after an account's own command`);
+if (hostile) console.log(`leverage checks run: ${totals.afterTick} right after a Tick, ${totals.atTickMarks} at the Tick's marks, ${totals.ownCommand} after an account's own command; ${totals.shortfalls} losses paid by others checked against what the market took`);
 process.exit(failed.length > 0 ? 1 : 0);

@@ -150,7 +150,7 @@ class Simulation {
   private readonly fullReplayEvery: number;
   private readonly addressIndex = new Map<string, number>();
   /** Issue 13's bounds (leverage, the insurance fund's moves), checked with every invariant check. */
-  private readonly bounds = new Bounds();
+  private readonly bounds: Bounds;
   /** A command the exchange must refuse that it accepted (reported at the next check). */
   private wronglyAccepted: string | null = null;
   /** A restart is replaying the journal: its events were counted when they first happened. */
@@ -170,6 +170,7 @@ class Simulation {
     this.crashRate = options.crashRate ?? 1 / 250;
     this.snapshotRate = options.snapshotRate ?? 1 / 150;
     this.fullReplayEvery = options.fullReplayEvery ?? 10;
+    this.bounds = new Bounds(specs);
     this.listeners = {
       orderChanged: (o: OrderState) => {
         if (isTerminal(o.status)) this.finished.set(o.orderId, { filled: o.filled, status: o.status });
@@ -219,6 +220,7 @@ class Simulation {
       for (let i = 0; i < burst; i++) {
         const command = this.table.pick(this.rng.u32()).next(ctx);
         if (command !== null) this.submit(command);
+        for (const next of this.clients.followUps.splice(0)) this.submit(next);
       }
       if (crashAt === 0) {
         await this.crash();

@@ -3,11 +3,13 @@
  * paying an accomplice an originator fee at its market's ceiling, or far beyond its notional), a reduce-only ladder (more
  * resting reduce-only lots than the position holds), a dust flood (transfers of one base
  * unit to ever new addresses), relayed orders (an account's order signed by someone it never
- * delegated to: must be refused) and a liquidation cascade (a whale near maximum leverage,
- * the opposite book pulled thin, a sharp index move against it). With them the simulator
+ * delegated to: must be refused), a liquidation cascade (a whale near maximum leverage,
+ * the opposite book pulled thin, a sharp index move against it) and orders far through the
+ * mark into an accomplice's (what their holds do not cover, the insurance fund would pay). With them the simulator
  * checks conservation, leverage and the insurance fund after every step (sim/bounds.ts).
  */
 import { OrderFlag, Side } from '../../src/engine/types.ts';
+import { RATE_ONE } from '../../src/config/market.ts';
 import { CommandKind, type Command } from '../../src/app/commands.ts';
 import { addressOf, lotsForUsd, offsetTicks, referenceTicks, submitOrder, type SimContext, type Strategy } from '../clients.ts';
 import { DELEGATE_BASE } from './delegation.ts';
@@ -135,5 +137,60 @@ export const cascade: Strategy = {
     plan.delete('cascadeWhale');
     plan.delete('cascadeSide');
     return { kind: CommandKind.IndexPrice, time, market, price: offsetTicks(ref, -side * rng.between(800, 2000)) };
+  },
+};
+
+/**
+ * Orders far through the mark into an accomplice's (the in-flight generator's attacks,
+ * test/app/attack-in-flight.property), in two moves the seed spaces out: the attacker picks
+ * cross or isolated margin at some fraction in a market; then, in one burst before the market
+ * thread runs, the makers pull their quotes there, an accomplice rests an order 20–80 % through
+ * the index, and the attacker trades into it — opening a position there (a short sold below the
+ * mark, a long bought above it), or opening one at the market with an IOC and, right behind it,
+ * closing it into the accomplice's order reduce-only (the book has the fill before the ledger
+ * does). An order's hold covers what its fill can lose against the mark; what it did not, the
+ * insurance fund would pay (sim/fund-payouts.ts).
+ */
+export const throughTheMark: Strategy = {
+  name: 'throughTheMark',
+  next(ctx: SimContext): Command | null {
+    const { rng, time } = ctx;
+    const plan = ctx.clients.plans;
+    const others = ctx.clients.accounts.length - MAKERS;
+    const market = ctx.markets[plan.get('throughMarket') ?? rng.below(ctx.markets.length)].index;
+    const attacker = ctx.clients.accounts[MAKERS + (plan.get('throughAttacker') ?? rng.below(others))];
+    const spec = ctx.markets[market];
+    if (!plan.has('throughMarket')) {
+      plan.set('throughMarket', market).set('throughAttacker', attacker.index - MAKERS);
+      const isolated = rng.chance(0.6);
+      return {
+        kind: CommandKind.SetMargin, time, account: attacker.address, subaccountIndex: 0, market, isolated,
+        // Half the time at the maximum leverage: the least margin, the nearest to maintenance.
+        margin: isolated ? RATE_ONE / BigInt(rng.chance(0.5) ? spec.maxLeverage : rng.between(1, spec.maxLeverage)) : 0n,
+        nonce: ctx.clients.nonce(attacker), expiresAt: time + 60_000, signer: attacker.address, signature: '0x',
+      };
+    }
+    plan.delete('throughMarket');
+    plan.delete('throughAttacker');
+    const accomplice = ctx.clients.accounts[MAKERS + ((attacker.index - MAKERS + 1 + rng.below(others - 1)) % others)];
+    const side: Side = rng.chance(0.5) ? Side.Buy : Side.Sell;
+    const ref = referenceTicks(ctx, market);
+    const price = offsetTicks(ref, side * rng.between(2_000, 8_000));
+    const owner = ctx.exchange.ledger.findOwner(attacker.address, 0);
+    const usd = owner === undefined ? 100 : Math.max(1, Number(ctx.exchange.ledger.collateral(owner) / 1_000_000n));
+    const quantity = lotsForUsd(spec, ref, (usd * rng.between(3, 10 * spec.maxLeverage)) / 10);
+    const follow = ctx.clients.followUps;
+    for (let i = 1; i < MAKERS; i++) {
+      const maker = ctx.clients.accounts[i];
+      follow.push({ kind: CommandKind.CancelAll, time, account: maker.address, subaccountIndex: 0, market, caller: maker.address });
+    }
+    follow.push(submitOrder(ctx, accomplice, { market, side: -side as Side, price, quantity: quantity * 2 }));
+    if (rng.chance(0.5)) follow.push(submitOrder(ctx, attacker, { market, side, price, quantity, flags: OrderFlag.ImmediateOrCancel }));
+    else {
+      follow.push(submitOrder(ctx, attacker, { market, side: -side as Side, price: offsetTicks(ref, -side * 200), quantity, flags: OrderFlag.ImmediateOrCancel }));
+      follow.push(submitOrder(ctx, attacker, { market, side, price, quantity, flags: OrderFlag.ReduceOnly | OrderFlag.ImmediateOrCancel }));
+    }
+    const maker = ctx.clients.accounts[0];
+    return { kind: CommandKind.CancelAll, time, account: maker.address, subaccountIndex: 0, market, caller: maker.address };
   },
 };

@@ -11,7 +11,7 @@ import { funds } from './funds.ts';
 import { marketMaker } from './market-maker.ts';
 import { oracle } from './oracle.ts';
 import { trader } from './trader.ts';
-import { cascade, dustFlood, feeSiphon, reduceOnlyLadder, relayedOrder } from './hostile.ts';
+import { cascade, dustFlood, feeSiphon, reduceOnlyLadder, relayedOrder, throughTheMark } from './hostile.ts';
 
 export interface WeightedStrategy {
   strategy: Strategy;
@@ -34,6 +34,7 @@ export const HOSTILE: readonly WeightedStrategy[] = [
   { strategy: dustFlood, weight: 2 },
   { strategy: relayedOrder, weight: 2 },
   { strategy: cascade, weight: 2 },
+  { strategy: throughTheMark, weight: 3 },
 ];
 
 /** Picks strategies by weight with one draw each. */

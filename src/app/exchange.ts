@@ -340,11 +340,7 @@ export class Exchange {
       if (out.kind === 'release') {
         if (this.entry.enterReleased(out.market, out.order, out.triggerPrice)) routed.push(out.market);
       } else if (out.kind === 'reduceOnlyStale') {
-        for (const o of this.orders.ofOwner(out.owner, out.market)) {
-          if ((o.flags & OrderFlag.ReduceOnly) === 0 || !ON_BOOK.has(o.status)) continue;
-          this.router.cancel(out.market, o.orderId, out.owner, out.time);
-          routed.push(out.market);
-        }
+        this.cancelReduceOnly(out.market, out.owner, out.time, routed);
       } else {
         const status = out.reason === ConditionalReason.ExpiresAtReached ? 'expired' : 'cancelled';
         // Reasons only conditional orders have are 4500+; the others are the engine's.
@@ -366,10 +362,42 @@ export class Exchange {
       this.conditional[m.index].onTime(time);
       this.markMoved(m.index, time);
     }
+    const crossCancelled = new Set<OwnerIndex>();
     for (const liq of this.ledger.checkLiquidations(time)) {
+      // The liquidation spends the collateral its owner's orders were admitted on, so they leave
+      // the books first — a cross liquidation's from every market, an isolated one's from its own
+      // — their cancels ahead of the liquidation order in the same rings. Left there, a bid of a
+      // maker wiped out by ADL filled on nothing and the winners paid its loss (hostile
+      // simulator seed 620008, test/app/liquidation-cancels-orders); a stale reduce-only sell
+      // opened a short after ADL had closed the long it reduced (test/app/reduce-only-after-adl).
+      // (A cross account liquidated in several markets at once has its orders cancelled once.)
+      if (this.ledger.positionOf(liq.owner, liq.market)?.isolated ?? false) this.cancelForLiquidation(liq.market, liq.owner, time, routed);
+      else if (!crossCancelled.has(liq.owner)) {
+        crossCancelled.add(liq.owner);
+        for (const m of this.markets) this.cancelForLiquidation(m.index, liq.owner, time, routed);
+      }
       if (this.entry.enterLiquidation(liq, time)) routed.push(liq.market);
     }
     return { code: 0, changed: true, routed };
+  }
+
+  /** Takes every order `owner` has on `market`'s book off it, as the exchange's cancel (`exchangeCancelled`), where it has one. */
+  private cancelForLiquidation(market: MarketIndex, owner: OwnerIndex, time: number, routed: number[]): void {
+    for (const o of this.orders.ofOwner(owner, market)) {
+      if (!ON_BOOK.has(o.status)) continue;
+      this.router.cancelAll(market, owner, time, Reason.ExchangeCancelled);
+      routed.push(market);
+      return;
+    }
+  }
+
+  /** Sends the cancel of every reduce-only order `owner` has on `market`'s book. */
+  private cancelReduceOnly(market: MarketIndex, owner: OwnerIndex, time: number, routed: number[]): void {
+    for (const o of this.orders.ofOwner(owner, market)) {
+      if ((o.flags & OrderFlag.ReduceOnly) === 0 || !ON_BOOK.has(o.status)) continue;
+      this.router.cancel(market, o.orderId, owner, time);
+      routed.push(market);
+    }
   }
 
   /**

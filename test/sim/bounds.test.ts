@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Bounds } from '../../sim/bounds.ts';
+import { FundPayouts } from '../../sim/fund-payouts.ts';
 import type { Exchange } from '../../src/app/exchange.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import { ALICE, BOB, BTC, CAROL, MARKETS, harness, usd, type Harness } from '../ledger/fixtures.ts';
@@ -20,11 +21,11 @@ import { orderNo } from '../fixtures/ids.ts';
 
 const HOUR = 3_600_000;
 
-/** A ledger whose events the bounds hear, and the exchange the bounds read (they read only its ledger and markets). */
+/** A ledger whose events the bounds hear, and the exchange the bounds read (they read only its ledger, markets and open orders: none here). */
 function watched() {
-  const bounds = new Bounds();
+  const bounds = new Bounds(MARKETS);
   const h = harness(undefined, (e) => bounds.onLedgerEvent(e));
-  const exchange = { ledger: h.ledger, markets: MARKETS } as unknown as Exchange;
+  const exchange = { ledger: h.ledger, markets: MARKETS, orders: { ofOwner: () => [], openOrders: () => [].values() } } as unknown as Exchange;
   const alice = h.fund(ALICE, usd(100));
   const bob = h.fund(BOB, usd(1000));
   const carol = h.fund(CAROL, usd(1000));
@@ -142,4 +143,31 @@ test('OTHERS_DURING_THE_COMMAND: a maker fill of the account while its command i
   bounds.afterCommand(span);
   assert.equal(bounds.counts.ownCommand, 0);
   assert.equal(bounds.check(exchange), null);
+});
+
+test('FUND_PAYOUTS: what others pay of an owner\'s losses is bounded by what the market took from it since it was healthy (sim/fund-payouts.ts)', () => {
+  const at = { mark: () => 100, position: () => 1000 };
+  const owner = 1 as OwnerIndex;
+  const shortfall = (usdPaid: number) => ({ type: 'insurance', delta: -usd(usdPaid), fund: 0n, reason: 'shortfall', owner, time: 0 }) as const;
+  // Nothing taken by the market: a 1 USD shortfall is an order's loss its hold did not cover.
+  let p = new FundPayouts(MARKETS, at);
+  p.onLedgerEvent(shortfall(1));
+  assert.match(p.broken ?? '', /others paid 1000000 of owner 1's losses \(an insurance-fund shortfall/);
+  // The index fell 2 USD under its 1 BTC long: 2 USD may be paid, not 2.5 (1000 lots at 100: tolerance 0.25 + 1 unit).
+  p = new FundPayouts(MARKETS, at);
+  p.indexMoved(BTC, 100, 98, [[owner, 1000]]);
+  p.onLedgerEvent({ type: 'liquidation', order: { owner, account: 1 as never, market: BTC, side: -1, price: 100, quantity: 1000, bankruptcyPrice: 100 }, time: 0 });
+  p.onLedgerEvent(shortfall(2));
+  assert.equal(p.broken, null);
+  p.onLedgerEvent(shortfall(0.5));
+  assert.match(p.broken ?? '', /beyond what the market took from it \(2000000/);
+  // Healthy since: what came before is settled; a move against a resting ask is the market's.
+  p = new FundPayouts(MARKETS, at);
+  p.indexMoved(BTC, 100, 90, [[owner, 1000]]);
+  p.healthy(owner, [{ market: BTC, side: -1, price: 97, remaining: 1000 }]);
+  p.onLedgerEvent(shortfall(3));
+  assert.equal(p.broken, null, 'the ask at 97 under a mark of 100 loses 3 USD filled now');
+  p.onLedgerEvent(shortfall(1));
+  assert.notEqual(p.broken, null);
+  assert.equal(p.shortfallsChecked, 2);
 });

@@ -1,0 +1,71 @@
+/**
+ * ADL moves positions outside the books, and the cancel of the owners' resting reduce-only
+ * orders it causes is a book command like any other: queued behind the ones already sent. Until
+ * it arrives, the book counts the position ADL closed and lets a resting reduce-only order
+ * "close" it — in the ledger, that opens a position no initial margin was held for, by an owner
+ * just made bankrupt.
+ *
+ * Here: Alice (20 USD) long 1 BTC at 100 rests a reduce-only sell at 81 (her equity covers the
+ * 19 it loses at the mark of 100). The index falls to 80: she is bankrupt, her liquidation order
+ * finds no bid and ADL closes her against Bob at 81. Carol's bid at 81, sent before the ADL's
+ * cancel, meets Alice's stale sell. Books run only when the test says (`flush`), as market
+ * threads do. BTC test market (test/ledger/fixtures): tick 1 USD, lot 0.001 BTC, IMF 10 %, MMF 5 %.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CommandKind, type Command } from '../../src/app/commands.ts';
+import { Exchange } from '../../src/app/exchange.ts';
+import type { MarketRouter } from '../../src/app/ports.ts';
+import { FastOrderBook } from '../../src/engine/fast-book.ts';
+import { OrderFlag, type PlaceOrder } from '../../src/engine/types.ts';
+import type { Address } from '../../src/types/address.ts';
+import { BTC, MARKETS, usd } from '../ledger/fixtures.ts';
+
+const ALICE: Address = `0x${'a'.repeat(40)}`;
+const BOB: Address = `0x${'b'.repeat(40)}`;
+const CAROL: Address = `0x${'c'.repeat(40)}`;
+const ZERO: Address = `0x${'0'.repeat(40)}`;
+
+test("a bankrupt owner's resting reduce-only order does not open a position after ADL closed the one it reduced", () => {
+  const queued: Array<() => void> = [];
+  let books: FastOrderBook[] = [];
+  const router: MarketRouter = {
+    place: (m, cmd: PlaceOrder) => queued.push(() => books[m].place({ ...cmd })),
+    cancel: (m, id, owner, time) => queued.push(() => books[m].cancel(id, owner, time)),
+    cancelAll: (m, owner, time, reason) => queued.push(() => books[m].cancelAll(owner, time, reason)),
+    expire: (m, time) => queued.push(() => books[m].expire(time)),
+  };
+  const ex = new Exchange(MARKETS, router, {}, { ledger: { faucet: true } });
+  books = MARKETS.map((m) => new FastOrderBook(m.index, ex.listener(m.index), { minSizeLots: m.minSizeLots }));
+  const flush = (n = Infinity) => {
+    for (let i = 0; i < n && queued.length > 0; i++) queued.shift()!();
+  };
+  let nonce = 0;
+  const order = (account: Address, side: 1 | -1, price: number, quantity: number, flags = 0): Command => ({
+    kind: CommandKind.SubmitOrder, time: 10, account, subaccountIndex: 0, market: BTC, orderType: 'limit', side, price, quantity, flags, expiresAt: 0,
+    nonce: ++nonce, clientId: null, originator: ZERO, originatorFee: 0, triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null,
+    signer: account, signature: '0x',
+  });
+  for (const [account, amount] of [[ALICE, 20], [BOB, 1000], [CAROL, 100]] as const) {
+    assert.equal(ex.execute({ kind: CommandKind.Deposit, time: 1, account, subaccountIndex: 0, amount: usd(amount) }).code, 0);
+  }
+  assert.equal(ex.execute({ kind: CommandKind.IndexPrice, time: 2, market: BTC, price: 100 }).code, 0);
+  assert.equal(ex.execute(order(BOB, -1, 100, 1000)).code, 0);
+  flush();
+  assert.equal(ex.execute(order(ALICE, 1, 100, 1000, OrderFlag.ImmediateOrCancel)).code, 0, 'Alice buys 1 BTC at 100');
+  flush();
+  const alice = ex.ledger.findOwner(ALICE, 0)!;
+  assert.equal(ex.ledger.position(alice, BTC), 1000);
+  assert.equal(ex.execute(order(ALICE, -1, 81, 1000, OrderFlag.ReduceOnly)).code, 0, 'her reduce-only sell at 81 rests (no bid)');
+  flush();
+  assert.equal(ex.execute({ kind: CommandKind.IndexPrice, time: 20, market: BTC, price: 80 }).code, 0);
+  assert.equal(ex.execute({ kind: CommandKind.Tick, time: 1_000 }).code, 0, 'Alice is liquidated');
+  // Carol's bid is sent while the liquidation order is with the book: ahead of whatever its end causes.
+  const beforeCarol = queued.length;
+  assert.equal(ex.execute(order(CAROL, 1, 81, 1000)).code, 0, 'Carol bids 1 BTC at 81');
+  flush(beforeCarol); // the Tick's commands: the liquidation order finds no bid and ends, ADL closes Alice against Bob, the cancel is sent
+  assert.equal(ex.ledger.position(alice, BTC), 0, 'ADL closed Alice');
+  flush();
+  ex.validateInternalState();
+  assert.equal(ex.ledger.position(alice, BTC), 0, `Alice's reduce-only sell opened a short of ${-ex.ledger.position(alice, BTC)} lots with ${ex.ledger.collateral(alice)} units of collateral`);
+});
