@@ -37,7 +37,7 @@ const journal = { seq: 0 };
 projections.journal = { lastSeq: () => journal.seq, committedSeq: () => journal.seq, whenCommitted: async () => {} };
 // The batches are caught here instead of written: this bench writes them itself, timed apart.
 let caught: HistoryBatch | null = null;
-(projections as unknown as { store: { write(b: HistoryBatch): void } }).store.write = (b) => (caught = b);
+(projections as unknown as { batches: { store: { write(b: HistoryBatch): void } } }).batches.store.write = (b) => (caught = b);
 const store = new HistoryStore(env);
 const { orderChanged, trade, ledgerEvent } = projections.listeners();
 
