@@ -15,7 +15,8 @@
  *
  * Every message is charged to its source address's budget (`messagesPerSecond`, all its
  * connections together, as the public REST routes are budgeted per address): one, and a
- * subscribe one per channel it names. Past it the message is refused with an error and nothing
+ * subscribe one per channel it names, and a private catch-up one per 50 events it sends
+ * (ws/account-feed). Past it the message is refused with an error and nothing
  * of it is done, so no client can keep the main thread building snapshots for it.
  * May import: auth/token (types), http/ (errors, rate-limit, uws types), ws/, pino (types).
  */
@@ -76,7 +77,7 @@ export class Feeds implements FeedSink {
     this.tooMany = `Too many messages: at most ${this.limits.messagesPerSecond} per second per source address (a subscribe costs one per channel), retry after the cool-down`;
     this.connections = new FeedConnections(this.limits, ports.logger);
     this.markets = new MarketFeed(ports, this.connections, this.limits.publishEveryMs);
-    this.accounts = new AccountFeed(ports, this.connections, this.limits.maxResume, (conn, name) => this.leave(conn, name));
+    this.accounts = new AccountFeed(ports, this.connections, this.limits.maxResume, (conn, name) => this.leave(conn, name), (conn, cost) => (this.budget.take(conn.state.address, this.ports.clock(), cost).allowed ? null : this.tooMany));
     this.endpoint = {
       ...feedSocketSettings(ports.limits),
       admit: (address) => this.connections.admit(address),

@@ -146,3 +146,62 @@ test('a book snapshot is built once per market while the book and the second are
     feeds.close();
   }
 });
+
+test('a private catch-up is charged one message per 50 events it sends: re-subscribing from 0 is refused once the budget is spent', async () => {
+  const now = { t: T0 };
+  const me = '0x' + 'ab'.repeat(20);
+  const EVENTS = 5000;
+  let read = 0;
+  const balance = (seq: number) => ({ owner: 7, seq, kind: 'balance' as const, balance: { collateral: 1_000_000n, delta: 1n, reason: 'deposit', time: T0 } });
+  const ports: FeedPorts = {
+    markets,
+    startBooks: markets.map(() => new DepthMirror()),
+    prices: () => ({ mark: 0, index: 0, last: undefined, fundingRate: null }),
+    history: {} as never,
+    accounts: { findOwner: () => 7, identity: () => ({ address: me, subaccountIndex: 0 }), stats: () => undefined } as never,
+    delegations: { authorizeCaller: () => ({ ok: true }) } as never,
+    tokens: { verify: async () => ({ ok: true, value: me }) } as never,
+    accountEvents: {
+      lastSeq: () => EVENTS,
+      after: (_owner: number, since: number, limit: number) => {
+        const out = [];
+        for (let seq = since + 1; seq <= Math.min(EVENTS, since + limit); seq++) out.push(balance(seq));
+        read += out.length;
+        return out as never;
+      },
+    },
+    durableAndWritten: async () => {},
+    clock: () => now.t,
+    logger: pino({ level: 'silent' }),
+  };
+  const feeds = new Feeds(ports);
+  feeds.attach({ publish: () => {}, subscribers: () => 0 });
+  try {
+    const admitted = feeds.endpoint.admit('10.0.3.1');
+    assert.ok('state' in admitted);
+    const conn = new Conn(admitted.state, '10.0.3.1');
+    feeds.endpoint.open(conn);
+    feeds.endpoint.message(conn, JSON.stringify({ op: 'login', token: 'jwt' }));
+    const channel = `account.${me}.0`;
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    // Each catch-up done before the next subscribe (a subscribe while one runs would replace it).
+    for (let i = 0; i < 10; i++) {
+      feeds.endpoint.message(conn, JSON.stringify({ op: 'subscribe', id: i, channels: [{ channel, since: 0 }] }));
+      await settle();
+    }
+    // 200 a second: the login (1), then each catch-up of 5,000 events costs 1 + 100 — one is paid, the second refused.
+    const lives = conn.sent.filter((m) => m.type === 'live').length;
+    assert.equal(lives, 1, `${lives} catch-ups of ${EVENTS} events served in one second`);
+    assert.equal(read, EVENTS, `${read} events read`);
+    assert.ok(conn.sent.some((m) => m.type === 'error' && m.channel === channel && m.message === TOO_MANY));
+    // A second later, one more.
+    now.t += 1000;
+    feeds.endpoint.message(conn, JSON.stringify({ op: 'subscribe', id: 'later', channels: [{ channel, since: EVENTS - 10 }] }));
+    await settle();
+    assert.equal(conn.sent.filter((m) => m.type === 'live').length, 2);
+  } finally {
+    feeds.close();
+  }
+});
