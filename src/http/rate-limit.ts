@@ -42,14 +42,15 @@ export class RateLimiter {
     this.burst = burst * this.interval;
   }
 
-  take(key: string, now: number): Budget {
+  /** Spends `cost` requests of `key`'s budget (a WebSocket subscribe costs one per channel), or refuses them all. */
+  take(key: string, now: number, cost = 1): Budget {
     const cooling = this.coolingUntil.get(key);
     if (cooling !== undefined) {
       if (now < cooling) return { allowed: false, remaining: 0, retryAfterSeconds: wholeSeconds(cooling - now) };
       this.coolingUntil.delete(key);
     }
     const tat = Math.max(this.arrival.get(key) ?? now, now);
-    const next = tat + this.interval;
+    const next = tat + this.interval * cost;
     if (next - now > this.burst + this.interval / 2) {
       // Refused: nothing of the key's is served for the cool-down, so a client hammering the
       // limit does not get every other request through. Its budget goes on refilling meanwhile

@@ -10,6 +10,13 @@
  * or ahead of the newest event → `resync`. Private messages are sent to each subscriber
  * directly (one string, few subscribers), so a catching-up subscriber buffers instead of
  * missing any; they are not held for a publish window.
+ *
+ * A catch-up reads and sends up to `maxResume` events, so it is charged to the connection's
+ * message budget (ws/feeds) by its size: one message per `EVENTS_PER_MESSAGE` events, on top of
+ * the one its channel paid (the largest, 10,000 events, costs a whole second of the budget). A
+ * catch-up the budget cannot pay is refused with the budget's error and the channel left: a
+ * client re-subscribing with `since: 0` used to have thousands of events read and written for it
+ * per message, and held every other client's answers for seconds.
  * May import: types/ids (types), config/market (types), history/account-events (types), http/
  * (errors, ports types, routes/account-stats), ws/.
  */
@@ -32,6 +39,9 @@ export interface AccountFeedPorts {
   durableAndWritten(): Promise<void>;
 }
 
+/** A catch-up costs one message of the budget per this many events it sends. */
+export const EVENTS_PER_MESSAGE = 50;
+
 export class AccountFeed {
   /** Private channel → its subscribers. */
   private readonly followers = new Map<string, Set<AccountFollower>>();
@@ -44,6 +54,8 @@ export class AccountFeed {
     private readonly maxResume: number,
     /** Ends a subscription whose catch-up failed (the connection's channel set and this feed). */
     private readonly leave: (conn: FeedConnection, name: string) => void,
+    /** Spends `cost` of the connection's message budget: null when paid, else the refusal's text. */
+    private readonly pay: (conn: FeedConnection, cost: number) => string | null = () => null,
   ) {}
 
   /** Catches a private subscription up from `since` (or from now), then makes it live. */
@@ -75,6 +87,12 @@ export class AccountFeed {
       this.out.send(conn, JSON.stringify({ channel: c.name, type: 'resync', sequence: newest, message: `Sequence ${since} is more than ${this.maxResume} events behind the account's newest ${newest}: take a fresh snapshot (REST)` }));
       follower.sent = newest;
     } else {
+      const refused = since < newest ? this.pay(conn, Math.ceil((newest - since) / EVENTS_PER_MESSAGE)) : null;
+      if (refused !== null) {
+        this.out.error(conn, undefined, refused, c.name);
+        this.leave(conn, c.name);
+        return;
+      }
       follower.sent = since;
       if (owner !== undefined && since < newest) for (const e of this.ports.accountEvents.after(owner, since, this.maxResume)) this.deliver(follower, e, accountEventMessage(c.name, this.ports.markets, e));
     }

@@ -84,7 +84,7 @@ export function asyncApiDocument(servers: ReadonlyArray<{ url: string; descripti
       version: '1',
       description:
         `One WebSocket at ${FEED_PATH} on the REST API's port (docs/feeds.md). Limits: ${DEFAULT_FEED_LIMITS.connectionsPerAddress} connections per source address (the upgrade is refused 429), ` +
-        `${DEFAULT_FEED_LIMITS.subscriptionsPerConnection} subscriptions per connection; a connection more than ${DEFAULT_FEED_LIMITS.slowConsumerBytes} bytes behind is closed with ${SLOW_CONSUMER_CLOSE} and a reason. ` +
+        `${DEFAULT_FEED_LIMITS.subscriptionsPerConnection} subscriptions per connection; ${DEFAULT_FEED_LIMITS.messagesPerSecond} messages a second per source address, a subscribe costing one per channel and a private catch-up one per 50 events (past it an error, the message not handled); a connection more than ${DEFAULT_FEED_LIMITS.slowConsumerBytes} bytes behind is closed with ${SLOW_CONSUMER_CLOSE} and a reason. ` +
         `A market's book deltas and trades go out at most every ${DEFAULT_FEED_LIMITS.publishEveryMs} ms (merged in between); private account events at once.`,
     },
     servers: Object.fromEntries(servers.map((s, i) => [`server${i}`, { host: new URL(s.url).host, protocol: new URL(s.url).protocol === 'https:' ? 'wss' : 'ws', pathname: FEED_PATH, description: s.description }])),

@@ -17,6 +17,11 @@ export interface FeedLimits {
   maxResume: number;
   /** A market's book deltas and trades are published at most this often (merged in between). */
   publishEveryMs: number;
+  /**
+   * Messages a source address may send a second, over all its connections (a subscribe costs one
+   * per channel it names: each is a snapshot or a catch-up); past it a message is refused.
+   */
+  messagesPerSecond: number;
 }
 
 export const DEFAULT_FEED_LIMITS: FeedLimits = {
@@ -26,6 +31,7 @@ export const DEFAULT_FEED_LIMITS: FeedLimits = {
   heartbeatMs: 10_000,
   maxResume: 10_000,
   publishEveryMs: 100,
+  messagesPerSecond: 200,
 };
 
 export const FEED_PATH = '/ws';

@@ -12,13 +12,20 @@
  * connections, their limits and slow consumers (ws/feed-connections, ws/feed-limits), the
  * public channels' windowed fan-out (ws/market-feed) and the private channels' numbered
  * catch-up (ws/account-feed).
- * May import: auth/token (types), http/ (errors, uws types), ws/, pino (types).
+ *
+ * Every message is charged to its source address's budget (`messagesPerSecond`, all its
+ * connections together, as the public REST routes are budgeted per address): one, and a
+ * subscribe one per channel it names, and a private catch-up one per 50 events it sends
+ * (ws/account-feed). Past it the message is refused with an error and nothing
+ * of it is done, so no client can keep the main thread building snapshots for it.
+ * May import: auth/token (types), http/ (errors, rate-limit, uws types), ws/, pino (types).
  */
 import type { Logger } from 'pino';
 import type { AccessTokens } from '../auth/token.ts';
 import type { FeedFrame, FeedSink } from './feed-relay.ts';
 import { codeFailure } from '../http/errors.ts';
 import type { HttpServer, SocketEndpoint } from '../http/uws.ts';
+import { RateLimiter } from '../http/rate-limit.ts';
 import { AccountFeed, type AccountFeedPorts } from './account-feed.ts';
 import { parseChannel, type Channel, type ChannelPorts } from './channels.ts';
 import { FeedConnections, SWEEP_MS, type ConnectionState, type FeedConnection } from './feed-connections.ts';
@@ -41,6 +48,16 @@ export interface FeedPorts extends MarketFeedPorts, AccountFeedPorts, ChannelPor
 /** Most messages held behind a login being verified; more are refused (the client is not waiting for anything). */
 const MAX_HELD_BEHIND_LOGIN = 100;
 
+/** The `id` of a message refused before it is handled, when it is a JSON object with one (else undefined). */
+function messageId(text: string): string | number | undefined {
+  try {
+    const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const REPLY_TYPES = { subscribe: 'subscribed', unsubscribe: 'unsubscribed' } as const;
 
 export class Feeds implements FeedSink {
@@ -50,12 +67,17 @@ export class Feeds implements FeedSink {
   private readonly markets: MarketFeed;
   private readonly accounts: AccountFeed;
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Messages per source address (`messagesPerSecond`). */
+  private readonly budget: RateLimiter;
+  private readonly tooMany: string;
 
   constructor(private readonly ports: FeedPorts) {
     this.limits = { ...DEFAULT_FEED_LIMITS, ...ports.limits };
+    this.budget = new RateLimiter(this.limits.messagesPerSecond);
+    this.tooMany = `Too many messages: at most ${this.limits.messagesPerSecond} per second per source address (a subscribe costs one per channel), retry after the cool-down`;
     this.connections = new FeedConnections(this.limits, ports.logger);
     this.markets = new MarketFeed(ports, this.connections, this.limits.publishEveryMs);
-    this.accounts = new AccountFeed(ports, this.connections, this.limits.maxResume, (conn, name) => this.leave(conn, name));
+    this.accounts = new AccountFeed(ports, this.connections, this.limits.maxResume, (conn, name) => this.leave(conn, name), (conn, cost) => (this.budget.take(conn.state.address, this.ports.clock(), cost).allowed ? null : this.tooMany));
     this.endpoint = {
       ...feedSocketSettings(ports.limits),
       admit: (address) => this.connections.admit(address),
@@ -70,7 +92,10 @@ export class Feeds implements FeedSink {
     this.connections.attach(server);
     this.timers.push(
       setInterval(() => this.connections.publish('heartbeat', JSON.stringify({ type: 'heartbeat', time: this.ports.clock() })), this.limits.heartbeatMs),
-      setInterval(() => this.connections.sweep(), SWEEP_MS),
+      setInterval(() => {
+        this.connections.sweep();
+        this.budget.sweep(this.ports.clock());
+      }, SWEEP_MS),
       setInterval(() => this.ports.markets.forEach((m) => this.markets.publishPrices(m)), PRICES_EVERY_MS),
     );
   }
@@ -109,7 +134,16 @@ export class Feeds implements FeedSink {
 
   // ── the client's messages ────────────────────────────────────────────────────────────────
 
-  private onMessage(conn: FeedConnection, text: string): void {
+  /** Spends `cost` of the connection's address budget: false (and the error sent) when over it. */
+  private charge(conn: FeedConnection, id: unknown, cost: number): boolean {
+    if (this.budget.take(conn.state.address, this.ports.clock(), cost).allowed) return true;
+    this.connections.error(conn, id, this.tooMany);
+    return false;
+  }
+
+  private onMessage(conn: FeedConnection, text: string, charged = false): void {
+    // Charged as it arrives, before anything else (a message held behind a login too: once).
+    if (!charged && !this.charge(conn, messageId(text), 1)) return;
     const held = conn.state.afterLogin;
     if (held === null) this.handle(conn, text);
     else if (held.length < MAX_HELD_BEHIND_LOGIN) held.push(text);
@@ -161,7 +195,7 @@ export class Feeds implements FeedSink {
     // The messages that came while the token was verified, in order (one may be a login again: it holds the rest).
     const held = conn.state.afterLogin;
     conn.state.afterLogin = null;
-    for (const text of held) this.onMessage(conn, text);
+    for (const text of held) this.onMessage(conn, text, true);
   }
 
   /** Subscribes or unsubscribes every channel of the message, or none when one is refused. */
@@ -180,6 +214,8 @@ export class Feeds implements FeedSink {
       // A channel named twice (as given and canonically, say) is one subscription: its first mention counts.
       if (!channels.some((c) => c.name === parsed.name)) channels.push(parsed);
     }
+    // The message paid one; each further channel (a snapshot or a catch-up to start) one more.
+    if (op === 'subscribe' && channels.length > 1 && !this.charge(conn, id, channels.length - 1)) return;
     const state = conn.state;
     if (op === 'unsubscribe') {
       for (const c of channels) this.leave(conn, c.name);

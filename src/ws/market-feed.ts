@@ -58,6 +58,8 @@ export class MarketFeed {
   /** Closed: no more windows, each frame published as it comes. */
   private closing = false;
   private readonly lastSummaryAt: number[];
+  /** Per market: the last book snapshot built, for the subscribers of the same book and second. */
+  private readonly snapshots: ({ name: string; sequence: number; second: number; text: string } | undefined)[] = [];
   /** The last text sent per candle / prices topic (so an unchanged one is not sent again). */
   private readonly lastSent = new Map<string, string>();
 
@@ -82,11 +84,21 @@ export class MarketFeed {
     for (const market of this.ports.markets) this.publishMarket(market.index);
   }
 
-  /** A new subscriber's snapshot of the book as published: the state the next delta starts from. */
+  /**
+   * A new subscriber's snapshot of the book as published: the state the next delta starts from.
+   * Every level, so its cost grows with the book: it is built once per market while the
+   * published book and the second of its `time` are unchanged (at most once a publish window and
+   * a second), and handed as built to every subscriber meanwhile, however many subscribe.
+   */
   bookSnapshot(name: string, market: MarketSpec, now: number): string {
     const book = this.books[market.index];
+    const second = Math.floor(now / 1000);
+    const cached = this.snapshots[market.index];
+    if (cached !== undefined && cached.sequence === book.sequence && cached.second === second && cached.name === name) return cached.text;
     const all = Number.MAX_SAFE_INTEGER;
-    return bookSnapshot(name, market, book.sequence, book.depth(Side.Buy, all, 1), book.depth(Side.Sell, all, 1), now);
+    const text = bookSnapshot(name, market, book.sequence, book.depth(Side.Buy, all, 1), book.depth(Side.Sell, all, 1), now);
+    this.snapshots[market.index] = { name, sequence: book.sequence, second, text };
+    return text;
   }
 
   /** A frame's book deltas and trades go out with their market's next publish (at once if the last is a window ago). */
