@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import type { Ledger } from '../../src/ledger/ledger.ts';
 import type { NaiveOrderBook } from '../../src/engine/naive-book.ts';
+import { Reason } from '../../src/engine/codes.ts';
 import { OrderFlag, marketOfOrderId, type Side } from '../../src/engine/types.ts';
 import type { MarketIndex, OrderId, OwnerIndex } from '../../src/types/ids.ts';
 
@@ -26,10 +27,15 @@ export function sampleFunding(ledger: Ledger, books: readonly NaiveOrderBook[], 
   ledger.sampleFunding(market, books[market].bestBid(), books[market].bestAsk(), time);
 }
 
-/** Liquidates whom the ledger finds below maintenance: the application cancels the owner's open orders first, then sends the liquidation order (IOC, reduce-only). */
+/**
+ * Liquidates whom the ledger finds below maintenance as the application does (app/exchange
+ * `tick`): the owner's orders leave the books first — a cross liquidation's every book, an
+ * isolated one's its market's — then the liquidation order (IOC, reduce-only) is sent.
+ */
 export function liquidate(ledger: Ledger, books: readonly NaiveOrderBook[], time: number, place: Place): void {
   for (const l of ledger.checkLiquidations(time)) {
-    for (const b of books) b.cancelAll(l.owner, time, 5);
+    const isolated = ledger.positionOf(l.owner, l.market)?.isolated ?? false;
+    for (const b of isolated ? [books[l.market]] : books) b.cancelAll(l.owner, time, Reason.ExchangeCancelled);
     place(l.owner, l.market, l.side, l.price, l.quantity, OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly, true);
   }
 }

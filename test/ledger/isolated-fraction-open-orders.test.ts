@@ -28,6 +28,7 @@ test('an isolated order resting at one fraction cannot fill at a higher one: the
   // A sell of 40 USD of ETH at the index: IM 2 + fee 0.02 held, out of ~17.7 free.
   assert.equal(h.ledger.admitOrder(orderNo(1), alice, ETH, -1, 1000, 400_000, false, 3), LedgerCode.Ok);
   const raised = h.ledger.setMargin(ALICE, 0, ETH, true, 100_000_000n, 4);
+  assert.equal(raised, LedgerCode.OrdersOpenInMarket, 'the raise is refused while her sell rests');
   h.ledger.validateInternalState();
   assert.equal(h.ledger.admitOrder(orderNo(2), carol, ETH, 1, 1000, 400_000, false, 5), LedgerCode.Ok);
   h.ledger.settleFill(orderNo(1), orderNo(2), alice, carol, 1, ETH, 1000, 400_000, 5);
