@@ -16,49 +16,23 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CommandKind, type Command } from '../../src/app/commands.ts';
-import { Exchange } from '../../src/app/exchange.ts';
-import type { MarketRouter } from '../../src/app/ports.ts';
-import { FastOrderBook } from '../../src/engine/fast-book.ts';
-import { OrderFlag, type PlaceOrder } from '../../src/engine/types.ts';
-import type { MarketIndex } from '../../src/types/ids.ts';
-import type { Address } from '../../src/types/address.ts';
-import { BTC, ETH, MARKETS, usd } from '../ledger/fixtures.ts';
+import { CommandKind } from '../../src/app/commands.ts';
+import { OrderFlag } from '../../src/engine/types.ts';
+import { BTC, ETH, usd } from '../ledger/fixtures.ts';
+import { ALICE, BOB, CAROL, deferredExchange } from '../harness/deferred-exchange.ts';
 
-const ALICE: Address = `0x${'a'.repeat(40)}`;
-const BOB: Address = `0x${'b'.repeat(40)}`;
-const CAROL: Address = `0x${'c'.repeat(40)}`;
-const ZERO: Address = `0x${'0'.repeat(40)}`;
 
 test("a liquidated owner's orders leave every book before its liquidation order: none fills on the collateral the liquidation spent", () => {
-  const queued: Array<() => void> = [];
-  let books: FastOrderBook[] = [];
-  const router: MarketRouter = {
-    place: (m, cmd: PlaceOrder) => queued.push(() => books[m].place({ ...cmd })),
-    cancel: (m, id, owner, time) => queued.push(() => books[m].cancel(id, owner, time)),
-    cancelAll: (m, owner, time, reason) => queued.push(() => books[m].cancelAll(owner, time, reason)),
-    expire: (m, time) => queued.push(() => books[m].expire(time)),
-  };
-  const ex = new Exchange(MARKETS, router, {}, { ledger: { faucet: true } });
-  books = MARKETS.map((m) => new FastOrderBook(m.index, ex.listener(m.index), { minSizeLots: m.minSizeLots }));
-  const flush = () => {
-    while (queued.length > 0) queued.shift()!();
-  };
-  let nonce = 0;
-  const order = (account: Address, market: MarketIndex, side: 1 | -1, price: number, quantity: number, flags = 0): Command => ({
-    kind: CommandKind.SubmitOrder, time: 10, account, subaccountIndex: 0, market, orderType: 'limit', side, price, quantity, flags, expiresAt: 0,
-    nonce: ++nonce, clientId: null, originator: ZERO, originatorFee: 0, triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null,
-    signer: account, signature: '0x',
-  });
+  const { ex, flush, order } = deferredExchange();
   for (const [account, amount] of [[ALICE, 20], [BOB, 1000], [CAROL, 1000]] as const) {
     assert.equal(ex.execute({ kind: CommandKind.Deposit, time: 1, account, subaccountIndex: 0, amount: usd(amount) }).code, 0);
   }
   assert.equal(ex.execute({ kind: CommandKind.IndexPrice, time: 2, market: BTC, price: 100 }).code, 0);
   assert.equal(ex.execute({ kind: CommandKind.IndexPrice, time: 2, market: ETH, price: 100_000 }).code, 0);
-  assert.equal(ex.execute(order(BOB, BTC, -1, 100, 1000)).code, 0);
+  assert.equal(ex.execute(order(BOB, -1, 100, 1000, 0, BTC)).code, 0);
   flush();
-  assert.equal(ex.execute(order(ALICE, BTC, 1, 100, 1000, OrderFlag.ImmediateOrCancel)).code, 0, 'Alice buys 1 BTC at 100');
-  const bids = [order(ALICE, BTC, 1, 60, 100), order(ALICE, ETH, 1, 100_000, 2000)].map((bid) => {
+  assert.equal(ex.execute(order(ALICE, 1, 100, 1000, OrderFlag.ImmediateOrCancel, BTC)).code, 0, 'Alice buys 1 BTC at 100');
+  const bids = [order(ALICE, 1, 60, 100, 0, BTC), order(ALICE, 1, 100_000, 2000, 0, ETH)].map((bid) => {
     const placed = ex.execute(bid);
     assert.equal(placed.code, 0, 'Alice bids for 0.1 BTC at 60 and for 0.02 ETH at 1,000');
     return placed.orderId!;
@@ -72,8 +46,8 @@ test("a liquidated owner's orders leave every book before its liquidation order:
   flush(); // the liquidation order finds no bid and ends; ADL closes Alice against Bob
   assert.equal(ex.ledger.position(alice, BTC), 0, 'ADL closed Alice');
 
-  assert.equal(ex.execute(order(CAROL, BTC, -1, 60, 100)).code, 0, 'Carol sells 0.1 BTC at 60');
-  assert.equal(ex.execute(order(CAROL, ETH, -1, 100_000, 2000)).code, 0, 'Carol sells 0.02 ETH at 1,000');
+  assert.equal(ex.execute(order(CAROL, -1, 60, 100, 0, BTC)).code, 0, 'Carol sells 0.1 BTC at 60');
+  assert.equal(ex.execute(order(CAROL, -1, 100_000, 2000, 0, ETH)).code, 0, 'Carol sells 0.02 ETH at 1,000');
   flush();
   ex.validateInternalState();
   for (const id of bids) assert.deepEqual(((o) => [o?.status, o?.reason])(ex.orderAsLeft(id)), ['cancelled', 'exchangeCancelled'], 'her bids end as the exchange cancelled them');

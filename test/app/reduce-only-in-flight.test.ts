@@ -14,43 +14,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CommandKind, type Command } from '../../src/app/commands.ts';
-import { Exchange } from '../../src/app/exchange.ts';
-import type { MarketRouter } from '../../src/app/ports.ts';
-import { FastOrderBook } from '../../src/engine/fast-book.ts';
-import { OrderFlag, type PlaceOrder } from '../../src/engine/types.ts';
-import { LedgerCode } from '../../src/ledger/codes.ts';
+import { CommandKind } from '../../src/app/commands.ts';
+import { OrderFlag } from '../../src/engine/types.ts';
 import type { Address } from '../../src/types/address.ts';
-import { BTC, MARKETS, usd } from '../ledger/fixtures.ts';
+import { LedgerCode } from '../../src/ledger/codes.ts';
+import { BTC, usd } from '../ledger/fixtures.ts';
+import { ALICE, BOB, CAROL, deferredExchange } from '../harness/deferred-exchange.ts';
 
-const ALICE: Address = `0x${'a'.repeat(40)}`;
-const BOB: Address = `0x${'b'.repeat(40)}`;
-const CAROL: Address = `0x${'c'.repeat(40)}`;
-const ZERO: Address = `0x${'0'.repeat(40)}`;
-
-/** An exchange whose books run the commands routed to them only at `flush()`. */
-function deferredExchange() {
-  const queued: Array<() => void> = [];
-  let books: FastOrderBook[] = [];
-  const router: MarketRouter = {
-    place: (m, cmd: PlaceOrder) => queued.push(() => books[m].place({ ...cmd })),
-    cancel: (m, id, owner, time) => queued.push(() => books[m].cancel(id, owner, time)),
-    cancelAll: (m, owner, time, reason) => queued.push(() => books[m].cancelAll(owner, time, reason)),
-    expire: (m, time) => queued.push(() => books[m].expire(time)),
-  };
-  const ex = new Exchange(MARKETS, router, {}, { ledger: { faucet: true } });
-  books = MARKETS.map((m) => new FastOrderBook(m.index, ex.listener(m.index), { minSizeLots: m.minSizeLots }));
-  const flush = () => {
-    while (queued.length > 0) queued.shift()!();
-  };
-  let nonce = 0;
-  const order = (account: Address, side: 1 | -1, price: number, quantity: number, flags = 0): Command => ({
-    kind: CommandKind.SubmitOrder, time: 10, account, subaccountIndex: 0, market: BTC, orderType: 'limit', side, price, quantity, flags, expiresAt: 0,
-    nonce: ++nonce, clientId: null, originator: ZERO, originatorFee: 0, triggerPrice: null, parentOrderId: null, period: null, trailingPercent: null,
-    signer: account, signature: '0x',
-  });
-  return { ex, flush, order };
-}
 
 test('a reduce-only order placed while the fill that opened its position is in flight holds its open loss: no bankruptcy on purpose', () => {
   const { ex, flush, order } = deferredExchange();
