@@ -76,7 +76,14 @@ export async function endThread(url: string, matches: string, code = 1): Promise
       if (found !== true) continue;
       // The thread ends before it can answer: its end is the inspector detaching from it. The
       // session stays open until then, or the message could be dropped.
-      const ended = new Promise<void>((resolve) => detached.set(sessionId, resolve)).finally(() => socket.close());
+      // Or the session closing: no detach comes after it, and a promise nothing can settle let
+      // the test's event loop run empty mid-test (node:test then fails the whole file with
+      // "Promise resolution is still pending", seen once in a loaded CI run). What the thread's
+      // end did is for the caller to check (its log line, its answers).
+      const ended = new Promise<void>((resolve) => {
+        detached.set(sessionId, resolve);
+        socket.once('close', () => resolve());
+      }).finally(() => socket.close());
       await inWorker(sessionId, `process.exit(${code})`, false);
       told = true;
       return { ended };
