@@ -340,7 +340,11 @@ export class Exchange {
       if (out.kind === 'release') {
         if (this.entry.enterReleased(out.market, out.order, out.triggerPrice)) routed.push(out.market);
       } else if (out.kind === 'reduceOnlyStale') {
-        this.cancelReduceOnly(out.market, out.owner, out.time, routed);
+        for (const o of this.orders.ofOwner(out.owner, out.market)) {
+          if ((o.flags & OrderFlag.ReduceOnly) === 0 || !ON_BOOK.has(o.status)) continue;
+          this.router.cancel(out.market, o.orderId, out.owner, out.time);
+          routed.push(out.market);
+        }
       } else {
         const status = out.reason === ConditionalReason.ExpiresAtReached ? 'expired' : 'cancelled';
         // Reasons only conditional orders have are 4500+; the others are the engine's.
@@ -388,15 +392,6 @@ export class Exchange {
       this.router.cancelAll(market, owner, time, Reason.ExchangeCancelled);
       routed.push(market);
       return;
-    }
-  }
-
-  /** Sends the cancel of every reduce-only order `owner` has on `market`'s book. */
-  private cancelReduceOnly(market: MarketIndex, owner: OwnerIndex, time: number, routed: number[]): void {
-    for (const o of this.orders.ofOwner(owner, market)) {
-      if ((o.flags & OrderFlag.ReduceOnly) === 0 || !ON_BOOK.has(o.status)) continue;
-      this.router.cancel(market, o.orderId, owner, time);
-      routed.push(market);
     }
   }
 

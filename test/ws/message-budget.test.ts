@@ -48,7 +48,8 @@ class Conn implements SocketConnection<any> {
   }
 }
 
-function feedsAt(now: { t: number }, startBooks = markets.map(() => new DepthMirror())): { feeds: Feeds; connect(address: string): Conn } {
+/** Feeds over stand-in ports (`overrides` replaces some), and `connect`: a connection admitted and opened from `address`. */
+function feedsAt(now: { t: number }, startBooks = markets.map(() => new DepthMirror()), overrides: Partial<FeedPorts> = {}): { feeds: Feeds; connect(address: string): Conn } {
   const nothing = {} as never;
   const ports: FeedPorts = {
     markets,
@@ -62,6 +63,7 @@ function feedsAt(now: { t: number }, startBooks = markets.map(() => new DepthMir
     durableAndWritten: async () => {},
     clock: () => now.t,
     logger: pino({ level: 'silent' }),
+    ...overrides,
   };
   const feeds = new Feeds(ports);
   feeds.attach({ publish: () => {}, subscribers: () => 0 });
@@ -153,11 +155,7 @@ test('a private catch-up is charged one message per 50 events it sends: re-subsc
   const EVENTS = 5000;
   let read = 0;
   const balance = (seq: number) => ({ owner: 7, seq, kind: 'balance' as const, balance: { collateral: 1_000_000n, delta: 1n, reason: 'deposit', time: T0 } });
-  const ports: FeedPorts = {
-    markets,
-    startBooks: markets.map(() => new DepthMirror()),
-    prices: () => ({ mark: 0, index: 0, last: undefined, fundingRate: null }),
-    history: {} as never,
+  const { feeds, connect } = feedsAt(now, undefined, {
     accounts: { findOwner: () => 7, identity: () => ({ address: me, subaccountIndex: 0 }), stats: () => undefined } as never,
     delegations: { authorizeCaller: () => ({ ok: true }) } as never,
     tokens: { verify: async () => ({ ok: true, value: me }) } as never,
@@ -170,17 +168,9 @@ test('a private catch-up is charged one message per 50 events it sends: re-subsc
         return out as never;
       },
     },
-    durableAndWritten: async () => {},
-    clock: () => now.t,
-    logger: pino({ level: 'silent' }),
-  };
-  const feeds = new Feeds(ports);
-  feeds.attach({ publish: () => {}, subscribers: () => 0 });
+  });
   try {
-    const admitted = feeds.endpoint.admit('10.0.3.1');
-    assert.ok('state' in admitted);
-    const conn = new Conn(admitted.state, '10.0.3.1');
-    feeds.endpoint.open(conn);
+    const conn = connect('10.0.3.1');
     feeds.endpoint.message(conn, JSON.stringify({ op: 'login', token: 'jwt' }));
     const channel = `account.${me}.0`;
     const settle = async () => {
