@@ -6,7 +6,8 @@
  * A liquidation order holds nothing; when it ends, its liquidation finishes (insolvency.ts).
  *
  * Invariants: an owner's `holdTotal` is the sum of its holds' amounts, its `openLots` the
- * remaining lots of its holds that are not reduce-only; a hold is ≥ 0 and dropped at 0 lots.
+ * remaining lots of its holds that are not reduce-only, its `reduceLots` those of its
+ * reduce-only holds (liquidations apart); a hold is ≥ 0 and dropped at 0 lots.
  * Functions over a `HoldsContext` the `Ledger` hands them (its own records, shared).
  * May import: types/ids, engine/types, ledger/.
  */
@@ -16,7 +17,7 @@ import { tradingFee } from './fees.ts';
 import { finishLiquidation, type InsolvencyContext } from './insolvency.ts';
 import { initialMargin } from './margin.ts';
 import { openLoss } from './open-loss.ts';
-import type { Hold, OwnerState } from './state.ts';
+import { addLots, removeLots, type Hold, type OwnerState } from './state.ts';
 import { exposureOf, fractionOf, orderHeadroom, upnlOf } from './stats.ts';
 import { notional, owed } from './units.ts';
 import { NO_OWNER, type MarketIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
@@ -56,12 +57,19 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerInde
   const liquidation = extras?.liquidation === true;
   if (!liquidation && o.liquidating.size > 0) return LedgerCode.InLiquidation;
   let amount = 0n;
-  let open = o.openLots.get(market);
+  const open = o.openLots.get(market);
   const counts = !reduceOnly && !liquidation;
+  const q = o.positions.get(market)?.quantity ?? 0;
+  // The owner's reduce-only orders in flight: the book may have filled them already, each
+  // shrinking the position toward zero (the book caps them at it) before this ledger hears.
+  const ro = o.reduceLots.get(market);
   if (counts) {
-    const q = o.positions.get(market)?.quantity ?? 0;
     const pending = open === undefined ? 0 : side > 0 ? open.buy : open.sell;
-    const exposed = side > 0 ? q : -q;
+    // The position this order may meet at the book: a short its own side's reduce-only orders
+    // have closed already is no short to reduce (bought back in flight, a buy that the ledger
+    // took for a close opened a long with no initial margin held).
+    const met = side > 0 ? (q < 0 ? Math.min(0, q + (ro?.buy ?? 0)) : q) : q > 0 ? Math.max(0, q - (ro?.sell ?? 0)) : q;
+    const exposed = side > 0 ? met : -met;
     const worstBefore = Math.max(0, exposed + pending);
     const worstAfter = Math.max(0, exposed + pending + quantity);
     const at = side > 0 ? price : Math.max(price, m.prices.mark);
@@ -78,20 +86,21 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerInde
     // what cash there is, the position opens below maintenance, and its losses beyond that
     // margin fall on the fund while the cross account keeps its profit.
     if ((o.positions.get(market)?.isolated ?? o.settings.get(market)?.isolated ?? false) && amount > o.collateral - o.holdTotal) return LedgerCode.InsufficientMargin;
-    if (open === undefined) o.openLots.set(market, (open = { buy: 0, sell: 0 }));
-    if (side > 0) open.buy += quantity;
-    else open.sell += quantity;
+    addLots(o.openLots, market, side, quantity);
   } else if (!liquidation) {
     const p = o.positions.get(market);
-    const q = p?.quantity ?? 0;
     // The book refuses what does not reduce; the fees and open loss are held on what can close.
     // The book caps the order at its own count of the owner's fills, which runs ahead of this
     // ledger by the fills still on their way back: the owner's open orders on the other side
     // may have grown (or flipped) the position there already. Held on the position alone, a
     // reduce-only sell placed right behind the buy that opens the position held nothing and
     // closed it all far below the mark into an accomplice's bid, the fund paying the loss.
+    // So may its reduce-only orders on the other side, each closing a position opposite this
+    // order's before the open ones build the one it closes (found by review: a reduce-only buy,
+    // then a buy, then a reduce-only sell at 1, all in flight: the sell held nothing).
     const growing = open === undefined ? 0 : side > 0 ? open.sell : open.buy;
-    const closable = (side > 0 ? -q : q) + growing;
+    const unwound = side > 0 ? Math.min(ro?.sell ?? 0, Math.max(0, q)) : Math.min(ro?.buy ?? 0, Math.max(0, -q));
+    const closable = (side > 0 ? -q : q) + unwound + growing;
     const lots = closable > 0 ? Math.min(quantity, closable) : 0;
     const at = side > 0 ? price : Math.max(price, m.prices.mark);
     amount =
@@ -127,6 +136,7 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerInde
     originatorFee: extras?.originatorFee ?? 0n,
   });
   o.holdTotal += amount;
+  if (!counts && !liquidation) addLots(o.reduceLots, market, side, quantity);
   return LedgerCode.Ok;
 }
 
@@ -142,13 +152,12 @@ export function releaseOrder(ctx: HoldsContext, orderId: OrderId, time: number):
 function dropHold(ctx: HoldsContext, h: Hold): void {
   const o = ctx.owners[h.owner];
   o.holdTotal -= h.amount;
-  if (!h.reduceOnly) reduceOpenLots(o, h, h.remaining);
+  reduceOpenLots(o, h, h.remaining);
   ctx.holds.delete(h.orderId);
 }
 
+/** `lots` of `h` filled or left the book: off its owner's open lots, or its reduce-only lots. */
 export function reduceOpenLots(o: OwnerState, h: Hold, lots: number): void {
-  const open = o.openLots.get(h.market) as { buy: number; sell: number };
-  if (h.side > 0) open.buy -= lots;
-  else open.sell -= lots;
-  if (open.buy === 0 && open.sell === 0) o.openLots.delete(h.market);
+  if (!h.reduceOnly) removeLots(o.openLots, h.market, h.side, lots);
+  else if (!h.liquidation) removeLots(o.reduceLots, h.market, h.side, lots);
 }

@@ -106,8 +106,9 @@ export function validateLedger(r: LedgerRecords): void {
   for (const h of r.holds.values()) {
     if (h.amount < 0n || h.remaining <= 0) throw new Error(`ledger: hold of order ${h.orderId} is ${h.amount} for ${h.remaining} lots`);
     holdTotals.set(h.owner, (holdTotals.get(h.owner) ?? 0n) + h.amount);
-    if (!h.reduceOnly) {
-      const key = `${h.owner}/${h.market}`;
+    if (!h.reduceOnly || !h.liquidation) {
+      // Open orders' lots under the key, reduce-only orders' under `ro:` + the key.
+      const key = `${h.reduceOnly ? 'ro:' : ''}${h.owner}/${h.market}`;
       const l = lots.get(key) ?? { buy: 0, sell: 0 };
       if (h.side > 0) l.buy += h.remaining;
       else l.sell += h.remaining;
@@ -118,10 +119,12 @@ export function validateLedger(r: LedgerRecords): void {
     const id = asOwnerIndex(i);
     const o = r.owners[id];
     if (o.holdTotal !== (holdTotals.get(id) ?? 0n)) throw new Error(`ledger: owner ${id} holdTotal ${o.holdTotal} ≠ Σ holds ${holdTotals.get(id) ?? 0n}`);
-    for (const [market, l] of o.openLots) {
-      const want = lots.get(`${id}/${market}`);
-      if (want === undefined || want.buy !== l.buy || want.sell !== l.sell) throw new Error(`ledger: owner ${id} open lots in market ${market} inconsistent`);
-      lots.delete(`${id}/${market}`);
+    for (const [prefix, counts] of [['', o.openLots], ['ro:', o.reduceLots]] as const) {
+      for (const [market, l] of counts) {
+        const want = lots.get(`${prefix}${id}/${market}`);
+        if (want === undefined || want.buy !== l.buy || want.sell !== l.sell) throw new Error(`ledger: owner ${id} ${prefix === '' ? 'open' : 'reduce-only'} lots in market ${market} inconsistent`);
+        lots.delete(`${prefix}${id}/${market}`);
+      }
     }
     let crossPositions = 0;
     for (const [market, p] of o.positions) {

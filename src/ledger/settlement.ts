@@ -82,7 +82,7 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     const release = lots === h.remaining ? h.amount : (h.amount * BigInt(lots)) / BigInt(h.remaining);
     h.amount -= release;
     o.holdTotal -= release;
-    if (!h.reduceOnly) reduceOpenLots(o, h, lots);
+    reduceOpenLots(o, h, lots);
     h.remaining -= lots;
     if (h.originator !== 0) originatorFee = owed(n, h.originatorFee);
     liquidation = h.liquidation;

@@ -17,7 +17,7 @@ import type { MoneyFlows, LedgerRecords } from './invariants.ts';
 import type { MarketPrices } from './mark-price.ts';
 import type { Funds } from './moves.ts';
 import type { Position } from './position.ts';
-import type { Hold, MarketState, OwnerState } from './state.ts';
+import { addLots, type Hold, type MarketState, type OwnerState } from './state.ts';
 import type { MarketIndex, OwnerIndex } from '../types/ids.ts';
 
 export interface OwnerSnapshot {
@@ -102,7 +102,10 @@ export function restoreRecords(records: RestoredRecords, snap: LedgerSnapshot): 
     if (s.offBook === undefined) for (const p of s.positions) o.offBook.set(p.market, p.quantity);
     else for (const ob of s.offBook) o.offBook.set(ob.market, ob.lots);
   });
-  for (const h of snap.holds) records.holds.set(h.orderId, { ...h });
+  for (const h of snap.holds) {
+    records.holds.set(h.orderId, { ...h });
+    if (h.reduceOnly && !h.liquidation) addLots(records.owners[h.owner].reduceLots, h.market, h.side, h.remaining);
+  }
   snap.markets.forEach((sm, i) => {
     const m = records.markets[i]!;
     Object.assign(m.prices, sm.prices);

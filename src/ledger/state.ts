@@ -31,6 +31,12 @@ export interface OwnerState {
   holdTotal: bigint;
   /** Per market: lots of open (not reduce-only) orders, buy and sell. */
   openLots: Map<MarketIndex, { buy: number; sell: number }>;
+  /**
+   * Per market: lots of open reduce-only orders (not liquidations), buy and sell. In flight they
+   * shrink the position the book counts before the ledger settles their fills (ledger/holds).
+   * Derived from the holds: rebuilt when a snapshot is restored, not saved in it.
+   */
+  reduceLots: Map<MarketIndex, { buy: number; sell: number }>;
   /** Markets with a liquidation order in flight. */
   liquidating: Set<MarketIndex>;
   /**
@@ -70,5 +76,21 @@ export interface Hold {
 }
 
 export function newOwner(owner: OwnerIndex, account: AccountIndex): OwnerState {
-  return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), liquidating: new Set(), offBook: new Map() };
+  return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), reduceLots: new Map(), liquidating: new Set(), offBook: new Map() };
+}
+
+/** Adds `lots` on `side` (+ buys, − sells) to `market`'s entry of a per-market lot count. */
+export function addLots(counts: Map<MarketIndex, { buy: number; sell: number }>, market: MarketIndex, side: number, lots: number): void {
+  let c = counts.get(market);
+  if (c === undefined) counts.set(market, (c = { buy: 0, sell: 0 }));
+  if (side > 0) c.buy += lots;
+  else c.sell += lots;
+}
+
+/** Takes `lots` on `side` off `market`'s entry, dropping it at zero both ways. */
+export function removeLots(counts: Map<MarketIndex, { buy: number; sell: number }>, market: MarketIndex, side: number, lots: number): void {
+  const c = counts.get(market) as { buy: number; sell: number };
+  if (side > 0) c.buy -= lots;
+  else c.sell -= lots;
+  if (c.buy === 0 && c.sell === 0) counts.delete(market);
 }
