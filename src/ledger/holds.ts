@@ -17,7 +17,7 @@ import { tradingFee } from './fees.ts';
 import { finishLiquidation, type InsolvencyContext } from './insolvency.ts';
 import { initialMargin } from './margin.ts';
 import { openLoss } from './open-loss.ts';
-import { addLots, removeLots, type Hold, type OwnerState } from './state.ts';
+import { addLots, countedReduceLots, removeLots, type Hold, type OwnerState } from './state.ts';
 import { exposureOf, fractionOf, orderHeadroom, upnlOf } from './stats.ts';
 import { notional, owed } from './units.ts';
 import { NO_OWNER, type MarketIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
@@ -136,7 +136,7 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerInde
     originatorFee: extras?.originatorFee ?? 0n,
   });
   o.holdTotal += amount;
-  if (!counts && !liquidation) addLots(o.reduceLots, market, side, quantity);
+  if (!counts && !liquidation) addLots(o.reduceLots, market, side, countedReduceLots(quantity));
   return LedgerCode.Ok;
 }
 
@@ -159,5 +159,5 @@ function dropHold(ctx: HoldsContext, h: Hold): void {
 /** `lots` of `h` filled or left the book: off its owner's open lots, or its reduce-only lots. */
 export function reduceOpenLots(o: OwnerState, h: Hold, lots: number): void {
   if (!h.reduceOnly) removeLots(o.openLots, h.market, h.side, lots);
-  else if (!h.liquidation) removeLots(o.reduceLots, h.market, h.side, lots);
+  else if (!h.liquidation) removeLots(o.reduceLots, h.market, h.side, countedReduceLots(h.remaining) - countedReduceLots(h.remaining - lots));
 }

@@ -15,7 +15,7 @@
  */
 import type { AccountRegistry } from './accounts.ts';
 import type { Funds } from './moves.ts';
-import type { Hold, MarketState, OwnerState } from './state.ts';
+import { countedReduceLots, type Hold, type MarketState, type OwnerState } from './state.ts';
 import { asOwnerIndex, type OwnerIndex } from '../types/ids.ts';
 
 /** Money that came in and went out, collateral units (the right side of the law). */
@@ -106,12 +106,13 @@ export function validateLedger(r: LedgerRecords): void {
   for (const h of r.holds.values()) {
     if (h.amount < 0n || h.remaining <= 0) throw new Error(`ledger: hold of order ${h.orderId} is ${h.amount} for ${h.remaining} lots`);
     holdTotals.set(h.owner, (holdTotals.get(h.owner) ?? 0n) + h.amount);
-    if (!h.reduceOnly || !h.liquidation) {
-      // Open orders' lots under the key, reduce-only orders' under `ro:` + the key.
+    if (!h.liquidation) {
+      // Open orders' lots under the key, reduce-only orders' (as counted) under `ro:` + the key.
       const key = `${h.reduceOnly ? 'ro:' : ''}${h.owner}/${h.market}`;
+      const counted = h.reduceOnly ? countedReduceLots(h.remaining) : h.remaining;
       const l = lots.get(key) ?? { buy: 0, sell: 0 };
-      if (h.side > 0) l.buy += h.remaining;
-      else l.sell += h.remaining;
+      if (h.side > 0) l.buy += counted;
+      else l.sell += counted;
       lots.set(key, l);
     }
   }

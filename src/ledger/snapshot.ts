@@ -17,7 +17,7 @@ import type { MoneyFlows, LedgerRecords } from './invariants.ts';
 import type { MarketPrices } from './mark-price.ts';
 import type { Funds } from './moves.ts';
 import type { Position } from './position.ts';
-import { addLots, type Hold, type MarketState, type OwnerState } from './state.ts';
+import { addLots, countedReduceLots, type Hold, type MarketState, type OwnerState } from './state.ts';
 import type { MarketIndex, OwnerIndex } from '../types/ids.ts';
 
 export interface OwnerSnapshot {
@@ -104,7 +104,7 @@ export function restoreRecords(records: RestoredRecords, snap: LedgerSnapshot): 
   });
   for (const h of snap.holds) {
     records.holds.set(h.orderId, { ...h });
-    if (h.reduceOnly && !h.liquidation) addLots(records.owners[h.owner].reduceLots, h.market, h.side, h.remaining);
+    if (h.reduceOnly && !h.liquidation) addLots(records.owners[h.owner].reduceLots, h.market, h.side, countedReduceLots(h.remaining));
   }
   snap.markets.forEach((sm, i) => {
     const m = records.markets[i]!;

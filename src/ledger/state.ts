@@ -34,7 +34,8 @@ export interface OwnerState {
   /**
    * Per market: lots of open reduce-only orders (not liquidations), buy and sell. In flight they
    * shrink the position the book counts before the ledger settles their fills (ledger/holds).
-   * Derived from the holds: rebuilt when a snapshot is restored, not saved in it.
+   * Derived from the holds: rebuilt when a snapshot is restored, not saved in it. Each order
+   * counts at most `REDUCE_LOTS_COUNTED` lots (`countedReduceLots`).
    */
   reduceLots: Map<MarketIndex, { buy: number; sell: number }>;
   /** Markets with a liquidation order in flight. */
@@ -73,6 +74,20 @@ export interface Hold {
   originator: OwnerIndex;
   /** Fraction of notional, RATE_SCALE. */
   originatorFee: bigint;
+}
+
+/**
+ * The most lots one reduce-only order counts in `reduceLots`. A reduce-only order may ask for
+ * any quantity up to 2^53 − 1 lots ("close whatever there is"); summed as they are, two such
+ * orders passed 2^53 and the count lost lots to rounding (the HTTP fuzz found the holds and
+ * the count apart). 2^42 lots is beyond any position margin allows, and 1,000 open orders
+ * (the account limit) of it stay exact.
+ */
+export const REDUCE_LOTS_COUNTED = 2 ** 42;
+
+/** The lots a reduce-only order with `remaining` lots counts in its owner's `reduceLots`. */
+export function countedReduceLots(remaining: number): number {
+  return Math.min(remaining, REDUCE_LOTS_COUNTED);
 }
 
 export function newOwner(owner: OwnerIndex, account: AccountIndex): OwnerState {
