@@ -39,7 +39,8 @@ test('a primary paused past its lease comes back deposed: its writes are refused
     cluster = await old.client.request('GET', '/cluster').then((r) => r.json()).catch(() => null);
     if (cluster?.role === 'standby' && cluster.primary === newPrimary) break;
   }
-  assert.equal(cluster?.role, 'standby', 'the deposed primary became a standby');
+  const told = () => `its exit ${old.exit()}, stderr ${old.stderr().slice(-400)}, last log lines:\n${old.log.slice(-12).map((e) => JSON.stringify(e)).join('\n')}`;
+  assert.equal(cluster?.role, 'standby', `the deposed primary became a standby; ${told()}`);
   assert.equal(cluster.primary, newPrimary);
   const again = await old.client.operator('POST', '/operator/deposit', { account: trader.address, subaccountIndex: 0, amount: '1' });
   assert.equal(again.status, 421);
