@@ -388,8 +388,11 @@ export class Journal {
         const sink = this.sink;
         if (sink !== null && block.length > 0) {
           // Blocks are handed over in flush order; a sink that holds acks moves `durable` itself.
-          const shipped = sink.block(upTo - block.length + 1, block);
-          if (sink.holdsAcks) shipped.then(() => this.markFlushed(upTo), (error: unknown) => this.fail(error));
+          const first = upTo - block.length + 1;
+          const shipped = sink.block(first, block);
+          // A refused block fails the seqs from its first on: the blocks before it are still
+          // being shipped (one in flight may yet be stored), and their own promises tell.
+          if (sink.holdsAcks) shipped.then(() => this.markFlushed(upTo), (error: unknown) => this.fail(error, first));
           else {
             this.markFlushed(upTo);
             shipped.catch((error: unknown) => this.fail(error));
@@ -430,14 +433,26 @@ export class Journal {
     }
   }
 
-  private fail(error: unknown): void {
-    if (this.failure) return;
-    this.failure = new JournalFailedError(error);
-    this.logger.error({ lastSeq: this.last, flushedSeq: this.flushed, error: String(error) }, 'journal storage failed: no further writes are accepted');
-    for (let i = this.waiterHead; i < this.waiters.length; i++) this.waiters[i].reject(this.failure);
-    for (const w of this.commitWaiters) w.reject(this.failure);
-    this.commitWaiters = [];
-    this.waiters = [];
+  /**
+   * No further writes; the waiters for `from` and later are rejected (a storage failure: all
+   * of them; a sink that refused a block: those of that block on, the earlier ones left to
+   * their blocks' outcome).
+   */
+  private fail(error: unknown, from = 0): void {
+    if (this.failure === null) {
+      this.failure = new JournalFailedError(error);
+      this.logger.error({ lastSeq: this.last, flushedSeq: this.flushed, error: String(error) }, 'journal storage failed: no further writes are accepted');
+    }
+    const kept: Waiter[] = [];
+    for (let i = this.waiterHead; i < this.waiters.length; i++) {
+      if (this.waiters[i].seq >= from) this.waiters[i].reject(this.failure);
+      else kept.push(this.waiters[i]);
+    }
+    if (from === 0) {
+      for (const w of this.commitWaiters) w.reject(this.failure);
+      this.commitWaiters = [];
+    }
+    this.waiters = kept;
     this.waiterHead = 0;
   }
 

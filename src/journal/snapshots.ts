@@ -122,6 +122,18 @@ export class Snapshots {
     return out;
   }
 
+  /** Deletes the snapshots taken after journal record `seq` (their records are being cut: storage/data-directory). Returns how many. */
+  async dropAfter(seq: number): Promise<number> {
+    if ((this.db as unknown) === undefined) return 0;
+    const doomed = [...this.db.getKeys({ start: seq + 1 })];
+    if (doomed.length === 0) return 0;
+    await this.db.transaction(() => {
+      for (const key of doomed) this.db.remove(key);
+    });
+    await this.db.flushed;
+    return doomed.length;
+  }
+
   /** Deletes every snapshot except the newest `keep` valid ones (invalid ones older than those go too). Returns how many were deleted. */
   async prune(keep = 2): Promise<number> {
     let validSeen = 0;

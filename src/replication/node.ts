@@ -5,8 +5,10 @@
  * exchange (no NATS, nothing changed); a primary that ships its journal; a read replica; or a
  * standby. A node's role changes while it runs, on the same data directory and the same port:
  * a standby whose lease is taken becomes the primary pipeline; a primary that finds itself
- * deposed (fenced) stops its pipeline and follows the stream as a standby — or, when its
- * journal holds records the stream does not (history diverged), stops the process (exit 1).
+ * deposed (fenced) stops its pipeline and follows the stream as a standby — cutting the records
+ * it journaled and never shipped when it ran with `--durability replicated` (no reply waited on
+ * them); with `local` durability, when its journal holds records the stream does not (history
+ * diverged, and they may have been acknowledged), it stops the process (exit 1).
  * May import: pino, config/, journal/refusal, http/gateway (localUrl), pipeline, replication/.
  */
 import type { Logger } from 'pino';
@@ -18,7 +20,7 @@ import { openJetStream, type JetStreamLink } from './jetstream.ts';
 import { JetStreamSource } from './follower.ts';
 import type { Lease } from './lease.ts';
 import { leaseFor, primaryReplication } from './primary.ts';
-import { startReplica } from './replica.ts';
+import { startReplica, type ReplicaOptions } from './replica.ts';
 
 /** What main.ts reads of a node: a primary has all of a `RunningExchange`, a replica its port. */
 export type RunningNode = Pick<RunningExchange, 'port' | 'stop'> & Partial<Pick<RunningExchange, 'operatorPort' | 'threads' | 'failed' | 'abort'>>;
@@ -67,7 +69,8 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
         const standby: Settings = { ...s, port: exchange.port, replication: { ...s.replication, role: 'standby' } };
         const next = await connect();
         try {
-          await follow(standby, next, leaseFor(standby, next));
+          // Replicated durability: what this node journaled and never shipped was acknowledged to nobody.
+          await follow(standby, next, leaseFor(standby, next), { dropUnshipped: s.replication.durability === 'replicated' });
         } catch (error) {
           await next.close();
           throw error;
@@ -79,8 +82,8 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
   };
 
   /** A replica or a standby; a standby that takes the lease becomes the primary pipeline. */
-  const follow = async (s: Settings, link: JetStreamLink, lease: Lease) => {
-    const replica = await startReplica(s, logger, new JetStreamSource(link, logger), lease);
+  const follow = async (s: Settings, link: JetStreamLink, lease: Lease, options: ReplicaOptions = {}) => {
+    const replica = await startReplica(s, logger, new JetStreamSource(link, logger), lease, options);
     named(lease, replica.port);
     current = replica;
     if (s.replication.role === 'standby') {

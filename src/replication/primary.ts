@@ -74,7 +74,7 @@ export function primaryReplication(settings: Settings, logger: Logger, link: Jet
       const started = Date.now();
       const tail = await retried(() => streamTail(link.jsm));
       if (Date.now() - started > 1000) logger.warn({ ms: Date.now() - started }, 'JetStream was slow to answer for the stream tail');
-      publisher = new JetStreamPublisher(link.js, link.api.JetStreamApiError, tail, settings.replication.durability === 'replicated', logger, (error) => fence(error.message));
+      publisher = new JetStreamPublisher(link.js, link.api.JetStreamApiError, tail, lease.me.holder, settings.replication.durability === 'replicated', logger, (error) => fence(error.message));
       const shipped = await publisher.catchUp(opened, tail);
       opened.ship(publisher);
       logger.info({ durability: settings.replication.durability, streamSeq: tail.journalSeq, shipped, lastSeq: opened.lastSeq(), url: lease.me.url }, 'primary: journal shipped to JetStream');

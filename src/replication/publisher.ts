@@ -6,8 +6,9 @@
  * meanwhile go out together in the next message (up to `maxBytes`), so under load a message
  * carries many group commits — the journal's own batching, one level up.
  *
- * Every publish carries the message id (its first journal seq: a retry after a lost ack is
- * stored once) and the stream sequence it expects to follow (`expect.lastSequence`): if any
+ * Every publish carries the message id (this writer's id and its first journal seq: a retry
+ * after a lost ack is stored once) and the stream sequence it expects to follow
+ * (`expect.lastSequence`): if any
  * other writer appended meanwhile — a standby that took over — the server refuses it, and this
  * publisher is fenced for good: every pending and later block is rejected with `FencedError`
  * (the journal then refuses writes). Anything else (no NATS server reachable, a timeout) is
@@ -69,6 +70,14 @@ export class JetStreamPublisher implements BlockSink {
     /** The JetStream package's API error class (JetStreamLink `api`), loaded with the link. */
     private readonly apiError: typeof JetStreamApiError,
     tail: StreamTail,
+    /**
+     * This writer, unique per process (the lease holder id). JetStream answers a message id it
+     * holds already as a duplicate, stored, before it looks at `expect.lastSequence`: with the
+     * journal seq alone as the id, a deposed primary's block starting at the seq the new
+     * primary had just published was "stored" — its replies went out 200 — and the records
+     * were never in the stream (test/replication/unshipped-tail).
+     */
+    private readonly writer: string,
     readonly holdsAcks: boolean,
     private readonly logger: PublisherLogger,
     /** Called once, when another writer is found to have appended. */
@@ -171,7 +180,7 @@ export class JetStreamPublisher implements BlockSink {
   private async publish(firstSeq: number, data: Uint8Array): Promise<boolean> {
     for (let attempt = 0; !this.closed; attempt++) {
       try {
-        const ack = await this.js.publish(JOURNAL_SUBJECT, data, { msgID: String(firstSeq), expect: { lastSequence: this.streamSeq } });
+        const ack = await this.js.publish(JOURNAL_SUBJECT, data, { msgID: `${this.writer}:${firstSeq}`, expect: { lastSequence: this.streamSeq } });
         this.streamSeq = ack.seq;
         this.shippedSeq = firstSeq + recordsOf(data).length - 1;
         this.shippedAt = Date.now();

@@ -17,7 +17,10 @@
  * open connections), and GET /ready answers 503 naming it past 5 s.
  *
  * Start: the local journal must be a prefix of the stream (its last record the stream's at that
- * seq; else a `DataRefusedError` names the divergence: a deposed primary's unshipped records),
+ * seq; else a `DataRefusedError` names the divergence: a deposed primary's unshipped records —
+ * which `dropUnshipped` cuts instead, for a primary deposed in this process that ran with
+ * `--durability replicated`: none of them was acknowledged, every reply having waited for
+ * JetStream to store its records),
  * then it is replayed from its newest snapshot (sequencer/start-state, as a primary's start),
  * and the stream is followed from the
  * record after the local journal's last (`BlockSource.follow`). A block is appended to the
@@ -52,7 +55,7 @@ import { DataRefusedError } from '../journal/refusal.ts';
 import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
-import { openDataDirectory } from '../storage/data-directory.ts';
+import { cutAfter, openDataDirectory } from '../storage/data-directory.ts';
 import { recover } from '../sequencer/recovery.ts';
 import { exchangeOptionsOf, startState } from '../sequencer/start-state.ts';
 import { SnapshotSchedule } from '../sequencer/snapshot-schedule.ts';
@@ -117,6 +120,28 @@ const TAIL_POLL_MS = 250;
  * journal with records the stream lacks or holds differently was written by a primary that was
  * deposed before shipping them: following the stream would apply another history on top.
  */
+/** True when the local journal's record at `seq` is the stream's record there. */
+async function sameAt(journal: Journal, source: BlockSource, seq: number): Promise<boolean> {
+  const streamed = await source.recordAt(seq);
+  return streamed !== null && Buffer.from([...journal.range(seq, seq)][0].record).equals(Buffer.from(streamed));
+}
+
+/**
+ * The last seq the local journal and the stream share. The hash chain makes the shared seqs a
+ * prefix (a record equal at its seq has every earlier one equal), so a binary search finds its
+ * end in log2(n) reads of the stream.
+ */
+async function lastShared(journal: Journal, source: BlockSource): Promise<number> {
+  let shared = 0;
+  let differs = Math.min(journal.lastSeq(), await source.tail()) + 1;
+  while (differs - shared > 1) {
+    const mid = Math.floor((shared + differs) / 2);
+    if (await sameAt(journal, source, mid)) shared = mid;
+    else differs = mid;
+  }
+  return shared;
+}
+
 async function divergence(journal: Journal, source: BlockSource): Promise<string | null> {
   const last = journal.lastSeq();
   if (last === 0) return null;
@@ -127,12 +152,30 @@ async function divergence(journal: Journal, source: BlockSource): Promise<string
   return null;
 }
 
-export async function startReplica(settings: Settings, logger: Logger, source: BlockSource, lease: Lease): Promise<RunningReplica> {
+export interface ReplicaOptions {
+  /**
+   * Cut the local journal's records the stream does not hold instead of refusing to start:
+   * only for a primary deposed in this process that ran with `--durability replicated`
+   * (replication/node), whose every reply waited for JetStream to store its records — so the
+   * records it journaled but never shipped (a clock tick, an order whose reply never came)
+   * were acknowledged to nobody.
+   */
+  dropUnshipped?: boolean;
+}
+
+export async function startReplica(settings: Settings, logger: Logger, source: BlockSource, lease: Lease, options: ReplicaOptions = {}): Promise<RunningReplica> {
   const { role, primaryUrl } = settings.replication;
   const clock = Date.now;
   mkdirSync(settings.dataDir, { recursive: true });
-  const { snapshots, journal, historyDir, historyEnv, projections } = await openDataDirectory(settings.dataDir, logger);
-  const diverged = await divergence(journal, source);
+  let opened = await openDataDirectory(settings.dataDir, logger);
+  let diverged = await divergence(opened.journal, source);
+  if (diverged !== null && options.dropUnshipped === true) {
+    const shared = await lastShared(opened.journal, source);
+    logger.warn({ from: shared + 1, to: opened.journal.lastSeq(), found: diverged }, 'UNSHIPPED RECORDS DROPPED: this node journaled seqs from..to as a primary with replicated durability and JetStream never stored them, so no reply acknowledged them; cut to follow the stream');
+    opened = await cutAfter(opened, settings.dataDir, shared, logger);
+    diverged = await divergence(opened.journal, source);
+  }
+  const { snapshots, journal, historyDir, historyEnv, projections } = opened;
   if (diverged !== null) {
     await journal.close();
     await historyEnv.close();

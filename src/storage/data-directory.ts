@@ -23,6 +23,9 @@
  * - history written by an older build in another layout (history/store `HISTORY_FORMAT`):
  *   rebuilt from the journal the same way — the migration is a replay.
  *
+ * Cut back on request (`cutAfter`): the journal after a seq, with the snapshots taken after it
+ * (history past it is then rebuilt by the reopen) — only for records known never acknowledged.
+ *
  * May import: lmdb, node:fs, node:path, journal/, history/projections, history/history-env, history/store.
  */
 import { rmSync } from 'node:fs';
@@ -103,6 +106,22 @@ export async function openDataDirectory(dataDir: string, logger: JournalLogger, 
   const { env, projections } = history as { env: RootDatabase; projections: Projections };
   projections.journal = journal;
   return { storage, snapshots, journal, historyDir, historyEnv: env, projections };
+}
+
+/**
+ * The data directory `dir` (opened at `dataDir`) with its journal cut after record `seq` and
+ * the snapshots taken after it dropped, reopened: history that projected the records cut is
+ * rebuilt from the journal as the open does for history ahead of it. The caller vouches that
+ * nobody was told of the records cut (replication/replica: a deposed primary's records that
+ * JetStream never stored, under `--durability replicated`). `dir` is closed.
+ */
+export async function cutAfter(dir: DataDirectory, dataDir: string, seq: number, logger: JournalLogger): Promise<DataDirectory> {
+  const snapshots = await dir.snapshots.dropAfter(seq);
+  await dir.storage.truncateAfter(seq);
+  await dir.journal.close();
+  await dir.historyEnv.close();
+  logger.info({ seq, snapshots }, 'journal cut');
+  return openDataDirectory(dataDir, logger);
 }
 
 function lostJournal(journalDir: string, historyDir: string, found: string, historyHolds: string): DataRefusedError {

@@ -43,6 +43,8 @@ export interface NatsNode {
   url: string;
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** Pauses (SIGSTOP: a frozen VM, its connections open and their bytes queued) or resumes (SIGCONT) the server. */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void;
 }
 
 export interface NatsCluster {
@@ -89,6 +91,7 @@ export async function launchNats(size = 1): Promise<NatsCluster> {
         child = spawn('nats-server', args, { stdio: 'ignore' });
         exited = new Promise((resolve) => child!.once('exit', () => resolve()));
       },
+      signal: (signal) => void child?.kill(signal),
       kill: async () => {
         child?.kill('SIGKILL');
         await exited;
@@ -103,6 +106,8 @@ export async function launchNats(size = 1): Promise<NatsCluster> {
   const stop = async () => {
     const stopping = clients;
     clients = [];
+    // A server the test left paused would hang its clients' stops.
+    for (const node of nodes) node.signal('SIGCONT');
     try {
       await Promise.all(stopping.map((stopClient) => stopClient()));
     } finally {

@@ -4,7 +4,8 @@
  * What a replicated node adds to every route (docs/replication.md): `GET /cluster` — its role,
  * the primary's URL, the lease and its lag — answered by any node so a client finds the
  * primary; a refusal of every write while this node is not the primary (a replica, a standby,
- * a deposed primary), naming where writes go; and its lag on every reply (`X-Replica-Lag`).
+ * a deposed primary), naming where writes go — also for a write in flight when this node was
+ * deposed; and its lag on every reply (`X-Replica-Lag`).
  * Logging in is not a write (nothing is journaled): a replica serves it, for account reads.
  * May import: http/ (endpoint, errors, uws types).
  */
@@ -41,8 +42,18 @@ export function clusterRoutes(table: readonly DeclaredRoute[], cluster: ClusterP
   return table.map((declared): DeclaredRoute => ({
     ...declared,
     handler: async (req) => {
-      const refusal = isRead(declared) ? null : cluster.writeRefusal();
-      return withHeaders(refusal ?? (await declared.handler(req)));
+      if (isRead(declared)) return withHeaders(await declared.handler(req));
+      const refusal = cluster.writeRefusal();
+      if (refusal !== null) return withHeaders(refusal);
+      try {
+        return withHeaders(await declared.handler(req));
+      } catch (error) {
+        // A write in flight as this node was deposed: the stream refused its records (a deposed
+        // primary cuts them, or stops), so it was not taken — say where to send it, not 500.
+        const deposed = cluster.writeRefusal();
+        if (deposed !== null) return withHeaders(deposed);
+        throw error;
+      }
     },
   }));
 }
