@@ -33,13 +33,20 @@ test('a primary deposed with unshipped records under replicated durability cuts 
   assert.equal((await trader.place({ price: '90000', quantity: '0.001', clientId: 'before' })).status, 200);
 
   nats.nodes[0].signal('SIGSTOP');
-  // Both journaled on the old primary (its lease was renewed within the last third of it): the
-  // first one's block goes out and waits in the paused server's socket, the second's waits behind it.
+  // Both sent while the old primary still holds its lease (renewed within the last third of it):
+  // the first one's block may go out and wait in the paused server's socket, the second's waits behind it.
   const unanswered = [
     trader.place({ price: '90001', quantity: '0.001', clientId: 'in-the-socket' }).catch(() => null),
     new Promise((resolve) => setTimeout(resolve, 100)).then(() => trader.place({ price: '90002', quantity: '0.001', clientId: 'journaled-only' }).catch(() => null)),
   ];
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  // Until its lease has lapsed: from then on it journals nothing (writes refused, the clock
+  // idle), so what it will have unshipped is all there.
+  let seen: any;
+  for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    seen = (await old.client.request('GET', '/cluster')).json();
+    if (seen.lease.ageMs > LEASE_MS) break;
+  }
+  assert.ok(seen.lastSeq > seen.shippedSeq, `it journaled what it could not ship: ${JSON.stringify(seen)}`);
   process.kill(old.pid, 'SIGSTOP');
   nats.nodes[0].signal('SIGCONT');
 
