@@ -15,7 +15,7 @@ import type { Side } from '../engine/types.ts';
 import { LedgerCode } from './codes.ts';
 import { tradingFee } from './fees.ts';
 import { finishLiquidation, type InsolvencyContext } from './insolvency.ts';
-import { initialMargin } from './margin.ts';
+import { initialMargin, maintenanceMargin } from './margin.ts';
 import { openLoss } from './open-loss.ts';
 import { addLots, countedReduceLots, removeLots, type Hold, type OwnerState } from './state.ts';
 import { exposureOf, fractionOf, orderHeadroom, upnlOf } from './stats.ts';
@@ -113,11 +113,16 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerInde
       // Only a position on the side the order closes frees anything (lots beyond it free the
       // holds of the orders that would grow it, which the headroom already counts as held).
       const closing = side > 0 ? q < 0 : q > 0;
-      if (p !== undefined && closing && p.isolated) freed = p.margin + upnlOf(m, p);
-      else if (p !== undefined && closing) {
+      const size = Math.abs(q);
+      const closed = Math.min(lots, size);
+      if (p !== undefined && closing && p.isolated) {
+        // The position's equity beyond what the lots left need (their maintenance margin at the
+        // mark): all of it only for a whole close. Freeing all of it on a partial close let 2
+        // lots of 140, bought far through the mark, lose the margin the other 138 stood on —
+        // its owner's own order left the rest below maintenance (hostile simulator seed 710013).
+        freed = p.margin + upnlOf(m, p) - maintenanceMargin(m.spec, notional(m.scale, m.prices.mark, size - closed));
+      } else if (p !== undefined && closing) {
         const fraction = fractionOf(o, m);
-        const size = Math.abs(q);
-        const closed = Math.min(lots, size);
         freed = initialMargin(m.spec, notional(m.scale, m.prices.mark, size), fraction) - initialMargin(m.spec, notional(m.scale, m.prices.mark, size - closed), fraction);
       }
       if (amount > orderHeadroom(o, e) + (freed > 0n ? freed : 0n)) return LedgerCode.InsufficientMargin;
