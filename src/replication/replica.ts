@@ -120,23 +120,21 @@ const TAIL_POLL_MS = 250;
  * journal with records the stream lacks or holds differently was written by a primary that was
  * deposed before shipping them: following the stream would apply another history on top.
  */
-/** True when the local journal's record at `seq` is the stream's record there. */
-async function sameAt(journal: Journal, source: BlockSource, seq: number): Promise<boolean> {
-  const streamed = await source.recordAt(seq);
-  return streamed !== null && Buffer.from([...journal.range(seq, seq)][0].record).equals(Buffer.from(streamed));
-}
-
 /**
- * The last seq the local journal and the stream share. The hash chain makes the shared seqs a
- * prefix (a record equal at its seq has every earlier one equal), so a binary search finds its
- * end in log2(n) reads of the stream.
+ * The last seq the local journal and the stream share, or null when the stream no longer holds
+ * a record it should (purged by an operator: what it held there is unknown). The hash chain
+ * makes the shared seqs a prefix (a record equal at its seq has every earlier one equal), so a
+ * binary search finds its end in log2(n) reads of the stream.
  */
-async function lastShared(journal: Journal, source: BlockSource): Promise<number> {
+async function lastShared(journal: Journal, source: BlockSource): Promise<number | null> {
   let shared = 0;
   let differs = Math.min(journal.lastSeq(), await source.tail()) + 1;
   while (differs - shared > 1) {
     const mid = Math.floor((shared + differs) / 2);
-    if (await sameAt(journal, source, mid)) shared = mid;
+    // Within the stream's end, a seq it does not hold was purged, not never written.
+    const streamed = await source.recordAt(mid);
+    if (streamed === null) return null;
+    if (Buffer.from([...journal.range(mid, mid)][0].record).equals(Buffer.from(streamed))) shared = mid;
     else differs = mid;
   }
   return shared;
@@ -169,8 +167,8 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   mkdirSync(settings.dataDir, { recursive: true });
   let opened = await openDataDirectory(settings.dataDir, logger);
   let diverged = await divergence(opened.journal, source);
-  if (diverged !== null && options.dropUnshipped === true) {
-    const shared = await lastShared(opened.journal, source);
+  const shared = diverged !== null && options.dropUnshipped === true ? await lastShared(opened.journal, source) : null;
+  if (diverged !== null && shared !== null) {
     logger.warn({ from: shared + 1, to: opened.journal.lastSeq(), found: diverged }, 'UNSHIPPED RECORDS DROPPED: this node journaled seqs from..to as a primary with replicated durability and JetStream never stored them, so no reply acknowledged them; cut to follow the stream');
     opened = await cutAfter(opened, settings.dataDir, shared, logger);
     diverged = await divergence(opened.journal, source);
