@@ -2,9 +2,10 @@
  * A deposed primary cannot write, and becomes a standby. The primary is paused (SIGSTOP: a long
  * GC pause, a frozen VM) past its lease; the standby takes over and writes. Resumed, the old
  * primary takes no write — the order sent to it is refused (its lease went unrenewed; a publish
- * would be fenced by the stream's expected sequence) and never appears anywhere — and, its
- * journal being a prefix of the stream (nothing of its own was journaled after the lease lapsed,
- * not even a clock tick), it follows the stream as a standby: GET /cluster says "standby" naming
+ * would be fenced by the stream's expected sequence) and never appears anywhere — and it
+ * follows the stream as a standby (nothing of its own is journaled after the lease lapsed; a
+ * clock tick journaled before and never shipped is cut, test/replication/unshipped-tail — once
+ * in CI this test's primary froze with one, and stopped, before that): GET /cluster says "standby" naming
  * the new primary, writes are refused with 421 naming it, and what the new primary writes is
  * there, in the same state at the same journal seq.
  */
@@ -12,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startPrimaryAnd, untilPrimary } from './nodes.ts';
+import { assertSameState, startPrimaryAnd, untilPrimary, untilStandbyOf } from './nodes.ts';
 
 const LEASE_MS = 1500;
 
@@ -34,14 +35,7 @@ test('a primary paused past its lease comes back deposed: its writes are refused
   const refused = await trader.place({ price: '90002', quantity: '0.001', clientId: 'on-old-primary' }).catch(() => null);
   if (refused !== null) assert.ok(refused.status === 421 || refused.status === 503, `${refused.status} ${refused.text}`);
   // Then it follows the stream as a standby, naming the new primary.
-  let cluster: any;
-  for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 100))) {
-    cluster = await old.client.request('GET', '/cluster').then((r) => r.json()).catch(() => null);
-    if (cluster?.role === 'standby' && cluster.primary === newPrimary) break;
-  }
-  const told = () => `its exit ${old.exit()}, stderr ${old.stderr().slice(-400)}, last log lines:\n${old.log.slice(-12).map((e) => JSON.stringify(e)).join('\n')}`;
-  assert.equal(cluster?.role, 'standby', `the deposed primary became a standby; ${told()}`);
-  assert.equal(cluster.primary, newPrimary);
+  await untilStandbyOf(old, newPrimary);
   const again = await old.client.operator('POST', '/operator/deposit', { account: trader.address, subaccountIndex: 0, amount: '1' });
   assert.equal(again.status, 421);
   assert.equal(again.headers.get('x-primary-url'), newPrimary);

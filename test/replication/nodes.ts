@@ -149,3 +149,21 @@ export async function untilPrimary(node: ApiClient, since: number, withinMs = 60
   }
   return Date.now() - since;
 }
+
+/** What a node's process said before a wait on it failed: its exit, the end of its stderr, its last log lines. */
+export function lastWords(node: ServerProcess): string {
+  return `its exit ${node.exit()}, stderr ${node.stderr().slice(-400)}, last log lines:\n${node.log.slice(-12).map((e) => JSON.stringify(e)).join('\n')}`;
+}
+
+/**
+ * Polls `node`'s GET /cluster until it says `standby` naming `primary` (a deposed primary
+ * following the stream); resolves with that answer, or fails with the node's last words.
+ */
+export async function untilStandbyOf(node: ServerProcess, primary: string, withinMs = 30_000): Promise<Record<string, any>> {
+  let cluster: any;
+  for (const end = Date.now() + withinMs; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    cluster = await node.client.request('GET', '/cluster').then((r) => r.json()).catch(() => null);
+    if (cluster?.role === 'standby' && cluster.primary === primary) return cluster;
+  }
+  assert.fail(`the deposed primary did not become a standby of ${primary} within ${withinMs} ms (last GET /cluster: ${JSON.stringify(cluster)}); ${lastWords(node)}`);
+}

@@ -22,7 +22,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startPrimaryAnd, untilPrimary } from './nodes.ts';
+import { assertSameState, lastWords, startPrimaryAnd, untilPrimary, untilStandbyOf } from './nodes.ts';
 
 const LEASE_MS = 1500;
 
@@ -56,15 +56,9 @@ test('a primary deposed with unshipped records under replicated durability cuts 
   assert.equal((await trader.place({ price: '90003', quantity: '0.001', clientId: 'on-new-primary' })).status, 200);
 
   process.kill(old.pid, 'SIGCONT');
-  let cluster: any;
-  for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 100))) {
-    cluster = await old.client.request('GET', '/cluster').then((r) => r.json()).catch(() => null);
-    if (cluster?.role === 'standby' && cluster.primary === newPrimary) break;
-  }
-  const told = () => `its exit ${old.exit()}, stderr ${old.stderr().slice(-400)}, last log lines:\n${old.log.slice(-12).map((e) => JSON.stringify(e)).join('\n')}`;
-  assert.equal(cluster?.role, 'standby', `the deposed primary became a standby; ${told()}`);
+  await untilStandbyOf(old, newPrimary);
   const dropped = old.log.find((e) => String(e.msg).startsWith('UNSHIPPED RECORDS DROPPED'));
-  assert.ok(dropped !== undefined && dropped.to >= dropped.from, `it cut its unshipped records; ${told()}`);
+  assert.ok(dropped !== undefined && dropped.to >= dropped.from, `it cut its unshipped records; ${lastWords(old)}`);
 
   // What each caller was told is what happened: 200 and there, or 421 naming the new primary
   // and nowhere. The second order's block waited behind the first's and was never stored.
