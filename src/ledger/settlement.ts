@@ -168,6 +168,12 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     if (t.closedLots > 0) {
       const fullyClosed = t.closedLots === Math.abs(t.before);
       let release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
+      // A liquidation's fills and ADL trades release nothing before the close: the rest is closed
+      // at the bankruptcy price, beyond the mark, and the margin pays for all of it. Measured at
+      // the mark (below), a tiered market's smaller rest needed less than its share, the first
+      // ADL trade returned the difference to the cross account, and the last closed the rest
+      // below zero for the fund to pay (test/ledger/isolated-adl-keeps-margin).
+      if (!fullyClosed && (liquidation || orderId === 0)) release = 0n;
       if (!fullyClosed && release > 0n) {
         // What the rest of the position needs stays: its loss at the mark and its maintenance
         // margin. Else a partial close of a position under water (a partial liquidation) hands
