@@ -135,6 +135,13 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerInde
         freed = initialMargin(m.spec, notional(m.scale, m.prices.mark, size), fraction) - initialMargin(m.spec, notional(m.scale, m.prices.mark, size - closed), fraction);
       }
       if (amount + uncovered > orderHeadroom(o, e) + (freed > 0n ? freed : 0n)) return LedgerCode.InsufficientMargin;
+      // In an isolated market what its close loses beyond the position's equity is paid in cash,
+      // out of the cross collateral (settlement.ts), never out of unrealised profit, which cannot
+      // be moved: the hold must be cash not already held, or the position's equity. Against the
+      // headroom alone, a reduce-only buy far above the mark closed an isolated short whose owner
+      // had 1.41 USD of cash beside a cross position 300 USD in profit, and the fund paid the
+      // 6.35 USD the cash lacked (the in-flight generator, seed 960011; test/ledger/isolated-reduce-only-cash).
+      if ((p?.isolated ?? o.settings.get(market)?.isolated ?? false) && amount + uncovered > o.collateral - o.holdTotal + (freed > 0n ? freed : 0n)) return LedgerCode.InsufficientMargin;
     }
   }
   ctx.holds.set(orderId, {
