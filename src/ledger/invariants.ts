@@ -119,7 +119,14 @@ export function validateLedger(r: LedgerRecords): void {
   for (let i = 1; i < r.owners.length; i++) {
     const id = asOwnerIndex(i);
     const o = r.owners[id];
-    if (o.holdTotal !== (holdTotals.get(id) ?? 0n)) throw new Error(`ledger: owner ${id} holdTotal ${o.holdTotal} ≠ Σ holds ${holdTotals.get(id) ?? 0n}`);
+    let sideHeld = 0n;
+    for (const [market, sh] of o.sideHolds) {
+      const open = o.openLots.get(market);
+      if (sh.buy < 0n || sh.sell < 0n || (sh.buy === 0n && sh.sell === 0n)) throw new Error(`ledger: owner ${id} side holds in market ${market} are ${sh.buy}/${sh.sell}`);
+      if ((sh.buy > 0n && (open?.buy ?? 0) === 0) || (sh.sell > 0n && (open?.sell ?? 0) === 0)) throw new Error(`ledger: owner ${id} holds margin in market ${market} for a side with no open orders`);
+      sideHeld += sh.buy + sh.sell;
+    }
+    if (o.holdTotal !== (holdTotals.get(id) ?? 0n) + sideHeld) throw new Error(`ledger: owner ${id} holdTotal ${o.holdTotal} ≠ Σ holds ${holdTotals.get(id) ?? 0n} + side holds ${sideHeld}`);
     for (const [prefix, counts] of [['', o.openLots], ['ro:', o.reduceLots]] as const) {
       for (const [market, l] of counts) {
         const want = lots.get(`${prefix}${id}/${market}`);

@@ -18,7 +18,8 @@
  *  - Σcollateral + Σisolated margin − Σbasis + insuranceFund + feesCollected
  *      = deposits + faucet − withdrawals, to the unit;
  *  - Σ quantity = 0 per market; `holders` lists exactly the owners with a position;
- *  - hold totals and open lots equal the sum of the holds; holds are ≥ 0;
+ *  - hold totals are the sum of the holds and the side holds, open lots that of the holds;
+ *    holds are ≥ 0, a side hold only while its side has open orders;
  *  - an owner without cross positions and not being liquidated has collateral ≥ 0.
  * Money rules: every move names its source (a `balance` reason, an `insurance` reason); no fee
  * is charged beyond what its payer can pay, so the insurance fund covers trading losses only

@@ -16,7 +16,7 @@
  */
 import type { Side } from '../engine/types.ts';
 import { tradingFee } from './fees.ts';
-import { reduceOpenLots } from './holds.ts';
+import { addSideHold, reduceOpenLots, trimSideHolds } from './holds.ts';
 import { coverCrossShortfall, finishLiquidation, payShortfall, type InsolvencyContext } from './insolvency.ts';
 import { initialMargin, maintenanceMargin } from './margin.ts';
 import { credit, emitPosition, moveInsurance } from './moves.ts';
@@ -77,9 +77,14 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
   const h = orderId === 0 ? undefined : ctx.holds.get(orderId);
   let originatorFee = 0n;
   let liquidation = false;
+  /** What the hold of an open (not reduce-only) order released for its `heldLots` filled. */
+  let released = 0n;
+  let heldLots = 0;
   if (h !== undefined) {
     const lots = quantity < h.remaining ? quantity : h.remaining;
+    heldLots = lots;
     const release = lots === h.remaining ? h.amount : (h.amount * BigInt(lots)) / BigInt(h.remaining);
+    if (!h.reduceOnly) released = release;
     h.amount -= release;
     o.holdTotal -= release;
     reduceOpenLots(o, h, lots);
@@ -96,6 +101,17 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     m.holders.add(ownerId);
   }
   const t = applyTrade(p, side * quantity, n, ctx.trade);
+  if (released > 0n && t.closedLots > 0) {
+    // The lots of an open order that closed the position were held as opening it when the
+    // position was counted for the side's earlier orders (ledger/holds: a side's worst case
+    // counts the position as taken back by its first lots), and those earlier orders, left
+    // on the book, now open it. So the hold of the closing lots stays held for them, as a
+    // side hold, trimmed below to what the side's orders may still need: released as theirs
+    // on the fill, with the initial margin the close frees, it let the owner withdraw what
+    // the ask held as closing then opened a short with (test/app/second-ask-closes-the-long).
+    const closed = t.closedLots < heldLots ? t.closedLots : heldLots;
+    addSideHold(o, market, side, (released * BigInt(closed)) / BigInt(heldLots));
+  }
   // orderId 0: an ADL trade, which no book executed (see `positionOffBook`).
   if (orderId === 0) {
     const lots = (o.offBook.get(market) ?? 0) + side * quantity;
@@ -152,6 +168,12 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     if (t.closedLots > 0) {
       const fullyClosed = t.closedLots === Math.abs(t.before);
       let release = fullyClosed || p.margin <= 0n ? (fullyClosed ? p.margin : 0n) : (p.margin * BigInt(t.closedLots)) / BigInt(Math.abs(t.before));
+      // A liquidation's fills and ADL trades release nothing before the close: the rest is closed
+      // at the bankruptcy price, beyond the mark, and the margin pays for all of it. Measured at
+      // the mark (below), a tiered market's smaller rest needed less than its share, the first
+      // ADL trade returned the difference to the cross account, and the last closed the rest
+      // below zero for the fund to pay (test/ledger/isolated-adl-keeps-margin).
+      if (!fullyClosed && (liquidation || orderId === 0)) release = 0n;
       if (!fullyClosed && release > 0n) {
         // What the rest of the position needs stays: its loss at the mark and its maintenance
         // margin. Else a partial close of a position under water (a partial liquidation) hands
@@ -209,6 +231,8 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     o.positions.delete(market);
     m.holders.delete(ownerId);
   }
+  // The position and the open lots moved: the side holds keep what the orders may still need.
+  trimSideHolds(o, m);
   emitPosition(ctx.emit, ownerId, p);
   if (!o.liquidating.has(market)) {
     if (later !== undefined) later.cross = true;

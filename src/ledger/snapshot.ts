@@ -29,6 +29,8 @@ export interface OwnerSnapshot {
   liquidating: MarketIndex[];
   /** Per market: position lots moved outside the books (ADL), see `OwnerState.offBook`. Absent in snapshots written before it existed. */
   offBook?: Array<{ market: MarketIndex; lots: number }>;
+  /** Per market: margin held for a side's open orders beyond their holds, see `OwnerState.sideHolds`. Absent when there is none (and in snapshots written before it existed). */
+  sideHolds?: Array<{ market: MarketIndex; buy: bigint; sell: bigint }>;
 }
 
 export interface LedgerSnapshot {
@@ -63,6 +65,8 @@ export function snapshotOf(records: LedgerRecords): LedgerSnapshot {
       openLots: [...o.openLots.entries()].sort((a, b) => a[0] - b[0]).map(([market, l]) => ({ market, ...l })),
       liquidating: [...o.liquidating].sort((a, b) => a - b),
       offBook: [...o.offBook.entries()].sort((a, b) => a[0] - b[0]).map(([market, lots]) => ({ market, lots })),
+      // Only when there is one: a state without side holds serializes (and hashes) as before them.
+      ...(o.sideHolds.size === 0 ? {} : { sideHolds: [...o.sideHolds.entries()].sort((a, b) => a[0] - b[0]).map(([market, h]) => ({ market, ...h })) }),
     })),
     holds: [...records.holds.values()].sort((a, b) => a.orderId - b.orderId).map((h) => ({ ...h })),
     markets: records.markets.map((m) => ({
@@ -101,6 +105,7 @@ export function restoreRecords(records: RestoredRecords, snap: LedgerSnapshot): 
     // everything of the position is off the book (engine/reduce-only-positions `restore`).
     if (s.offBook === undefined) for (const p of s.positions) o.offBook.set(p.market, p.quantity);
     else for (const ob of s.offBook) o.offBook.set(ob.market, ob.lots);
+    for (const sh of s.sideHolds ?? []) o.sideHolds.set(sh.market, { buy: sh.buy, sell: sh.sell });
   });
   for (const h of snap.holds) {
     records.holds.set(h.orderId, { ...h });

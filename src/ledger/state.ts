@@ -27,7 +27,7 @@ export interface OwnerState {
   collateral: bigint;
   positions: Map<MarketIndex, Position>;
   settings: Map<MarketIndex, MarginSetting>;
-  /** Sum of this owner's hold amounts. */
+  /** Sum of this owner's hold amounts and side holds (`sideHolds`). */
   holdTotal: bigint;
   /** Per market: lots of open (not reduce-only) orders, buy and sell. */
   openLots: Map<MarketIndex, { buy: number; sell: number }>;
@@ -38,6 +38,16 @@ export interface OwnerState {
    * counts at most `REDUCE_LOTS_COUNTED` lots (`countedReduceLots`).
    */
   reduceLots: Map<MarketIndex, { buy: number; sell: number }>;
+  /**
+   * Per market: initial margin held for the open orders of a side beyond their own holds
+   * (ledger/holds `sideNeed`), part of `holdTotal`. An order's hold counts the lots the position
+   * takes back first as closing it, free of margin; when another order closes that position
+   * first (a reduce-only order; or an order of the side whose fill closes lots it was held as
+   * opening), those lots open a position instead, and the margin closing the position frees
+   * is what they need. Kept here while the side's open orders may open that much, no more
+   * (trimmed as they fill or leave: `trimSideHolds`); snapshotted.
+   */
+  sideHolds: Map<MarketIndex, { buy: bigint; sell: bigint }>;
   /** Markets with a liquidation order in flight. */
   liquidating: Set<MarketIndex>;
   /**
@@ -91,7 +101,7 @@ export function countedReduceLots(remaining: number): number {
 }
 
 export function newOwner(owner: OwnerIndex, account: AccountIndex): OwnerState {
-  return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), reduceLots: new Map(), liquidating: new Set(), offBook: new Map() };
+  return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), reduceLots: new Map(), sideHolds: new Map(), liquidating: new Set(), offBook: new Map() };
 }
 
 /** Adds `lots` on `side` (+ buys, − sells) to `market`'s entry of a per-market lot count. */

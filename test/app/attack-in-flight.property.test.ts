@@ -7,7 +7,11 @@
  * far through the mark, IOC, post-only, reduce-only, originator fees at the market's ceiling
  * to each other, stop-loss / take-profit orders and position-attached pairs, TWAPs and
  * icebergs, cancels, transfers between subaccounts and addresses, withdrawals, isolated and
- * cross margin, ticks (liquidations). With the index still, the mark stays inside its band
+ * cross margin, ticks (liquidations), and bursts: an owner's opening and reduce-only orders
+ * sent together against an accomplice's orders far through the mark (`burst`; at the default
+ * run count it catches the reduce-only lots in flight and the open lots a reduce-only order
+ * may close, each taken out of ledger/holds `admitOrder`, which it did not before). With the
+ * index still, the mark stays inside its band
  * (half the maintenance fraction each way) and no funding boundary is reached, so nobody can
  * be made bankrupt by the market beyond the band's rounding (below): a larger `shortfall` paid
  * is money an order took that its hold did not cover (sim/fund-payouts.ts, the rule the hostile
@@ -22,8 +26,10 @@ import type { MarketRouter } from '../../src/app/ports.ts';
 import { FastOrderBook } from '../../src/engine/fast-book.ts';
 import { OrderFlag, type PlaceOrder } from '../../src/engine/types.ts';
 import type { Address } from '../../src/types/address.ts';
-import type { OrderId } from '../../src/types/ids.ts';
+import type { OrderId, OwnerIndex } from '../../src/types/ids.ts';
 import { MARKETS, usd } from '../ledger/fixtures.ts';
+import { RATE_ONE } from '../../src/config/market.ts';
+import { notional, notionalScale } from '../../src/ledger/units.ts';
 import { Prng } from '../../sim/prng.ts';
 import { FundPayouts } from '../../sim/fund-payouts.ts';
 
@@ -35,6 +41,7 @@ const ADDRESSES: Address[] = ['1', '2', '3', '4', '5'].map((c) => `0x${c.repeat(
 const ZERO: Address = `0x${'0'.repeat(40)}`;
 /** Index per market in ticks: BTC 100 USD (tick 1), ETH 10 USD (tick 0.01). */
 const INDEX = [100, 1000];
+const scales = MARKETS.map(notionalScale);
 
 function run(seed: number): void {
   const rng = new Prng(seed);
@@ -86,6 +93,84 @@ function run(seed: number): void {
   const priceNear = (m: number, spread: number) => Math.max(1, Math.round(INDEX[m] * (1 + (rng.below(2 * spread + 1) - spread) / 100)));
   const lots = (m: number) => (m === 0 ? pick([1, 7, 100, 500, 1000, 3000]) : pick([1, 13, 1000, 50_000, 200_000]));
 
+  /** The price of an order of `side` far through the mark: a buy far above it, a sell far below. */
+  const through = (m: number, side: 1 | -1) => (side > 0 ? Math.round(INDEX[m] * pick([1.3, 1.6, 3])) : Math.max(1, Math.round(INDEX[m] * pick([0.01, 0.4, 0.7]))));
+  const submit = (account: Address, sub: number, m: number, side: 1 | -1, price: number, quantity: number, flags: number) => {
+    const result = exec({ kind: CommandKind.SubmitOrder, time, ...batchOrder(account, sub, m, 'limit', side, price, quantity, flags) } as Command);
+    if (result.orderId !== undefined) orderIds.push(result.orderId);
+  };
+  /**
+   * A burst: the owner sends, with nothing flushed in between, rounds of an opening order and
+   * then reduce-only orders on both sides (the first round sometimes without its opening
+   * order), some far through the mark, some far larger than the position, up to 2^53 − 1 lots
+   * ("close whatever there is"); its accomplice quotes the other side of the opening orders at
+   * their price, for the lots they and the position come to, and rests orders far through the
+   * mark on both sides to take what the reduce-only orders sell or buy there. Each order is
+   * decided while the fills of the ones before it are on their way back, and a reduce-only
+   * order closes what the book has, not what the ledger has settled: right behind the opening
+   * order (test/app/reduce-only-in-flight), or behind a reduce-only order that closed the
+   * position and the opening order that reversed it (test/app/reduce-only-bypass). Half the
+   * bursts start from a position the ledger knows, opened at full leverage against the
+   * accomplice, its owner having withdrawn all but 0.5 to 5 % of its notional; the opening
+   * orders then mostly reverse it, the way of the thinner book near the mark (which the
+   * reduce-only orders closing the reversal meet).
+   */
+  const burst = (account: Address, sub: number, m: number) => {
+    let accomplice = pick(ADDRESSES);
+    const accompliceSub = rng.below(2);
+    if (accomplice === account && accompliceSub === sub) accomplice = ADDRESSES[(ADDRESSES.indexOf(account) + 1) % ADDRESSES.length];
+    const owner = ex.ledger.findOwner(account, sub);
+    const partner = ex.ledger.findOwner(accomplice, accompliceSub);
+    /** The owner's position as the ledger has it (the fills it has settled). */
+    const position = () => (owner === undefined ? 0 : ex.ledger.position(owner, m as never));
+    /** The most lots at `price` whose initial margin the free collateral of `who` holds (at least one). */
+    const affordable = (who: OwnerIndex | undefined, price: number) => {
+      if (who === undefined) return 1;
+      const free = (ex.ledger.stats(who)!.freeCollateralCross * RATE_ONE) / ex.ledger.marginSetting(who, m as never).fraction;
+      return Math.max(1, Number(free / notional(scales[m], price, 1)));
+    };
+    /** The accomplice is funded for what it quotes when its free collateral is short of a fifth of the notional. */
+    const fund = (price: number, quantity: number) => {
+      const wanted = notional(scales[m], price, quantity) / 5n - (partner === undefined ? 0n : ex.ledger.stats(partner)!.freeCollateral);
+      if (wanted > 0n) exec({ kind: CommandKind.Deposit, time, account: accomplice, subaccountIndex: accompliceSub, amount: wanted });
+    };
+    /** Lots resting on `bookSide` (+1 bids) within 10 % of the index. */
+    const nearLots = (bookSide: 1 | -1) => books[m].depth(bookSide, 1_000, 1).reduce((a, l) => a + ((bookSide > 0 ? l.price >= INDEX[m] * 0.9 : l.price <= INDEX[m] * 1.1) ? l.quantity : 0), 0);
+    /** Mostly the way an order meets the thinner book near the mark (a buy meets the asks). */
+    const thin: 1 | -1 = rng.below(4) === 0 ? pick([1, -1]) : nearLots(-1) < nearLots(1) ? 1 : -1;
+    if (rng.below(2) === 0) {
+      const price = priceNear(m, 1);
+      const quantity = Math.max(1, Math.floor(affordable(owner, price) * 0.9));
+      fund(price, quantity);
+      submit(accomplice, accompliceSub, m, (-thin) as 1 | -1, price, quantity, 0);
+      submit(account, sub, m, thin, price, quantity, OrderFlag.ImmediateOrCancel);
+      flush(m, Infinity);
+      const free = owner === undefined ? 0n : ex.ledger.stats(owner)!.freeCollateral;
+      const keep = notional(scales[m], price, Math.abs(position())) / BigInt(int(20, 200));
+      if (free > keep) exec({ kind: CommandKind.Withdraw, time, account, subaccountIndex: sub, amount: free - keep });
+    }
+    const held = position();
+    const side: 1 | -1 = held !== 0 && rng.below(4) > 0 ? (held < 0 ? 1 : -1) : ((-thin) as 1 | -1);
+    const price = priceNear(m, 1);
+    const both = Math.max(1, Math.floor(Math.min(affordable(owner, price), affordable(partner, price)) * 0.9));
+    const opening = Array.from({ length: int(1, 3) }, (_, round) => (round === 0 && rng.below(2) === 0 ? 0 : pick([lots(m), both, Math.abs(held) || lots(m), Math.abs(held) || lots(m)])));
+    const inPlay = Math.abs(held) + opening.reduce((a, b) => a + b, 0);
+    fund(price, inPlay);
+    if (inPlay > 0) submit(accomplice, accompliceSub, m, (-side) as 1 | -1, price, inPlay, 0);
+    for (const way of [1, -1] as const) submit(accomplice, accompliceSub, m, way, through(m, (-way) as 1 | -1), inPlay + lots(m), 0);
+    for (const quantity of opening) {
+      if (quantity > 0) submit(account, sub, m, side, price, quantity, pick([0, OrderFlag.ImmediateOrCancel]));
+      const closing: Array<1 | -1> = rng.below(2) === 0 ? [1, -1] : [-1, 1];
+      if (rng.below(2) === 0) closing.push(pick([1, -1]));
+      for (const closes of closing) {
+        const size = pick([lots(m), lots(m) * int(2, 50), Math.abs(position()) + 1, Math.abs(position()) + 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]);
+        // Mostly at the accomplice's quote the way of the opening orders, far through the mark the other way.
+        const far = closes === side ? rng.below(4) === 0 : rng.below(4) > 0;
+        submit(account, sub, m, closes, far ? through(m, closes) : closes === side ? price : priceNear(m, 1), size, pick([OrderFlag.ReduceOnly, OrderFlag.ReduceOnly | OrderFlag.ImmediateOrCancel]));
+      }
+    }
+  };
+
   for (let step = 0; step < STEPS; step++) {
     time += int(0, 30);
     const account = pick(ADDRESSES);
@@ -133,6 +218,8 @@ function run(seed: number): void {
       result = exec({ kind: CommandKind.Tick, time });
     } else if (r < 80) {
       result = exec({ kind: CommandKind.Deposit, time, account, subaccountIndex: sub, amount: usd(int(1, 50)) });
+    } else if (r < 85) {
+      burst(account, sub, m);
     } else {
       flush(m, int(1, 6));
     }
