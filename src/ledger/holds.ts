@@ -113,7 +113,7 @@ export function admitOrder(ctx: HoldsContext, orderId: OrderId, owner: OwnerInde
     // the position is not there for them, and they open that many lots more: the initial
     // margin closing it frees is theirs, not free (a long closed reduce-only under the owner's
     // resting asks freed its margin for withdrawal, and the asks opened a short with none:
-    // the in-flight generator, seed 930080; test/app/reduce-only-close-under-resting-asks).
+    // the in-flight generator, seed 930080; test/app/long-closed-under-resting-asks).
     // Held as a side hold, not in this order's hold, which its fills release.
     // (What the side holds already counts: the two together never hold more than the side needs.)
     const needed = sideNeed(o, m, side, countedReduceLots(quantity));

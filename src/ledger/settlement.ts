@@ -108,7 +108,7 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     // on the book, now open it. So the hold of the closing lots stays held for them, as a
     // side hold, trimmed below to what the side's orders may still need: released as theirs
     // on the fill, with the initial margin the close frees, it let the owner withdraw what
-    // the ask held as closing then opened a short with (test/app/second-ask-closes-the-long).
+    // the ask held as closing then opened a short with (test/app/long-closed-under-resting-asks).
     const closed = t.closedLots < heldLots ? t.closedLots : heldLots;
     addSideHold(o, market, side, (released * BigInt(closed)) / BigInt(heldLots));
   }
