@@ -45,7 +45,8 @@ export interface HoldsContext extends InsolvencyContext {
  * not already held (the margin its fill moves is cash, not unrealised profit). A reduce-only order holds its fees and open loss on the lots it can close
  * (min(quantity, |position| + the owner's open lots that would grow it: its book may have
  * filled them already)), checked against the headroom plus what closing the position's own
- * lots frees (their initial margin; an isolated position's equity): it opens nothing, but it
+ * lots frees (their initial margin; an isolated position's equity beyond the maintenance
+ * margin of the lots left): it opens nothing, but it
  * pays what it charges — and, as a side hold, the initial margin the open orders of its side
  * need once the position they were held as closing is gone (`sideNeed`). Liquidation orders
  * hold nothing.
