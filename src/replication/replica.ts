@@ -114,12 +114,11 @@ const READY_LAG_MS = 5_000;
 /** How often the primary's position is read from the stream (the lag's reference). */
 const TAIL_POLL_MS = 250;
 
-/**
- * Why the local journal is not a prefix of the stream, or null when it is: its last record must
- * be the stream's record at that seq (the hash chain makes every earlier one equal too). A
- * journal with records the stream lacks or holds differently was written by a primary that was
- * deposed before shipping them: following the stream would apply another history on top.
- */
+/** True when the local journal's record at `seq` is `streamed`, the stream's record there. */
+function sameRecord(journal: Journal, seq: number, streamed: Uint8Array): boolean {
+  return Buffer.from([...journal.range(seq, seq)][0].record).equals(Buffer.from(streamed));
+}
+
 /**
  * The last seq the local journal and the stream share, or null when the stream no longer holds
  * a record it should (purged by an operator: what it held there is unknown). The hash chain
@@ -134,19 +133,24 @@ async function lastShared(journal: Journal, source: BlockSource): Promise<number
     // Within the stream's end, a seq it does not hold was purged, not never written.
     const streamed = await source.recordAt(mid);
     if (streamed === null) return null;
-    if (Buffer.from([...journal.range(mid, mid)][0].record).equals(Buffer.from(streamed))) shared = mid;
+    if (sameRecord(journal, mid, streamed)) shared = mid;
     else differs = mid;
   }
   return shared;
 }
 
+/**
+ * Why the local journal is not a prefix of the stream, or null when it is: its last record must
+ * be the stream's record at that seq (the hash chain makes every earlier one equal too). A
+ * journal with records the stream lacks or holds differently was written by a primary that was
+ * deposed before shipping them: following the stream would apply another history on top.
+ */
 async function divergence(journal: Journal, source: BlockSource): Promise<string | null> {
   const last = journal.lastSeq();
   if (last === 0) return null;
   const streamed = await source.recordAt(last);
   if (streamed === null) return `this node's journal holds records up to seq ${last}, which the journal stream does not reach (it ends at seq ${await source.tail()}): records this node wrote were never shipped, and another primary writes the stream — the histories diverged.`;
-  const local = [...journal.range(last, last)][0].record;
-  if (!Buffer.from(local).equals(Buffer.from(streamed))) return `this node's journal record at seq ${last} differs from the journal stream's: another primary wrote after this node's last shipped record — the histories diverged.`;
+  if (!sameRecord(journal, last, streamed)) return `this node's journal record at seq ${last} differs from the journal stream's: another primary wrote after this node's last shipped record — the histories diverged.`;
   return null;
 }
 
