@@ -133,7 +133,7 @@ async function startLocked(wiring: Wiring, lock: DirectoryLock): Promise<Running
   const later: Later = { links: [] };
 
   // ⑥ first, out of its place: every other stage starts from what the journal and history hold.
-  const data = await openJournal(wiring);
+  const data = await openJournal(wiring, status.threadStopped);
   data.projections.onThreadStopped = status.threadStopped;
   // ③'s state before ①, its sequencer after ④: the gateway reads the exchange restored from the
   // newest snapshot, and the journal after that snapshot is replayed while the gateway listens.
@@ -239,13 +239,15 @@ class Status {
  * and history (derived from it, written without flushing), opened and checked to agree; with
  * replication, its sink attached before anything is appended.
  */
-async function openJournal({ settings, logger, options, metrics, undo }: Wiring): Promise<DataDirectory> {
+async function openJournal({ settings, logger, options, metrics, undo }: Wiring, storageFailed: (reason: string) => void): Promise<DataDirectory> {
   const data = await openDataDirectory(settings.dataDir, logger, {
     onFlush: (records, seconds) => {
       metrics.flushSeconds.observe(seconds);
       metrics.flushRecords.observe(records);
       if (seconds * 1000 > SLOW_FLUSH_MS) logger.warn({ records, ms: Math.round(seconds * 1000) }, 'slow journal flush: replies wait for the disk');
     },
+    // Fatal like a thread's death: the state in memory is ahead of what the restart replays.
+    onStorageFailed: (error) => storageFailed(error.message),
   });
   // Undone in reverse: the journal's last flush before replication closes (it ships it).
   if (options.replication !== undefined) undo.push(() => options.replication!.close());

@@ -91,6 +91,12 @@ export interface JournalOptions {
   upTo?: number;
   /** Called after each flush (group commit) with its record count and duration: the operator's metrics. */
   onFlush?: (records: number, seconds: number) => void;
+  /**
+   * Called once when the storage fails a flush (a full disk, an I/O error): the exchange cannot
+   * go on, since what it holds in memory is then ahead of what a restart replays (pipeline:
+   * fatal, exit 70). A replication sink refusing a block is not this: the node is deposed.
+   */
+  onStorageFailed?: (error: JournalFailedError) => void;
 }
 
 /** One record as `range` yields it. The object and its views are reused: copy what you keep. */
@@ -138,6 +144,7 @@ export class Journal {
   private readonly logger: JournalLogger;
   private readonly maxUnflushed: number;
   private readonly onFlush: ((records: number, seconds: number) => void) | undefined;
+  private readonly onStorageFailed: ((error: JournalFailedError) => void) | undefined;
   private last: number;
   private committed: number;
   private commitWaiters: Waiter[] = [];
@@ -168,6 +175,7 @@ export class Journal {
     this.logger = options.logger ?? consoleLogger;
     this.maxUnflushed = options.maxUnflushed ?? 100_000;
     this.onFlush = options.onFlush;
+    this.onStorageFailed = options.onStorageFailed;
     this.last = lastSeq;
     this.committed = lastSeq;
     this.flushed = lastSeq;
@@ -400,7 +408,10 @@ export class Journal {
         } else this.markFlushed(upTo);
         if (this.last > upTo) this.endTurn();
       },
-      (error: unknown) => this.fail(error),
+      (error: unknown) => {
+        this.fail(error);
+        this.onStorageFailed?.(this.failure!);
+      },
     );
   };
 

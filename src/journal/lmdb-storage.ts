@@ -29,7 +29,7 @@
  * file is refused by name instead of crashing the process when lmdb maps it.
  *
  * May import: lmdb, node:fs, node:path, journal/storage, journal/record (the header layout),
- * journal/lmdb-file, journal/refusal.
+ * journal/lmdb-file, journal/refusal, journal/lmdb-commit-rejections.
  */
 import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lmdb';
 import { statSync } from 'node:fs';
@@ -38,6 +38,7 @@ import type { JournalStorage } from './storage.ts';
 import { checkLmdbFile, lmdbDataFile } from './lmdb-file.ts';
 import { DataRefusedError } from './refusal.ts';
 import { kJournalHeaderBytes, kJournalPayloadLength } from './record.ts';
+import { lmdbWrite, tolerateLmdbCommitRejections } from './lmdb-commit-rejections.ts';
 
 /** Most records in one block (a burst of a turn is split). */
 export const MAX_BLOCK_RECORDS = 4096;
@@ -130,8 +131,13 @@ export interface LmdbJournalOptions {
   readOnly?: boolean;
 }
 
-/** Opens (creating) the LMDB environment of a data directory. Journal and snapshots share it. */
+/**
+ * Opens (creating) the LMDB environment of a data directory. Journal and snapshots share it.
+ * Every thread that writes them opens it here, so each tolerates lmdb-js's unheld commit
+ * promise (journal/lmdb-commit-rejections).
+ */
 export function openEnvironment(dir: string, options: LmdbJournalOptions = {}): RootDatabase {
+  tolerateLmdbCommitRejections();
   return open({
     path: dir,
     maxDbs: 8,
@@ -205,15 +211,19 @@ export class LmdbJournalStorage implements JournalStorage {
   sync(): Promise<void> {
     this.writePending();
     // `flushed` is a thenable bound to the flush of the transaction holding the latest writes.
-    return Promise.resolve(this.blocks.flushed).then(() => undefined);
+    // lmdb-js never settles it when that transaction fails (it only resolves its flush), so the
+    // failure comes from the commit of the same writes, awaited beside it: a full disk fails
+    // the flush instead of leaving every reply waiting (test/e2e/disk-full).
+    return Promise.all([lmdbWrite(this.blocks.flushed), this.lastCommit]).then(() => undefined);
   }
 
   /** Writes what was put since the last sync as blocks (durability is observed through sync(), a commit through committed()). */
   private writePending(): void {
     const pending = this.pending;
     for (let i = 0; i < pending.length; i += MAX_BLOCK_RECORDS) {
-      const commit = this.blocks.put(this.pendingFrom + i, concat(pending.slice(i, i + MAX_BLOCK_RECORDS)));
-      // A failed write is reported by sync() (and to whoever awaits committed()), not as an unhandled rejection.
+      // A failed write is reported by sync() (and to whoever awaits committed()), not as an
+      // unhandled rejection; the failure carries lmdb's own error (journal/lmdb-commit-rejections).
+      const commit = lmdbWrite(this.blocks.put(this.pendingFrom + i, concat(pending.slice(i, i + MAX_BLOCK_RECORDS))));
       commit.catch(() => {});
       this.lastCommit = commit;
     }
@@ -257,14 +267,14 @@ export class LmdbJournalStorage implements JournalStorage {
 
   async truncateAfter(seq: number): Promise<void> {
     this.writePending();
-    await this.blocks.transaction(() => {
+    await lmdbWrite(this.blocks.transaction(() => {
       for (const { key, value } of this.blocks.getRange({ start: seq, reverse: true, limit: 1 })) {
         // The block holding `seq` keeps its records up to it.
         const end = recordOffset(value, seq - key + 1);
         if (end >= 0) this.blocks.put(key, copyOf(value, 0, end));
       }
       for (const key of this.blocks.getKeys({ start: seq + 1 })) this.blocks.remove(key);
-    });
+    }));
     await this.sync();
   }
 

@@ -16,12 +16,13 @@
  * snapshot costs replay time, never correctness. `prune(keep)` deletes all but the newest
  * `keep` valid snapshots.
  *
- * May import: lmdb, journal/checksum, journal/lmdb-storage (key encoder), journal/journal (logger type).
+ * May import: lmdb, journal/checksum, journal/lmdb-storage (key encoder), journal/lmdb-commit-rejections, journal/journal (logger type).
  */
 import type { Database, DatabaseOptions, RootDatabase } from 'lmdb';
 import { crc32c } from './checksum.ts';
 import { consoleLogger, type JournalLogger } from './journal.ts';
 import { seqKeyEncoder } from './lmdb-storage.ts';
+import { lmdbWrite } from './lmdb-commit-rejections.ts';
 
 const kSnapshotCrc = 0;
 const kSnapshotVersion = 4;
@@ -89,8 +90,8 @@ export class Snapshots {
 
   /** Stores a snapshot of the state after journal record `seq`; resolves once it is flushed. */
   async save(seq: number, stateHash: string, bytes: Uint8Array): Promise<void> {
-    await this.db.put(seq, encodeSnapshotRecord(seq, stateHash, bytes));
-    await this.db.flushed;
+    await lmdbWrite(this.db.put(seq, encodeSnapshotRecord(seq, stateHash, bytes)));
+    await lmdbWrite(this.db.flushed);
   }
 
   /** The newest snapshot that verifies (newest first; bad ones are logged and skipped), or undefined. */
@@ -127,10 +128,10 @@ export class Snapshots {
     if ((this.db as unknown) === undefined) return 0;
     const doomed = [...this.db.getKeys({ start: seq + 1 })];
     if (doomed.length === 0) return 0;
-    await this.db.transaction(() => {
+    await lmdbWrite(this.db.transaction(() => {
       for (const key of doomed) this.db.remove(key);
-    });
-    await this.db.flushed;
+    }));
+    await lmdbWrite(this.db.flushed);
     return doomed.length;
   }
 
@@ -143,10 +144,10 @@ export class Snapshots {
       else if (decodeSnapshotRecord(key, value)) validSeen++;
     }
     if (doomed.length === 0) return 0;
-    await this.db.transaction(() => {
+    await lmdbWrite(this.db.transaction(() => {
       for (const key of doomed) this.db.remove(key);
-    });
-    await this.db.flushed;
+    }));
+    await lmdbWrite(this.db.flushed);
     return doomed.length;
   }
 }

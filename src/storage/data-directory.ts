@@ -64,7 +64,7 @@ function openHistory(dir: string): { env: RootDatabase; projections: Projections
 }
 
 /** Opens the journal, snapshots and history of `dataDir`, refusing what contradicts the journal and rebuilding history that does. */
-export async function openDataDirectory(dataDir: string, logger: JournalLogger, journalOptions: Pick<JournalOptions, 'onFlush'> = {}): Promise<DataDirectory> {
+export async function openDataDirectory(dataDir: string, logger: JournalLogger, journalOptions: Pick<JournalOptions, 'onFlush' | 'onStorageFailed'> = {}): Promise<DataDirectory> {
   const journalDir = join(dataDir, 'journal');
   const historyDir = join(dataDir, 'history');
   let history = openHistory(historyDir);

@@ -10,8 +10,9 @@
  *
  * A thread that ends on its own (it threw, ran out of memory, exited) is reported once to
  * `onStopped` with a reason naming its markets; from then on `problem()` says it, the drain
- * loop ends and requests to it fail at once — nothing waits on a thread that is gone. An end
- * asked for (`close`, `terminate`) is not reported.
+ * loop ends and requests to it fail at once — nothing waits on a thread that is gone. So is a
+ * record whose handler throws: the link stops there. An end asked for (`close`, `terminate`)
+ * is not reported.
  *
  * `spawnMarketLinks` starts an exchange's market threads; `routerOver` is the application's
  * `MarketRouter` (app/ports) over them, by shape: the thread transport knows the books, not
@@ -76,7 +77,10 @@ export class MarketLink {
     const name = `market thread of ${markets.map((m) => m.symbol).join(', ')}`;
     this.worker.on('error', (error) => this.stop(`${name} failed: ${error.message}`));
     this.worker.on('exit', (code) => this.stop(`${name} exited (code ${code})`));
-    this.drained = this.drain();
+    // A record the main thread cannot handle (its journal failed under it, say) stops the link
+    // like its thread's death, reported, instead of ending the process with an unhandled
+    // rejection and no log line (test/e2e/disk-full).
+    this.drained = this.drain().catch((error: unknown) => this.stop(`events of the ${name} could not be handled: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   private stop(reason: string): void {

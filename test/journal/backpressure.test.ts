@@ -21,10 +21,11 @@ test('the journal reports itself behind while more than maxUnflushed records wai
   assert.equal(journal.isBehind(), false);
 });
 
-test('a storage failure rejects waiting acknowledgements, refuses appends and reports behind', async () => {
+test('a storage failure rejects waiting acknowledgements, refuses appends, reports behind, and is reported once to onStorageFailed', async () => {
   const disk = new SimulatedJournalStorage();
   const logger = new CapturingLogger();
-  const journal = await Journal.open(disk, { logger });
+  const reported: JournalFailedError[] = [];
+  const journal = await Journal.open(disk, { logger, onStorageFailed: (error) => reported.push(error) });
   const seq = journal.append(1, payloadFor(1));
   const ack = journal.durable(seq);
   await turn();
@@ -33,4 +34,5 @@ test('a storage failure rejects waiting acknowledgements, refuses appends and re
   assert.throws(() => journal.append(1, payloadFor(2)), JournalFailedError);
   assert.equal(journal.isBehind(), true);
   assert.match(logger.errors[0].message, /storage failed/);
+  assert.deepEqual(reported.map((e) => e.message), ['journal storage failed: EIO: simulated']);
 });
