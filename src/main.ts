@@ -80,7 +80,12 @@ try {
     process.exit(0);
   }
   if (error instanceof ConfigError) refuseSetting(error);
-  if (!(error instanceof DataRefusedError)) throw error;
+  if (!(error instanceof DataRefusedError)) {
+    // Unforeseen (a full disk during the replay, say): one fatal line for the log's reader, then
+    // the stack on stderr and exit 1, as Node ends on an uncaught error.
+    logger.fatal({ err: error, dataDir: settings.dataDir }, 'start failed');
+    throw error;
+  }
   // The refusal is the operator's whole report: no stack, and the data directory untouched.
   logger.fatal({ dataDir: settings.dataDir }, 'refusing to start');
   console.error(`Cannot start: ${error.message}`);

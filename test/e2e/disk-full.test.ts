@@ -11,6 +11,8 @@
  *    blames the client;
  *  - the process does not hang: every request is answered, and it exits with status 70 and
  *    one fatal line naming the write that failed (the journal's or history's);
+ *  - a restart while the disk is still full (a process manager's) serves or ends with its
+ *    reason, within a bound, and leaves the directory as the next start needs it;
  *  - once there is space again, a restart on the same directory serves, its state is valid
  *    (`/operator/state-hash` problem null), and it takes new orders.
  * Needs root (it mounts a tmpfs); skipped otherwise, with the reason.
@@ -22,7 +24,7 @@ import { mkdtempSync, rmSync, statfsSync, writeFileSync, openSync, writeSync, cl
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fundedTraders, withinBudget, type Trader } from './harness.ts';
-import { startServerProcess, type ServerProcess } from './server-process.ts';
+import { spawnServerProcess, startServerProcess, type ServerProcess } from './server-process.ts';
 
 const MOUNT_MB = 96;
 /** Space left to the exchange once the filler is written: a few thousand orders' journal and history. */
@@ -155,9 +157,19 @@ test('a full disk under load loses no acknowledged order, refuses with 5xx, and 
   t.diagnostic(`fatal: ${fatal!.reason}`);
   for (const key of refusals.keys()) assert.ok(key === 'no answer' || key.startsWith('5'), `a full disk was answered as the client's fault: ${key}`);
 
-  // Space again; the old process is stopped however it stands, and a new one starts on the directory.
+  // A process manager restarts it at once, on the disk still full: that start may fail, but
+  // says why, does not hang, and damages nothing the next start needs.
+  const early = spawnServerProcess([], { SNAPSHOT_INTERVAL_MS: '500' }, dataDir);
+  const outcome = await answered(early.ready.then(() => 'served', (error: Error) => `refused: ${error.message.slice(0, 300)}`));
+  await early.kill('SIGKILL');
+  if (outcome !== 'served' && outcome !== 'hung') {
+    assert.ok(early.log.some((e) => e.level === 60 && e.msg === 'start failed' && /No space left|Input\/output/.test(String(e.err?.message))), `a start that failed on the full disk logged no fatal line saying why: ${JSON.stringify(early.log.slice(-3))}`);
+  }
+  t.diagnostic(`a start on the still-full disk: ${outcome}`);
+  assert.notEqual(outcome, 'hung', `a start on the full disk neither served nor ended; stderr: ${early.stderr()}`);
+
+  // Space again, and a new one starts on the directory.
   rmSync(filler);
-  if (server.exit() === undefined) await server.kill('SIGKILL');
   server = await startServerProcess([], { SNAPSHOT_INTERVAL_MS: '500' }, dataDir);
   for (const a of acked) {
     const trader = traders[a.trader];
