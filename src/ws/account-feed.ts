@@ -17,13 +17,19 @@
  * catch-up the budget cannot pay is refused with the budget's error and the channel left: a
  * client re-subscribing with `since: 0` used to have thousands of events read and written for it
  * per message, and held every other client's answers for seconds.
- * May import: types/ids (types), config/market (types), history/account-events (types), http/
+ *
+ * A delegate's subscription lasts as long as its grant: its `read` is checked again before each
+ * live event is sent, and once revoked the subscription ends with REST's refusal (`Not delegated
+ * for account and subaccount`, naming the channel). Checked only when the account has events to
+ * send (a map lookup per delegate follower): a revoked delegate is sent nothing more either way.
+ * May import: types/ids (types), auth/delegation (types), config/market (types), history/account-events (types), http/
  * (errors, ports types, routes/account-stats), ws/.
  */
 import type { MarketSpec } from '../config/market.ts';
 import type { OwnerIndex } from '../types/ids.ts';
+import type { DelegationStore } from '../auth/delegation.ts';
 import type { AccountEventReader, AccountEventRecord } from '../history/account-events.ts';
-import { failure, GatewayCode } from '../http/errors.ts';
+import { codeFailure, failure, GatewayCode } from '../http/errors.ts';
 import { statsView } from '../http/routes/account-stats.ts';
 import type { AccountReadPort } from '../http/ports.ts';
 import type { AccountChannel } from './channels.ts';
@@ -35,6 +41,8 @@ export interface AccountFeedPorts {
   markets: readonly MarketSpec[];
   accounts: Pick<AccountReadPort['ledger'], 'findOwner' | 'identity' | 'stats'>;
   accountEvents: AccountEventReader;
+  /** Who may read a subaccount now: a delegate's subscription ends when its grant does. */
+  delegations: Pick<DelegationStore, 'authorizeCaller'>;
   /** Resolves once every journal record so far is flushed and its history written. */
   durableAndWritten(): Promise<void>;
 }
@@ -60,7 +68,8 @@ export class AccountFeed {
 
   /** Catches a private subscription up from `since` (or from now), then makes it live. */
   async follow(conn: FeedConnection, c: AccountChannel): Promise<void> {
-    const follower: AccountFollower = { conn, sent: 0, buffer: [] };
+    // The channel was authorized for the connection's caller as it is now (ws/channels).
+    const follower: AccountFollower = { conn, sent: 0, buffer: [], reader: conn.state.caller!, account: c.account, subaccountIndex: c.subaccountIndex };
     conn.state.followers.set(c.name, follower);
     let set = this.followers.get(c.name);
     if (set === undefined) this.followers.set(c.name, (set = new Set()));
@@ -120,10 +129,20 @@ export class AccountFeed {
       const set = this.followers.get(channel);
       if (set === undefined) continue;
       const text = accountEventMessage(channel, this.ports.markets, e);
-      for (const follower of set) this.deliver(follower, e, text);
+      for (const follower of set) if (this.mayStillRead(follower, channel)) this.deliver(follower, e, text);
       touched.set(e.owner, channel);
     }
     for (const [owner, channel] of touched) this.sendStats(channel, owner, this.followers.get(channel) ?? []);
+  }
+
+  /** Whether a follower may still read its channel; a delegate whose grant was revoked is told so, and its subscription ends. */
+  private mayStillRead(follower: AccountFollower, channel: string): boolean {
+    if (follower.reader === follower.account) return true;
+    const allowed = this.ports.delegations.authorizeCaller(follower.reader, follower.account, follower.subaccountIndex, 'read');
+    if (allowed.ok) return true;
+    this.out.error(follower.conn, undefined, codeFailure(allowed).body, channel);
+    this.leave(follower.conn, channel);
+    return false;
   }
 
   /** An owner's channel name, made once: an owner index names one (address, subaccount) for good. */

@@ -31,6 +31,10 @@ export interface AccountFollower {
   conn: FeedConnection;
   sent: number;
   buffer: AccountEventRecord[] | null;
+  /** Who subscribed (the connection's caller then) to which subaccount: a delegate's grant is checked again at each event. */
+  reader: Address;
+  account: Address;
+  subaccountIndex: number;
 }
 
 export interface ConnectionState {

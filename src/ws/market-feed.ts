@@ -10,7 +10,8 @@
  * depth mirror updated by each delta), so a snapshot on subscribe is exactly the state the next
  * delta starts from (its `previous_sequence_number`), and each delta's checksum is of the book
  * after it. Candles, prices and summaries go out when they change, no more often than their
- * periods.
+ * periods; a summary held back by its period goes out when the period ends (with the history
+ * written by then), so the last trades of a burst are never left out of it.
  * May import: types/ids (types), config/market (types), engine/types, history/ (candles, types), app/depth-mirror, ws/.
  */
 import type { MarketSpec } from '../config/market.ts';
@@ -58,6 +59,8 @@ export class MarketFeed {
   /** Closed: no more windows, each frame published as it comes. */
   private closing = false;
   private readonly lastSummaryAt: number[];
+  /** Per market: the timer of a summary held back by `SUMMARY_EVERY_MS`. */
+  private readonly summaryTimers: (NodeJS.Timeout | undefined)[];
   /** Per market: the last book snapshot built, for the subscribers of the same book and second. */
   private readonly snapshots: ({ name: string; sequence: number; second: number; text: string } | undefined)[] = [];
   /** The last text sent per candle / prices topic (so an unchanged one is not sent again). */
@@ -74,13 +77,15 @@ export class MarketFeed {
     this.publishedAt = ports.markets.map(() => -Infinity);
     this.windows = ports.markets.map(() => undefined);
     this.lastSummaryAt = ports.markets.map(() => 0);
+    this.summaryTimers = ports.markets.map(() => undefined);
   }
 
   /** Publishes what waits for a window; from now on each frame goes out as it comes. */
   close(): void {
     this.closing = true;
-    for (const timer of this.windows) clearTimeout(timer);
+    for (const timer of [...this.windows, ...this.summaryTimers]) clearTimeout(timer);
     this.windows.fill(undefined);
+    this.summaryTimers.fill(undefined);
     for (const market of this.ports.markets) this.publishMarket(market.index);
   }
 
@@ -198,11 +203,34 @@ export class MarketFeed {
         this.lastSent.set(topic, text);
         this.out.publish(topic, text);
       }
-      const topic = `summary.${market.symbol}`;
-      if (this.out.subscribers(topic) > 0 && now - this.lastSummaryAt[market.index] >= SUMMARY_EVERY_MS) {
-        this.lastSummaryAt[market.index] = now;
-        this.out.publish(topic, summaryMessage(topic, market, this.ports.history.summary24h(market.index, now)));
-      }
+      if (this.out.subscribers(`summary.${market.symbol}`) > 0) this.scheduleSummary(market, now);
     }
+  }
+
+  /**
+   * The market's summary now if the last is a period ago, else once it is (one timer): a
+   * summary only throttled would leave the trades of a burst's last second out of every
+   * summary until the market traded again.
+   */
+  private scheduleSummary(market: MarketSpec, now: number): void {
+    if (this.summaryTimers[market.index] !== undefined) return;
+    const wait = this.lastSummaryAt[market.index] + SUMMARY_EVERY_MS - now;
+    if (wait <= 0) {
+      this.publishSummary(market, now);
+      return;
+    }
+    // Closed: no more timers (as for the windows).
+    if (this.closing) return;
+    this.summaryTimers[market.index] = setTimeout(() => {
+      this.summaryTimers[market.index] = undefined;
+      this.publishSummary(market, this.ports.clock());
+    }, wait);
+  }
+
+  private publishSummary(market: MarketSpec, now: number): void {
+    const topic = `summary.${market.symbol}`;
+    if (this.out.subscribers(topic) === 0) return;
+    this.lastSummaryAt[market.index] = now;
+    this.out.publish(topic, summaryMessage(topic, market, this.ports.history.summary24h(market.index, now)));
   }
 }

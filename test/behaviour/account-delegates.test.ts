@@ -81,3 +81,13 @@ test('GET /account/nonce gives the next nonce per signer, 0 before any', async (
   assert.equal(bad.status, 400);
   assert.equal(bad.text, 'signer must be a 0x-prefixed 20-byte hex address');
 });
+
+test('a remove that names scopes is refused, not taken for a revocation of every scope', async () => {
+  assert.equal((await alice.send('POST', '/account/delegates', await signed(change({ scopes: 'trade,read' })))).status, 200);
+  // A trader dropping Bob's trade scope and keeping his reads: the remove would have revoked both.
+  const partial = await alice.send('POST', '/account/delegates', await signed(change({ action: 'remove', scopes: 'trade' })));
+  assert.equal(partial.status, 400);
+  assert.equal(partial.text, 'scopes must be "" for remove: a remove revokes every scope of the delegate (to keep some, add them instead)');
+  assert.deepEqual((await alice.get(`/account/delegates?${q}`)).json().delegates, [{ subaccountIndex: 0, delegate: BOB, scopes: ['trade', 'read'] }]);
+  assert.equal((await bob.get(`/account/stats?${q}`)).status, 200);
+});

@@ -11,7 +11,9 @@
  * Granting the zero address is refused: nobody holds its key, so such a grant is always a
  * client's mistake (an unset variable), and it would be listed among the signers. Checked here,
  * before the journal, so that a replay of an older journal that holds one applies it unchanged;
- * removing it is allowed.
+ * removing it is allowed. So is a `remove` that names scopes (`remove` with `trade`, meant to
+ * keep the delegate's reads): a remove revokes every scope, and taking one for the other would
+ * silently cut a delegate off; it is signed `""` (the journal's cores still apply one, as they did).
  */
 import { AuthCode } from '../../auth/codes.ts';
 import { recoverRequestSigner } from '../../auth/signed-request.ts';
@@ -29,6 +31,7 @@ import * as S from '../schemas.ts';
 import { lowercaseAddress, ZERO_ADDRESS } from '../../auth/address.ts';
 
 const ZERO_DELEGATE = 'Cannot delegate to the zero address: nobody holds its key';
+const REMOVE_WITH_SCOPES = 'scopes must be "" for remove: a remove revokes every scope of the delegate (to keep some, add them instead)';
 
 const DELEGATES_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
 const SIGNERS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
@@ -53,6 +56,7 @@ export function delegationRoute(auth: AuthPort, writes: AccountWritePort) {
     const account = lowercaseAddress(body.account);
     if (ctx.caller !== account) return failure(AuthCode.DelegationNotAllowed);
     if (body.action === 'add' && body.delegate.toLowerCase() === ZERO_ADDRESS) return failure(GatewayCode.InvalidField, ZERO_DELEGATE);
+    if (body.action === 'remove' && body.scopes !== '') return failure(GatewayCode.InvalidField, REMOVE_WITH_SCOPES);
     const message = delegationMessage(body);
     const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Delegation', message, body.signatures);
     if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Delegation', message }));
@@ -77,7 +81,7 @@ export const DELEGATES: Endpoint = { method: 'get', path: '/account/delegates', 
 
 export const DELEGATION: Endpoint<DelegationBody> = {
   method: 'post', path: '/account/delegates', tag: 'Delegation', summary: 'Add or remove a delegate', description: 'Signed `Delegation` by the account itself (token and signature). `add` grants `trade`, `read` or `trade,read` (replacing earlier scopes); `remove` revokes (sign `scopes: ""`).', auth: true, signed: true, body: DELEGATION_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
-  errors: [...BAD_BODY, documentedError(AuthCode.InvalidScopes), documentedError(AuthCode.SelfDelegation), [400, ZERO_DELEGATE], DELEGATION_NOT_ALLOWED, documentedError(AuthCode.DelegateNotFound)],
+  errors: [...BAD_BODY, documentedError(AuthCode.InvalidScopes), documentedError(AuthCode.SelfDelegation), [400, ZERO_DELEGATE], [400, REMOVE_WITH_SCOPES], DELEGATION_NOT_ALLOWED, documentedError(AuthCode.DelegateNotFound)],
 };
 
 export const SIGNERS: Endpoint = { method: 'get', path: '/account/signers', tag: 'Delegation', summary: 'Accepted signers', description: 'Addresses whose signature is accepted for the subaccount’s orders and margin updates.', auth: true, query: SIGNERS_QUERY, response: S.SIGNERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED] };
