@@ -80,9 +80,10 @@ export class FeedConnections {
     return this.server === null ? 0 : this.server.subscribers(topic);
   }
 
-  admit(address: string): { state: ConnectionState } | { refuse: { status: number; body: string } } {
+  admit(address: string): { state: ConnectionState } | { refuse: { status: number; body: string; headers: Record<string, string> } } {
     if ((this.perAddress.get(address) ?? 0) >= this.limits.connectionsPerAddress) {
-      return { refuse: { status: 429, body: `Too many connections: at most ${this.limits.connectionsPerAddress} per source address` } };
+      // A slot frees when one of the address's connections closes: a second is a fair first wait.
+      return { refuse: { status: 429, body: `Too many connections: at most ${this.limits.connectionsPerAddress} per source address`, headers: { 'Retry-After': '1' } } };
     }
     return { state: { address, caller: null, channels: new Set(), followers: new Map(), afterLogin: null } };
   }
