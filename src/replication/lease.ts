@@ -9,7 +9,13 @@
  *
  * A holder whose renewal finds another revision has lost the lease (`whenLost`); one that cannot
  * reach the bucket for `leaseMs` stops calling itself the holder (`held()` false) until a
- * renewal succeeds again — by then a standby may have taken it, which the renewal finds.
+ * renewal succeeds again — by then a standby may have taken it, which the renewal finds. A
+ * write counts from when it was sent, not when its answer is read: a standby times the lease
+ * from when it saw the write, which is later, so the holder stops calling itself one before a
+ * standby may take it. Timed from the answer, a primary paused (SIGSTOP, a stalled VM) past the
+ * lease with an answer waiting in its socket held the lease again as it resumed, and took the
+ * writes that had waited with it while a standby was taking over (test/replication/failover-chaos,
+ * seeds 25 and 26; test/replication/lease).
  *
  * May import: nothing.
  */
@@ -91,13 +97,14 @@ export class Lease {
   async take(): Promise<boolean> {
     await this.refresh();
     if (this.seen !== null && this.seen.value.holder !== this.me.holder && !this.expired()) return false;
+    const sentAt = Date.now();
     try {
       this.ownRevision = await this.key.write(encoder.encode(JSON.stringify(this.me)), this.revision);
     } catch {
       return false;
     }
-    this.seen = { value: this.me, revision: this.ownRevision, at: Date.now() };
-    this.lastRenewal = Date.now();
+    this.seen = { value: this.me, revision: this.ownRevision, at: sentAt };
+    this.lastRenewal = sentAt;
     return true;
   }
 
@@ -119,9 +126,10 @@ export class Lease {
   hold(): void {
     this.renewer = setInterval(async () => {
       if (this.lost) return;
+      const sentAt = Date.now();
       try {
         this.ownRevision = await this.key.write(encoder.encode(JSON.stringify(this.me)), this.ownRevision);
-        this.lastRenewal = Date.now();
+        this.lastRenewal = Math.max(this.lastRenewal, sentAt);
         this.seen = { value: this.me, revision: this.ownRevision, at: this.lastRenewal };
       } catch {
         // Another revision (someone took it), or NATS out of reach: look.

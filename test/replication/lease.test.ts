@@ -40,3 +40,26 @@ test(`${TAKERS} standbys taking a lapsed lease, or one nobody holds, at once on 
   }
   assert.deepEqual(winners, Array(ROUNDS).fill(1), 'takers holding the lease, round by round');
 });
+
+test('a renewal counts from when it was sent: answered after the lease time (the holder was paused with the answer in its socket), the lease is not held', async () => {
+  let revision = 0;
+  /** Renewals wait for the test to answer them. */
+  const unanswered: (() => void)[] = [];
+  const key = {
+    read: async () => ({ value: null, revision }),
+    write: (_value: Uint8Array | null, expected: number) =>
+      revision === 0
+        ? Promise.resolve((revision = expected + 1))
+        : new Promise<number>((resolve) => unanswered.push(() => resolve((revision = expected + 1)))),
+  };
+  const lease = new Lease(key, { holder: randomUUID(), url: 'http://primary' }, LEASE_MS);
+  assert.equal(await lease.take(), true);
+  lease.hold();
+  await sleep(LEASE_MS / 3 + 50);
+  assert.equal(unanswered.length, 1, 'a renewal was sent');
+  await sleep(LEASE_MS);
+  unanswered.shift()!();
+  await sleep(0);
+  lease.stop();
+  assert.equal(lease.held(), false, `its answer came ${LEASE_MS} ms after it was sent: a standby may hold the lease by now`);
+});
