@@ -54,6 +54,10 @@ const SCALE: Record<string, Record<string, string>> = {
   // npm test: 6 generated rounds (kills under load, in the replay, after ready, in a snapshot, a
   // SIGTERM; the configuration drawn anew at each start), a seed from the clock, named in the test.
   'test/e2e/restart-chaos.test.ts': { CHAOS_ROUNDS: '14' },
+  // npm test: 4 rounds of primary and NATS faults (pauses, kills) under signed orders, cancels and
+  // transfers, the topology drawn (1 or 3 NATS nodes, 1 or 2 standbys), a seed from the clock,
+  // named in the test.
+  'test/replication/failover-chaos.test.ts': { FAILOVER_CHAOS_ROUNDS: '16' },
 };
 
 /**
@@ -80,6 +84,7 @@ const SERIAL = new Set(['test/e2e/feed-merge.test.ts', 'test/e2e/feed-private-no
  * largest first. Re-measured when files move (the `npm test` output prints each file's time).
  */
 const LONGEST_FIRST = [
+  'test/replication/failover-chaos.test.ts',
   'test/e2e/restart-chaos.test.ts',
   'test/e2e/crash-scale.test.ts',
   'test/e2e/cli.test.ts',

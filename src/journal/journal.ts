@@ -29,15 +29,20 @@
  * Shipping (replication): with a `BlockSink` (`ship`), every group commit is handed to it once
  * flushed, in order, as the block of records it flushed (`block(firstSeq, records)`). A sink that
  * `holdsAcks` makes `durable(seq)` wait for its promise as well (acknowledged = flushed here and
- * stored elsewhere); one that does not is only told. A sink that rejects (it was fenced: another
- * writer owns the copy) fails the journal like a failed disk. `appendRecord` appends a record
- * made elsewhere (a replica's copy of the primary's), verified as `range` verifies one.
+ * stored elsewhere); one that does not is only told. A sink that rejects a block (it was fenced:
+ * another writer owns the copy) refuses its seqs and every later one: none becomes durable, and
+ * `isBehind` turns new commands away. It is no failed disk: what is appended still goes to this
+ * one — the book events of commands already in flight — so history, a snapshot and a stop go on
+ * (a deposed primary stops its pipeline and follows the stream, replication/node).
+ * `appendRecord` appends a record made elsewhere (a replica's copy of the primary's), verified
+ * as `range` verifies one.
  * Stopping waits only for this machine's disk (`flushedHere`, `close`): a sink that cannot store
  * (its cluster lost quorum) must not hang a stop; what it has not shipped stays in the local
  * journal, and the sink's owner ships it at the next start (replication/publisher `catchUp`).
  *
  * Invariants: seqs are 1, 2, 3… without gaps; `flushedSeq ≤ committedSeq ≤ lastSeq`; a seq reported durable
- * stays on disk through a power cut; after a storage failure nothing more is accepted.
+ * stays on disk through a power cut; after a storage failure nothing more is accepted; once the
+ * sink refused a block, no seq from its first on is reported durable.
  * Caller obligations: single thread (the one that owns the journal); a payload's bytes are
  * copied at `append`, so the caller may reuse its buffer.
  *
@@ -158,6 +163,8 @@ export class Journal {
   /** A flush is in flight: records appended meanwhile wait for it and go in the next one. */
   private flushing = false;
   private failure: JournalFailedError | null = null;
+  /** The sink refused the block from seq `from` on (its writer was fenced): see `refuse`. */
+  private refused: { error: Error; from: number } | null = null;
   private closed: boolean;
   // Records are carved from slabs that are never rewritten: the storage may hold a record's
   // bytes until its flush, and a slab is garbage once every record in it is released.
@@ -241,7 +248,7 @@ export class Journal {
     return this.committed;
   }
 
-  /** Resolves once record `seq` (and every one before it) is committed; rejects if the storage fails first. */
+  /** Resolves once record `seq` (and every one before it) is committed; rejects if the storage fails first (not if the sink refused it: it is committed here all the same). */
   whenCommitted(seq: number): Promise<void> {
     if (seq <= this.committed) return RESOLVED;
     if (this.failure) return Promise.reject(this.failure);
@@ -253,9 +260,10 @@ export class Journal {
     return this.flushed;
   }
 
-  /** Why the journal takes no writes (its storage failed, or it is closed), or null (GET /ready). */
+  /** Why the journal takes no writes (its storage failed, its sink refused a block, or it is closed), or null (GET /ready). */
   problem(): string | null {
     if (this.failure !== null) return this.failure.message;
+    if (this.refused !== null) return this.refused.error.message;
     return this.closed ? 'journal is closed' : null;
   }
 
@@ -264,9 +272,9 @@ export class Journal {
     return this.last - this.flushed;
   }
 
-  /** True when the caller should refuse new writes (HTTP 503): the flush is too far behind, or the storage failed. */
+  /** True when the caller should refuse new writes (HTTP 503): the flush is too far behind, the storage failed or the sink refused a block. */
   isBehind(): boolean {
-    return this.failure !== null || this.last - this.flushed > this.maxUnflushed;
+    return this.failure !== null || this.refused !== null || this.last - this.flushed > this.maxUnflushed;
   }
 
   /** Appends one record and returns its seq. Durable only once `durable(seq)` resolves. */
@@ -354,10 +362,11 @@ export class Journal {
     }
   }
 
-  /** Resolves when record `seq` (and every one before it) is flushed; rejects if the storage fails first. */
+  /** Resolves when record `seq` (and every one before it) is flushed; rejects if the storage fails first, or the sink refuses it. */
   durable(seq: number): Promise<void> {
     if (seq <= this.flushed) return RESOLVED;
     if (this.failure) return Promise.reject(this.failure);
+    if (this.refused !== null && seq >= this.refused.from) return Promise.reject(this.refused.error);
     if (seq > this.last) return Promise.reject(new RangeError(`journal: seq ${seq} was never appended (last ${this.last})`));
     return new Promise((resolve, reject) => {
       const waiter = { seq, resolve, reject };
@@ -394,18 +403,21 @@ export class Journal {
         this.flushedLocally = upTo;
         this.onFlush?.(upTo - from, (performance.now() - started) / 1000);
         const sink = this.sink;
-        if (sink !== null && block.length > 0) {
-          // Blocks are handed over in flush order; a sink that holds acks moves `durable` itself.
-          const first = upTo - block.length + 1;
-          const shipped = sink.block(first, block);
-          // A refused block fails the seqs from its first on: the blocks before it are still
-          // being shipped (one in flight may yet be stored), and their own promises tell.
-          if (sink.holdsAcks) shipped.then(() => this.markFlushed(upTo), (error: unknown) => this.fail(error, first));
-          else {
-            this.markFlushed(upTo);
-            shipped.catch((error: unknown) => this.fail(error));
-          }
-        } else this.markFlushed(upTo);
+        // Once refused, what is appended reaches this disk (above) and goes no further: neither shipped nor acknowledged.
+        if (this.refused === null) {
+          if (sink !== null && block.length > 0) {
+            // Blocks are handed over in flush order; a sink that holds acks moves `durable` itself.
+            const first = upTo - block.length + 1;
+            const shipped = sink.block(first, block);
+            // A refused block refuses the seqs from its first on: the blocks before it are still
+            // being shipped (one in flight may yet be stored), and their own promises tell.
+            if (sink.holdsAcks) shipped.then(() => this.markFlushed(upTo), (error: unknown) => this.refuse(error, first));
+            else {
+              this.markFlushed(upTo);
+              shipped.catch((error: unknown) => this.refuse(error, this.flushed + 1));
+            }
+          } else this.markFlushed(upTo);
+        }
         if (this.last > upTo) this.endTurn();
       },
       (error: unknown) => {
@@ -444,24 +456,38 @@ export class Journal {
     }
   }
 
-  /**
-   * No further writes; the waiters for `from` and later are rejected (a storage failure: all
-   * of them; a sink that refused a block: those of that block on, the earlier ones left to
-   * their blocks' outcome).
-   */
-  private fail(error: unknown, from = 0): void {
+  /** The storage failed: nothing more is accepted, and every waiter is rejected. */
+  private fail(error: unknown): void {
     if (this.failure === null) {
       this.failure = new JournalFailedError(error);
       this.logger.error({ lastSeq: this.last, flushedSeq: this.flushed, error: String(error) }, 'journal storage failed: no further writes are accepted');
     }
+    this.rejectFrom(0, this.failure);
+    for (const w of this.commitWaiters) w.reject(this.failure);
+    this.commitWaiters = [];
+  }
+
+  /**
+   * The sink refused the block from `from` on (its writer was fenced): no seq from there on
+   * becomes durable — its waiters are rejected, the earlier ones left to their blocks' outcome
+   * (one in flight may yet be stored) — and new commands are refused (`isBehind`). The storage
+   * goes on: appends and local flushes (the events of commands in flight, history's commits, a
+   * stop) are this disk's.
+   */
+  private refuse(error: unknown, from: number): void {
+    if (this.refused === null) {
+      this.refused = { error: error instanceof Error ? error : new Error(String(error)), from };
+      this.logger.error({ from, lastSeq: this.last, flushedSeq: this.flushed, error: String(error) }, 'journal shipping refused: no further writes are accepted');
+    }
+    this.rejectFrom(this.refused.from, this.refused.error);
+  }
+
+  /** Rejects the waiters for `from` and later. */
+  private rejectFrom(from: number, error: Error): void {
     const kept: Waiter[] = [];
     for (let i = this.waiterHead; i < this.waiters.length; i++) {
-      if (this.waiters[i].seq >= from) this.waiters[i].reject(this.failure);
+      if (this.waiters[i].seq >= from) this.waiters[i].reject(error);
       else kept.push(this.waiters[i]);
-    }
-    if (from === 0) {
-      for (const w of this.commitWaiters) w.reject(this.failure);
-      this.commitWaiters = [];
     }
     this.waiters = kept;
     this.waiterHead = 0;
@@ -512,10 +538,10 @@ export class Journal {
    * fails first.
    */
   async flushedHere(upTo = this.last): Promise<void> {
-    if (this.sink === null || !this.sink.holdsAcks) return this.durable(upTo);
+    if (this.sink === null || (!this.sink.holdsAcks && this.refused === null)) return this.durable(upTo);
     if (!this.turnScheduled && !this.flushing && this.flushedLocally < upTo) this.endTurn();
-    // Waiters resolve on `durable`, which a stalled sink holds back: look at the local position
-    // instead, once a millisecond — only a stop waits here.
+    // Waiters resolve on `durable`, which a stalled sink holds back (and a refused one never
+    // resolves): look at the local position instead, once a millisecond — only a stop waits here.
     while (this.flushedLocally < upTo) {
       if (this.failure) throw this.failure;
       await new Promise((resolve) => setTimeout(resolve, 1));

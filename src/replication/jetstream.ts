@@ -5,25 +5,27 @@
  * `JOURNAL_SUBJECT`) whose messages are runs of whole journal records back to back — the
  * journal's block layout (journal/lmdb-storage), each record carrying its own seq, checksum
  * and chain link — with the run's first journal seq as the message id; and a key-value bucket
- * holding the primary's lease. Opening creates both when absent (with `replicas` copies).
+ * holding the primary's lease, one key, written with a compare-and-set on the bucket's stream
+ * sequence (`leaseKey`). Opening creates both when absent (with `replicas` copies).
  *
  * Owns: the connection options, the names, the stream's tail (the last journal seq it holds)
  * and finding the message that holds a journal seq (a binary search: message ids are not an
  * index the server can look up). The NATS client packages load when a link is opened, not with
  * the process: an exchange without `--nats` never loads them (about 0.1 s of CPU per start).
- * May import: @nats-io/transport-node, @nats-io/jetstream, @nats-io/kv (loaded when a link opens), journal/record, journal/lmdb-storage (the block layout).
+ * May import: @nats-io/transport-node, @nats-io/jetstream, @nats-io/kv (loaded when a link opens), journal/record, journal/lmdb-storage (the block layout), replication/lease (types).
  * Invariant: messages hold consecutive records in seq order, message k+1 starting where k ended.
  */
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { blockRecords } from '../journal/lmdb-storage.ts';
 import { recordSeq, viewOf } from '../journal/record.ts';
+import type { LeaseKey } from './lease.ts';
 
 export const JOURNAL_STREAM = 'EXCHANGE_JOURNAL';
 export const JOURNAL_SUBJECT = 'exchange.journal';
 const LEASE_BUCKET = 'exchange_lease';
-export const LEASE_KEY = 'primary';
+const LEASE_KEY = 'primary';
 /** How long closing waits for a drain before closing the connection outright. */
 const CLOSE_DRAIN_MS = 2000;
 
@@ -31,7 +33,8 @@ export interface JetStreamLink {
   nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
-  lease: KV;
+  /** The lease's key (replication/lease). */
+  lease: LeaseKey;
   /** The JetStream package itself, loaded with the link: its enums and error classes. */
   api: typeof import('@nats-io/jetstream');
   close(): Promise<void>;
@@ -39,7 +42,7 @@ export interface JetStreamLink {
 
 /** Connects (retrying for ever once connected: a NATS node may restart) and makes sure the stream and the lease bucket exist. */
 export async function openJetStream(urls: readonly string[], replicas: number, name: string): Promise<JetStreamLink> {
-  const [{ connect }, api, { Kvm }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream'), import('@nats-io/kv')]);
+  const [{ connect, headers }, api, { Kvm }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream'), import('@nats-io/kv')]);
   const { jetstream, jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy } = api;
   const nc = await connect({ servers: [...urls], name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5000 });
   const jsm = await jetstreamManager(nc, { timeout: 5000 });
@@ -62,12 +65,13 @@ export async function openJetStream(urls: readonly string[], replicas: number, n
       await jsm.streams.info(JOURNAL_STREAM).catch(() => Promise.reject(error));
     }
   }
-  const lease = await new Kvm(nc).create(LEASE_BUCKET, { replicas, history: 1 });
+  const bucket = await new Kvm(nc).create(LEASE_BUCKET, { replicas, history: 1 });
+  const js = jetstream(nc, { timeout: 5000 });
   return {
     nc,
-    js: jetstream(nc, { timeout: 5000 }),
+    js,
     jsm,
-    lease,
+    lease: leaseKey(bucket, js, headers),
     api,
     close: async () => {
       // A drain waits for the server; one that cannot answer (it is gone) gets a plain close.
@@ -76,6 +80,36 @@ export async function openJetStream(urls: readonly string[], replicas: number, n
       await Promise.race([nc.drain().catch(() => {}), late]);
       clearTimeout(timer);
       if (!nc.isClosed()) await nc.close();
+    },
+  };
+}
+
+/**
+ * The lease's key, compared and set on its bucket's stream sequence (`expect.lastSequence`), not
+ * on the key's (`kv.update`): before 2.9.21, a clustered nats-server checks a key's expected
+ * revision before the write is replicated, not as it is applied, so writes in flight together
+ * with the same revision all succeed (nats-server#4320; Debian 12 ships 2.9.10) — two standbys
+ * took the lease at once (test/replication/lease). The stream's own sequence is checked in the
+ * order writes are proposed, as the journal stream's publisher relies on. The bucket holds this
+ * one key: its stream's last sequence is the key's revision. A key with no entry (never written,
+ * or purged) is revision 0, written on the condition that it still has none: the one per-key
+ * check made as the write is applied, where a stream-wide 0 is no condition at all before 2.10.
+ * Reads may come from any copy (direct get) and be a moment old: a write on an old revision is
+ * refused, and nothing else trusts them.
+ */
+function leaseKey(bucket: KV, js: JetStreamClient, headers: () => MsgHdrs): LeaseKey {
+  const subject = `$KV.${LEASE_BUCKET}.${LEASE_KEY}`;
+  return {
+    read: async () => {
+      const entry = await bucket.get(LEASE_KEY);
+      return { value: entry !== null && entry.operation === 'PUT' && entry.length > 0 ? entry.value : null, revision: entry?.revision ?? 0 };
+    },
+    write: async (value, revision) => {
+      // A deletion is the key-value store's own: an empty message marked `DEL`.
+      const marked = value === null ? headers() : undefined;
+      marked?.set('KV-Operation', 'DEL');
+      const expect = revision === 0 ? { lastSubjectSequence: 0 } : { lastSequence: revision };
+      return (await js.publish(subject, value ?? new Uint8Array(0), { expect, headers: marked })).seq;
     },
   };
 }

@@ -1,20 +1,32 @@
 /**
  * @module replication/lease
  *
- * Who the primary is: one key in a JetStream key-value bucket, holding the holder's id and
- * public URL, renewed by the primary every third of the lease time with a compare-and-set on
- * the key's revision. Nothing here reads a clock of another machine: a standby calls the lease
- * expired when it has seen no new revision for `leaseMs` of its own time, and takes it with the
- * same compare-and-set (`kv.update(key, value, revision)`), so of two takers one wins.
+ * Who the primary is: one key in a JetStream key-value bucket (`LeaseKey`, replication/jetstream),
+ * holding the holder's id and public URL, renewed by the primary every third of the lease time
+ * with a compare-and-set on the key's revision. Nothing here reads a clock of another machine: a
+ * standby calls the lease expired when it has seen no new revision for `leaseMs` of its own time,
+ * and takes it with the same compare-and-set, so of two takers one wins.
  *
  * A holder whose renewal finds another revision has lost the lease (`whenLost`); one that cannot
  * reach the bucket for `leaseMs` stops calling itself the holder (`held()` false) until a
- * renewal succeeds again — by then a standby may have taken it, which the renewal finds.
+ * renewal succeeds again — by then a standby may have taken it, which the renewal finds. A
+ * write counts from when it was sent, not when its answer is read: a standby times the lease
+ * from when it saw the write, which is later, so the holder stops calling itself one before a
+ * standby may take it. Timed from the answer, a primary paused (SIGSTOP, a stalled VM) past the
+ * lease with an answer waiting in its socket held the lease again as it resumed, and took the
+ * writes that had waited with it while a standby was taking over (test/replication/failover-chaos,
+ * seeds 25 and 26; test/replication/lease).
  *
- * May import: @nats-io/kv, replication/jetstream (names).
+ * May import: nothing.
  */
-import type { KV } from '@nats-io/kv';
-import { LEASE_KEY } from './jetstream.ts';
+
+/** The one key the lease lives in (replication/jetstream's `leaseKey`). */
+export interface LeaseKey {
+  /** Its value (null: deleted, or never written) and its revision (0: no entry at all). */
+  read(): Promise<{ value: Uint8Array | null; revision: number }>;
+  /** Writes `value` (null deletes it) if its revision is still `revision`: resolves with the new revision, rejects otherwise. */
+  write(value: Uint8Array | null, revision: number): Promise<number>;
+}
 
 export interface LeaseValue {
   /** A random id of the holding process (a restarted primary is a new holder). */
@@ -36,6 +48,8 @@ const decoder = new TextDecoder();
 
 export class Lease {
   private seen: { value: LeaseValue; revision: number; at: number } | null = null;
+  /** The key's revision as last read (a deleted key has one too: what a take writes over). */
+  private revision = 0;
   private renewer: ReturnType<typeof setInterval> | undefined;
   private watcher: ReturnType<typeof setInterval> | undefined;
   /** Revision of our own last write while we hold it. */
@@ -45,7 +59,7 @@ export class Lease {
   private lostListeners: Array<(holder: LeaseView | null) => void> = [];
 
   constructor(
-    private readonly kv: KV,
+    private readonly key: LeaseKey,
     /** This node; its `url` may be set once the gateway has bound its port (written at the next renewal). */
     readonly me: LeaseValue,
     readonly leaseMs: number,
@@ -59,13 +73,14 @@ export class Lease {
 
   /** Reads the key; notes when its revision changed. */
   async refresh(): Promise<LeaseView | null> {
-    const entry = await this.kv.get(LEASE_KEY);
-    if (entry === null || entry.operation !== 'PUT' || entry.length === 0) {
+    const { value, revision } = await this.key.read();
+    this.revision = revision;
+    if (value === null) {
       this.seen = null;
       return null;
     }
-    if (this.seen === null || this.seen.revision !== entry.revision) {
-      this.seen = { value: JSON.parse(decoder.decode(entry.value)) as LeaseValue, revision: entry.revision, at: Date.now() };
+    if (this.seen === null || this.seen.revision !== revision) {
+      this.seen = { value: JSON.parse(decoder.decode(value)) as LeaseValue, revision, at: Date.now() };
     }
     return this.view();
   }
@@ -81,16 +96,15 @@ export class Lease {
    */
   async take(): Promise<boolean> {
     await this.refresh();
-    const value = encoder.encode(JSON.stringify(this.me));
+    if (this.seen !== null && this.seen.value.holder !== this.me.holder && !this.expired()) return false;
+    const sentAt = Date.now();
     try {
-      if (this.seen === null) this.ownRevision = await this.kv.create(LEASE_KEY, value);
-      else if (this.seen.value.holder === this.me.holder || this.expired()) this.ownRevision = await this.kv.update(LEASE_KEY, value, this.seen.revision);
-      else return false;
+      this.ownRevision = await this.key.write(encoder.encode(JSON.stringify(this.me)), this.revision);
     } catch {
       return false;
     }
-    this.seen = { value: this.me, revision: this.ownRevision, at: Date.now() };
-    this.lastRenewal = Date.now();
+    this.seen = { value: this.me, revision: this.ownRevision, at: sentAt };
+    this.lastRenewal = sentAt;
     return true;
   }
 
@@ -112,9 +126,10 @@ export class Lease {
   hold(): void {
     this.renewer = setInterval(async () => {
       if (this.lost) return;
+      const sentAt = Date.now();
       try {
-        this.ownRevision = await this.kv.update(LEASE_KEY, encoder.encode(JSON.stringify(this.me)), this.ownRevision);
-        this.lastRenewal = Date.now();
+        this.ownRevision = await this.key.write(encoder.encode(JSON.stringify(this.me)), this.ownRevision);
+        this.lastRenewal = Math.max(this.lastRenewal, sentAt);
         this.seen = { value: this.me, revision: this.ownRevision, at: this.lastRenewal };
       } catch {
         // Another revision (someone took it), or NATS out of reach: look.
@@ -142,7 +157,7 @@ export class Lease {
   async release(): Promise<void> {
     this.stop();
     if (this.lost || this.ownRevision === 0) return;
-    await this.kv.delete(LEASE_KEY, { previousSeq: this.ownRevision }).catch(() => {});
+    await this.key.write(null, this.ownRevision).catch(() => {});
   }
 
   stop(): void {

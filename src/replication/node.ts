@@ -8,7 +8,9 @@
  * deposed (fenced) stops its pipeline and follows the stream as a standby — cutting the records
  * it journaled and never shipped when it ran with `--durability replicated` (no reply waited on
  * them); with `local` durability, when its journal holds records the stream does not (history
- * diverged, and they may have been acknowledged), it stops the process (exit 1).
+ * diverged, and they may have been acknowledged), it stops the process (exit 1). A standby whose
+ * takeover finds the stream gone on past what it applied (the old primary's last blocks, stored
+ * after the standby read the stream's end) lets the lease go and follows the stream again.
  * May import: pino, config/, journal/refusal, http/gateway (localUrl), pipeline, replication/.
  */
 import type { Logger } from 'pino';
@@ -20,6 +22,7 @@ import { openJetStream, type JetStreamLink } from './jetstream.ts';
 import { JetStreamSource } from './follower.ts';
 import type { Lease } from './lease.ts';
 import { leaseFor, primaryReplication } from './primary.ts';
+import { BehindTheStreamError } from './publisher.ts';
 import { startReplica, type ReplicaOptions } from './replica.ts';
 
 /** What main.ts reads of a node: a primary has all of a `RunningExchange`, a replica its port. */
@@ -66,19 +69,24 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
         // No snapshot: this node's journal may hold records the stream never got (then it stops below).
         leading = undefined;
         await exchange.stop({ snapshot: false });
-        const standby: Settings = { ...s, port: exchange.port, replication: { ...s.replication, role: 'standby' } };
-        const next = await connect();
-        try {
-          // Replicated durability: what this node journaled and never shipped was acknowledged to nobody.
-          await follow(standby, next, leaseFor(standby, next), { dropUnshipped: s.replication.durability === 'replicated' });
-        } catch (error) {
-          await next.close();
-          throw error;
-        }
+        // Replicated durability: what this node journaled and never shipped was acknowledged to nobody.
+        await followAgain({ ...s, port: exchange.port }, { dropUnshipped: s.replication.durability === 'replicated' });
         logger.info({ port: exchange.port }, 'deposed primary: this node now follows the journal stream as a standby');
       }),
     );
     return exchange;
+  };
+
+  /** Follows the stream as a standby on `s`'s port and data directory, on a new link (a primary pipeline's stop closes its own). */
+  const followAgain = async (s: Settings, options: ReplicaOptions = {}) => {
+    const standby: Settings = { ...s, replication: { ...s.replication, role: 'standby' } };
+    const next = await connect();
+    try {
+      await follow(standby, next, leaseFor(standby, next), options);
+    } catch (error) {
+      await next.close();
+      throw error;
+    }
   };
 
   /** A replica or a standby; a standby that takes the lease becomes the primary pipeline. */
@@ -92,8 +100,18 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
           const started = Date.now();
           await replica.stop();
           // The same port: clients that followed GET /cluster to this node keep their URL.
-          const exchange = await lead({ ...s, port: replica.port }, link, held, true);
-          logger.info({ port: exchange.port, ms: Date.now() - started, url: held.me.url }, 'promoted: this node is now the primary');
+          const here = { ...s, port: replica.port };
+          try {
+            const exchange = await lead(here, link, held, true);
+            logger.info({ port: exchange.port, ms: Date.now() - started, url: held.me.url }, 'promoted: this node is now the primary');
+          } catch (error) {
+            if (!(error instanceof BehindTheStreamError)) throw error;
+            // The old primary's last blocks were stored after this node read the stream's end
+            // (it had not seen the lease taken yet). The failed start let the lease go: apply
+            // them, and take it again once it is free.
+            logger.warn({ err: error }, 'takeover: the journal stream went on past this node; following it again as a standby');
+            await followAgain(here);
+          }
         }),
       );
     }

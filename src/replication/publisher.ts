@@ -17,7 +17,7 @@
  * `catchUp` ships what the local journal holds beyond the stream's tail at start (a primary
  * with local durability that stopped before shipping its last blocks), after checking that the
  * stream's last record is this journal's record at that seq: a journal that diverged from the
- * stream (another primary wrote after it) is refused.
+ * stream (another primary wrote after it), or ends before it (`BehindTheStreamError`), is refused.
  *
  * May import: @nats-io/jetstream (types), journal/, replication/jetstream.
  */
@@ -30,6 +30,15 @@ import { JOURNAL_SUBJECT, recordsOf, type StreamTail } from './jetstream.ts';
 /** JetStream's error code for a publish whose `expect.lastSequence` is not the stream's. */
 const WRONG_LAST_SEQUENCE = 10071;
 const RETRY_MS = 250;
+
+/**
+ * The stream holds records after the end of this node's journal: another primary wrote since
+ * this node last shipped. A start refuses; a standby's takeover follows the stream again
+ * (replication/node): it read the stream's end before the old primary's last blocks were stored.
+ */
+export class BehindTheStreamError extends DataRefusedError {
+  override name = 'BehindTheStreamError';
+}
 
 /** Another writer appended to the stream: this one is no longer the primary. */
 export class FencedError extends Error {
@@ -111,7 +120,7 @@ export class JetStreamPublisher implements BlockSink {
    */
   async catchUp(journal: Journal, tail: StreamTail): Promise<number> {
     if (tail.journalSeq > journal.lastSeq()) {
-      throw new DataRefusedError(
+      throw new BehindTheStreamError(
         `this node's journal ends at seq ${journal.lastSeq()}, but the journal stream holds records up to seq ${tail.journalSeq}: ` +
           'another primary has written since this node last was one. Nothing was changed. Start this node as --role standby (it catches up from the stream), or restore its data directory from the current primary.',
       );

@@ -291,26 +291,40 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   let promote: (lease: Lease) => void = () => {};
   const promoted = new Promise<Lease>((resolve) => (promote = resolve));
   let watcher: ReturnType<typeof setInterval> | undefined;
+  /**
+   * Takes the lease if nobody renewed it, then waits for the stream's end to be applied here and
+   * resolves `promoted`. Once held (and renewed) nobody else may lead: the tail is read however
+   * long NATS takes to answer (a node lost, a leader being elected), until this replica stops.
+   */
+  const takeOver = async () => {
+    if (!(await lease.take())) return;
+    lease.hold();
+    clearInterval(watcher);
+    let end: number | null = null;
+    for (let attempt = 0; end === null; attempt++) {
+      if (stopped) return;
+      end = await source.tail().catch(async (error: Error) => {
+        if (attempt % 20 === 0) logger.warn({ err: error, attempt }, 'lease taken, the journal stream\'s end not read yet: reading it again');
+        await new Promise((resolve) => setTimeout(resolve, TAIL_POLL_MS));
+        return null;
+      });
+    }
+    logger.info({ appliedSeq: journal.lastSeq(), streamSeq: end }, 'lease taken: applying the rest of the journal stream');
+    while (journal.lastSeq() < end && failure === null) await new Promise((resolve) => setTimeout(resolve, 10));
+    promote(lease);
+  };
+  lease.watch();
   if (role === 'standby') {
-    lease.watch();
     let taking = false;
-    watcher = setInterval(async () => {
+    watcher = setInterval(() => {
       if (taking || stopped || failure !== null || !lease.expired()) return;
       taking = true;
-      try {
-        if (!(await lease.take())) return;
-        lease.hold();
-        const end = await source.tail();
-        logger.info({ appliedSeq: journal.lastSeq(), streamSeq: end }, 'lease taken: applying the rest of the journal stream');
-        while (journal.lastSeq() < end && failure === null) await new Promise((resolve) => setTimeout(resolve, 10));
-        clearInterval(watcher);
-        promote(lease);
-      } finally {
-        taking = false;
-      }
+      // Nothing here may reject unhandled, which ends the process: a read of the lease that NATS
+      // did not answer (it is away: that is why the lease lapsed) is tried again at the next tick.
+      takeOver()
+        .catch((error: Error) => logger.warn({ err: error }, 'standby: the lease could not be read to take it; trying again'))
+        .finally(() => (taking = false));
     }, lease.leaseMs / 4);
-  } else {
-    lease.watch();
   }
 
   const primary = () => lease.view()?.url ?? primaryUrl;

@@ -6,7 +6,11 @@
  * applies their events as they come back (R2) and journals those too. A caller's promise
  * resolves only when the market threads have finished its command and every journal record up
  * to that point is flushed to disk — not when its history is written: reads of history wait for
- * that themselves (gateway `historyRead`, history/projections `readable`). The outcome
+ * that themselves (gateway `historyRead`, history/projections `readable`). Should the journal's
+ * sink refuse a record (replication: this node was fenced), the command's own record decides:
+ * once it is stored the command was taken — its book events follow from it, and a start
+ * completes those of a command cut short, the same (the new primary's, sequencer/recovery) — and
+ * the promise resolves; else it rejects. The outcome
  * carries the orders the command named as it left them (`Outcome.orders`), copied at its
  * completion, not when the promise resolves: by then later commands may have changed the same
  * orders with records not yet on disk.
@@ -80,6 +84,8 @@ export class OverloadedError extends Error {
 
 interface Completion {
   waiting: number;
+  /** The seq of the command's record: whether it was taken. */
+  seq: number;
   result: ExecuteResult;
   bookResults: number[];
   onComplete: OnComplete | undefined;
@@ -89,7 +95,7 @@ interface Completion {
 
 /** The completion of a book command issued while handling an event: nobody waits for it. */
 function unsolicited(): Completion {
-  return { waiting: 1, result: { code: 0, changed: true, routed: [] }, bookResults: [], onComplete: undefined, resolve: () => {}, reject: () => {} };
+  return { waiting: 1, seq: 0, result: { code: 0, changed: true, routed: [] }, bookResults: [], onComplete: undefined, resolve: () => {}, reject: () => {} };
 }
 
 const RESOLVED = Promise.resolve();
@@ -153,7 +159,7 @@ export class Sequencer {
       return result.changed ? this.journal.durable(this.journal.lastSeq()).then(() => outcome) : Promise.resolve(outcome);
     }
     return new Promise<Outcome>((resolve, reject) => {
-      const completion: Completion = { waiting: result.routed.length, result, bookResults: [], onComplete, resolve, reject };
+      const completion: Completion = { waiting: result.routed.length, seq: this.journal.lastSeq(), result, bookResults: [], onComplete, resolve, reject };
       for (const market of result.routed) this.waiting[market].push(completion);
     });
   }
@@ -174,7 +180,13 @@ export class Sequencer {
       if (--completion.waiting === 0) {
         const outcome: Outcome = { result: completion.result, bookResults: completion.bookResults, orders: this.ordersLeft(completion.result) };
         completion.onComplete?.(outcome);
-        this.journal.durable(this.journal.lastSeq()).then(() => completion.resolve(outcome), completion.reject);
+        // Every record up to now: the orders as left may show what later commands did (a
+        // trailing stop's trigger follows the mark). Records refused by the sink leave the
+        // command to its own record, which may be stored all the same.
+        this.journal.durable(this.journal.lastSeq()).then(
+          () => completion.resolve(outcome),
+          (error: Error) => this.journal.durable(completion.seq).then(() => completion.resolve(outcome), () => completion.reject(error)),
+        );
       }
       return;
     }

@@ -2,7 +2,7 @@
  * The journal's replication hooks: every flushed group commit goes to the attached `BlockSink`
  * once, in seq order; a sink that holds acknowledgements (replicated durability) keeps
  * `durable` pending until it has shipped the block, one that does not (local) never delays it;
- * a sink that is fenced fails the journal. `appendRecord` takes another journal's records
+ * a sink that is fenced refuses its block's seqs and later ones, and leaves the disk working. `appendRecord` takes another journal's records
  * verbatim only when they continue this journal's sequence and hash chain.
  */
 import { test } from 'node:test';
@@ -74,15 +74,34 @@ test('a sink that never stores does not hold a stop: flushedHere and close wait 
   await reopened.close();
 });
 
-test('a fenced sink fails the journal: waiting acknowledgements are rejected and appends refused', async () => {
-  const journal = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger: new CapturingLogger() });
+test('a fenced sink refuses its block and every later seq; this disk goes on: records appended after (the events of commands in flight) are flushed, committed and closed here', async () => {
+  const disk = new SimulatedJournalStorage({ autoFlush: true });
+  const journal = await Journal.open(disk, { logger: new CapturingLogger() });
   const { sink, blocks } = gatedSink(true);
   journal.ship(sink);
-  const waiting = journal.durable(journal.append(1, payloadFor(1)));
+  const first = journal.durable(journal.append(1, payloadFor(1)));
   await turns(3);
-  blocks[0].fence(new Error('fenced: another primary has written'));
-  await assert.rejects(waiting, /fenced: another primary has written/);
-  assert.throws(() => journal.append(1, payloadFor(2)), /fenced/);
+  const second = journal.durable(journal.append(1, payloadFor(2)));
+  await turns(3);
+  blocks[1].fence(new Error('fenced: another primary has written'));
+  await assert.rejects(second, /fenced: another primary has written/);
+  await assert.rejects(journal.durable(2), /fenced/, 'never durable');
+  assert.equal(journal.isBehind(), true, 'new commands are refused');
+  assert.match(journal.problem() ?? '', /fenced/);
+  // The block before the refused one was in flight: it may yet be stored, and then it is acknowledged.
+  blocks[0].ship();
+  await first;
+  // A command in flight still journals its book events (replication/node stops the pipeline,
+  // its history and its journal, and follows the stream): here, not shipped, never acknowledged.
+  const event = journal.append(1, payloadFor(3));
+  await journal.whenCommitted(event);
+  await assert.rejects(journal.durable(event), /fenced/);
+  await journal.flushedHere();
+  await journal.close();
+  assert.equal(blocks.length, 2, 'nothing more was shipped');
+  const reopened = await Journal.open(disk, { logger: new CapturingLogger() });
+  assert.equal(reopened.lastSeq(), 3);
+  await reopened.close();
 });
 
 test("appendRecord copies another journal's records verbatim and refuses one that does not continue it", async () => {

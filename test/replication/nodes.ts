@@ -72,14 +72,19 @@ export async function startNode(options: NodeOptions): Promise<ServerProcess> {
  */
 export async function startPrimaryAnd(primary: Omit<NodeOptions, 'role'>, follower: NodeOptions & { role: 'replica' | 'standby' }): Promise<[ServerProcess, ServerProcess]> {
   const leading = await spawnNode(primary);
-  await new Promise<void>((resolve, reject) => {
-    const holds = (entry: Record<string, any>) => entry.msg === 'primary: journal shipped to JetStream';
-    if (leading.log.some(holds)) return resolve();
-    leading.onLog((entry) => holds(entry) && resolve());
-    leading.ready.catch(reject);
-  });
+  await untilLeading(leading);
   const following = await spawnNode(follower);
   return Promise.all([leading.ready, following.ready]);
+}
+
+/** Resolves once a starting primary holds the lease and has made the stream and the lease bucket (before it is ready); rejects if it exits first. */
+export function untilLeading(primary: StartingServerProcess): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const holds = (entry: Record<string, any>) => entry.msg === 'primary: journal shipped to JetStream';
+    if (primary.log.some(holds)) return resolve();
+    primary.onLog((entry) => holds(entry) && resolve());
+    primary.ready.catch(reject);
+  });
 }
 
 /** A GET of the trader's account on another node, with the token the primary gave it. */
