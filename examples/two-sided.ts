@@ -20,7 +20,12 @@ for (let i = 0; i < trades; i++) {
   const price = await priceNear(maker, market, 1 + i / 1000);
   const ask = await maker.placeOrder({ symbol: market.symbol, price, quantity: `-${market.minSize}`, postOnly: true });
   const bid = await taker.placeOrder({ symbol: market.symbol, price, quantity: market.minSize, ioc: true });
-  console.log(`trade ${i + 1}: maker ${ask.orderId} sold, taker ${bid.orderId} bought ${market.minSize} @ ${price}: taker order ${bid.status}`);
+  // On a shared exchange a better ask may rest below ours, and the taker buys that one instead:
+  // say what the maker's ask did, and take it off the book if it is still there.
+  let made = await maker.order({ orderId: ask.orderId });
+  if (made.status === 'new' || made.status === 'partiallyFilled') made = await maker.cancelOrder({ orderId: ask.orderId });
+  const makerSide = made.status === 'filled' ? `maker ${ask.orderId} sold` : `maker ${ask.orderId} sold ${made.settled} (a better ask was bought first), then ${made.status}`;
+  console.log(`trade ${i + 1}: ${makerSide}, taker ${bid.orderId} bought ${market.minSize} @ up to ${price}: taker order ${bid.status}`);
 }
 
 for (const [name, wallet] of [['maker', maker], ['taker', taker]] as const) {

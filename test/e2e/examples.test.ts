@@ -51,6 +51,21 @@ test('examples/two-sided.ts: a maker and a taker make trades, and each holds the
   assert.match(lines.at(-1)!, /^taker 0x[0-9a-fA-F]{40}: 3 fills, position 0\.0003 BTC-USD-PERP$/);
 });
 
+test('examples/two-sided.ts on a shared book: a better ask resting below is bought instead, and the example says so and takes its own asks off the book', async () => {
+  const other = await new Trader(ex, generatePrivateKey()).login();
+  await other.fund('100000');
+  const index = Number(ok(await other.get('/price?symbol=BTC-USD-PERP')).prices[0].indexPrice);
+  const below = ok(await other.place({ price: String(Math.floor(index * 0.998)), quantity: '-0.0010', postOnly: true }))[0];
+  const makerKey = generatePrivateKey();
+  const lines = await run('examples/two-sided.ts', [ex.url, '3'], { MAKER_KEY: makerKey, TAKER_KEY: generatePrivateKey() });
+  const notReached = lines.filter((l) => /^trade \d: maker 0x[0-9a-f]{16} sold 0 \(a better ask was bought first\), then cancelled, .* taker order filled$/.test(l));
+  assert.equal(notReached.length, 3, lines.join('\n'));
+  const maker = await new Trader(ex, makerKey).login();
+  const open = ok(await maker.get(`/account/orders?${sub(maker)}&status=open`));
+  assert.deepEqual([...open.asks, ...open.bids], [], 'the example left its asks on the book');
+  await other.send('DELETE', `/account/order?orderId=${below.orderId}`);
+});
+
 /** The code block under README's "A client in five steps", exactly as written there. */
 function readmeClient(): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
