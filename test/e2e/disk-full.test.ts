@@ -135,20 +135,11 @@ test('a full disk under load loses no acknowledged order, refuses with 5xx, and 
   const before = acked.length;
   fill(filler, LEFT_KB * 1024);
   const fullSince = Date.now();
-  let refusedFor = 0;
-  await Promise.all(
-    traders.map((_, i) =>
-      load(i, () => {
-        if (server.exit() !== undefined) return true;
-        const refused = [...refusals.values()].reduce((a, b) => a + b, 0);
-        refusedFor = refused;
-        return Date.now() - fullSince > FULL_FOR_MS || refused > 200;
-      }),
-    ),
-  );
+  const refused = () => [...refusals.values()].reduce((a, b) => a + b, 0);
+  await Promise.all(traders.map((_, i) => load(i, () => server.exit() !== undefined || Date.now() - fullSince > FULL_FOR_MS || refused() > 200)));
   t.diagnostic(`${before} orders acknowledged before the disk filled, ${acked.length - before} after; refusals: ${JSON.stringify(Object.fromEntries(refusals))}; server ${server.exit() ?? 'still running'}`);
   assert.deepEqual(hung, [], `orders with no answer within ${ANSWER_WITHIN_MS} ms while the disk was full; ${lastWords()}`);
-  assert.ok(refusedFor > 0 || server.exit() !== undefined, `the disk never filled for the exchange: ${acked.length} orders acknowledged with ${LEFT_KB} KB left`);
+  assert.ok(refused() > 0 || server.exit() !== undefined, `the disk never filled for the exchange: ${acked.length} orders acknowledged with ${LEFT_KB} KB left`);
   // The journal's or history's write failed: fatal (docs/operations.md), exit 70 within a few seconds.
   const fatal = await server.untilLogged((e) => e.level === 60, 'the fatal line', ANSWER_WITHIN_MS).catch(() => undefined);
   assert.match(String(fatal?.reason), /^(journal storage failed|history write failed): /, `no fatal line naming the failed write; ${lastWords()}`);
