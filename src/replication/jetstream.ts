@@ -45,43 +45,49 @@ export async function openJetStream(urls: readonly string[], replicas: number, n
   const [{ connect, headers }, api, { Kvm }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream'), import('@nats-io/kv')]);
   const { jetstream, jetstreamManager, RetentionPolicy, StorageType, DiscardPolicy } = api;
   const nc = await connect({ servers: [...urls], name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5000 });
-  const jsm = await jetstreamManager(nc, { timeout: 5000 });
   try {
-    await jsm.streams.info(JOURNAL_STREAM);
-  } catch {
+    const jsm = await jetstreamManager(nc, { timeout: 5000 });
     try {
-      await jsm.streams.add({
-        name: JOURNAL_STREAM,
-        subjects: [JOURNAL_SUBJECT],
-        storage: StorageType.File,
-        retention: RetentionPolicy.Limits,
-        discard: DiscardPolicy.Old,
-        num_replicas: replicas,
-        // Message ids are remembered this long: a publish retried within it is stored once.
-        duplicate_window: 120 * 1e9,
-      });
-    } catch (error) {
-      // Another node created it between our look and our add.
-      await jsm.streams.info(JOURNAL_STREAM).catch(() => Promise.reject(error));
+      await jsm.streams.info(JOURNAL_STREAM);
+    } catch {
+      try {
+        await jsm.streams.add({
+          name: JOURNAL_STREAM,
+          subjects: [JOURNAL_SUBJECT],
+          storage: StorageType.File,
+          retention: RetentionPolicy.Limits,
+          discard: DiscardPolicy.Old,
+          num_replicas: replicas,
+          // Message ids are remembered this long: a publish retried within it is stored once.
+          duplicate_window: 120 * 1e9,
+        });
+      } catch (error) {
+        // Another node created it between our look and our add.
+        await jsm.streams.info(JOURNAL_STREAM).catch(() => Promise.reject(error));
+      }
     }
+    const bucket = await new Kvm(nc).create(LEASE_BUCKET, { replicas, history: 1 });
+    const js = jetstream(nc, { timeout: 5000 });
+    return {
+      nc,
+      js,
+      jsm,
+      lease: leaseKey(bucket, js, headers),
+      api,
+      close: async () => {
+        // A drain waits for the server; one that cannot answer (it is gone) gets a plain close.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_DRAIN_MS)));
+        await Promise.race([nc.drain().catch(() => {}), late]);
+        clearTimeout(timer);
+        if (!nc.isClosed()) await nc.close();
+      },
+    };
+  } catch (error) {
+    // Connected, but JetStream did not answer (a server restarting): a caller that tries again must not leave this connection open.
+    await nc.close().catch(() => {});
+    throw error;
   }
-  const bucket = await new Kvm(nc).create(LEASE_BUCKET, { replicas, history: 1 });
-  const js = jetstream(nc, { timeout: 5000 });
-  return {
-    nc,
-    js,
-    jsm,
-    lease: leaseKey(bucket, js, headers),
-    api,
-    close: async () => {
-      // A drain waits for the server; one that cannot answer (it is gone) gets a plain close.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_DRAIN_MS)));
-      await Promise.race([nc.drain().catch(() => {}), late]);
-      clearTimeout(timer);
-      if (!nc.isClosed()) await nc.close();
-    },
-  };
 }
 
 /**

@@ -11,8 +11,10 @@
  * diverged, and they may have been acknowledged), it stops the process (exit 1). A standby whose
  * takeover finds the stream gone on past what it applied (the old primary's last blocks, stored
  * after the standby read the stream's end) lets the lease go and follows the stream again.
- * May import: pino, config/, journal/refusal, http/gateway (localUrl), pipeline, replication/.
+ * Following again waits for NATS to answer, however long, until the node is stopped.
+ * May import: node:timers/promises, pino, config/, journal/refusal, http/gateway (localUrl), pipeline, replication/.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
@@ -24,6 +26,9 @@ import type { Lease } from './lease.ts';
 import { leaseFor, primaryReplication } from './primary.ts';
 import { BehindTheStreamError } from './publisher.ts';
 import { startReplica, type ReplicaOptions } from './replica.ts';
+
+/** How long a reconnect waits between attempts to reach NATS. */
+const RECONNECT_MS = 500;
 
 /** What main.ts reads of a node: a primary has all of a `RunningExchange`, a replica its port. */
 export type RunningNode = Pick<RunningExchange, 'port' | 'stop'> & Partial<Pick<RunningExchange, 'operatorPort' | 'threads' | 'failed' | 'abort'>>;
@@ -77,10 +82,33 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
     return exchange;
   };
 
+  /** Aborted by `stop`: a reconnect waiting for NATS gives up. */
+  const stopping = new AbortController();
+  /**
+   * A new link once NATS answers. A change of role often comes while NATS is away or restarting
+   * (why the lease moved): the node waits for it as a standby would, where one failed connect
+   * ended the process (exit 1). Null once the node is stopping.
+   */
+  const reconnect = async (): Promise<JetStreamLink | null> => {
+    for (let attempt = 1; !stopping.signal.aborted; attempt++) {
+      try {
+        return await connect();
+      } catch (error) {
+        if (attempt === 1 || attempt % 20 === 0) logger.warn({ err: error, attempt }, 'NATS out of reach: retrying, to follow the journal stream');
+        await sleep(RECONNECT_MS, undefined, { signal: stopping.signal }).catch(() => {});
+      }
+    }
+    return null;
+  };
+
   /** Follows the stream as a standby on `s`'s port and data directory, on a new link (a primary pipeline's stop closes its own). */
   const followAgain = async (s: Settings, options: ReplicaOptions = {}) => {
     const standby: Settings = { ...s, replication: { ...s.replication, role: 'standby' } };
-    const next = await connect();
+    const next = await reconnect();
+    if (next === null) {
+      current = { stop: async () => {} };
+      return;
+    }
     try {
       await follow(standby, next, leaseFor(standby, next), options);
     } catch (error) {
@@ -125,6 +153,7 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
     port: started.port,
     ...(role === 'primary' ? { operatorPort: (started as RunningExchange).operatorPort, threads: (started as RunningExchange).threads } : {}),
     stop: async () => {
+      stopping.abort();
       await change.catch(() => {});
       await current.stop();
     },

@@ -159,8 +159,13 @@ export class JetStreamPublisher implements BlockSink {
     try {
       while (this.queue.length > 0 && !this.closed) {
         const { data, firstSeq, done } = this.nextMessage();
-        if (!(await this.publish(firstSeq, data))) return;
-        for (const pending of done) pending.resolve();
+        const outcome = await this.publish(firstSeq, data);
+        if (outcome === 'stored') for (const pending of done) pending.resolve();
+        // Refused by the server: none of it is stored, so its replies can say so (421) now —
+        // they are out of the queue `fence` rejects. Closed while retrying: it may have been
+        // stored (a lost ack), so it stays unresolved, an unknown outcome.
+        else if (outcome === 'refused') for (const pending of done) pending.reject(this.fenced!);
+        if (outcome !== 'stored') return;
       }
     } finally {
       this.running = false;
@@ -185,25 +190,25 @@ export class JetStreamPublisher implements BlockSink {
     return { data: concat(parts), firstSeq, done };
   }
 
-  /** True once stored; false when fenced or closed. */
-  private async publish(firstSeq: number, data: Uint8Array): Promise<boolean> {
+  /** Whether the message was stored, refused (another writer appended: this one is fenced) or given up (closed). */
+  private async publish(firstSeq: number, data: Uint8Array): Promise<'stored' | 'refused' | 'closed'> {
     for (let attempt = 0; !this.closed; attempt++) {
       try {
         const ack = await this.js.publish(JOURNAL_SUBJECT, data, { msgID: `${this.writer}:${firstSeq}`, expect: { lastSequence: this.streamSeq } });
         this.streamSeq = ack.seq;
         this.shippedSeq = firstSeq + recordsOf(data).length - 1;
         this.shippedAt = Date.now();
-        return true;
+        return 'stored';
       } catch (error) {
         if (error instanceof this.apiError && error.code === WRONG_LAST_SEQUENCE) {
           this.fence(new FencedError(`publishing seq ${firstSeq} after stream message ${this.streamSeq}: ${error.message}`));
-          return false;
+          return 'refused';
         }
         if (attempt % 20 === 0) this.logger.warn({ seq: firstSeq, attempt, error: String(error) }, 'journal block not stored by JetStream yet: retrying');
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     }
-    return false;
+    return 'closed';
   }
 
   /** Marks this writer deposed: every waiting and later block is refused. */
