@@ -273,6 +273,11 @@ test('GET /account/order by orderId and by clientId+account; Order not found; an
   assertError(await cleo.get('/account/order?orderId=0x00000000000fffff'), 404, 'Order not found');
   assertError(await cleo.get('/account/order?orderId=not-an-id'), 404, 'Order not found');
   assertError(await cleo.get(`/account/order?clientId=nobody&account=${cleo.address}`), 404, 'Order not found');
+  // An orderId with a clientId or an account names the order only when they agree.
+  assert.deepEqual(ok(await cleo.get(`/account/order?orderId=${placed.orderId}&clientId=cleo-70000&account=${cleo.address}`)), placed);
+  assertError(await cleo.get(`/account/order?orderId=${placed.orderId}&clientId=another`), 404, 'Order not found');
+  assertError(await cleo.get(`/account/order?orderId=${placed.orderId}&account=${mallory.address}`), 404, 'Order not found');
+  assertError(await cleo.get(`/account/order?orderId=${placed.orderId}&account=0x12`), 400, 'account must be a 0x-prefixed 20-byte hex address');
   assertError(await cleo.get('/account/order?clientId=cleo-70000'), 400, 'Missing query parameter account');
   assertError(await cleo.get('/account/order'), 400, 'Missing query parameter orderId (or clientId with account)');
   assertError(await mallory.get(`/account/order?orderId=${placed.orderId}`), 404, 'Order not found');
@@ -304,6 +309,9 @@ test('DELETE /account/order by orderId and by clientId+account; twice is Order n
   assertError(await mallory.send('DELETE', `/account/order?orderId=${a.orderId}`), 403, 'Not delegated for account and subaccount');
   assertError(await mallory.send('DELETE', `/account/order?clientId=cleo-b&account=${cleo.address}`), 403, 'Not delegated for account and subaccount');
 
+  // An orderId with another order's clientId cancels neither: the caller named two orders.
+  assertError(await cleo.send('DELETE', `/account/order?orderId=${a.orderId}&clientId=cleo-b&account=${cleo.address}`), 404, 'Order not found');
+  assert.equal(ok(await cleo.get(`/account/order?orderId=${a.orderId}`)).status, 'new');
   const cancelled = ok(await cleo.send('DELETE', `/account/order?orderId=${a.orderId}`));
   assertOrderShape(cancelled);
   assert.equal(cancelled.orderId, a.orderId);

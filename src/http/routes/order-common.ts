@@ -32,7 +32,7 @@ const CLIENT_ID_LOOKBACK = 1000;
 
 /** GET and DELETE /account/order. */
 export const ORDER_LOOKUP_QUERY: readonly QueryParam[] = [
-  param('orderId', { type: 'string' }, 'the order id (`0x` + 16 hex digits)'),
+  param('orderId', { type: 'string' }, 'the order id (`0x` + 16 hex digits); given with a clientId or an account too, they must name the same order, else 404 `Order not found`'),
   param('clientId', { type: 'string' }, 'the client id; required when orderId is absent'),
   param('account', { type: 'string' }, 'the account the clientId belongs to; required with clientId'),
 ];
@@ -101,12 +101,17 @@ export function orderKit(options: Pick<OrderRouteOptions, 'markets' | 'orders' |
 
   const lookup = (ctx: CallContext, scope: 'read' | 'trade'): OrderLike | HttpReply => {
     const idText = ctx.query.get('orderId');
+    const clientId = ctx.query.get('clientId');
     let order: OrderLike | undefined;
     if (idText !== undefined) {
       const id = parseOrderId(idText);
       order = id === undefined ? undefined : current(id);
+      // An orderId given with a clientId (or an account) names the order only if they agree: a
+      // cancel must never take another order than the one the caller also named.
+      const account = addressParam(ctx.query, 'account', false);
+      if (isReply(account)) return account;
+      if (order !== undefined && ((clientId !== undefined && order.clientId !== clientId) || (account !== undefined && order.account !== account))) order = undefined;
     } else {
-      const clientId = ctx.query.get('clientId');
       if (clientId === undefined) return failure(GatewayCode.InvalidField, LOOKUP_MISSING);
       const account = addressParam(ctx.query, 'account');
       if (isReply(account)) return account;
