@@ -86,7 +86,7 @@ export class Feed {
     return () => this.listeners.delete(listener);
   }
 
-  /** Called with `open` at each (re)connection and `closed` at each drop. */
+  /** Called with `open` at each (re)connection and `closed` at each drop of an open connection (not again for each reconnect that fails). */
   onState(listener: (state: 'open' | 'closed') => void): () => void {
     this.stateListeners.add(listener);
     return () => this.stateListeners.delete(listener);
@@ -124,7 +124,9 @@ export class Feed {
     const socket = factory(this.options.url.replace(/^http/, 'ws') + '/ws');
     this.socket = socket;
     this.loggedIn = false;
+    let opened = false;
     socket.addEventListener('open', () => {
+      opened = true;
       this.delay = FIRST_DELAY_MS;
       this.heard();
       this.opened();
@@ -142,7 +144,8 @@ export class Feed {
       clearTimeout(this.silence);
       if (this.socket !== socket) return;
       this.socket = undefined;
-      for (const l of this.stateListeners) l('closed');
+      // A reconnect that never opened changes nothing: the feed was already closed.
+      if (opened) for (const l of this.stateListeners) l('closed');
       if (this.closed) return;
       const wait = this.delay;
       this.delay = Math.min(MAX_DELAY_MS, this.delay * 2);

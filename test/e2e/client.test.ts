@@ -132,3 +132,26 @@ test('a feed that loses its connection reconnects and resumes: every numbered ev
   assert.deepEqual(numbers, numbers.map((_, i) => i + 1), 'numbered 1, 2, 3… with no gap and no repeat');
   assert.equal(live.lastSequence(channel), numbers.at(-1));
 });
+
+test('a feed whose reconnects fail says closed once, then open once it is back', async () => {
+  const me = await newTrader();
+  const sockets: WebSocket[] = [];
+  let refused = 0;
+  // After the drop, two attempts reach nothing (a port no server listens on), then the exchange again.
+  const webSocket = (url: string) => {
+    const target = sockets.length === 1 && refused < 2 ? (refused++, 'ws://127.0.0.1:1/ws') : url;
+    const socket = new WebSocket(target);
+    if (target === url) sockets.push(socket);
+    return socket as unknown as WebSocketLike;
+  };
+  const live = new ExchangeClient({ url: ex.url, session: me.session, webSocket }).feed();
+  const states: string[] = [];
+  live.onState((state) => states.push(state));
+  await live.ready;
+  sockets[0].terminate();
+  for (let i = 0; i < 400 && sockets.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && states.length < 3; i++) await new Promise((r) => setTimeout(r, 25));
+  live.close();
+  assert.equal(refused, 2, 'two reconnects failed');
+  assert.deepEqual(states.slice(0, 3), ['open', 'closed', 'open']);
+});
