@@ -121,10 +121,23 @@ export interface JournalEntry {
  * group commit, after the flush, in seq order, never twice for a seq.
  */
 export interface BlockSink {
-  /** Records `firstSeq…` (whole records, views the journal never rewrites); resolves once shipped, rejects if this writer is fenced. */
+  /**
+   * Records `firstSeq…` (whole records, views the journal never rewrites); resolves once shipped,
+   * rejects if this writer is fenced. A sink that split the block and stored its first part
+   * rejects with a `PartlyShipped` error: those seqs are durable, the rest refused.
+   */
   block(firstSeq: number, records: readonly Uint8Array[]): Promise<void>;
   /** True: a seq is durable only once its block is shipped (`durable` waits for `block`'s promise). */
   readonly holdsAcks: boolean;
+}
+
+/** A sink's refusal of a block whose records up to `shippedThrough` it had stored (it split the block). */
+export interface PartlyShipped extends Error {
+  shippedThrough: number;
+}
+
+function shippedThrough(error: unknown): number | undefined {
+  return error instanceof Error && typeof (error as Partial<PartlyShipped>).shippedThrough === 'number' ? (error as PartlyShipped).shippedThrough : undefined;
 }
 
 /** The journal can no longer accept writes (the storage failed). Maps to HTTP 500. */
@@ -411,7 +424,18 @@ export class Journal {
             const shipped = sink.block(first, block);
             // A refused block refuses the seqs from its first on: the blocks before it are still
             // being shipped (one in flight may yet be stored), and their own promises tell.
-            if (sink.holdsAcks) shipped.then(() => this.markFlushed(upTo), (error: unknown) => this.refuse(error, first));
+            // A block stored in part (the sink split it) refuses from its first seq not stored:
+            // the others were acknowledged by the stream, and their writes were taken.
+            if (sink.holdsAcks) {
+              shipped.then(
+                () => this.markFlushed(upTo),
+                (error: unknown) => {
+                  const through = Math.min(upTo, shippedThrough(error) ?? first - 1);
+                  if (through >= first) this.markFlushed(through);
+                  this.refuse(error, Math.max(first, through + 1));
+                },
+              );
+            }
             else {
               this.markFlushed(upTo);
               shipped.catch((error: unknown) => this.refuse(error, this.flushed + 1));
@@ -479,6 +503,9 @@ export class Journal {
       this.refused = { error: error instanceof Error ? error : new Error(String(error)), from };
       this.logger.error({ from, lastSeq: this.last, flushedSeq: this.flushed, error: String(error) }, 'journal shipping refused: no further writes are accepted');
     }
+    // The blocks' refusals may come in any order (a fenced sink rejects what waits in its queue
+    // before the block its refused publish held): every seq from the earliest refused one on is.
+    if (from < this.refused.from) this.refused.from = from;
     this.rejectFrom(this.refused.from, this.refused.error);
   }
 

@@ -22,7 +22,7 @@
  * May import: @nats-io/jetstream (types), journal/, replication/jetstream.
  */
 import type { JetStreamClient, JetStreamApiError } from '@nats-io/jetstream';
-import type { BlockSink, Journal } from '../journal/journal.ts';
+import type { BlockSink, Journal, PartlyShipped } from '../journal/journal.ts';
 import { concat } from '../journal/lmdb-storage.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
 import { JOURNAL_SUBJECT, recordsOf, type StreamTail } from './jetstream.ts';
@@ -46,13 +46,23 @@ export class FencedError extends Error {
     super(`fenced: another primary has written to the journal stream (${detail}); this node takes no more writes`);
     this.name = 'FencedError';
   }
+
+  /** The refusal of a block whose records up to `shippedThrough` the stream stored (journal `PartlyShipped`). */
+  partly(shippedThrough: number): FencedError & PartlyShipped {
+    const error = Object.assign(Object.create(FencedError.prototype) as FencedError, { shippedThrough });
+    error.message = this.message;
+    error.stack = this.stack;
+    return error;
+  }
 }
 
 interface Pending {
   firstSeq: number;
   records: readonly Uint8Array[];
-  /** Records of this block already published. */
+  /** Records of this block put in a message (published, or in the publish under way). */
   sent: number;
+  /** Records of this block the stream has stored (a block split over messages: its first part's). */
+  stored: number;
   resolve(): void;
   reject(error: Error): void;
 }
@@ -67,6 +77,8 @@ export class JetStreamPublisher implements BlockSink {
   private running = false;
   private fenced: FencedError | null = null;
   private closed = false;
+  /** The block split by the publish under way (its first part in it), or null. */
+  private sending: Pending | null = null;
   /** The stream's last message sequence as this publisher knows it (its own last publish). */
   private streamSeq: number;
   /** The last journal seq stored in the stream. */
@@ -109,7 +121,7 @@ export class JetStreamPublisher implements BlockSink {
   block(firstSeq: number, records: readonly Uint8Array[]): Promise<void> {
     if (this.fenced) return Promise.reject(this.fenced);
     return new Promise((resolve, reject) => {
-      this.queue.push({ firstSeq, records, sent: 0, resolve, reject });
+      this.queue.push({ firstSeq, records, sent: 0, stored: 0, resolve, reject });
       if (!this.running) void this.run();
     });
   }
@@ -158,13 +170,20 @@ export class JetStreamPublisher implements BlockSink {
     this.running = true;
     try {
       while (this.queue.length > 0 && !this.closed) {
-        const { data, firstSeq, done } = this.nextMessage();
+        const { data, firstSeq, done, split } = this.nextMessage();
+        this.sending = split?.pending ?? null;
         const outcome = await this.publish(firstSeq, data);
-        if (outcome === 'stored') for (const pending of done) pending.resolve();
+        this.sending = null;
+        if (outcome === 'stored') {
+          for (const pending of done) pending.resolve();
+          if (split !== null) split.pending.stored = split.sent;
+        }
         // Refused by the server: none of it is stored, so its replies can say so (421) now —
         // they are out of the queue `fence` rejects. Closed while retrying: it may have been
         // stored (a lost ack), so it stays unresolved, an unknown outcome.
-        else if (outcome === 'refused') for (const pending of done) pending.reject(this.fenced!);
+        else if (outcome === 'refused') for (const pending of done) pending.reject(this.refusal(pending));
+        // A split block `fence` left alone while its part was in flight: refused now, with what was stored.
+        if (split !== null && this.fenced !== null && outcome !== 'closed') split.pending.reject(this.refusal(split.pending));
         if (outcome !== 'stored') return;
       }
     } finally {
@@ -172,8 +191,11 @@ export class JetStreamPublisher implements BlockSink {
     }
   }
 
-  /** The next message: whole queued records from the head, up to `maxBytes` (at least one record). */
-  private nextMessage(): { data: Uint8Array; firstSeq: number; done: Pending[] } {
+  /**
+   * The next message: whole queued records from the head, up to `maxBytes` (at least one record);
+   * `done`, the blocks it ends, and `split`, the block it holds the first part of (its records sent by then).
+   */
+  private nextMessage(): { data: Uint8Array; firstSeq: number; done: Pending[]; split: { pending: Pending; sent: number } | null } {
     const parts: Uint8Array[] = [];
     let bytes = 0;
     const firstSeq = this.queue[0].firstSeq + this.queue[0].sent;
@@ -184,10 +206,10 @@ export class JetStreamPublisher implements BlockSink {
         bytes += head.records[head.sent].length;
         parts.push(head.records[head.sent++]);
       }
-      if (head.sent < head.records.length) break;
+      if (head.sent < head.records.length) return { data: concat(parts), firstSeq, done, split: { pending: head, sent: head.sent } };
       done.push(this.queue.shift()!);
     }
-    return { data: concat(parts), firstSeq, done };
+    return { data: concat(parts), firstSeq, done, split: null };
   }
 
   /** Whether the message was stored, refused (another writer appended: this one is fenced) or given up (closed). */
@@ -216,9 +238,16 @@ export class JetStreamPublisher implements BlockSink {
     if (this.fenced) return;
     this.fenced = error;
     this.logger.error({ error: error.message }, 'journal publishing fenced: this node is no longer the primary');
-    for (const pending of this.queue) pending.reject(error);
+    // A block split over messages whose first part the stream stored: those records were taken.
+    // A split block whose next part is in flight waits for the server's answer (`run`): that part may be stored.
+    for (const pending of this.queue) if (pending !== this.sending) pending.reject(this.refusal(pending));
     this.queue = [];
     this.onFenced(error);
+  }
+
+  /** Why `pending` is refused, once fenced: with the seqs of it the stream stored, if it was split and its first part stored. */
+  private refusal(pending: Pending): FencedError {
+    return pending.stored > 0 ? this.fenced!.partly(pending.firstSeq + pending.stored - 1) : this.fenced!;
   }
 
   /** Stops retrying (shutdown); waiting blocks stay unresolved. */

@@ -122,3 +122,34 @@ test("appendRecord copies another journal's records verbatim and refuses one tha
   await replica.durable(3);
   assert.deepEqual(Array.from(replica.range(1), (e) => Buffer.from(e.record).toString('hex')), records.map((r) => Buffer.from(r).toString('hex')));
 });
+
+test('a block the sink stored in part (it split the block) makes its stored seqs durable and refuses the rest', async () => {
+  const journal = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger: new CapturingLogger() });
+  const { sink, blocks } = gatedSink(true);
+  journal.ship(sink);
+  const waits = [1, 2, 3, 4].map((i) => journal.durable(journal.append(1, payloadFor(i))).then(() => 'durable', (e: Error) => e.message));
+  await turns(5);
+  assert.deepEqual(blocks.map((b) => [b.first, b.count]), [[1, 4]]);
+  blocks[0].fence(Object.assign(new Error('fenced: another primary has written'), { shippedThrough: 2 }));
+  assert.deepEqual(await Promise.all(waits), ['durable', 'durable', 'fenced: another primary has written', 'fenced: another primary has written']);
+  assert.equal(journal.flushedSeq(), 2);
+  await journal.close();
+});
+
+test('refusals that come later block first still refuse every seq from the earliest refused block on', async () => {
+  const journal = await Journal.open(new SimulatedJournalStorage({ autoFlush: true }), { logger: new CapturingLogger() });
+  const { sink, blocks } = gatedSink(true);
+  journal.ship(sink);
+  const first = journal.durable(journal.append(1, payloadFor(1))).then(() => 'durable', (e: Error) => e.message);
+  await turns(3);
+  const second = journal.durable(journal.append(1, payloadFor(2))).then(() => 'durable', (e: Error) => e.message);
+  await turns(3);
+  assert.equal(blocks.length, 2);
+  // A fenced publisher rejects what waits in its queue before the block its refused publish held.
+  blocks[1].fence(new Error('fenced'));
+  await turns(2);
+  blocks[0].fence(new Error('fenced'));
+  assert.deepEqual(await Promise.all([first, second]), ['fenced', 'fenced'], 'both answered, neither durable');
+  await assert.rejects(journal.durable(1), /fenced/);
+  await journal.close();
+});
