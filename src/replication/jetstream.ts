@@ -165,6 +165,12 @@ export async function streamTail(jsm: JetStreamManager): Promise<StreamTail> {
   return { streamSeq: last, journalSeq: seqSpan(message.data).last, data: message.data, storedAt: message.timestamp ? Date.parse(message.timestamp) : 0 };
 }
 
+/** The message id (`Nats-Msg-Id`) of stream message `streamSeq`: '' for one without, null when there is none (yet). */
+export async function messageIdAt(jsm: JetStreamManager, streamSeq: number): Promise<string | null> {
+  const message = await jsm.streams.getMessage(JOURNAL_STREAM, { seq: streamSeq });
+  return message === null ? null : (message.header?.get('Nats-Msg-Id') ?? '');
+}
+
 /**
  * The stream sequence of the message holding journal seq `seq`, or of the first message after
  * it; `last + 1` when the stream does not reach it.

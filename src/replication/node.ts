@@ -49,7 +49,11 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
   let reportFailed!: (reason: string) => void;
   const failed = new Promise<string>((resolve) => (reportFailed = resolve));
   let change: Promise<void> = Promise.resolve();
+  /** Aborted by `stop`: a reconnect waiting for NATS gives up, and no change of role begins. */
+  const stopping = new AbortController();
   const changeTo = (what: string, run: () => Promise<void>) => {
+    // A stop under way: no new role (it would outlive the stop), and nothing to hand over.
+    if (stopping.signal.aborted) return;
     change = run();
     change.catch((error) => {
       logger.fatal({ err: error }, `${what} failed`);
@@ -75,15 +79,14 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
         leading = undefined;
         await exchange.stop({ snapshot: false });
         // Replicated durability: what this node journaled and never shipped was acknowledged to nobody.
-        await followAgain({ ...s, port: exchange.port }, { dropUnshipped: s.replication.durability === 'replicated' });
-        logger.info({ port: exchange.port }, 'deposed primary: this node now follows the journal stream as a standby');
+        if (await followAgain({ ...s, port: exchange.port }, { dropUnshipped: s.replication.durability === 'replicated' })) {
+          logger.info({ port: exchange.port }, 'deposed primary: this node now follows the journal stream as a standby');
+        }
       }),
     );
     return exchange;
   };
 
-  /** Aborted by `stop`: a reconnect waiting for NATS gives up. */
-  const stopping = new AbortController();
   /**
    * A new link once NATS answers. A change of role often comes while NATS is away or restarting
    * (why the lease moved): the node waits for it as a standby would, where one failed connect
@@ -92,7 +95,9 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
   const reconnect = async (): Promise<JetStreamLink | null> => {
     for (let attempt = 1; !stopping.signal.aborted; attempt++) {
       try {
-        return await connect();
+        const link = await connect();
+        if (!stopping.signal.aborted) return link;
+        await link.close();
       } catch (error) {
         if (attempt === 1 || attempt % 20 === 0) logger.warn({ err: error, attempt }, 'NATS out of reach: retrying, to follow the journal stream');
         await sleep(RECONNECT_MS, undefined, { signal: stopping.signal }).catch(() => {});
@@ -101,16 +106,20 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
     return null;
   };
 
-  /** Follows the stream as a standby on `s`'s port and data directory, on a new link (a primary pipeline's stop closes its own). */
-  const followAgain = async (s: Settings, options: ReplicaOptions = {}) => {
+  /**
+   * Follows the stream as a standby on `s`'s port and data directory, on a new link (a primary
+   * pipeline's stop closes its own); false when the node was stopped before it could.
+   */
+  const followAgain = async (s: Settings, options: ReplicaOptions = {}): Promise<boolean> => {
     const standby: Settings = { ...s, replication: { ...s.replication, role: 'standby' } };
     const next = await reconnect();
     if (next === null) {
       current = { stop: async () => {} };
-      return;
+      return false;
     }
     try {
       await follow(standby, next, leaseFor(standby, next), options);
+      return true;
     } catch (error) {
       await next.close();
       throw error;
@@ -154,7 +163,8 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
     ...(role === 'primary' ? { operatorPort: (started as RunningExchange).operatorPort, threads: (started as RunningExchange).threads } : {}),
     stop: async () => {
       stopping.abort();
-      await change.catch(() => {});
+      // The change under way, and any it began before the abort (a takeover from a follow).
+      for (let seen: Promise<void> | undefined; seen !== change; ) await (seen = change).catch(() => {});
       await current.stop();
     },
     failed,

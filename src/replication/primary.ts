@@ -24,7 +24,7 @@ import { DataRefusedError } from '../journal/refusal.ts';
 import type { HttpReply } from '../http/uws.ts';
 import { localUrl } from '../http/gateway.ts';
 import type { Replication } from '../pipeline.ts';
-import { retried, streamTail, type JetStreamLink } from './jetstream.ts';
+import { messageIdAt, retried, streamTail, type JetStreamLink } from './jetstream.ts';
 import { FencedError, JetStreamPublisher } from './publisher.ts';
 import { Lease } from './lease.ts';
 
@@ -74,7 +74,7 @@ export function primaryReplication(settings: Settings, logger: Logger, link: Jet
       const started = Date.now();
       const tail = await retried(() => streamTail(link.jsm));
       if (Date.now() - started > 1000) logger.warn({ ms: Date.now() - started }, 'JetStream was slow to answer for the stream tail');
-      publisher = new JetStreamPublisher(link.js, link.api.JetStreamApiError, tail, lease.me.holder, settings.replication.durability === 'replicated', logger, (error) => fence(error.message));
+      publisher = new JetStreamPublisher(link.js, link.api.JetStreamApiError, (seq) => messageIdAt(link.jsm, seq), tail, lease.me.holder, settings.replication.durability === 'replicated', logger, (error) => fence(error.message));
       const shipped = await publisher.catchUp(opened, tail);
       opened.ship(publisher);
       logger.info({ durability: settings.replication.durability, streamSeq: tail.journalSeq, shipped, lastSeq: opened.lastSeq(), url: lease.me.url }, 'primary: journal shipped to JetStream');

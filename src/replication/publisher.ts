@@ -90,6 +90,8 @@ export class JetStreamPublisher implements BlockSink {
     private readonly js: JetStreamClient,
     /** The JetStream package's API error class (JetStreamLink `api`), loaded with the link. */
     private readonly apiError: typeof JetStreamApiError,
+    /** The message id (`Nats-Msg-Id`) of the stream's message `streamSeq`, null when it has none yet (jetstream `messageIdAt`). */
+    private readonly whoseAt: (streamSeq: number) => Promise<string | null>,
     tail: StreamTail,
     /**
      * This writer, unique per process (the lease holder id). JetStream answers a message id it
@@ -202,33 +204,57 @@ export class JetStreamPublisher implements BlockSink {
     const done: Pending[] = [];
     while (this.queue.length > 0) {
       const head = this.queue[0];
+      const from = head.sent;
       while (head.sent < head.records.length && (parts.length === 0 || bytes + head.records[head.sent].length <= this.maxBytes)) {
         bytes += head.records[head.sent].length;
         parts.push(head.records[head.sent++]);
       }
-      if (head.sent < head.records.length) return { data: concat(parts), firstSeq, done, split: { pending: head, sent: head.sent } };
+      // A block none of whose records fit is not in this message: nothing of it is in flight.
+      if (head.sent < head.records.length) return { data: concat(parts), firstSeq, done, split: head.sent > from ? { pending: head, sent: head.sent } : null };
       done.push(this.queue.shift()!);
     }
     return { data: concat(parts), firstSeq, done, split: null };
   }
 
-  /** Whether the message was stored, refused (another writer appended: this one is fenced) or given up (closed). */
+  /**
+   * Whether the message was stored, refused (another writer appended: this one is fenced) or
+   * given up (closed). `expect.lastSequence` puts a stored message at `streamSeq + 1`, so an
+   * answer that says otherwise proves nothing, and neither does a refusal after a try whose
+   * answer was lost (that try may be the message found there: a duplicate is recognised only
+   * within the stream's duplicate window). Both are settled by reading the stream there
+   * (`whoseAt`): this message, another writer's, or nothing yet (try again).
+   */
   private async publish(firstSeq: number, data: Uint8Array): Promise<'stored' | 'refused' | 'closed'> {
+    const id = `${this.writer}:${firstSeq}`;
+    const next = this.streamSeq + 1;
+    const stored = (): 'stored' => {
+      this.streamSeq = next;
+      this.shippedSeq = firstSeq + recordsOf(data).length - 1;
+      this.shippedAt = Date.now();
+      return 'stored';
+    };
+    const refused = (detail: string): 'refused' => {
+      this.fence(new FencedError(`publishing seq ${firstSeq} after stream message ${next - 1}: ${detail}`));
+      return 'refused';
+    };
     for (let attempt = 0; !this.closed; attempt++) {
       try {
-        const ack = await this.js.publish(JOURNAL_SUBJECT, data, { msgID: `${this.writer}:${firstSeq}`, expect: { lastSequence: this.streamSeq } });
-        this.streamSeq = ack.seq;
-        this.shippedSeq = firstSeq + recordsOf(data).length - 1;
-        this.shippedAt = Date.now();
-        return 'stored';
+        const ack = await this.js.publish(JOURNAL_SUBJECT, data, { msgID: id, expect: { lastSequence: next - 1 } });
+        if (ack.seq === next) return stored();
+        // A duplicate answered while its original was not applied yet (seq 0 before nats-server 2.10.19).
+        const there = await this.whoseAt(next);
+        if (there === id) return stored();
+        if (there !== null) return refused(`the stream holds ${there} there`);
       } catch (error) {
         if (error instanceof this.apiError && error.code === WRONG_LAST_SEQUENCE) {
-          this.fence(new FencedError(`publishing seq ${firstSeq} after stream message ${this.streamSeq}: ${error.message}`));
-          return 'refused';
+          if (attempt === 0) return refused(error.message);
+          const there = await this.whoseAt(next).catch(() => undefined);
+          if (there === id) return stored();
+          if (there !== undefined) return refused(error.message);
         }
         if (attempt % 20 === 0) this.logger.warn({ seq: firstSeq, attempt, error: String(error) }, 'journal block not stored by JetStream yet: retrying');
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
     return 'closed';
   }
