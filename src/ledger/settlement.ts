@@ -202,7 +202,22 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
       const valued = side < 0 && m.prices.mark > 0 ? notional(m.scale, m.prices.mark, t.openedLots) : t.openedNotional;
       const wanted = initialMargin(m.spec, valued, fractionOf(o, m)) + openLossOf(m, side, t.openedNotional, t.openedLots);
       const available = o.collateral + cross;
-      const move = wanted < available ? wanted : available > 0n ? available : 0n;
+      let move = wanted < available ? wanted : available > 0n ? available : 0n;
+      if (move > 0n) {
+        // Not at the cost of the cross account's maintenance margin, beyond what keeps the
+        // position itself at its own: the hold reserved the margin at the mark of the order's
+        // admission, and the mark may cross its band while the order rests (the index still),
+        // so an ask fills below the mark and wants its open loss and the margin of the higher
+        // valuation besides. Taken whole, it left the cross positions below maintenance by the
+        // owner's own order, liquidated at once for the fund to pay, while the position stood on
+        // far more than its maintenance margin (test/ledger/isolated-fill-keeps-cross).
+        const e = exposureOf(o, ctx.markets, ctx.scratch);
+        const keep = e.crossMM - e.crossUpnl;
+        const spare = available - (keep > 0n ? keep : 0n);
+        const floor = maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p) - p.margin;
+        const least = floor > spare ? floor : spare;
+        if (move > least) move = least > 0n ? least : 0n;
+      }
       p.margin += move;
       cross -= move;
     }
