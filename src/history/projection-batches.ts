@@ -86,11 +86,14 @@ const MAX_QUEUED_RECORDS = 200_000;
  * the pages are the same for one record or fifty (each subaccount's entries sit together), so
  * bigger batches cost the thread less per order: bench:order-path, the thread's CPU per order
  * 42.0 · 42.5 · 43.5 µs sending at once against 29.0 · 31.0 · 27.0 µs holding 20 ms, the
- * server's 237 → 220 µs (three runs of each, alternated; docs/benchmarks.md). A
- * read that must see the records (`caughtUp`, `readable`) sends them at once, so no reply waits
- * for the hold; only the candle feeds, which follow written history, see it (at most this late).
+ * server's 237 → 220 µs (three runs of each, alternated; docs/benchmarks.md); holding 100 ms
+ * against 20: the thread's 38.3 · 39.6 · 47.5 µs against 61.7 · 56.3 · 62.9, the main thread's
+ * history records 12.8 · 15.9 · 16.0 against 21.2 · 20.0 · 23.5 µs (fewer batches to pack), its
+ * scavenges the same (4.83–4.92 per 1,000 orders). A read that must see the records
+ * (`caughtUp`, `readable`) sends them at once, so no reply waits for the hold; only the candle
+ * feeds, which follow written history, see it (at most this late).
  */
-export const HOLD_MS = 20;
+export const HOLD_MS = 100;
 /** Queued records that end a hold at once: a transaction stays bounded however fast orders come. */
 const HOLD_RECORDS = 5_000;
 
