@@ -68,6 +68,8 @@ export class Feed {
   private readonly stateListeners = new Set<(state: 'open' | 'closed') => void>();
   private socket: WebSocketLike | undefined;
   private loggedIn = false;
+  /** The last state told to `onState` listeners; null before the first connection opened or failed. */
+  private state: 'open' | 'closed' | null = null;
   private closed = false;
   private delay = FIRST_DELAY_MS;
   private silence: ReturnType<typeof setTimeout> | undefined;
@@ -86,7 +88,10 @@ export class Feed {
     return () => this.listeners.delete(listener);
   }
 
-  /** Called with `open` at each (re)connection and `closed` at each drop of an open connection (not again for each reconnect that fails). */
+  /**
+   * Called with `open` at each (re)connection, and `closed` when the connection drops or the
+   * first one fails — once: not again for each reconnect that fails meanwhile.
+   */
   onState(listener: (state: 'open' | 'closed') => void): () => void {
     this.stateListeners.add(listener);
     return () => this.stateListeners.delete(listener);
@@ -124,13 +129,11 @@ export class Feed {
     const socket = factory(this.options.url.replace(/^http/, 'ws') + '/ws');
     this.socket = socket;
     this.loggedIn = false;
-    let opened = false;
     socket.addEventListener('open', () => {
-      opened = true;
       this.delay = FIRST_DELAY_MS;
       this.heard();
       this.opened();
-      for (const l of this.stateListeners) l('open');
+      this.enter('open');
       this.sendSubscriptions([...this.channels.keys()]);
     });
     socket.addEventListener('message', (event) => {
@@ -144,13 +147,19 @@ export class Feed {
       clearTimeout(this.silence);
       if (this.socket !== socket) return;
       this.socket = undefined;
-      // A reconnect that never opened changes nothing: the feed was already closed.
-      if (opened) for (const l of this.stateListeners) l('closed');
+      this.enter('closed');
       if (this.closed) return;
       const wait = this.delay;
       this.delay = Math.min(MAX_DELAY_MS, this.delay * 2);
       setTimeout(() => void this.connect(), wait).unref?.();
     });
+  }
+
+  /** Tells the listeners of a change of state (a reconnect that fails again changes nothing). */
+  private enter(state: 'open' | 'closed'): void {
+    if (this.state === state) return;
+    this.state = state;
+    for (const l of this.stateListeners) l(state);
   }
 
   /** A connection silent for 30 s (heartbeats come every 10 s) is dead: drop it and reconnect. */

@@ -155,3 +155,16 @@ test('a feed whose reconnects fail says closed once, then open once it is back',
   assert.equal(refused, 2, 'two reconnects failed');
   assert.deepEqual(states.slice(0, 3), ['open', 'closed', 'open']);
 });
+
+test('a feed whose first connections fail says closed once (the CLI exits on it), then open', async () => {
+  const me = await newTrader();
+  let refused = 0;
+  const webSocket = (url: string) => new WebSocket(refused < 2 ? (refused++, 'ws://127.0.0.1:1/ws') : url) as unknown as WebSocketLike;
+  const live = new ExchangeClient({ url: ex.url, session: me.session, webSocket }).feed();
+  const states: string[] = [];
+  live.onState((state) => states.push(state));
+  await live.ready;
+  live.close();
+  assert.equal(refused, 2);
+  assert.deepEqual(states.slice(0, 2), ['closed', 'open']);
+});
