@@ -58,10 +58,17 @@ function cpuSeconds(): number {
   return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
 }
 
+/**
+ * How long one file may run (ms; `TEST_FILE_TIMEOUT_MS`): the longest take under a minute, so
+ * a file still running at 5 minutes hangs — it fails, named, and the shard goes on, where a
+ * promise no test settled kept the whole run waiting (a client feed that never said `closed`).
+ */
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 300_000);
+
 for (let file = claim(); file !== null; file = claim()) {
   const started = performance.now();
   const cpuBefore = cpuSeconds();
-  await describe(file, async () => {
+  await describe(file, { timeout: FILE_TIMEOUT_MS }, async () => {
     await import(pathToFileURL(resolve(file!)).href);
   });
   process.send?.({ done: file, ms: performance.now() - started, cpu: cpuSeconds() - cpuBefore });
