@@ -44,7 +44,7 @@ import { newMakerShortfall, settleBookFill, settleSide, type SettlementContext }
 import { stateHashOf } from '../numeric/state-hash.ts';
 import { restoreRecords, snapshotOf, type LedgerSnapshot } from './snapshot.ts';
 import { newOwner, type Hold, type MarketState, type OwnerState } from './state.ts';
-import { exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
+import { cashHeld, exposureOf, fractionOf, newExposure, notionalAtMark, orderHeadroom, statsOf, upnlOf, withdrawable, type AccountStats, type Exposure } from './stats.ts';
 import { notional, notionalScale } from './units.ts';
 import { checkConservation, moneyReport, netDeposits, validateLedger, type LedgerRecords, type MoneyFlows, type MoneyReport } from './invariants.ts';
 import { NO_ACCOUNT, NO_OWNER, type MarketIndex, type OrderId, type OwnerIndex } from '../types/ids.ts';
@@ -231,7 +231,8 @@ export class Ledger {
         move = needed - (p.isolated ? p.margin : 0n);
         if (p.isolated && move < 0n && -move > p.margin) move = -p.margin;
         headroom -= move;
-        if (move > 0n && move > o.collateral) return LedgerCode.InsufficientMargin;
+        // Cash, and not the cash the holds of the owner's isolated orders reserve (stats `cashHeld`).
+        if (move > 0n && move > o.collateral - cashHeld(o)) return LedgerCode.InsufficientMargin;
       } else {
         if (p.isolated) move = -p.margin;
         headroom += (p.isolated ? p.margin : 0n) + upnl - initialMargin(m.spec, notionalNow, fraction);

@@ -12,19 +12,21 @@
  *   initialMarginRequirement = Σ cross IM + open-order holds
  *   maintMargin              = Σ MM over all positions
  *   freeCollateralCross      = max(0, crossEquity − initialMarginRequirement)     (orders)
- *   freeCollateral           = max(0, min(collateral, crossEquity − IMR))       (withdraw, transfer)
+ *   freeCollateral           = max(0, min(collateral − cashHeld, crossEquity − IMR)) (withdraw, transfer;
+ *                              cashHeld = holds while an order is open in an isolated market)
  *   crossMarginRatio         = Σ cross MM / crossEquity (1 when equity ≤ 0 and MM > 0)
  *   crossMarginUsage         = IMR / crossEquity        (1 when equity ≤ 0 and IMR > 0)
  *   crossLeverage            = Σ cross notional / crossEquity (0 when equity ≤ 0)
  * A cross account is liquidatable when Σ cross MM > 0 and crossEquity < Σ cross MM; an
  * isolated position when margin + upnl < its MM.
  * Complexity: O(positions of the owner).
- * May import: config/market, ledger/.
+ * May import: config/market, types/ids, ledger/.
  */
 import { RATE_ONE } from '../config/market.ts';
 import { initialMargin, maintenanceMargin } from './margin.ts';
 import type { Position } from './position.ts';
 import type { MarketState, OwnerState } from './state.ts';
+import type { MarketIndex } from '../types/ids.ts';
 import { abs, ratio, valueAt } from './units.ts';
 
 export interface Exposure {
@@ -86,10 +88,35 @@ export function orderHeadroom(o: OwnerState, e: Exposure): bigint {
   return o.collateral + e.crossUpnl - e.crossIM - o.holdTotal;
 }
 
-/** What may leave the account (withdraw, transfer): never more than the collateral itself. */
+/**
+ * The cash the owner's holds reserve: all of them (`holdTotal`) while it has an order open in a
+ * market where it is isolated, else none. An isolated order is admitted only on collateral
+ * beyond every hold (holds.ts `admitOrder`: its fill moves its margin, fees and open loss out of
+ * the cash, never out of unrealised profit), and that cash must still be there when it fills.
+ * Without it, a cross account in profit withdrew the cash its isolated ask held (its headroom
+ * stood on the profit), the ask filled with no cash to post, and the fund paid the loss its
+ * close left (the in-flight generator, seed 991279; test/ledger/isolated-hold-cash).
+ * O(markets with orders of the owner).
+ */
+export function cashHeld(o: OwnerState): bigint {
+  if (o.holdTotal <= 0n) return 0n;
+  for (const market of o.openLots.keys()) if (isolatedIn(o, market)) return o.holdTotal;
+  for (const market of o.reduceLots.keys()) if (isolatedIn(o, market)) return o.holdTotal;
+  return 0n;
+}
+
+function isolatedIn(o: OwnerState, market: MarketIndex): boolean {
+  return o.positions.get(market)?.isolated ?? o.settings.get(market)?.isolated ?? false;
+}
+
+/**
+ * What may leave the account (withdraw, transfer): never more than the collateral itself, nor
+ * the cash the holds reserve while an isolated order is open (`cashHeld`).
+ */
 export function withdrawable(o: OwnerState, e: Exposure): bigint {
   const headroom = orderHeadroom(o, e);
-  const free = headroom < o.collateral ? headroom : o.collateral;
+  const cash = o.collateral - cashHeld(o);
+  const free = headroom < cash ? headroom : cash;
   return free > 0n ? free : 0n;
 }
 

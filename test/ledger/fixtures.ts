@@ -57,10 +57,10 @@ export interface Harness {
   ofType<T extends LedgerEvent['type']>(type: T): Array<Extract<LedgerEvent, { type: T }>>;
 }
 
-/** `also` hears every event too (a checker under test: sim/bounds). */
-export function harness(options: LedgerOptions = { faucet: true }, also?: LedgerListener): Harness {
+/** `also` hears every event too (a checker under test: sim/bounds); `markets` MARKETS unless given (more markets after them). */
+export function harness(options: LedgerOptions = { faucet: true }, also?: LedgerListener, markets: MarketSpec[] = MARKETS): Harness {
   const events: LedgerEvent[] = [];
-  const ledger = new Ledger(MARKETS, options, (e) => {
+  const ledger = new Ledger(markets, options, (e) => {
     events.push(e);
     also?.(e);
   });
