@@ -19,7 +19,7 @@ import { createServer, connect as tcpConnect, type Socket } from 'node:net';
 import { fundedTraders } from '../e2e/harness.ts';
 import { sleep } from '../harness/api-helpers.ts';
 import { startNats, type NatsCluster } from './nats-servers.ts';
-import { assertSameState, lastWords, startPrimaryAnd, untilPrimary, untilStandbyOf } from './nodes.ts';
+import { assertSameState, frozenPastLease, lastWords, startPrimaryAnd, untilStandbyOf } from './nodes.ts';
 
 const LEASE_MS = 1500;
 
@@ -55,11 +55,7 @@ test('a deposed primary waits for NATS to follow the stream, where one failed co
   const [trader] = await fundedTraders(old.client, 1, '100000');
   assert.equal((await trader.place({ price: '90000', quantity: '0.001', clientId: 'before' })).status, 200);
 
-  process.kill(old.pid, 'SIGSTOP');
-  await untilPrimary(standby.client, Date.now());
-  const newPrimary = `http://127.0.0.1:${standby.port}`;
-  trader.ex = standby.client;
-  assert.equal((await trader.place({ price: '90001', quantity: '0.001', clientId: 'on-new-primary' })).status, 200);
+  const newPrimary = await frozenPastLease(old, standby, trader);
 
   gate.refuseNew = true;
   process.kill(old.pid, 'SIGCONT');

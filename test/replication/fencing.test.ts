@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
-import { assertSameState, startPrimaryAnd, untilPrimary, untilStandbyOf } from './nodes.ts';
+import { assertSameState, frozenPastLease, startPrimaryAnd, untilStandbyOf } from './nodes.ts';
 
 const LEASE_MS = 1500;
 
@@ -23,11 +23,7 @@ test('a primary paused past its lease comes back deposed: its writes are refused
   const [trader] = await fundedTraders(old.client, 1, '100000');
   assert.equal((await trader.place({ price: '90000', quantity: '0.001', clientId: 'before' })).status, 200);
 
-  process.kill(old.pid, 'SIGSTOP');
-  await untilPrimary(standby.client, Date.now());
-  const newPrimary = `http://127.0.0.1:${standby.port}`;
-  trader.ex = standby.client;
-  assert.equal((await trader.place({ price: '90001', quantity: '0.001', clientId: 'on-new-primary' })).status, 200);
+  const newPrimary = await frozenPastLease(old, standby, trader);
 
   process.kill(old.pid, 'SIGCONT');
   trader.ex = old.client;

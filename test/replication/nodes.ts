@@ -155,6 +155,20 @@ export async function untilPrimary(node: ApiClient, since: number, withinMs = 60
   return Date.now() - since;
 }
 
+/**
+ * A primary frozen past its lease and a standby that took over: pauses `old` (SIGSTOP: a long GC
+ * pause, a frozen VM) until `standby` leads, then places `on-new-primary` there through `trader`
+ * (left pointed at the new primary) and returns its URL. `old` stays paused: the test resumes it
+ * (SIGCONT) once what it wants to see on the way back is set up.
+ */
+export async function frozenPastLease(old: ServerProcess, standby: ServerProcess, trader: Trader): Promise<string> {
+  process.kill(old.pid, 'SIGSTOP');
+  await untilPrimary(standby.client, Date.now());
+  trader.ex = standby.client;
+  assert.equal((await trader.place({ price: '90001', quantity: '0.001', clientId: 'on-new-primary' })).status, 200);
+  return `http://127.0.0.1:${standby.port}`;
+}
+
 /** What a node's process said before a wait on it failed: its exit, the end of its stderr, its last log lines. */
 export function lastWords(node: ServerProcess): string {
   return `its exit ${node.exit()}, stderr ${node.stderr().slice(-400)}, last log lines:\n${node.log.slice(-12).map((e) => JSON.stringify(e)).join('\n')}`;

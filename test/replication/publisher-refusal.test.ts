@@ -181,31 +181,20 @@ test('a block split over messages whose first part was stored is refused naming 
   assert.equal(p.shipped, 2);
 });
 
-test('a fence from outside (the lease taken) while a split block’s next part is in flight waits for the server: stored, that part counts', async () => {
+test('a fence from outside (the lease taken) while a split block’s next part is in flight waits for the server’s answer: stored, that part counts; refused, it does not', async () => {
   const recs = await records(6);
-  const jetStream = standInJetStream();
-  const { publishes } = jetStream;
-  const { p } = publisher(jetStream, recs[0].length + recs[1].length);
-  const block = outcome(p.block(1, recs));
-  await turns(2);
-  publishes[0].store();
-  await turns(5);
-  // Records 3–4 are in a publish under way: the block waits for its answer.
-  p.fence(new FencedError('the lease was taken'));
-  publishes[1].store();
-  assert.equal(await block, `refused after ${2 + publishes[1].records}`, 'the part in flight was stored: its writes were taken');
-});
-
-test('a fence from outside while a split block’s part is in flight, and the server refuses that part: refused after the part stored before', async () => {
-  const recs = await records(6);
-  const jetStream = standInJetStream();
-  const { publishes } = jetStream;
-  const { p } = publisher(jetStream, recs[0].length + recs[1].length);
-  const block = outcome(p.block(1, recs));
-  await turns(2);
-  publishes[0].store();
-  await turns(5);
-  p.fence(new FencedError('the lease was taken'));
-  publishes[1].refuse();
-  assert.equal(await block, 'refused after 2');
+  for (const answer of ['store', 'refuse'] as const) {
+    const jetStream = standInJetStream();
+    const { publishes } = jetStream;
+    const { p } = publisher(jetStream, recs[0].length + recs[1].length);
+    const block = outcome(p.block(1, recs));
+    await turns(2);
+    publishes[0].store();
+    await turns(5);
+    // The next part is in a publish under way: the block waits for its answer.
+    p.fence(new FencedError('the lease was taken'));
+    publishes[1][answer]();
+    const expected = answer === 'store' ? `refused after ${2 + publishes[1].records}` : 'refused after 2';
+    assert.equal(await block, expected, `the part in flight: ${answer}d`);
+  }
 });
