@@ -13,7 +13,8 @@
  * consumer may still give up (its iterator ends, or throws), keep missing heartbeats without
  * recovering, or stall — heartbeats but no messages while the stream grows. The follower then
  * starts a new one after the last stream message it yielded, with a growing pause, and logs
- * why, so a replica never stops following while it runs.
+ * why, so a replica never stops following while it runs — and a stop never waits for a
+ * consumer still being made.
  *
  * May import: @nats-io/jetstream (types), pino (types), replication/jetstream, replication/replica.
  */
@@ -35,6 +36,9 @@ const GIVE_UP_AFTER_MISSED = 3;
 export class JetStreamSource implements BlockSource {
   private messages: ConsumerMessages | null = null;
   private closed = false;
+  private onClose: () => void = () => {};
+  /** Settles (null) at `close`: what a consumer still being made waits for at most. */
+  private readonly closing = new Promise<null>((resolve) => (this.onClose = () => resolve(null)));
 
   constructor(
     private readonly link: JetStreamLink,
@@ -50,10 +54,13 @@ export class JetStreamSource implements BlockSource {
       try {
         const start = lastStreamSeq === null ? await messageHolding(this.link.jsm, after + 1) : lastStreamSeq + 1;
         const consumer = await this.link.js.consumers.get(JOURNAL_STREAM, { deliver_policy: this.link.api.DeliverPolicy.StartSequence, opt_start_seq: start });
-        const messages = await consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
+        // Making an ordered consumer retries until JetStream answers, for ever while a node
+        // recovers: a stop waits for it no longer (a standby's stop took over 30 s in CI).
+        const made = consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
+        const messages = await Promise.race([made, this.closing]);
         // Closed while this consumer was being made: `close` could only close the one before.
-        if (this.closed) {
-          await messages.close();
+        if (messages === null || this.closed) {
+          void made.then((m) => m.close(), () => {});
           return;
         }
         this.messages = messages;
@@ -125,6 +132,7 @@ export class JetStreamSource implements BlockSource {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.onClose();
     await this.messages?.close();
   }
 }
