@@ -42,17 +42,14 @@ export class BehindTheStreamError extends DataRefusedError {
 
 /** Another writer appended to the stream: this one is no longer the primary. */
 export class FencedError extends Error {
-  constructor(detail: string) {
+  constructor(private readonly detail: string) {
     super(`fenced: another primary has written to the journal stream (${detail}); this node takes no more writes`);
     this.name = 'FencedError';
   }
 
   /** The refusal of a block whose records up to `shippedThrough` the stream stored (journal `PartlyShipped`). */
   partly(shippedThrough: number): FencedError & PartlyShipped {
-    const error = Object.assign(Object.create(FencedError.prototype) as FencedError, { shippedThrough });
-    error.message = this.message;
-    error.stack = this.stack;
-    return error;
+    return Object.assign(new FencedError(this.detail), { shippedThrough });
   }
 }
 

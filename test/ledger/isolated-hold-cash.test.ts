@@ -41,15 +41,21 @@ const SOL_MARKET = parseMarket(
   2,
 );
 
-/** Alice in profit on cross, isolated in ETH, her bid of 10 ETH at 10.50 resting (hold 10.3025). */
-function aliceBidding() {
-  const h = harness();
+const SOL = marketNo(2);
+
+/**
+ * Alice in profit on cross, isolated in ETH, her bid of 10 ETH at 10.50 resting (hold 10.3025).
+ * `solLong`: a third market (BTC's terms as SOL), where she also holds 1 long at 100 on cross.
+ */
+function aliceBidding({ cash = 11, solLong = false } = {}) {
+  const h = harness(undefined, undefined, solLong ? [...MARKETS, SOL_MARKET] : MARKETS);
   h.ledger.setIndexPrice(ETH, 1000, 0); // the ETH mark stays at 10 through the fill at 10.50 (band 9.85–10.15)
-  const alice = h.fund(ALICE, usd(11));
+  const alice = h.fund(ALICE, usd(cash));
   const bob = h.fund(BOB, usd(10_000));
   const carol = h.fund(CAROL, usd(10_000));
   h.fill(bob, alice, -1, 100, 1000);
   h.fill(bob, carol, -1, 50, 1);
+  if (solLong) h.fill(bob, alice, 1, 100, 1000, SOL);
   h.fill(bob, carol, 1, 1000, 1, ETH);
   assert.equal(h.ledger.prices(BTC).mark, 50);
   assert.equal(h.ledger.prices(ETH).mark, 1000);
@@ -92,18 +98,7 @@ test('ISOLATED_HOLD_MOVED_TO_MARGIN: setMargin does not move the cash an open is
   // of cash less the bid's 10.3025 leaves 5.5975, so it is refused. Before, only the collateral
   // (15.90) and the headroom (the BTC profit) bounded it; the bid then filled on 5.90 of cash:
   // margin 5.8475, equity 0.8475 against MM 3, liquidated at once with the fund paying.
-  const SOL = marketNo(2);
-  const h = harness({ faucet: true }, undefined, [...MARKETS, SOL_MARKET]);
-  h.ledger.setIndexPrice(ETH, 1000, 0);
-  const alice = h.fund(ALICE, usd(16));
-  const bob = h.fund(BOB, usd(10_000));
-  const carol = h.fund(CAROL, usd(10_000));
-  h.fill(bob, alice, -1, 100, 1000);
-  h.fill(bob, carol, -1, 50, 1);
-  h.fill(bob, alice, 1, 100, 1000, SOL);
-  h.fill(bob, carol, 1, 1000, 1, ETH);
-  assert.equal(h.ledger.setMargin(ALICE, 0, ETH, true, 5_000_000n, 1), LedgerCode.Ok);
-  assert.equal(h.ledger.admitOrder(orderNo(1), alice, ETH, 1, 1050, 1_000_000, false, 2), LedgerCode.Ok);
+  const { h, alice, carol } = aliceBidding({ cash: 16, solLong: true });
   assert.equal(h.ledger.collateral(alice), usd(15.9));
   assert.equal(h.ledger.setMargin(ALICE, 0, SOL, true, 10_000_000n, 3), LedgerCode.InsufficientMargin);
   assert.equal(h.ledger.positionOf(alice, SOL)!.isolated, false);
