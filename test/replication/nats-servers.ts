@@ -4,6 +4,7 @@
  * to each other — stopped and removed after the test, after the exchange nodes that use them
  * (`stopsFirst`). A node can be killed (SIGKILL) and started again on its store.
  */
+import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -73,13 +74,27 @@ export async function startNats(size = 1): Promise<NatsCluster> {
 /** Starts `size` JetStream nodes (clustered when more than one) and waits until JetStream answers; the caller stops them. */
 export async function launchNats(size = 1): Promise<NatsCluster> {
   if (spawnSync('nats-server', ['--version']).error) throw new Error('nats-server is not installed: `apt-get install -y nats-server` (README, Replication; .ci/run installs it)');
+  // A port freed for us may be bound by another process before our server binds it (the other
+  // shard's tests): then our server exits, and its URL reaches someone else's — once in CI, the
+  // "empty" stream of test/replication/diverged-journal was another test's. Launched again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    const cluster = await launchOnce(size);
+    if (await cluster.ownsItsPorts()) return cluster;
+    await cluster.stop();
+    if (attempt === 3) throw new Error('NATS: the ports chosen were taken by another process three times');
+  }
+}
+
+async function launchOnce(size: number): Promise<NatsCluster & { ownsItsPorts(): Promise<boolean> }> {
+  /** Each server's name, unique to this launch: what answers on its port says whether it is ours. */
+  const launch = randomUUID().slice(0, 8);
   const dir = mkdtempSync(join(tmpdir(), 'perp-nats-'));
   const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })));
   const nodes: NatsNode[] = ports.map((port, i) => {
     const name = `n${i + 1}`;
     let child: ChildProcess | null = null;
     let exited: Promise<void> = Promise.resolve();
-    const args = ['-a', '127.0.0.1', '-p', String(port.client), '-n', name, '-js', '-sd', join(dir, name)];
+    const args = ['-a', '127.0.0.1', '-p', String(port.client), '-n', `${name}-${launch}`, '-js', '-sd', join(dir, name)];
     if (size > 1) {
       const routes = ports.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p.route}`).join(',');
       args.push('--cluster_name', 'perp', '--cluster', `nats://127.0.0.1:${port.route}`, '--routes', routes);
@@ -116,7 +131,16 @@ export async function launchNats(size = 1): Promise<NatsCluster> {
       rmSync(dir, { recursive: true, force: true });
     }
   };
-  return { nodes, urls, stopsFirst: (stopClient) => void clients.push(stopClient), stop };
+  const ownsItsPorts = async () => {
+    for (const node of nodes) {
+      const nc = await connect({ servers: [node.url], timeout: 1000 }).catch(() => null);
+      const name = nc?.info?.server_name;
+      await nc?.close();
+      if (name !== `${node.name}-${launch}`) return false;
+    }
+    return true;
+  };
+  return { nodes, urls, stopsFirst: (stopClient) => void clients.push(stopClient), stop, ownsItsPorts };
 }
 
 /** Resolves once JetStream answers (a cluster has elected its meta leader). */
