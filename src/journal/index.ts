@@ -7,7 +7,8 @@
  *
  * Owns: the record format (record.ts, one global seq from 1 without gaps), group commit and
  * acknowledge-on-flush (journal.ts: `append` returns a seq at once, `durable(seq)` resolves when
- * it is on disk), torn-tail repair vs refusal of corruption at open, storage behind one
+ * it is on disk), torn-tail repair vs refusal of corruption at open, shipping each flushed
+ * block to a replication sink and what its refusal does (block-sink.ts), storage behind one
  * interface (storage.ts) — LMDB blocks in production (lmdb-storage.ts), a simulated disk with
  * power cuts for tests (simulated-storage.ts) — snapshots (snapshots.ts), verification and the
  * operator tool (verify.ts, cli.ts).

@@ -27,7 +27,8 @@
  * replication, the operator tool); it throws `JournalCorruptError` at the first bad record.
  *
  * Shipping (replication): with a `BlockSink` (`ship`), every group commit is handed to it once
- * flushed, in order, as the block of records it flushed (`block(firstSeq, records)`). A sink that
+ * flushed, in order, as the block of records it flushed (`block(firstSeq, records)`; the
+ * contract and the bookkeeping of what was shipped and refused: `block-sink.ts`). A sink that
  * `holdsAcks` makes `durable(seq)` wait for its promise as well (acknowledged = flushed here and
  * stored elsewhere); one that does not is only told. A sink that rejects a block (it was fenced:
  * another writer owns the copy) refuses its seqs and every later one: none becomes durable, and
@@ -46,8 +47,9 @@
  * Caller obligations: single thread (the one that owns the journal); a payload's bytes are
  * copied at `append`, so the caller may reuse its buffer.
  *
- * May import: journal/record, journal/storage.
+ * May import: journal/block-sink, journal/record, journal/storage.
  */
+import { Shipping, type BlockSink } from './block-sink.ts';
 import type { JournalStorage } from './storage.ts';
 import {
   Chain,
@@ -116,30 +118,6 @@ export interface JournalEntry {
   payloadLength: number;
 }
 
-/**
- * Where flushed blocks go (replication). The journal is its consumer: it calls `block` once per
- * group commit, after the flush, in seq order, never twice for a seq.
- */
-export interface BlockSink {
-  /**
-   * Records `firstSeq…` (whole records, views the journal never rewrites); resolves once shipped,
-   * rejects if this writer is fenced. A sink that split the block and stored its first part
-   * rejects with a `PartlyShipped` error: those seqs are durable, the rest refused.
-   */
-  block(firstSeq: number, records: readonly Uint8Array[]): Promise<void>;
-  /** True: a seq is durable only once its block is shipped (`durable` waits for `block`'s promise). */
-  readonly holdsAcks: boolean;
-}
-
-/** A sink's refusal of a block whose records up to `shippedThrough` it had stored (it split the block). */
-export interface PartlyShipped extends Error {
-  shippedThrough: number;
-}
-
-function shippedThrough(error: unknown): number | undefined {
-  return error instanceof Error && typeof (error as Partial<PartlyShipped>).shippedThrough === 'number' ? (error as PartlyShipped).shippedThrough : undefined;
-}
-
 /** The journal can no longer accept writes (the storage failed). Maps to HTTP 500. */
 export class JournalFailedError extends Error {
   constructor(cause: unknown) {
@@ -176,8 +154,6 @@ export class Journal {
   /** A flush is in flight: records appended meanwhile wait for it and go in the next one. */
   private flushing = false;
   private failure: JournalFailedError | null = null;
-  /** The sink refused the block from seq `from` on (its writer was fenced): see `refuse`. */
-  private refused: { error: Error; from: number } | null = null;
   private closed: boolean;
   // Records are carved from slabs that are never rewritten: the storage may hold a record's
   // bytes until its flush, and a slab is garbage once every record in it is released.
@@ -186,9 +162,14 @@ export class Journal {
   /** The slab as a Buffer, for `appendText`: `write` encodes into it in place, where `encodeInto` needed a subarray and a result object per record. */
   private slabBuffer = Buffer.from(this.slab.buffer);
   private slabUsed = 0;
-  private sink: BlockSink | null = null;
-  /** Records appended since the last flush began, for the sink (kept only with one). */
-  private unshipped: Uint8Array[] = [];
+  /** The block sink, what waits to be shipped to it, and whether it refused (block-sink.ts). */
+  private readonly shipping = new Shipping({
+    markFlushed: (seq) => this.markFlushed(seq),
+    flushedSeq: () => this.flushed,
+    rejectFrom: (from, error) => this.rejectFrom(from, error),
+    logRefusal: (from, error) =>
+      this.logger.error({ from, lastSeq: this.last, flushedSeq: this.flushed, error: String(error) }, 'journal shipping refused: no further writes are accepted'),
+  });
 
   private constructor(storage: JournalStorage, lastSeq: number, chain: Chain, options: JournalOptions) {
     this.storage = storage;
@@ -276,7 +257,8 @@ export class Journal {
   /** Why the journal takes no writes (its storage failed, its sink refused a block, or it is closed), or null (GET /ready). */
   problem(): string | null {
     if (this.failure !== null) return this.failure.message;
-    if (this.refused !== null) return this.refused.error.message;
+    const refused = this.shipping.refused();
+    if (refused !== null) return refused.error.message;
     return this.closed ? 'journal is closed' : null;
   }
 
@@ -287,7 +269,7 @@ export class Journal {
 
   /** True when the caller should refuse new writes (HTTP 503): the flush is too far behind, the storage failed or the sink refused a block. */
   isBehind(): boolean {
-    return this.failure !== null || this.refused !== null || this.last - this.flushed > this.maxUnflushed;
+    return this.failure !== null || this.shipping.refused() !== null || this.last - this.flushed > this.maxUnflushed;
   }
 
   /** Appends one record and returns its seq. Durable only once `durable(seq)` resolves. */
@@ -361,14 +343,14 @@ export class Journal {
    * that should ship: what was appended earlier is the caller's to ship).
    */
   ship(sink: BlockSink): void {
-    if (this.sink !== null) throw new Error('journal: a block sink is already attached');
+    if (this.shipping.attached()) throw new Error('journal: a block sink is already attached');
     if (this.last !== this.flushed || this.flushing) throw new Error('journal: attach the block sink while nothing waits for a flush');
-    this.sink = sink;
+    this.shipping.attach(sink);
   }
 
   private put(seq: number, record: Uint8Array): void {
     this.storage.put(seq, record);
-    if (this.sink !== null) this.unshipped.push(record);
+    this.shipping.keep(record);
     if (!this.turnScheduled) {
       this.turnScheduled = true;
       setImmediate(this.endTurn);
@@ -379,7 +361,8 @@ export class Journal {
   durable(seq: number): Promise<void> {
     if (seq <= this.flushed) return RESOLVED;
     if (this.failure) return Promise.reject(this.failure);
-    if (this.refused !== null && seq >= this.refused.from) return Promise.reject(this.refused.error);
+    const refused = this.shipping.refused();
+    if (refused !== null && seq >= refused.from) return Promise.reject(refused.error);
     if (seq > this.last) return Promise.reject(new RangeError(`journal: seq ${seq} was never appended (last ${this.last})`));
     return new Promise((resolve, reject) => {
       const waiter = { seq, resolve, reject };
@@ -403,8 +386,7 @@ export class Journal {
     if (this.flushing || this.failure) return;
     this.flushing = true;
     const upTo = this.last;
-    const block = this.unshipped;
-    this.unshipped = [];
+    const block = this.shipping.take();
     const from = this.flushed;
     const started = performance.now();
     const flushed = this.storage.sync();
@@ -415,33 +397,8 @@ export class Journal {
         this.flushing = false;
         this.flushedLocally = upTo;
         this.onFlush?.(upTo - from, (performance.now() - started) / 1000);
-        const sink = this.sink;
-        // Once refused, what is appended reaches this disk (above) and goes no further: neither shipped nor acknowledged.
-        if (this.refused === null) {
-          if (sink !== null && block.length > 0) {
-            // Blocks are handed over in flush order; a sink that holds acks moves `durable` itself.
-            const first = upTo - block.length + 1;
-            const shipped = sink.block(first, block);
-            // A refused block refuses the seqs from its first on: the blocks before it are still
-            // being shipped (one in flight may yet be stored), and their own promises tell.
-            // A block stored in part (the sink split it) refuses from its first seq not stored:
-            // the others were acknowledged by the stream, and their writes were taken.
-            if (sink.holdsAcks) {
-              shipped.then(
-                () => this.markFlushed(upTo),
-                (error: unknown) => {
-                  const through = Math.min(upTo, shippedThrough(error) ?? first - 1);
-                  if (through >= first) this.markFlushed(through);
-                  this.refuse(error, Math.max(first, through + 1));
-                },
-              );
-            }
-            else {
-              this.markFlushed(upTo);
-              shipped.catch((error: unknown) => this.refuse(error, this.flushed + 1));
-            }
-          } else this.markFlushed(upTo);
-        }
+        // Durable at once, or once the sink has stored the block, or never once it refused one.
+        this.shipping.landed(upTo, block);
         if (this.last > upTo) this.endTurn();
       },
       (error: unknown) => {
@@ -491,25 +448,7 @@ export class Journal {
     this.commitWaiters = [];
   }
 
-  /**
-   * The sink refused the block from `from` on (its writer was fenced): no seq from there on
-   * becomes durable — its waiters are rejected, the earlier ones left to their blocks' outcome
-   * (one in flight may yet be stored) — and new commands are refused (`isBehind`). The storage
-   * goes on: appends and local flushes (the events of commands in flight, history's commits, a
-   * stop) are this disk's.
-   */
-  private refuse(error: unknown, from: number): void {
-    if (this.refused === null) {
-      this.refused = { error: error instanceof Error ? error : new Error(String(error)), from };
-      this.logger.error({ from, lastSeq: this.last, flushedSeq: this.flushed, error: String(error) }, 'journal shipping refused: no further writes are accepted');
-    }
-    // The blocks' refusals may come in any order (a fenced sink rejects what waits in its queue
-    // before the block its refused publish held): every seq from the earliest refused one on is.
-    if (from < this.refused.from) this.refused.from = from;
-    this.rejectFrom(this.refused.from, this.refused.error);
-  }
-
-  /** Rejects the waiters for `from` and later. */
+  /** Rejects the waiters for `from` and later (all of them when the storage failed; from the sink's refusal on, block-sink.ts). */
   private rejectFrom(from: number, error: Error): void {
     const kept: Waiter[] = [];
     for (let i = this.waiterHead; i < this.waiters.length; i++) {
@@ -565,7 +504,7 @@ export class Journal {
    * fails first.
    */
   async flushedHere(upTo = this.last): Promise<void> {
-    if (this.sink === null || (!this.sink.holdsAcks && this.refused === null)) return this.durable(upTo);
+    if (this.shipping.ackedAtFlush()) return this.durable(upTo);
     if (!this.turnScheduled && !this.flushing && this.flushedLocally < upTo) this.endTurn();
     // Waiters resolve on `durable`, which a stalled sink holds back (and a refused one never
     // resolves): look at the local position instead, once a millisecond — only a stop waits here.

@@ -1,7 +1,7 @@
 /**
  * @module replication/publisher
  *
- * The primary's side of the stream: a `BlockSink` (journal/journal) that publishes every
+ * The primary's side of the stream: a `BlockSink` (journal/block-sink) that publishes every
  * flushed block to JetStream, in order. One publish is in flight at a time; blocks flushed
  * meanwhile go out together in the next message (up to `maxBytes`), so under load a message
  * carries many group commits — the journal's own batching, one level up.
@@ -22,7 +22,8 @@
  * May import: @nats-io/jetstream (types), journal/, replication/jetstream.
  */
 import type { JetStreamClient, JetStreamApiError } from '@nats-io/jetstream';
-import type { BlockSink, Journal, PartlyShipped } from '../journal/journal.ts';
+import type { BlockSink, PartlyShipped } from '../journal/block-sink.ts';
+import type { Journal } from '../journal/journal.ts';
 import { concat } from '../journal/lmdb-storage.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
 import { JOURNAL_SUBJECT, recordsOf, type StreamTail } from './jetstream.ts';

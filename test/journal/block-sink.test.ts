@@ -7,7 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Journal, type BlockSink } from '../../src/journal/journal.ts';
+import type { BlockSink } from '../../src/journal/block-sink.ts';
+import { Journal } from '../../src/journal/journal.ts';
 import { JournalCorruptError } from '../../src/journal/record.ts';
 import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';
 import { CapturingLogger, payloadFor } from './fixtures/journal-fixtures.ts';

@@ -16,7 +16,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CommandKind, type Command } from '../../src/app/commands.ts';
-import { Journal, type BlockSink } from '../../src/journal/journal.ts';
+import type { BlockSink } from '../../src/journal/block-sink.ts';
+import { Journal } from '../../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../../src/journal/simulated-storage.ts';
 import { CountingLogger, SimNode, SimSnapshots, nextTurn } from '../../sim/node.ts';
 import { ALICE, BOB, BTC, MARKETS, usd } from '../ledger/fixtures.ts';
