@@ -9,7 +9,9 @@
  *
  * Invariants: no fee takes more than its payer can pay once the trade's PnL is in (a fee is
  * never a shortfall); an isolated position closed by its owner's own order leaves the rest at
- * its maintenance margin, paid from the cross collateral, not the fund; emits `fill` then
+ * its maintenance margin, paid from the cross collateral, not the fund; an isolated side of its
+ * owner's own order takes the cash, or what its hold reserved out of the cross equity above the
+ * cross maintenance margin when the owner's own fills have spent the cash; emits `fill` then
  * `position` per side, `balance` events for the money that moved.
  * Functions over a `SettlementContext` the `Ledger` hands them (its own records, shared).
  * May import: types/ids, engine/types, ledger/.
@@ -22,7 +24,7 @@ import { initialMargin, maintenanceMargin } from './margin.ts';
 import { credit, emitPosition, moveInsurance } from './moves.ts';
 import { openLossOf } from './open-loss.ts';
 import { applyTrade, type TradeOutcome } from './position.ts';
-import type { Hold, MarketState } from './state.ts';
+import type { Hold, MarketState, OwnerState } from './state.ts';
 import { crossEquity, exposureOf, fractionOf, notionalAtMark, upnlOf } from './stats.ts';
 import { abs, notional, owed } from './units.ts';
 import type { OrderId, OwnerIndex } from '../types/ids.ts';
@@ -80,6 +82,7 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
   /** What the hold of an open (not reduce-only) order released for its `heldLots` filled. */
   let released = 0n;
   let heldLots = 0;
+  const heldBefore = o.holdTotal;
   if (h !== undefined) {
     const lots = quantity < h.remaining ? quantity : h.remaining;
     heldLots = lots;
@@ -112,6 +115,15 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     const closed = t.closedLots < heldLots ? t.closedLots : heldLots;
     addSideHold(o, market, side, (released * BigInt(closed)) / BigInt(heldLots));
   }
+  // The side holds keep what the orders may still need of the position as it now stands.
+  trimSideHolds(o, m);
+  /**
+   * What the fill of its owner's own order (not a liquidation's) freed of the owner's holds: its
+   * hold's share for the lots filled, less what stays held for the orders of the side (the side
+   * holds, trimmed). Cash its admission counted beyond every hold, which an isolated side may
+   * draw out of the cross equity when the owner's own fills have spent the cash (`crossDraw`).
+   */
+  let reserved = h !== undefined && !h.liquidation ? heldBefore - o.holdTotal : 0n;
   // orderId 0: an ADL trade, which no book executed (see `positionOffBook`).
   if (orderId === 0) {
     const lots = (o.offBook.get(market) ?? 0) + side * quantity;
@@ -123,8 +135,9 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     // No fee takes more than this side can pay once the trade's PnL is in: the trading fee
     // first, then the originator's. What it cannot pay is not charged — never left for the
     // insurance fund to cover as a shortfall.
-    // An isolated position's own order may draw on the cross collateral (see below); a liquidation may not.
-    let payable = t.realizedPnl + (p.isolated ? p.margin + upnlOf(m, p) + (!liquidation && o.collateral > 0n ? o.collateral : 0n) : crossEquity(o, exposureOf(o, ctx.markets, ctx.scratch)));
+    // An isolated position's own order may draw on the cross collateral, and on what its hold
+    // reserved there (`crossDraw`, see below); a liquidation may not.
+    let payable = t.realizedPnl + (p.isolated ? p.margin + upnlOf(m, p) + (liquidation ? 0n : isolatedDraw(ctx, o, o.collateral, reserved, false)) : crossEquity(o, exposureOf(o, ctx.markets, ctx.scratch)));
     if (fee > payable) fee = payable > 0n ? payable : 0n;
     payable -= fee;
     if (originatorFee > payable) originatorFee = payable > 0n ? payable : 0n;
@@ -159,8 +172,11 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
       const rest = t.openedLots > 0 || p.quantity === 0;
       const short = (rest ? 0n : maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p)) - p.margin;
       if (short > 0n) {
-        const available = o.collateral + cross;
+        const cash = o.collateral + cross;
+        const available = isolatedDraw(ctx, o, cash, reserved, false);
         const move = short < available ? short : available > 0n ? available : 0n;
+        // What it took beyond the cash came out of the reservation; the rest is left for its opened lots.
+        if (move > (cash > 0n ? cash : 0n)) reserved -= move - (cash > 0n ? cash : 0n);
         p.margin += move;
         cross -= move;
       }
@@ -201,23 +217,21 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
       // its hold used; one below the mark opens with that much profit.)
       const valued = side < 0 && m.prices.mark > 0 ? notional(m.scale, m.prices.mark, t.openedLots) : t.openedNotional;
       const wanted = initialMargin(m.spec, valued, fractionOf(o, m)) + openLossOf(m, side, t.openedNotional, t.openedLots);
-      const available = o.collateral + cross;
-      let move = wanted < available ? wanted : available > 0n ? available : 0n;
-      if (move > 0n) {
-        // Not at the cost of the cross account's maintenance margin, beyond what keeps the
-        // position itself at its own: the hold reserved the margin at the mark of the order's
-        // admission, and the mark may cross its band while the order rests (the index still),
-        // so an ask fills below the mark and wants its open loss and the margin of the higher
-        // valuation besides. Taken whole, it left the cross positions below maintenance by the
-        // owner's own order, liquidated at once for the fund to pay, while the position stood on
-        // far more than its maintenance margin (test/ledger/isolated-fill-keeps-cross).
-        const e = exposureOf(o, ctx.markets, ctx.scratch);
-        const keep = e.crossMM - e.crossUpnl;
-        const spare = available - (keep > 0n ? keep : 0n);
-        const floor = maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p) - p.margin;
-        const least = floor > spare ? floor : spare;
-        if (move > least) move = least > 0n ? least : 0n;
-      }
+      const cash = o.collateral + cross;
+      // Not at the cost of the cross account's maintenance margin, beyond what keeps the
+      // position itself at its own: the hold reserved the margin at the mark of the order's
+      // admission, and the mark may cross its band while the order rests (the index still),
+      // so an ask fills below the mark and wants its open loss and the margin of the higher
+      // valuation besides. Taken whole, it left the cross positions below maintenance by the
+      // owner's own order, liquidated at once for the fund to pay, while the position stood on
+      // far more than its maintenance margin (test/ledger/isolated-fill-keeps-cross).
+      // Beyond the cash, what its hold reserved, out of the cross equity above that maintenance
+      // margin, when the owner's own fills have spent the cash (`isolatedDraw`).
+      const room = isolatedDraw(ctx, o, cash, reserved, true);
+      const floor = maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p) - p.margin;
+      const own = floor < cash ? floor : cash;
+      const least = own > room ? own : room;
+      const move = wanted < least ? wanted : least > 0n ? least : 0n;
       p.margin += move;
       cross -= move;
     }
@@ -254,4 +268,28 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     else coverCrossShortfall(ctx, o, m, side, time);
   }
   if (h !== undefined && h.remaining === 0 && h.liquidation) finishLiquidation(ctx, o, market, h.side, time);
+}
+
+/**
+ * What an isolated side of `o`'s own order may take out of the cross account toward its margin
+ * (or its fees, or the loss its close leaves beyond the position's equity), with `cash` the
+ * collateral as this fill has left it so far: the cash — for an opening (`keep`), never the
+ * cross positions' maintenance margin (`Σ cross MM − cross upnl`) — and, up to `reserved` (what
+ * the fill freed of its owner's holds: the cash its admission counted beyond every hold), the
+ * cross equity above that maintenance margin, even where the owner's own fills have spent the
+ * cash since; the collateral then goes below zero, carried by the cross positions' profit, as a
+ * cross fill's loss may take it. The cross orders admitted meanwhile left that equity there: the
+ * headroom they were admitted on counted the isolated hold. Before, only the cash counted: a
+ * cross long closed at a loss at the mark spent the cash an isolated bid held, the bid filled
+ * with no margin posted, and the fund paid the loss its open loss had been held for while the
+ * cross account kept its profit (test/ledger/isolated-hold-loss).
+ */
+function isolatedDraw(ctx: SettlementContext, o: OwnerState, cash: bigint, reserved: bigint, keep: boolean): bigint {
+  const positive = cash > 0n ? cash : 0n;
+  if (!keep && reserved <= positive) return positive;
+  const e = exposureOf(o, ctx.markets, ctx.scratch);
+  const surplus = cash + e.crossUpnl - e.crossMM;
+  const base = keep ? (cash < surplus ? cash : surplus) : positive;
+  const beyond = reserved < surplus ? reserved : surplus;
+  return beyond > base ? beyond : base;
 }
