@@ -26,7 +26,7 @@
  * ports the gateway and the feeds are handed (gateway-ports), snapshots (sequencer/snapshot-schedule).
  * May import: config/process (types), app/ (exchange types, commands types), auth/ (recovery, signature-pool), history/ (reader, store),
  * journal/journal (types), transport/market-link, sequencer/, storage/ (data-directory,
- * directory-lock), http/ (gateway, routes/cluster types), ws/ (feeds types, asyncapi), gateway-ports,
+ * directory-lock, markets-in-use), http/ (gateway, routes/cluster types), ws/ (feeds types, asyncapi), gateway-ports,
  * metrics, log, pino (types), node:path.
  * Nothing imports it but the processes (demo/main, and replication/node, which main starts) and
  * replication/primary (the `Replication` it implements).
@@ -52,6 +52,7 @@ import { accountWrites } from './sequencer/account-writes.ts';
 import { MarketLink, routerOver, spawnMarketLinks } from './transport/market-link.ts';
 import { openDataDirectory, type DataDirectory } from './storage/data-directory.ts';
 import { atMost, holdDataDirectory, type DirectoryLock, type Undo } from './storage/directory-lock.ts';
+import { checkMarketsInUse } from './storage/markets-in-use.ts';
 import { startGateway, type Gateway } from './http/gateway.ts';
 import type { ClusterPort } from './http/routes/cluster.ts';
 import type { Feeds, FeedLimits } from './ws/feeds.ts';
@@ -273,7 +274,10 @@ function restoredState({ settings, logger, metrics }: Wiring, { snapshots, journ
   let replay: StartUpReplay | undefined;
   const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => replay?.finished === true);
   const exchangeOptions = exchangeOptionsOf(settings);
+  // Before the snapshot is read under the markets file: it must name the markets in their places and units.
+  const marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
   const { exchange, start } = startState(snapshots, projections.projectedSeq, settings.markets, listeners, exchangeOptions, logger);
+  marketsInUse.adopt({ from: (start?.seq ?? 0) + 1, to: journal.lastSeq() }, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
   replay = new StartUpReplay(exchange, journal, projections, start, logger, metrics);
   return { exchange, snapshot: start, exchangeOptions, replay };

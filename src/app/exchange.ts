@@ -129,11 +129,12 @@ export class Exchange {
     const orderChanged = (o: OrderState) => listeners.orderChanged?.(o);
     this.orders = from ? OrderRegistry.restore(from.orders, orderChanged) : new OrderRegistry(orderChanged);
     this.faucetDay = FaucetDay.restore(from?.faucetDay);
-    this.depth = markets.map((m) => (from ? DepthMirror.restore(from.depth[m.index]) : new DepthMirror()));
+    // A market beyond the snapshot's (appended to the markets file since) starts empty.
+    this.depth = markets.map((m) => (from?.depth[m.index] !== undefined ? DepthMirror.restore(from.depth[m.index]) : new DepthMirror()));
     this.conditional = markets.map((m) =>
-      from ? ConditionalBook.restore(from.conditional[m.index], this.conditionalListenerFor(m.index)) : new ConditionalBook(m.index, this.conditionalListenerFor(m.index)),
+      from?.conditional[m.index] !== undefined ? ConditionalBook.restore(from.conditional[m.index], this.conditionalListenerFor(m.index)) : new ConditionalBook(m.index, this.conditionalListenerFor(m.index)),
     );
-    this.orderCounts = from ? [...from.orderCounts] : markets.map(() => 0);
+    this.orderCounts = markets.map((m) => from?.orderCounts[m.index] ?? 0);
     this.entry = new OrderEntry(this, () => this.router, this.orderCounts);
     this.bookListeners = markets.map((m) =>
       settlementListener({

@@ -215,6 +215,39 @@ export function parseMarkets(raw: unknown): MarketSpec[] {
   return markets;
 }
 
+/**
+ * The markets as a markets file writes them (`parseMarkets` reads it back to the same specs): what
+ * storage/markets-in-use keeps of the markets a data directory's state was built under, so the
+ * operator can start on it again (`--markets`).
+ */
+export function marketsFileOf(markets: readonly MarketSpec[]): { markets: Record<string, unknown>[] } {
+  const rate = (value: bigint): string => formatDecimal(value, RATE_SCALE);
+  return {
+    markets: markets.map((m) => ({
+      symbol: m.symbol,
+      tickSize: m.tickSize,
+      lotSize: m.lotSize,
+      minSize: m.minSize,
+      maxLeverage: m.maxLeverage,
+      initialMarginFraction: rate(m.initialMarginFraction),
+      maintenanceMarginFraction: rate(m.maintenanceMarginFraction),
+      marginTiers: m.marginTiers.slice(1).map((t) => ({
+        notionalFloor: formatDecimal(t.notionalFloor, COLLATERAL_SCALE),
+        initialMarginFraction: rate(t.initialMarginFraction),
+        maintenanceMarginFraction: rate(t.maintenanceMarginFraction),
+      })),
+      makerFee: rate(m.makerFee),
+      takerFee: rate(m.takerFee),
+      maxOriginatorFee: rate(m.maxOriginatorFee),
+      fundingIntervalMs: m.fundingIntervalMs,
+      fundingRateCap: rate(m.fundingRateCap),
+      interestRate: rate(m.interestRate),
+      oracleFeedId: m.oracleFeedId,
+      initialPrice: m.initialPrice,
+    })),
+  };
+}
+
 /** Price string → ticks, or why not. The gateway maps the problem to its error text. */
 export function priceToTicks(market: MarketSpec, text: string): number | 'notDecimal' | 'offTick' | 'outOfRange' {
   const parsed = parseDecimal(text, market.priceScale, MAX_UNITS);

@@ -454,9 +454,12 @@ export class Ledger {
     return snapshotOf(this.records);
   }
 
-  /** A ledger equal to the one `snap` was taken from (same `stateHash`). */
+  /**
+   * A ledger equal to the one `snap` was taken from (same `stateHash`); markets beyond the
+   * snapshot's (appended to the markets file since) start with nothing in them.
+   */
   static restore(markets: readonly MarketSpec[], snap: LedgerSnapshot, options: LedgerOptions = {}, listener?: LedgerListener): Ledger {
-    if (snap.version !== 1 || snap.markets.length !== markets.length) throw new Error('ledger: snapshot does not match these markets');
+    if (snap.version !== 1 || snap.markets.length > markets.length) throw new Error('ledger: snapshot does not match these markets');
     const l = new Ledger(markets, options, listener);
     // Owners are created by registering them, in id order, as they were first registered.
     snap.registry.forEach(([address, sub]) => l.register(address, sub));

@@ -40,7 +40,7 @@
  * snapshot and publishes after the stream's last message (docs/replication.md, failover).
  *
  * May import: node:fs, node:path, pino (types), config/process (types), journal/ (journal, record,
- * refusal), transport/codec, sequencer/, storage/data-directory, history/ (reader, store),
+ * refusal), transport/codec, sequencer/, storage/ (data-directory, markets-in-use), history/ (reader, store),
  * http/ (gateway, uws types, routes/cluster types), ws/ (asyncapi, feed-relay types), gateway-ports (the shared read ports),
  * replication/lease (types), prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
@@ -56,6 +56,7 @@ import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
 import { cutAfter, openDataDirectory } from '../storage/data-directory.ts';
+import { checkMarketsInUse } from '../storage/markets-in-use.ts';
 import { recover } from '../sequencer/recovery.ts';
 import { exchangeOptionsOf, startState } from '../sequencer/start-state.ts';
 import { SnapshotSchedule } from '../sequencer/snapshot-schedule.ts';
@@ -178,14 +179,24 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     diverged = await divergence(opened.journal, source);
   }
   const { snapshots, journal, historyDir, historyEnv, projections } = opened;
-  if (diverged !== null) {
+  const refuse = async (error: unknown): Promise<never> => {
     await journal.close();
     await historyEnv.close();
-    throw new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`);
-  }
-  // As a start of the primary: from the newest snapshot this node took (sequencer/start-state).
+    throw error;
+  };
+  if (diverged !== null) await refuse(new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`));
+  // As a start of the primary: from the newest snapshot this node took (sequencer/start-state),
+  // the markets file matching the markets this data directory's state was built under.
   const exchangeOptions = exchangeOptionsOf(settings);
-  const { exchange, start } = startState(snapshots, projections.projectedSeq, settings.markets, projections.listeners(), exchangeOptions, logger);
+  let state: ReturnType<typeof startState>;
+  try {
+    const marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
+    state = startState(snapshots, projections.projectedSeq, settings.markets, projections.listeners(), exchangeOptions, logger);
+    marketsInUse.adopt({ from: (state.start?.seq ?? 0) + 1, to: journal.lastSeq() }, logger);
+  } catch (error) {
+    return refuse(error);
+  }
+  const { exchange, start } = state;
   projections.identity = (owner) => exchange.ledger.identity(owner);
   logger.info({ role, snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying local journal');
   // The feeds' relay hears each book event the stream brings once the local journal is replayed (set below).

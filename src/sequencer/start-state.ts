@@ -41,8 +41,12 @@ export function startState(
     if (candidate.seq > projectedSeq) continue;
     const saved = decodeSnapshot(candidate.bytes);
     const restored = new Exchange(markets, NO_ROUTER, listeners, options, saved.exchange);
-    if (restored.stateHash() === candidate.stateHash) return { exchange: restored, start: { seq: candidate.seq, saved } };
-    const now = restored.stateHashes();
+    // Markets appended to the markets file since the snapshot start empty: its hash is of the
+    // markets it was taken with, restored alone to check it.
+    const taken = saved.exchange.ledger.markets.length;
+    const checked = taken < markets.length ? new Exchange(markets.slice(0, taken), NO_ROUTER, {}, options, saved.exchange) : restored;
+    if (checked.stateHash() === candidate.stateHash) return { exchange: restored, start: { seq: candidate.seq, saved } };
+    const now = checked.stateHashes();
     const differ = Object.keys(now).filter((part) => now[part] !== saved.hashes?.[part]);
     logger.error({ seq: candidate.seq, differ }, 'snapshot does not restore to its recorded state hash: trying an older one');
   }
