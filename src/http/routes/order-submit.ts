@@ -225,6 +225,17 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       if (typeof s !== 'string') return s;
       signers.push(s);
     }
+    // Every order's signature is checked before any order is placed: a batch with one bad
+    // signature is refused whole (it placed the orders before it and answered 200 without it).
+    for (let i = 0; i < intents.length; i++) {
+      const refusal = guard.orderSignerRefusal(signers[i], intents[i].account, intents[i].subaccountIndex);
+      if (refusal !== undefined) {
+        return signedWriteFailure(refusal, () => {
+          const message = orderMessage(bodies[i]);
+          return { primaryType: 'Order', message: message.ok ? message.value : {}, recovered: signers[i] };
+        });
+      }
+    }
     // A batch is not replayed: a clientId already on an open order refuses it whole, by name.
     for (const intent of intents) {
       const existing = intent.clientId === null ? undefined : orders.liveByClient(intent.account, intent.clientId);
