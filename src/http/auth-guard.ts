@@ -64,7 +64,7 @@ export interface SubaccountContext<B = unknown> extends CallContext<B> {
 
 export interface GuardOptions {
   tokens: Pick<AccessTokens, 'verifyHeader'>;
-  delegations: Pick<DelegationStore, 'authorizeCaller'>;
+  delegations: Pick<DelegationStore, 'authorizeCaller' | 'authorizeWrite'>;
   clock: Clock;
   /** Per token account; default 200/s. */
   accountLimiter?: RateLimiter;
@@ -140,6 +140,16 @@ export class AccountGuard {
   authorize(caller: Address, account: Address, subaccountIndex: number, scope: Scope): HttpReply | undefined {
     const allowed = this.options.delegations.authorizeCaller(caller, account, subaccountIndex, scope);
     return allowed.ok ? undefined : codeFailure(allowed);
+  }
+
+  /**
+   * Whether `signer` (recovered from an order's signature) may sign orders for the subaccount,
+   * by the rule the exchange applies when it admits the order: undefined when it may, else that
+   * refusal (`Invalid signature` for a signer unrelated to the account).
+   */
+  orderSignerRefusal(signer: Address, account: Address, subaccountIndex: number): Exclude<ReturnType<DelegationStore['authorizeWrite']>, { ok: true }> | undefined {
+    const allowed = this.options.delegations.authorizeWrite({ action: 'order', account, subaccountIndex, signer });
+    return allowed.ok ? undefined : allowed;
   }
 
   /**

@@ -58,7 +58,7 @@ export type { MarketHistory, PriceSource } from '../history/types.ts';
  */
 export interface AccountReadPort {
   ledger: Pick<Ledger, 'findOwner' | 'identity' | 'stats' | 'positionsOf' | 'positionOf' | 'collateral' | 'marginSetting' | 'prices' | 'fundingHistory'>;
-  delegations: Pick<DelegationStore, 'delegates' | 'signers' | 'authorizeCaller'>;
+  delegations: Pick<DelegationStore, 'delegates' | 'signers' | 'authorizeCaller' | 'authorizeWrite'>;
   nonces: Pick<NonceStore, 'nextNonce'>;
 }
 

@@ -31,7 +31,7 @@ import { parseChannel, type Channel, type ChannelPorts } from './channels.ts';
 import { FeedConnections, SWEEP_MS, type ConnectionState, type FeedConnection } from './feed-connections.ts';
 import { DEFAULT_FEED_LIMITS, feedSocketSettings, type FeedLimits } from './feed-limits.ts';
 import { MarketFeed, type MarketFeedPorts } from './market-feed.ts';
-import { candleMessage, pricesMessage, summaryMessage } from './messages.ts';
+import { candleMessage, summaryMessage } from './messages.ts';
 
 export { SLOW_CONSUMER_CLOSE } from './feed-connections.ts';
 export { DEFAULT_FEED_LIMITS, FEED_PATH, feedSocketSettings, type FeedLimits } from './feed-limits.ts';
@@ -260,10 +260,12 @@ export class Feeds implements FeedSink {
         if (newest !== undefined) this.connections.send(conn, candleMessage(c.name, c.market, newest));
         return;
       }
-      case 'prices':
+      case 'prices': {
+        const first = this.markets.pricesOnSubscribe(c.market, now);
         conn.subscribe(c.name);
-        this.connections.send(conn, pricesMessage(c.name, c.market, this.ports.prices(c.market.index), now));
+        this.connections.send(conn, first);
         return;
+      }
       case 'summary':
         conn.subscribe(c.name);
         this.connections.send(conn, summaryMessage(c.name, c.market, this.ports.history.summary24h(c.market.index, now)));

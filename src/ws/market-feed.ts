@@ -176,6 +176,20 @@ export class MarketFeed {
     this.publishPrices(market);
   }
 
+  /**
+   * A new subscriber's first `prices` message. Any change the topic's earlier subscribers have
+   * not been sent goes to them first; then all hold these figures, and the next check sends
+   * only a change (it sent a first subscriber the same figures again, a second later).
+   * Call before subscribing the connection.
+   */
+  pricesOnSubscribe(market: MarketSpec, now: number): string {
+    this.publishPrices(market);
+    const topic = `prices.${market.symbol}`;
+    const figures = this.ports.prices(market.index);
+    this.lastSent.set(topic, `${figures.mark}:${figures.index}:${figures.last}:${figures.fundingRate}`);
+    return pricesMessage(topic, market, figures, now);
+  }
+
   /** The market's prices, if they changed since last sent (on each publish of the market and every second). */
   publishPrices(market: MarketSpec): void {
     const topic = `prices.${market.symbol}`;

@@ -79,6 +79,21 @@ test('more than the free collateral is 400 Transfer amount exceeds available bal
   assert.equal(res.text, 'Transfer amount exceeds available balance');
 });
 
+test('an amount larger than any balance (10 billion USD and up, past the ledger\'s range) is 400 Transfer amount exceeds available balance too, not a format error', async () => {
+  for (const amount of ['10000000000', '99999999999999999999']) {
+    const res = await alice.send('POST', '/account/transfer', await signed(transfer({ amount })));
+    assert.equal(res.status, 400);
+    assert.equal(res.text, 'Transfer amount exceeds available balance', amount);
+  }
+  // Still a signed write: another key's signature is refused as before.
+  const forged = await alice.send('POST', '/account/transfer', await signed(transfer({ amount: '10000000000' }), bob.wallet));
+  assert.equal(forged.status, 400);
+  assert.equal(forged.text, 'Invalid signature');
+  // A malformed amount keeps its own text.
+  const malformed = await alice.send('POST', '/account/transfer', await signed(transfer({ amount: '1.0000001' })));
+  assert.equal(malformed.text, 'amount must be a positive decimal string of USD with at most 6 decimals, such as "100.5"');
+});
+
 test('no token is 401 Please add the JWT token to the header', async () => {
   const res = await ex.request('POST', '/account/transfer', await signed(transfer()));
   assert.equal(res.status, 401);

@@ -38,3 +38,18 @@ test('a limit batch whose first order is refused is that refusal, as a single or
   const fits = await lee.signedOrder({ price: '80000', quantity: '0.001' });
   assertError(await lee.send('POST', '/account/orders', { orders: [tooBig, fits] }), 400, 'Insufficient margin');
 });
+
+test('a batch with a bad signature on any order is refused whole, Invalid signature, and places nothing', async () => {
+  const [ned, eve] = await fundedTraders(ex, 2, '10000');
+  const good = await ned.signedOrder({ price: '80000', quantity: '0.001', clientId: 'ned-good' });
+  const altered = { ...(await ned.signedOrder({ price: '80000', quantity: '0.001', clientId: 'ned-altered' })), price: '80100' };
+  const forged = await ned.signedOrder({ price: '80000', quantity: '0.001', clientId: 'ned-forged' }, eve.wallet);
+  for (const bad of [altered, forged]) {
+    const refused = await ned.send('POST', '/account/orders', { orders: [good, bad] });
+    assertError(refused, 400, 'Invalid signature');
+    assert.ok(refused.headers.get('x-signed-message'), 'the refusal shows the message the server hashed');
+  }
+  // Nothing was placed: the good order's nonce is unspent, so it is accepted alone now.
+  assert.deepEqual(ok(await ned.get(`/account/orders?account=${ned.address}&subaccountIndex=0`)).total, 0);
+  assert.equal(ok(await ned.send('POST', '/account/order', good))[0].status, 'new');
+});

@@ -36,10 +36,16 @@ export const TRANSFER_REQUEST_SCHEMA = {
 /** The request body: the signed message's fields as JSON carries them, and the signature. */
 export type TransferBody = SignedRequest<TransferMessage>;
 
-/** The signed message and the amount in base units, or the 400 refusing the amount. */
-export function transferIntent(body: TransferBody): { ok: true; message: TransferMessage; amount: bigint } | { ok: false; reply: HttpReply } {
+/**
+ * The signed message and the amount in base units, or the 400 refusing the amount.
+ * `aboveAnyBalance`: a well-formed amount past the largest the ledger holds (2^53 − 1 base
+ * units, about 9 billion USD), which exceeds every balance; the route answers it as it answers
+ * any amount above the sender's balance, once the signature is checked (it was a format error).
+ */
+export function transferIntent(body: TransferBody): { ok: true; message: TransferMessage; amount: bigint; aboveAnyBalance: boolean } | { ok: false; reply: HttpReply } {
   const amount = parseDecimal(body.amount, COLLATERAL_SCALE, MAX_UNITS);
-  if (!amount.ok || amount.value <= 0n) return { ok: false, reply: failure(GatewayCode.InvalidField, TRANSFER_AMOUNT_TEXT) };
+  const aboveAnyBalance = !amount.ok && amount.problem === 'tooLarge';
+  if (!aboveAnyBalance && (!amount.ok || amount.value <= 0n)) return { ok: false, reply: failure(GatewayCode.InvalidField, TRANSFER_AMOUNT_TEXT) };
   const { accountFrom, accountTo, subaccountIndexFrom, subaccountIndexTo, feedId, nonce, expiresAt, target } = body;
-  return { ok: true, amount: amount.value, message: { accountFrom, accountTo, subaccountIndexFrom, subaccountIndexTo, amount: body.amount, feedId, nonce, expiresAt, target } };
+  return { ok: true, amount: amount.ok ? amount.value : MAX_UNITS, aboveAnyBalance, message: { accountFrom, accountTo, subaccountIndexFrom, subaccountIndexTo, amount: body.amount, feedId, nonce, expiresAt, target } };
 }

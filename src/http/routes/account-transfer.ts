@@ -53,6 +53,11 @@ export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes:
     if (accounts.ledger.findOwner(from, body.subaccountIndexFrom) === undefined) return failure(LedgerCode.AccountNotFound);
     const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Transfer', intent.message, body.signatures);
     if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Transfer', message: intent.message }));
+    if (intent.aboveAnyBalance) {
+      // More than any balance can hold: refused as the exchange refuses its signer, else as above the balance.
+      const allowed = accounts.delegations.authorizeWrite({ action: 'transfer', accountFrom: from, subaccountIndexFrom: body.subaccountIndexFrom, subaccountIndexTo: body.subaccountIndexTo, target: lowercaseAddress(body.target), signer: signer.value });
+      return allowed.ok ? failure(LedgerCode.InsufficientBalance) : signedWriteFailure(allowed, () => ({ primaryType: 'Transfer', message: intent.message, recovered: signer.value }));
+    }
     const result = await writes.transfer({
       accountFrom: from,
       accountTo: lowercaseAddress(body.accountTo),

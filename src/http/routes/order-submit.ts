@@ -225,6 +225,17 @@ export function orderSubmitRoutes(options: OrderRouteOptions, kit: OrderKit): { 
       if (typeof s !== 'string') return s;
       signers.push(s);
     }
+    // Every order's signature is checked before any order is placed: a batch with one bad
+    // signature is refused whole (it placed the orders before it and answered 200 without it).
+    for (let i = 0; i < intents.length; i++) {
+      const refusal = guard.orderSignerRefusal(signers[i], intents[i].account, intents[i].subaccountIndex);
+      if (refusal !== undefined) {
+        return signedWriteFailure(refusal, () => {
+          const message = orderMessage(bodies[i]);
+          return { primaryType: 'Order', message: message.ok ? message.value : {}, recovered: signers[i] };
+        });
+      }
+    }
     // A batch is not replayed: a clientId already on an open order refuses it whole, by name.
     for (const intent of intents) {
       const existing = intent.clientId === null ? undefined : orders.liveByClient(intent.account, intent.clientId);
@@ -289,6 +300,6 @@ export const SUBMIT_ORDER: Endpoint<OrderBody> = {
 };
 
 export const SUBMIT_BATCH: Endpoint<BatchBody> = {
-  method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order. A TWAP, an iceberg or a TP/SL pair is admitted whole or refused whole. Limit orders are placed in order and the first refusal stops the batch: a refusal of the first order is the answer; a later one answers the orders placed, then the refused order as `rejected` with its `reason` when the refusal spent its nonce; the orders after it are not submitted.', auth: true, signed: true, submitsOrders: true, body: BATCH_SCHEMA, response: S.ORDER_BATCH_SCHEMA,
+  method: 'post', path: '/account/orders', tag: 'Orders', summary: 'Submit a batch', description: 'Limit orders, a TWAP, an iceberg or a TP/SL pair: account, subaccountIndex, symbol, orderType and period identical across the batch; one signature and nonce per order, every signature checked before any order is placed (one bad signature refuses the batch: `Invalid signature`). A TWAP, an iceberg or a TP/SL pair is admitted whole or refused whole. Limit orders are placed in order and the first refusal stops the batch: a refusal of the first order is the answer; a later one answers the orders placed, then the refused order as `rejected` with its `reason` when the refusal spent its nonce; the orders after it are not submitted.', auth: true, signed: true, submitsOrders: true, body: BATCH_SCHEMA, response: S.ORDER_BATCH_SCHEMA,
   errors: [...BAD_BODY, ...ORDER_FIELD_ERRORS, ...BATCH_ERRORS, NOT_DELEGATED, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, ...ORDER_REFUSALS, ...CLIENT_ID_IN_USE],
 };

@@ -1,0 +1,99 @@
+/**
+ * `prices.<symbol>` (docs/feeds.md "Public channels"): the figures on subscribe, then a message
+ * only when one of them changes. A first subscriber of a market's prices was sent the same
+ * figures twice: on subscribing, and again at the next per-second check, which compared them
+ * with what the topic last published before anybody subscribed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { pino } from 'pino';
+import { parseMarkets } from '../../src/config/market.ts';
+import { DepthMirror } from '../../src/app/depth-mirror.ts';
+import { Feeds, type FeedPorts } from '../../src/ws/feeds.ts';
+import type { SocketConnection } from '../../src/http/uws.ts';
+
+const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+class Conn implements SocketConnection<any> {
+  readonly sent: any[] = [];
+  readonly topics = new Set<string>();
+  closed = false;
+  constructor(readonly state: any, readonly remoteAddress: string) {}
+  send(text: string): boolean {
+    this.sent.push(JSON.parse(text));
+    return true;
+  }
+  subscribe(topic: string): void {
+    this.topics.add(topic);
+  }
+  unsubscribe(topic: string): void {
+    this.topics.delete(topic);
+  }
+  bufferedAmount(): number {
+    return 0;
+  }
+  close(): void {
+    this.closed = true;
+  }
+}
+
+test('a prices subscriber gets the figures once on subscribing, then only changes', async () => {
+  const figures = { mark: 950_000, index: 950_000, last: undefined as number | undefined, fundingRate: null };
+  const nothing = {} as never;
+  const ports: FeedPorts = {
+    markets,
+    startBooks: markets.map(() => new DepthMirror()),
+    prices: () => ({ ...figures }),
+    history: { candles: () => [], summary24h: () => ({ from: 0, window: undefined, lastPrice: undefined }) } as never,
+    accounts: nothing,
+    delegations: nothing,
+    tokens: nothing,
+    accountEvents: nothing,
+    durableAndWritten: async () => {},
+    clock: () => Date.now(),
+    logger: pino({ level: 'silent' }),
+  };
+  const conns: Conn[] = [];
+  const feeds = new Feeds(ports);
+  feeds.attach({
+    publish: (topic: string, text: string) => {
+      for (const c of conns) if (c.topics.has(topic)) c.send(text);
+      return true;
+    },
+    subscribers: (topic: string) => conns.filter((c) => c.topics.has(topic)).length,
+  } as never);
+  try {
+    const open = (address: string) => {
+      const admitted = feeds.endpoint.admit(address);
+      assert.ok('state' in admitted);
+      const conn = new Conn(admitted.state, address);
+      feeds.endpoint.open(conn);
+      conns.push(conn);
+      return conn;
+    };
+    const topic = `prices.${markets[0].symbol}`;
+    const prices = (c: Conn) => c.sent.filter((m) => m.type === 'prices').map((m) => m.markPrice);
+
+    const first = open('10.0.0.1');
+    feeds.endpoint.message(first, JSON.stringify({ op: 'subscribe', channels: [topic] }));
+    await sleep(1_300); // past a per-second check, nothing changed
+    assert.deepEqual(prices(first), ['95000'], 'the figures once, on subscribing');
+
+    figures.mark = 950_010;
+    await sleep(1_100);
+    assert.deepEqual(prices(first), ['95000', '95001'], 'then the change');
+
+    // A later subscriber, while a change waits for the next check: the earlier one gets the
+    // change, the new one the figures on subscribing, and neither gets them again.
+    figures.mark = 950_020;
+    const second = open('10.0.0.2');
+    feeds.endpoint.message(second, JSON.stringify({ op: 'subscribe', channels: [topic] }));
+    await sleep(1_100);
+    assert.deepEqual(prices(first), ['95000', '95001', '95002']);
+    assert.deepEqual(prices(second), ['95002']);
+  } finally {
+    feeds.close();
+  }
+});
