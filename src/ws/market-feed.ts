@@ -48,6 +48,9 @@ interface Unpublished {
   trades: PublicTrade[];
 }
 
+/** What a `prices` message says, to tell a change from the figures last sent. */
+const pricesKey = (f: { mark: unknown; index: unknown; last: unknown; fundingRate: unknown }): string => `${f.mark}:${f.index}:${f.last}:${f.fundingRate}`;
+
 export class MarketFeed {
   /** The books as published. */
   private readonly books: DepthMirror[];
@@ -186,7 +189,7 @@ export class MarketFeed {
     this.publishPrices(market);
     const topic = `prices.${market.symbol}`;
     const figures = this.ports.prices(market.index);
-    this.lastSent.set(topic, `${figures.mark}:${figures.index}:${figures.last}:${figures.fundingRate}`);
+    this.lastSent.set(topic, pricesKey(figures));
     return pricesMessage(topic, market, figures, now);
   }
 
@@ -195,7 +198,7 @@ export class MarketFeed {
     const topic = `prices.${market.symbol}`;
     if (this.out.subscribers(topic) === 0) return;
     const figures = this.ports.prices(market.index);
-    const key = `${figures.mark}:${figures.index}:${figures.last}:${figures.fundingRate}`;
+    const key = pricesKey(figures);
     if (this.lastSent.get(topic) === key) return;
     this.lastSent.set(topic, key);
     this.out.publish(topic, pricesMessage(topic, market, figures, this.ports.clock()));
