@@ -227,9 +227,14 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
       // far more than its maintenance margin (test/ledger/isolated-fill-keeps-cross).
       // Beyond the cash, what its hold reserved, out of the cross equity above that maintenance
       // margin, when the owner's own fills have spent the cash (`isolatedDraw`).
+      // And what keeps the position itself at its own maintenance margin, out of the cash or,
+      // up to the reservation, out of the cross equity down to zero (not only above the cross
+      // maintenance margin): with the mark moved across its band, the equity above it fell short
+      // of the open loss, and the fund paid the rest (test/ledger/isolated-draw-attacks).
       const room = isolatedDraw(ctx, o, cash, reserved, true);
+      const reach = isolatedDraw(ctx, o, cash, reserved, false);
       const floor = maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p) - p.margin;
-      const own = floor < cash ? floor : cash;
+      const own = floor < reach ? floor : reach;
       const least = own > room ? own : room;
       const move = wanted < least ? wanted : least > 0n ? least : 0n;
       p.margin += move;
@@ -288,8 +293,10 @@ function isolatedDraw(ctx: SettlementContext, o: OwnerState, cash: bigint, reser
   const positive = cash > 0n ? cash : 0n;
   if (!keep && reserved <= positive) return positive;
   const e = exposureOf(o, ctx.markets, ctx.scratch);
-  const surplus = cash + e.crossUpnl - e.crossMM;
+  const equity = cash + e.crossUpnl;
+  const surplus = equity - e.crossMM;
   const base = keep ? (cash < surplus ? cash : surplus) : positive;
-  const beyond = reserved < surplus ? reserved : surplus;
+  const limit = keep ? surplus : equity;
+  const beyond = reserved < limit ? reserved : limit;
   return beyond > base ? beyond : base;
 }
