@@ -142,3 +142,132 @@ test('DRAW_SHORT_OF_CLOSE_LOSS: an isolated reduce-only close through the mark w
   assert.ok(h.ledger.insuranceFund >= fund, `the fund paid ${fund - h.ledger.insuranceFund}`);
   assert.ok(h.ledger.collateral(alice) >= 0n);
 });
+
+/**
+ * The shape of test/ledger/isolated-hold-loss: Alice (`cash` USD) on cross, short 1 BTC at 100
+ * (the BTC index then 50: +50 USD) and long 1 SOL at 100 (the SOL index then 80: −20 USD), 0.10
+ * of fees paid; isolated in ETH (index and mark 10). Bob is every counterparty; the fund holds `fund`.
+ */
+function aliceInProfitAndLoss({ cash = 11, fund = 1000 } = {}) {
+  const h = harness(undefined, undefined, [...MARKETS, SOL_MARKET]);
+  if (fund > 0) assert.equal(h.ledger.fundInsurance(usd(fund), 0), LedgerCode.Ok);
+  h.ledger.setIndexPrice(BTC, 100, 0);
+  h.ledger.setIndexPrice(ETH, 1000, 0);
+  h.ledger.setIndexPrice(SOL, 100, 0);
+  const alice = h.fund(ALICE, usd(cash));
+  const bob = h.fund(BOB, usd(10_000));
+  const carol = h.fund(CAROL, usd(10_000));
+  const dave = h.fund(DAVE, usd(10_000));
+  h.fill(bob, alice, -1, 100, 1000, BTC);
+  h.fill(bob, alice, 1, 100, 1000, SOL);
+  h.ledger.setIndexPrice(BTC, 50, 1);
+  h.ledger.setIndexPrice(SOL, 80, 1);
+  assert.equal(h.ledger.setMargin(ALICE, 0, ETH, true, 5_000_000n, 1), LedgerCode.Ok);
+  return { h, alice, bob, carol, dave };
+}
+
+/** Alice's isolated bid of 10 ETH at 10.50 (held 10.3025) and her SOL close at the mark, filled in the order given; what she holds after. */
+function bidAndSolClose(bidFirst: boolean) {
+  const s = aliceInProfitAndLoss();
+  const { h, alice, bob, carol } = s;
+  assert.equal(h.ledger.admitOrder(orderNo(1), alice, ETH, 1, 1050, 1_000_000, false, 2), LedgerCode.Ok);
+  assert.equal(h.ledger.admitOrder(orderNo(2), alice, SOL, -1, 80, 1000, true, 2), LedgerCode.Ok);
+  const bid = () => fillAgainst(h, carol, alice, 1, ETH, 1, 1050, 1_000_000, 3);
+  const close = () => fillAgainst(h, bob, alice, 2, SOL, -1, 80, 1000, 3);
+  if (bidFirst) {
+    bid();
+    close();
+  } else {
+    close();
+    bid();
+  }
+  const p = h.ledger.positionOf(alice, ETH)!;
+  return { s, collateral: h.ledger.collateral(alice), margin: p.margin, quantity: p.quantity, fund: h.ledger.insuranceFund, stats: h.ledger.stats(alice)! };
+}
+
+test('DRAW_IS_THE_CASH_ORDER: the isolated fill that draws after its cash was spent leaves exactly what the same two fills leave in the other order, where the cash was there', () => {
+  const drawn = bidAndSolClose(false);
+  const cash = bidAndSolClose(true);
+  assert.deepEqual(
+    { collateral: drawn.collateral, margin: drawn.margin, quantity: drawn.quantity, fund: drawn.fund },
+    { collateral: cash.collateral, margin: cash.margin, quantity: cash.quantity, fund: cash.fund },
+  );
+  assert.equal(drawn.collateral, usd(10.9 - 20.04 - 10.25));
+  assert.deepEqual(drawn.stats, cash.stats);
+});
+
+test('DRAW_THEN_CASH_OUT: after the draw nothing leaves the account — no withdrawal, no transfer, no close of the cross profit beyond the cross equity — and the fund pays nothing', () => {
+  const { s, stats } = bidAndSolClose(false);
+  const { h, alice, bob, carol } = s;
+  const fund = h.ledger.insuranceFund;
+  assert.ok(h.ledger.collateral(alice) < 0n);
+  assert.equal(stats.freeCollateral, 0n, 'freeCollateral is never above the collateral');
+  assert.equal(h.ledger.withdraw(ALICE, 0, 1n, 4), LedgerCode.InsufficientBalance);
+  assert.equal(h.ledger.transfer(ALICE, 0, CAROL, 0, 1n, 4), LedgerCode.InsufficientBalance);
+  // Her isolated ETH long back to cross (its margin returns to the collateral): nothing leaves either.
+  assert.equal(h.ledger.setMargin(ALICE, 0, ETH, false, 5_000_000n, 4), LedgerCode.Ok);
+  assert.equal(h.ledger.stats(alice)!.freeCollateral, 0n);
+  const equity = h.ledger.stats(alice)!.crossEquity;
+  // Her BTC short (+50 at the mark) bought back from an accomplice far above the mark, handing
+  // it the profit and more: refused beyond what her cross equity holds.
+  assert.equal(h.ledger.admitOrder(orderNo(20), alice, BTC, 1, 95, 1000, true, 5), LedgerCode.InsufficientMargin);
+  // At the most the headroom and what the close frees allow: her cross equity is what she loses.
+  let price = 50;
+  while (h.ledger.admitOrder(orderNo(21), alice, BTC, 1, price + 1, 1000, true, 5) === LedgerCode.Ok) {
+    h.ledger.releaseOrder(orderNo(21), 5);
+    price += 1;
+  }
+  assert.equal(h.ledger.admitOrder(orderNo(21), alice, BTC, 1, price, 1000, true, 5), LedgerCode.Ok);
+  fillAgainst(h, carol, alice, 21, BTC, 1, price, 1000, 6);
+  const after = h.ledger.stats(alice)!;
+  assert.ok(after.crossEquity >= 0n, `cross equity ${after.crossEquity} (from ${equity}, bought back at ${price})`);
+  assert.deepEqual(h.ledger.liquidatable(alice), []);
+  liquidateAll(h, bob, 7);
+  assert.equal(h.ledger.insuranceFund, fund);
+  assert.ok(h.ledger.stats(alice)!.freeCollateral <= (h.ledger.collateral(alice) > 0n ? h.ledger.collateral(alice) : 0n));
+});
+
+test('DRAW_THEN_ADL: a cross account carried below zero by the draw, its profit taken by ADL with the fund empty, gives all its cross equity and no more; what it lacked is a winner\'s, as in the cash order', () => {
+  const run = (bidFirst: boolean) => {
+    const h = harness(undefined, undefined, [...MARKETS, SOL_MARKET]);
+    h.ledger.setIndexPrice(BTC, 100, 0);
+    h.ledger.setIndexPrice(ETH, 1000, 0);
+    h.ledger.setIndexPrice(SOL, 100, 0);
+    const alice = h.fund(ALICE, usd(11));
+    const bob = h.fund(BOB, usd(10_000));
+    const carol = h.fund(CAROL, usd(10_000));
+    const dave = h.fund(DAVE, usd(10.05));
+    h.fill(bob, alice, -1, 100, 1000, BTC);
+    h.fill(bob, alice, 1, 100, 1000, SOL);
+    h.fill(carol, dave, 1, 100, 1000, BTC); // Dave, long 1 BTC at 100 on 10 USD; Carol short
+    h.ledger.setIndexPrice(BTC, 50, 1); // Dave: −40 of equity, not yet liquidated
+    h.ledger.setIndexPrice(SOL, 80, 1);
+    assert.equal(h.ledger.setMargin(ALICE, 0, ETH, true, 5_000_000n, 1), LedgerCode.Ok);
+    assert.equal(h.ledger.admitOrder(orderNo(1), alice, ETH, 1, 1050, 1_000_000, false, 2), LedgerCode.Ok);
+    assert.equal(h.ledger.admitOrder(orderNo(2), alice, SOL, -1, 80, 1000, true, 2), LedgerCode.Ok);
+    const bid = () => fillAgainst(h, carol, alice, 1, ETH, 1, 1050, 1_000_000, 3);
+    const close = () => fillAgainst(h, bob, alice, 2, SOL, -1, 80, 1000, 3);
+    if (bidFirst) (bid(), close());
+    else (close(), bid());
+    const before = h.ledger.stats(alice)!;
+    // Dave's liquidation finds no bid; the fund is empty: ADL at his bankruptcy price, 90.
+    const [l] = h.ledger.checkLiquidations(4);
+    assert.equal(l.owner, dave);
+    assert.equal(h.ledger.admitOrder(orderNo(30), dave, BTC, l.side, l.price, l.quantity, true, 4, { liquidation: true }), LedgerCode.Ok);
+    h.ledger.releaseOrder(orderNo(30), 4);
+    h.ledger.validateInternalState();
+    h.ledger.checkConservation();
+    const adl = h.ofType('adl');
+    const carolPaid = h.ofType('socialisedLoss').filter((e) => e.counterparty === carol).reduce((a, e) => a + e.amount, 0n);
+    return { before: before.crossEquity, adl: adl.map((e) => [e.counterparty, e.price, e.quantity]), alice: h.ledger.collateral(alice), margin: h.ledger.positionOf(alice, ETH)!.margin, carolPaid, fund: h.ledger.insuranceFund };
+  };
+  const drawn = run(false);
+  assert.deepEqual(drawn, run(true));
+  // Alice's short, top of the ranking, bought back at 90: 40 of her 50 of profit, 9.39 beyond her
+  // 30.61 of cross equity (her collateral was −19.39). Carol, the next winner, paid that 9.39.
+  assert.equal(drawn.before, usd(10.9 - 20.04 - 10.25 + 50));
+  assert.deepEqual(drawn.adl, [[1, 90, 1000]]);
+  assert.equal(drawn.alice, 0n);
+  assert.equal(drawn.carolPaid, usd(19.39 - 10));
+  assert.equal(drawn.fund, 0n);
+});
