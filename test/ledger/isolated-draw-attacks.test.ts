@@ -143,6 +143,29 @@ test('DRAW_SHORT_OF_CLOSE_LOSS: an isolated reduce-only close through the mark w
   assert.ok(h.ledger.collateral(alice) >= 0n);
 });
 
+test('DRAW_SHORT_OF_FLIP: an isolated ask that closes the long through the mark and opens a short, its cash spent by a cross close and the ETH mark across its band, posts the short\'s open loss out of the cross equity; the fund pays nothing', () => {
+  const { h, alice, bob, carol, dave } = aliceAtTheTopOfTheBand(35);
+  assert.equal(h.ledger.admitOrder(orderNo(5), alice, BTC, 1, 100, 100, false, 2), LedgerCode.Ok);
+  fillAgainst(h, bob, alice, 5, BTC, 1, 100, 100, 2);
+  // An ask of 0.2 BTC at 60, the mark 100: the long closed 4 below its margin, a short of 0.1
+  // opened 4 below the mark (IM 1 valued at the mark) — held 9.01.
+  assert.equal(h.ledger.admitOrder(orderNo(1), alice, BTC, -1, 60, 200, false, 3), LedgerCode.Ok);
+  assert.equal(h.ledger.holdOf(orderNo(1)), usd(9.01));
+  assert.equal(h.ledger.admitOrder(orderNo(2), alice, SOL, -1, 20, 1000, true, 3), LedgerCode.Ok);
+  fillAgainst(h, bob, alice, 2, SOL, -1, 20, 1000, 3);
+  ethMarkTo(h, dave, carol, 980, 4);
+  assert.deepEqual(h.ledger.liquidatable(alice), []);
+  const fund = h.ledger.insuranceFund;
+  // Before: the short got the 0.435 left above her cross maintenance margin, and the fund paid 3.565.
+  fillAgainst(h, carol, alice, 1, BTC, -1, 60, 200, 5);
+  const p = h.ledger.positionOf(alice, BTC)!;
+  assert.equal(p.quantity, -100);
+  assert.equal(p.margin, usd(4.5), 'its maintenance margin 0.5 and its open loss 4');
+  liquidateAll(h, carol, 6);
+  assert.ok(h.ledger.insuranceFund >= fund, `the fund paid ${fund - h.ledger.insuranceFund}`);
+  assert.ok(h.ledger.collateral(alice) >= 0n);
+});
+
 /**
  * The shape of test/ledger/isolated-hold-loss: Alice (`cash` USD) on cross, short 1 BTC at 100
  * (the BTC index then 50: +50 USD) and long 1 SOL at 100 (the SOL index then 80: −20 USD), 0.10
