@@ -294,3 +294,40 @@ test('DRAW_THEN_ADL: a cross account carried below zero by the draw, its profit 
   assert.equal(drawn.carolPaid, usd(19.39 - 10));
   assert.equal(drawn.fund, 0n);
 });
+
+test('FILL_IN_FLIGHT_DURING_LIQUIDATION: a fill its book executed before the cross liquidation\'s cancels, settled after the liquidation order was priced, spends equity the bankruptcy price already gave the liquidation\'s buyer', { todo: 'known, not fixed (docs/ledger.md): the fund paid 3.6295 for a cross bid, 3.8545 for an isolated one (4.05565 before the isolated draw reached the cross equity)' }, () => {
+  for (const isolated of [false, true]) {
+    const h = harness(undefined, undefined, [...MARKETS, SOL_MARKET]);
+    h.ledger.fundInsurance(usd(1000), 0);
+    h.ledger.setIndexPrice(BTC, 100, 0);
+    h.ledger.setIndexPrice(ETH, 900, 0);
+    h.ledger.setIndexPrice(SOL, 100, 0);
+    const alice = h.fund(ALICE, usd(30.04));
+    const bob = h.fund(BOB, usd(10_000));
+    const carol = h.fund(CAROL, usd(10_000));
+    const dave = h.fund(DAVE, usd(10_000));
+    h.fill(bob, alice, 1, 900, 9_000_000, ETH);
+    h.fill(bob, alice, 1, 100, 1000, SOL);
+    h.ledger.setIndexPrice(ETH, 1000, 1);
+    h.ledger.setIndexPrice(SOL, 20, 1);
+    if (isolated) assert.equal(h.ledger.setMargin(ALICE, 0, BTC, true, 10_000_000n, 1), LedgerCode.Ok);
+    ethMarkTo(h, dave, carol, 1020, 2);
+    // A bid of 0.045 BTC at 200, the mark 100 (held 5.4045), and her SOL loser closed at the mark.
+    assert.equal(h.ledger.admitOrder(orderNo(1), alice, BTC, 1, 200, 45, false, 3), LedgerCode.Ok);
+    assert.equal(h.ledger.admitOrder(orderNo(2), alice, SOL, -1, 20, 1000, true, 3), LedgerCode.Ok);
+    fillAgainst(h, bob, alice, 2, SOL, -1, 20, 1000, 3);
+    // The ETH mark across its band (the index still): her cross account below maintenance.
+    ethMarkTo(h, dave, carol, 980, 4);
+    const fund = h.ledger.insuranceFund;
+    const [l] = h.ledger.checkLiquidations(4);
+    assert.equal(l.market, ETH);
+    assert.equal(h.ledger.admitOrder(orderNo(40), alice, ETH, l.side, l.price, l.quantity, true, 4, { liquidation: true }), LedgerCode.Ok);
+    // The bid, matched before the cancel reached the BTC book, settles now; then Bob buys the ETH at its limit.
+    fillAgainst(h, carol, alice, 1, BTC, 1, 200, 45, 5);
+    assert.equal(h.ledger.admitOrder(orderNo(41), bob, ETH, -l.side as Side, l.price, l.quantity, false, 6), LedgerCode.Ok);
+    assert.equal(h.ledger.settleFill(orderNo(41), orderNo(40), bob, alice, l.side, ETH, l.price, l.quantity, 6), LedgerCode.Ok);
+    liquidateAll(h, bob, 7);
+    liquidateAll(h, bob, 8);
+    assert.ok(h.ledger.insuranceFund >= fund, `${isolated ? 'isolated' : 'cross'}: the fund paid ${fund - h.ledger.insuranceFund}`);
+  }
+});
