@@ -2,6 +2,13 @@
  * Attacks on the isolated draw (ledger/settlement `isolatedDraw`, docs/ledger.md
  * isolated-hold-loss): an owner's own isolated fill whose held cash the owner's own cross loss
  * spent draws what its hold reserved out of the cross equity, the collateral going below zero.
+ * DRAW_SHORT_OF_*: bounded by the equity above the cross maintenance margin, the draw fell short
+ * once accomplices had moved the mark of a cross position across its band (the index still),
+ * and the fund paid 3.91, 2.065 and 3.565 USD; the reservation now reaches the cross equity down
+ * to zero for what keeps the isolated position at its own maintenance margin, as the cash does.
+ * The others hold: the draw leaves what the cash order leaves, nothing leaves the account after
+ * it, and ADL takes its cross equity and no more. FILL_IN_FLIGHT_DURING_LIQUIDATION is a known
+ * race, not the draw's (a cross bid shows it too), kept as a `todo`.
  *
  * Fixtures (test/ledger/fixtures): BTC tick 1 USD, lot 0.001, IMF 10 %, MMF 5 %, taker 0.05 %;
  * ETH tick 0.01, lot 0.00001, IMF 5 %, MMF 3 % (below 1,000 USD of notional), taker 0.05 %,
@@ -44,7 +51,7 @@ function fillAgainst(h: Harness, maker: OwnerIndex, taker: OwnerIndex, id: numbe
   h.ledger.validateInternalState();
 }
 
-/** Liquidations found are filled by `buyer` at their limit (or, unfilled, deleveraged). Returns what the fund paid meanwhile. */
+/** Liquidations found are filled by `buyer` at their limit; then the invariants and conservation are checked. */
 function liquidateAll(h: Harness, buyer: OwnerIndex, time: number): void {
   for (const o of h.ledger.checkLiquidations(time)) {
     const id = orderNo(nextId++);
