@@ -10,8 +10,9 @@
  * Invariants: no fee takes more than its payer can pay once the trade's PnL is in (a fee is
  * never a shortfall); an isolated position closed by its owner's own order leaves the rest at
  * its maintenance margin, paid from the cross collateral, not the fund; an isolated side of its
- * owner's own order takes the cash, or what its hold reserved out of the cross equity above the
- * cross maintenance margin when the owner's own fills have spent the cash; emits `fill` then
+ * owner's own order takes the cash, or what its hold reserved out of the cross equity (above the
+ * cross maintenance margin but for what keeps the position at its own) when the owner's own
+ * fills have spent the cash; emits `fill` then
  * `position` per side, `balance` events for the money that moved.
  * Functions over a `SettlementContext` the `Ledger` hands them (its own records, shared).
  * May import: types/ids, engine/types, ledger/.
@@ -121,7 +122,7 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
    * What the fill of its owner's own order (not a liquidation's) freed of the owner's holds: its
    * hold's share for the lots filled, less what stays held for the orders of the side (the side
    * holds, trimmed). Cash its admission counted beyond every hold, which an isolated side may
-   * draw out of the cross equity when the owner's own fills have spent the cash (`crossDraw`).
+   * draw out of the cross equity when the owner's own fills have spent the cash (`isolatedDraw`).
    */
   let reserved = h !== undefined && !h.liquidation ? heldBefore - o.holdTotal : 0n;
   // orderId 0: an ADL trade, which no book executed (see `positionOffBook`).
@@ -136,7 +137,7 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
     // first, then the originator's. What it cannot pay is not charged — never left for the
     // insurance fund to cover as a shortfall.
     // An isolated position's own order may draw on the cross collateral, and on what its hold
-    // reserved there (`crossDraw`, see below); a liquidation may not.
+    // reserved there (`isolatedDraw`, see below); a liquidation may not.
     let payable = t.realizedPnl + (p.isolated ? p.margin + upnlOf(m, p) + (liquidation ? 0n : isolatedDraw(ctx, o, o.collateral, reserved, false)) : crossEquity(o, exposureOf(o, ctx.markets, ctx.scratch)));
     if (fee > payable) fee = payable > 0n ? payable : 0n;
     payable -= fee;
@@ -227,9 +228,14 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
       // far more than its maintenance margin (test/ledger/isolated-fill-keeps-cross).
       // Beyond the cash, what its hold reserved, out of the cross equity above that maintenance
       // margin, when the owner's own fills have spent the cash (`isolatedDraw`).
+      // And what keeps the position itself at its own maintenance margin, out of the cash or,
+      // up to the reservation, out of the cross equity down to zero (not only above the cross
+      // maintenance margin): with the mark moved across its band, the equity above it fell short
+      // of the open loss, and the fund paid the rest (test/ledger/isolated-draw-attacks).
       const room = isolatedDraw(ctx, o, cash, reserved, true);
+      const reach = isolatedDraw(ctx, o, cash, reserved, false);
       const floor = maintenanceMargin(m.spec, notionalAtMark(m, p)) - upnlOf(m, p) - p.margin;
-      const own = floor < cash ? floor : cash;
+      const own = floor < reach ? floor : reach;
       const least = own > room ? own : room;
       const move = wanted < least ? wanted : least > 0n ? least : 0n;
       p.margin += move;
@@ -273,23 +279,29 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
 /**
  * What an isolated side of `o`'s own order may take out of the cross account toward its margin
  * (or its fees, or the loss its close leaves beyond the position's equity), with `cash` the
- * collateral as this fill has left it so far: the cash — for an opening (`keep`), never the
- * cross positions' maintenance margin (`Σ cross MM − cross upnl`) — and, up to `reserved` (what
- * the fill freed of its owner's holds: the cash its admission counted beyond every hold), the
- * cross equity above that maintenance margin, even where the owner's own fills have spent the
- * cash since; the collateral then goes below zero, carried by the cross positions' profit, as a
- * cross fill's loss may take it. The cross orders admitted meanwhile left that equity there: the
- * headroom they were admitted on counted the isolated hold. Before, only the cash counted: a
- * cross long closed at a loss at the mark spent the cash an isolated bid held, the bid filled
- * with no margin posted, and the fund paid the loss its open loss had been held for while the
- * cross account kept its profit (test/ledger/isolated-hold-loss).
+ * collateral as this fill has left it so far: the cash, and, up to `reserved` (what the fill
+ * freed of its owner's holds: the cash its admission counted beyond every hold), the cross
+ * equity, even where the owner's own fills have spent the cash since — down to zero (its fees,
+ * its close; the opening takes that much for what keeps the position at its own maintenance
+ * margin), or, for an opening's margin (`keep`), only above the cross positions' maintenance
+ * margin (`Σ cross MM − cross upnl`), the cash too. The collateral then goes below zero, carried
+ * by the cross positions' profit, as a cross fill's loss may take it. The cross orders admitted
+ * meanwhile left that equity there: the headroom they were admitted on counted the isolated
+ * hold. Before, only the cash counted: a cross long closed at a loss at the mark spent the cash
+ * an isolated bid held, the bid filled with no margin posted, and the fund paid the loss its
+ * open loss had been held for while the cross account kept its profit
+ * (test/ledger/isolated-hold-loss); then only the equity above the cross maintenance margin, and
+ * with the mark moved across its band that fell short of the open loss, the fund paying the rest
+ * (test/ledger/isolated-draw-attacks).
  */
 function isolatedDraw(ctx: SettlementContext, o: OwnerState, cash: bigint, reserved: bigint, keep: boolean): bigint {
   const positive = cash > 0n ? cash : 0n;
   if (!keep && reserved <= positive) return positive;
   const e = exposureOf(o, ctx.markets, ctx.scratch);
-  const surplus = cash + e.crossUpnl - e.crossMM;
+  const equity = cash + e.crossUpnl;
+  const surplus = equity - e.crossMM;
   const base = keep ? (cash < surplus ? cash : surplus) : positive;
-  const beyond = reserved < surplus ? reserved : surplus;
+  const limit = keep ? surplus : equity;
+  const beyond = reserved < limit ? reserved : limit;
   return beyond > base ? beyond : base;
 }
