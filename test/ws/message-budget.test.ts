@@ -19,37 +19,15 @@ import { parseMarkets } from '../../src/config/market.ts';
 import { DepthMirror } from '../../src/app/depth-mirror.ts';
 import { Side } from '../../src/engine/types.ts';
 import { Feeds, type FeedPorts } from '../../src/ws/feeds.ts';
-import type { SocketConnection } from '../../src/http/uws.ts';
+import { RecordedConnection } from './recorded-connection.ts';
 import { CANDLE_INTERVALS } from '../../src/history/candles.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
 const T0 = 1_800_000_000_000;
 
-class Conn implements SocketConnection<any> {
-  readonly sent: any[] = [];
-  readonly topics = new Set<string>();
-  closed = false;
-  constructor(readonly state: any, readonly remoteAddress: string) {}
-  send(text: string): boolean {
-    this.sent.push(JSON.parse(text));
-    return true;
-  }
-  subscribe(topic: string): void {
-    this.topics.add(topic);
-  }
-  unsubscribe(topic: string): void {
-    this.topics.delete(topic);
-  }
-  bufferedAmount(): number {
-    return 0;
-  }
-  close(): void {
-    this.closed = true;
-  }
-}
 
 /** Feeds over stand-in ports (`overrides` replaces some), and `connect`: a connection admitted and opened from `address`. */
-function feedsAt(now: { t: number }, startBooks = markets.map(() => new DepthMirror()), overrides: Partial<FeedPorts> = {}): { feeds: Feeds; connect(address: string): Conn } {
+function feedsAt(now: { t: number }, startBooks = markets.map(() => new DepthMirror()), overrides: Partial<FeedPorts> = {}): { feeds: Feeds; connect(address: string): RecordedConnection } {
   const nothing = {} as never;
   const ports: FeedPorts = {
     markets,
@@ -72,7 +50,7 @@ function feedsAt(now: { t: number }, startBooks = markets.map(() => new DepthMir
     connect(address) {
       const admitted = feeds.endpoint.admit(address);
       assert.ok('state' in admitted);
-      const conn = new Conn(admitted.state, address);
+      const conn = new RecordedConnection(admitted.state, address);
       feeds.endpoint.open(conn);
       return conn;
     },

@@ -11,33 +11,11 @@ import { pino } from 'pino';
 import { parseMarkets } from '../../src/config/market.ts';
 import { DepthMirror } from '../../src/app/depth-mirror.ts';
 import { Feeds, type FeedPorts } from '../../src/ws/feeds.ts';
-import type { SocketConnection } from '../../src/http/uws.ts';
+import { RecordedConnection } from './recorded-connection.ts';
 
 const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-class Conn implements SocketConnection<any> {
-  readonly sent: any[] = [];
-  readonly topics = new Set<string>();
-  closed = false;
-  constructor(readonly state: any, readonly remoteAddress: string) {}
-  send(text: string): boolean {
-    this.sent.push(JSON.parse(text));
-    return true;
-  }
-  subscribe(topic: string): void {
-    this.topics.add(topic);
-  }
-  unsubscribe(topic: string): void {
-    this.topics.delete(topic);
-  }
-  bufferedAmount(): number {
-    return 0;
-  }
-  close(): void {
-    this.closed = true;
-  }
-}
 
 test('a prices subscriber gets the figures once on subscribing, then only changes', async () => {
   const figures = { mark: 950_000, index: 950_000, last: undefined as number | undefined, fundingRate: null };
@@ -55,7 +33,7 @@ test('a prices subscriber gets the figures once on subscribing, then only change
     clock: () => Date.now(),
     logger: pino({ level: 'silent' }),
   };
-  const conns: Conn[] = [];
+  const conns: RecordedConnection[] = [];
   const feeds = new Feeds(ports);
   feeds.attach({
     publish: (topic: string, text: string) => {
@@ -68,13 +46,13 @@ test('a prices subscriber gets the figures once on subscribing, then only change
     const open = (address: string) => {
       const admitted = feeds.endpoint.admit(address);
       assert.ok('state' in admitted);
-      const conn = new Conn(admitted.state, address);
+      const conn = new RecordedConnection(admitted.state, address);
       feeds.endpoint.open(conn);
       conns.push(conn);
       return conn;
     };
     const topic = `prices.${markets[0].symbol}`;
-    const prices = (c: Conn) => c.sent.filter((m) => m.type === 'prices').map((m) => m.markPrice);
+    const prices = (c: RecordedConnection) => c.sent.filter((m) => m.type === 'prices').map((m) => m.markPrice);
 
     const first = open('10.0.0.1');
     feeds.endpoint.message(first, JSON.stringify({ op: 'subscribe', channels: [topic] }));
