@@ -18,22 +18,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, CAROL, DAVE, ETH, MARKETS, harness, usd, type Harness } from './fixtures.ts';
-import { parseMarket } from '../../src/config/market.ts';
-import { marketNo, orderNo } from '../fixtures/ids.ts';
+import { orderNo } from '../fixtures/ids.ts';
+import { SOL, SOL_MARKET, aliceInProfitAndLoss } from './alice-in-profit-and-loss.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import type { Side } from '../../src/engine/types.ts';
 import type { MarketIndex, OwnerIndex } from '../../src/types/ids.ts';
 
-/** BTC's terms as a third market. */
-const SOL_MARKET = parseMarket(
-  {
-    symbol: 'SOL-USD-PERP', tickSize: '1', lotSize: '0.001', minSize: '0.001', maxLeverage: 10,
-    initialMarginFraction: '0.1', maintenanceMarginFraction: '0.05', makerFee: '-0.0001', takerFee: '0.0005',
-    fundingIntervalMs: 3_600_000, fundingRateCap: '0.04', interestRate: '0', oracleFeedId: '0x03', initialPrice: '100',
-  },
-  2,
-);
-const SOL = marketNo(2);
 
 let nextId = 100;
 
@@ -173,32 +163,10 @@ test('DRAW_SHORT_OF_FLIP: an isolated ask that closes the long through the mark 
   assert.ok(h.ledger.collateral(alice) >= 0n);
 });
 
-/**
- * The shape of test/ledger/isolated-hold-loss: Alice (`cash` USD) on cross, short 1 BTC at 100
- * (the BTC index then 50: +50 USD) and long 1 SOL at 100 (the SOL index then 80: −20 USD), 0.10
- * of fees paid; isolated in ETH (index and mark 10). Bob is every counterparty; the fund holds `fund`.
- */
-function aliceInProfitAndLoss({ cash = 11, fund = 1000 } = {}) {
-  const h = harness(undefined, undefined, [...MARKETS, SOL_MARKET]);
-  if (fund > 0) assert.equal(h.ledger.fundInsurance(usd(fund), 0), LedgerCode.Ok);
-  h.ledger.setIndexPrice(BTC, 100, 0);
-  h.ledger.setIndexPrice(ETH, 1000, 0);
-  h.ledger.setIndexPrice(SOL, 100, 0);
-  const alice = h.fund(ALICE, usd(cash));
-  const bob = h.fund(BOB, usd(10_000));
-  const carol = h.fund(CAROL, usd(10_000));
-  const dave = h.fund(DAVE, usd(10_000));
-  h.fill(bob, alice, -1, 100, 1000, BTC);
-  h.fill(bob, alice, 1, 100, 1000, SOL);
-  h.ledger.setIndexPrice(BTC, 50, 1);
-  h.ledger.setIndexPrice(SOL, 80, 1);
-  assert.equal(h.ledger.setMargin(ALICE, 0, ETH, true, 5_000_000n, 1), LedgerCode.Ok);
-  return { h, alice, bob, carol, dave };
-}
 
 /** Alice's isolated bid of 10 ETH at 10.50 (held 10.3025) and her SOL close at the mark, filled in the order given; what she holds after. */
 function bidAndSolClose(bidFirst: boolean) {
-  const s = aliceInProfitAndLoss();
+  const s = aliceInProfitAndLoss({ marksTraded: false });
   const { h, alice, bob, carol } = s;
   assert.equal(h.ledger.admitOrder(orderNo(1), alice, ETH, 1, 1050, 1_000_000, false, 2), LedgerCode.Ok);
   assert.equal(h.ledger.admitOrder(orderNo(2), alice, SOL, -1, 80, 1000, true, 2), LedgerCode.Ok);

@@ -10,58 +10,23 @@
  * open loss had been held for — money the accomplice on the other side kept — while the cross
  * account kept its profit. No index moved after the isolated order's admission.
  * Now the isolated side of its owner's own order draws what its hold reserved out of the cross
- * equity above the cross maintenance margin when the cash is spent (ledger/settlement
- * `crossDraw`): the collateral goes further below zero, carried by the cross profit the cross
+ * equity when the cash is spent (ledger/settlement `isolatedDraw`): the collateral goes further below zero, carried by the cross profit the cross
  * orders admitted meanwhile had left there (their headroom counted the isolated hold).
  *
  * Fixtures (test/ledger/fixtures): BTC tick 1 USD, lot 0.001, IMF 10 %, MMF 5 %, taker 0.05 %;
  * ETH tick 0.01, lot 0.00001, IMF 5 %, MMF 3 %, maker 0, taker 0.05 % (mark band ±1.5 %);
- * SOL here: BTC's terms as a third market.
+ * SOL: BTC's terms as a third market (test/ledger/alice-in-profit-and-loss, the fixture).
  * Alice (11 USD) on cross: short 1 BTC at 100, the BTC index then 50 (+50 USD); long 1 SOL at
  * 100, the SOL index then 80 (−20 USD); 10.90 of cash after two 0.05 fees; isolated in ETH,
  * index and mark 10. Her headroom: 10.90 + 30 − IM 5 − IM 8 = 27.90.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALICE, BOB, BTC, CAROL, ETH, MARKETS, harness, usd } from './fixtures.ts';
-import { parseMarket } from '../../src/config/market.ts';
-import { marketNo, orderNo } from '../fixtures/ids.ts';
+import { BTC, ETH, usd } from './fixtures.ts';
+import { orderNo } from '../fixtures/ids.ts';
+import { SOL, aliceInProfitAndLoss } from './alice-in-profit-and-loss.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
 import type { Side } from '../../src/engine/types.ts';
-
-/** BTC's terms as a third market. */
-const SOL_MARKET = parseMarket(
-  {
-    symbol: 'SOL-USD-PERP', tickSize: '1', lotSize: '0.001', minSize: '0.001', maxLeverage: 10,
-    initialMarginFraction: '0.1', maintenanceMarginFraction: '0.05', makerFee: '-0.0001', takerFee: '0.0005',
-    fundingIntervalMs: 3_600_000, fundingRateCap: '0.04', interestRate: '0', oracleFeedId: '0x03', initialPrice: '100',
-  },
-  2,
-);
-const SOL = marketNo(2);
-
-/** Alice with a BTC short 50 USD in profit and a SOL long 20 USD at a loss, on cross; isolated in ETH; the fund holds 1,000 USD. */
-function aliceInProfitAndLoss({ cash = 11 } = {}) {
-  const h = harness(undefined, undefined, [...MARKETS, SOL_MARKET]);
-  assert.equal(h.ledger.fundInsurance(usd(1000), 0), LedgerCode.Ok);
-  h.ledger.setIndexPrice(BTC, 100, 0);
-  h.ledger.setIndexPrice(ETH, 1000, 0);
-  h.ledger.setIndexPrice(SOL, 100, 0);
-  const alice = h.fund(ALICE, usd(cash));
-  const bob = h.fund(BOB, usd(10_000));
-  const carol = h.fund(CAROL, usd(10_000));
-  h.fill(bob, alice, -1, 100, 1000, BTC);
-  h.fill(bob, alice, 1, 100, 1000, SOL);
-  h.ledger.setIndexPrice(BTC, 50, 1);
-  h.ledger.setIndexPrice(SOL, 80, 1);
-  h.fill(bob, carol, -1, 50, 1, BTC);
-  h.fill(bob, carol, -1, 80, 1, SOL);
-  assert.deepEqual([h.ledger.prices(BTC).mark, h.ledger.prices(SOL).mark, h.ledger.prices(ETH).mark], [50, 80, 1000]);
-  assert.equal(h.ledger.collateral(alice), usd(cash - 0.1));
-  assert.equal(h.ledger.stats(alice)!.freeCollateralCross, usd(cash - 0.1 + 30 - 13));
-  assert.equal(h.ledger.setMargin(ALICE, 0, ETH, true, 5_000_000n, 1), LedgerCode.Ok);
-  return { h, alice, bob, carol };
-}
 
 type Setup = ReturnType<typeof aliceInProfitAndLoss>;
 

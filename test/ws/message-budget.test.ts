@@ -13,36 +13,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { pino } from 'pino';
-import { parseMarkets } from '../../src/config/market.ts';
 import { DepthMirror } from '../../src/app/depth-mirror.ts';
 import { Side } from '../../src/engine/types.ts';
 import { Feeds, type FeedPorts } from '../../src/ws/feeds.ts';
-import { RecordedConnection } from './recorded-connection.ts';
+import { markets, RecordedConnection, standInPorts } from './feed-stand-ins.ts';
 import { CANDLE_INTERVALS } from '../../src/history/candles.ts';
 
-const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
 const T0 = 1_800_000_000_000;
 
 
 /** Feeds over stand-in ports (`overrides` replaces some), and `connect`: a connection admitted and opened from `address`. */
 function feedsAt(now: { t: number }, startBooks = markets.map(() => new DepthMirror()), overrides: Partial<FeedPorts> = {}): { feeds: Feeds; connect(address: string): RecordedConnection } {
-  const nothing = {} as never;
-  const ports: FeedPorts = {
-    markets,
-    startBooks,
-    prices: () => ({ mark: 0, index: 0, last: undefined, fundingRate: null }),
-    history: { candles: () => [], summary24h: () => ({ from: 0, window: undefined, lastPrice: undefined }) } as never,
-    accounts: nothing,
-    delegations: nothing,
-    tokens: nothing,
-    accountEvents: nothing,
-    durableAndWritten: async () => {},
-    clock: () => now.t,
-    logger: pino({ level: 'silent' }),
-    ...overrides,
-  };
+  const ports = standInPorts({ startBooks, clock: () => now.t, ...overrides });
   const feeds = new Feeds(ports);
   feeds.attach({ publish: () => {}, subscribers: () => 0 });
   return {

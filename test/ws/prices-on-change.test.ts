@@ -6,33 +6,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { pino } from 'pino';
-import { parseMarkets } from '../../src/config/market.ts';
-import { DepthMirror } from '../../src/app/depth-mirror.ts';
-import { Feeds, type FeedPorts } from '../../src/ws/feeds.ts';
-import { RecordedConnection } from './recorded-connection.ts';
-
-const markets = parseMarkets(JSON.parse(readFileSync(new URL('../../config/markets.json', import.meta.url), 'utf8')));
+import { Feeds } from '../../src/ws/feeds.ts';
+import { markets, RecordedConnection, standInPorts } from './feed-stand-ins.ts';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 
 test('a prices subscriber gets the figures once on subscribing, then only changes', async () => {
   const figures = { mark: 950_000, index: 950_000, last: undefined as number | undefined, fundingRate: null };
-  const nothing = {} as never;
-  const ports: FeedPorts = {
-    markets,
-    startBooks: markets.map(() => new DepthMirror()),
-    prices: () => ({ ...figures }),
-    history: { candles: () => [], summary24h: () => ({ from: 0, window: undefined, lastPrice: undefined }) } as never,
-    accounts: nothing,
-    delegations: nothing,
-    tokens: nothing,
-    accountEvents: nothing,
-    durableAndWritten: async () => {},
-    clock: () => Date.now(),
-    logger: pino({ level: 'silent' }),
-  };
+  const ports = standInPorts({ prices: () => ({ ...figures }) });
   const conns: RecordedConnection[] = [];
   const feeds = new Feeds(ports);
   feeds.attach({
