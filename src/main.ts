@@ -7,7 +7,7 @@
  * May import: config/ (market, process, preflight), log, replication/node, http/gateway (the
  * listen error it names), http/uws-native (the build it names), journal/refusal.
  */
-import { loadSettings } from './config/process.ts';
+import { loadSettings, usage } from './config/process.ts';
 import { ConfigError } from './config/market.ts';
 import { checkDataDirectory, checkListen } from './config/preflight.ts';
 import { createLogger } from './log.ts';
@@ -21,6 +21,11 @@ function refuseSetting(error: unknown): never {
   if (!(error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
   console.error(`Cannot start: ${(error as Error).message}`);
   process.exit(2);
+}
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(usage());
+  process.exit(0);
 }
 
 let settings;

@@ -85,31 +85,40 @@ function defaultSignatureThreads(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
+/** The command-line flags; each is also read from an environment variable (`--data-dir` → `DATA_DIR`), named with what it does in the README's configuration table. */
+export const FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'data-dir': { type: 'string' },
+  profile: { type: 'string' },
+  markets: { type: 'string' },
+  'operator-key': { type: 'string' },
+  'jwt-secret': { type: 'string' },
+  'snapshot-interval-ms': { type: 'string' },
+  'market-threads': { type: 'string' },
+  'signature-threads': { type: 'string' },
+  'trusted-proxies': { type: 'string' },
+  'min-transfer': { type: 'string' },
+  'max-subaccounts': { type: 'string' },
+  'access-log': { type: 'boolean' },
+  'operator-port': { type: 'string' },
+  'cors-origins': { type: 'string' },
+  ...REPLICATION_FLAGS,
+} as const;
+
+/** `--help`: what a start takes, from `FLAGS` (the README's configuration table has each one's meaning and default). */
+export function usage(): string {
+  const flags = Object.entries(FLAGS).map(([name, option]) => (option.type === 'boolean' ? `--${name}` : `--${name} <value>`));
+  return [
+    'usage: npm start -- [flags]   (node dist/main.js [flags])',
+    'Each flag is also read from an environment variable (--data-dir DIR or DATA_DIR=DIR): the README\'s "Configuration" table names it, what it does and its default.',
+    `flags: ${flags.join(', ')}`,
+  ].join('\n');
+}
+
 /** Reads settings from `argv` (without node and script) and `env`. Throws ConfigError. */
 export function loadSettings(argv: string[], env: NodeJS.ProcessEnv): Settings {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'data-dir': { type: 'string' },
-      profile: { type: 'string' },
-      markets: { type: 'string' },
-      'operator-key': { type: 'string' },
-      'jwt-secret': { type: 'string' },
-      'snapshot-interval-ms': { type: 'string' },
-      'market-threads': { type: 'string' },
-      'signature-threads': { type: 'string' },
-      'trusted-proxies': { type: 'string' },
-      'min-transfer': { type: 'string' },
-      'max-subaccounts': { type: 'string' },
-      'access-log': { type: 'boolean' },
-      'operator-port': { type: 'string' },
-      'cors-origins': { type: 'string' },
-      ...REPLICATION_FLAGS,
-    },
-    strict: true,
-  });
+  const { values } = parseArgs({ args: argv, options: FLAGS, strict: true });
   const profileName = values.profile ?? env.PROFILE ?? 'testnet';
   if (!isProfileName(profileName)) throw new ConfigError('PROFILE', profileName, 'must be "testnet" or "mainnet"');
   const profile = PROFILES[profileName];

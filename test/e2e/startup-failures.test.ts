@@ -4,6 +4,7 @@
  * does not have, a port (or operator port) in use, a data directory that is a file, an unknown
  * log level. From the start-up replay on the port is the exchange's: another process can no
  * longer take it (a start that fails during the replay: test/e2e/ops-ready-replay.test.ts).
+ * `--help` prints what a start takes and exits 0 (it was `Cannot start: Unknown option '--help'`).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,16 +21,16 @@ import { nodeArgsFor } from './processes.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs the exchange with `args` and `env` until it exits; it must not get as far as serving. */
-function start(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stderr: string }> {
+function start(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'perp-startup-'));
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [...nodeArgsFor('src/main.ts'), '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...args],
       { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, encoding: 'utf8', timeout: 60_000 },
-      (error, _stdout, stderr) => {
+      (error, stdout, stderr) => {
         rmSync(dataDir, { recursive: true, force: true });
-        resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stderr });
+        resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
       },
     );
   });
@@ -42,6 +43,14 @@ function assertOneLine(run: { status: number | null; stderr: string }, line: str
   if (typeof line === 'string') assert.equal(lines[0], line);
   else assert.match(lines[0], line);
 }
+
+test('--help: what a start takes, every flag named, exit 0, nothing started', async () => {
+  const run = await start(['--help']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stderr, '');
+  assert.match(run.stdout, /^usage: npm start -- \[flags\]/);
+  for (const flag of ['--port <value>', '--data-dir <value>', '--markets <value>', '--access-log', '--nats <value>']) assert.ok(run.stdout.includes(flag), `${flag} in:\n${run.stdout}`);
+});
 
 test('a host that is not an IP address', async () => {
   assertOneLine(await start(['--host', 'exchange.example']), 'Cannot start: HOST: must be an IP address to listen on (127.0.0.1 for this machine only, 0.0.0.0 for every interface) or localhost, got "exchange.example"');
