@@ -19,7 +19,7 @@
  * May import: config/market, numeric/decimal.
  */
 import { formatDecimal } from '../numeric/decimal.ts';
-import { COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from './market.ts';
+import { COLLATERAL_SCALE, formatRate as rate, type MarketSpec } from './market.ts';
 
 export interface MarketsDiff {
   /** Why the state cannot be read under the new file (the first market that moved, went missing or changed its units), or null. */
@@ -29,7 +29,6 @@ export interface MarketsDiff {
   added: string[];
 }
 
-const rate = (value: bigint): string => formatDecimal(value, RATE_SCALE);
 const tiers = (m: MarketSpec): string =>
   m.marginTiers
     .slice(1)

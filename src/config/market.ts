@@ -17,6 +17,9 @@ export const COLLATERAL_SCALE = 6;
 /** Fractions (fees, margin fractions, funding rates): 8 decimals. */
 export const RATE_SCALE = 8;
 export const RATE_ONE = 10n ** BigInt(RATE_SCALE);
+
+/** A rate (fee, margin fraction, funding) as the markets file writes it: `formatRate(50000n)` is `'0.0005'`. */
+export const formatRate = (value: bigint): string => formatDecimal(value, RATE_SCALE);
 /** Largest tick or lot count the engine accepts: an integer JavaScript numbers hold exactly. */
 export const MAX_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -221,7 +224,7 @@ export function parseMarkets(raw: unknown): MarketSpec[] {
  * operator can start on it again (`--markets`).
  */
 export function marketsFileOf(markets: readonly MarketSpec[]): { markets: Record<string, unknown>[] } {
-  const rate = (value: bigint): string => formatDecimal(value, RATE_SCALE);
+  const rate = formatRate;
   return {
     markets: markets.map((m) => ({
       symbol: m.symbol,
