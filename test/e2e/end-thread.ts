@@ -41,12 +41,15 @@ async function connect(url: string) {
 /**
  * Tells the first worker thread for which `matches` — a JavaScript expression over `data`, the
  * thread's `workerData` (undefined for some) — is true, to run `process.exit(code)`; `ended`
- * resolves once it has. A thread runs it at its next JavaScript step: a market thread within
+ * resolves once it has, saying how it learned it. A thread runs it at its next JavaScript step: a market thread within
  * its 250 ms idle wait, a signature thread (piscina, blocked in `Atomics.wait` until a task comes)
  * when its next task arrives — the thread then dies holding that task. Rejects if no thread
  * matches (the test would prove nothing).
  */
-export async function endThread(url: string, matches: string, code = 1): Promise<{ ended: Promise<void> }> {
+/** How `ended` learned of the end: the inspector detached from the thread (it ended), or the inspector's socket closed (it may not have). */
+export type ThreadEnd = 'detached' | 'inspector closed';
+
+export async function endThread(url: string, matches: string, code = 1): Promise<{ ended: Promise<ThreadEnd> }> {
   const { socket, replies, call, nextId } = await connect(url);
   let told = false;
   try {
@@ -80,9 +83,9 @@ export async function endThread(url: string, matches: string, code = 1): Promise
       // the test's event loop run empty mid-test (node:test then fails the whole file with
       // "Promise resolution is still pending", seen once in a loaded CI run). What the thread's
       // end did is for the caller to check (its log line, its answers).
-      const ended = new Promise<void>((resolve) => {
-        detached.set(sessionId, resolve);
-        socket.once('close', () => resolve());
+      const ended = new Promise<ThreadEnd>((resolve) => {
+        detached.set(sessionId, () => resolve('detached'));
+        socket.once('close', () => resolve('inspector closed'));
       }).finally(() => socket.close());
       await inWorker(sessionId, `process.exit(${code})`, false);
       told = true;
