@@ -42,6 +42,7 @@ export const GatewayCode = {
   Overloaded: 9011,
   Internal: 9012,
   SearchTooBroad: 9013,
+  UpgradeRequired: 9014,
 } as const;
 export type GatewayCode = (typeof GatewayCode)[keyof typeof GatewayCode];
 
@@ -90,6 +91,8 @@ const GATEWAY: Record<number, Entry> = {
   [GatewayCode.TickSizeNotAllowed]: { status: 400, text: (tick) => `tickSize must be the market's tick size ${tick} times 1, 2, 5, 10, 100 or 1000` },
   [GatewayCode.RouteNotFound]: { status: 404, text: (path) => `Route not found: ${path}` },
   [GatewayCode.MethodNotAllowed]: { status: 405, text: (method) => `Method ${method} not allowed on this route` },
+  // A plain GET of the feeds' path: the client meant a WebSocket (426 says so; a 404 said the feeds did not exist).
+  [GatewayCode.UpgradeRequired]: { status: 426, text: (path) => `Upgrade required: ${path} is the WebSocket endpoint of the feeds; connect with a WebSocket client (docs/feeds.md)` },
   [GatewayCode.BodyNotJson]: { status: 400, text: fixed('Request body must be valid JSON') },
   [GatewayCode.InvalidField]: { status: 400, text: (detail) => detail },
   [GatewayCode.DatabaseFailure]: { status: 500, text: fixed('Internal server error: Database connection failed') },

@@ -278,12 +278,13 @@ export function gatewayDispatch(options: GatewayOptions, boundUrl: () => string 
   const observe = replyObserver(table, options);
   const all = table.map((_, index) => index);
   const cors = options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins);
-  if (options.operatorPort === undefined) return { public: dispatchOf(options, table, observe, all, cors), operator: null };
+  const socketPath = options.sockets?.path;
+  if (options.operatorPort === undefined) return { public: dispatchOf(options, table, observe, all, cors, socketPath), operator: null };
   // Probes answer on the operator listener too: a process manager on this machine may check either port.
   const operatorRoutes = all.filter((i) => forOperator(table[i]) || table[i].endpoint.probe === true);
   return {
-    public: dispatchOf(options, table, observe, all.filter((i) => !forOperator(table[i])), cors),
-    operator: dispatchOf(options, table, observe, operatorRoutes, undefined),
+    public: dispatchOf(options, table, observe, all.filter((i) => !forOperator(table[i])), cors, socketPath),
+    operator: dispatchOf(options, table, observe, operatorRoutes, undefined, undefined),
   };
 }
 
@@ -325,17 +326,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
-/** The dispatch of a listener serving the routes of `table` at `indices`. */
+/**
+ * The dispatch of a listener serving the routes of `table` at `indices`, and the WebSocket
+ * endpoint at `socketPath` if it has one: uWebSockets.js hands a GET there without an upgrade to
+ * the fallback, which answers 426 (other methods 405, `Allow: GET, HEAD, OPTIONS`).
+ */
 function dispatchOf(
   options: GatewayOptions,
   table: readonly Route[],
   observe: NonNullable<HttpServerOptions['onReply']>,
   indices: readonly number[],
   cors: CorsPolicy | undefined,
+  socketPath: string | undefined,
 ): Dispatch {
   const served = indices.map((i) => table[i]);
   // HEAD answers wherever GET does; OPTIONS (a CORS preflight) on every known path.
   const known = served.flatMap((r) => [r.method, ...(r.method === 'get' ? ['head'] : [])].map((method) => ({ method, path: patternRegExp(r.pattern) })));
+  if (socketPath !== undefined) known.push(...['get', 'head'].map((method) => ({ method, path: patternRegExp(socketPath) })));
   return {
     // Counted under the route's index in the whole table; this listener's fallback under the table's.
     onReply: (index, req, reply, seconds) => observe(index === indices.length ? table.length : indices[index], req, reply, seconds),
@@ -346,6 +353,11 @@ function dispatchOf(
     // A stopping exchange refuses like an overloaded one: nothing done, retry (elsewhere or after the restart).
     shuttingDown: failure(GatewayCode.Overloaded, 'shutting down'),
     fallback: (req: HttpRequest) => {
+      if (req.path === socketPath && (req.method === 'get' || req.method === 'head')) {
+        const reply = failure(GatewayCode.UpgradeRequired, socketPath);
+        reply.headers = { upgrade: 'websocket' };
+        return reply;
+      }
       const found = known.filter((k) => k.path.test(req.path)).map((k) => k.method.toUpperCase());
       if (found.length === 0) return failure(GatewayCode.RouteNotFound, req.path);
       const allow = [...new Set(found), 'OPTIONS'].join(', ');
