@@ -79,6 +79,16 @@ test('more than the free collateral is 400 Transfer amount exceeds available bal
   assert.equal(res.text, 'Transfer amount exceeds available balance');
 });
 
+test('to the zero address is 400: nobody holds its key, so the money could never move again; nothing moves, no command is submitted', async () => {
+  const before = await balance(ALICE, 0, alice);
+  const submitted = commands.length;
+  const res = await alice.send('POST', '/account/transfer', await signed(transfer({ accountTo: '0x0000000000000000000000000000000000000000' })));
+  assert.equal(res.status, 400);
+  assert.equal(res.text, 'Cannot transfer to the zero address: nobody holds its key');
+  assert.deepEqual(await balance(ALICE, 0, alice), before);
+  assert.equal(commands.length, submitted);
+});
+
 test('an amount larger than any balance (10 billion USD and up, past the ledger\'s range) is 400 Transfer amount exceeds available balance too, not a format error', async () => {
   for (const amount of ['10000000000', '99999999999999999999']) {
     const res = await alice.send('POST', '/account/transfer', await signed(transfer({ amount })));

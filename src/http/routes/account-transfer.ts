@@ -3,7 +3,8 @@
  * success body `null` once durable. Only `accountFrom` itself may move its money: the token
  * must be its own, `target` must be `accountFrom`, and the signature must be its own — a
  * delegate anywhere in this is 403 `Delegation not allowed for request`. More than the
- * sender's `freeCollateral` → 400 `Transfer amount exceeds available balance`.
+ * sender's `freeCollateral` → 400 `Transfer amount exceeds available balance`. To the zero
+ * address → 400 (nobody could ever move it again).
  *
  * GET /account/transfer/history?account=&subaccountIndex=&direction=&from=&to=&limit= → the
  * subaccount's transfers in and out, newest first (`{transfers: [...]}`), from the transfers
@@ -30,7 +31,13 @@ import type { Endpoint } from '../endpoint.ts';
 import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_BODY, BAD_QUERY, DB_FAILURE, DELEGATION_NOT_ALLOWED, INSUFFICIENT_BALANCE, LIMIT_5000, TOO_MANY_SUBACCOUNTS } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
-import { lowercaseAddress } from '../../auth/address.ts';
+import { lowercaseAddress, ZERO_ADDRESS } from '../../auth/address.ts';
+
+/**
+ * `accountTo` the zero address: nobody holds its key, so the money could never move again —
+ * always a client's mistake (an unset variable), as a delegation to it is (account-delegates).
+ */
+const ZERO_RECIPIENT = 'Cannot transfer to the zero address: nobody holds its key';
 
 /** A `direction` other than `in` or `out`. */
 const UNKNOWN_DIRECTION: DocumentedError = [400, 'direction must be in or out, got <value>'];
@@ -50,6 +57,7 @@ export function transferRoute(accounts: AccountReadPort, auth: AuthPort, writes:
     if (!intent.ok) return intent.reply;
     const from = lowercaseAddress(body.accountFrom);
     if (ctx.caller !== from || body.target.toLowerCase() !== from) return failure(AuthCode.DelegationNotAllowed);
+    if (body.accountTo.toLowerCase() === ZERO_ADDRESS) return failure(GatewayCode.InvalidField, ZERO_RECIPIENT);
     if (accounts.ledger.findOwner(from, body.subaccountIndexFrom) === undefined) return failure(LedgerCode.AccountNotFound);
     const signer = await recoverRequestSigner(auth.recover, auth.domain, 'Transfer', intent.message, body.signatures);
     if (!signer.ok) return signedWriteFailure(signer, () => ({ primaryType: 'Transfer', message: intent.message }));
@@ -114,7 +122,7 @@ export function transferHistoryRoute(accounts: AccountReadPort, history: Transfe
 
 export const TRANSFER: Endpoint<TransferBody> = {
   method: 'post', path: '/account/transfer', tag: 'Transfers', summary: 'Transfer collateral', description: 'Signed `Transfer` by `accountFrom` (= `target`, = the token’s account); delegates are forbidden. At most the sender’s freeCollateral.', auth: true, signed: true, body: TRANSFER_REQUEST_SCHEMA, response: S.NULL_SCHEMA,
-  errors: [...BAD_BODY, [400, TRANSFER_AMOUNT_TEXT], INSUFFICIENT_BALANCE, documentedError(LedgerCode.SameAccount), documentedError(ExchangeCode.TransferBelowMinimum, 'minimum'), TOO_MANY_SUBACCOUNTS, DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
+  errors: [...BAD_BODY, [400, TRANSFER_AMOUNT_TEXT], INSUFFICIENT_BALANCE, documentedError(LedgerCode.SameAccount), documentedError(ExchangeCode.TransferBelowMinimum, 'minimum'), [400, ZERO_RECIPIENT], TOO_MANY_SUBACCOUNTS, DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND],
 };
 
 export const TRANSFER_HISTORY: Endpoint = { method: 'get', path: '/account/transfer/history', tag: 'Transfers', summary: 'Transfer history', description: 'Transfers in and out of the subaccount, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the transfers that follow.', auth: true, query: TRANSFER_HISTORY_QUERY, response: S.TRANSFERS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, UNKNOWN_DIRECTION, LIMIT_5000, NOT_MILLISECONDS, BAD_CURSOR, DB_FAILURE], readsHistory: true, pages: true };
