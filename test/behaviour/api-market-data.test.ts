@@ -285,7 +285,11 @@ test('GET /config: the signing domain and the four types, markets and limits', a
   assert.deepEqual(config.markets, ok(await get('/markets')).markets);
   assert.deepEqual(config.limits.bookDepth, { min: 1, max: 5000, default: 100 });
   assert.deepEqual(config.limits.fillsLimit, { min: 1, max: 5000, default: 50 });
-  assert.deepEqual(config.limits.ordersLimit, { min: 1, max: 500 });
+  // Every listing's default is published (trades, candles and orders had none: a client had to read the docs).
+  assert.deepEqual(config.limits.tradesLimit, { min: 1, max: 5000, default: 100 });
+  assert.deepEqual(config.limits.candlesLimit, { min: 1, max: 5000, default: 1000 });
+  assert.deepEqual(config.limits.ordersLimit, { min: 1, max: 500, default: 500 });
+  assert.equal(config.limits.nonceWindow, 100);
   assert.equal(config.limits.requestsPerSecondPerAccount, 200);
 });
 

@@ -16,7 +16,7 @@ import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint, ty
 import { DB_FAILURE, LIMIT_5000, PUBLIC_BUDGET } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
-const DEFAULT_CANDLES_LIMIT = 1000;
+export const DEFAULT_CANDLES_LIMIT = 1000;
 
 const UNKNOWN_INTERVAL: DocumentedError = [400, `Interval must be one of ${CANDLE_INTERVALS.map((i) => i.name).join(', ')}, got <interval>`];
 

@@ -1,9 +1,15 @@
 /** GET /markets, GET /config and GET /time: what a client needs before its first order. */
-import { COLLATERAL_SCALE, RATE_SCALE, type MarketSpec } from '../../config/market.ts';
+import { COLLATERAL_SCALE, formatRate, type MarketSpec } from '../../config/market.ts';
 import { formatDecimal } from '../../numeric/decimal.ts';
 import { signingRules } from '../../auth/typed-data.ts';
 import { FAUCET_TERMS } from './faucet.ts';
 import { TICK_MULTIPLIERS, DEFAULT_BOOK_DEPTH } from './book.ts';
+import { DEFAULT_TRADES_LIMIT } from './trades.ts';
+import { DEFAULT_CANDLES_LIMIT } from './candles.ts';
+import { DEFAULT_FILLS_LIMIT } from './account-fills.ts';
+import { MAX_ORDERS_LISTED } from './order-reads.ts';
+import { ACCOUNT_REQUESTS_PER_SECOND } from '../auth-guard.ts';
+import { NONCE_WINDOW } from '../../auth/nonces.ts';
 import type { Clock, MarketDataPort } from '../ports.ts';
 import type { HttpReply } from '../uws.ts';
 import { route, type DeclaredRoute, type Endpoint } from '../endpoint.ts';
@@ -21,19 +27,19 @@ function marketView(m: MarketSpec) {
     lotSize: m.lotSize,
     minSize: m.minSize,
     maxLeverage: m.maxLeverage,
-    initialMarginFraction: formatDecimal(m.initialMarginFraction, RATE_SCALE),
-    maintenanceMarginFraction: formatDecimal(m.maintenanceMarginFraction, RATE_SCALE),
+    initialMarginFraction: formatRate(m.initialMarginFraction),
+    maintenanceMarginFraction: formatRate(m.maintenanceMarginFraction),
     marginTiers: m.marginTiers.map((t) => ({
       notionalFloor: formatDecimal(t.notionalFloor, COLLATERAL_SCALE),
-      initialMarginFraction: formatDecimal(t.initialMarginFraction, RATE_SCALE),
-      maintenanceMarginFraction: formatDecimal(t.maintenanceMarginFraction, RATE_SCALE),
+      initialMarginFraction: formatRate(t.initialMarginFraction),
+      maintenanceMarginFraction: formatRate(t.maintenanceMarginFraction),
     })),
-    makerFee: formatDecimal(m.makerFee, RATE_SCALE),
-    takerFee: formatDecimal(m.takerFee, RATE_SCALE),
-    maxOriginatorFee: formatDecimal(m.maxOriginatorFee, RATE_SCALE),
+    makerFee: formatRate(m.makerFee),
+    takerFee: formatRate(m.takerFee),
+    maxOriginatorFee: formatRate(m.maxOriginatorFee),
     fundingIntervalMs: m.fundingIntervalMs,
-    fundingRateCap: formatDecimal(m.fundingRateCap, RATE_SCALE),
-    interestRate: formatDecimal(m.interestRate, RATE_SCALE),
+    fundingRateCap: formatRate(m.fundingRateCap),
+    interestRate: formatRate(m.interestRate),
     oracleFeedId: m.oracleFeedId,
   };
 }
@@ -61,13 +67,14 @@ export function configRoute(port: MarketDataPort): DeclaredRoute {
     signing: signingRules(),
     markets: port.markets.map(marketView),
     limits: {
-      requestsPerSecondPerAccount: 200,
+      // Each the constant its route or check reads: /config cannot say other than what is enforced.
+      requestsPerSecondPerAccount: ACCOUNT_REQUESTS_PER_SECOND,
       bookDepth: { min: 1, max: MAX_BOOK_DEPTH, default: DEFAULT_BOOK_DEPTH },
-      tradesLimit: { min: 1, max: MAX_LIMIT },
-      candlesLimit: { min: 1, max: MAX_LIMIT },
-      fillsLimit: { min: 1, max: MAX_LIMIT, default: 50 },
-      ordersLimit: { min: 1, max: 500 },
-      nonceWindow: 100,
+      tradesLimit: { min: 1, max: MAX_LIMIT, default: DEFAULT_TRADES_LIMIT },
+      candlesLimit: { min: 1, max: MAX_LIMIT, default: DEFAULT_CANDLES_LIMIT },
+      fillsLimit: { min: 1, max: MAX_LIMIT, default: DEFAULT_FILLS_LIMIT },
+      ordersLimit: { min: 1, max: MAX_ORDERS_LISTED, default: MAX_ORDERS_LISTED },
+      nonceWindow: NONCE_WINDOW,
       ...(port.profile.faucet ? { faucet: FAUCET_TERMS } : {}),
       ...(port.accountLimits === undefined
         ? {}

@@ -36,7 +36,7 @@ const ORDER_TYPE_FILTERS = new Map(SIGNED_ORDER_TYPES.map((t) => [t.toLowerCase(
 
 
 /** The most orders GET /account/orders answers at once, and its default. */
-const MAX_ORDERS_LISTED = 500;
+export const MAX_ORDERS_LISTED = 500;
 
 /** GET /account/orders. */
 const ORDER_LIST_QUERY: readonly QueryParam[] = [

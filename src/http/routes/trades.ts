@@ -14,7 +14,7 @@ import { marketInPath, route, SYMBOL_PATH, type DeclaredRoute, type Endpoint, ty
 import { DB_FAILURE, LIMIT_5000, PUBLIC_BUDGET, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
 import * as S from '../schemas.ts';
 
-const DEFAULT_TRADES_LIMIT = 100;
+export const DEFAULT_TRADES_LIMIT = 100;
 
 /** What the history routes need of the market data port. */
 export interface MarketList {
