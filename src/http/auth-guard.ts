@@ -14,6 +14,8 @@
  *     subaccount holding the scope (`trade` includes `read`). Refusals, the same on every route
  *     (docs/auth.md): no grant on that subaccount → 403 `Not delegated for account and
  *     subaccount`; a delegate of it without the scope → 403 `Delegation not allowed for request`;
+ *     a route whose spec names one text for both says it (`Endpoint.accessRefused`: stats,
+ *     positions, fills);
  *  4. a request a delegate carries for an account (`actFor`, or `scope` above) is charged to that
  *     account's budget too: the budget belongs to the account a request acts for, whoever
  *     carries it, so relaying through other wallets' tokens buys no requests. A caller that is
@@ -33,7 +35,7 @@
 import type { Address } from '../auth/address.ts';
 import type { DelegationStore, Scope } from '../auth/delegation.ts';
 import type { AccessTokens } from '../auth/token.ts';
-import { codeFailure, say, type DocumentedError } from './errors.ts';
+import { codeFailure, failure, say, type DocumentedError } from './errors.ts';
 import { addressParam, subaccountParam } from './account-query.ts';
 import { isReply, type Query } from './query.ts';
 import { route, type DeclaredRoute, type Door, type Endpoint, type Serializer } from './endpoint.ts';
@@ -130,7 +132,9 @@ export class AccountGuard {
         if (isReply(account)) return account;
         const subaccountIndex = subaccountParam(query);
         if (isReply(subaccountIndex)) return subaccountIndex;
-        return this.actFor(caller, account!, subaccountIndex, scope) ?? handler(req, { caller, query, body, serialize, account: account!, subaccountIndex });
+        const refused = this.authorize(caller, account!, subaccountIndex, scope);
+        if (refused !== undefined) return endpoint.accessRefused === undefined ? refused : failure(endpoint.accessRefused);
+        return this.charge(caller, account!) ?? handler(req, { caller, query, body, serialize, account: account!, subaccountIndex });
       },
       this.door,
     );

@@ -20,10 +20,11 @@
  * be refused before the query is read — the bearer token and the account's budget
  * (http/auth-guard), the operator key (http/operator-key), an unknown market in the path
  * (`marketInPath`) — is the route's `Door`.
- * May import: config/market, http/errors, http/query, http/serializer, http/validation, http/uws (types).
+ * May import: config/market, http/errors, http/query, http/serializer, http/validation, http/uws (types), auth/codes (types).
  */
 import { findMarket, type MarketSpec } from '../config/market.ts';
 import { failure, GatewayCode, type DocumentedError } from './errors.ts';
+import type { AuthCode } from '../auth/codes.ts';
 import { ignoredQuery, isReply, param, strictQuery, type Query, type QueryParam } from './query.ts';
 import { serializer, type Serializer } from './serializer.ts';
 import { bodyParser } from './validation.ts';
@@ -96,6 +97,12 @@ export interface Endpoint<B = unknown> {
   answersWhileStarting?: boolean;
   /** Served by the operator listener only, when there is one, like the operator API (/metrics). */
   operatorListener?: boolean;
+  /**
+   * The one refusal the spec names for this route for every caller refused the subaccount (GET
+   * /account/stats, /positions, /fills: `Delegation not allowed for request`), where the guard's
+   * rule tells a stranger from a delegate without the scope (http/auth-guard, docs/auth.md).
+   */
+  accessRefused?: AuthCode;
 }
 
 /** A route with its declaration: what the gateway serves and the document describes. */

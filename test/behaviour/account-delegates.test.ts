@@ -40,7 +40,7 @@ test('trade,read puts Bob among the signers; remove revokes his reads', async ()
   assert.deepEqual((await alice.get(`/account/signers?${q}`)).json().signers, [ALICE, BOB]);
   assert.equal((await alice.send('POST', '/account/delegates', await signed(change({ action: 'remove', scopes: '' })))).status, 200);
   assert.deepEqual((await alice.get(`/account/delegates?${q}`)).json().delegates, []);
-  const revoked = await bob.get(`/account/stats?${q}`);
+  const revoked = await bob.get(`/account/balance?${q}`);
   assert.equal(revoked.status, 403);
   assert.equal(revoked.text, 'Not delegated for account and subaccount');
 });

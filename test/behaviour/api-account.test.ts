@@ -49,7 +49,7 @@ test('GET /account/stats: every spec field a decimal string, plus account and su
   assert.equal(stats.freeCollateral, '100000');
   assert.equal(stats.upnl, '0');
   assertError(await alice.get(`/account/stats?${sub(alice, 5)}`), 404, 'Account not found');
-  assertError(await dave.get(`/account/stats?${sub(alice)}`), 403, 'Not delegated for account and subaccount');
+  assertError(await dave.get(`/account/stats?${sub(alice)}`), 403, 'Delegation not allowed for request');
   assertError(await ex.request('GET', `/account/stats?${sub(alice)}`), 401, 'Please add the JWT token to the header');
   assertError(await alice.get(`/account/stats?account=${alice.address}&subaccountIndex=x`), 400, 'Invalid subaccount index');
   assertError(await alice.get(`/account/stats?account=${alice.address}&subAccountIndex=0`), 400, 'Unknown query parameter subAccountIndex; allowed: account, subaccountIndex');
@@ -82,7 +82,7 @@ test('GET /account/positions after a fill: the spec fields, quantity signed, upd
   assert.deepEqual(ok(await alice.get(`/account/positions?${sub(alice)}&symbol=${ETH}`)).positions, []);
   assert.deepEqual(ok(await alice.get(`/account/positions?${sub(alice, 9)}`)).positions, []);
   assertError(await alice.get(`/account/positions?${sub(alice)}&symbol=NOPE-USD-PERP`), 404, 'Symbol not found');
-  assertError(await dave.get(`/account/positions?${sub(alice)}`), 403, 'Not delegated for account and subaccount');
+  assertError(await dave.get(`/account/positions?${sub(alice)}`), 403, 'Delegation not allowed for request');
 
   const stats = ok(await alice.get(`/account/stats?${sub(alice)}`));
   for (const f of STATS_FIELDS) assertDecimal(stats[f], `stats.${f}`);
@@ -129,7 +129,7 @@ test('GET /account/fills: newest first, the spec fields, default limit 50, limit
   for (const n of ['0', '5001']) assertError(await alice.get(`/account/fills?${sub(alice)}&limit=${n}`), 400, `Limit must be between 1 and 5000, got ${n}`);
   assertError(await alice.get(`/account/fills?${sub(alice)}&symbol=NOPE-USD-PERP`), 404, 'Symbol not found');
   assertError(await alice.get(`/account/fills?${sub(alice)}&from=-1`), 400, 'from must be an integer >= 0 (milliseconds), got -1');
-  assertError(await dave.get(`/account/fills?${sub(alice)}`), 403, 'Not delegated for account and subaccount');
+  assertError(await dave.get(`/account/fills?${sub(alice)}`), 403, 'Delegation not allowed for request');
 });
 
 test('GET /account/balance: collateral, holds, free collateral and value as decimal strings', async () => {

@@ -17,7 +17,8 @@ import { SUBACCOUNT_PARAMS, SYMBOL_PARAM } from '../account-query.ts';
 import type { AccountReadPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
-import { ACCESS_DENIED, BAD_QUERY, DB_FAILURE, LIMIT_5000, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import { BAD_QUERY, DB_FAILURE, LIMIT_5000, SEARCH_TOO_BROAD, SYMBOL_NOT_FOUND, DELEGATION_NOT_ALLOWED } from '../endpoint-errors.ts';
+import { AuthCode } from '../../auth/codes.ts';
 import { BAD_CURSOR, CURSOR_PARAM, cursorParam, withNextCursor } from '../cursor.ts';
 import * as S from '../schemas.ts';
 
@@ -59,4 +60,4 @@ export function fillsRoute(accounts: AccountReadPort, markets: readonly MarketSp
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the fills that follow.', auth: true, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND, LIMIT_5000, NOT_MILLISECONDS, BAD_CURSOR, SEARCH_TOO_BROAD, DB_FAILURE], readsHistory: true, pages: true };
+export const FILLS: Endpoint = { method: 'get', path: '/account/fills', tag: 'Account', summary: 'Fills', description: 'The subaccount’s fills, newest first; `time` in ms. A full page answers `X-Next-Cursor`: send it as `cursor` for the fills that follow.', auth: true, accessRefused: AuthCode.DelegationNotAllowed, query: FILLS_QUERY, response: S.ACCOUNT_FILLS_SCHEMA, errors: [...BAD_QUERY, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND, LIMIT_5000, NOT_MILLISECONDS, BAD_CURSOR, SEARCH_TOO_BROAD, DB_FAILURE], readsHistory: true, pages: true };

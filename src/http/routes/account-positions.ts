@@ -16,7 +16,8 @@ import type { AccountReadPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import { usd } from './account-stats.ts';
 import type { Endpoint } from '../endpoint.ts';
-import { ACCESS_DENIED, BAD_QUERY, SYMBOL_NOT_FOUND } from '../endpoint-errors.ts';
+import { BAD_QUERY, SYMBOL_NOT_FOUND, DELEGATION_NOT_ALLOWED } from '../endpoint-errors.ts';
+import { AuthCode } from '../../auth/codes.ts';
 import * as S from '../schemas.ts';
 
 const POSITIONS_QUERY: readonly QueryParam[] = [...SUBACCOUNT_PARAMS, SYMBOL_PARAM];
@@ -53,4 +54,4 @@ export function positionsRoute(accounts: AccountReadPort, markets: readonly Mark
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const POSITIONS: Endpoint = { method: 'get', path: '/account/positions', tag: 'Account', summary: 'Open positions', description: 'Quantity signed (positive long); basis, fees, funding and margin in USD; updatedAt in ms.', auth: true, query: POSITIONS_QUERY, response: S.POSITIONS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, SYMBOL_NOT_FOUND] };
+export const POSITIONS: Endpoint = { method: 'get', path: '/account/positions', tag: 'Account', summary: 'Open positions', description: 'Quantity signed (positive long); basis, fees, funding and margin in USD; updatedAt in ms.', auth: true, accessRefused: AuthCode.DelegationNotAllowed, query: POSITIONS_QUERY, response: S.POSITIONS_SCHEMA, errors: [...BAD_QUERY, DELEGATION_NOT_ALLOWED, SYMBOL_NOT_FOUND] };

@@ -20,7 +20,8 @@ import { SUBACCOUNT_PARAMS } from '../account-query.ts';
 import type { AccountReadPort } from '../ports.ts';
 import type { HttpReply, HttpRequest } from '../uws.ts';
 import type { Endpoint } from '../endpoint.ts';
-import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_QUERY } from '../endpoint-errors.ts';
+import { ACCESS_DENIED, ACCOUNT_NOT_FOUND, BAD_QUERY, DELEGATION_NOT_ALLOWED } from '../endpoint-errors.ts';
+import { AuthCode } from '../../auth/codes.ts';
 import * as S from '../schemas.ts';
 
 const STATS_QUERY: readonly QueryParam[] = SUBACCOUNT_PARAMS;
@@ -98,6 +99,6 @@ export function balanceRoute(accounts: AccountReadPort, markets: readonly Market
 
 // ── declarations (http/endpoint): what the API document says of each route ──
 
-export const STATS: Endpoint = { method: 'get', path: '/account/stats', tag: 'Account', summary: 'Account statistics', description: 'Valuation of the subaccount at the mark price. Money in USD decimal strings; ratios as decimal fractions (0.5 = 50 %).', auth: true, query: STATS_QUERY, response: S.ACCOUNT_STATS_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ACCOUNT_NOT_FOUND] };
+export const STATS: Endpoint = { method: 'get', path: '/account/stats', tag: 'Account', summary: 'Account statistics', description: 'Valuation of the subaccount at the mark price. Money in USD decimal strings; ratios as decimal fractions (0.5 = 50 %).', auth: true, accessRefused: AuthCode.DelegationNotAllowed, query: STATS_QUERY, response: S.ACCOUNT_STATS_SCHEMA, errors: [...BAD_QUERY, DELEGATION_NOT_ALLOWED, ACCOUNT_NOT_FOUND] };
 
 export const BALANCE: Endpoint = { method: 'get', path: '/account/balance', tag: 'Account', summary: 'Balance', description: 'Collateral, isolated margin, order holds and what is free to transfer or to trade.', auth: true, query: BALANCE_QUERY, response: S.BALANCE_SCHEMA, errors: [...BAD_QUERY, ...ACCESS_DENIED, ACCOUNT_NOT_FOUND] };
