@@ -63,7 +63,7 @@ import { openHistoryDatabases } from '../history/store.ts';
 import { cutAfter, openDataDirectory } from '../storage/data-directory.ts';
 import { checkMarketsInUse } from '../storage/markets-in-use.ts';
 import { recover } from '../sequencer/recovery.ts';
-import { exchangeOptionsOf, startMarkets, startState } from '../sequencer/start-state.ts';
+import { exchangeOptionsOf, marketsOfRecord, startMarkets, startState } from '../sequencer/start-state.ts';
 import { checkMarketsFollow } from '../sequencer/markets-record.ts';
 import { diffMarkets } from '../config/market-changes.ts';
 import { SnapshotSchedule } from '../sequencer/snapshot-schedule.ts';
@@ -196,11 +196,15 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   // the markets file matching the markets this data directory's state was built under, the
   // state restored and replayed under the journal's markets — the primary's markets records.
   const exchangeOptions = exchangeOptionsOf(settings);
+  // A node with an empty journal begins under the markets the stream begins with (the primary's first record).
+  const streamFirst = journal.lastSeq() === 0 ? await source.recordAt(1) : null;
   let state: ReturnType<typeof startState>;
   let marketsInUse: ReturnType<typeof checkMarketsInUse>;
   try {
     marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
-    state = startState(snapshots, projections.projectedSeq, startMarkets(journal, marketsInUse.recorded ?? settings.markets), projections.listeners(), exchangeOptions, logger);
+    const markets = startMarkets(journal, marketsInUse.recorded ?? settings.markets);
+    const first = streamFirst === null ? null : marketsOfRecord(entryOf(streamFirst));
+    state = startState(snapshots, projections.projectedSeq, first === null ? markets : { ...markets, first }, projections.listeners(), exchangeOptions, logger);
   } catch (error) {
     return refuse(error);
   }
