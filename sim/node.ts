@@ -218,7 +218,7 @@ export function restoreNewest(
   listeners: ExchangeListeners,
   hooks: Pick<StartHooks, 'onBadSnapshot'> = {},
 ): { seq: number; exchange: Exchange; books: BookSnapshot[] } | null {
-  const { exchange, start } = startState(snapshots, Number.MAX_SAFE_INTEGER, specs, listeners, LEDGER_OPTIONS, {
+  const { exchange, start } = startState(snapshots, Number.MAX_SAFE_INTEGER, { first: specs, inUse: specs }, listeners, LEDGER_OPTIONS, {
     error: (fields) => hooks.onBadSnapshot?.(fields.seq as number, fields.differ as string[]),
   });
   return start === undefined ? null : { seq: start.seq, exchange, books: start.saved.books };

@@ -26,7 +26,7 @@
  * ports the gateway and the feeds are handed (gateway-ports), snapshots (sequencer/snapshot-schedule).
  * May import: config/process (types), app/ (exchange types, commands types), auth/ (recovery, signature-pool), history/ (reader, store),
  * journal/journal (types), transport/market-link, sequencer/, storage/ (data-directory,
- * directory-lock, markets-in-use), http/ (gateway, routes/cluster types), ws/ (feeds types, asyncapi), gateway-ports,
+ * directory-lock, markets-in-use), config/market (types), http/ (gateway, routes/cluster types), ws/ (feeds types, asyncapi), gateway-ports,
  * metrics, log, pino (types), node:path.
  * Nothing imports it but the processes (demo/main, and replication/node, which main starts) and
  * replication/primary (the `Replication` it implements).
@@ -41,7 +41,9 @@ import type { Command } from './app/commands.ts';
 import { HistoryReader } from './history/reader.ts';
 import { openHistoryDatabases } from './history/store.ts';
 import type { Journal } from './journal/journal.ts';
-import { exchangeOptionsOf, startState, type StartState } from './sequencer/start-state.ts';
+import { exchangeOptionsOf, startMarkets, startState, type StartState } from './sequencer/start-state.ts';
+import { recordMarkets } from './sequencer/markets-record.ts';
+import type { MarketSpec } from './config/market.ts';
 import { StartUpReplay } from './sequencer/start-up-replay.ts';
 import type { RecoveryReport } from './sequencer/recovery.ts';
 import { SnapshotSchedule } from './sequencer/snapshot-schedule.ts';
@@ -52,7 +54,7 @@ import { accountWrites } from './sequencer/account-writes.ts';
 import { MarketLink, routerOver, spawnMarketLinks } from './transport/market-link.ts';
 import { openDataDirectory, type DataDirectory } from './storage/data-directory.ts';
 import { atMost, holdDataDirectory, type DirectoryLock, type Undo } from './storage/directory-lock.ts';
-import { checkMarketsInUse } from './storage/markets-in-use.ts';
+import { checkMarketsInUse, type MarketsInUse } from './storage/markets-in-use.ts';
 import { startGateway, type Gateway } from './http/gateway.ts';
 import type { ClusterPort } from './http/routes/cluster.ts';
 import type { Feeds, FeedLimits } from './ws/feeds.ts';
@@ -263,6 +265,9 @@ interface RestoredState {
   snapshot: StartState['start'];
   exchangeOptions: ExchangeOptions;
   replay: StartUpReplay;
+  /** The markets the exchange was restored under (the journal's there); the markets file applies from the record the start journals after the replay. */
+  markets: readonly MarketSpec[];
+  marketsInUse: MarketsInUse;
 }
 
 /**
@@ -274,13 +279,13 @@ function restoredState({ settings, logger, metrics }: Wiring, { snapshots, journ
   let replay: StartUpReplay | undefined;
   const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => replay?.finished === true);
   const exchangeOptions = exchangeOptionsOf(settings);
-  // Before the snapshot is read under the markets file: it must name the markets in their places and units.
+  // Before the snapshot is read: the markets file must name the markets in their places and units.
+  // The state is read and replayed under the journal's markets (sequencer/start-state).
   const marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
-  const { exchange, start } = startState(snapshots, projections.projectedSeq, settings.markets, listeners, exchangeOptions, logger);
-  marketsInUse.adopt({ from: (start?.seq ?? 0) + 1, to: journal.lastSeq() }, logger);
+  const { exchange, start, markets } = startState(snapshots, projections.projectedSeq, startMarkets(journal, marketsInUse.recorded ?? settings.markets), listeners, exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
   replay = new StartUpReplay(exchange, journal, projections, start, logger, metrics);
-  return { exchange, snapshot: start, exchangeOptions, replay };
+  return { exchange, snapshot: start, exchangeOptions, replay, markets, marketsInUse };
 }
 
 /** What this node serves that the replay does not build: login tokens (the /account/* routes and the feeds' private channels check them), history, the testnet's index feed. */
@@ -338,12 +343,20 @@ async function listen(wiring: Wiring, { journal, projections }: DataDirectory, e
   return server;
 }
 
-/** The start-up replay (sequencer/start-up-replay); after it history is written on its own thread, the main thread only builds the records. */
-async function replayJournal({ logger, options, undo }: Wiring, { projections, historyDir }: DataDirectory, { replay, snapshot }: RestoredState, server: Gateway): Promise<RecoveryReport> {
+/**
+ * The start-up replay (sequencer/start-up-replay), under the journal's markets; then the markets
+ * file's, journaled where they change before any command runs under them (sequencer/markets-record).
+ * After it history is written on its own thread, the main thread only builds the records.
+ */
+async function replayJournal({ settings, logger, options, undo, clock }: Wiring, { projections, historyDir, journal }: DataDirectory, state: RestoredState, server: Gateway): Promise<RecoveryReport> {
+  const { replay, snapshot } = state;
   // Replay is the long part of a start: the operator sees how much is ahead of it. Records
   // before the snapshot are not replayed; the replay checks every record it reads.
   logger.info({ snapshotSeq: snapshot?.seq ?? 0, lastSeq: replay.to, port: server.port, operatorPort: server.operatorPort }, 'replaying journal');
   const replayed = await replay.run(options.cancel);
+  const recorded = recordMarkets(state.exchange, replayed.replay, journal, settings.markets, clock(), logger);
+  if (recorded !== null) await journal.durable(recorded);
+  state.marketsInUse.adopt(settings.markets);
   projections.startThread(historyDir);
   undo.push(() => projections.terminate());
   return replayed;
@@ -381,7 +394,7 @@ function feeds({ settings, logger, options, clock, undo }: Wiring, { projections
  */
 function snapshots({ settings, logger, metrics, undo }: Wiring, { journal, projections }: DataDirectory, state: RestoredState, sequencer: Sequencer): SnapshotSchedule {
   const schedule = new SnapshotSchedule({
-    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...settings.markets], options: state.exchangeOptions, startSeq: state.snapshot?.seq ?? 0 },
+    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...state.markets], options: state.exchangeOptions, startSeq: state.snapshot?.seq ?? 0 },
     intervalMs: settings.snapshotIntervalMs,
     points: { quiet: () => sequencer.quietSeq(), latest: () => journal.lastSeq(), followable: () => journal.flushedSeq() },
     journal,

@@ -30,6 +30,7 @@ export const CommandKind = {
   IndexPrice: 80,
   Tick: 81,
   Release: 82,
+  Markets: 83,
 } as const;
 export type CommandKind = (typeof CommandKind)[keyof typeof CommandKind];
 
@@ -187,6 +188,20 @@ export interface Release {
   market: MarketIndex;
 }
 
+/**
+ * The markets' parameters from this record on: every market as the markets file writes it
+ * (`marketsFileOf`, which `parseMarkets` reads back), the same markets in the same places and
+ * units as before it, perhaps more appended. A start journals one where its markets file differs
+ * from the journal's markets (and as the first record of a journal), before any command under the
+ * new values: every replay then switches at the same point (docs/operations.md, "Changing the
+ * markets file").
+ */
+export interface MarketsCommand {
+  kind: typeof CommandKind.Markets;
+  time: number;
+  markets: Record<string, unknown>[];
+}
+
 export type Command =
   | SubmitOrder
   | SubmitPair
@@ -199,7 +214,8 @@ export type Command =
   | Delegation
   | IndexPrice
   | Tick
-  | Release;
+  | Release
+  | MarketsCommand;
 
 const BIGINT_FIELDS = ['amount', 'allowance', 'margin', 'trailingPercent'] as const;
 const encoder = new TextEncoder();

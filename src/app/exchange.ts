@@ -26,14 +26,15 @@
  * command that reached one is journaled, so replay feeds it exactly the same inputs.
  *
  * May import: types/ids, engine/ (codes, types), ledger/ (codes, events types, ledger),
- * auth/ (nonces, delegation, admission), conditional/index, config/market (types),
+ * auth/ (nonces, delegation, admission), conditional/index, config/market, config/market-changes,
  * numeric/state-hash, app/commands, app/codes, app/order-registry, app/depth-mirror,
  * app/order-entry (how orders enter a book), app/settlement (R2, the book events),
  * app/account-limits, app/faucet-day (the faucet's daily allowance), app/ports. No I/O, no clock:
  * auth's stores are the pure ones (journaled state).
  */
 import { stateHashOf } from '../numeric/state-hash.ts';
-import type { MarketSpec } from '../config/market.ts';
+import { parseMarkets, type MarketSpec } from '../config/market.ts';
+import { diffMarkets } from '../config/market-changes.ts';
 import { Ledger, type LedgerOptions } from '../ledger/ledger.ts';
 import { LedgerCode } from '../ledger/codes.ts';
 import type { LedgerEvent } from '../ledger/events.ts';
@@ -103,8 +104,12 @@ export class Exchange {
   private readonly bookListeners: BookListener[];
   readonly accountLimits: AccountLimits;
 
+  /** The markets as the journal has them at this point: the constructor's, changed by each markets record (`changeMarkets`). */
+  private readonly specs: MarketSpec[] = [];
+  private readonly listeners: ExchangeListeners;
+
   constructor(
-    readonly markets: readonly MarketSpec[],
+    markets: readonly MarketSpec[],
     private router: MarketRouter,
     listeners: ExchangeListeners = {},
     options: ExchangeOptions = {},
@@ -129,21 +134,36 @@ export class Exchange {
     const orderChanged = (o: OrderState) => listeners.orderChanged?.(o);
     this.orders = from ? OrderRegistry.restore(from.orders, orderChanged) : new OrderRegistry(orderChanged);
     this.faucetDay = FaucetDay.restore(from?.faucetDay);
-    // A market beyond the snapshot's (appended to the markets file since) starts empty.
-    this.depth = markets.map((m) => (from?.depth[m.index] !== undefined ? DepthMirror.restore(from.depth[m.index]) : new DepthMirror()));
-    this.conditional = markets.map((m) =>
+    this.listeners = listeners;
+    this.depth = [];
+    this.conditional = [];
+    this.orderCounts = [];
+    this.bookListeners = [];
+    this.entry = new OrderEntry(this, () => this.router, this.orderCounts);
+    for (const m of markets) this.addMarket(m, from);
+  }
+
+  /** The markets as the journal has them at this point (the markets file's at the end of a replay). */
+  get markets(): readonly MarketSpec[] {
+    return this.specs;
+  }
+
+  /** Market `m`'s state: from `from`, or empty (a market beyond the snapshot's, appended since). */
+  private addMarket(m: MarketSpec, from?: ExchangeSnapshot): void {
+    this.specs.push(m);
+    this.depth.push(from?.depth[m.index] !== undefined ? DepthMirror.restore(from.depth[m.index]) : new DepthMirror());
+    this.conditional.push(
       from?.conditional[m.index] !== undefined ? ConditionalBook.restore(from.conditional[m.index], this.conditionalListenerFor(m.index)) : new ConditionalBook(m.index, this.conditionalListenerFor(m.index)),
     );
-    this.orderCounts = markets.map((m) => from?.orderCounts[m.index] ?? 0);
-    this.entry = new OrderEntry(this, () => this.router, this.orderCounts);
-    this.bookListeners = markets.map((m) =>
+    this.orderCounts.push(from?.orderCounts[m.index] ?? 0);
+    this.bookListeners.push(
       settlementListener({
         market: m.index,
         depth: this.depth[m.index],
         orders: this.orders,
         ledger: this.ledger,
         conditional: this.conditional[m.index],
-        trade: listeners.trade,
+        trade: this.listeners.trade,
         markMoved: (time) => this.markMoved(m.index, time),
         // What the event made the conditional book ask for is routed without a waiting caller.
         afterEvent: () => {
@@ -151,6 +171,20 @@ export class Exchange {
         },
       }),
     );
+  }
+
+  /**
+   * The markets' parameters from this point on (a markets record): the same markets in their
+   * places and units (anything else is a journal this state cannot follow: thrown), each with its
+   * new values; markets beyond them are added, empty. What the books check (minSize) is the
+   * caller's to pass on to them (sequencer/recovery's books; market threads start with it).
+   */
+  private changeMarkets(markets: readonly MarketSpec[]): void {
+    const refusal = diffMarkets(this.specs, markets).refusal;
+    if (refusal !== null) throw new Error(`exchange: a markets record does not follow the markets before it: ${refusal}`);
+    this.ledger.changeMarkets(markets);
+    this.specs.forEach((_, i) => (this.specs[i] = markets[i]));
+    for (const m of markets.slice(this.specs.length)) this.addMarket(m);
   }
 
   /** Everything this machine holds, as plain data (bigints included) for a snapshot. */
@@ -276,6 +310,9 @@ export class Exchange {
       case CommandKind.Release:
         if (this.conditional[command.market] === undefined) return notChanged(LedgerCode.MarketNotFound);
         this.conditional[command.market].onTime(time);
+        return { code: 0, changed: true, routed: [] };
+      case CommandKind.Markets:
+        this.changeMarkets(parseMarkets({ markets: command.markets }));
         return { code: 0, changed: true, routed: [] };
     }
   }

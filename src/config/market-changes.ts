@@ -10,12 +10,12 @@
  *    under the new file at all — `refusal`;
  *  - **parameters** — fees, margin fractions and tiers, leverage, minimum size, the originator
  *    fee's ceiling, funding: the journal's commands give other outcomes under other values, so
- *    they may change only from a point the journal has not yet to replay — `changes`;
+ *    they change only at a markets record the journal holds (sequencer/markets-record), where
+ *    every replay switches too — `parameters`, what such a record changes;
  *  - **free** — oracleFeedId and initialPrice (where the testnet feed starts) change nothing
  *    recorded; and markets appended at the end (new indexes) are listed in `changes` but
  *    replay never meets them.
- * Pure: what to do about each kind (refuse, refuse while a journal tail is to be replayed, log)
- * is the caller's.
+ * Pure: what to do about each kind (refuse, journal and log) is the caller's.
  * May import: config/market, numeric/decimal.
  */
 import { formatDecimal } from '../numeric/decimal.ts';

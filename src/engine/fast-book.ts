@@ -33,7 +33,7 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
   readonly marketIndex: MarketIndex;
   private seq = 0;
   private readonly listener: BookListener;
-  private readonly minSizeLots: number;
+  private minSizeLots: number;
 
   /** Reused by cancelAll to order an owner's ids. */
   private scratchIds = new Float64Array(64);
@@ -46,6 +46,11 @@ export class FastOrderBook extends RestingOrders implements OrderBook {
     this.marketIndex = marketIndex;
     this.listener = listener;
     this.minSizeLots = options.minSizeLots ?? 1;
+  }
+
+  /** The market's minSize from the next order on (a journaled markets record changed it): resting orders stay as they are. */
+  setMinSize(lots: number): void {
+    this.minSizeLots = lots;
   }
 
   static restore(snapshot: BookSnapshot, listener: BookListener, options: BookOptions = {}): FastOrderBook {

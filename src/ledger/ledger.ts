@@ -83,10 +83,8 @@ export class Ledger {
   private readonly ctx: SettlementContext;
 
   constructor(markets: readonly MarketSpec[], options: LedgerOptions = {}, listener: LedgerListener = NO_LISTENER) {
-    this.markets = markets.map((spec, i) => {
-      if (spec.index !== i) throw new Error(`ledger: market ${spec.symbol} has index ${spec.index}, expected ${i}`);
-      return { spec, scale: notionalScale(spec), prices: newPrices(), funding: newFunding(), holders: new Set<OwnerIndex>() };
-    });
+    this.markets = [];
+    this.changeMarkets(markets);
     this.emit = listener;
     this.faucetEnabled = options.faucet ?? false;
     this.faucetLimit = options.faucetLimit ?? 10_000_000_000n;
@@ -465,6 +463,20 @@ export class Ledger {
     snap.registry.forEach(([address, sub]) => l.register(address, sub));
     restoreRecords({ owners: l.owners, markets: l.markets, holds: l.holds, funds: l.funds, flows: l.flows }, snap);
     return l;
+  }
+
+  /**
+   * The markets' parameters from now on (a journaled markets record): each market already here
+   * takes its new spec (the caller has checked it is the same market, in the same units), each one
+   * beyond them starts empty. Fees, margins and funding are read from the spec where they apply,
+   * so what happened before keeps what it was charged.
+   */
+  changeMarkets(markets: readonly MarketSpec[]): void {
+    markets.forEach((spec, i) => {
+      if (spec.index !== i) throw new Error(`ledger: market ${spec.symbol} has index ${spec.index}, expected ${i}`);
+      if (i < this.markets.length) this.markets[i].spec = spec;
+      else this.markets.push({ spec, scale: notionalScale(spec), prices: newPrices(), funding: newFunding(), holders: new Set<OwnerIndex>() });
+    });
   }
 
   /** The one state-hash recipe (numeric/state-hash) over the canonical snapshot: equal states give equal hashes. */

@@ -27,6 +27,11 @@
  * local journal and applied in the same turn; history is written on its thread as on the
  * primary.
  *
+ * Markets: the state runs under the journal's markets records (the primary's, applied where the
+ * primary wrote them), not under this node's markets file, which must only name the same markets
+ * in their places and units (refused otherwise); the routes and feeds show the journal's markets
+ * as they stood after the local replay.
+ *
  * Snapshots: taken of the local journal on the primary's schedule and thread
  * (sequencer/snapshot-schedule: every `--snapshot-interval-ms`, and at a stop), at the newest
  * seq the replay had nothing in flight at, once flushed here and in history; the newest
@@ -39,7 +44,7 @@
  * primary pipeline on the same data directory, which replays the local journal from that
  * snapshot and publishes after the stream's last message (docs/replication.md, failover).
  *
- * May import: node:fs, node:path, pino (types), config/process (types), journal/ (journal, record,
+ * May import: node:fs, node:path, pino (types), config/process (types), config/market-changes, journal/ (journal, record,
  * refusal), transport/codec, sequencer/, storage/ (data-directory, markets-in-use), history/ (reader, store),
  * http/ (gateway, uws types, routes/cluster types), ws/ (asyncapi, feed-relay types), gateway-ports (the shared read ports),
  * replication/lease (types), prom-client (its /metrics: the lag).
@@ -58,7 +63,9 @@ import { openHistoryDatabases } from '../history/store.ts';
 import { cutAfter, openDataDirectory } from '../storage/data-directory.ts';
 import { checkMarketsInUse } from '../storage/markets-in-use.ts';
 import { recover } from '../sequencer/recovery.ts';
-import { exchangeOptionsOf, startState } from '../sequencer/start-state.ts';
+import { exchangeOptionsOf, marketsOfRecord, startMarkets, startState } from '../sequencer/start-state.ts';
+import { checkMarketsFollow } from '../sequencer/markets-record.ts';
+import { diffMarkets } from '../config/market-changes.ts';
 import { SnapshotSchedule } from '../sequencer/snapshot-schedule.ts';
 import { decodeEvent, recordMarket } from '../transport/codec.ts';
 import type { FeedRelay } from '../ws/feed-relay.ts';
@@ -186,13 +193,18 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   };
   if (diverged !== null) await refuse(new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`));
   // As a start of the primary: from the newest snapshot this node took (sequencer/start-state),
-  // the markets file matching the markets this data directory's state was built under.
+  // the markets file matching the markets this data directory's state was built under, the
+  // state restored and replayed under the journal's markets — the primary's markets records.
   const exchangeOptions = exchangeOptionsOf(settings);
+  // A node with an empty journal begins under the markets the stream begins with (the primary's first record).
+  const streamFirst = journal.lastSeq() === 0 ? await source.recordAt(1) : null;
   let state: ReturnType<typeof startState>;
+  let marketsInUse: ReturnType<typeof checkMarketsInUse>;
   try {
-    const marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
-    state = startState(snapshots, projections.projectedSeq, settings.markets, projections.listeners(), exchangeOptions, logger);
-    marketsInUse.adopt({ from: (state.start?.seq ?? 0) + 1, to: journal.lastSeq() }, logger);
+    marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
+    const markets = startMarkets(journal, marketsInUse.recorded ?? settings.markets);
+    const first = streamFirst === null ? null : marketsOfRecord(entryOf(streamFirst));
+    state = startState(snapshots, projections.projectedSeq, first === null ? markets : { ...markets, first }, projections.listeners(), exchangeOptions, logger);
   } catch (error) {
     return refuse(error);
   }
@@ -215,6 +227,21 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   });
   const { replay } = replayed;
   logger.info({ role, snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, lastSeq: journal.lastSeq() }, 'local journal replayed');
+  // The journal's markets are the primary's: they apply here whatever this node's file says of
+  // fees, margins and funding. Its file must still name the same markets in their places and
+  // units — it is what this node journals under once it is the primary (a standby's takeover).
+  try {
+    checkMarketsFollow(exchange.markets, settings.markets, "this node's markets file");
+  } catch (error) {
+    return refuse(error);
+  }
+  const ownFile = diffMarkets(exchange.markets, settings.markets);
+  if (ownFile.parameters.length > 0 || ownFile.added.length > 0) {
+    logger.warn({ differ: ownFile.parameters, notInJournal: ownFile.added }, "this node's markets file differs from the primary's journal: the journal's markets apply here (this file's once this node is the primary)");
+  }
+  marketsInUse.adopt(exchange.markets);
+  // What the routes and feeds show of the markets: the journal's, as they stand after the local replay.
+  const served: Settings = { ...settings, markets: [...exchange.markets] };
   projections.startThread(historyDir);
 
   // Snapshots of the local journal, taken as the primary takes them (sequencer/snapshot-schedule),
@@ -223,7 +250,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   // command's events: the seqs to snapshot at are those this replay had nothing in flight at
   // (`Replay.quietSeq`); the thread follows the flushed journal up to the newest of them.
   const snapshotSchedule = new SnapshotSchedule({
-    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...settings.markets], options: exchangeOptions, startSeq: start?.seq ?? 0 },
+    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...state.markets], options: exchangeOptions, startSeq: start?.seq ?? 0 },
     intervalMs: settings.snapshotIntervalMs,
     points: {
       quiet: async () => replay.quietSeq,
@@ -239,7 +266,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   // The public and private feeds, as the primary builds them: fed from the records applied here.
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
   const login = walletLogin(settings, clock, logger);
-  const streaming = streamingFeeds(settings, exchange, history, projections, journal, login, clock, logger);
+  const streaming = streamingFeeds(served, exchange, history, projections, journal, login, clock, logger);
   relay = streaming.relay;
   const { feeds } = streaming;
 
@@ -367,7 +394,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   // The primary's name for it (metrics.ts): a replica's feed subscribers are counted alike.
   new Gauge({ name: 'perp_ws_connections', help: 'WebSocket connections open (the feeds)', registers: [registry], collect() { this.set(server.socketCounts().open); } });
 
-  const reads = stateReads(settings, exchange, history, projections, () => false);
+  const reads = stateReads(served, exchange, history, projections, () => false);
   const notHere = () => Promise.reject(new OverloadedError('not the primary'));
   await snapshotSchedule.ready;
   const server = await startGateway({
@@ -378,7 +405,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     feedsDocument: asyncApiDocument,
     clock,
     logger,
-    ...exchangeApi(settings, reads, history, login, {
+    ...exchangeApi(served, reads, history, login, {
       submit: notHere,
       account: { transfer: notHere, setMargin: notHere, changeDelegation: notHere },
       recover: notHere,

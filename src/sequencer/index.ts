@@ -8,7 +8,9 @@
  * tap it declares (`FeedTap`, which ws/feed-relay has the shape of). Start-up rebuilds the
  * application from the journal with byte-for-byte event checks (recovery.ts; replay-target.ts
  * for the journal CLI) after the newest snapshot that restores (start-state.ts), a serving
- * process's replay reporting its progress (start-up-replay.ts); snapshots are
+ * process's replay reporting its progress (start-up-replay.ts), then the markets record a
+ * primary's start journals where the markets file changes the journal's markets
+ * (markets-record.ts); snapshots are
  * encoded (snapshot-codec.ts) and taken on their own thread from a replica of the state
  * (snapshot-replica.ts, snapshot-worker.ts, snapshot-thread.ts), when and where
  * snapshot-schedule.ts says — the same on the primary and on a replica or standby;

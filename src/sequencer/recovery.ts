@@ -8,6 +8,8 @@
  * refuses to start, with a report naming the record and what the operator can do).
  * Events the books produce that the journal never received (a crash between routing a command
  * and journaling its events) are applied and journaled at the end: nothing half-applied remains.
+ * A markets record switches the parameters where it stands — the exchange's (fees, margins,
+ * funding) and the books' minSize — so every replay computes what the exchange answered then.
  * `recover` runs the replay in one go (the journal tool, a replica, the simulator);
  * `recoverPausing` runs the same loop but lets the event loop in every few milliseconds, so a
  * server's listener answers its probes during a long start-up replay.
@@ -17,7 +19,8 @@ import { payloadView, type Journal, type JournalEntry } from '../journal/journal
 import { DataRefusedError } from '../journal/refusal.ts';
 import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from '../transport/codec.ts';
 import { describeEvent, differingFields, sameEvent, type EventFields } from '../transport/event-fields.ts';
-import { decodeCommand, isCommandKind } from '../app/commands.ts';
+import { CommandKind, decodeCommand, isCommandKind, type Command } from '../app/commands.ts';
+import type { MarketSpec } from '../config/market.ts';
 import type { Exchange } from '../app/exchange.ts';
 import type { MarketRouter } from '../app/ports.ts';
 import type { BookSnapshot, PlaceOrder } from '../engine/types.ts';
@@ -31,14 +34,26 @@ class ReplayBooks implements MarketRouter {
   readonly cursor: number[];
 
   constructor(exchange: Exchange, from: readonly BookSnapshot[]) {
-    this.produced = exchange.markets.map(() => new RecordBuffer(1 << 16));
-    this.cursor = exchange.markets.map(() => 0);
-    this.books = exchange.markets.map((m) => {
+    this.produced = [];
+    this.cursor = [];
+    this.books = [];
+    this.configure(exchange.markets, from);
+  }
+
+  /** Each market's minSize as `markets` gives it; a market not here yet gets its book (from `from`, or empty). */
+  configure(markets: readonly MarketSpec[], from: readonly BookSnapshot[] = []): void {
+    for (const m of markets) {
+      if (m.index < this.books.length) {
+        this.books[m.index].setMinSize(m.minSizeLots);
+        continue;
+      }
+      this.produced.push(new RecordBuffer(1 << 16));
+      this.cursor.push(0);
       const writer = new BookEventWriter(this.produced[m.index], m.index);
       const snapshot = from.find((b) => b.marketIndex === m.index);
       const options = { minSizeLots: m.minSizeLots };
-      return snapshot === undefined ? new FastOrderBook(m.index, writer, options) : FastOrderBook.restore(snapshot, writer, options);
-    });
+      this.books.push(snapshot === undefined ? new FastOrderBook(m.index, writer, options) : FastOrderBook.restore(snapshot, writer, options));
+    }
   }
 
   place(market: MarketIndex, cmd: PlaceOrder): void {
@@ -152,8 +167,7 @@ export class Replay {
 
   apply(entry: JournalEntry): void {
     if (isCommandKind(entry.kind)) {
-      this.exchange.execute(decodeCommand(payloadView(entry)));
-      this.commands++;
+      this.execute(decodeCommand(payloadView(entry)));
       if (this.noCommandInFlight()) this.quietSeq = entry.seq;
       return;
     }
@@ -172,6 +186,16 @@ export class Replay {
     decodeEvent(view, offset, this.exchange.listener(market));
     this.events++;
     if (this.noCommandInFlight()) this.quietSeq = entry.seq;
+  }
+
+  /**
+   * Runs one command as the journal holds it (`apply`), or as a start journals it after the
+   * replay (a markets record): a markets record's minSizes reach the books here as well.
+   */
+  execute(command: Command): void {
+    this.exchange.execute(command);
+    if (command.kind === CommandKind.Markets) this.books.configure(this.exchange.markets);
+    this.commands++;
   }
 
   /**

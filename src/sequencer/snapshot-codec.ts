@@ -11,9 +11,10 @@
  * of the encoding's time (both on the snapshot thread), so the write holds the journal up
  * that much less. Snapshots written uncompressed (before this) still decode: JSON starts with
  * `{`, gzip with 0x1f 0x8b.
- * May import: engine/types (types), app/exchange (types), node:zlib.
+ * May import: config/market, engine/types (types), app/exchange (types), node:zlib.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { parseMarkets, type MarketSpec } from '../config/market.ts';
 import type { BookSnapshot } from '../engine/types.ts';
 import type { ExchangeSnapshot } from '../app/exchange.ts';
 
@@ -22,6 +23,17 @@ export interface SystemSnapshot {
   books: BookSnapshot[];
   /** The exchange's per-part hashes when it was taken (`Exchange.stateHashes`). */
   hashes: Record<string, string>;
+  /**
+   * The markets it was taken under, as the markets file writes them (`marketsFileOf`): a restore
+   * goes on under these, whatever the markets file says now. Absent in snapshots written before
+   * the journal recorded the markets.
+   */
+  markets?: Record<string, unknown>[];
+}
+
+/** The markets `saved` is to be restored under: its own, or `before` for a snapshot that does not carry them. */
+export function marketsOf(saved: SystemSnapshot, before: readonly MarketSpec[]): readonly MarketSpec[] {
+  return saved.markets === undefined ? before : parseMarkets({ markets: saved.markets });
 }
 
 const encoder = new TextEncoder();

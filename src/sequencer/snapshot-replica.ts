@@ -22,12 +22,12 @@
  *
  * May import: config/, app/exchange, sequencer/recovery, sequencer/snapshot-codec, journal/journal (types), app/ports.
  */
-import type { MarketSpec } from '../config/market.ts';
+import { marketsFileOf, type MarketSpec } from '../config/market.ts';
 import type { Journal } from '../journal/journal.ts';
 import { Exchange, type ExchangeOptions } from '../app/exchange.ts';
 import { NO_ROUTER } from '../app/ports.ts';
 import { Replay } from './recovery.ts';
-import { encodeSnapshot, type SystemSnapshot } from './snapshot-codec.ts';
+import { encodeSnapshot, marketsOf, type SystemSnapshot } from './snapshot-codec.ts';
 
 /** A snapshot ready to store (`Snapshots.save(seq, stateHash, bytes)`). */
 export interface CapturedSnapshot {
@@ -41,9 +41,12 @@ export class SnapshotReplica {
   private readonly replay: Replay;
   private position: number;
 
-  /** Starts from `from` (a stored snapshot at journal seq `from.seq`), or from an empty exchange at seq 0. */
+  /**
+   * Starts from `from` (a stored snapshot at journal seq `from.seq`, under its own markets when it
+   * carries them), or from an empty exchange at seq 0, under `markets`: the journal's first markets.
+   */
   constructor(markets: readonly MarketSpec[], options: ExchangeOptions, from?: { seq: number; saved: SystemSnapshot }) {
-    this.exchange = new Exchange(markets, NO_ROUTER, {}, options, from?.saved.exchange);
+    this.exchange = new Exchange(from === undefined ? markets : marketsOf(from.saved, markets), NO_ROUTER, {}, options, from?.saved.exchange);
     this.replay = new Replay(this.exchange, from?.saved.books ?? []);
     this.position = from?.seq ?? 0;
   }
@@ -69,7 +72,7 @@ export class SnapshotReplica {
   capture(): CapturedSnapshot {
     if (!this.replay.noCommandInFlight()) throw new Error(`snapshot replica: seq ${this.position} has book events still to come (a command in flight)`);
     const hashes = this.exchange.stateHashes();
-    const snapshot: SystemSnapshot = { exchange: this.exchange.snapshot(), books: this.replay.rebuilt.map((b) => b.snapshot()), hashes };
+    const snapshot: SystemSnapshot = { exchange: this.exchange.snapshot(), books: this.replay.rebuilt.map((b) => b.snapshot()), hashes, markets: marketsFileOf(this.exchange.markets).markets };
     return { seq: this.position, stateHash: this.exchange.stateHash(hashes), bytes: encodeSnapshot(snapshot) };
   }
 }

@@ -30,6 +30,7 @@ import { SnapshotReplica, type CapturedSnapshot } from './snapshot-replica.ts';
 export interface SnapshotThreadData {
   /** The journal's LMDB environment (`<data dir>/journal`). */
   journalDir: string;
+  /** The markets the main thread's exchange started under (a snapshot that carries its own markets is restored under those). */
   markets: MarketSpec[];
   options: ExchangeOptions;
   /** The snapshot the main thread started from (0: none, an empty exchange). */

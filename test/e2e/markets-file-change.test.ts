@@ -4,20 +4,24 @@
  * order id, position and journal record, read as whatever the new file listed there: two
  * markets swapped made a trader's BTC long an ETH long of 10,000 times the size. Now:
  *  - moved, missing, or another tickSize: refused, nothing changed, and the old file starts it;
- *  - a fee changed while the journal holds records after the newest snapshot: refused (replay
- *    would charge the old fills the new fee), the markets in use start it, and after their
- *    stop's snapshot the new file starts with its fee;
+ *  - a fee changed while the journal holds records after the newest snapshot (refused before the
+ *    journal recorded its markets: replay would have charged the old fills the new fee): the
+ *    replay runs them under their fee, the new one applies from the start's markets record on,
+ *    and a rebuild from seq 1 and `journal verify --replay` switch fees at that record too;
  *  - a market appended: accepted, the positions where they were.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DataRefusedError } from '../../src/journal/refusal.ts';
 import { MARKETS_IN_USE_FILE } from '../../src/storage/markets-in-use.ts';
 import { fundedTraders, startTestExchange, tempDataDir, type TestExchange, type Trader } from './harness.ts';
+import { bundleOf, nodeArgsFor } from './processes.ts';
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MARKETS_FILE = fileURLToPath(new URL('../../config/markets.json', import.meta.url));
 type MarketEntry = Record<string, unknown> & { symbol: string };
 const MARKETS: MarketEntry[] = JSON.parse(readFileSync(MARKETS_FILE, 'utf8')).markets;
@@ -95,28 +99,48 @@ test('markets that changed places, a market left out, or a tickSize changed: ref
   );
 });
 
-test('a fee changed while the journal holds records after the newest snapshot: refused; the markets in use replay them, and after their snapshot the new fee applies', async (t) => {
+test('a fee changed after a crash: the records after the snapshot replay under the fee they were charged, the new fee applies from this start on — and a rebuild from seq 1 and `journal verify --replay` find the same', async (t) => {
   const dataDir = tempDataDir(t, 'perp-markets-fee-');
   const original = marketsFile(dataDir, 'original', MARKETS);
   const first = await startOn(dataDir, original);
-  const { alice } = await aliceLongBtc(first);
+  const { alice, bob } = await aliceLongBtc(first);
   const [before] = await positions(first, alice);
+  assert.equal(before.fees, '0.475', '0.01 BTC at 95,000, taker fee 0.0005');
   // A stop with no snapshot leaves the journal's records after the last one, as a crash does.
   await first.stop({ snapshot: false });
 
+  // Before the journal recorded its markets this start was refused: its replay would have
+  // charged the fill above the new fee.
   const dearer = marketsFile(dataDir, 'dearer', [{ ...MARKETS[0], takerFee: '0.001' }, ...MARKETS.slice(1)]);
-  const message = await refusal(startOn(dataDir, dearer));
-  assert.match(message, /^the markets file changes BTC-USD-PERP takerFee 0\.0005 → 0\.001 — but journal records \d+\.\.\d+ \(after the newest snapshot\) were executed under the previous values/);
-  assert.ok(message.endsWith(`Start once with --markets ${join(dataDir, MARKETS_IN_USE_FILE)} (the markets in use), stop it with SIGTERM (its snapshot covers the whole journal), then start with the new file.`), message);
-
-  // As the refusal says: the markets in use, a stop with its snapshot, then the new file.
-  const inUse = await startOn(dataDir, join(dataDir, MARKETS_IN_USE_FILE));
-  const [replayed] = await positions(inUse, alice);
-  assert.equal(replayed.fees, before.fees, 'the fill replayed under the fee it was charged');
-  await inUse.stop({ snapshot: true });
   const next = await startOn(dataDir, dearer);
-  const [after] = await positions(next, alice);
-  assert.equal(after.fees, before.fees, 'the new fee does not reach back');
+  assert.ok(next.exchange.recovery.commands > 0, 'the records after the snapshot were replayed');
+  const [replayed] = await positions(next, alice);
+  assert.equal(replayed.fees, before.fees, 'the fill replayed under the fee it was charged');
   const market = (await next.request('GET', '/markets')).json().markets.find((m: MarketEntry) => m.symbol === 'BTC-USD-PERP');
   assert.equal(market.takerFee, '0.001');
+  // A fill after the start pays the new fee: 0.01 BTC at 95,000 × 0.001.
+  bob.ex = next;
+  await bob.login();
+  assert.equal((await bob.place({ price: '95000', quantity: '-0.01' })).status, 200);
+  assert.equal((await alice.place({ price: '95000', quantity: '0.01' })).status, 200);
+  const [after] = await positions(next, alice);
+  assert.equal(after.fees, '1.425', 'the old fill kept 0.475, the new one paid 0.95');
+  const state = (await next.operator('GET', '/operator/state-hash')).json();
+  await next.stop({ snapshot: true });
+
+  // Every snapshot — before the change, and the stop's after it — is the state a replay from seq
+  // 1 reaches: the replay switches fees at the journal's markets record, not at its own markets file.
+  const run = spawnSync(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), 'verify', '--data-dir', dataDir, '--replay', bundleOf('src/sequencer/replay-target.ts')], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stdout + run.stderr);
+  assert.match(run.stdout, /snapshots matched [1-9]\d*, mismatched 0/);
+
+  // History lost: the start rebuilds it from seq 1 (no snapshot can be used), under the journal's markets.
+  rmSync(join(dataDir, 'history'), { recursive: true, force: true });
+  const rebuilt = await startOn(dataDir, dearer);
+  assert.equal(rebuilt.exchange.recovery.snapshotSeq, 0, 'replayed from seq 1');
+  const [again] = await positions(rebuilt, alice);
+  assert.equal(again.fees, '1.425');
+  const rebuiltState = (await rebuilt.operator('GET', '/operator/state-hash')).json();
+  assert.equal(rebuiltState.exchange, state.exchange);
+  assert.equal(rebuiltState.money.feesCollected, state.money.feesCollected);
 });

@@ -70,7 +70,7 @@ import { Sequencer, type Outcome } from '../../src/sequencer/sequencer.ts';
 import { ExchangeClock } from '../../src/sequencer/clock.ts';
 import { TestnetFeed } from '../../src/sequencer/testnet-feed.ts';
 import { accountWrites } from '../../src/sequencer/account-writes.ts';
-import { exchangeOptionsOf, startState } from '../../src/sequencer/start-state.ts';
+import { exchangeOptionsOf, startMarkets, startState } from '../../src/sequencer/start-state.ts';
 import { StartUpReplay } from '../../src/sequencer/start-up-replay.ts';
 import { SnapshotReplica } from '../../src/sequencer/snapshot-replica.ts';
 import { gatewayDispatch } from '../../src/http/gateway.ts';
@@ -176,7 +176,7 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
   let replay: StartUpReplay | undefined;
   const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => replay?.finished === true);
   const exchangeOptions = exchangeOptionsOf(settings);
-  const { exchange, start } = startState(data.snapshots, projections.projectedSeq, markets, listeners, exchangeOptions, logger);
+  const { exchange, start } = startState(data.snapshots, projections.projectedSeq, startMarkets(journal, markets), listeners, exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
   replay = new StartUpReplay(exchange, journal, projections, start, logger, metrics);
   const replayed = await replay.run();
