@@ -56,7 +56,7 @@ const APPLICATION = ['app/'];
  * theirs are: auth's journaled nonce and delegation stores with their admission step and codes,
  * and the markets' parameters. Each pure file is checked, so what a pure room reaches is pure too.
  */
-const PURE = [...CORES, ...APPLICATION, 'types/', 'config/market', 'auth/codes', 'auth/nonces', 'auth/delegation', 'auth/admission'];
+const PURE = [...CORES, ...APPLICATION, 'types/', 'config/market', 'config/market-changes', 'auth/codes', 'auth/nonces', 'auth/delegation', 'auth/admission'];
 /** The one package a pure room may import: a hash, computed when asked (numeric/state-hash). */
 const PURE_PACKAGES = ['node:crypto'];
 /** The adapters: what does I/O, starts threads or processes, or wires them. */

@@ -12,7 +12,7 @@
  * tells what changed. The thread transport, replay and the projections implement them: nothing
  * here knows a thread, a ring, the journal or HTTP.
  * May import: types/ (orders, ids, address), engine/ (codes, types), ledger/ (codes, events, ledger),
- * conditional/index, numeric/ (decimal, state-hash), config/market, auth/ (admission, nonces,
+ * conditional/index, numeric/ (decimal, state-hash), config/ (market, market-changes), auth/ (admission, nonces,
  * delegation).
  *
  * Invariants: the state changes only through `Exchange.execute(command)` and the book events it
