@@ -29,8 +29,8 @@ export interface SettlementParts {
   trade?: (market: MarketIndex, seq: number, time: number, price: number, quantity: number, takerSide: Side) => void;
   /** The mark may have moved: let crossed triggers fire. */
   markMoved(time: number): void;
-  /** After each event: apply what the conditional book asked for. */
-  afterEvent(): void;
+  /** After each event (at its time): price the liquidations it made ready, apply what the conditional book asked for. */
+  afterEvent(time: number): void;
 }
 
 /** The BookListener that settles `market`'s events into the exchange's state. */
@@ -41,7 +41,7 @@ export function settlementListener(parts: SettlementParts): BookListener {
     ledger.releaseOrder(orderId, time);
     orders.ended(orderId, status, reason, seq, time);
     conditional.onOrderGone(orderId, time);
-    afterEvent();
+    afterEvent(time);
   };
   return {
     onAccepted(seq, orderId, _owner, _side, _price, quantity, time) {
@@ -65,7 +65,7 @@ export function settlementListener(parts: SettlementParts): BookListener {
       conditional.onFill(takerOrderId, quantity, takerRemaining, time);
       // The trade moved the last price, so perhaps the mark.
       markMoved(time);
-      afterEvent();
+      afterEvent(time);
     },
     onCancelled(seq, orderId, _owner, _remaining, reason, time) {
       end(orderId, 'cancelled', reason, seq, time);
