@@ -12,8 +12,8 @@
  * equity of 7.9 gives), sends an ask into the ETH bid just before the Tick, so the book matches
  * it ahead of the cancel. Priced at the Tick, the liquidation sold the 2 BTC at 81 to Carol, the
  * bid's loss then left her ETH long bankrupt, and the fund paid 1.80 USD (0.875 with 0.015 ETH
- * of the bid filled). Now the order is priced once the bid has ended: at 83, beyond Carol's bid,
- * and ADL closes it there. Books run only when the test says (`flush`), as market
+ * of the bid filled). Now the order is priced once the bid has ended, on the equity its fill left:
+ * above Carol's bid, and ADL closes the long there. Books run only when the test says (`flush`), as market
  * threads do. Test markets (test/ledger/fixtures): BTC tick 1 USD, lot 0.001 BTC, IMF 10 %,
  * MMF 5 %; ETH tick 0.01 USD, lot 0.00001 ETH, IMF 5 %, MMF 3 %.
  */
