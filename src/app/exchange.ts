@@ -22,8 +22,13 @@
  * "unsolicited" (`takeUnsolicitedRoutes`): the sequencer expects a `Done` for them that no
  * caller awaits.
  *
+ * Liquidations: a Tick asks the ledger for them; one whose owner has orders open is not priced
+ * yet — their cancels are sent, and after every book event the ledger is asked for those whose
+ * orders have all ended (`Ledger.readyLiquidations`), sent as unsolicited routes like a release.
+ *
  * Invariant: a ConditionalBook is only ever called inside `execute` or a book event, and a
- * command that reached one is journaled, so replay feeds it exactly the same inputs.
+ * command that reached one is journaled, so replay feeds it exactly the same inputs; the same
+ * holds for the ledger's waiting liquidations (priced at the book event that ended the last order).
  *
  * May import: types/ids, engine/ (codes, types), ledger/ (codes, events types, ledger),
  * auth/ (nonces, delegation, admission), conditional/index, config/market (types),

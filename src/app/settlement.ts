@@ -5,8 +5,9 @@
  * is settled in the ledger (positions, balances, fees) and releases the filled orders' holds;
  * every event moves the order registry and the depth mirror on; the conditional book hears of
  * fills and of orders leaving the book, and a fill (which moves the last price, so perhaps the
- * mark) lets triggers fire. What the conditional book asks for is applied after the event by
- * `afterEvent` (never re-entrantly).
+ * mark) lets triggers fire. What the conditional book asks for, and the liquidations the event
+ * made ready (their owner's last order ended), are applied after the event by `afterEvent`
+ * (never re-entrantly).
  *
  * May import: types/ids, engine/types, ledger/ledger, conditional/index, app/order-registry, app/depth-mirror.
  * Invariant: deterministic — the same events in the same order leave the same state, live and

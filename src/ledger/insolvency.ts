@@ -7,7 +7,9 @@
  * left over, paid by the fund and then by the winners' unrealised profit (`socialisedLoss`).
  * Prices and ranking are liquidation.ts's; this file moves the money.
  *
- * Invariants: the fund never pays more than it holds except for a loss larger than every
+ * Invariants: a liquidation is priced only when its owner has no order open in its scope (the
+ * fills of orders its books matched before their cancels are settled first: `cancelling`); the
+ * fund never pays more than it holds except for a loss larger than every
  * unrealised profit on the exchange (then it goes below zero, visibly); a winner gives back
  * profit, never principal, and ADL never makes a counterparty bankrupt; every move is an
  * event (`liquidation`, `adl`, `insurance`, `socialisedLoss`, `balance`, `position`).
