@@ -80,6 +80,7 @@ export function checkLiquidations(ctx: InsolvencyContext, time: number, cancels?
 export function readyLiquidations(ctx: InsolvencyContext, time: number, cancels?: LiquidationCancel[]): LiquidationOrder[] {
   const orders: LiquidationOrder[] = [];
   if (ctx.waiting.size === 0) return orders;
+  // Only owners whose wait ended are checked (all their positions); everyone else waits for the next Tick.
   for (const id of [...ctx.waiting].sort((a, b) => a - b)) if (releaseCancelled(ctx, ctx.owners[id])) liquidate(ctx, ctx.owners[id], time, orders, cancels);
   return orders;
 }
@@ -153,7 +154,7 @@ function ordersOpen(o: OwnerState): boolean {
 }
 
 /**
- * The markets where `owner` is below maintenance with no liquidation order in flight: what
+ * The markets where `owner` is below maintenance with no liquidation in flight (no order, no wait for its orders to end): what
  * the next `checkLiquidations` would liquidate (a read, for checks and the simulator).
  */
 export function liquidatable(ctx: InsolvencyContext, owner: OwnerIndex): number[] {

@@ -354,7 +354,7 @@ export class Ledger {
   }
 
   /**
-   * The markets where `owner` is below maintenance with no liquidation order in flight: what
+   * The markets where `owner` is below maintenance with no liquidation in flight (no order, no wait for its orders to end): what
    * the next `checkLiquidations` would liquidate (a read, for checks and the simulator).
    */
   liquidatable(owner: OwnerIndex): number[] {
