@@ -7,8 +7,9 @@
  * and the fund paid 3.91, 2.065 and 3.565 USD; the reservation now reaches the cross equity down
  * to zero for what keeps the isolated position at its own maintenance margin, as the cash does.
  * The others hold: the draw leaves what the cash order leaves, nothing leaves the account after
- * it, and ADL takes its cross equity and no more. FILL_IN_FLIGHT_DURING_LIQUIDATION is a known
- * race, not the draw's (a cross bid shows it too), kept as a `todo`.
+ * it, and ADL takes its cross equity and no more. FILL_IN_FLIGHT_DURING_LIQUIDATION was a race,
+ * not the draw's (a cross bid showed it too): a liquidation now waits for its owner's orders to
+ * end before it is priced (docs/ledger.md).
  *
  * Fixtures (test/ledger/fixtures): BTC tick 1 USD, lot 0.001, IMF 10 %, MMF 5 %, taker 0.05 %;
  * ETH tick 0.01, lot 0.00001, IMF 5 %, MMF 3 % (below 1,000 USD of notional), taker 0.05 %,
