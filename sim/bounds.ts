@@ -99,6 +99,8 @@ export class Bounds {
   private readonly spans = new Set<CommandSpan>();
   /** Owners something outside their control moved since the last Tick: in their liquidation window until the next. */
   private readonly movedByOthers = new Set<OwnerIndex>();
+  /** The exchange whose events arrive: the running one, or the one a restart is replaying (its markets may differ at each markets record). */
+  private reading: Exchange | null = null;
   /** The first broken bound seen inside an event listener, reported at the next check. */
   private broken: string | null = null;
 
@@ -106,6 +108,8 @@ export class Bounds {
     this.payouts = new FundPayouts(markets, {
       mark: (m) => this.watched?.ledger.prices(m).mark ?? 0,
       position: (owner, m) => this.watched?.ledger.position(owner, m) ?? 0,
+      // The parameters in force where the event happened: the replaying exchange's during a restart's replay.
+      spec: (m) => this.reading?.markets[m],
     });
   }
 
@@ -136,6 +140,7 @@ export class Bounds {
     this.base = null;
     this.byCause.clear();
     this.watched = null;
+    this.reading = null;
     this.marks = [];
     this.indexes = [];
     this.markMovesAtTick = null;
@@ -176,6 +181,7 @@ export class Bounds {
       this.marks = [];
       this.indexes = [];
     }
+    this.reading = exchange;
     this.watchMarks();
     const span: CommandSpan = { owner, wasLiquidatable: exchange.ledger.liquidatable(owner).length > 0, markMoves: this.markMoves, byOthers: false };
     this.spans.add(span);
@@ -196,6 +202,7 @@ export class Bounds {
 
   /** Recovery is about to apply its first record (or none): the fund and the positions as the snapshot left them. */
   started(exchange: Exchange): void {
+    this.reading = exchange;
     if (this.base !== null) return;
     this.base = exchange.ledger.insuranceFund;
     this.fund = this.base;
@@ -224,6 +231,7 @@ export class Bounds {
       this.indexes = [];
     }
     this.watched = exchange;
+    this.reading = exchange;
     this.watchMarks();
     this.markMovesAtTick = this.markMoves;
     this.movedByOthers.clear();

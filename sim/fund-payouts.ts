@@ -44,6 +44,11 @@ export interface LedgerReads {
   mark(market: MarketIndex): number;
   /** Signed lots. */
   position(owner: OwnerIndex, market: MarketIndex): number;
+  /**
+   * The market's parameters in force now (a markets record changes them; a market may be
+   * appended), or undefined: the markets the rule was built with.
+   */
+  spec?(market: MarketIndex): MarketSpec | undefined;
 }
 
 /** An order resting in a book: `side` + buys, − sells. */
@@ -67,7 +72,8 @@ interface OwnerPayouts {
 
 export class FundPayouts {
   private readonly owners = new Map<OwnerIndex, OwnerPayouts>();
-  private readonly scales: NotionalScale[];
+  /** By market: tick and lot units never change (a markets record cannot rescale a market); appended markets get theirs when first met. */
+  private readonly scales: NotionalScale[] = [];
   /** Owners with no entry are fresh (true until a restart: then nothing before it is known). */
   private fresh = true;
   /** The first payout beyond the rule, described. */
@@ -80,7 +86,15 @@ export class FundPayouts {
     private readonly markets: readonly MarketSpec[],
     private readonly read: LedgerReads,
   ) {
-    this.scales = markets.map(notionalScale);
+  }
+
+  /** The market's parameters in force: the running exchange's (a markets record may have changed them since the start). */
+  private spec(market: MarketIndex): MarketSpec {
+    return this.read.spec?.(market) ?? this.markets[market];
+  }
+
+  private scale(market: MarketIndex): NotionalScale {
+    return (this.scales[market] ??= notionalScale(this.spec(market)));
   }
 
   private of(owner: OwnerIndex): OwnerPayouts {
@@ -93,8 +107,9 @@ export class FundPayouts {
   onLedgerEvent(e: LedgerEvent): void {
     switch (e.type) {
       case 'liquidation': {
-        const spec = this.markets[e.order.market];
-        const n = notional(this.scales[e.order.market], e.order.price, e.order.quantity);
+        // The maintenance fraction in force when the liquidation happened.
+        const spec = this.spec(e.order.market);
+        const n = notional(this.scale(e.order.market), e.order.price, e.order.quantity);
         this.of(e.order.owner).band += (n * spec.maintenanceMarginFraction) / 20n / RATE_ONE + 1n;
         return;
       }
@@ -110,7 +125,7 @@ export class FundPayouts {
         const mark = this.read.mark(e.market);
         const long = this.read.position(e.owner, e.market) > 0;
         if (long ? e.price <= mark : e.price >= mark) return;
-        const amount = notional(this.scales[e.market], Math.abs(e.price - mark), e.quantity);
+        const amount = notional(this.scale(e.market), Math.abs(e.price - mark), e.quantity);
         this.of(e.counterparty).taken += amount;
         this.paidFor(e.owner, amount, 'an ADL close beyond the mark');
         return;
@@ -128,7 +143,7 @@ export class FundPayouts {
     if (from === 0 || from === to) return;
     for (const [owner, lots] of holders) {
       if (lots === 0 || (lots > 0) !== (to < from)) continue;
-      this.of(owner).taken += notional(this.scales[market], Math.abs(to - from), Math.abs(lots));
+      this.of(owner).taken += notional(this.scale(market), Math.abs(to - from), Math.abs(lots));
     }
   }
 
@@ -142,7 +157,7 @@ export class FundPayouts {
     let taken = 0n;
     for (const o of resting) {
       const mark = this.read.mark(o.market);
-      if (o.side > 0 ? o.price > mark : o.price < mark) taken += notional(this.scales[o.market], Math.abs(o.price - mark), o.remaining);
+      if (o.side > 0 ? o.price > mark : o.price < mark) taken += notional(this.scale(o.market), Math.abs(o.price - mark), o.remaining);
     }
     if (this.fresh && taken === 0n) this.owners.delete(owner);
     else this.owners.set(owner, { taken, band: 0n, paid: 0n, checked: true });

@@ -14,7 +14,7 @@
  *
  * May import: src/ (app, sequencer, transport, journal, engine, config), sim/prng. No clock, no Math.random.
  */
-import type { MarketSpec } from '../src/config/market.ts';
+import { marketsFileOf, type MarketSpec } from '../src/config/market.ts';
 import { FastOrderBook } from '../src/engine/fast-book.ts';
 import type { BookSnapshot, MarketIndex, OrderId, OwnerIndex, PlaceOrder } from '../src/engine/types.ts';
 import { Journal, type JournalLogger } from '../src/journal/journal.ts';
@@ -26,7 +26,8 @@ import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from '../src/app
 import { recover } from '../src/sequencer/recovery.ts';
 import { Sequencer, type HistorySink } from '../src/sequencer/sequencer.ts';
 import { encodeSnapshot } from '../src/sequencer/snapshot-codec.ts';
-import { startState } from '../src/sequencer/start-state.ts';
+import { startMarkets, startState } from '../src/sequencer/start-state.ts';
+import { recordMarkets } from '../src/sequencer/markets-record.ts';
 import type { Prng } from './prng.ts';
 
 /** A market thread in process: book commands wait in a buffer until `run` handles them. */
@@ -197,6 +198,8 @@ export interface StartHooks {
 
 export interface StartReport {
   snapshotSeq: number;
+  /** The markets record this start journaled (its markets file differed from the journal's, or the journal was empty), or null. */
+  marketsSeq: number | null;
   /** The journal's last seq after opening it (torn tail removed), before recovered events were appended. */
   openedSeq: number;
   recoveredEvents: number;
@@ -210,19 +213,32 @@ export const LEDGER_OPTIONS = { ledger: { faucet: true } };
  * The newest snapshot that verifies and restores to its recorded hash, restored: its seq, the
  * exchange, the books. Null when none does. `startExchange`'s choice by its own code
  * (sequencer/start-state), with no history that must have caught up with it; a snapshot that
- * verifies but does not restore, which start-up logs, goes to `onBadSnapshot`.
+ * verifies but does not restore, which start-up logs, goes to `onBadSnapshot`. As in
+ * production it is restored under the markets it carries (`marketsOf`), and an empty start
+ * under the markets record `journal` begins with (`startMarkets`); `inUse` — the markets file
+ * the last start ran under, production's storage/markets-in-use — stands in for either only
+ * where they are missing.
  */
 export function restoreNewest(
-  specs: readonly MarketSpec[],
+  inUse: readonly MarketSpec[],
+  journal: Pick<Journal, 'range' | 'lastSeq'>,
   snapshots: SimSnapshots,
   listeners: ExchangeListeners,
   hooks: Pick<StartHooks, 'onBadSnapshot'> = {},
-): { seq: number; exchange: Exchange; books: BookSnapshot[] } | null {
-  const { exchange, start } = startState(snapshots, Number.MAX_SAFE_INTEGER, { first: specs, inUse: specs }, listeners, LEDGER_OPTIONS, {
+): { seq: number; exchange: Exchange; books: BookSnapshot[] } | { seq: 0; exchange: Exchange; books: [] } {
+  const { exchange, start } = startState(snapshots, Number.MAX_SAFE_INTEGER, startMarkets(journal, inUse), listeners, LEDGER_OPTIONS, {
     error: (fields) => hooks.onBadSnapshot?.(fields.seq as number, fields.differ as string[]),
   });
-  return start === undefined ? null : { seq: start.seq, exchange, books: start.saved.books };
+  return start === undefined ? { seq: 0, exchange, books: [] } : { seq: start.seq, exchange, books: start.saved.books };
 }
+
+/** The markets as a markets file writes them, one string: equal markets, equal text. */
+export function marketsText(markets: readonly MarketSpec[]): string {
+  return JSON.stringify(marketsFileOf(markets));
+}
+
+/** Quiet: `recordMarkets`' warning names the parameters a markets record changed. */
+const NO_WARNINGS = { warn: () => {} };
 
 export class SimNode {
   readonly markets: SimMarket[];
@@ -241,37 +257,48 @@ export class SimNode {
     exchange.routeTo(simRouter(this.markets));
   }
 
-  /** Start-up as `startExchange` does it, on what `storage` and `snapshots` hold. */
+  /**
+   * Start-up as `startExchange` does it, on what `storage` and `snapshots` hold, with the
+   * operator's markets file `file`: the journal opened (verified from after the newest snapshot
+   * that verifies), the state restored under the journal's markets (`restoreNewest`) and
+   * replayed, then a markets record journaled when `file` differs from the markets the replay
+   * ended under (`recordMarkets`, as `replayJournal` in src/pipeline.ts) and made durable before
+   * the market threads start under `file` and any command runs. `inUse` is the file the last
+   * start ran under; `time` the markets record's.
+   */
   static async start(
-    specs: readonly MarketSpec[],
+    file: readonly MarketSpec[],
+    inUse: readonly MarketSpec[],
     storage: SimulatedJournalStorage,
     snapshots: SimSnapshots,
     listeners: ExchangeListeners,
     logger: CountingLogger,
+    time: number,
     hooks: StartHooks = {},
   ): Promise<{ node: SimNode; report: StartReport }> {
-    const restored = restoreNewest(specs, snapshots, listeners, hooks);
-    const startSeq = restored?.seq ?? 0;
-    const books = restored?.books ?? [];
-    const exchange = restored?.exchange ?? new Exchange(specs, NO_ROUTER, listeners, LEDGER_OPTIONS);
-    const journal = await Journal.open(storage, { logger, verifyFrom: startSeq + 1 });
+    const newest = snapshots.validNewestFirst().next().value?.seq ?? 0;
+    const journal = await Journal.open(storage, { logger, verifyFrom: newest + 1 });
     const openedSeq = journal.lastSeq();
+    const restored = restoreNewest(inUse, journal, snapshots, listeners, hooks);
+    const startSeq = restored.seq;
+    const exchange = restored.exchange;
     const replayed = recover(exchange, journal, {
       from: startSeq + 1,
-      books,
+      books: restored.books,
       onRecord: hooks.onRecord === undefined ? undefined : (seq) => hooks.onRecord!(seq, exchange),
     });
+    const marketsSeq = recordMarkets(exchange, replayed.replay, journal, file, time, NO_WARNINGS);
     await settle(storage, journal.durable(journal.lastSeq()));
-    const node = new SimNode(specs, storage, journal, exchange, replayed.books);
+    const node = new SimNode([...exchange.markets], storage, journal, exchange, replayed.books);
     return {
       node,
-      report: { snapshotSeq: startSeq, openedSeq, recoveredEvents: replayed.recoveredEvents, replayedRecords: replayed.commands + replayed.events },
+      report: { snapshotSeq: startSeq, marketsSeq, openedSeq, recoveredEvents: replayed.recoveredEvents, replayedRecords: replayed.commands + replayed.events },
     };
   }
 
   /** The fresh exchange on empty storage. */
-  static async fresh(specs: readonly MarketSpec[], listeners: ExchangeListeners, logger: CountingLogger): Promise<SimNode> {
-    const { node } = await SimNode.start(specs, new SimulatedJournalStorage(), new SimSnapshots(), listeners, logger);
+  static async fresh(specs: readonly MarketSpec[], listeners: ExchangeListeners, logger: CountingLogger, time: number): Promise<SimNode> {
+    const { node } = await SimNode.start(specs, specs, new SimulatedJournalStorage(), new SimSnapshots(), listeners, logger, time);
     return node;
   }
 
@@ -293,14 +320,15 @@ export class SimNode {
   }
 
   /** A snapshot as `takeSnapshot` captures it: at a quiescent point, the exchange and every book. */
-  captureSnapshot(snapshots: SimSnapshots): { seq: number; hash: string; books: string[] } {
+  captureSnapshot(snapshots: SimSnapshots): { seq: number; hash: string; books: string[]; markets: string } {
     this.quiesce();
     const seq = this.journal.lastSeq();
     const books = this.markets.map((m) => m.book.snapshot());
     const hashes = this.exchange.stateHashes();
     const hash = this.exchange.stateHash(hashes);
-    snapshots.capture(seq, hash, encodeSnapshot({ exchange: this.exchange.snapshot(), books, hashes }));
-    return { seq, hash, books: this.markets.map((m) => m.book.stateHash()) };
+    // As the snapshot thread writes it (sequencer/snapshot-replica): with the markets it was taken under.
+    snapshots.capture(seq, hash, encodeSnapshot({ exchange: this.exchange.snapshot(), books, hashes, markets: marketsFileOf(this.exchange.markets).markets }));
+    return { seq, hash, books: this.markets.map((m) => m.book.stateHash()), markets: marketsText(this.exchange.markets) };
   }
 }
 

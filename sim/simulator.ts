@@ -29,7 +29,9 @@ import { AuthCode } from '../src/auth/codes.ts';
 import type { BookListener } from '../src/engine/types.ts';
 import { Bounds, type LeverageCheckCounts } from './bounds.ts';
 import { Prng } from './prng.ts';
-import { CountingLogger, LEDGER_OPTIONS, SimNode, SimSnapshots, nextTurn, restoreNewest, settle } from './node.ts';
+import { CountingLogger, LEDGER_OPTIONS, SimNode, SimSnapshots, marketsText, nextTurn, restoreNewest, settle } from './node.ts';
+import { operatorMarketsFile } from './markets-file.ts';
+import { startMarkets } from '../src/sequencer/start-state.ts';
 import { Clients, USD, initialTicks, type SimContext } from './clients.ts';
 import { HONEST, HOSTILE, StrategyTable } from './strategies/index.ts';
 import type { OrderId, OwnerIndex } from '../src/types/ids.ts';
@@ -48,6 +50,8 @@ export interface SeedOptions {
   snapshotRate?: number;
   /** Seeds whose number is a multiple of this end with a replay of the whole journal from nothing (default 10); the others from their newest snapshot. */
   fullReplayEvery?: number;
+  /** The chance that the operator starts the process after a crash with a changed markets file (default 0.15; sim/markets-file). */
+  marketsChangeRate?: number;
 }
 
 export interface SeedResult {
@@ -67,6 +71,12 @@ export interface SeedResult {
   leverageChecks: LeverageCheckCounts;
   /** Originator fees the running exchange paid (replays after a restart not counted): the hostile fee siphon's, at its market's ceiling. */
   originatorFeesPaid: number;
+  /** Restarts whose markets file the operator changed (sim/markets-file), markets records they journaled (the file differed from the journal's markets), markets appended. */
+  marketsChanges: number;
+  marketsRecords: number;
+  marketsAppended: number;
+  /** Markets records (after the journal's first) replayed: by a restart (from its snapshot to the journal's end) or by the end-of-seed replay. */
+  marketsReplayed: number;
   /** The exchange's state hash at the end of the seed: the same seed ends on the same hash. */
   stateHash: string;
   violation: Violation | null;
@@ -97,11 +107,12 @@ interface Submission {
   retryOf: { seq: number; survived: boolean } | null;
 }
 
-/** A quiescent point: the exchange's and books' hashes after journal record `seq`. */
+/** A quiescent point: the exchange's and books' hashes after journal record `seq`, and the markets in force there (`marketsText`: the state hash does not cover them). */
 interface Checkpoint {
   seq: number;
   hash: string;
   books: string[];
+  markets: string;
 }
 
 const T0 = 1_700_000_000_000;
@@ -127,6 +138,7 @@ class Simulation {
   private readonly table: StrategyTable;
   private readonly logger = new CountingLogger();
   private readonly snapshots = new SimSnapshots();
+  /** By market, where its index starts (a market appended at a restart adds its own). */
   private readonly initialTicks: number[];
   private node!: SimNode;
   private time = T0;
@@ -155,13 +167,29 @@ class Simulation {
   private wronglyAccepted: string | null = null;
   /** A restart is replaying the journal: its events were counted when they first happened. */
   private recovering = false;
+  /** The operator's markets file: what the next start runs under (a markets record where it differs from the journal's). */
+  private file: readonly MarketSpec[];
+  /** The markets file the last start ran under (production's storage/markets-in-use). */
+  private inUse: readonly MarketSpec[];
+  /** The operator's edits draw from a stream of their own. */
+  private readonly marketsRng: Prng;
+  private readonly marketsChangeRate: number;
+  /** Markets in the first file (the operator appends at most `MAX_APPENDED` beyond them). */
+  private readonly initialCount: number;
+  /** Seqs of the markets records restarts journaled (the journal's first record apart), all durable. */
+  private marketsSeqs: number[] = [];
 
   constructor(
-    private readonly specs: readonly MarketSpec[],
+    specs: readonly MarketSpec[],
     private readonly options: SeedOptions,
   ) {
     this.rng = new Prng(options.seed);
     this.faultRng = this.rng.fork();
+    this.marketsRng = this.faultRng.fork();
+    this.marketsChangeRate = options.marketsChangeRate ?? 0.15;
+    this.file = specs;
+    this.inUse = specs;
+    this.initialCount = specs.length;
     this.clients = new Clients(options.accounts ?? 40);
     this.clients.accounts.forEach((a, i) => this.addressIndex.set(a.address, i));
     this.table = new StrategyTable(options.hostile ? [...HONEST, ...HOSTILE] : HONEST);
@@ -195,6 +223,10 @@ class Simulation {
       hashChecks: 0,
       leverageChecks: this.bounds.counts,
       originatorFeesPaid: 0,
+      marketsChanges: 0,
+      marketsRecords: 0,
+      marketsAppended: 0,
+      marketsReplayed: 0,
       stateHash: '',
       violation: null,
     };
@@ -205,8 +237,8 @@ class Simulation {
   }
 
   async run(): Promise<void> {
-    this.node = await SimNode.fresh(this.specs, this.listeners, this.logger);
-    for (const m of this.specs) this.submit({ kind: CommandKind.IndexPrice, time: this.time, market: m.index, price: this.initialTicks[m.index] });
+    this.node = await SimNode.fresh(this.file, this.listeners, this.logger, this.time);
+    for (const m of this.file) this.submit({ kind: CommandKind.IndexPrice, time: this.time, market: m.index, price: this.initialTicks[m.index] });
     for (const a of this.clients.accounts) this.submit({ kind: CommandKind.Deposit, time: this.time, account: a.address, subaccountIndex: 0, amount: BigInt(this.rng.between(1_000, 50_000)) * USD });
     const ctx = this.context();
     while (this.submitted < this.options.commands) {
@@ -246,7 +278,10 @@ class Simulation {
     return {
       rng: this.rng,
       time: this.time,
-      markets: this.specs,
+      // The markets in force (a restart's markets record may have changed them): what the users read of the exchange.
+      get markets() {
+        return node().specs;
+      },
       get exchange() {
         return node().exchange;
       },
@@ -326,7 +361,7 @@ class Simulation {
   /** Market threads take some of their commands, in an order the seed decides. */
   private runMarkets(): void {
     const node = this.node;
-    const n = this.specs.length;
+    const n = node.markets.length;
     const first = this.rng.below(n);
     for (let i = 0; i < n; i++) {
       const market = (first + i) % n;
@@ -415,9 +450,14 @@ class Simulation {
     const tornBefore = this.logger.tornTails;
     const checkpoints = this.checkpoints;
     let replayedTo: number | undefined;
+    // The operator starts the new process with an edited markets file now and then (sim/markets-file).
+    if (this.marketsRng.chance(this.marketsChangeRate)) {
+      this.file = operatorMarketsFile(this.marketsRng, this.file, this.initialCount);
+      this.result.marketsChanges++;
+    }
     this.bounds.restarting();
     this.recovering = true;
-    const { node, report } = await SimNode.start(this.specs, disk, this.snapshots, this.listeners, this.logger, {
+    const { node, report } = await SimNode.start(this.file, this.inUse, disk, this.snapshots, this.listeners, this.logger, this.time, {
       onRecord: (seq, exchange) => {
         this.bounds.started(exchange);
         const after = seq === Number.MAX_SAFE_INTEGER ? replayedTo : seq - 1;
@@ -429,16 +469,31 @@ class Simulation {
           const parts = exchange.stateHashes();
           this.fail('replay hash', `after journal seq ${c.seq} the replayed exchange hashes ${exchange.stateHash()} but the running one hashed ${c.hash} (parts now ${JSON.stringify(parts)})`);
         }
+        // The state hash does not cover the parameters: the replay must be under the markets the running exchange had there.
+        if (marketsText(exchange.markets) !== c.markets) this.fail('replay markets', `after journal seq ${c.seq} the replayed exchange runs under other markets than the running one did there`);
       },
       onBadSnapshot: (seq, differ) => this.fail('snapshot', `snapshot at seq ${seq} verifies but restores to a different hash (parts ${differ.join(', ')})`),
     });
     this.node = node;
     this.recovering = false;
+    this.result.marketsReplayed += this.marketsSeqs.filter((seq) => seq > report.snapshotSeq && seq <= report.openedSeq).length;
+    this.marketsSeqs = this.marketsSeqs.filter((seq) => seq <= report.openedSeq);
+    if (report.marketsSeq !== null) {
+      this.marketsSeqs.push(report.marketsSeq);
+      this.result.marketsRecords++;
+    }
+    if (marketsText(node.exchange.markets) !== marketsText(this.file)) this.fail('markets', 'the exchange does not run under the markets file it was started with');
+    this.inUse = this.file;
+    // A market appended: its index starts where the file says (the oracle strategy moves it from there).
+    const appended: MarketSpec[] = this.file.slice(this.initialTicks.length);
+    for (const m of appended) this.initialTicks.push(initialTicks(m));
+    this.result.marketsAppended += appended.length;
     this.result.tornTails += this.logger.tornTails - tornBefore;
     this.result.recoveredEvents += report.recoveredEvents;
     this.result.snapshotsInterrupted = this.snapshots.interrupted;
     const durable = report.openedSeq;
     this.checkAfterRestart(durable, report.recoveredEvents, lost);
+    for (const m of appended) this.submit({ kind: CommandKind.IndexPrice, time: this.time, market: m.index, price: this.initialTicks[m.index] });
     // Clients retry what was never acknowledged, with the same signed payload (nonce and all).
     for (const s of lost) {
       if (!SIGNED.has(s.command.kind)) continue;
@@ -492,7 +547,8 @@ class Simulation {
     const last = this.checkpoints.find((c) => c.seq === durable);
     if (last !== undefined && recoveredEvents === 0) {
       node.markets.forEach((m, i) => {
-        if (m.book.stateHash() !== last.books[i]) this.fail('book hash', `market ${i}'s rebuilt book differs from the one running at journal seq ${durable}`);
+        // A market appended by this start's markets record was not there at the checkpoint.
+        if (i < last.books.length && m.book.stateHash() !== last.books[i]) this.fail('book hash', `market ${i}'s rebuilt book differs from the one running at journal seq ${durable}`);
       });
     }
     // Checkpoints beyond the journal's end were lost with the crash.
@@ -528,13 +584,19 @@ class Simulation {
     await settle(node.storage, node.journal.durable(node.journal.lastSeq()));
     for (let i = 0; i < 4; i++) await nextTurn();
     this.checkLive();
-    const start = this.options.seed % this.fullReplayEvery === 0 ? null : restoreNewest(this.specs, this.snapshots, {});
-    const from = start === null ? 0 : start.seq;
-    const replayed = start?.exchange ?? new Exchange(this.specs, NO_ROUTER, {}, LEDGER_OPTIONS);
-    const replay = new Replay(replayed, start?.books ?? []);
+    // From nothing, the replay begins under the markets record the journal begins with; from a snapshot, under the snapshot's markets.
+    const start =
+      this.options.seed % this.fullReplayEvery === 0
+        ? { seq: 0, exchange: new Exchange(startMarkets(node.journal, this.inUse).first, NO_ROUTER, {}, LEDGER_OPTIONS), books: [] }
+        : restoreNewest(this.inUse, node.journal, this.snapshots, {});
+    const from = start.seq;
+    const replayed = start.exchange;
+    const replay = new Replay(replayed, start.books);
     for (const entry of node.journal.range(from + 1)) replay.apply(entry);
     replay.finish();
+    this.result.marketsReplayed += this.marketsSeqs.filter((seq) => seq > from).length;
     this.result.hashChecks++;
+    if (marketsText(replayed.markets) !== marketsText(node.exchange.markets)) this.fail('replay markets', `a replay of the journal after seq ${from} ends under other markets than the running exchange's`);
     if (replayed.stateHash() !== node.exchange.stateHash()) {
       const a = replayed.stateHashes();
       const b = node.exchange.stateHashes();

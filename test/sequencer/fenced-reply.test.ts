@@ -26,7 +26,8 @@ import type { Address } from '../../src/types/address.ts';
 const deposit = (account: string): Command => ({ kind: CommandKind.Deposit, time: 1, account: account as Address, subaccountIndex: 0, amount: usd(10_000) });
 
 test('an order whose record was stored resolves, though its book events and a later command went into a refused block; a start from the stored records completes it alike', async () => {
-  const node = await SimNode.fresh(MARKETS, {}, new CountingLogger());
+  // Its journal begins with the markets record a start writes on an empty journal (seq 1).
+  const node = await SimNode.fresh(MARKETS, {}, new CountingLogger(), 0);
   const blocks: { first: number; count: number; store: () => void; refuse: (e: Error) => void }[] = [];
   const sink: BlockSink = { holdsAcks: true, block: (first, records) => new Promise((store, refuse) => blocks.push({ first, count: records.length, store, refuse })) };
   node.journal.ship(sink);
@@ -52,7 +53,7 @@ test('an order whose record was stored resolves, though its book events and a la
   node.runMarket(BTC, 1);
   const later = node.sequencer.submit(deposit(BOB));
   await flush();
-  assert.deepEqual(blocks.map((b) => [b.first, b.first + b.count - 1]), [[1, 1], [2, 2], [3, node.journal.lastSeq()]]);
+  assert.deepEqual(blocks.map((b) => [b.first, b.first + b.count - 1]), [[2, 2], [3, 3], [4, node.journal.lastSeq()]]);
 
   blocks[1].store();
   blocks[2].refuse(new Error('fenced: another primary has written to the journal stream'));
@@ -65,7 +66,7 @@ test('an order whose record was stored resolves, though its book events and a la
   const copy = await Journal.open(storage, { logger: new CountingLogger() });
   for (const entry of node.journal.range(1, stored)) copy.appendRecord(new Uint8Array(entry.record));
   await copy.close();
-  const { node: next, report } = await SimNode.start(MARKETS, storage, new SimSnapshots(), {}, new CountingLogger());
+  const { node: next, report } = await SimNode.start(MARKETS, MARKETS, storage, new SimSnapshots(), {}, new CountingLogger(), 3);
   assert.ok(report.recoveredEvents > 0, 'its book events were recovered');
   assert.deepEqual(next.exchange.orderAsLeft(outcome.result.orderId!), outcome.orders[0]);
 });

@@ -43,6 +43,23 @@ test('hostile users (fee siphons, reduce-only ladders, dust floods, relayed orde
   }
 });
 
+test('the operator restarts with changed markets files: each start journals its markets record, and replays from seq 1 and from older snapshots cross them to the running state', async () => {
+  // Half the restarts change the file (fees, margins, leverage, minSize, the originator ceiling, funding; a market appended now and then); every seed ends with a replay from seq 1.
+  let records = 0;
+  let replayed = 0;
+  let appended = 0;
+  for (const seed of [1, 2, 3]) {
+    const r = await runSeed(markets, { seed, commands: 2_000, faults: true, hostile: true, crashRate: 1 / 30, marketsChangeRate: 0.5, fullReplayEvery: 1 });
+    assert.equal(r.violation, null, r.violation ? r.violation.message : '');
+    records += r.marketsRecords;
+    replayed += r.marketsReplayed;
+    appended += r.marketsAppended;
+  }
+  assert.ok(records >= 6, `only ${records} markets records`);
+  assert.ok(replayed >= records, `markets records replayed only ${replayed} times`);
+  assert.ok(appended >= 1, 'no market was appended');
+});
+
 test('a seed is a reproduction: the same seed runs the same simulation', async () => {
   const a = await runSeed(markets, { seed: 7, commands: 800, faults: true, crashRate: 1 / 30 });
   const b = await runSeed(markets, { seed: 7, commands: 800, faults: true, crashRate: 1 / 30 });
