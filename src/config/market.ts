@@ -150,6 +150,21 @@ export function parseMarket(raw: unknown, index: number): MarketSpec {
   positiveDecimal(`${at}.initialPrice`, m.initialPrice);
   unitsOf(`${at}.initialPrice`, m.initialPrice as string, tick.scale, tick.value);
   const marginTiers = parseTiers(`${at}.marginTiers`, m.marginTiers, initialMarginFraction, maintenanceMarginFraction);
+  // An isolated position pays the fees of the fill that opens it out of the initial margin that
+  // fill posts: fees at or above the gap to maintenance made its owner's own order open it below
+  // maintenance, liquidated at the next Tick (found by the simulator's markets changes;
+  // test/ledger/isolated-open-fee-gap).
+  const feeCeiling = (makerFee > takerFee ? makerFee : takerFee) + maxOriginatorFee;
+  for (const t of marginTiers) {
+    const gap = t.initialMarginFraction - t.maintenanceMarginFraction;
+    if (feeCeiling >= gap) {
+      throw new ConfigError(
+        `${at}.takerFee`,
+        m.takerFee,
+        `plus maxOriginatorFee (${formatRate(feeCeiling)} together) must stay below initialMarginFraction − maintenanceMarginFraction of every tier (${formatRate(gap)} at notional ${formatDecimal(t.notionalFloor, COLLATERAL_SCALE)}): an isolated position pays its opening fees out of its initial margin, and would open below maintenance`,
+      );
+    }
+  }
   return {
     index: asMarketIndex(index),
     symbol: m.symbol,
