@@ -6,7 +6,9 @@
  *   inspect  [--from N] [--to M]   last seq, record count, counts by kind, size, snapshots
  *   verify   [--replay MODULE]     checksums, sequence and hash chain of every record; with
  *                                  MODULE (default export: () => ReplayTarget), replays every
- *                                  record and compares the state hash at each snapshot
+ *                                  record and compares the state hash at each snapshot;
+ *            [--check-invariants]  and checks the replayed state's invariants after every
+ *                                  record, naming the first record that broke one
  *   copy     --to DIR [--until N]  copies records 1..N (default all) verbatim, verified, into
  *                                  a fresh data directory (`DIR/journal`, where the exchange
  *                                  looks: `--data-dir DIR` starts from it and rebuilds history),
@@ -31,7 +33,7 @@ import { DataRefusedError } from './refusal.ts';
 import { Snapshots } from './snapshots.ts';
 import { verifyJournal, type ReplayTarget } from './verify.ts';
 
-const USAGE = 'usage: npm run journal -- <inspect|verify|copy> --data-dir DIR [--from N] [--to M | --to DIR] [--until N] [--replay MODULE]';
+const USAGE = 'usage: npm run journal -- <inspect|verify|copy> --data-dir DIR [--from N] [--to M | --to DIR] [--until N] [--replay MODULE [--check-invariants]]';
 
 /** A wrong argument: one line naming it, exit status 2. */
 class UsageError extends Error {}
@@ -50,13 +52,17 @@ function journalDirectory(dir: string): string {
 
 const KIND_NAMES = new Map<number, string>([...Object.entries(RecordKind), ...Object.entries(CommandKind)].map(([name, kind]) => [kind, name]));
 
+/** The flags that take no value. */
+const SWITCHES = new Set(['check-invariants']);
+
 function parse(argv: string[]): { command: string; flags: Map<string, string> } {
   const [command = '', ...rest] = argv;
   const flags = new Map<string, string>();
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i];
-    if (!flag.startsWith('--') || i + 1 >= rest.length) throw new UsageError(`bad argument ${flag}`);
-    flags.set(flag.slice(2), rest[++i]);
+    if (SWITCHES.has(flag.slice(2))) flags.set(flag.slice(2), '');
+    else if (!flag.startsWith('--') || i + 1 >= rest.length) throw new UsageError(`bad argument ${flag}`);
+    else flags.set(flag.slice(2), rest[++i]);
   }
   return { command, flags };
 }
@@ -97,15 +103,19 @@ async function verify(dir: string, flags: Map<string, string>): Promise<number> 
     replay = factory();
   }
   const started = performance.now();
-  const report = verifyJournal(journal, { replay, snapshots: replay ? new Snapshots(storage.env, quietLogger) : undefined });
+  const checkInvariants = flags.has('check-invariants');
+  if (checkInvariants && replay === undefined) throw new UsageError('--check-invariants needs --replay MODULE (the state whose invariants it checks)');
+  const report = verifyJournal(journal, { replay, snapshots: replay ? new Snapshots(storage.env, quietLogger) : undefined, checkInvariants });
   const seconds = (performance.now() - started) / 1000;
   console.log(`verified ${report.records} records (seq 1..${report.lastSeq}) in ${seconds.toFixed(2)} s: checksums, sequence and hash chain OK`);
   if (replay) {
     console.log(`replay: final state hash ${report.finalHash}; snapshots matched ${report.snapshotsMatched}, mismatched ${report.snapshotMismatches.length}`);
     for (const m of report.snapshotMismatches) console.log(`  MISMATCH at seq ${m.seq}: snapshot ${m.expected}, replay ${m.actual}`);
   }
+  const broken = report.firstBroken;
+  if (checkInvariants) console.log(broken === undefined ? 'invariants: held after every record' : `invariants: BROKEN after seq ${broken.seq} (${KIND_NAMES.get(broken.kind) ?? broken.kind}): ${broken.problem}`);
   await journal.close();
-  return report.snapshotMismatches.length === 0 ? 0 : 1;
+  return report.snapshotMismatches.length === 0 && broken === undefined ? 0 : 1;
 }
 
 async function copy(dir: string, flags: Map<string, string>): Promise<number> {

@@ -16,6 +16,8 @@ import type { Snapshots } from './snapshots.ts';
 export interface ReplayTarget {
   apply(entry: JournalEntry): void;
   stateHash(): string;
+  /** The first broken invariant of the replayed state, or null (`--check-invariants`). */
+  problem?(): string | null;
 }
 
 export interface SnapshotCheck {
@@ -34,10 +36,17 @@ export interface VerifyReport {
   snapshotMismatches: SnapshotCheck[];
   /** The replay target's hash after the last record. */
   finalHash?: string;
+  /** With `checkInvariants`: the first record after which the replayed state broke an invariant, and which. */
+  firstBroken?: { seq: number; kind: number; problem: string };
 }
 
 /** Verifies records `from`..`to` (default: all); throws `JournalCorruptError` at the first bad one. */
-export function verifyJournal(journal: Journal, options: { replay?: ReplayTarget; snapshots?: Snapshots; from?: number; to?: number } = {}): VerifyReport {
+/**
+ * `checkInvariants`: after every record the replayed state's invariants are checked (the target's
+ * `problem`), and the first record that broke one is reported — where a state went wrong, to the
+ * record. It walks the whole state per record: minutes for a long journal.
+ */
+export function verifyJournal(journal: Journal, options: { replay?: ReplayTarget; snapshots?: Snapshots; from?: number; to?: number; checkInvariants?: boolean } = {}): VerifyReport {
   const report: VerifyReport = { records: 0, lastSeq: 0, countsByKind: new Map(), payloadBytes: 0, snapshotsMatched: 0, snapshotMismatches: [] };
   const checkpoints = options.replay && options.snapshots ? options.snapshots.list().filter((s) => s.valid) : [];
   const hashes = new Map<number, string>();
@@ -55,6 +64,10 @@ export function verifyJournal(journal: Journal, options: { replay?: ReplayTarget
     report.countsByKind.set(entry.kind, (report.countsByKind.get(entry.kind) ?? 0) + 1);
     if (options.replay) {
       options.replay.apply(entry);
+      if (options.checkInvariants && report.firstBroken === undefined) {
+        const problem = options.replay.problem?.() ?? null;
+        if (problem !== null) report.firstBroken = { seq: entry.seq, kind: entry.kind, problem };
+      }
       while (next < checkpoints.length && checkpoints[next].seq < entry.seq) next++;
       if (next < checkpoints.length && checkpoints[next].seq === entry.seq) {
         const expected = hashes.get(entry.seq)!;

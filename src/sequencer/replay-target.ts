@@ -1,7 +1,8 @@
 /**
  * The operator tool's replay target: `npm run journal -- verify --data-dir DIR
  * --replay src/sequencer/replay-target.ts` replays every record into a fresh exchange and checks
- * its state hash against every stored snapshot's. The exchange begins under the markets record
+ * its state hash against every stored snapshot's; with `--check-invariants`, the exchange's
+ * invariants (`validateInternalState`) after every record. The exchange begins under the markets record
  * the journal begins with and follows every later one; a journal begun before the journal
  * recorded its markets is replayed under the settings' markets (MARKETS) until its first markets
  * record. The profile comes from the same settings as the server (PROFILE).
@@ -25,5 +26,13 @@ export default function replayTarget(): ReplayTarget {
   return {
     apply: (entry) => (replay ??= begin(entry)).replay.apply(entry),
     stateHash: () => (replay?.exchange ?? new Exchange(settings.markets, NO_ROUTER, {}, exchangeOptionsOf(settings))).stateHash(),
+    problem: () => {
+      try {
+        replay?.exchange.validateInternalState();
+        return null;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
   };
 }

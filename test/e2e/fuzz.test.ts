@@ -61,7 +61,10 @@ const isDeficitAlarm = (e: Record<string, unknown>): boolean => e.msg === 'insur
 
 test('requests drawn from the route schemas get no 5xx, never crash the server, and conserve money', async (t) => {
   const server = await startFuzzServer(SERVER_ARGS, SERVER_ENV);
-  t.after(() => server.stop());
+  // A broken invariant keeps the data directory: the journal is the run's exact reproduction
+  // (a replay reaches the same state; FUZZ_SEED alone does not, its timings differ).
+  let keepData = false;
+  t.after(() => server.stop(keepData));
   const ex = server.client;
   const traders: Trader[] = [];
   for (let i = 0; i < TRADERS; i++) {
@@ -123,7 +126,8 @@ test('requests drawn from the route schemas get no 5xx, never crash the server, 
       if (++runs % CHECK_EVERY_RUNS === 0) {
         const state = await ex.operator('GET', '/operator/state-hash');
         if (state.status !== 200 || state.json().problem !== null) {
-          failure = `broken invariant: ${state.status} ${state.text}\nafter these requests (since the last good check):\n${window.join('\n')}`;
+          keepData = true;
+          failure = `broken invariant: ${state.status} ${state.text}\nthe data directory is kept: ${server.dataDir} (replay its journal to find the record that broke it)\nafter these requests (since the last good check):\n${window.join('\n')}`;
           return false;
         }
         window.length = 0;

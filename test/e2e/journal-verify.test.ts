@@ -20,11 +20,12 @@ test('the operator tool replays a journal through the cores to every snapshot\'s
   await alice.place({ price: '95100', quantity: '0.01' });
   await ex.stop();
 
-  const run = spawnSync(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', bundleOf('src/sequencer/replay-target.ts')], {
+  const run = spawnSync(process.execPath, [...nodeArgsFor('src/journal/cli.ts'), 'verify', '--data-dir', join(dataDir, 'journal'), '--replay', bundleOf('src/sequencer/replay-target.ts'), '--check-invariants'], {
     cwd: ROOT,
     encoding: 'utf8',
   });
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /checksums, sequence and hash chain OK/);
   assert.match(run.stdout, /snapshots matched 2, mismatched 0/);
+  assert.match(run.stdout, /invariants: held after every record/);
 });

@@ -41,6 +41,15 @@ test('inspect, verify (with a replay hook) and copy work on a journal with a sna
     assert.equal(verify.status, 0, verify.out);
     assert.match(verify.out, /verified 30 records/);
     assert.match(verify.out, /final state hash count:30; snapshots matched 1, mismatched 0/);
+    assert.doesNotMatch(verify.out, /invariants/, 'checked only when asked');
+
+    // --check-invariants names the first record after which the replayed state broke one.
+    const checked = cli('verify', '--data-dir', source, '--replay', REPLAY_MODULE, '--check-invariants');
+    assert.equal(checked.status, 1, checked.out);
+    assert.match(checked.out, /invariants: BROKEN after seq 17 \(Place\): count 17 is past 16/);
+    const alone = cli('verify', '--data-dir', source, '--check-invariants');
+    assert.equal(alone.status, 2, alone.out);
+    assert.match(alone.out, /--check-invariants needs --replay MODULE/);
 
     const copyDir = join(dir.path, 'copy');
     const copy = cli('copy', '--data-dir', source, '--to', copyDir, '--until', '25');
