@@ -3,7 +3,10 @@
  * reserved the fees of admission (the taker fee), its fill is charged the fee in force. The fee
  * is capped at what the side can pay once the trade's PnL is in (ledger/settlement), so the
  * difference never falls on the insurance fund or the other side: the owner pays it out of its
- * own equity, at worst down to zero, and the liquidation engine answers at the next Tick.
+ * own equity. The highest fee a markets file may set (config/market: the fee plus the
+ * originator ceiling below the gap between the initial and maintenance fractions, here 4.8 %
+ * + 0.1 % under 5 %) leaves her above maintenance. (Run first with a 20 % fee, before that rule:
+ * capped at her equity, 10.05 of 20, and liquidated at the next Tick, the fund paying nothing.)
  * BTC test market: IMF 10 %, MMF 5 %, taker 0.05 %, maker −0.01 %; 1000 lots at 100 = 100 USD.
  */
 import { test } from 'node:test';
@@ -21,7 +24,7 @@ function feesAt(fee: string) {
 }
 
 for (const isolated of [false, true]) {
-  for (const fee of ['0.01', '0.2']) {
+  for (const fee of ['0.01', '0.048']) {
     test(`${isolated ? 'an isolated' : 'a cross'} bid held under a 0.05 % fee, filled as maker after a markets record raised the fees to ${Number(fee) * 100} %: Alice pays what she can, nobody else pays`, () => {
       const h = harness();
       const alice = h.fund(ALICE, usd(10.05)); // the bid's hold: IM 10 + taker fee 0.05
@@ -40,8 +43,8 @@ for (const isolated of [false, true]) {
       const fills = h.ofType('fill');
       const aliceFee = fills.find((f) => f.owner === alice)!.fee;
       const bobFee = fills.find((f) => f.owner === bob)!.fee;
-      assert.equal(bobFee, fee === '0.01' ? usd(1) : usd(20), 'the taker pays the fee in force');
-      assert.equal(aliceFee, fee === '0.01' ? usd(1) : usd(10.05), 'the maker pays the fee in force, capped at her equity (10.05)');
+      assert.equal(bobFee, fee === '0.01' ? usd(1) : usd(4.8), 'the taker pays the fee in force');
+      assert.equal(aliceFee, fee === '0.01' ? usd(1) : usd(4.8), 'the maker pays the fee in force, out of her equity (10.05)');
       const alicePosition = h.ledger.positionOf(alice, BTC)!;
       assert.equal(h.ledger.collateral(alice) + alicePosition.margin, usd(10.05) - aliceFee, 'out of her own money, to the unit');
       assert.equal(h.ledger.collateral(bob), bobBefore - bobFee);
@@ -50,8 +53,8 @@ for (const isolated of [false, true]) {
       assert.deepEqual(h.ofType('socialisedLoss'), []);
       h.ledger.checkConservation();
       h.ledger.validateInternalState();
-      // Below maintenance after the 20 % fee (equity 0 against 5 of maintenance): liquidated at the next Tick, the fund paying nothing at the mark.
-      if (fee === '0.2') assert.deepEqual(h.ledger.liquidatable(alice), [BTC]);
+      // Above her 5 USD of maintenance even after the highest fee a markets file may set (10.05 − 4.8).
+      assert.deepEqual(h.ledger.liquidatable(alice), []);
     });
   }
 }
