@@ -269,9 +269,7 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
   // The position and the open lots moved: the side holds keep what the orders may still need.
   trimSideHolds(o, m);
   emitPosition(ctx.emit, ownerId, p);
-  // With the liquidation's order in flight here, its end covers what is left; one still waiting
-  // for this owner's orders to end has no order that would (a fill of one of them is this).
-  if (!o.liquidating.has(market) || o.cancelling.has(market)) {
+  if (!o.liquidating.has(market)) {
     if (later !== undefined) later.cross = true;
     else coverCrossShortfall(ctx, o, m, side, time);
   }
