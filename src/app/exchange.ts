@@ -312,7 +312,7 @@ export class Exchange {
         this.conditional[command.market].onTime(time);
         return { code: 0, changed: true, routed: [] };
       case CommandKind.Markets:
-        this.changeMarkets(parseMarkets({ markets: command.markets }));
+        this.changeMarkets(parseMarkets({ markets: command.markets }, 'recorded'));
         return { code: 0, changed: true, routed: [] };
     }
   }

@@ -115,7 +115,8 @@ function unitsOf(field: string, text: string, scale: number, step: bigint): bigi
 }
 
 /** Validates one entry of the markets file. */
-export function parseMarket(raw: unknown, index: number): MarketSpec {
+export function parseMarket(raw: unknown, index: number, rules: MarketRules = 'policy'): MarketSpec {
+  const policy = rules === 'policy';
   const at = `markets[${index}]`;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(at, raw, 'must be an object');
   const m = raw as Record<string, unknown>;
@@ -131,15 +132,15 @@ export function parseMarket(raw: unknown, index: number): MarketSpec {
   const initialMarginFraction = rate(`${at}.initialMarginFraction`, m.initialMarginFraction);
   const maintenanceMarginFraction = rate(`${at}.maintenanceMarginFraction`, m.maintenanceMarginFraction);
   if (initialMarginFraction <= 0n) throw new ConfigError(`${at}.initialMarginFraction`, m.initialMarginFraction, 'must be positive');
-  if (maintenanceMarginFraction <= 0n || maintenanceMarginFraction >= initialMarginFraction) {
+  if (maintenanceMarginFraction <= 0n || (policy && maintenanceMarginFraction >= initialMarginFraction)) {
     throw new ConfigError(`${at}.maintenanceMarginFraction`, m.maintenanceMarginFraction, 'must be positive and below initialMarginFraction');
   }
-  if (initialMarginFraction * BigInt(maxLeverage) < RATE_ONE) {
+  if (policy && initialMarginFraction * BigInt(maxLeverage) < RATE_ONE) {
     throw new ConfigError(`${at}.initialMarginFraction`, m.initialMarginFraction, `must be at least 1/maxLeverage (${formatDecimal(RATE_ONE / BigInt(maxLeverage), RATE_SCALE)})`);
   }
   const makerFee = rate(`${at}.makerFee`, m.makerFee, true);
   const takerFee = rate(`${at}.takerFee`, m.takerFee);
-  if (takerFee + makerFee < 0n) throw new ConfigError(`${at}.makerFee`, m.makerFee, 'rebate must not exceed takerFee');
+  if (policy && takerFee + makerFee < 0n) throw new ConfigError(`${at}.makerFee`, m.makerFee, 'rebate must not exceed takerFee');
   const maxOriginatorFee = m.maxOriginatorFee === undefined ? DEFAULT_MAX_ORIGINATOR_FEE : rate(`${at}.maxOriginatorFee`, m.maxOriginatorFee);
   const fundingIntervalMs = positiveInteger(`${at}.fundingIntervalMs`, m.fundingIntervalMs, 7 * 24 * 3600 * 1000);
   const fundingRateCap = rate(`${at}.fundingRateCap`, m.fundingRateCap);
@@ -149,13 +150,13 @@ export function parseMarket(raw: unknown, index: number): MarketSpec {
   }
   positiveDecimal(`${at}.initialPrice`, m.initialPrice);
   unitsOf(`${at}.initialPrice`, m.initialPrice as string, tick.scale, tick.value);
-  const marginTiers = parseTiers(`${at}.marginTiers`, m.marginTiers, initialMarginFraction, maintenanceMarginFraction);
+  const marginTiers = parseTiers(`${at}.marginTiers`, m.marginTiers, initialMarginFraction, maintenanceMarginFraction, policy);
   // An isolated position pays the fees of the fill that opens it out of the initial margin that
   // fill posts: fees at or above the gap to maintenance made its owner's own order open it below
   // maintenance, liquidated at the next Tick (found by the simulator's markets changes;
   // test/ledger/isolated-open-fee-gap).
   const feeCeiling = (makerFee > takerFee ? makerFee : takerFee) + maxOriginatorFee;
-  for (const t of marginTiers) {
+  for (const t of policy ? marginTiers : []) {
     const gap = t.initialMarginFraction - t.maintenanceMarginFraction;
     if (feeCeiling >= gap) {
       throw new ConfigError(
@@ -193,7 +194,7 @@ export function parseMarket(raw: unknown, index: number): MarketSpec {
   };
 }
 
-function parseTiers(field: string, raw: unknown, imf: bigint, mmf: bigint): MarginTier[] {
+function parseTiers(field: string, raw: unknown, imf: bigint, mmf: bigint, policy: boolean): MarginTier[] {
   const base: MarginTier = { notionalFloor: 0n, initialMarginFraction: imf, maintenanceMarginFraction: mmf };
   if (raw === undefined) return [base];
   if (!Array.isArray(raw)) throw new ConfigError(field, raw, 'must be an array');
@@ -209,7 +210,7 @@ function parseTiers(field: string, raw: unknown, imf: bigint, mmf: bigint): Marg
     const i2 = rate(`${at}.initialMarginFraction`, tier.initialMarginFraction);
     const m2 = rate(`${at}.maintenanceMarginFraction`, tier.maintenanceMarginFraction);
     const prev = tiers[tiers.length - 1];
-    if (i2 < prev.initialMarginFraction || m2 < prev.maintenanceMarginFraction || m2 >= i2) {
+    if (policy && (i2 < prev.initialMarginFraction || m2 < prev.maintenanceMarginFraction || m2 >= i2)) {
       throw new ConfigError(at, t, 'fractions must not fall with notional, and maintenance must stay below initial');
     }
     tiers.push({ notionalFloor: floor.value, initialMarginFraction: i2, maintenanceMarginFraction: m2 });
@@ -217,14 +218,26 @@ function parseTiers(field: string, raw: unknown, imf: bigint, mmf: bigint): Marg
   return tiers;
 }
 
+/**
+ * Which rules a markets list is read under:
+ *  - `policy`, a markets file an operator starts on: every rule of today, the shape of each field
+ *    and the risk rules between them (maintenance below initial, initial at least 1/maxLeverage,
+ *    a rebate no larger than the taker fee, tiers that do not fall, the fee gap);
+ *  - `recorded`, markets the exchange already ran under (a journal's markets record, a snapshot's,
+ *    `markets-in-use.json`): the shape alone. They passed the policy of their day when they were
+ *    written, and the outcomes given under them stand: a rule tightened since must not stop their
+ *    replay (test/e2e/markets-record-old-rules).
+ */
+export type MarketRules = 'policy' | 'recorded';
+
 /** Validates the whole markets file: `{ "markets": [...] }` with unique symbols and feed ids. */
-export function parseMarkets(raw: unknown): MarketSpec[] {
+export function parseMarkets(raw: unknown, rules: MarketRules = 'policy'): MarketSpec[] {
   if (typeof raw !== 'object' || raw === null || !Array.isArray((raw as { markets?: unknown }).markets)) {
     throw new ConfigError('markets', raw, 'must be an object with a "markets" array');
   }
   const list = (raw as { markets: unknown[] }).markets;
   if (list.length === 0 || list.length > 4096) throw new ConfigError('markets', list.length, 'must list 1 to 4096 markets');
-  const markets = list.map(parseMarket);
+  const markets = list.map((m, index) => parseMarket(m, index, rules));
   const seen = new Set<string>();
   for (const m of markets) {
     if (seen.has(m.symbol)) throw new ConfigError(`markets[${m.index}].symbol`, m.symbol, 'must be unique');

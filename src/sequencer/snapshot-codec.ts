@@ -33,7 +33,7 @@ export interface SystemSnapshot {
 
 /** The markets `saved` is to be restored under: its own, or `before` for a snapshot that does not carry them. */
 export function marketsOf(saved: SystemSnapshot, before: readonly MarketSpec[]): readonly MarketSpec[] {
-  return saved.markets === undefined ? before : parseMarkets({ markets: saved.markets });
+  return saved.markets === undefined ? before : parseMarkets({ markets: saved.markets }, 'recorded');
 }
 
 const encoder = new TextEncoder();

@@ -47,7 +47,7 @@ export function exchangeOptionsOf(settings: Settings): ExchangeOptions {
 
 /** The markets `entry` sets when it is a markets record, else null. */
 export function marketsOfRecord(entry: JournalEntry): MarketSpec[] | null {
-  return entry.kind === CommandKind.Markets ? parseMarkets({ markets: (decodeCommand(payloadView(entry)) as MarketsCommand).markets }) : null;
+  return entry.kind === CommandKind.Markets ? parseMarkets({ markets: (decodeCommand(payloadView(entry)) as MarketsCommand).markets }, 'recorded') : null;
 }
 
 /** The markets record a journal begins with, or null: an empty journal, or one begun before the journal recorded its markets. */

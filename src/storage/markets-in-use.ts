@@ -51,7 +51,7 @@ export function checkMarketsInUse(dataDir: string, markets: readonly MarketSpec[
 
 function recordedMarkets(path: string): MarketSpec[] {
   try {
-    return parseMarkets(JSON.parse(readFileSync(path, 'utf8')));
+    return parseMarkets(JSON.parse(readFileSync(path, 'utf8')), 'recorded');
   } catch (error) {
     throw new DataRefusedError(`${path} (the markets this data directory was built under) cannot be read: ${(error as Error).message}. Restore it, or remove it to accept the markets file as it is.`);
   }

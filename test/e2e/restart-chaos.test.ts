@@ -156,6 +156,18 @@ test(`generated restarts: ${ROUNDS} rounds of load ended by kills and stops at r
 
   await s.stop(true);
   for (let round = 1; round <= ROUNDS; round++) {
+    try {
+      await chaosRound(round);
+    } catch (error) {
+      // A dropped connection alone does not say whether the server died: this does.
+      for (let waited = 0; server?.exit() === undefined && waited < 1000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      const state = server === undefined ? 'no server' : server.exit() === undefined ? 'the server was running' : `the server had exited (${server.exit()}); its stderr ends: ${server.stderr().slice(-1500)}`;
+      const tail = server?.log.slice(-6).map((e) => JSON.stringify(e)).join('\n') ?? '';
+      t.diagnostic(`round ${round} failed: ${(error as Error).message}; ${state}; its last log lines:\n${tail}`);
+      throw error;
+    }
+  }
+  async function chaosRound(round: number) {
     const end: End = pick(ENDS);
     const env = configuration();
     if (end === 'kill-in-snapshot') env.SNAPSHOT_INTERVAL_MS = '100';

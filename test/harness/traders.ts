@@ -39,8 +39,15 @@ export interface ApiClient {
   operator(method: string, path: string, body?: unknown): Promise<Reply>;
 }
 
-/** Keep-alive connections shared by every client of this process, as fetch's global pool was. */
-const keepAlive = new Agent({ keepAlive: true });
+/**
+ * Keep-alive connections shared by every client of this process, as fetch's global pool was. An
+ * idle one is dropped after 4 s, as undici (fetch) drops its own: the exchange closes a connection
+ * idle for about 10 s (uWebSockets.js's idle timeout, checked every 4 s), and a request written
+ * on one at the moment it closes is reset unanswered (docs/api.md "Connections"). A test process
+ * busy for seconds between two requests (replaying a history, hashing a journal) would otherwise
+ * meet that moment now and then.
+ */
+const keepAlive = new Agent({ keepAlive: true, timeout: 4_000 });
 
 /**
  * A client of the exchange at `url` (a server in another process, say), holding its operator key.
