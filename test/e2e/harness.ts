@@ -41,7 +41,9 @@ export function tempDataDir(t: TestContext, prefix: string): string {
   t.after(async () => {
     for (const stop of runningOn.get(dir) ?? []) await stop();
     runningOn.delete(dir);
-    rmSync(dir, { recursive: true, force: true });
+    // KEEP_DATA_DIRS=1 keeps them, to open a failed run's journal (`npm run journal -- inspect`).
+    if (process.env.KEEP_DATA_DIRS === '1') t.diagnostic(`data directory kept: ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   });
   return dir;
 }
