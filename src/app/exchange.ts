@@ -435,7 +435,11 @@ export class Exchange {
     for (const liq of orders) if (this.entry.enterLiquidation(liq, time)) routed.push(liq.market);
   }
 
-  /** After a book event: the waiting liquidations whose owner's orders have all ended are priced and sent (routes without a caller). */
+  /**
+   * After a book event: the waiting liquidations whose owner's orders have all ended are priced
+   * and sent (routes without a caller) — to any market, not only the event's: whoever applies
+   * book events must apply those the routes cause in every market (sequencer/recovery `finish`).
+   */
   private liquidateReady(time: number): void {
     const cancels: LiquidationCancel[] = [];
     this.liquidate(this.ledger.readyLiquidations(time, cancels), cancels, time, this.unsolicited);
