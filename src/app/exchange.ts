@@ -22,8 +22,13 @@
  * "unsolicited" (`takeUnsolicitedRoutes`): the sequencer expects a `Done` for them that no
  * caller awaits.
  *
+ * Liquidations: a Tick asks the ledger for them; one whose owner has orders open is not priced
+ * yet — their cancels are sent, and after every book event the ledger is asked for those whose
+ * orders have all ended (`Ledger.readyLiquidations`), sent as unsolicited routes like a release.
+ *
  * Invariant: a ConditionalBook is only ever called inside `execute` or a book event, and a
- * command that reached one is journaled, so replay feeds it exactly the same inputs.
+ * command that reached one is journaled, so replay feeds it exactly the same inputs; the same
+ * holds for the ledger's waiting liquidations (priced at the book event that ended the last order).
  *
  * May import: types/ids, engine/ (codes, types), ledger/ (codes, events types, ledger),
  * auth/ (nonces, delegation, admission), conditional/index, config/market, config/market-changes,
@@ -37,7 +42,7 @@ import { parseMarkets, type MarketSpec } from '../config/market.ts';
 import { diffMarkets } from '../config/market-changes.ts';
 import { Ledger, type LedgerOptions } from '../ledger/ledger.ts';
 import { LedgerCode } from '../ledger/codes.ts';
-import type { LedgerEvent } from '../ledger/events.ts';
+import type { LedgerEvent, LiquidationCancel, LiquidationOrder } from '../ledger/events.ts';
 import { NonceStore } from '../auth/nonces.ts';
 import { DelegationStore } from '../auth/delegation.ts';
 import { admitDelegationChange, admitSignedWrite } from '../auth/admission.ts';
@@ -165,8 +170,9 @@ export class Exchange {
         conditional: this.conditional[m.index],
         trade: this.listeners.trade,
         markMoved: (time) => this.markMoved(m.index, time),
-        // What the event made the conditional book ask for is routed without a waiting caller.
-        afterEvent: () => {
+        // What the event made ready or the conditional book ask for is routed without a waiting caller.
+        afterEvent: (time) => {
+          if (this.ledger.liquidationsWaiting) this.liquidateReady(time);
           if (this.outputs.length > 0) this.applyConditionalOutputs(this.unsolicited);
         },
       }),
@@ -404,33 +410,46 @@ export class Exchange {
       this.conditional[m.index].onTime(time);
       this.markMoved(m.index, time);
     }
-    const crossCancelled = new Set<OwnerIndex>();
-    for (const liq of this.ledger.checkLiquidations(time)) {
-      // The liquidation spends the collateral its owner's orders were admitted on, so they leave
-      // the books first — a cross liquidation's from every market, an isolated one's from its own
-      // — their cancels ahead of the liquidation order in the same rings. Left there, a bid of a
-      // maker wiped out by ADL filled on nothing and the winners paid its loss (hostile
-      // simulator seed 620008, test/app/liquidation-cancels-orders); a stale reduce-only sell
-      // opened a short after ADL had closed the long it reduced (test/app/reduce-only-after-adl).
-      // (A cross account liquidated in several markets at once has its orders cancelled once.)
-      if (this.ledger.positionOf(liq.owner, liq.market)?.isolated ?? false) this.cancelForLiquidation(liq.market, liq.owner, time, routed);
-      else if (!crossCancelled.has(liq.owner)) {
-        crossCancelled.add(liq.owner);
-        for (const m of this.markets) this.cancelForLiquidation(m.index, liq.owner, time, routed);
-      }
-      if (this.entry.enterLiquidation(liq, time)) routed.push(liq.market);
-    }
+    const cancels: LiquidationCancel[] = [];
+    this.liquidate(this.ledger.checkLiquidations(time, cancels), cancels, time, routed);
     return { code: 0, changed: true, routed };
   }
 
-  /** Takes every order `owner` has on `market`'s book off it, as the exchange's cancel (`exchangeCancelled`), where it has one. */
-  private cancelForLiquidation(market: MarketIndex, owner: OwnerIndex, time: number, routed: number[]): void {
-    for (const o of this.orders.ofOwner(owner, market)) {
-      if (!ON_BOOK.has(o.status)) continue;
-      this.router.cancelAll(market, owner, time, Reason.ExchangeCancelled);
-      routed.push(market);
-      return;
+  /**
+   * Sends the liquidation orders the ledger priced, and the cancels of the liquidations that
+   * wait for their owner's orders: a liquidation spends the collateral those orders were
+   * admitted on, so they leave the books first — a cross liquidation's from every market, an
+   * isolated one's from its own. Left there, a bid of a maker wiped out by ADL filled on nothing
+   * and the winners paid its loss (hostile simulator seed 620008,
+   * test/app/liquidation-cancels-orders); a stale reduce-only sell opened a short after ADL had
+   * closed the long it reduced (test/app/reduce-only-after-adl). The ledger prices such a
+   * liquidation only once every one of them has ended (`readyLiquidations`, after each book
+   * event): a book may have matched one before the cancel arrived, and its fill, settled after
+   * the price, spent what the price gave the liquidation's buyer, the fund paying
+   * (test/app/liquidation-waits-for-fills-in-flight).
+   */
+  private liquidate(orders: readonly LiquidationOrder[], cancels: readonly LiquidationCancel[], time: number, routed: number[]): void {
+    for (const c of cancels) {
+      for (const m of this.markets) if (c.market === null || c.market === m.index) this.cancelForLiquidation(m.index, c.owner, time, routed);
     }
+    for (const liq of orders) if (this.entry.enterLiquidation(liq, time)) routed.push(liq.market);
+  }
+
+  /**
+   * After a book event: the waiting liquidations whose owner's orders have all ended are priced
+   * and sent (routes without a caller) — to any market, not only the event's: whoever applies
+   * book events must apply those the routes cause in every market (sequencer/recovery `finish`).
+   */
+  private liquidateReady(time: number): void {
+    const cancels: LiquidationCancel[] = [];
+    this.liquidate(this.ledger.readyLiquidations(time, cancels), cancels, time, this.unsolicited);
+  }
+
+  /** Takes every order `owner` has on `market`'s book off it, as the exchange's cancel (`exchangeCancelled`), where the ledger holds one. */
+  private cancelForLiquidation(market: MarketIndex, owner: OwnerIndex, time: number, routed: number[]): void {
+    if (!this.ledger.ordersOpenIn(owner, market)) return;
+    this.router.cancelAll(market, owner, time, Reason.ExchangeCancelled);
+    routed.push(market);
   }
 
   /**

@@ -5,8 +5,9 @@
  * is settled in the ledger (positions, balances, fees) and releases the filled orders' holds;
  * every event moves the order registry and the depth mirror on; the conditional book hears of
  * fills and of orders leaving the book, and a fill (which moves the last price, so perhaps the
- * mark) lets triggers fire. What the conditional book asks for is applied after the event by
- * `afterEvent` (never re-entrantly).
+ * mark) lets triggers fire. What the conditional book asks for, and the liquidations the event
+ * made ready (their owner's last order ended), are applied after the event by `afterEvent`
+ * (never re-entrantly).
  *
  * May import: types/ids, engine/types, ledger/ledger, conditional/index, app/order-registry, app/depth-mirror.
  * Invariant: deterministic — the same events in the same order leave the same state, live and
@@ -29,8 +30,8 @@ export interface SettlementParts {
   trade?: (market: MarketIndex, seq: number, time: number, price: number, quantity: number, takerSide: Side) => void;
   /** The mark may have moved: let crossed triggers fire. */
   markMoved(time: number): void;
-  /** After each event: apply what the conditional book asked for. */
-  afterEvent(): void;
+  /** After each event (at its time): price the liquidations it made ready, apply what the conditional book asked for. */
+  afterEvent(time: number): void;
 }
 
 /** The BookListener that settles `market`'s events into the exchange's state. */
@@ -41,7 +42,7 @@ export function settlementListener(parts: SettlementParts): BookListener {
     ledger.releaseOrder(orderId, time);
     orders.ended(orderId, status, reason, seq, time);
     conditional.onOrderGone(orderId, time);
-    afterEvent();
+    afterEvent(time);
   };
   return {
     onAccepted(seq, orderId, _owner, _side, _price, quantity, time) {
@@ -65,7 +66,7 @@ export function settlementListener(parts: SettlementParts): BookListener {
       conditional.onFill(takerOrderId, quantity, takerRemaining, time);
       // The trade moved the last price, so perhaps the mark.
       markMoved(time);
-      afterEvent();
+      afterEvent(time);
     },
     onCancelled(seq, orderId, _owner, _remaining, reason, time) {
       end(orderId, 'cancelled', reason, seq, time);

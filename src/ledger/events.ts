@@ -109,6 +109,16 @@ export interface LiquidationOrder {
   bankruptcyPrice: number;
 }
 
+/**
+ * A liquidation that waits for its owner's orders to leave the books before it is priced: the
+ * application cancels `owner`'s orders in `market` (null: in every market, a cross
+ * liquidation's scope); the order follows once their ends are back (`Ledger.readyLiquidations`).
+ */
+export interface LiquidationCancel {
+  owner: OwnerIndex;
+  market: MarketIndex | null;
+}
+
 export interface LiquidationEvent {
   type: 'liquidation';
   order: LiquidationOrder;

@@ -7,7 +7,9 @@
  * left over, paid by the fund and then by the winners' unrealised profit (`socialisedLoss`).
  * Prices and ranking are liquidation.ts's; this file moves the money.
  *
- * Invariants: the fund never pays more than it holds except for a loss larger than every
+ * Invariants: a liquidation is priced only when its owner has no order open in its scope (the
+ * fills of orders its books matched before their cancels are settled first: `cancelling`); the
+ * fund never pays more than it holds except for a loss larger than every
  * unrealised profit on the exchange (then it goes below zero, visibly); a winner gives back
  * profit, never principal, and ADL never makes a counterparty bankrupt; every move is an
  * event (`liquidation`, `adl`, `insurance`, `socialisedLoss`, `balance`, `position`).
@@ -15,7 +17,7 @@
  * May import: types/ids, engine/types, ledger/.
  */
 import type { Side } from '../engine/types.ts';
-import type { LedgerListener, LiquidationOrder } from './events.ts';
+import type { LedgerListener, LiquidationCancel, LiquidationOrder } from './events.ts';
 import { bankruptcyPrice, liquidationLimit, rankForDeleveraging, type DeleverageCandidate } from './liquidation.ts';
 import { maintenanceMargin } from './margin.ts';
 import { credit, emitPosition, moveInsurance, type Funds } from './moves.ts';
@@ -35,6 +37,8 @@ export interface InsolvencyContext {
   readonly emit: LedgerListener;
   /** Owners whose shortfall left the fund below zero, checked once the operation that paid it ends (`unjustifiedDeficit`). */
   readonly deficits: Set<OwnerIndex>;
+  /** Owners with a liquidation in `cancelling` (derived from those sets, rebuilt by a restore): what `readyLiquidations` looks at. */
+  readonly waiting: Set<OwnerIndex>;
   /** settlement.ts's `settleSide`, handed in (settlement calls into this file, so this file cannot import it). */
   settleSide(m: MarketState, ownerId: OwnerIndex, orderId: OrderId, side: Side, price: number, quantity: number, n: bigint, feeRate: bigint, maker: boolean, time: number): void;
 }
@@ -45,40 +49,112 @@ export interface InsolvencyContext {
  * at its liquidation limit (see liquidation.ts). The application sends each to its book after
  * `admitOrder(..., { liquidation: true })`; `releaseOrder` of it (or its complete fill)
  * finishes the liquidation: an unfilled rest is deleveraged, a shortfall covered.
- * Positions with a liquidation order in flight are skipped.
+ * Positions with a liquidation in flight are skipped.
+ *
+ * A liquidation whose owner has orders open in its scope (cross: any market; isolated: its
+ * own) is not priced yet: it is listed in `cancels` for the application to take those orders
+ * off their books, and its positions wait in `cancelling` until every one of them has ended
+ * (`readyLiquidations`). A book may have matched one before its cancel arrived; priced before
+ * that fill is settled, the order's bankruptcy price gave its buyer equity the fill then spent,
+ * and the fund paid the order's open loss (test/ledger/isolated-draw-attacks
+ * FILL_IN_FLIGHT_DURING_LIQUIDATION). Waiting cannot last: the owner places nothing meanwhile
+ * (`liquidating`), every hold is of an order sent to its book, and the book answers the cancel.
+ * Waiting liquidations whose orders have all ended are priced here too, in owner order.
  */
-export function checkLiquidations(ctx: InsolvencyContext, time: number): LiquidationOrder[] {
+export function checkLiquidations(ctx: InsolvencyContext, time: number, cancels?: LiquidationCancel[]): LiquidationOrder[] {
   const orders: LiquidationOrder[] = [];
-  for (let id = 1; id < ctx.owners.length; id++) {
-    const o = ctx.owners[id];
-    if (o.positions.size === 0) continue;
-    const e = exposureOf(o, ctx.markets, ctx.scratch);
-    const equity = crossEquity(o, e);
-    for (const p of o.positions.values()) {
-      if (o.liquidating.has(p.market)) continue;
-      const m = ctx.markets[p.market];
-      const share = dueShare(ctx, p, e, equity);
-      if (share === null) continue;
-      const bankrupt = bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share);
-      const order: LiquidationOrder = {
-        owner: o.owner,
-        account: o.account,
-        market: p.market,
-        side: p.quantity > 0 ? -1 : 1,
-        price: liquidationLimit(m.scale, bankrupt, p.quantity, ctx.funds.insurance, m.prices.mark),
-        quantity: Math.abs(p.quantity),
-        bankruptcyPrice: bankrupt,
-      };
-      o.liquidating.add(p.market);
-      orders.push(order);
-      ctx.emit({ type: 'liquidation', order, time });
-    }
-  }
+  for (let id = 1; id < ctx.owners.length; id++) liquidate(ctx, ctx.owners[id], time, orders, cancels);
   return orders;
 }
 
 /**
- * The markets where `owner` is below maintenance with no liquidation order in flight: what
+ * The waiting liquidations (`checkLiquidations`) whose owner's orders in their scope have all
+ * left the books, priced on the state as it is now: each is checked again, and one its owner's
+ * last fills took back above maintenance (or closed) is over, priced nothing. In owner order,
+ * so a replay and a restored replica send them alike. The application calls it after every
+ * book event (an order's end or fill is what makes one ready); nothing to do when none waits.
+ * The owner's other positions are checked with them, and one due with orders open in its
+ * scope waits in turn, listed in `cancels` as `checkLiquidations` lists it (the application
+ * sends those cancels too: no order is left to end on its own).
+ */
+export function readyLiquidations(ctx: InsolvencyContext, time: number, cancels?: LiquidationCancel[]): LiquidationOrder[] {
+  const orders: LiquidationOrder[] = [];
+  if (ctx.waiting.size === 0) return orders;
+  // Only owners whose wait ended are checked (all their positions); everyone else waits for the next Tick.
+  for (const id of [...ctx.waiting].sort((a, b) => a - b)) if (releaseCancelled(ctx, ctx.owners[id])) liquidate(ctx, ctx.owners[id], time, orders, cancels);
+  return orders;
+}
+
+/**
+ * `checkLiquidations` for one owner: the positions due and not yet in liquidation get their
+ * order in `orders`, or, with orders of the owner open in the scope, wait in `cancelling`
+ * (listed once per scope in `cancels`). Waiting positions whose scope has emptied are priced.
+ */
+function liquidate(ctx: InsolvencyContext, o: OwnerState, time: number, orders: LiquidationOrder[], cancels?: LiquidationCancel[]): void {
+  if (o.cancelling.size > 0) releaseCancelled(ctx, o);
+  if (o.positions.size === 0) return;
+  const e = exposureOf(o, ctx.markets, ctx.scratch);
+  const equity = crossEquity(o, e);
+  let crossListed = false;
+  for (const p of o.positions.values()) {
+    if (o.liquidating.has(p.market)) continue;
+    const m = ctx.markets[p.market];
+    const share = dueShare(ctx, p, e, equity);
+    if (share === null) continue;
+    o.liquidating.add(p.market);
+    if (p.isolated ? ordersOpenIn(o, p.market) : ordersOpen(o)) {
+      o.cancelling.add(p.market);
+      ctx.waiting.add(o.owner);
+      if (p.isolated) cancels?.push({ owner: o.owner, market: p.market });
+      else if (!crossListed) cancels?.push({ owner: o.owner, market: null });
+      crossListed ||= !p.isolated;
+      continue;
+    }
+    const bankrupt = bankruptcyPrice(m.scale, m.prices.mark, p.quantity, share);
+    const order: LiquidationOrder = {
+      owner: o.owner,
+      account: o.account,
+      market: p.market,
+      side: p.quantity > 0 ? -1 : 1,
+      price: liquidationLimit(m.scale, bankrupt, p.quantity, ctx.funds.insurance, m.prices.mark),
+      quantity: Math.abs(p.quantity),
+      bankruptcyPrice: bankrupt,
+    };
+    orders.push(order);
+    ctx.emit({ type: 'liquidation', order, time });
+  }
+}
+
+/**
+ * Ends the wait of `o`'s positions in `cancelling` whose scope holds none of its orders any
+ * more (or which are closed): out of `liquidating`, to be checked again on the state as it is.
+ * True when any did.
+ */
+function releaseCancelled(ctx: InsolvencyContext, o: OwnerState): boolean {
+  let released = false;
+  for (const market of o.cancelling) {
+    const p = o.positions.get(market);
+    if (p !== undefined && (p.isolated ? ordersOpenIn(o, market) : ordersOpen(o))) continue;
+    o.cancelling.delete(market);
+    o.liquidating.delete(market);
+    released = true;
+  }
+  if (o.cancelling.size === 0) ctx.waiting.delete(o.owner);
+  return released;
+}
+
+/** Whether `o` has an order (not a liquidation's) admitted in `market` that has not ended: its hold is there. */
+export function ordersOpenIn(o: OwnerState, market: MarketIndex): boolean {
+  return o.openLots.has(market) || o.reduceLots.has(market);
+}
+
+/** Whether `o` has an order (not a liquidation's) admitted in any market that has not ended. */
+function ordersOpen(o: OwnerState): boolean {
+  return o.openLots.size > 0 || o.reduceLots.size > 0;
+}
+
+/**
+ * The markets where `owner` is below maintenance with no liquidation in flight (no order, no wait for its orders to end): what
  * the next `checkLiquidations` would liquidate (a read, for checks and the simulator).
  */
 export function liquidatable(ctx: InsolvencyContext, owner: OwnerIndex): number[] {

@@ -9,7 +9,8 @@
  *    into open positions). O(owners + positions), no allocation beyond the result.
  *  - `checkConservation`: that law to the unit, no tolerance.
  *  - `validateLedger`: every invariant of the ledger's header (holds, open lots, positions net
- *    to zero per market, holders, collateral of owners without cross positions).
+ *    to zero per market, holders, collateral of owners without cross positions, waiting
+ *    liquidations).
  * They only read: a check never changes what it checks.
  * May import: types/ids, ledger/.
  */
@@ -33,6 +34,8 @@ export interface LedgerRecords {
   readonly holds: ReadonlyMap<number, Hold>;
   readonly funds: Readonly<Funds>;
   readonly flows: Readonly<MoneyFlows>;
+  /** Owners with a liquidation waiting for their orders to leave the books (insolvency.ts). */
+  readonly waiting: ReadonlySet<OwnerIndex>;
 }
 
 /** Where the money is (`moneyReport`): collateral units; `imbalance` is 0 when money is conserved. */
@@ -144,6 +147,8 @@ export function validateLedger(r: LedgerRecords): void {
       if (!p.isolated) crossPositions++;
     }
     if (crossPositions === 0 && o.liquidating.size === 0 && o.collateral < 0n) throw new Error(`ledger: owner ${id} has collateral ${o.collateral} and no cross position`);
+    for (const market of o.cancelling) if (!o.liquidating.has(market)) throw new Error(`ledger: owner ${id} waits to liquidate market ${market}, not in liquidation`);
+    if (r.waiting.has(id) !== o.cancelling.size > 0) throw new Error(`ledger: owner ${id} is ${r.waiting.has(id) ? '' : 'not '}listed as waiting, with ${o.cancelling.size} liquidations waiting`);
   }
   if (lots.size > 0) throw new Error('ledger: open lots without an owner record');
   r.markets.forEach((m, i) => {

@@ -8,7 +8,9 @@
  *
  * Pipeline: `admitOrder` (R1, before the market thread) reserves a hold; the book's events come
  * back as `settleFill` and `releaseOrder` (R2). `checkLiquidations` returns orders the application
- * sends to the books (after `admitOrder(..., { liquidation: true })`).
+ * sends to the books (after `admitOrder(..., { liquidation: true })`), and the owners whose
+ * orders it must cancel first: their liquidations are priced by `readyLiquidations` once those
+ * orders have ended, so no fill of theirs settles after the price.
  * This class is the facade: it owns the records; the larger blocks are functions in their own
  * files, handed the records as a context each declares (holds R1, settlement R2, insolvency
  * liquidation/fund/ADL, funding-payments), moving money with moves.ts; the invariants below are
@@ -20,7 +22,9 @@
  *  - Σ quantity = 0 per market; `holders` lists exactly the owners with a position;
  *  - hold totals are the sum of the holds and the side holds, open lots that of the holds;
  *    holds are ≥ 0, a side hold only while its side has open orders;
- *  - an owner without cross positions and not being liquidated has collateral ≥ 0.
+ *  - an owner without cross positions and not being liquidated has collateral ≥ 0;
+ *  - a liquidation waiting for its owner's orders to end (`cancelling`) is in `liquidating`,
+ *    and the owners with one are exactly those `readyLiquidations` looks at.
  * Money rules: every move names its source (a `balance` reason, an `insurance` reason); no fee
  * is charged beyond what its payer can pay, so the insurance fund covers trading losses only
  * (`shortfall` events), never a fee; `checkConservation` is the law above, exactly.
@@ -30,12 +34,12 @@ import type { MarketSpec } from '../config/market.ts';
 import type { Side } from '../engine/types.ts';
 import { AccountRegistry, isSubaccountIndex, normalizeAddress, type OwnerIdentity } from './accounts.ts';
 import { LedgerCode } from './codes.ts';
-import type { LedgerListener, LiquidationOrder } from './events.ts';
+import type { LedgerListener, LiquidationCancel, LiquidationOrder } from './events.ts';
 import { DEFAULT_LIQUIDATION_FEE } from './fees.ts';
 import { newFunding, nextBoundary, type FundingRecord } from './funding.ts';
 import { settleFundingIfDue } from './funding-payments.ts';
 import { admitOrder, releaseOrder, type AdmitExtras } from './holds.ts';
-import { checkLiquidations, liquidatable, unjustifiedDeficit } from './insolvency.ts';
+import { checkLiquidations, liquidatable, ordersOpenIn, readyLiquidations, unjustifiedDeficit } from './insolvency.ts';
 import { fractionInBounds, initialMargin } from './margin.ts';
 import { markBand, markOf, newPrices, samplePremium, type MarketPrices } from './mark-price.ts';
 import { credit, emitPosition, moveInsurance, type Funds } from './moves.ts';
@@ -100,11 +104,12 @@ export class Ledger {
       funds: this.funds,
       emit: this.emit,
       deficits: new Set(),
+      waiting: new Set(),
       // settleSide with this context bound; its rest array costs nothing that matters: only insolvency calls it, rarely.
       settleSide: (...sideArgs) => settleSide(ctx, ...sideArgs),
     };
     this.ctx = ctx;
-    this.records = { registry: this.registry, owners: this.owners, markets: this.markets, holds: this.holds, funds: this.funds, flows: this.flows };
+    this.records = { registry: this.registry, owners: this.owners, markets: this.markets, holds: this.holds, funds: this.funds, flows: this.flows, waiting: ctx.waiting };
   }
 
   // ── identity ────────────────────────────────────────────────────────────────────────────
@@ -317,20 +322,44 @@ export class Ledger {
 
   // ── liquidation, insurance fund, ADL ────────────────────────────────────────────────────
 
-  /** One reduce-only IOC order per position below maintenance, for the application to admit and send (insolvency.ts `checkLiquidations`). */
-  checkLiquidations(time: number): LiquidationOrder[] {
-    return checkLiquidations(this.ctx, time);
+  /**
+   * One reduce-only IOC order per position below maintenance, for the application to admit and
+   * send; a liquidation whose owner has orders open in its scope is listed in `cancels` instead,
+   * for the application to take them off the books, and priced by `readyLiquidations` once
+   * they have all ended (insolvency.ts `checkLiquidations`).
+   */
+  checkLiquidations(time: number, cancels?: LiquidationCancel[]): LiquidationOrder[] {
+    return checkLiquidations(this.ctx, time, cancels);
   }
 
   /**
-   * The markets where `owner` is below maintenance with no liquidation order in flight: what
+   * The liquidations listed in `cancels` whose owner's orders have all ended since, priced on
+   * the state as it is now (insolvency.ts `readyLiquidations`): called after every book event.
+   */
+  readyLiquidations(time: number, cancels?: LiquidationCancel[]): LiquidationOrder[] {
+    return readyLiquidations(this.ctx, time, cancels);
+  }
+
+  /** Whether a liquidation waits for its owner's orders to leave the books (`readyLiquidations` has work). */
+  get liquidationsWaiting(): boolean {
+    return this.ctx.waiting.size > 0;
+  }
+
+  /** Whether `owner` has an order (not a liquidation's) in `market` that has not ended: what a waiting liquidation cancels. */
+  ordersOpenIn(owner: OwnerIndex, market: MarketIndex): boolean {
+    const o = this.owners[owner];
+    return o !== undefined && ordersOpenIn(o, market);
+  }
+
+  /**
+   * The markets where `owner` is below maintenance with no liquidation in flight (no order, no wait for its orders to end): what
    * the next `checkLiquidations` would liquidate (a read, for checks and the simulator).
    */
   liquidatable(owner: OwnerIndex): number[] {
     return liquidatable(this.ctx, owner);
   }
 
-  /** Markets where a liquidation order of `owner` is in flight. */
+  /** Markets where a liquidation of `owner` is in flight: its order, or its wait for the owner's orders to leave the books. */
   liquidatingIn(owner: OwnerIndex): number[] {
     return [...(this.owners[owner]?.liquidating ?? [])];
   }
@@ -461,7 +490,7 @@ export class Ledger {
     const l = new Ledger(markets, options, listener);
     // Owners are created by registering them, in id order, as they were first registered.
     snap.registry.forEach(([address, sub]) => l.register(address, sub));
-    restoreRecords({ owners: l.owners, markets: l.markets, holds: l.holds, funds: l.funds, flows: l.flows }, snap);
+    restoreRecords({ owners: l.owners, markets: l.markets, holds: l.holds, funds: l.funds, flows: l.flows, waiting: l.ctx.waiting }, snap);
     return l;
   }
 

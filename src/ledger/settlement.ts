@@ -269,7 +269,9 @@ export function settleSide(ctx: SettlementContext, m: MarketState, ownerId: Owne
   // The position and the open lots moved: the side holds keep what the orders may still need.
   trimSideHolds(o, m);
   emitPosition(ctx.emit, ownerId, p);
-  if (!o.liquidating.has(market)) {
+  // With the liquidation's order in flight here, its end covers what is left; one still waiting
+  // for this owner's orders to end has no order that would (a fill of one of them is this).
+  if (!o.liquidating.has(market) || o.cancelling.has(market)) {
     if (later !== undefined) later.cross = true;
     else coverCrossShortfall(ctx, o, m, side, time);
   }

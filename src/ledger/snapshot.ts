@@ -27,6 +27,8 @@ export interface OwnerSnapshot {
   settings: Array<{ market: MarketIndex; isolated: boolean; fraction: bigint }>;
   openLots: Array<{ market: MarketIndex; buy: number; sell: number }>;
   liquidating: MarketIndex[];
+  /** Markets of `liquidating` whose order waits for the owner's orders to leave the books, see `OwnerState.cancelling`. Absent when there is none. */
+  cancelling?: MarketIndex[];
   /** Per market: position lots moved outside the books (ADL), see `OwnerState.offBook`. Absent in snapshots written before it existed. */
   offBook?: Array<{ market: MarketIndex; lots: number }>;
   /** Per market: margin held for a side's open orders beyond their holds, see `OwnerState.sideHolds`. Absent when there is none (and in snapshots written before it existed). */
@@ -64,6 +66,8 @@ export function snapshotOf(records: LedgerRecords): LedgerSnapshot {
       settings: [...o.settings.entries()].sort((a, b) => a[0] - b[0]).map(([market, s]) => ({ market, ...s })),
       openLots: [...o.openLots.entries()].sort((a, b) => a[0] - b[0]).map(([market, l]) => ({ market, ...l })),
       liquidating: [...o.liquidating].sort((a, b) => a - b),
+      // Only when there is one, as for side holds.
+      ...(o.cancelling.size === 0 ? {} : { cancelling: [...o.cancelling].sort((a, b) => a - b) }),
       offBook: [...o.offBook.entries()].sort((a, b) => a[0] - b[0]).map(([market, lots]) => ({ market, lots })),
       // Only when there is one: a state without side holds serializes (and hashes) as before them.
       ...(o.sideHolds.size === 0 ? {} : { sideHolds: [...o.sideHolds.entries()].sort((a, b) => a[0] - b[0]).map(([market, h]) => ({ market, ...h })) }),
@@ -89,6 +93,8 @@ export interface RestoredRecords {
   readonly holds: Map<number, Hold>;
   readonly funds: Funds;
   readonly flows: MoneyFlows;
+  /** Owners with a waiting liquidation (`cancelling`), derived: rebuilt here. */
+  readonly waiting: Set<OwnerIndex>;
 }
 
 /** Writes `snap` into `records`: every owner's money, positions, settings and lots, the holds, the markets' prices and funding, the funds and flows. */
@@ -101,6 +107,8 @@ export function restoreRecords(records: RestoredRecords, snap: LedgerSnapshot): 
     for (const st of s.settings) o.settings.set(st.market, { isolated: st.isolated, fraction: st.fraction });
     for (const ol of s.openLots) o.openLots.set(ol.market, { buy: ol.buy, sell: ol.sell });
     for (const mk of s.liquidating) o.liquidating.add(mk);
+    for (const mk of s.cancelling ?? []) o.cancelling.add(mk);
+    if (o.cancelling.size > 0) records.waiting.add(o.owner);
     // A snapshot from before offBook: the books restored with it count no fills yet, so
     // everything of the position is off the book (engine/reduce-only-positions `restore`).
     if (s.offBook === undefined) for (const p of s.positions) o.offBook.set(p.market, p.quantity);

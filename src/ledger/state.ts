@@ -48,8 +48,21 @@ export interface OwnerState {
    * (trimmed as they fill or leave: `trimSideHolds`); snapshotted.
    */
   sideHolds: Map<MarketIndex, { buy: bigint; sell: bigint }>;
-  /** Markets with a liquidation order in flight. */
+  /**
+   * Markets whose liquidation has begun: its order in flight, or, for those also in
+   * `cancelling`, not priced yet. The owner places no order while any is here.
+   */
   liquidating: Set<MarketIndex>;
+  /**
+   * Markets of `liquidating` whose liquidation order waits for the owner's orders in its scope
+   * (a cross liquidation's: every market; an isolated one's: its own) to leave their books. A
+   * book may have matched one before the cancel reached it, and that fill, on its way here,
+   * spends equity the bankruptcy price would already have given the liquidation's buyer; each
+   * book reports an order's fills before its end, so once every hold in the scope is released
+   * every such fill is settled, and the order is priced on the state they left
+   * (insolvency.ts `checkLiquidations`). Snapshotted.
+   */
+  cancelling: Set<MarketIndex>;
   /**
    * Per market: the position's lots less the net lots of this owner's fills the book executed
    * and the ledger settled — what ADL moved (0 entries dropped). Sent with every order to the
@@ -101,7 +114,7 @@ export function countedReduceLots(remaining: number): number {
 }
 
 export function newOwner(owner: OwnerIndex, account: AccountIndex): OwnerState {
-  return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), reduceLots: new Map(), sideHolds: new Map(), liquidating: new Set(), offBook: new Map() };
+  return { owner, account, collateral: 0n, positions: new Map(), settings: new Map(), holdTotal: 0n, openLots: new Map(), reduceLots: new Map(), sideHolds: new Map(), liquidating: new Set(), cancelling: new Set(), offBook: new Map() };
 }
 
 /** Adds `lots` on `side` (+ buys, − sells) to `market`'s entry of a per-market lot count. */

@@ -7,7 +7,8 @@
  * field for field (`sameEvent`) — the event the replayed book produced for it (a divergence
  * refuses to start, with a report naming the record and what the operator can do).
  * Events the books produce that the journal never received (a crash between routing a command
- * and journaling its events) are applied and journaled at the end: nothing half-applied remains.
+ * and journaling its events) are applied and journaled at the end, until no book has one left
+ * (applying one may route commands to another market's book): nothing half-applied remains.
  * A markets record switches the parameters where it stands — the exchange's (fees, margins,
  * funding) and the books' minSize — so every replay computes what the exchange answered then.
  * `recover` runs the replay in one go (the journal tool, a replica, the simulator);
@@ -201,16 +202,25 @@ export class Replay {
   /**
    * Events the books produced that the journal never received (a crash between routing a
    * command and journaling its events): applied now, and appended to `journal` when given.
+   * Applying one may route book commands to any market (a liquidation priced when its owner's
+   * last order ended, in another market than that order's; the cancels it sends), whose books
+   * answer at once: the markets are drained again until none has an event left, so every
+   * command the books ran has its events applied and journaled — none is left in a book the
+   * market threads start from and missing from the journal and the ledger.
    */
   finish(journal?: Journal): number {
     let recovered = 0;
-    for (const m of this.exchange.markets) {
-      for (let at = this.books.next(m.index); at >= 0; at = this.books.next(m.index)) {
-        const buffer = this.books.produced[m.index];
-        this.onEvent(buffer.view, at);
-        decodeEvent(buffer.view, at, this.exchange.listener(m.index));
-        journal?.append(recordKind(buffer.view, at), buffer.bytes, at, recordLength(buffer.view, at));
-        recovered++;
+    for (let more = true; more; ) {
+      more = false;
+      for (const m of this.exchange.markets) {
+        for (let at = this.books.next(m.index); at >= 0; at = this.books.next(m.index)) {
+          const buffer = this.books.produced[m.index];
+          this.onEvent(buffer.view, at);
+          decodeEvent(buffer.view, at, this.exchange.listener(m.index));
+          journal?.append(recordKind(buffer.view, at), buffer.bytes, at, recordLength(buffer.view, at));
+          recovered++;
+          more = true;
+        }
       }
     }
     return recovered;

@@ -8,8 +8,9 @@
  * Here: Alice (20 USD) long 1 BTC at 100 rests a reduce-only sell at 81 (her equity covers the
  * 19 it loses at the mark of 100). The index falls to 80: she is bankrupt, her liquidation order
  * finds no bid and ADL closes her against Bob at 81. Carol's bid at 81, sent before the ADL's
- * cancel, meets Alice's stale sell. Books run only when the test says (`flush`), as market
- * threads do. BTC test market (test/ledger/fixtures): tick 1 USD, lot 0.001 BTC, IMF 10 %, MMF 5 %.
+ * cancel, met Alice's stale sell; now the liquidation takes the sell off the book before it is
+ * even priced (it waits for the sell's end), and the bid rests. Books run only when the test
+ * says (`flush`), as market threads do. BTC test market (test/ledger/fixtures): tick 1 USD, lot 0.001 BTC, IMF 10 %, MMF 5 %.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,14 +32,18 @@ test("a bankrupt owner's resting reduce-only order does not open a position afte
   flush();
   const alice = ex.ledger.findOwner(ALICE, 0)!;
   assert.equal(ex.ledger.position(alice, BTC), 1000);
-  assert.equal(ex.execute(order(ALICE, -1, 81, 1000, OrderFlag.ReduceOnly)).code, 0, 'her reduce-only sell at 81 rests (no bid)');
+  const sell = ex.execute(order(ALICE, -1, 81, 1000, OrderFlag.ReduceOnly));
+  assert.equal(sell.code, 0, 'her reduce-only sell at 81 rests (no bid)');
   flush();
   assert.equal(ex.execute({ kind: CommandKind.IndexPrice, time: 20, market: BTC, price: 80 }).code, 0);
   assert.equal(ex.execute({ kind: CommandKind.Tick, time: 1_000 }).code, 0, 'Alice is liquidated');
+  // The Tick's commands: the expiries and the cancel of her sell, whose end lets the liquidation
+  // order be priced and sent (docs/ledger.md: a liquidation waits for its owner's orders to end).
+  flush(queued.length);
+  assert.deepEqual(((o) => [o?.status, o?.reason])(ex.orderAsLeft(sell.orderId!)), ['cancelled', 'exchangeCancelled'], 'her sell left the book before the liquidation was priced');
   // Carol's bid is sent while the liquidation order is with the book: ahead of whatever its end causes.
-  const beforeCarol = queued.length;
   assert.equal(ex.execute(order(CAROL, 1, 81, 1000)).code, 0, 'Carol bids 1 BTC at 81');
-  flush(beforeCarol); // the Tick's commands: the liquidation order finds no bid and ends, ADL closes Alice against Bob, the cancel is sent
+  flush(1); // the liquidation order finds no bid and ends, ADL closes Alice against Bob
   assert.equal(ex.ledger.position(alice, BTC), 0, 'ADL closed Alice');
   flush();
   ex.validateInternalState();

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Ledger } from '../../src/ledger/ledger.ts';
+import type { LiquidationCancel } from '../../src/ledger/events.ts';
 import type { NaiveOrderBook } from '../../src/engine/naive-book.ts';
 import { Reason } from '../../src/engine/codes.ts';
 import { OrderFlag, marketOfOrderId, type Side } from '../../src/engine/types.ts';
@@ -30,14 +31,14 @@ export function sampleFunding(ledger: Ledger, books: readonly NaiveOrderBook[], 
 /**
  * Liquidates whom the ledger finds below maintenance as the application does (app/exchange
  * `tick`): the owner's orders leave the books first — a cross liquidation's every book, an
- * isolated one's its market's — then the liquidation order (IOC, reduce-only) is sent.
+ * isolated one's its market's — and once they have (these books answer at once) the
+ * liquidation order (IOC, reduce-only) is priced and sent.
  */
 export function liquidate(ledger: Ledger, books: readonly NaiveOrderBook[], time: number, place: Place): void {
-  for (const l of ledger.checkLiquidations(time)) {
-    const isolated = ledger.positionOf(l.owner, l.market)?.isolated ?? false;
-    for (const b of isolated ? [books[l.market]] : books) b.cancelAll(l.owner, time, Reason.ExchangeCancelled);
-    place(l.owner, l.market, l.side, l.price, l.quantity, OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly, true);
-  }
+  const cancels: LiquidationCancel[] = [];
+  const orders = ledger.checkLiquidations(time, cancels);
+  for (const c of cancels) for (const b of c.market === null ? books : [books[c.market]]) b.cancelAll(c.owner, time, Reason.ExchangeCancelled);
+  for (const l of [...orders, ...ledger.readyLiquidations(time)]) place(l.owner, l.market, l.side, l.price, l.quantity, OrderFlag.ImmediateOrCancel | OrderFlag.ReduceOnly, true);
 }
 
 /**

@@ -7,8 +7,9 @@
  * and the fund paid 3.91, 2.065 and 3.565 USD; the reservation now reaches the cross equity down
  * to zero for what keeps the isolated position at its own maintenance margin, as the cash does.
  * The others hold: the draw leaves what the cash order leaves, nothing leaves the account after
- * it, and ADL takes its cross equity and no more. FILL_IN_FLIGHT_DURING_LIQUIDATION is a known
- * race, not the draw's (a cross bid shows it too), kept as a `todo`.
+ * it, and ADL takes its cross equity and no more. FILL_IN_FLIGHT_DURING_LIQUIDATION was a race,
+ * not the draw's (a cross bid showed it too): a liquidation now waits for its owner's orders to
+ * end before it is priced (docs/ledger.md).
  *
  * Fixtures (test/ledger/fixtures): BTC tick 1 USD, lot 0.001, IMF 10 %, MMF 5 %, taker 0.05 %;
  * ETH tick 0.01, lot 0.00001, IMF 5 %, MMF 3 % (below 1,000 USD of notional), taker 0.05 %,
@@ -21,6 +22,7 @@ import { ALICE, BOB, BTC, CAROL, DAVE, ETH, MARKETS, harness, usd, type Harness 
 import { orderNo } from '../fixtures/ids.ts';
 import { SOL, SOL_MARKET, aliceInProfitAndLoss } from './alice-in-profit-and-loss.ts';
 import { LedgerCode } from '../../src/ledger/codes.ts';
+import type { LiquidationCancel } from '../../src/ledger/events.ts';
 import type { Side } from '../../src/engine/types.ts';
 import type { MarketIndex, OwnerIndex } from '../../src/types/ids.ts';
 
@@ -270,39 +272,66 @@ test('DRAW_THEN_ADL: a cross account carried below zero by the draw, its profit 
   assert.equal(drawn.fund, 0n);
 });
 
-test('FILL_IN_FLIGHT_DURING_LIQUIDATION: a fill its book executed before the cross liquidation\'s cancels, settled after the liquidation order was priced, spends equity the bankruptcy price already gave the liquidation\'s buyer', { todo: 'known, not fixed (docs/ledger.md): the fund paid 3.6295 for a cross bid, 3.8545 for an isolated one (4.05565 before the isolated draw reached the cross equity)' }, () => {
+test('FILL_IN_FLIGHT_DURING_LIQUIDATION: a liquidation is priced only once its owner\'s orders have ended: the fill of a bid its book matched before the cancel arrived is settled first, and the fund pays nothing', () => {
+  // Before, the order was priced when the account was found below maintenance, the fill settled
+  // after it spent the equity its bankruptcy price gave the buyer, and the fund paid 3.6295 for
+  // a cross bid, 3.8545 for an isolated one (4.05565 before the isolated draw reached the cross
+  // equity). Filled whole (its hold released with the fill) or in part (then its cancel ends it).
   for (const isolated of [false, true]) {
-    const h = harness(undefined, undefined, [...MARKETS, SOL_MARKET]);
-    h.ledger.fundInsurance(usd(1000), 0);
-    h.ledger.setIndexPrice(BTC, 100, 0);
-    h.ledger.setIndexPrice(ETH, 900, 0);
-    h.ledger.setIndexPrice(SOL, 100, 0);
-    const alice = h.fund(ALICE, usd(30.04));
-    const bob = h.fund(BOB, usd(10_000));
-    const carol = h.fund(CAROL, usd(10_000));
-    const dave = h.fund(DAVE, usd(10_000));
-    h.fill(bob, alice, 1, 900, 9_000_000, ETH);
-    h.fill(bob, alice, 1, 100, 1000, SOL);
-    h.ledger.setIndexPrice(ETH, 1000, 1);
-    h.ledger.setIndexPrice(SOL, 20, 1);
-    if (isolated) assert.equal(h.ledger.setMargin(ALICE, 0, BTC, true, 10_000_000n, 1), LedgerCode.Ok);
-    ethMarkTo(h, dave, carol, 1020, 2);
-    // A bid of 0.045 BTC at 200, the mark 100 (held 5.4045), and her SOL loser closed at the mark.
-    assert.equal(h.ledger.admitOrder(orderNo(1), alice, BTC, 1, 200, 45, false, 3), LedgerCode.Ok);
-    assert.equal(h.ledger.admitOrder(orderNo(2), alice, SOL, -1, 20, 1000, true, 3), LedgerCode.Ok);
-    fillAgainst(h, bob, alice, 2, SOL, -1, 20, 1000, 3);
-    // The ETH mark across its band (the index still): her cross account below maintenance.
-    ethMarkTo(h, dave, carol, 980, 4);
-    const fund = h.ledger.insuranceFund;
-    const [l] = h.ledger.checkLiquidations(4);
-    assert.equal(l.market, ETH);
-    assert.equal(h.ledger.admitOrder(orderNo(40), alice, ETH, l.side, l.price, l.quantity, true, 4, { liquidation: true }), LedgerCode.Ok);
-    // The bid, matched before the cancel reached the BTC book, settles now; then Bob buys the ETH at its limit.
-    fillAgainst(h, carol, alice, 1, BTC, 1, 200, 45, 5);
-    assert.equal(h.ledger.admitOrder(orderNo(41), bob, ETH, -l.side as Side, l.price, l.quantity, false, 6), LedgerCode.Ok);
-    assert.equal(h.ledger.settleFill(orderNo(41), orderNo(40), bob, alice, l.side, ETH, l.price, l.quantity, 6), LedgerCode.Ok);
-    liquidateAll(h, bob, 7);
-    liquidateAll(h, bob, 8);
-    assert.ok(h.ledger.insuranceFund >= fund, `${isolated ? 'isolated' : 'cross'}: the fund paid ${fund - h.ledger.insuranceFund}`);
+    for (const lots of [45, 20]) {
+      const what = `${isolated ? 'isolated' : 'cross'} bid, ${lots} of 45 lots filled`;
+      const h = harness(undefined, undefined, [...MARKETS, SOL_MARKET]);
+      h.ledger.fundInsurance(usd(1000), 0);
+      h.ledger.setIndexPrice(BTC, 100, 0);
+      h.ledger.setIndexPrice(ETH, 900, 0);
+      h.ledger.setIndexPrice(SOL, 100, 0);
+      const alice = h.fund(ALICE, usd(30.04));
+      const bob = h.fund(BOB, usd(10_000));
+      const carol = h.fund(CAROL, usd(10_000));
+      const dave = h.fund(DAVE, usd(10_000));
+      h.fill(bob, alice, 1, 900, 9_000_000, ETH);
+      h.fill(bob, alice, 1, 100, 1000, SOL);
+      h.ledger.setIndexPrice(ETH, 1000, 1);
+      h.ledger.setIndexPrice(SOL, 20, 1);
+      if (isolated) assert.equal(h.ledger.setMargin(ALICE, 0, BTC, true, 10_000_000n, 1), LedgerCode.Ok);
+      ethMarkTo(h, dave, carol, 1020, 2);
+      // A bid of 0.045 BTC at 200, the mark 100 (held 5.4045), and her SOL loser closed at the mark.
+      assert.equal(h.ledger.admitOrder(orderNo(1), alice, BTC, 1, 200, 45, false, 3), LedgerCode.Ok);
+      assert.equal(h.ledger.holdOf(orderNo(1)), usd(5.4045));
+      assert.equal(h.ledger.admitOrder(orderNo(2), alice, SOL, -1, 20, 1000, true, 3), LedgerCode.Ok);
+      fillAgainst(h, bob, alice, 2, SOL, -1, 20, 1000, 3);
+      // The ETH mark across its band (the index still): her cross account below maintenance.
+      ethMarkTo(h, dave, carol, 980, 4);
+      assert.deepEqual(h.ledger.liquidatable(alice), [ETH]);
+      const fund = h.ledger.insuranceFund;
+      const cancels: LiquidationCancel[] = [];
+      assert.deepEqual(h.ledger.checkLiquidations(4, cancels), [], `${what}: not priced while her bid is open`);
+      assert.deepEqual(cancels, [{ owner: alice, market: null }], `${what}: her orders in every market are to be cancelled`);
+      assert.deepEqual([h.ledger.liquidatingIn(alice), h.ledger.liquidatable(alice)], [[ETH], []], `${what}: in liquidation`);
+      assert.equal(h.ledger.admitOrder(orderNo(3), alice, BTC, 1, 100, 1, false, 4), LedgerCode.InLiquidation, `${what}: she places nothing meanwhile`);
+      assert.deepEqual(h.ledger.checkLiquidations(4, cancels), [], `${what}: nor at the next check`);
+      assert.equal(cancels.length, 1, `${what}: listed once`);
+      h.ledger.validateInternalState();
+      // The bid, matched before the cancel reached the BTC book, settles now; then the cancel ends what is left of it.
+      fillAgainst(h, carol, alice, 1, BTC, 1, 200, lots, 5);
+      if (lots < 45) {
+        assert.deepEqual(h.ledger.readyLiquidations(5), [], `${what}: the rest of the bid has not ended`);
+        assert.equal(h.ledger.releaseOrder(orderNo(1), 5), LedgerCode.Ok);
+      }
+      assert.equal(h.ledger.liquidationsWaiting, true);
+      // Priced on the state the fill left: her cross BTC long (bought 100 above the mark) is liquidated with the ETH.
+      const orders = h.ledger.readyLiquidations(6);
+      assert.equal(h.ledger.liquidationsWaiting, false);
+      assert.deepEqual(orders.map((o) => o.market), isolated ? [ETH] : [ETH, BTC], what);
+      for (const l of orders) {
+        const id = orderNo(nextId++);
+        assert.equal(h.ledger.admitOrder(id, alice, l.market, l.side, l.price, l.quantity, true, 6, { liquidation: true }), LedgerCode.Ok);
+        fillAgainst(h, bob, alice, Number(id), l.market, l.side, l.price, l.quantity, 6);
+      }
+      h.ledger.checkConservation();
+      liquidateAll(h, bob, 7);
+      assert.deepEqual(h.ledger.liquidatable(alice), []);
+      assert.ok(h.ledger.insuranceFund >= fund, `${what}: the fund paid ${fund - h.ledger.insuranceFund}`);
+    }
   }
 });

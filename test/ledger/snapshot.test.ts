@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ALICE, BOB, BTC, ETH, MARKETS, harness, usd } from './fixtures.ts';
 import { Ledger } from '../../src/ledger/ledger.ts';
 import { orderNo } from '../fixtures/ids.ts';
+import type { LiquidationCancel } from '../../src/ledger/events.ts';
 
 test('restore(snapshot) gives an equal hash, and both continue identically', () => {
   const h = harness();
@@ -46,4 +47,33 @@ test('a side hold (margin kept for the asks of a long closed reduce-only under t
   }
   assert.equal(copy.stateHash(), h.ledger.stateHash());
   assert.equal(copy.stats(alice)!.initialMarginRequirement, usd(10) + 50_500n);
+});
+
+test('a liquidation waiting for its owner\'s orders to end is in the snapshot: the restored ledger prices it alike once they have', () => {
+  const h = harness();
+  const alice = h.fund(ALICE, usd(20));
+  const bob = h.fund(BOB, usd(1000));
+  h.ledger.setIndexPrice(BTC, 100, 0);
+  h.ledger.setIndexPrice(ETH, 100_000, 0);
+  h.fill(bob, alice, 1, 100, 1000);
+  assert.equal(h.ledger.admitOrder(orderNo(5), alice, ETH, 1, 100_000, 100, false, 0), 0, 'a bid for 0.001 ETH at 1,000');
+  h.ledger.setIndexPrice(BTC, 84, 1);
+  const cancels: LiquidationCancel[] = [];
+  assert.deepEqual(h.ledger.checkLiquidations(2, cancels), [], 'not priced while the bid is open');
+  assert.deepEqual(cancels, [{ owner: alice, market: null }]);
+  const snap = h.ledger.snapshot();
+  assert.deepEqual(snap.owners[alice - 1].cancelling, [BTC]);
+  const copy = Ledger.restore(MARKETS, snap, { faucet: true });
+  assert.equal(copy.stateHash(), h.ledger.stateHash());
+  copy.validateInternalState();
+  assert.equal(copy.liquidationsWaiting, true, 'the owners waiting are rebuilt');
+  const priced = [h.ledger, copy].map((l) => {
+    assert.deepEqual(l.readyLiquidations(3), [], 'the bid has not ended');
+    l.releaseOrder(orderNo(5), 3);
+    return l.readyLiquidations(3);
+  });
+  assert.deepEqual(priced[0].map((o) => [o.market, o.price]), [[BTC, 81]]);
+  assert.deepEqual(priced[1], priced[0]);
+  assert.equal(copy.stateHash(), h.ledger.stateHash());
+  assert.equal(h.ledger.snapshot().owners[alice - 1].cancelling, undefined, 'no field when none waits: states without one hash as before');
 });

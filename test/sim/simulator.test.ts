@@ -29,6 +29,15 @@ test('seeds with crashes, torn writes and slow flushes keep every acknowledged w
   assert.ok(hashChecks >= SEEDS, `only ${hashChecks} state-hash comparisons`);
 });
 
+test("a restart completes the events of a liquidation its owner's last order's end made ready in another market (seed 6 of the scale tier)", async () => {
+  // At step 916 a restart's replay diverged (journal seq 17786, market 0): the start before it had completed the cut-short
+  // cancel of a waiting liquidation's last order (owner 2, market 2) but not the liquidation orders that cancel made ready
+  // in markets 0 and 1, which the books had run (test/sequencer/recovery-cross-market-routes).
+  const r = await runSeed(markets, { seed: 6, commands: 7_000, faults: true, crashRate: 1 / 30 });
+  assert.equal(r.violation, null, r.violation ? r.violation.message : '');
+  assert.ok(r.recoveredEvents > 0);
+});
+
 test('hostile users (fee siphons, reduce-only ladders, dust floods, relayed orders, liquidation cascades) create no money and break no leverage bound', async () => {
   // Seeds that found a leverage breach (7) and a fund driven below zero by an unpaid ADL share (13) before the fixes.
   for (const seed of [7, 13]) {
