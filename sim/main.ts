@@ -1,16 +1,19 @@
 /**
- * `npm run simulate -- --seed N --commands M [--seeds K] [--faults on|off] [--hostile] [--check-every C] [--workers W] [--quiet]`
+ * `npm run simulate -- --seed N --commands M [--seeds K] [--faults on|off] [--hostile] [--crash-every R] [--check-every C] [--workers W] [--quiet]`
  *
  * Runs seeds N, N+1, … N+K−1 of the deterministic simulator with M commands each on W worker
  * threads (default: one per core; sim/pool.ts), prints one line per seed in seed order and a
  * total with the simulation's speed (commands/s wall-clock and per CPU-second). A failing seed prints
  * the broken check, the step, and the command that reproduces it; the exit code is 1.
+ * `--crash-every R`: a crash about every R steps when faults are on (default 250; the test
+ * tier's seeds use 30, so their failures reproduce with `--crash-every 30`).
  */
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import type { SeedReport } from './pool.ts';
+import { reproduce } from './reproduce.ts';
 
-const USAGE = 'usage: npm run simulate -- --seed N --commands M [--seeds K] [--faults on|off] [--hostile] [--check-every C] [--workers W] [--quiet]';
+const USAGE = 'usage: npm run simulate -- --seed N --commands M [--seeds K] [--faults on|off] [--hostile] [--crash-every R] [--check-every C] [--workers W] [--quiet]';
 
 /** A wrong argument: one line naming it and the usage, exit status 2 (as the exchange's own tools). */
 function refuse(message: string): never {
@@ -28,6 +31,7 @@ try {
       faults: { type: 'string', default: 'on' },
       hostile: { type: 'boolean', default: false },
       'check-every': { type: 'string' },
+      'crash-every': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       workers: { type: 'string', default: String(availableParallelism()) },
       help: { type: 'boolean', short: 'h', default: false },
@@ -41,7 +45,7 @@ if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
-for (const name of ['seed', 'commands', 'seeds', 'check-every', 'workers'] as const) {
+for (const name of ['seed', 'commands', 'seeds', 'check-every', 'crash-every', 'workers'] as const) {
   const text = values[name];
   if (text !== undefined && !/^\d{1,15}$/.test(text)) refuse(`--${name}: must be a whole number, got ${JSON.stringify(text)}`);
 }
@@ -53,6 +57,8 @@ const seeds = Number(values.seeds);
 const faults = values.faults !== 'off';
 const hostile = values.hostile;
 const checkEvery = values['check-every'] === undefined ? undefined : Number(values['check-every']);
+const crashEvery = values['crash-every'] === undefined ? undefined : Number(values['crash-every']);
+if (crashEvery === 0) refuse('--crash-every: must be at least 1 (use --faults off for no crashes)');
 const workers = Math.max(1, Number(values.workers));
 // The exchange and the simulator load once the arguments are known good: a refusal is instant.
 const [{ loadSettings }, { runSeeds }] = await Promise.all([import('../src/config/process.ts'), import('./pool.ts')]);
@@ -62,7 +68,7 @@ const totals = { commands: 0, crashes: 0, powerLosses: 0, tornTails: 0, snapshot
 const failed: SeedReport[] = [];
 const started = performance.now();
 const cpuStarted = process.cpuUsage();
-await runSeeds(markets, first, seeds, { commands, faults, hostile, checkEvery }, workers, (r) => {
+await runSeeds(markets, first, seeds, { commands, faults, hostile, checkEvery, ...(crashEvery === undefined ? {} : { crashRate: 1 / crashEvery }) }, workers, (r) => {
   totals.commands += r.commands;
   totals.crashes += r.crashes;
   totals.powerLosses += r.powerLosses;
@@ -91,7 +97,7 @@ await runSeeds(markets, first, seeds, { commands, faults, hostile, checkEvery },
   if (r.violation !== null) {
     failed.push(r);
     console.log(`  ${r.violation}`);
-    console.log(`  reproduce: npm run simulate -- --seed ${r.seed} --commands ${commands}${faults ? '' : ' --faults off'}${hostile ? ' --hostile' : ''}${checkEvery === undefined ? '' : ` --check-every ${checkEvery}`}`);
+    console.log(`  reproduce: ${reproduce({ seed: r.seed, commands, faults, hostile, checkEvery, crashEvery })}`);
   }
 });
 const seconds = (performance.now() - started) / 1000;

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { loadSettings } from '../../src/config/process.ts';
 import { runSeed } from '../../sim/simulator.ts';
 import { Prng } from '../../sim/prng.ts';
+import { reproduce } from '../../sim/reproduce.ts';
 
 const { markets } = loadSettings([], {});
 /** Seeds 1..SIM_SEEDS of SIM_COMMANDS commands each: 3 of 1,500 in `npm test`, more and longer in `npm run test:scale`. */
@@ -21,7 +22,7 @@ test('seeds with crashes, torn writes and slow flushes keep every acknowledged w
   let hashChecks = 0;
   for (let seed = 1; seed <= SEEDS; seed++) {
     const r = await runSeed(markets, { seed, commands: COMMANDS, faults: true, crashRate: 1 / 30 });
-    assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: npm run simulate -- --seed ${seed} --commands ${COMMANDS}` : '');
+    assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: ${reproduce({ seed, commands: COMMANDS, crashEvery: 30 })}` : '');
     crashes += r.crashes;
     hashChecks += r.hashChecks;
   }
@@ -34,7 +35,7 @@ test("a restart completes the events of a liquidation its owner's last order's e
   // cancel of a waiting liquidation's last order (owner 2, market 2) but not the liquidation orders that cancel made ready
   // in markets 0 and 1, which the books had run (test/sequencer/recovery-cross-market-routes).
   const r = await runSeed(markets, { seed: 6, commands: 7_000, faults: true, crashRate: 1 / 30 });
-  assert.equal(r.violation, null, r.violation ? r.violation.message : '');
+  assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: ${reproduce({ seed: 6, commands: 7_000, crashEvery: 30 })}` : '');
   assert.ok(r.recoveredEvents > 0);
 });
 
@@ -42,7 +43,7 @@ test('hostile users (fee siphons, reduce-only ladders, dust floods, relayed orde
   // Seeds that found a leverage breach (7) and a fund driven below zero by an unpaid ADL share (13) before the fixes.
   for (const seed of [7, 13]) {
     const r = await runSeed(markets, { seed, commands: 10_000, faults: true, hostile: true });
-    assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: npm run simulate -- --seed ${seed} --commands 10000 --hostile` : '');
+    assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: ${reproduce({ seed, commands: 10_000, hostile: true })}` : '');
     // The siphon's fees at the market's ceiling are accepted and paid: the conservation checks run over the ledger's
     // originator-fee path (when the siphon only tried fees above the ceiling, all refused, none was ever paid).
     assert.ok(r.originatorFeesPaid > 0, `seed ${seed}: no originator fee was paid`);
