@@ -311,14 +311,17 @@ export class Snapshots {
 
   /**
    * Moves the snapshots of the legacy LMDB database into files: each written durably first,
-   * then the database cleared in one transaction. Killed in between, the next call redoes it
-   * (a file already there is rewritten with the same record). Returns how many moved.
+   * then the database cleared in one transaction. Killed in between, the next call redoes it;
+   * a seq that already has a file is not written again (a file under its final name is whole:
+   * it was moved, and the reads took it over its legacy copy). Returns how many were in LMDB.
    */
   async migrateLegacy(): Promise<number> {
     const db = this.legacyDb;
     if (db === undefined) return 0;
     const keys = [...db.getKeys()];
+    const moved = new Set(this.fileSeqs());
     for (const seq of keys) {
+      if (moved.has(seq)) continue;
       const record = this.read({ seq, legacy: true });
       if (record !== undefined) await this.saveRecord(seq, record);
     }
