@@ -108,12 +108,9 @@ try {
     if (reply.status !== 200) throw new Error(`snapshot: ${reply.status} ${await reply.text()}`);
   });
   await exchange.stop({ snapshot: false });
-  // The snapshot's size: the newest record in the snapshots database.
+  // The snapshot's size: the newest snapshot file.
   const { Snapshots } = await import('../src/journal/snapshots.ts');
-  const { LmdbJournalStorage } = await import('../src/journal/lmdb-storage.ts');
-  const storage = LmdbJournalStorage.open(join(root, 'journal'), { readOnly: true });
-  snapshotBytes = new Snapshots(storage.env).list().at(-1)?.sizeBytes ?? 0;
-  await storage.close();
+  snapshotBytes = new Snapshots(join(root, 'snapshots')).list().at(-1)?.sizeBytes ?? 0;
 
   const figures: Figure[] = [
     { name: `longest a write was held back by a snapshot (${ACCOUNTS} accounts)`, value: withSnapshot.maxHeld, unit: 'ms', baseline: { name: 'no snapshot', value: baseline.maxHeld } },

@@ -392,9 +392,9 @@ function feeds({ settings, logger, options, clock, undo }: Wiring, { projections
  * replays the journal to S on its own copy of the exchange and captures, encodes and saves it
  * there. Every later quiet point is at or after the journal's last seq, so past anything flushed.
  */
-function snapshots({ settings, logger, metrics, undo }: Wiring, { journal, projections }: DataDirectory, state: RestoredState, sequencer: Sequencer): SnapshotSchedule {
+function snapshots({ settings, logger, metrics, undo }: Wiring, { journal, projections, snapshots: stored }: DataDirectory, state: RestoredState, sequencer: Sequencer): SnapshotSchedule {
   const schedule = new SnapshotSchedule({
-    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...state.markets], options: state.exchangeOptions, startSeq: state.snapshot?.seq ?? 0 },
+    thread: { journalDir: join(settings.dataDir, 'journal'), snapshotsDir: stored.dir, markets: [...state.markets], options: state.exchangeOptions, startSeq: state.snapshot?.seq ?? 0 },
     intervalMs: settings.snapshotIntervalMs,
     points: { quiet: () => sequencer.quietSeq(), latest: () => journal.lastSeq(), followable: () => journal.flushedSeq() },
     journal,

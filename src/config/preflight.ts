@@ -13,9 +13,9 @@ import { createServer } from 'node:net';
 import { ConfigError } from './market.ts';
 
 /** What a data directory holds, each a directory (storage/data-directory). */
-const PARTS = ['journal', 'history'];
+const PARTS = ['journal', 'snapshots', 'history'];
 
-/** Makes `dir` if it is missing; refuses a file, a directory the process cannot write, or one whose journal/ or history/ is a file. */
+/** Makes `dir` if it is missing; refuses a file, a directory the process cannot write, or one whose journal/, snapshots/ or history/ is a file. */
 export function checkDataDirectory(dir: string): void {
   let isDirectory: boolean;
   try {

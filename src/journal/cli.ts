@@ -12,10 +12,13 @@
  *   copy     --to DIR [--until N]  copies records 1..N (default all) verbatim, verified, into
  *                                  a fresh data directory (`DIR/journal`, where the exchange
  *                                  looks: `--data-dir DIR` starts from it and rebuilds history),
- *                                  with the snapshots up to N
+ *                                  with the snapshots up to N (files of `DIR/snapshots`)
  *
  * `--data-dir` is the exchange's DATA_DIR (the journal in `DIR/journal`) or the journal
- * directory itself. Exit status: 0 when everything verifies, 1 on corruption or a hash
+ * directory itself; the snapshots are the files of the journal directory's sibling `snapshots/`
+ * (`DIR/snapshots`), and, in a data directory no exchange of this build has started on yet,
+ * those an older build kept in the journal's LMDB environment: inspect, verify and copy read
+ * both (journal/snapshots, legacy), and move nothing — the exchange's next start does. Exit status: 0 when everything verifies, 1 on corruption or a hash
  * mismatch, 2 on usage (one line naming the option). Nothing is created on a refusal: inspect
  * and verify open read-only, and a copy that fails removes the directory it made.
  *
@@ -30,7 +33,7 @@ import { Journal, consoleLogger, type JournalLogger } from './journal.ts';
 import { LmdbJournalStorage } from './lmdb-storage.ts';
 import { checkLmdbFile } from './lmdb-file.ts';
 import { DataRefusedError } from './refusal.ts';
-import { Snapshots } from './snapshots.ts';
+import { Snapshots, snapshotsDirectoryBeside } from './snapshots.ts';
 import { verifyJournal, type ReplayTarget } from './verify.ts';
 
 const USAGE = 'usage: npm run journal -- <inspect|verify|copy> --data-dir DIR [--from N] [--to M | --to DIR] [--until N] [--replay MODULE [--check-invariants]]';
@@ -77,11 +80,16 @@ function numberFlag(flags: Map<string, string>, name: string): number | undefine
 
 const quietLogger: JournalLogger = { info: () => {}, error: consoleLogger.error };
 
+/** The snapshots of the journal at `dir` (read only): its files, and those an older build left in its LMDB environment. */
+function snapshotsOf(dir: string, storage: LmdbJournalStorage): Snapshots {
+  return new Snapshots(snapshotsDirectoryBeside(dir), { logger: quietLogger, legacy: storage.env });
+}
+
 async function inspect(dir: string, flags: Map<string, string>): Promise<number> {
   const storage = LmdbJournalStorage.open(dir, { readOnly: true });
   const journal = await Journal.open(storage, { logger: quietLogger, readOnly: true, verifyFrom: storage.lastKey() });
   const report = verifyJournal(journal, { from: numberFlag(flags, 'from'), to: numberFlag(flags, 'to') });
-  const snapshots = new Snapshots(storage.env, quietLogger).list();
+  const snapshots = snapshotsOf(dir, storage).list();
   console.log(`data dir        ${dir}`);
   console.log(`last seq        ${journal.lastSeq()}`);
   console.log(`records read    ${report.records}${flags.has('from') || flags.has('to') ? ' (in range)' : ''}`);
@@ -105,7 +113,7 @@ async function verify(dir: string, flags: Map<string, string>): Promise<number> 
   const started = performance.now();
   const checkInvariants = flags.has('check-invariants');
   if (checkInvariants && replay === undefined) throw new UsageError('--check-invariants needs --replay MODULE (the state whose invariants it checks)');
-  const report = verifyJournal(journal, { replay, snapshots: replay ? new Snapshots(storage.env, quietLogger) : undefined, checkInvariants });
+  const report = verifyJournal(journal, { replay, snapshots: replay ? snapshotsOf(dir, storage) : undefined, checkInvariants });
   const seconds = (performance.now() - started) / 1000;
   console.log(`verified ${report.records} records (seq 1..${report.lastSeq}) in ${seconds.toFixed(2)} s: checksums, sequence and hash chain OK`);
   if (replay) {
@@ -127,7 +135,7 @@ async function copy(dir: string, flags: Map<string, string>): Promise<number> {
   // Records after --until are not read: a journal damaged after them still gives up its good prefix.
   const journal = await Journal.open(source, { logger: quietLogger, readOnly: true, upTo: until, verifyFrom: until ?? source.lastKey() });
   try {
-    return await copyInto(source, journal, join(targetDir, 'journal'));
+    return await copyInto(snapshotsOf(dir, source), journal, targetDir);
   } catch (error) {
     // A copy that stopped half-way is no copy: nothing is left behind.
     rmSync(targetDir, { recursive: true, force: true });
@@ -137,7 +145,8 @@ async function copy(dir: string, flags: Map<string, string>): Promise<number> {
   }
 }
 
-async function copyInto(source: LmdbJournalStorage, journal: Journal, target: string): Promise<number> {
+async function copyInto(from: Snapshots, journal: Journal, targetDir: string): Promise<number> {
+  const target = join(targetDir, 'journal');
   const until = journal.lastSeq();
   const destination = LmdbJournalStorage.open(target);
   let copied = 0;
@@ -146,17 +155,16 @@ async function copyInto(source: LmdbJournalStorage, journal: Journal, target: st
     if (++copied % 100_000 === 0) await destination.sync();
   }
   await destination.sync();
-  const from = new Snapshots(source.env, quietLogger);
-  const to = new Snapshots(destination.env, quietLogger);
+  const to = new Snapshots(snapshotsDirectoryBeside(target), { logger: quietLogger });
   let snapshots = 0;
-  for (const { key, value } of from.db.getRange({ end: until + 1 })) {
-    await to.db.put(key, value);
+  for (const { seq, record } of from.records(until)) {
+    await to.saveRecord(seq, record); // verbatim, durable
     snapshots++;
   }
   await destination.close();
   // Prove the copy: open it as the exchange would (full verification).
   const check = await Journal.open(LmdbJournalStorage.open(target), { logger: quietLogger });
-  console.log(`copied ${copied} records (seq 1..${until}) and ${snapshots} snapshots to ${target}; the copy verifies, last seq ${check.lastSeq()}`);
+  console.log(`copied ${copied} records (seq 1..${until}) to ${target} and ${snapshots} snapshots to ${to.dir}; the copy verifies, last seq ${check.lastSeq()}`);
   await check.close();
   return 0;
 }

@@ -10,7 +10,8 @@
  * it is on disk), torn-tail repair vs refusal of corruption at open, shipping each flushed
  * block to a replication sink and what its refusal does (block-sink.ts), storage behind one
  * interface (storage.ts) — LMDB blocks in production (lmdb-storage.ts), a simulated disk with
- * power cuts for tests (simulated-storage.ts) — snapshots (snapshots.ts), verification and the
+ * power cuts for tests (simulated-storage.ts) — snapshots, one file each beside the journal
+ * (snapshots.ts: write-once blobs need no B-tree), verification and the
  * operator tool (verify.ts, cli.ts).
  * May import: lmdb, node:fs, node:path, node:url, transport/layout, app/commands. The last two
  * are the CLI's (cli.ts): it names the transport's record kinds to print them.

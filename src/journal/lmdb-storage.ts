@@ -132,8 +132,9 @@ export interface LmdbJournalOptions {
 }
 
 /**
- * Opens (creating) the LMDB environment of a data directory. Journal and snapshots share it.
- * Every thread that writes them opens it here, so each tolerates lmdb-js's unheld commit
+ * Opens (creating) the journal's LMDB environment of a data directory (snapshots are files
+ * beside it, journal/snapshots; an older build's are read from it and moved out once).
+ * Every thread that opens it opens it here, so each tolerates lmdb-js's unheld commit
  * promise (journal/lmdb-commit-rejections).
  */
 export function openEnvironment(dir: string, options: LmdbJournalOptions = {}): RootDatabase {

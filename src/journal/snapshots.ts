@@ -1,8 +1,10 @@
 /**
  * @module journal/snapshots
  *
- * State snapshots beside the journal: database `snapshots` of the same LMDB environment,
- * key = the journal seq the snapshot reflects (8 bytes big-endian), value =
+ * State snapshots beside the journal: one file per snapshot in the data directory's
+ * `snapshots/` (`DIR/snapshots`, the sibling of `DIR/journal`: `snapshotsDirectoryBeside`),
+ * named by the journal seq it reflects, zero-padded so name order is seq order
+ * (`00000000000000041724.snapshot`). A file holds one record:
  * ```
  * byte 0   u32  crc32c of bytes [4, end)
  * byte 4   u8   format version (2)
@@ -11,13 +13,38 @@
  * byte 16  u32  state length
  * byte 24       stateHash, then the state bytes (opaque: the cores' snapshot encoding)
  * ```
- * Start-up takes `loadLatestValid()` and replays the journal from `seq + 1`. A snapshot that
- * fails its checksum is skipped with a log line and the next older one is used, so a bad
- * snapshot costs replay time, never correctness. `prune(keep)` deletes all but the newest
- * `keep` valid snapshots.
+ * Start-up takes `validNewestFirst()` and replays the journal from `seq + 1`. A snapshot that
+ * fails its checksum (a torn or damaged file, another format, a seq unlike its name's) is
+ * skipped and the next older one is used, so a bad snapshot costs replay time, never
+ * correctness. `prune(keep)` deletes all but the newest `keep` valid snapshots.
  *
- * May import: lmdb, journal/checksum, journal/lmdb-storage (key encoder), journal/lmdb-commit-rejections, journal/journal (logger type).
+ * Invariants:
+ * - a file under a final name is whole and durable: `save` writes `NAME.tmp`, fsyncs it, renames
+ *   it into place and fsyncs the directory, and resolves only then. A `.tmp` left by a crash is
+ *   never read, and goes at the next `prune` or `removeLeftovers` (the data directory's open);
+ * - one writer per directory (the data directory's lock; the snapshot thread writes, the open
+ *   and `cutAfter` before and after it runs).
+ *
+ * Why files and not LMDB: snapshots were the `snapshots` database of the journal's environment,
+ * written and pruned from the snapshot thread while the main thread appended journal blocks.
+ * Each save wrote a large overflow value and each prune freed one, the heaviest freelist churn
+ * the journal's file saw, from a second writer thread, and lmdb-js's LMDB aborted the process
+ * under it (`Assertion 'freelist_written_start >= mop_len' failed in mdb_freelist_save()`,
+ * test/e2e/restart-chaos about 1 run in 4). A write-once blob needs no B-tree; the journal's
+ * environment now has one writer thread.
+ *
+ * Legacy: older data directories hold snapshots in that LMDB database (key: the seq, 8 bytes
+ * big-endian; value: the same record). Given the environment (`legacy`), the reads see those too
+ * (files first; a legacy one only where no file has its seq), and `migrateLegacy()` moves them
+ * into files: every file written durably first, then the database cleared in one transaction,
+ * so a process killed in between loses nothing and the next open redoes it. The writable open
+ * (storage/data-directory) migrates; read-only opens (the journal CLI) read both. `prune` and
+ * `dropAfter` refuse while legacy snapshots are unmoved.
+ *
+ * May import: lmdb (types), node:fs, node:path, journal/checksum, journal/lmdb-storage (key encoder), journal/lmdb-commit-rejections, journal/journal (logger type).
  */
+import { mkdirSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Database, DatabaseOptions, RootDatabase } from 'lmdb';
 import { crc32c } from './checksum.ts';
 import { consoleLogger, type JournalLogger } from './journal.ts';
@@ -64,53 +91,161 @@ export function encodeSnapshotRecord(seq: number, stateHash: string, state: Uint
   return record;
 }
 
+/** Whether `record` verifies as the snapshot at `key`, without copying its state. */
+export function verifySnapshotRecord(key: number, record: Uint8Array): boolean {
+  if (record.length < kSnapshotHeaderBytes) return false;
+  const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
+  if (view.getUint8(kSnapshotVersion) !== SNAPSHOT_FORMAT_VERSION) return false;
+  const seq = view.getUint32(kSnapshotSeq, true) + view.getUint32(kSnapshotSeq + 4, true) * 2 ** 32;
+  if (seq !== key || kSnapshotHeaderBytes + view.getUint16(kSnapshotHashLength, true) + view.getUint32(kSnapshotStateLength, true) !== record.length) return false;
+  return view.getUint32(kSnapshotCrc, true) === crc32c(record, 4);
+}
+
 /** The snapshot stored under `key`, or undefined if it fails verification. */
 export function decodeSnapshotRecord(key: number, record: Uint8Array): Snapshot | undefined {
-  if (record.length < kSnapshotHeaderBytes) return undefined;
+  if (!verifySnapshotRecord(key, record)) return undefined;
   const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
-  if (view.getUint32(kSnapshotCrc, true) !== crc32c(record, 4)) return undefined;
-  if (view.getUint8(kSnapshotVersion) !== SNAPSHOT_FORMAT_VERSION) return undefined;
   const hashLength = view.getUint16(kSnapshotHashLength, true);
-  const stateLength = view.getUint32(kSnapshotStateLength, true);
-  const seq = view.getUint32(kSnapshotSeq, true) + view.getUint32(kSnapshotSeq + 4, true) * 2 ** 32;
-  if (seq !== key || kSnapshotHeaderBytes + hashLength + stateLength !== record.length) return undefined;
   const stateHash = new TextDecoder().decode(record.subarray(kSnapshotHeaderBytes, kSnapshotHeaderBytes + hashLength));
-  return { seq, stateHash, bytes: new Uint8Array(record.subarray(kSnapshotHeaderBytes + hashLength)) };
+  return { seq: key, stateHash, bytes: new Uint8Array(record.subarray(kSnapshotHeaderBytes + hashLength)) };
+}
+
+/** The data directory's snapshots directory beside its journal directory: `DIR/snapshots` for `DIR/journal`. */
+export function snapshotsDirectoryBeside(journalDir: string): string {
+  return join(dirname(resolve(journalDir)), 'snapshots');
+}
+
+const SUFFIX = '.snapshot';
+const TEMP_SUFFIX = '.tmp';
+const FILE_NAME = /^(\d{20})\.snapshot$/;
+
+/** The file name of the snapshot at `seq`: 20 digits, so name order is seq order. */
+export function snapshotFileName(seq: number): string {
+  return `${String(seq).padStart(20, '0')}${SUFFIX}`;
+}
+
+/** A stored snapshot: a file of the directory, or (legacy) a value of the LMDB database. */
+interface Entry {
+  seq: number;
+  legacy: boolean;
+}
+
+const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** fsync of a directory: makes the renames and unlinks in it durable. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export interface SnapshotsOptions {
+  logger?: JournalLogger;
+  /** The journal's LMDB environment, to read (and `migrateLegacy`) snapshots an older build stored in its `snapshots` database. */
+  legacy?: RootDatabase;
 }
 
 export class Snapshots {
-  readonly db: Database<Uint8Array, number>;
+  /** The directory the snapshot files are in (created by the first save if missing). */
+  readonly dir: string;
   private readonly logger: JournalLogger;
+  /** The legacy LMDB database, while it may hold snapshots (undefined: none, or none left). */
+  private legacyDb: Database<Uint8Array, number> | undefined;
 
-  constructor(env: RootDatabase, logger: JournalLogger = consoleLogger) {
-    // keyEncoder is an lmdb-js option its typings omit.
-    this.db = env.openDB<Uint8Array, number>('snapshots', { keyEncoder: seqKeyEncoder, encoding: 'binary' } as DatabaseOptions);
-    this.logger = logger;
+  constructor(dir: string, options: SnapshotsOptions = {}) {
+    this.dir = dir;
+    this.logger = options.logger ?? consoleLogger;
+    // keyEncoder is an lmdb-js option its typings omit; `create: false`: a data directory
+    // without the database gets none (undefined, as read-only opens get when it is absent).
+    this.legacyDb = options.legacy?.openDB<Uint8Array, number>('snapshots', { keyEncoder: seqKeyEncoder, encoding: 'binary', create: false } as DatabaseOptions);
   }
 
-  /** Stores a snapshot of the state after journal record `seq`; resolves once it is flushed. */
+  /** Stores a snapshot of the state after journal record `seq`; resolves once it is durable. */
   async save(seq: number, stateHash: string, bytes: Uint8Array): Promise<void> {
-    await lmdbWrite(this.db.put(seq, encodeSnapshotRecord(seq, stateHash, bytes)));
-    await lmdbWrite(this.db.flushed);
+    await this.saveRecord(seq, encodeSnapshotRecord(seq, stateHash, bytes));
+  }
+
+  /** Stores `record` (as `encodeSnapshotRecord` makes it, verbatim) as the snapshot at `seq`: temporary file, fsync, rename, fsync of the directory. */
+  async saveRecord(seq: number, record: Uint8Array): Promise<void> {
+    mkdirSync(this.dir, { recursive: true });
+    const name = snapshotFileName(seq);
+    const temp = join(this.dir, name + TEMP_SUFFIX);
+    try {
+      const handle = await fs.open(temp, 'w');
+      try {
+        await handle.writeFile(record);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temp, join(this.dir, name));
+    } catch (error) {
+      await fs.rm(temp, { force: true }).catch(() => {});
+      throw error;
+    }
+    await syncDirectory(this.dir);
+  }
+
+  /** Every stored snapshot, oldest first: the files, and legacy ones whose seq no file has. */
+  private entries(): Entry[] {
+    const bySeq = new Map<number, Entry>();
+    for (const seq of this.fileSeqs()) bySeq.set(seq, { seq, legacy: false });
+    if (this.legacyDb !== undefined) {
+      for (const seq of this.legacyDb.getKeys()) if (!bySeq.has(seq)) bySeq.set(seq, { seq, legacy: true });
+    }
+    return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  private fileSeqs(): number[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    const seqs: number[] = [];
+    for (const name of names) {
+      const match = FILE_NAME.exec(name);
+      if (match !== null) seqs.push(Number(match[1]));
+    }
+    return seqs;
+  }
+
+  /** The stored record of `entry`, or undefined if it is gone (pruned meanwhile by the writer). */
+  private read(entry: Entry): Uint8Array | undefined {
+    if (entry.legacy) {
+      const value = this.legacyDb?.get(entry.seq);
+      return value === undefined ? undefined : new Uint8Array(value); // a copy: lmdb-js may reuse its buffer
+    }
+    try {
+      return readFileSync(join(this.dir, snapshotFileName(entry.seq)));
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
   }
 
   /** The newest snapshot that verifies (newest first; bad ones are logged and skipped), or undefined. */
   loadLatestValid(): Snapshot | undefined {
-    // A read-only environment has no snapshots database until a writer made one.
-    if ((this.db as unknown) === undefined) return undefined;
-    for (const { key, value } of this.db.getRange({ reverse: true })) {
-      const snapshot = decodeSnapshotRecord(key, value);
+    for (const entry of this.entries().reverse()) {
+      const record = this.read(entry);
+      if (record === undefined) continue;
+      const snapshot = decodeSnapshotRecord(entry.seq, record);
       if (snapshot) return snapshot;
-      this.logger.error({ seq: key }, `snapshot at seq ${key} fails verification; falling back to an older one`);
+      this.logger.error({ seq: entry.seq }, `snapshot at seq ${entry.seq} fails verification; falling back to an older one`);
     }
     return undefined;
   }
 
   /** Every snapshot that verifies, newest first (a caller that cannot use one tries the next). */
   *validNewestFirst(): Generator<Snapshot> {
-    if ((this.db as unknown) === undefined) return;
-    for (const { key, value } of this.db.getRange({ reverse: true })) {
-      const snapshot = decodeSnapshotRecord(key, value);
+    for (const entry of this.entries().reverse()) {
+      const record = this.read(entry);
+      const snapshot = record === undefined ? undefined : decodeSnapshotRecord(entry.seq, record);
       if (snapshot) yield snapshot;
     }
   }
@@ -118,36 +253,97 @@ export class Snapshots {
   /** Every stored snapshot, oldest first, with whether it verifies. */
   list(): SnapshotInfo[] {
     const out: SnapshotInfo[] = [];
-    if ((this.db as unknown) === undefined) return out;
-    for (const { key, value } of this.db.getRange()) out.push({ seq: key, sizeBytes: value.length, valid: decodeSnapshotRecord(key, value) !== undefined });
+    for (const entry of this.entries()) {
+      const record = this.read(entry);
+      if (record !== undefined) out.push({ seq: entry.seq, sizeBytes: record.length, valid: decodeSnapshotRecord(entry.seq, record) !== undefined });
+    }
     return out;
+  }
+
+  /** Every stored record up to seq `upTo` (default all), oldest first, verbatim (the journal CLI's copy). */
+  *records(upTo = Infinity): Generator<{ seq: number; record: Uint8Array }> {
+    for (const entry of this.entries()) {
+      if (entry.seq > upTo) break;
+      const record = this.read(entry);
+      if (record !== undefined) yield { seq: entry.seq, record };
+    }
   }
 
   /** Deletes the snapshots taken after journal record `seq` (their records are being cut: storage/data-directory). Returns how many. */
   async dropAfter(seq: number): Promise<number> {
-    if ((this.db as unknown) === undefined) return 0;
-    const doomed = [...this.db.getKeys({ start: seq + 1 })];
-    if (doomed.length === 0) return 0;
-    await lmdbWrite(this.db.transaction(() => {
-      for (const key of doomed) this.db.remove(key);
-    }));
-    await lmdbWrite(this.db.flushed);
+    this.refuseUnmoved('dropAfter');
+    const doomed = this.fileSeqs().filter((s) => s > seq);
+    await this.remove(doomed);
     return doomed.length;
   }
 
-  /** Deletes every snapshot except the newest `keep` valid ones (invalid ones older than those go too). Returns how many were deleted. */
+  /** Deletes every snapshot except the newest `keep` valid ones (invalid ones older than those go too), and leftover temporary files. Returns how many snapshots were deleted. */
   async prune(keep = 2): Promise<number> {
+    this.refuseUnmoved('prune');
+    await this.removeLeftovers();
     let validSeen = 0;
     const doomed: number[] = [];
-    for (const { key, value } of this.db.getRange({ reverse: true })) {
-      if (validSeen >= keep) doomed.push(key);
-      else if (decodeSnapshotRecord(key, value)) validSeen++;
+    for (const seq of this.fileSeqs().sort((a, b) => b - a)) {
+      if (validSeen >= keep) doomed.push(seq);
+      else {
+        const record = this.read({ seq, legacy: false });
+        if (record !== undefined && verifySnapshotRecord(seq, record)) validSeen++;
+      }
     }
-    if (doomed.length === 0) return 0;
-    await lmdbWrite(this.db.transaction(() => {
-      for (const key of doomed) this.db.remove(key);
-    }));
-    await lmdbWrite(this.db.flushed);
+    await this.remove(doomed);
     return doomed.length;
+  }
+
+  /** Deletes the temporary files a save killed half-way left (never read). Returns how many. */
+  async removeLeftovers(): Promise<number> {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (error) {
+      if (isMissing(error)) return 0;
+      throw error;
+    }
+    const leftovers = names.filter((name) => name.endsWith(TEMP_SUFFIX));
+    for (const name of leftovers) await fs.rm(join(this.dir, name), { force: true });
+    if (leftovers.length > 0) await syncDirectory(this.dir);
+    return leftovers.length;
+  }
+
+  /**
+   * Moves the snapshots of the legacy LMDB database into files: each written durably first,
+   * then the database cleared in one transaction. Killed in between, the next call redoes it;
+   * a seq that already has a file is not written again (a file under its final name is whole:
+   * it was moved, and the reads took it over its legacy copy). Returns how many were in LMDB.
+   */
+  async migrateLegacy(): Promise<number> {
+    const db = this.legacyDb;
+    if (db === undefined) return 0;
+    const keys = [...db.getKeys()];
+    const moved = new Set(this.fileSeqs());
+    for (const seq of keys) {
+      if (moved.has(seq)) continue;
+      const record = this.read({ seq, legacy: true });
+      if (record !== undefined) await this.saveRecord(seq, record);
+    }
+    if (keys.length > 0) {
+      await lmdbWrite(db.transaction(() => {
+        for (const seq of keys) db.remove(seq);
+      }));
+      await lmdbWrite(db.flushed);
+      this.logger.info({ snapshots: keys.length, dir: this.dir }, 'snapshots moved from the journal\'s LMDB environment into files');
+    }
+    this.legacyDb = undefined;
+    return keys.length;
+  }
+
+  private refuseUnmoved(what: string): void {
+    if (this.legacyDb === undefined) return;
+    for (const _ of this.legacyDb.getKeys({ limit: 1 })) throw new Error(`snapshots: ${what} before the legacy snapshots in LMDB were moved into files (migrateLegacy)`);
+  }
+
+  private async remove(seqs: number[]): Promise<void> {
+    if (seqs.length === 0) return;
+    for (const seq of seqs) await fs.rm(join(this.dir, snapshotFileName(seq)), { force: true });
+    await syncDirectory(this.dir);
   }
 }

@@ -48,14 +48,9 @@ export interface VerifyReport {
  */
 export function verifyJournal(journal: Journal, options: { replay?: ReplayTarget; snapshots?: Snapshots; from?: number; to?: number; checkInvariants?: boolean } = {}): VerifyReport {
   const report: VerifyReport = { records: 0, lastSeq: 0, countsByKind: new Map(), payloadBytes: 0, snapshotsMatched: 0, snapshotMismatches: [] };
-  const checkpoints = options.replay && options.snapshots ? options.snapshots.list().filter((s) => s.valid) : [];
   const hashes = new Map<number, string>();
-  if (checkpoints.length > 0) {
-    for (const { key, value } of options.snapshots!.db.getRange()) {
-      const hashLength = new DataView(value.buffer, value.byteOffset).getUint16(6, true);
-      hashes.set(key, new TextDecoder().decode(value.subarray(24, 24 + hashLength)));
-    }
-  }
+  if (options.replay && options.snapshots) for (const { seq, stateHash } of options.snapshots.validNewestFirst()) hashes.set(seq, stateHash);
+  const checkpoints = [...hashes.keys()].sort((a, b) => a - b).map((seq) => ({ seq }));
   let next = 0;
   for (const entry of journal.range(options.from ?? 1, options.to)) {
     report.records++;

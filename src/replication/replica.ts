@@ -250,7 +250,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   // command's events: the seqs to snapshot at are those this replay had nothing in flight at
   // (`Replay.quietSeq`); the thread follows the flushed journal up to the newest of them.
   const snapshotSchedule = new SnapshotSchedule({
-    thread: { journalDir: join(settings.dataDir, 'journal'), markets: [...state.markets], options: exchangeOptions, startSeq: start?.seq ?? 0 },
+    thread: { journalDir: join(settings.dataDir, 'journal'), snapshotsDir: snapshots.dir, markets: [...state.markets], options: exchangeOptions, startSeq: start?.seq ?? 0 },
     intervalMs: settings.snapshotIntervalMs,
     points: {
       quiet: async () => replay.quietSeq,

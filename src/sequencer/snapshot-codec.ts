@@ -6,10 +6,10 @@
  * inside the journal's checksummed snapshot records (journal/snapshots.ts).
  *
  * Why compressed: the JSON repeats every field name for every account and order (~1.5 kB per
- * account), and the snapshot is written into the journal's LMDB environment, whose single
- * writer the journal's group commits wait for. Level 1 shrinks it several times for a fraction
- * of the encoding's time (both on the snapshot thread), so the write holds the journal up
- * that much less. Snapshots written uncompressed (before this) still decode: JSON starts with
+ * account), and the snapshot is written to disk (a file of `DIR/snapshots`; before, into the
+ * journal's LMDB environment, whose single writer the journal's group commits waited for).
+ * Level 1 shrinks it several times for a fraction of the encoding's time (both on the snapshot
+ * thread), so the write costs that much less I/O. Snapshots written uncompressed (before this) still decode: JSON starts with
  * `{`, gzip with 0x1f 0x8b.
  * May import: config/market, engine/types (types), app/exchange (types), node:zlib.
  */

@@ -4,8 +4,10 @@
  * The snapshot thread: holds the `SnapshotReplica`, and for each request replays the journal
  * up to the asked seq, captures, hashes, encodes, checksums and saves the snapshot (flushed),
  * then prunes old ones — all the work that grows with the number of accounts, off the main
- * thread. It opens the data directory's LMDB environment itself (lmdb-js shares it between
- * threads) and reads only records the main thread says are flushed.
+ * thread. It opens the journal's LMDB environment itself (lmdb-js shares it between threads)
+ * and reads only records the main thread says are flushed; it never writes to it: snapshots are
+ * files of `DIR/snapshots` (journal/snapshots), so the journal's environment has one writer
+ * thread (two writers' freelist churn aborted lmdb-js's LMDB: docs/journal.md, "Snapshots").
  *
  * Between snapshots it follows the journal (`{ type: 'follow', seq }`: records up to `seq` are
  * flushed), so a snapshot replays only what came since the last follow, and the work is
@@ -28,8 +30,10 @@ import { decodeSnapshot } from './snapshot-codec.ts';
 import { SnapshotReplica, type CapturedSnapshot } from './snapshot-replica.ts';
 
 export interface SnapshotThreadData {
-  /** The journal's LMDB environment (`<data dir>/journal`). */
+  /** The journal's LMDB environment (`<data dir>/journal`), read only. */
   journalDir: string;
+  /** Where the snapshot files are (`<data dir>/snapshots`: the data directory's `snapshots.dir`). */
+  snapshotsDir: string;
   /** The markets the main thread's exchange started under (a snapshot that carries its own markets is restored under those). */
   markets: MarketSpec[];
   options: ExchangeOptions;
@@ -57,7 +61,7 @@ const logger: JournalLogger = {
 
 const env = openEnvironment(data.journalDir);
 const storage = new LmdbJournalStorage(env, false, true);
-const snapshots = new Snapshots(env, logger);
+const snapshots = new Snapshots(data.snapshotsDir, { logger });
 // Loaded, LMDB open: from here the process may end at any moment. Ended while still loading a
 // native module, a worker thread aborts the whole process (SIGABRT instead of a fatal's exit 70).
 report({ type: 'ready' });

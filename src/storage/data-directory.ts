@@ -1,10 +1,11 @@
 /**
  * @module storage/data-directory
  *
- * Opens what a data directory holds — the journal with its snapshots (`DIR/journal`) and the
- * history projections (`DIR/history`) — and makes sure they agree before anything is served.
- * The journal is the truth; history and snapshots are derived from it and must never claim
- * more than it holds.
+ * Opens what a data directory holds — the journal (`DIR/journal`, LMDB), the state snapshots
+ * (`DIR/snapshots`, one file each: journal/snapshots) and the history projections
+ * (`DIR/history`, LMDB) — and makes sure they agree before anything is served. The journal is
+ * the truth; history and snapshots are derived from it and must never claim more than it holds.
+ * (`DIR/LOCK` is storage/directory-lock's, `DIR/markets-in-use.json` storage/markets-in-use's.)
  *
  * Refused (a `DataRefusedError` naming the file, nothing changed):
  * - a journal file shorter than its own header says (truncated: lmdb would die with SIGBUS);
@@ -23,25 +24,32 @@
  * - history written by an older build in another layout (history/store `HISTORY_FORMAT`):
  *   rebuilt from the journal the same way — the migration is a replay.
  *
+ * Moved (once, logged): snapshots an older build kept in the journal's LMDB environment
+ * (database `snapshots`) become files of `DIR/snapshots` — written durably, then the database
+ * cleared in one transaction; a start killed in between redoes it. The refusals above read
+ * both, and nothing is moved when the open is refused. A temporary file a save killed
+ * half-way left in `DIR/snapshots` is removed.
+ *
  * Cut back on request (`cutAfter`): the journal after a seq, with the snapshots taken after it
  * (history past it is then rebuilt by the reopen) — only for records known never acknowledged.
  *
  * May import: lmdb, node:fs, node:path, journal/, history/projections, history/history-env, history/store.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { Journal, type JournalLogger, type JournalOptions } from '../journal/journal.ts';
 import { LmdbJournalStorage } from '../journal/lmdb-storage.ts';
 import { checkLmdbFile, lmdbDataFile } from '../journal/lmdb-file.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
-import { Snapshots } from '../journal/snapshots.ts';
+import { Snapshots, snapshotsDirectoryBeside } from '../journal/snapshots.ts';
 import { HISTORY_ENV_OPTIONS } from '../history/history-env.ts';
 import { Projections } from '../history/projections.ts';
 import { HISTORY_FORMAT } from '../history/store.ts';
 
 export interface DataDirectory {
   storage: LmdbJournalStorage;
+  /** The snapshot files, `DIR/snapshots` (`snapshots.dir`: where the snapshot thread saves them). */
   snapshots: Snapshots;
   journal: Journal;
   historyDir: string;
@@ -76,7 +84,8 @@ export async function openDataDirectory(dataDir: string, logger: JournalLogger, 
     throw lostJournal(journalDir, historyDir, `the journal file is ${journalFile.state}`, historyHolds);
   }
   const storage = LmdbJournalStorage.open(journalDir);
-  const snapshots = new Snapshots(storage.env, logger);
+  // Until they are moved below, the snapshots an older build kept in LMDB count as well.
+  const snapshots = new Snapshots(snapshotsDirectoryBeside(journalDir), { logger, legacy: storage.env });
   const newest = snapshots.validNewestFirst().next().value?.seq ?? 0;
   // The newest snapshot's seq was flushed: a damaged record at or below it is not a torn write.
   const journal = await Journal.open(storage, { ...journalOptions, logger, verifyFrom: newest + 1, flushedThrough: newest });
@@ -88,6 +97,9 @@ export async function openDataDirectory(dataDir: string, logger: JournalLogger, 
     );
   }
   if (journal.lastSeq() === 0 && historyHolds !== null) throw lostJournal(journalDir, historyDir, 'the journal holds no record', historyHolds);
+  mkdirSync(snapshots.dir, { recursive: true });
+  await snapshots.removeLeftovers();
+  await snapshots.migrateLegacy();
 
   let rebuild: string | null = 'problem' in history ? history.problem : null;
   if (!('problem' in history) && history.projections.projectedSeq > journal.lastSeq()) {

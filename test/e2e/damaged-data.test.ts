@@ -82,7 +82,9 @@ function journalTool(...args: string[]): { status: number | null; out: string } 
 }
 
 for (const [name, size] of [
-  ['shortened by 64 KB', (bytes: number) => bytes - 65536],
+  // 64 KB, or its last quarter when the file is smaller (without the snapshots, which are files
+  // of their own now, this test's journal file is a few dozen KB).
+  ['shortened by 64 KB', (bytes: number) => bytes - Math.min(65536, Math.floor(bytes / 4))],
   ['cut to half', (bytes: number) => Math.floor(bytes / 2)],
   ['cut to 8 KB', () => 8192],
 ] as const) {
@@ -125,10 +127,7 @@ test('a damaged last journal record after a clean stop is refused: it was acknow
 async function loseJournalAfter(dir: string, seq: number, keepSnapshots = false): Promise<void> {
   const storage = LmdbJournalStorage.open(join(dir, 'journal'));
   await storage.truncateAfter(seq);
-  if (!keepSnapshots) {
-    const snapshots = new Snapshots(storage.env);
-    for (const key of [...snapshots.db.getKeys({ start: seq + 1 })]) await snapshots.db.remove(key);
-  }
+  if (!keepSnapshots) await new Snapshots(join(dir, 'snapshots')).dropAfter(seq);
   await storage.close();
 }
 

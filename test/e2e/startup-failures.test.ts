@@ -86,11 +86,16 @@ test('a data directory that is a file, left as it was', async (t) => {
   const holder = join(dir, 'holder');
   mkdirSync(holder);
   writeFileSync(join(holder, 'journal'), '');
-  // The three starts side by side: none touches what another is given.
-  const [onFile, onHolder, belowFile] = await Promise.all([start(['--data-dir', file]), start(['--data-dir', holder]), start(['--data-dir', join(file, 'below')])]);
+  // ... and one whose snapshots/ is.
+  const snapshotsHolder = join(dir, 'snapshots-holder');
+  mkdirSync(snapshotsHolder);
+  writeFileSync(join(snapshotsHolder, 'snapshots'), '');
+  // The starts side by side: none touches what another is given.
+  const [onFile, onHolder, onSnapshotsHolder, belowFile] = await Promise.all([start(['--data-dir', file]), start(['--data-dir', holder]), start(['--data-dir', snapshotsHolder]), start(['--data-dir', join(file, 'below')])]);
   assertOneLine(onFile, `Cannot start: DATA_DIR: must be a directory, but it is a file, got ${JSON.stringify(file)}`);
   assert.equal(readFileSync(file, 'utf8'), 'not a directory');
   assertOneLine(onHolder, `Cannot start: DATA_DIR: must hold journal/ as a directory, but ${join(holder, 'journal')} is a file, got ${JSON.stringify(holder)}`);
+  assertOneLine(onSnapshotsHolder, `Cannot start: DATA_DIR: must hold snapshots/ as a directory, but ${join(snapshotsHolder, 'snapshots')} is a file, got ${JSON.stringify(snapshotsHolder)}`);
   // Below a file nothing can be made either.
   assertOneLine(belowFile, /^Cannot start: DATA_DIR: must be a directory the exchange can create \(ENOTDIR: /);
 });

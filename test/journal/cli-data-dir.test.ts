@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url';
 import { Journal } from '../../src/journal/journal.ts';
 import { LmdbJournalStorage } from '../../src/journal/lmdb-storage.ts';
 import { RecordKind } from '../../src/transport/layout.ts';
-import { Snapshots } from '../../src/journal/snapshots.ts';
 import { CapturingLogger, payloadFor, tempDir } from './fixtures/journal-fixtures.ts';
 import { nodeArgsFor } from '../e2e/processes.ts';
 
@@ -36,7 +35,7 @@ function files(dir: string): string[] {
 async function dataDirectory(path: string, records: number): Promise<void> {
   mkdirSync(join(path, 'history'), { recursive: true });
   const storage = LmdbJournalStorage.open(join(path, 'journal'));
-  new Snapshots(storage.env, new CapturingLogger()); // the exchange opens (creates) the snapshot store at start
+  mkdirSync(join(path, 'snapshots')); // the exchange creates the snapshots directory at start
   const journal = await Journal.open(storage, { logger: new CapturingLogger() });
   for (let n = 1; n <= records; n++) journal.append(RecordKind.Place, payloadFor(n));
   await journal.durable(records);
@@ -105,7 +104,6 @@ test('a copy that fails half-way (a damaged record) removes what it wrote', asyn
   mkdirSync(data);
   // One flush per record: one block each, so the damage sits after records the copy has written.
   const opened = LmdbJournalStorage.open(join(data, 'journal'));
-  new Snapshots(opened.env, new CapturingLogger());
   const journal = await Journal.open(opened, { logger: new CapturingLogger() });
   for (let n = 1; n <= 5; n++) await journal.durable(journal.append(RecordKind.Place, payloadFor(n)));
   await journal.close();

@@ -1,11 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import type { DatabaseOptions } from 'lmdb';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Journal } from '../../src/journal/journal.ts';
-import { LmdbJournalStorage, openEnvironment } from '../../src/journal/lmdb-storage.ts';
-import { Snapshots } from '../../src/journal/snapshots.ts';
+import { LmdbJournalStorage, openEnvironment, seqKeyEncoder } from '../../src/journal/lmdb-storage.ts';
+import { Snapshots, encodeSnapshotRecord, snapshotFileName } from '../../src/journal/snapshots.ts';
 import { RecordKind } from '../../src/transport/layout.ts';
 import { CapturingLogger, payloadFor, readAll, tempDir } from './fixtures/journal-fixtures.ts';
 import { bundleOf, nodeArgsFor } from '../e2e/processes.ts';
@@ -27,7 +29,7 @@ test('inspect, verify (with a replay hook) and copy work on a journal with a sna
     for (let n = 1; n <= 30; n++) journal.append(n % 3 === 0 ? RecordKind.Fill : RecordKind.Place, payloadFor(n));
     await journal.durable(30);
     // The fixture replay's hash is "count:<records applied>": a snapshot at 20 must say count:20.
-    await new Snapshots(storage.env).save(20, 'count:20', Uint8Array.of(1));
+    await new Snapshots(join(dir.path, 'snapshots')).save(20, 'count:20', Uint8Array.of(1));
     await journal.close();
 
     const inspect = cli('inspect', '--data-dir', source);
@@ -59,14 +61,22 @@ test('inspect, verify (with a replay hook) and copy work on a journal with a sna
     assert.equal(copied.lastSeq(), 25);
     assert.deepEqual(readAll(copied)[24][2], payloadFor(25));
     await copied.close();
+    // ... with its snapshots as files of copy/snapshots.
+    assert.deepEqual(readdirSync(join(copyDir, 'snapshots')), [snapshotFileName(20)]);
 
-    // A snapshot whose hash the replay does not reproduce fails verify.
+    // A snapshot whose hash the replay does not reproduce fails verify; one an older build left
+    // in the journal's LMDB environment (database `snapshots`) is read as well, and not moved.
     const env = openEnvironment(source);
-    await new Snapshots(env).save(10, 'count:999', Uint8Array.of(1));
+    const legacy = env.openDB<Uint8Array, number>('snapshots', { keyEncoder: seqKeyEncoder, encoding: 'binary' } as DatabaseOptions);
+    await legacy.put(10, encodeSnapshotRecord(10, 'count:999', Uint8Array.of(1)));
     await env.close();
+    const listed = cli('inspect', '--data-dir', source);
+    assert.match(listed.out, /snapshots\s+10, 20/);
     const mismatch = cli('verify', '--data-dir', source, '--replay', REPLAY_MODULE);
     assert.equal(mismatch.status, 1);
+    assert.match(mismatch.out, /snapshots matched 1, mismatched 1/);
     assert.match(mismatch.out, /MISMATCH at seq 10/);
+    assert.deepEqual(readdirSync(join(dir.path, 'snapshots')), [snapshotFileName(20)], 'a read-only tool moves nothing');
   } finally {
     dir.remove();
   }
