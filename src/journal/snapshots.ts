@@ -32,8 +32,12 @@
  * - a file under a final name is whole and durable: `save` writes `NAME.tmp`, fsyncs it, renames
  *   it into place and fsyncs the directory, and resolves only then. A `.tmp` left by a crash is
  *   never read, and goes at the next `prune` or `removeLeftovers` (the data directory's open);
- * - one writer per directory (the data directory's lock; the snapshot thread writes, the open
- *   and `cutAfter` before and after it runs).
+ * - one writer per directory: the snapshot thread writes; the open and `cutAfter` before and
+ *   after it runs. An exchange holds the data directory's LOCK (storage/directory-lock); a
+ *   replica or standby does not take it (known: two on one directory were already unsafe for
+ *   the journal);
+ * - an entry that cannot be used (not a regular file, unreadable, misnamed) is logged once and
+ *   skipped, never a failed start: cleanup never throws either (test/journal/snapshots).
  *
  * Why files and not LMDB: snapshots were the `snapshots` database of the journal's environment,
  * written and pruned from the snapshot thread while the main thread appended journal blocks.
@@ -53,7 +57,7 @@
  *
  * May import: lmdb (types), node:fs, node:path, journal/checksum, journal/lmdb-storage (key encoder), journal/lmdb-commit-rejections, journal/journal (logger type).
  */
-import { mkdirSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Database, DatabaseOptions, RootDatabase } from 'lmdb';
 import { crc32c } from './checksum.ts';
@@ -193,6 +197,8 @@ export class Snapshots {
   private readonly logger: JournalLogger;
   /** The legacy LMDB database, while it may hold snapshots (undefined: none, or none left). */
   private legacyDb: Database<Uint8Array, number> | undefined;
+  /** Entries already reported as unusable (each is logged once). */
+  private readonly reported = new Set<string>();
 
   constructor(dir: string, options: SnapshotsOptions = {}) {
     this.dir = dir;
@@ -253,8 +259,16 @@ export class Snapshots {
     for (const name of names) {
       const match = FILE_NAME.exec(name);
       if (match !== null) seqs.push(Number(match[1]));
+      else if (!name.endsWith(TEMP_SUFFIX)) this.reportOnce(name, `${join(this.dir, name)} is not named as a snapshot (20 digits, then .snapshot): ignored, never read or pruned`);
     }
     return seqs;
+  }
+
+  /** Logs `message` once per entry and process: an entry that stays unusable is read at every prune. */
+  private reportOnce(name: string, message: string): void {
+    if (this.reported.has(name)) return;
+    this.reported.add(name);
+    this.logger.error({ dir: this.dir, name }, message);
   }
 
   /** The stored record of `entry`, or undefined if it is gone (pruned meanwhile by the writer). */
@@ -263,11 +277,20 @@ export class Snapshots {
       const value = this.legacyDb?.get(entry.seq);
       return value === undefined ? undefined : new Uint8Array(value); // a copy: lmdb-js may reuse its buffer
     }
+    const name = snapshotFileName(entry.seq);
+    const path = join(this.dir, name);
     try {
-      return readFileSync(join(this.dir, snapshotFileName(entry.seq)));
+      // Only a regular file is read: a FIFO under a snapshot's name would block the start for
+      // ever, a directory throws. Anything else unreadable (permissions, I/O) is skipped like a
+      // damaged snapshot — an older one or the journal stands in — never a failed start.
+      if (!lstatSync(path).isFile()) {
+        this.reportOnce(name, `${path} is not a regular file: skipped`);
+        return undefined;
+      }
+      return readFileSync(path);
     } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
+      if (!isMissing(error)) this.reportOnce(name, `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): skipped`);
+      return undefined;
     }
   }
 
@@ -345,10 +368,31 @@ export class Snapshots {
       if (isMissing(error)) return 0;
       throw error;
     }
-    const leftovers = names.filter((name) => name.endsWith(TEMP_SUFFIX));
-    for (const name of leftovers) await fs.rm(join(this.dir, name), { force: true });
-    if (leftovers.length > 0) await syncDirectory(this.dir);
-    return leftovers.length;
+    let removed = 0;
+    for (const name of names.filter((n) => n.endsWith(TEMP_SUFFIX))) if (await this.unlink(name)) removed++;
+    if (removed > 0) await syncDirectory(this.dir);
+    return removed;
+  }
+
+  /**
+   * Removes the regular file `name`; anything else under it (a directory, a FIFO) or a file that
+   * cannot be removed is logged once and left: cleanup never fails an open or a prune (a prune
+   * that threw after every save would keep every snapshot until the disk filled).
+   */
+  private async unlink(name: string): Promise<boolean> {
+    const path = join(this.dir, name);
+    try {
+      if (!lstatSync(path).isFile()) {
+        this.reportOnce(name, `${path} is not a regular file: not removed`);
+        return false;
+      }
+      await fs.rm(path, { force: true });
+      return true;
+    } catch (error) {
+      if (isMissing(error)) return false;
+      this.reportOnce(name, `${path} cannot be removed (${(error as NodeJS.ErrnoException).code ?? String(error)}): left`);
+      return false;
+    }
   }
 
   /**
@@ -385,7 +429,7 @@ export class Snapshots {
 
   private async remove(seqs: number[]): Promise<void> {
     if (seqs.length === 0) return;
-    for (const seq of seqs) await fs.rm(join(this.dir, snapshotFileName(seq)), { force: true });
+    for (const seq of seqs) await this.unlink(snapshotFileName(seq));
     await syncDirectory(this.dir);
   }
 }

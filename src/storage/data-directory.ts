@@ -151,6 +151,6 @@ function lostJournal(journalDir: string, historyDir: string, found: string, hist
   return new DataRefusedError(
     `${found} (${lmdbDataFile(journalDir)}), but the history beside it (${historyDir}) shows this exchange has run: ${historyHolds}. ` +
       'Starting would open a new, empty exchange under the old one\'s history. Nothing was changed. ' +
-      `Restore the journal from a replica or backup; to start a new exchange on purpose, remove ${historyDir} as well.`,
+      `Restore the journal from a replica or backup; to start a new exchange on purpose, remove ${historyDir} and ${snapshotsDirectoryBeside(journalDir)} as well.`,
   );
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseOptions, RootDatabase } from 'lmdb';
 import { openEnvironment, seqKeyEncoder } from '../../src/journal/lmdb-storage.ts';
@@ -171,6 +172,36 @@ test('legacy snapshots in the journal\'s LMDB environment are read beside the fi
     assert.equal(freshEnv.openDB('snapshots', { create: false } as DatabaseOptions), undefined, 'no database created');
     assert.equal(existsSync(snapshotsDirectoryBeside(fresh)), false);
     await freshEnv.close();
+  } finally {
+    dir.remove();
+  }
+});
+
+test('an entry that is not a usable snapshot file (a directory, a FIFO, a misnamed file, a *.tmp directory) is logged once and skipped: reads, prune and cleanup go on', async () => {
+  const dir = tempDir('snapshots');
+  try {
+    const logger = new CapturingLogger();
+    const snapshots = new Snapshots(join(dir.path, 'snapshots'), { logger });
+    await snapshots.save(100, 'hash-100', STATE_AT_100);
+    await snapshots.save(200, 'hash-200', STATE_AT_200);
+    // Newer than both, under snapshot names: a directory and a FIFO (a read of a FIFO would block for ever).
+    mkdirSync(join(snapshots.dir, snapshotFileName(300)));
+    execFileSync('mkfifo', [join(snapshots.dir, snapshotFileName(400))]);
+    mkdirSync(join(snapshots.dir, 'junk.tmp'));
+    writeFileSync(join(snapshots.dir, '41724.snapshot'), encodeSnapshotRecord(41_724, 'hash', STATE_AT_300));
+
+    assert.deepEqual(snapshots.loadLatestValid(), { seq: 200, stateHash: 'hash-200', bytes: STATE_AT_200 });
+    assert.deepEqual([...snapshots.validNewestFirst()].map((s) => s.seq), [200, 100]);
+    assert.equal(await snapshots.removeLeftovers(), 0, 'a *.tmp directory is not removed, and no error');
+    await snapshots.save(500, 'hash-500', STATE_AT_300);
+    await snapshots.save(600, 'hash-600', STATE_AT_300);
+    await snapshots.prune(2);
+    const left = readdirSync(snapshots.dir).sort();
+    assert.ok(left.includes(snapshotFileName(500)) && left.includes(snapshotFileName(600)), 'the newest two valid kept');
+    assert.ok(!left.includes(snapshotFileName(100)) && !left.includes(snapshotFileName(200)), `older valid ones pruned despite the unusable entries: ${left}`);
+    const said = logger.errors.map((e) => e.message).join('\n');
+    for (const what of [`${snapshotFileName(300)} is not a regular file`, `${snapshotFileName(400)} is not a regular file`, 'junk.tmp is not a regular file', '41724.snapshot is not named as a snapshot']) assert.ok(said.includes(what), `not logged: ${what}\n${said}`);
+    assert.equal(logger.errors.filter((e) => e.message.includes(`${snapshotFileName(300)} is not a regular file`)).length, 1, 'each entry is logged once');
   } finally {
     dir.remove();
   }
