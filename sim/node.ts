@@ -19,7 +19,8 @@ import { FastOrderBook } from '../src/engine/fast-book.ts';
 import type { BookSnapshot, MarketIndex, OrderId, OwnerIndex, PlaceOrder } from '../src/engine/types.ts';
 import { Journal, type JournalLogger } from '../src/journal/journal.ts';
 import { SimulatedJournalStorage } from '../src/journal/simulated-storage.ts';
-import { decodeSnapshotRecord, encodeSnapshotRecord } from '../src/journal/snapshots.ts';
+import { decodeSnapshotRecord, encodeSnapshotRecord, type Snapshot, type SnapshotTie } from '../src/journal/snapshots.ts';
+import { chainsOf, newestTakenOf } from '../src/journal/snapshot-tie.ts';
 import { BookEventWriter, RecordBuffer, decodeCommand, encodeCancel, encodeCancelAll, encodeExpire, encodePlace, recordLength, writeDone, type CommandHandler } from '../src/transport/codec.ts';
 import { Exchange } from '../src/app/exchange.ts';
 import { NO_ROUTER, type ExchangeListeners, type MarketRouter } from '../src/app/ports.ts';
@@ -141,8 +142,9 @@ export class SimSnapshots {
   saved = 0;
   interrupted = 0;
 
-  capture(seq: number, stateHash: string, bytes: Uint8Array): void {
-    this.pendingSave = { seq, record: encodeSnapshotRecord(seq, stateHash, bytes) };
+  /** `tie`: the journal's chain value of record `seq` (`journal.chainAt(seq)`), as the snapshot thread records it. */
+  capture(seq: number, stateHash: string, bytes: Uint8Array, tie: SnapshotTie | undefined): void {
+    this.pendingSave = { seq, record: encodeSnapshotRecord(seq, stateHash, bytes, tie) };
   }
 
   /** The save lands (production: `snapshots.save` then `prune(3)`). */
@@ -165,7 +167,7 @@ export class SimSnapshots {
   }
 
   /** Valid snapshots, newest first (`Snapshots.validNewestFirst`). */
-  *validNewestFirst(): Generator<{ seq: number; stateHash: string; bytes: Uint8Array }> {
+  *validNewestFirst(): Generator<Snapshot> {
     for (const key of [...this.stored.keys()].sort((a, b) => b - a)) {
       const snapshot = decodeSnapshotRecord(key, this.stored.get(key)!);
       if (snapshot) yield snapshot;
@@ -194,6 +196,8 @@ export interface StartHooks {
   onRecord?(seq: number, exchange: Exchange): void;
   /** A snapshot verified by its checksum whose restored state does not match its hash. */
   onBadSnapshot?(seq: number, differ: string[]): void;
+  /** A snapshot skipped as not taken of the journal (journal/snapshot-tie), with the line start-up logs. */
+  onForeignSnapshot?(seq: number, message: string): void;
 }
 
 export interface StartReport {
@@ -221,13 +225,13 @@ export const LEDGER_OPTIONS = { ledger: { faucet: true } };
  */
 export function restoreNewest(
   inUse: readonly MarketSpec[],
-  journal: Pick<Journal, 'range' | 'lastSeq'>,
+  journal: Pick<Journal, 'range' | 'lastSeq' | 'chainAt'>,
   snapshots: SimSnapshots,
   listeners: ExchangeListeners,
-  hooks: Pick<StartHooks, 'onBadSnapshot'> = {},
+  hooks: Pick<StartHooks, 'onBadSnapshot' | 'onForeignSnapshot'> = {},
 ): { seq: number; exchange: Exchange; books: BookSnapshot[] } | { seq: 0; exchange: Exchange; books: [] } {
-  const { exchange, start } = startState(snapshots, Number.MAX_SAFE_INTEGER, startMarkets(journal, inUse), listeners, LEDGER_OPTIONS, {
-    error: (fields) => hooks.onBadSnapshot?.(fields.seq as number, fields.differ as string[]),
+  const { exchange, start } = startState(snapshots, journal, Number.MAX_SAFE_INTEGER, startMarkets(journal, inUse), listeners, LEDGER_OPTIONS, {
+    error: (fields, message) => (fields.notTakenOf === true ? hooks.onForeignSnapshot?.(fields.seq as number, message) : hooks.onBadSnapshot?.(fields.seq as number, fields.differ as string[])),
   });
   return start === undefined ? { seq: 0, exchange, books: [] } : { seq: start.seq, exchange, books: start.saved.books };
 }
@@ -276,7 +280,7 @@ export class SimNode {
     time: number,
     hooks: StartHooks = {},
   ): Promise<{ node: SimNode; report: StartReport }> {
-    const newest = snapshots.validNewestFirst().next().value?.seq ?? 0;
+    const { newest } = newestTakenOf(snapshots, chainsOf(storage));
     const journal = await Journal.open(storage, { logger, verifyFrom: newest + 1 });
     const openedSeq = journal.lastSeq();
     const restored = restoreNewest(inUse, journal, snapshots, listeners, hooks);
@@ -327,7 +331,7 @@ export class SimNode {
     const hashes = this.exchange.stateHashes();
     const hash = this.exchange.stateHash(hashes);
     // As the snapshot thread writes it (sequencer/snapshot-replica): with the markets it was taken under.
-    snapshots.capture(seq, hash, encodeSnapshot({ exchange: this.exchange.snapshot(), books, hashes, markets: marketsFileOf(this.exchange.markets).markets }));
+    snapshots.capture(seq, hash, encodeSnapshot({ exchange: this.exchange.snapshot(), books, hashes, markets: marketsFileOf(this.exchange.markets).markets }), this.journal.chainAt(seq));
     return { seq, hash, books: this.markets.map((m) => m.book.stateHash()), markets: marketsText(this.exchange.markets) };
   }
 }

@@ -473,6 +473,8 @@ class Simulation {
         if (marketsText(exchange.markets) !== c.markets) this.fail('replay markets', `after journal seq ${c.seq} the replayed exchange runs under other markets than the running one did there`);
       },
       onBadSnapshot: (seq, differ) => this.fail('snapshot', `snapshot at seq ${seq} verifies but restores to a different hash (parts ${differ.join(', ')})`),
+      // Every snapshot here was taken of this journal: one skipped as another's is a wrong tie.
+      onForeignSnapshot: (_seq, message) => this.fail('snapshot', message),
     });
     this.node = node;
     this.recovering = false;

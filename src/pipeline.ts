@@ -282,7 +282,7 @@ function restoredState({ settings, logger, metrics }: Wiring, { snapshots, journ
   // Before the snapshot is read: the markets file must name the markets in their places and units.
   // The state is read and replayed under the journal's markets (sequencer/start-state).
   const marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
-  const { exchange, start, markets } = startState(snapshots, projections.projectedSeq, startMarkets(journal, marketsInUse.recorded ?? settings.markets), listeners, exchangeOptions, logger);
+  const { exchange, start, markets } = startState(snapshots, journal, projections.projectedSeq, startMarkets(journal, marketsInUse.recorded ?? settings.markets), listeners, exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
   replay = new StartUpReplay(exchange, journal, projections, start, logger, metrics);
   return { exchange, snapshot: start, exchangeOptions, replay, markets, marketsInUse };

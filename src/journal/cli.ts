@@ -34,6 +34,7 @@ import { LmdbJournalStorage } from './lmdb-storage.ts';
 import { checkLmdbFile } from './lmdb-file.ts';
 import { DataRefusedError } from './refusal.ts';
 import { Snapshots, snapshotsDirectoryBeside } from './snapshots.ts';
+import { notTakenOfMessage } from './snapshot-tie.ts';
 import { verifyJournal, type ReplayTarget } from './verify.ts';
 
 const USAGE = 'usage: npm run journal -- <inspect|verify|copy> --data-dir DIR [--from N] [--to M | --to DIR] [--until N] [--replay MODULE [--check-invariants]]';
@@ -119,6 +120,7 @@ async function verify(dir: string, flags: Map<string, string>): Promise<number> 
   if (replay) {
     console.log(`replay: final state hash ${report.finalHash}; snapshots matched ${report.snapshotsMatched}, mismatched ${report.snapshotMismatches.length}`);
     for (const m of report.snapshotMismatches) console.log(`  MISMATCH at seq ${m.seq}: snapshot ${m.expected}, replay ${m.actual}`);
+    for (const seq of report.snapshotsNotTaken) console.log(`  ${notTakenOfMessage(seq, journal)}`);
   }
   const broken = report.firstBroken;
   if (checkInvariants) console.log(broken === undefined ? 'invariants: held after every record' : `invariants: BROKEN after seq ${broken.seq} (${KIND_NAMES.get(broken.kind) ?? broken.kind}): ${broken.problem}`);

@@ -11,7 +11,8 @@
  * block to a replication sink and what its refusal does (block-sink.ts), storage behind one
  * interface (storage.ts) — LMDB blocks in production (lmdb-storage.ts), a simulated disk with
  * power cuts for tests (simulated-storage.ts) — snapshots, one file each beside the journal
- * (snapshots.ts: write-once blobs need no B-tree), verification and the
+ * (snapshots.ts: write-once blobs need no B-tree), tied to the journal they were taken of
+ * (snapshot-tie.ts: another journal's are skipped), verification and the
  * operator tool (verify.ts, cli.ts).
  * May import: lmdb, node:fs, node:path, node:url, transport/layout, app/commands. The last two
  * are the CLI's (cli.ts): it names the transport's record kinds to print them.

@@ -65,6 +65,7 @@ import {
   recordKindOf,
   recordSeq,
   sealRecord,
+  storedChain,
   viewOf,
   writeRecord,
 } from './record.ts';
@@ -491,6 +492,15 @@ export class Journal {
       expected++;
     }
     if (expected !== to + 1) throw new JournalCorruptError(expected, Problem.Sequence);
+  }
+
+  /**
+   * The chain value of record `seq` (journal/record `storedChain`), or undefined when this
+   * journal does not hold it whole: what a snapshot taken of this journal after `seq` records
+   * (journal/snapshot-tie).
+   */
+  chainAt(seq: number): Chain | undefined {
+    return seq >= 1 && seq <= this.last ? storedChain(this.storage.get(seq), seq) : undefined;
   }
 
   /** Bytes used on disk. */

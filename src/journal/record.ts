@@ -152,6 +152,24 @@ export function chainOf(record: Uint8Array, into: Chain = new Chain()): Chain {
   return into;
 }
 
+/**
+ * The chain value of `record` as stored under `seq`: undefined unless it is whole (length and
+ * checksum) and is record `seq` (its link to the previous record is not checked). What a
+ * snapshot taken after record `seq` records, to be told from another journal's (journal/snapshot-tie).
+ */
+export function storedChain(record: Uint8Array | undefined, seq: number): Chain | undefined {
+  if (record === undefined || record.length < kJournalHeaderBytes) return undefined;
+  const view = viewOf(record);
+  const at = record.byteOffset;
+  if (kJournalHeaderBytes + view.getUint32(at + kJournalPayloadLength, true) !== record.length || recordSeq(view, at) !== seq) return undefined;
+  const sum = crc32c(record, 4, record.length);
+  if (sum !== view.getUint32(at + kJournalCrc, true)) return undefined;
+  const chain = new Chain();
+  chain.crc32c = sum;
+  chain.crc32 = crc32(record, 4, record.length);
+  return chain;
+}
+
 /** A record's seq, from a view in which the record starts at `offset`. */
 export function recordSeq(view: DataView, offset = 0): number {
   return view.getUint32(offset + kJournalSeq, true) + view.getUint32(offset + kJournalSeq + 4, true) * 2 ** 32;

@@ -7,12 +7,22 @@
  * (`00000000000000041724.snapshot`). A file holds one record:
  * ```
  * byte 0   u32  crc32c of bytes [4, end)
- * byte 4   u8   format version (2)
+ * byte 4   u8   format version (3; 2: written by older builds, without the tie)
  * byte 6   u16  stateHash length (UTF-8 bytes)
  * byte 8   u64  seq
  * byte 16  u32  state length
- * byte 24       stateHash, then the state bytes (opaque: the cores' snapshot encoding)
+ * byte 20  u32  reserved (0)
+ * byte 24  u32  tie (version 3): the journal's chain value of record `seq`, its crc32c …
+ * byte 28  u32  … and its crc32 (journal/record `Chain`)
+ * byte 32       stateHash, then the state bytes (opaque: the cores' snapshot encoding);
+ *               at byte 24 in version 2
  * ```
+ * The tie says which journal the snapshot was taken of: a data directory's journal can be
+ * replaced (re-seeded from another node, or a deposed primary's whose timeline diverged) while
+ * `snapshots/` stays, and a snapshot of another journal restored and replayed on would be a
+ * wrong state. Who starts from a snapshot compares its tie with the journal's record at its seq
+ * and skips one that differs (journal/snapshot-tie). Version 2 records carry no tie and are used
+ * as before (an upgrade needs no full replay); version 3 is written from this build on.
  * Start-up takes `validNewestFirst()` and replays the journal from `seq + 1`. A snapshot that
  * fails its checksum (a torn or damaged file, another format, a seq unlike its name's) is
  * skipped and the next older one is used, so a bad snapshot costs replay time, never
@@ -60,17 +70,29 @@ const kSnapshotVersion = 4;
 const kSnapshotHashLength = 6;
 const kSnapshotSeq = 8;
 const kSnapshotStateLength = 16;
-const kSnapshotHeaderBytes = 24;
+const kSnapshotTieCrc32c = 24;
+const kSnapshotTieCrc32 = 28;
 /**
- * 2: the one state-hash recipe (numeric/state-hash; the ledger's part was FNV-1a before). A
+ * 2: the one state-hash recipe (numeric/state-hash; the ledger's part was FNV-1a before).
+ * 3: the same, with the tie to the journal (24-byte header in version 2, 32 in version 3). A
  * snapshot of another version is skipped like a damaged one: the journal is replayed instead.
  */
-const SNAPSHOT_FORMAT_VERSION = 2;
+const SNAPSHOT_FORMAT_VERSION = 3;
+const UNTIED_FORMAT_VERSION = 2;
+const headerBytesOf = (version: number): number => (version === SNAPSHOT_FORMAT_VERSION ? 32 : 24);
+
+/** The journal's chain value of the record a snapshot was taken after (journal/record `Chain`). */
+export interface SnapshotTie {
+  crc32c: number;
+  crc32: number;
+}
 
 export interface Snapshot {
   seq: number;
   stateHash: string;
   bytes: Uint8Array;
+  /** Version 3: the journal's chain value of record `seq`. Absent in a version 2 record (not tied). */
+  tie?: SnapshotTie;
 }
 
 export interface SnapshotInfo {
@@ -79,29 +101,42 @@ export interface SnapshotInfo {
   valid: boolean;
 }
 
-/** A snapshot record as stored (checksummed header, hash, state); exported for the simulator's storage. */
-export function encodeSnapshotRecord(seq: number, stateHash: string, state: Uint8Array): Uint8Array {
+/**
+ * A snapshot record as stored (checksummed header, tie, hash, state); exported for the
+ * simulator's storage. With `tie` a version 3 record; without, version 2 (no tie: what older
+ * builds wrote, for tests of them).
+ */
+export function encodeSnapshotRecord(seq: number, stateHash: string, state: Uint8Array, tie?: SnapshotTie): Uint8Array {
   const hash = new TextEncoder().encode(stateHash);
-  const record = new Uint8Array(kSnapshotHeaderBytes + hash.length + state.length);
+  const version = tie === undefined ? UNTIED_FORMAT_VERSION : SNAPSHOT_FORMAT_VERSION;
+  const header = headerBytesOf(version);
+  const record = new Uint8Array(header + hash.length + state.length);
   const view = new DataView(record.buffer);
-  view.setUint8(kSnapshotVersion, SNAPSHOT_FORMAT_VERSION);
+  view.setUint8(kSnapshotVersion, version);
   view.setUint16(kSnapshotHashLength, hash.length, true);
   view.setUint32(kSnapshotSeq, seq >>> 0, true);
   view.setUint32(kSnapshotSeq + 4, Math.floor(seq / 2 ** 32), true);
   view.setUint32(kSnapshotStateLength, state.length, true);
-  record.set(hash, kSnapshotHeaderBytes);
-  record.set(state, kSnapshotHeaderBytes + hash.length);
+  if (tie !== undefined) {
+    view.setUint32(kSnapshotTieCrc32c, tie.crc32c >>> 0, true);
+    view.setUint32(kSnapshotTieCrc32, tie.crc32 >>> 0, true);
+  }
+  record.set(hash, header);
+  record.set(state, header + hash.length);
   view.setUint32(kSnapshotCrc, crc32c(record, 4), true);
   return record;
 }
 
 /** Whether `record` verifies as the snapshot at `key`, without copying its state. */
 export function verifySnapshotRecord(key: number, record: Uint8Array): boolean {
-  if (record.length < kSnapshotHeaderBytes) return false;
+  if (record.length < headerBytesOf(UNTIED_FORMAT_VERSION)) return false;
   const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
-  if (view.getUint8(kSnapshotVersion) !== SNAPSHOT_FORMAT_VERSION) return false;
+  const version = view.getUint8(kSnapshotVersion);
+  if (version !== SNAPSHOT_FORMAT_VERSION && version !== UNTIED_FORMAT_VERSION) return false;
+  const header = headerBytesOf(version);
+  if (record.length < header) return false;
   const seq = view.getUint32(kSnapshotSeq, true) + view.getUint32(kSnapshotSeq + 4, true) * 2 ** 32;
-  if (seq !== key || kSnapshotHeaderBytes + view.getUint16(kSnapshotHashLength, true) + view.getUint32(kSnapshotStateLength, true) !== record.length) return false;
+  if (seq !== key || header + view.getUint16(kSnapshotHashLength, true) + view.getUint32(kSnapshotStateLength, true) !== record.length) return false;
   return view.getUint32(kSnapshotCrc, true) === crc32c(record, 4);
 }
 
@@ -109,9 +144,13 @@ export function verifySnapshotRecord(key: number, record: Uint8Array): boolean {
 export function decodeSnapshotRecord(key: number, record: Uint8Array): Snapshot | undefined {
   if (!verifySnapshotRecord(key, record)) return undefined;
   const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
+  const version = view.getUint8(kSnapshotVersion);
+  const header = headerBytesOf(version);
   const hashLength = view.getUint16(kSnapshotHashLength, true);
-  const stateHash = new TextDecoder().decode(record.subarray(kSnapshotHeaderBytes, kSnapshotHeaderBytes + hashLength));
-  return { seq: key, stateHash, bytes: new Uint8Array(record.subarray(kSnapshotHeaderBytes + hashLength)) };
+  const stateHash = new TextDecoder().decode(record.subarray(header, header + hashLength));
+  const snapshot: Snapshot = { seq: key, stateHash, bytes: new Uint8Array(record.subarray(header + hashLength)) };
+  if (version === SNAPSHOT_FORMAT_VERSION) snapshot.tie = { crc32c: view.getUint32(kSnapshotTieCrc32c, true), crc32: view.getUint32(kSnapshotTieCrc32, true) };
+  return snapshot;
 }
 
 /** The data directory's snapshots directory beside its journal directory: `DIR/snapshots` for `DIR/journal`. */
@@ -169,9 +208,12 @@ export class Snapshots {
     this.legacyDb = options.legacy?.openDB<Uint8Array, number>('snapshots', { keyEncoder: seqKeyEncoder, encoding: 'binary', create: false } as DatabaseOptions);
   }
 
-  /** Stores a snapshot of the state after journal record `seq`; resolves once it is durable. */
-  async save(seq: number, stateHash: string, bytes: Uint8Array): Promise<void> {
-    await this.saveRecord(seq, encodeSnapshotRecord(seq, stateHash, bytes));
+  /**
+   * Stores a snapshot of the state after journal record `seq`, tied to the journal by `tie`, its
+   * chain value of record `seq` (without: a version 2 record, as older builds wrote); resolves once it is durable.
+   */
+  async save(seq: number, stateHash: string, bytes: Uint8Array, tie?: SnapshotTie): Promise<void> {
+    await this.saveRecord(seq, encodeSnapshotRecord(seq, stateHash, bytes, tie));
   }
 
   /** Stores `record` (as `encodeSnapshotRecord` makes it, verbatim) as the snapshot at `seq`: temporary file, fsync, rename, fsync of the directory. */

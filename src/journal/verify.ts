@@ -6,11 +6,14 @@
  * given a `ReplayTarget`, replays each record into it and compares its state hash with every
  * stored snapshot's hash at that snapshot's seq (the replay-equivalence check of the test
  * plan). The cores are wired in by whoever provides the target (`--replay MODULE` in the CLI).
+ * A snapshot not taken of this journal (journal/snapshot-tie: its tie differs from the record at
+ * its seq) is not compared — its hash is another journal's state — but reported (`snapshotsNotTaken`).
  *
- * May import: journal/journal, journal/snapshots.
+ * May import: journal/journal, journal/snapshots, journal/snapshot-tie.
  */
 import type { Journal, JournalEntry } from './journal.ts';
 import type { Snapshots } from './snapshots.ts';
+import { takenOf } from './snapshot-tie.ts';
 
 /** What a replay drives: the cores behind an adapter that decodes journal entries. */
 export interface ReplayTarget {
@@ -34,6 +37,8 @@ export interface VerifyReport {
   /** Snapshots whose hash the replay reproduced / did not. */
   snapshotsMatched: number;
   snapshotMismatches: SnapshotCheck[];
+  /** Seqs of the snapshots not compared: taken of another journal (their tie differs from its record there). */
+  snapshotsNotTaken: number[];
   /** The replay target's hash after the last record. */
   finalHash?: string;
   /** With `checkInvariants`: the first record after which the replayed state broke an invariant, and which. */
@@ -47,9 +52,15 @@ export interface VerifyReport {
  * record. It walks the whole state per record: minutes for a long journal.
  */
 export function verifyJournal(journal: Journal, options: { replay?: ReplayTarget; snapshots?: Snapshots; from?: number; to?: number; checkInvariants?: boolean } = {}): VerifyReport {
-  const report: VerifyReport = { records: 0, lastSeq: 0, countsByKind: new Map(), payloadBytes: 0, snapshotsMatched: 0, snapshotMismatches: [] };
+  const report: VerifyReport = { records: 0, lastSeq: 0, countsByKind: new Map(), payloadBytes: 0, snapshotsMatched: 0, snapshotMismatches: [], snapshotsNotTaken: [] };
   const hashes = new Map<number, string>();
-  if (options.replay && options.snapshots) for (const { seq, stateHash } of options.snapshots.validNewestFirst()) hashes.set(seq, stateHash);
+  if (options.replay && options.snapshots) {
+    for (const snapshot of options.snapshots.validNewestFirst()) {
+      // One past the journal's end is never reached by the replay; one of another journal is not compared.
+      if (snapshot.seq <= journal.lastSeq() && !takenOf(snapshot, journal)) report.snapshotsNotTaken.push(snapshot.seq);
+      else hashes.set(snapshot.seq, snapshot.stateHash);
+    }
+  }
   const checkpoints = [...hashes.keys()].sort((a, b) => a - b).map((seq) => ({ seq }));
   let next = 0;
   for (const entry of journal.range(options.from ?? 1, options.to)) {

@@ -204,7 +204,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
     const markets = startMarkets(journal, marketsInUse.recorded ?? settings.markets);
     const first = streamFirst === null ? null : marketsOfRecord(entryOf(streamFirst));
-    state = startState(snapshots, projections.projectedSeq, first === null ? markets : { ...markets, first }, projections.listeners(), exchangeOptions, logger);
+    state = startState(snapshots, journal, projections.projectedSeq, first === null ? markets : { ...markets, first }, projections.listeners(), exchangeOptions, logger);
   } catch (error) {
     return refuse(error);
   }

@@ -3,6 +3,7 @@
  *
  * The snapshot thread: holds the `SnapshotReplica`, and for each request replays the journal
  * up to the asked seq, captures, hashes, encodes, checksums and saves the snapshot (flushed),
+ * tied to the journal by its chain value of that seq's record (journal/snapshot-tie),
  * then prunes old ones — all the work that grows with the number of accounts, off the main
  * thread. It opens the journal's LMDB environment itself (lmdb-js shares it between threads)
  * and reads only records the main thread says are flushed; it never writes to it: snapshots are
@@ -16,7 +17,7 @@
  * Messages in: `{ type: 'snapshot', seq }` (one at a time), `follow`, `{ type: 'close' }`. Out:
  * `{ type: 'saved', seq, bytes, ms }`, `{ type: 'failed', seq, error }` (a replay divergence
  * or a storage error; the replica is not used again), `{ type: 'log', … }`, `{ type: 'closed' }`.
- * May import: config/market (types), journal/ (journal, lmdb-storage, snapshots),
+ * May import: config/market (types), journal/ (journal, lmdb-storage, snapshots, record),
  * sequencer/snapshot-replica, sequencer/snapshot-codec, node:worker_threads, app/exchange (types).
  * lmdb only through journal/.
  */
@@ -25,6 +26,7 @@ import type { MarketSpec } from '../config/market.ts';
 import { Journal, type JournalLogger } from '../journal/journal.ts';
 import { LmdbJournalStorage, openEnvironment } from '../journal/lmdb-storage.ts';
 import { Snapshots } from '../journal/snapshots.ts';
+import { storedChain } from '../journal/record.ts';
 import type { ExchangeOptions } from '../app/exchange.ts';
 import { decodeSnapshot } from './snapshot-codec.ts';
 import { SnapshotReplica, type CapturedSnapshot } from './snapshot-replica.ts';
@@ -115,7 +117,11 @@ async function take(seq: number): Promise<void> {
     throw error;
   }
   const t2 = performance.now();
-  await snapshots.save(captured.seq, captured.stateHash, captured.bytes);
+  // Tied to this journal by its chain value of record `seq` (journal/snapshot-tie), read from the
+  // record itself: the replica replayed it from this environment, whose read transaction holds it.
+  const tie = storedChain(storage.get(captured.seq), captured.seq);
+  if (tie === undefined) throw new Error(`journal record ${captured.seq} the snapshot was taken after cannot be read whole`);
+  await snapshots.save(captured.seq, captured.stateHash, captured.bytes, tie);
   await snapshots.prune(data.keep);
   report({ type: 'saved', seq, bytes: captured.bytes.length, ms: { replay: t1 - t0, capture: t2 - t1, save: performance.now() - t2 } });
 }

@@ -6,14 +6,16 @@
  * recorded hash, or an empty exchange at seq 0. The caller then replays the journal from the
  * record after it (`recover` with `from` and `books`). A snapshot is an optimization — the
  * journal is the truth — so one that does not restore is logged loudly and an older one (or
- * none) used.
+ * none) used. So is one not taken of this journal (journal/snapshot-tie: a version 3 snapshot
+ * whose tie differs from the journal's record at its seq, as when `journal/` was replaced and
+ * `snapshots/` kept): `snapshot at seq N was not taken of this journal (its record N differs): skipped`.
  *
  * The markets it begins under are the journal's at that point, not the markets file's: a
  * snapshot's own (it carries them), or, from seq 0, those of the markets record the journal
  * begins with. The markets in use (storage/markets-in-use) stand in for them where the journal
  * was written before it recorded its markets. The markets file applies from the markets record
  * the start journals after its replay (sequencer/markets-record).
- * May import: config/, app/exchange, app/ports, app/commands, journal/journal, journal/snapshots (types), sequencer/snapshot-codec.
+ * May import: config/, app/exchange, app/ports, app/commands, journal/journal, journal/snapshots (types), journal/snapshot-tie, sequencer/snapshot-codec.
  */
 import { parseMarkets, type MarketSpec } from '../config/market.ts';
 import { Exchange, type ExchangeOptions } from '../app/exchange.ts';
@@ -21,6 +23,7 @@ import { NO_ROUTER, type ExchangeListeners } from '../app/ports.ts';
 import { CommandKind, decodeCommand, type MarketsCommand } from '../app/commands.ts';
 import { payloadView, type Journal, type JournalEntry } from '../journal/journal.ts';
 import type { Snapshots } from '../journal/snapshots.ts';
+import { takenOfJournal, type JournalChains } from '../journal/snapshot-tie.ts';
 import type { Settings } from '../config/process.ts';
 import { decodeSnapshot, marketsOf, type SystemSnapshot } from './snapshot-codec.ts';
 
@@ -65,6 +68,8 @@ export function startMarkets(journal: Pick<Journal, 'range' | 'lastSeq'>, inUse:
 export function startState(
   /** The data directory's snapshots (the simulator's and the in-process test exchange's are in memory). */
   snapshots: Pick<Snapshots, 'validNewestFirst'>,
+  /** The journal the start replays: a snapshot not taken of it is skipped (journal/snapshot-tie). */
+  journal: JournalChains,
   /** History's position: a snapshot past it cannot be used (history would miss what replay skips). */
   projectedSeq: number,
   markets: StartMarkets,
@@ -72,7 +77,7 @@ export function startState(
   options: ExchangeOptions,
   logger: { error(fields: Record<string, unknown>, message: string): void },
 ): StartState {
-  for (const candidate of snapshots.validNewestFirst()) {
+  for (const candidate of takenOfJournal(snapshots.validNewestFirst(), journal, logger)) {
     if (candidate.seq > projectedSeq) continue;
     const saved = decodeSnapshot(candidate.bytes);
     const under = marketsOf(saved, markets.inUse);

@@ -11,7 +11,8 @@
  * - a journal file shorter than its own header says (truncated: lmdb would die with SIGBUS);
  * - a damaged journal record that may have been acknowledged (journal/journal);
  * - a snapshot covering seqs the journal does not hold: they were flushed (a snapshot is saved
- *   only after the records it covers are), so acknowledged records are missing;
+ *   only after the records it covers are), so acknowledged records are missing — or the
+ *   snapshots are another journal's (the message names the files: remove them then);
  * - an empty or missing journal beside history that holds records: the journal was lost, and
  *   starting would open a new exchange under the old one's history.
  *
@@ -30,6 +31,11 @@
  * both, and nothing is moved when the open is refused. A temporary file a save killed
  * half-way left in `DIR/snapshots` is removed.
  *
+ * Skipped: a snapshot not taken of this journal (journal/snapshot-tie: its tie differs from the
+ * journal's record at its seq) is neither started from (sequencer/start-state logs it) nor
+ * trusted to show records flushed: verification starts after, and `flushedThrough` is, the
+ * newest snapshot taken of it.
+ *
  * Cut back on request (`cutAfter`): the journal after a seq, with the snapshots taken after it
  * (history past it is then rebuilt by the reopen) — only for records known never acknowledged.
  *
@@ -42,7 +48,8 @@ import { Journal, type JournalLogger, type JournalOptions } from '../journal/jou
 import { LmdbJournalStorage } from '../journal/lmdb-storage.ts';
 import { checkLmdbFile, lmdbDataFile } from '../journal/lmdb-file.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
-import { Snapshots, snapshotsDirectoryBeside } from '../journal/snapshots.ts';
+import { Snapshots, snapshotFileName, snapshotsDirectoryBeside } from '../journal/snapshots.ts';
+import { chainsOf, newestTakenOf } from '../journal/snapshot-tie.ts';
 import { HISTORY_ENV_OPTIONS } from '../history/history-env.ts';
 import { Projections } from '../history/projections.ts';
 import { HISTORY_FORMAT } from '../history/store.ts';
@@ -86,16 +93,20 @@ export async function openDataDirectory(dataDir: string, logger: JournalLogger, 
   const storage = LmdbJournalStorage.open(journalDir);
   // Until they are moved below, the snapshots an older build kept in LMDB count as well.
   const snapshots = new Snapshots(snapshotsDirectoryBeside(journalDir), { logger, legacy: storage.env });
-  const newest = snapshots.validNewestFirst().next().value?.seq ?? 0;
-  // The newest snapshot's seq was flushed: a damaged record at or below it is not a torn write.
-  const journal = await Journal.open(storage, { ...journalOptions, logger, verifyFrom: newest + 1, flushedThrough: newest });
-  if (newest > journal.lastSeq()) {
+  // Only a snapshot taken of this journal (journal/snapshot-tie) counts: one of another journal
+  // proves nothing about this one's records. One newer than the journal cannot be checked.
+  const { newest, beyond } = newestTakenOf(snapshots, chainsOf(storage));
+  if (beyond.length > 0) {
+    const files = beyond.map((seq) => join(snapshots.dir, snapshotFileName(seq))).join(', ');
     throw new DataRefusedError(
-      `the journal ${lmdbDataFile(journalDir)} ends at seq ${journal.lastSeq()}, but its newest snapshot was taken at seq ${newest}: ` +
+      `the journal ${lmdbDataFile(journalDir)} ends at seq ${storage.lastKey()}, but its newest snapshot was taken at seq ${beyond[0]} (${files}): ` +
         'a snapshot is saved only after the records it covers are flushed, so records that may have been acknowledged are missing. ' +
-        'Nothing was changed. Restore the data directory from a replica or backup.',
+        `Nothing was changed. Restore the data directory from a replica or backup; if ${snapshots.dir} does not belong to this journal ` +
+        '(the journal was replaced by another node\'s or restored from elsewhere), remove it.',
     );
   }
+  // The newest snapshot's seq was flushed: a damaged record at or below it is not a torn write.
+  const journal = await Journal.open(storage, { ...journalOptions, logger, verifyFrom: newest + 1, flushedThrough: newest });
   if (journal.lastSeq() === 0 && historyHolds !== null) throw lostJournal(journalDir, historyDir, 'the journal holds no record', historyHolds);
   mkdirSync(snapshots.dir, { recursive: true });
   await snapshots.removeLeftovers();

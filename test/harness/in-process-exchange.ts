@@ -81,6 +81,7 @@ import { exchangeApi, stateReads, stateReport, walletLogin } from '../../src/gat
 import { ExchangeMetrics, withFillCount } from '../../src/metrics.ts';
 import { withShortfallAlarm } from '../../src/log.ts';
 import { SimMarket, SimSnapshots, simRouter } from '../../sim/node.ts';
+import { chainsOf, newestTakenOf } from '../../src/journal/snapshot-tie.ts';
 import { injector } from './inject.ts';
 import { inThreadProjections } from './in-thread-projections.ts';
 import { workerRecovery } from './worker-recovery.ts';
@@ -168,7 +169,7 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
   // the newest snapshot covers was flushed), history beside it, the newest snapshot history has
   // reached that restores, then the journal after it replayed. Trades count for the metrics once
   // the replay is done.
-  const newest = data.snapshots.validNewestFirst().next().value?.seq ?? 0;
+  const { newest } = newestTakenOf(data.snapshots, chainsOf(data.storage));
   const journal = await Journal.open(data.storage, { logger, verifyFrom: newest + 1, flushedThrough: newest });
   const historyEnv = open({ path: data.dir, ...HISTORY_ENV_OPTIONS });
   const projections = new Projections(historyEnv);
@@ -176,7 +177,7 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
   let replay: StartUpReplay | undefined;
   const listeners = withFillCount(withShortfallAlarm(projections.listeners(), logger), metrics, () => replay?.finished === true);
   const exchangeOptions = exchangeOptionsOf(settings);
-  const { exchange, start } = startState(data.snapshots, projections.projectedSeq, startMarkets(journal, markets), listeners, exchangeOptions, logger);
+  const { exchange, start } = startState(data.snapshots, journal, projections.projectedSeq, startMarkets(journal, markets), listeners, exchangeOptions, logger);
   projections.identity = (owner) => exchange.ledger.identity(owner);
   replay = new StartUpReplay(exchange, journal, projections, start, logger, metrics);
   const replayed = await replay.run();
@@ -249,7 +250,7 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
       replica.advance(journal, seq);
       const captured = replica.capture();
       // Saved at once: nothing crashes between the capture and the write here.
-      data.snapshots.capture(captured.seq, captured.stateHash, captured.bytes);
+      data.snapshots.capture(captured.seq, captured.stateHash, captured.bytes, journal.chainAt(captured.seq));
       data.snapshots.complete();
       return (lastSnapshotSeq = seq);
     });
