@@ -52,12 +52,14 @@
  * (files first; a legacy one only where no file has its seq), and `migrateLegacy()` moves them
  * into files: every file written durably first, then the database cleared in one transaction,
  * so a process killed in between loses nothing and the next open redoes it. The writable open
- * (storage/data-directory) migrates; read-only opens (the journal CLI) read both. `prune` and
- * `dropAfter` refuse while legacy snapshots are unmoved.
+ * (storage/data-directory) migrates; read-only opens (the journal CLI) read both. A move that
+ * fails (a full disk) is logged and the start goes on reading them where they are; `dropAfter`
+ * cuts both kinds, and `prune` refuses while legacy snapshots are unmoved (the snapshot thread's
+ * instance has no legacy database: it prunes the files).
  *
  * May import: lmdb (types), node:fs, node:path, journal/checksum, journal/lmdb-storage (key encoder), journal/lmdb-commit-rejections, journal/journal (logger type).
  */
-import { lstatSync, mkdirSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Database, DatabaseOptions, RootDatabase } from 'lmdb';
 import { crc32c } from './checksum.ts';
@@ -209,6 +211,17 @@ export class Snapshots {
   }
 
   /**
+   * Creates the directory if it is missing, its entry made durable in the parent (fsync): the
+   * legacy move clears LMDB only after the files are durable, and a directory entry lost to a
+   * power cut would take every moved file with it.
+   */
+  async createDirectory(): Promise<void> {
+    if (existsSync(this.dir)) return;
+    mkdirSync(this.dir, { recursive: true });
+    await syncDirectory(dirname(resolve(this.dir)));
+  }
+
+  /**
    * Stores a snapshot of the state after journal record `seq`, tied to the journal by `tie`, its
    * chain value of record `seq` (without: a version 2 record, as older builds wrote); resolves once it is durable.
    */
@@ -336,10 +349,18 @@ export class Snapshots {
 
   /** Deletes the snapshots taken after journal record `seq` (their records are being cut: storage/data-directory). Returns how many. */
   async dropAfter(seq: number): Promise<number> {
-    this.refuseUnmoved('dropAfter');
     const doomed = this.fileSeqs().filter((s) => s > seq);
     await this.remove(doomed);
-    return doomed.length;
+    // Legacy ones not yet moved (a move that failed at this start) go too, as the LMDB build cut them.
+    const db = this.legacyDb;
+    const legacy = db === undefined ? [] : [...db.getKeys({ start: seq + 1 })];
+    if (db !== undefined && legacy.length > 0) {
+      await lmdbWrite(db.transaction(() => {
+        for (const key of legacy) db.remove(key);
+      }));
+      await lmdbWrite(db.flushed);
+    }
+    return doomed.length + legacy.length;
   }
 
   /** Deletes every snapshot except the newest `keep` valid ones (invalid ones older than those go too), and leftover temporary files. Returns how many snapshots were deleted. */

@@ -41,7 +41,7 @@
  *
  * May import: lmdb, node:fs, node:path, journal/, history/projections, history/history-env, history/store.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { Journal, type JournalLogger, type JournalOptions } from '../journal/journal.ts';
@@ -108,9 +108,16 @@ export async function openDataDirectory(dataDir: string, logger: JournalLogger, 
   // The newest snapshot's seq was flushed: a damaged record at or below it is not a torn write.
   const journal = await Journal.open(storage, { ...journalOptions, logger, verifyFrom: newest + 1, flushedThrough: newest });
   if (journal.lastSeq() === 0 && historyHolds !== null) throw lostJournal(journalDir, historyDir, 'the journal holds no record', historyHolds);
-  mkdirSync(snapshots.dir, { recursive: true });
+  await snapshots.createDirectory();
   await snapshots.removeLeftovers();
-  await snapshots.migrateLegacy();
+  try {
+    await snapshots.migrateLegacy();
+  } catch (error) {
+    // The snapshots are an optimization and this start can read them where they are: a move that
+    // fails (a full disk, which is when operators restart) must not refuse the start. The next
+    // start tries again; the snapshot thread meanwhile prunes only the files.
+    logger.error({ dir: snapshots.dir, error: String(error) }, 'snapshots could not be moved from the journal\'s LMDB environment into files: read from there for now, the next start tries again');
+  }
 
   let rebuild: string | null = 'problem' in history ? history.problem : null;
   if (!('problem' in history) && history.projections.projectedSeq > journal.lastSeq()) {

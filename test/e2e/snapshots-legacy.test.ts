@@ -10,7 +10,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseOptions, RootDatabase } from 'lmdb';
@@ -103,4 +103,22 @@ test('snapshots in the journal\'s LMDB environment: the start begins from the ne
   }
   assert.deepEqual(await legacyKeys(killed), []);
   assert.deepEqual(readdirSync(join(killed, 'snapshots')), seqs.map(snapshotFileName));
+
+  // A move that fails (here a directory where its temporary file goes; a full disk in life): the
+  // open is not refused — it logs, reads the legacy snapshots where they are, and leaves them for
+  // the next start to move.
+  const failing = join(work, 'failing');
+  cpSync(source, failing, { recursive: true });
+  await toLegacy(failing);
+  mkdirSync(join(failing, 'snapshots', `${snapshotFileName(seqs[0])}.tmp`), { recursive: true });
+  const logged: string[] = [];
+  const reopened = await openDataDirectory(failing, { info: () => {}, error: (_fields, message) => logged.push(message) });
+  try {
+    assert.ok(logged.some((m) => m.startsWith('snapshots could not be moved')), logged.join('\n'));
+    assert.equal([...reopened.snapshots.validNewestFirst()][0]?.seq, seqs.at(-1), 'the newest legacy snapshot is still the start point');
+  } finally {
+    await reopened.journal.close();
+    await reopened.historyEnv.close();
+  }
+  assert.deepEqual(await legacyKeys(failing), seqs, 'left in LMDB for the next start');
 });
