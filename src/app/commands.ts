@@ -225,6 +225,13 @@ export function isCommandKind(kind: number): kind is CommandKind {
   return kind >= 64 && kind < 128;
 }
 
+const KNOWN_COMMAND_KINDS: ReadonlySet<number> = new Set(Object.values(CommandKind));
+
+/** Whether this build knows command kind `kind` (a newer build may journal kinds it does not). */
+export function isKnownCommandKind(kind: number): boolean {
+  return KNOWN_COMMAND_KINDS.has(kind);
+}
+
 const bigintAsString = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
 
 export function encodeCommand(command: Command): Uint8Array {

@@ -20,7 +20,7 @@ import { payloadView, type Journal, type JournalEntry } from '../journal/journal
 import { DataRefusedError } from '../journal/refusal.ts';
 import { BookEventWriter, RecordBuffer, decodeEvent, recordKind, recordLength, recordMarket } from '../transport/codec.ts';
 import { describeEvent, differingFields, sameEvent, type EventFields } from '../transport/event-fields.ts';
-import { CommandKind, decodeCommand, isCommandKind, type Command } from '../app/commands.ts';
+import { CommandKind, decodeCommand, isCommandKind, isKnownCommandKind, type Command } from '../app/commands.ts';
 import type { MarketSpec } from '../config/market.ts';
 import type { Exchange } from '../app/exchange.ts';
 import type { MarketRouter } from '../app/ports.ts';
@@ -168,6 +168,9 @@ export class Replay {
 
   apply(entry: JournalEntry): void {
     if (isCommandKind(entry.kind)) {
+      // A command this build does not know was journaled by a newer one (a rollback): skipped, the
+      // replay would reach another state than the one that build answered under, in silence.
+      if (!isKnownCommandKind(entry.kind)) throw new DataRefusedError(newerBuildRecord(entry.seq, entry.kind));
       this.execute(decodeCommand(payloadView(entry)));
       if (this.noCommandInFlight()) this.quietSeq = entry.seq;
       return;
@@ -295,4 +298,12 @@ function* replaying(exchange: Exchange, journal: Journal, options: RecoveryOptio
   const recoveredEvents = options.finish === false ? 0 : replay.finish(journal);
   onBatch();
   return { commands: replay.commands, events: replay.events, recoveredEvents, books: replay.rebuilt, replay };
+}
+
+/** The refusal of a journal record of a command kind this build does not know. */
+export function newerBuildRecord(seq: number, kind: number): string {
+  return (
+    `journal record ${seq} is a command of kind ${kind}, which this build does not know: a newer build wrote it. ` +
+    'Replaying past it would reach another state than the one that build answered under. Nothing was changed: start the build that wrote it, or a newer one.'
+  );
 }
