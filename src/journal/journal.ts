@@ -57,6 +57,7 @@ import {
   MAX_PAYLOAD_BYTES,
   PROBLEM_TEXT,
   Problem,
+  chainIn,
   chainOf,
   checkRecord,
   isDamage,
@@ -65,7 +66,6 @@ import {
   recordKindOf,
   recordSeq,
   sealRecord,
-  storedChain,
   viewOf,
   writeRecord,
 } from './record.ts';
@@ -500,7 +500,7 @@ export class Journal {
    * (journal/snapshot-tie).
    */
   chainAt(seq: number): Chain | undefined {
-    return seq >= 1 && seq <= this.last ? storedChain(this.storage.get(seq), seq) : undefined;
+    return chainIn(this.storage, seq, this.last);
   }
 
   /** Bytes used on disk. */

@@ -170,6 +170,11 @@ export function storedChain(record: Uint8Array | undefined, seq: number): Chain 
   return chain;
 }
 
+/** `storedChain` of record `seq` of `storage`, whose records end at `last`: undefined beyond them. */
+export function chainIn(storage: { get(seq: number): Uint8Array | undefined }, seq: number, last: number): Chain | undefined {
+  return seq >= 1 && seq <= last ? storedChain(storage.get(seq), seq) : undefined;
+}
+
 /** A record's seq, from a view in which the record starts at `offset`. */
 export function recordSeq(view: DataView, offset = 0): number {
   return view.getUint32(offset + kJournalSeq, true) + view.getUint32(offset + kJournalSeq + 4, true) * 2 ** 32;

@@ -19,7 +19,7 @@
  *
  * May import: journal/record, journal/snapshots (types), journal/storage (types).
  */
-import { storedChain } from './record.ts';
+import { chainIn } from './record.ts';
 import type { Snapshot, SnapshotTie } from './snapshots.ts';
 import type { JournalStorage } from './storage.ts';
 
@@ -34,7 +34,7 @@ export interface JournalChains {
 export function chainsOf(storage: Pick<JournalStorage, 'lastKey' | 'get'>): JournalChains {
   return {
     lastSeq: () => storage.lastKey(),
-    chainAt: (seq) => (seq >= 1 && seq <= storage.lastKey() ? storedChain(storage.get(seq), seq) : undefined),
+    chainAt: (seq) => chainIn(storage, seq, storage.lastKey()),
   };
 }
 

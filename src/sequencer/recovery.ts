@@ -301,7 +301,7 @@ function* replaying(exchange: Exchange, journal: Journal, options: RecoveryOptio
 }
 
 /** The refusal of a journal record of a command kind this build does not know. */
-export function newerBuildRecord(seq: number, kind: number): string {
+function newerBuildRecord(seq: number, kind: number): string {
   return (
     `journal record ${seq} is a command of kind ${kind}, which this build does not know: a newer build wrote it. ` +
     'Replaying past it would reach another state than the one that build answered under. Nothing was changed: start the build that wrote it, or a newer one.'
