@@ -9,10 +9,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startInProcessExchange, type InProcessExchange } from '../harness/in-process-exchange.ts';
 import { fundedTraders, type Trader } from '../harness/traders.ts';
-import { BTC, order, setMark, submit } from '../harness/conditional-helpers.ts';
+import { BTC, order, setMark, submitBatch } from '../harness/conditional-helpers.ts';
 import { assertError } from '../harness/api-helpers.ts';
 
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 
 async function exchangeWithTraders(tickMs = 60_000): Promise<{ ex: InProcessExchange; alice: Trader; bob: Trader }> {
   const ex = await startInProcessExchange({ tickMs });
@@ -110,4 +111,31 @@ test('restarted on a host whose clock is an hour behind, the exchange goes on fr
   const trades = (await again.request('GET', `/trades/${BTC}`)).json();
   assert.equal(trades.length, before.length + 1);
   assert.ok(trades[0].time >= before[0].time, `the newest trade is dated ${before[0].time - trades[0].time} s before the one before it`);
+});
+
+test('a TWAP\'s next child enters the book at its due time though the host clock stepped back an hour', async () => {
+  const { ex, alice } = await exchangeWithTraders();
+  const placed = await submitBatch(alice, Array.from({ length: 2 }, () => ({ orderType: 'twap', price: '90000', quantity: '0.01', period: MINUTE })));
+  assert.equal(placed.status, 200, placed.text);
+  const [first, second] = placed.json().orders;
+
+  ex.stepHostClock(-HOUR);
+  await ex.advance(MINUTE);
+  // Before: its release waited for the host clock to come back an hour later.
+  const child = await order(alice, second.orderId);
+  assert.equal(child.status, 'new');
+  assert.equal(child.updatedAt, first.createdAt + MINUTE);
+});
+
+test('a login token past its expiry is not accepted again after the host clock steps back', async () => {
+  const { ex, alice } = await exchangeWithTraders();
+  const balance = `/account/balance?account=${alice.address}&subaccountIndex=0`;
+  assert.equal((await alice.get(balance)).status, 200);
+  await ex.advance(16 * MINUTE);
+  assertError(await alice.get(balance), 401, 'JWT token expired, please log in again');
+
+  ex.stepHostClock(-HOUR);
+  await ex.advance(1_000);
+  // Before: the token, 15 minutes old, read the account again for the next 44 minutes.
+  assertError(await alice.get(balance), 401, 'JWT token expired, please log in again');
 });
