@@ -31,7 +31,7 @@ test('seeds with crashes, torn writes, slow flushes and clock steps back keep ev
   }
   assert.ok(crashes >= 2 * SEEDS, `only ${crashes} crashes: the faults did not run`);
   // Before the exchange's time ran on from the journal's, a step back made seeds 1 and 2 accept an order
-  // expired by the journal's time (the check 'expiry') and seed 4 journal a command 15 minutes before the one before it ('time').
+  // expired by the journal's time (the check 'expiry'; seed 4 of the scale tier journaled a command 15 minutes back: 'time').
   assert.ok(clockSteps >= SEEDS, `only ${clockSteps} steps back of the host's clock`);
   assert.ok(hashChecks >= SEEDS, `only ${hashChecks} state-hash comparisons`);
 });
