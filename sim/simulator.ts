@@ -125,6 +125,8 @@ const CLOCK_STEP_RATE = 0.003;
 /** With faults: how often a crashed node comes back on a host whose clock is behind (a machine's clock, a standby's). */
 const RESTART_BEHIND_RATE = 0.3;
 const CLOCK_STEP_MAX_MS = 3_600_000;
+/** Seeds the clock faults' stream apart from the seed's own (any fork would draw from another stream). */
+const CLOCK_STREAM = 0x5c1a_c0c5;
 const SIGNED = new Set<number>([CommandKind.SubmitOrder, CommandKind.SubmitPair, CommandKind.SubmitSlices, CommandKind.Transfer, CommandKind.SetMargin, CommandKind.Delegation]);
 
 export async function runSeed(specs: readonly MarketSpec[], options: SeedOptions): Promise<SeedResult> {
@@ -193,6 +195,8 @@ class Simulation {
   private inUse: readonly MarketSpec[];
   /** The operator's edits draw from a stream of their own. */
   private readonly marketsRng: Prng;
+  /** So do the host clock's steps back: seeded apart, so the other faults and the operator's edits fall as they did before them. */
+  private readonly clockRng: Prng;
   private readonly marketsChangeRate: number;
   /** Markets in the first file (the operator appends at most `MAX_APPENDED` beyond them). */
   private readonly initialCount: number;
@@ -206,6 +210,7 @@ class Simulation {
     this.rng = new Prng(options.seed);
     this.faultRng = this.rng.fork();
     this.marketsRng = this.faultRng.fork();
+    this.clockRng = new Prng(options.seed ^ CLOCK_STREAM);
     this.marketsChangeRate = options.marketsChangeRate ?? 0.15;
     this.file = specs;
     this.inUse = specs;
@@ -320,7 +325,7 @@ class Simulation {
     const passed = this.rng.chance(0.002) ? this.rng.between(60_000, 3_600_000) : this.rng.between(0, 40);
     this.steady += passed;
     this.host += passed;
-    if (this.options.faults && this.faultRng.chance(CLOCK_STEP_RATE)) this.stepHostClockBack();
+    if (this.options.faults && this.clockRng.chance(CLOCK_STEP_RATE)) this.stepHostClockBack();
     this.time = this.node.now();
     if (this.time - this.lastTick >= 1000) {
       this.lastTick = this.time;
@@ -330,7 +335,7 @@ class Simulation {
   }
 
   private stepHostClockBack(): void {
-    this.host -= this.faultRng.between(1, CLOCK_STEP_MAX_MS);
+    this.host -= this.clockRng.between(1, CLOCK_STEP_MAX_MS);
     this.result.clockSteps++;
   }
 
@@ -499,7 +504,7 @@ class Simulation {
     }
     this.bounds.restarting();
     this.recovering = true;
-    if (rng.chance(RESTART_BEHIND_RATE)) this.stepHostClockBack();
+    if (this.clockRng.chance(RESTART_BEHIND_RATE)) this.stepHostClockBack();
     const { node, report } = await SimNode.start(this.file, this.inUse, disk, this.snapshots, this.listeners, this.logger, this.clock, {
       onRecord: (seq, exchange) => {
         this.bounds.started(exchange);

@@ -30,8 +30,9 @@ test('seeds with crashes, torn writes, slow flushes and clock steps back keep ev
     clockSteps += r.clockSteps;
   }
   assert.ok(crashes >= 2 * SEEDS, `only ${crashes} crashes: the faults did not run`);
-  // Before the exchange's time ran on from the journal's, a step back made seeds 1 and 2 accept an order
-  // expired by the journal's time (the check 'expiry'; seed 4 of the scale tier journaled a command 15 minutes back: 'time').
+  // Before the exchange's time ran on from the journal's, every one of seeds 1–3 failed after a step back: seed 2
+  // accepted a signed request expired by the journal's time ('expiry'), seeds 1 and 3 journaled a command 36 and 59
+  // minutes before the one before it ('time').
   assert.ok(clockSteps >= SEEDS, `only ${clockSteps} steps back of the host's clock`);
   assert.ok(hashChecks >= SEEDS, `only ${hashChecks} state-hash comparisons`);
 });
