@@ -377,7 +377,8 @@ async function startOn(data: DataDirectory, startAt: number, hostStep: number, o
 
 /**
  * Every command `ex`'s sequencer is handed from now on (a route's, the clock's), in order: what
- * it journals when the command changes anything. Of this exchange only, not of one `restart` makes.
+ * it journals when the command changes anything (at the last command's time, if stamped before
+ * it: sequencer/sequencer). Of this exchange only, not of one `restart` makes.
  */
 export function submittedCommands(ex: InProcessExchange): Command[] {
   const handed: Command[] = [];
