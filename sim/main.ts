@@ -64,7 +64,7 @@ const workers = Math.max(1, Number(values.workers));
 const [{ loadSettings }, { runSeeds }] = await Promise.all([import('../src/config/process.ts'), import('./pool.ts')]);
 const { markets } = loadSettings([], {});
 
-const totals = { commands: 0, crashes: 0, powerLosses: 0, tornTails: 0, snapshots: 0, interrupted: 0, retried: 0, acknowledged: 0, hashChecks: 0, originatorFeesPaid: 0, marketsChanges: 0, marketsRecords: 0, marketsAppended: 0, marketsReplayed: 0, afterTick: 0, atTickMarks: 0, ownCommand: 0, shortfalls: 0 };
+const totals = { commands: 0, crashes: 0, powerLosses: 0, clockSteps: 0, tornTails: 0, snapshots: 0, interrupted: 0, retried: 0, acknowledged: 0, hashChecks: 0, originatorFeesPaid: 0, marketsChanges: 0, marketsRecords: 0, marketsAppended: 0, marketsReplayed: 0, afterTick: 0, atTickMarks: 0, ownCommand: 0, shortfalls: 0 };
 const failed: SeedReport[] = [];
 const started = performance.now();
 const cpuStarted = process.cpuUsage();
@@ -72,6 +72,7 @@ await runSeeds(markets, first, seeds, { commands, faults, hostile, checkEvery, .
   totals.commands += r.commands;
   totals.crashes += r.crashes;
   totals.powerLosses += r.powerLosses;
+  totals.clockSteps += r.clockSteps;
   totals.tornTails += r.tornTails;
   totals.snapshots += r.snapshotsSaved;
   totals.interrupted += r.snapshotsInterrupted;
@@ -89,7 +90,7 @@ await runSeeds(markets, first, seeds, { commands, faults, hostile, checkEvery, .
   totals.shortfalls += r.leverageChecks.shortfalls;
   if (!values.quiet || r.violation !== null) {
     console.log(
-      `seed ${r.seed}: ${r.commands} commands in ${r.seconds.toFixed(2)} s (${Math.round(r.commands / r.seconds)}/s), ${r.crashes} crashes (${r.powerLosses} power, ${r.tornTails} torn tails), ` +
+      `seed ${r.seed}: ${r.commands} commands in ${r.seconds.toFixed(2)} s (${Math.round(r.commands / r.seconds)}/s), ${r.crashes} crashes (${r.powerLosses} power, ${r.tornTails} torn tails), ${r.clockSteps} clock steps back, ` +
         `${r.snapshotsSaved} snapshots (${r.snapshotsInterrupted} interrupted), ${r.acknowledged} acknowledged, ${r.retried} retried, ${r.hashChecks} hash checks, ` +
         `${r.marketsRecords} markets records (${r.marketsAppended} markets appended), ${r.marketsReplayed} replayed: ${r.violation === null ? 'ok' : 'FAILED'}`,
     );
@@ -106,7 +107,7 @@ const cpu = process.cpuUsage(cpuStarted);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 console.log(
   `${seeds} seeds on ${Math.min(workers, seeds)} threads, ${totals.commands} commands in ${seconds.toFixed(1)} s: ${Math.round(totals.commands / seconds)} commands/s wall-clock, ${Math.round(totals.commands / cpuSeconds)} per CPU-second (${cpuSeconds.toFixed(1)} CPU-s); ` +
-    `${totals.crashes} crashes (${totals.powerLosses} power losses, ${totals.tornTails} torn tails), ${totals.snapshots} snapshots saved (${totals.interrupted} interrupted), ${totals.acknowledged} acknowledged, ${totals.retried} retried, ${totals.hashChecks} hash checks, ${totals.originatorFeesPaid} originator fees paid, ` +
+    `${totals.crashes} crashes (${totals.powerLosses} power losses, ${totals.tornTails} torn tails), ${totals.clockSteps} clock steps back, ${totals.snapshots} snapshots saved (${totals.interrupted} interrupted), ${totals.acknowledged} acknowledged, ${totals.retried} retried, ${totals.hashChecks} hash checks, ${totals.originatorFeesPaid} originator fees paid, ` +
     `${totals.marketsRecords} markets records from ${totals.marketsChanges} markets file changes (${totals.marketsAppended} markets appended), ${totals.marketsReplayed} replays across one; ${failed.length} failed`,
 );
 // The leverage bound's checks that ran (sim/bounds.ts): a bound never evaluated would prove nothing.

@@ -12,6 +12,10 @@
  * A crash is the end of a `SimNode`: nothing of it is used again; the next one starts from the
  * storage it left (`SimulatedJournalStorage.powerLoss`) and the snapshots that were saved.
  *
+ * Time: the simulator's host clock and steady clock (`SimClock`), under the exchange's time as
+ * the pipeline has it (sequencer/exchange-time, from the journal's last command time): `now()`
+ * is what the node stamps commands with, the markets record of its start included.
+ *
  * May import: src/ (app, sequencer, transport, journal, engine, config), sim/prng. No clock, no Math.random.
  */
 import { marketsFileOf, type MarketSpec } from '../src/config/market.ts';
@@ -29,6 +33,7 @@ import { Sequencer, type HistorySink } from '../src/sequencer/sequencer.ts';
 import { encodeSnapshot } from '../src/sequencer/snapshot-codec.ts';
 import { startMarkets, startState } from '../src/sequencer/start-state.ts';
 import { recordMarkets } from '../src/sequencer/markets-record.ts';
+import { ExchangeTime, lastJournaledTime } from '../src/sequencer/exchange-time.ts';
 import type { Prng } from './prng.ts';
 
 /** A market thread in process: book commands wait in a buffer until `run` handles them. */
@@ -241,8 +246,11 @@ export function marketsText(markets: readonly MarketSpec[]): string {
   return JSON.stringify(marketsFileOf(markets));
 }
 
-/** Quiet: `recordMarkets`' warning names the parameters a markets record changed. */
-const NO_WARNINGS = { warn: () => {} };
+/** Quiet: `recordMarkets`' warning names the parameters a markets record changed, the exchange's time a step of the host's clock. */
+const NO_WARNINGS = { warn: () => {}, info: () => {} };
+
+/** A simulated machine's clocks (ms): the host's, which a fault may step back, and the steady one, which only moves on. A number: both stand there. */
+export type SimClock = number | { host(): number; steady(): number };
 
 export class SimNode {
   readonly markets: SimMarket[];
@@ -254,6 +262,8 @@ export class SimNode {
     readonly journal: Journal,
     readonly exchange: Exchange,
     books: FastOrderBook[],
+    /** The exchange's time now (sequencer/exchange-time): what this node stamps commands with. */
+    readonly now: () => number,
   ) {
     this.markets = specs.map((m) => new SimMarket(m, books[m.index]));
     const room = specs.map(() => ({ hasRoom: () => true, problem: () => null }));
@@ -268,7 +278,7 @@ export class SimNode {
    * replayed, then a markets record journaled when `file` differs from the markets the replay
    * ended under (`recordMarkets`, as `replayJournal` in src/pipeline.ts) and made durable before
    * the market threads start under `file` and any command runs. `inUse` is the file the last
-   * start ran under; `time` the markets record's.
+   * start ran under; `clock` the machine's, under the exchange's time the node reads (`now`).
    */
   static async start(
     file: readonly MarketSpec[],
@@ -277,7 +287,7 @@ export class SimNode {
     snapshots: SimSnapshots,
     listeners: ExchangeListeners,
     logger: CountingLogger,
-    time: number,
+    clock: SimClock,
     hooks: StartHooks = {},
   ): Promise<{ node: SimNode; report: StartReport }> {
     const { newest } = newestTakenOf(snapshots, chainsOf(storage));
@@ -291,9 +301,11 @@ export class SimNode {
       books: restored.books,
       onRecord: hooks.onRecord === undefined ? undefined : (seq) => hooks.onRecord!(seq, exchange),
     });
-    const marketsSeq = recordMarkets(exchange, replayed.replay, journal, file, time, NO_WARNINGS);
+    const { host, steady } = typeof clock === 'number' ? { host: () => clock, steady: () => clock } : clock;
+    const time = new ExchangeTime({ host, steady, from: lastJournaledTime(journal), logger: NO_WARNINGS });
+    const marketsSeq = recordMarkets(exchange, replayed.replay, journal, file, time.now(), NO_WARNINGS);
     await settle(storage, journal.durable(journal.lastSeq()));
-    const node = new SimNode([...exchange.markets], storage, journal, exchange, replayed.books);
+    const node = new SimNode([...exchange.markets], storage, journal, exchange, replayed.books, time.now);
     return {
       node,
       report: { snapshotSeq: startSeq, marketsSeq, openedSeq, recoveredEvents: replayed.recoveredEvents, replayedRecords: replayed.commands + replayed.events },
@@ -301,8 +313,8 @@ export class SimNode {
   }
 
   /** The fresh exchange on empty storage. */
-  static async fresh(specs: readonly MarketSpec[], listeners: ExchangeListeners, logger: CountingLogger, time: number): Promise<SimNode> {
-    const { node } = await SimNode.start(specs, specs, new SimulatedJournalStorage(), new SimSnapshots(), listeners, logger, time);
+  static async fresh(specs: readonly MarketSpec[], listeners: ExchangeListeners, logger: CountingLogger, clock: SimClock): Promise<SimNode> {
+    const { node } = await SimNode.start(specs, specs, new SimulatedJournalStorage(), new SimSnapshots(), listeners, logger, clock);
     return node;
   }
 

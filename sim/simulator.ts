@@ -14,7 +14,9 @@
  *
  * May import: src/, sim/.
  */
-import { encodeCommand, CommandKind, type Command } from '../src/app/commands.ts';
+import { decodeCommand, encodeCommand, CommandKind, type Command } from '../src/app/commands.ts';
+import { payloadView } from '../src/journal/journal.ts';
+import { lastJournaledTime } from '../src/sequencer/exchange-time.ts';
 import type { ExecuteResult } from '../src/app/codes.ts';
 import { isCommandKind } from '../src/app/commands.ts';
 import { decodeEvent } from '../src/transport/codec.ts';
@@ -60,6 +62,8 @@ export interface SeedResult {
   steps: number;
   crashes: number;
   powerLosses: number;
+  /** Steps back of the host's clock: while running, and at a restart on a host behind. */
+  clockSteps: number;
   tornTails: number;
   snapshotsSaved: number;
   snapshotsInterrupted: number;
@@ -116,6 +120,13 @@ interface Checkpoint {
 }
 
 const T0 = 1_700_000_000_000;
+/** With faults: the host's clock steps back now and then while running (an NTP step), by up to an hour. */
+const CLOCK_STEP_RATE = 0.003;
+/** With faults: how often a crashed node comes back on a host whose clock is behind (a machine's clock, a standby's). */
+const RESTART_BEHIND_RATE = 0.3;
+const CLOCK_STEP_MAX_MS = 3_600_000;
+/** Seeds the clock faults' stream apart from the seed's own (any fork would draw from another stream). */
+const CLOCK_STREAM = 0x5c1a_c0c5;
 const SIGNED = new Set<number>([CommandKind.SubmitOrder, CommandKind.SubmitPair, CommandKind.SubmitSlices, CommandKind.Transfer, CommandKind.SetMargin, CommandKind.Delegation]);
 
 export async function runSeed(specs: readonly MarketSpec[], options: SeedOptions): Promise<SeedResult> {
@@ -141,7 +152,16 @@ class Simulation {
   /** By market, where its index starts (a market appended at a restart adds its own). */
   private readonly initialTicks: number[];
   private node!: SimNode;
+  /** The exchange's time, as the node last gave it: what commands carry and the users read. */
   private time = T0;
+  /** The machine's clocks under it (sim/node `SimClock`): the host's, stepped back by the faults, and the steady one. */
+  private host = T0;
+  private steady = T0;
+  private readonly clock = { host: () => this.host, steady: () => this.steady };
+  /** The latest command time the journal holds (durably, or appended since the last start): no request expired by then may be accepted. */
+  private journaledTime = T0;
+  /** The time of the last command record `scanJournal` read: the journal's times never go back. */
+  private scannedTime = 0;
   private lastTick = T0;
   private submitted = 0;
   private inflight = new Set<Submission>();
@@ -165,6 +185,8 @@ class Simulation {
   private readonly bounds: Bounds;
   /** A command the exchange must refuse that it accepted (reported at the next check). */
   private wronglyAccepted: string | null = null;
+  /** A signed request accepted though the journal's time had passed its expiresAt (reported at the next check). */
+  private expiredAccepted: string | null = null;
   /** A restart is replaying the journal: its events were counted when they first happened. */
   private recovering = false;
   /** The operator's markets file: what the next start runs under (a markets record where it differs from the journal's). */
@@ -173,6 +195,8 @@ class Simulation {
   private inUse: readonly MarketSpec[];
   /** The operator's edits draw from a stream of their own. */
   private readonly marketsRng: Prng;
+  /** So do the host clock's steps back: seeded apart, so the other faults and the operator's edits fall as they did before them. */
+  private readonly clockRng: Prng;
   private readonly marketsChangeRate: number;
   /** Markets in the first file (the operator appends at most `MAX_APPENDED` beyond them). */
   private readonly initialCount: number;
@@ -186,6 +210,7 @@ class Simulation {
     this.rng = new Prng(options.seed);
     this.faultRng = this.rng.fork();
     this.marketsRng = this.faultRng.fork();
+    this.clockRng = new Prng(options.seed ^ CLOCK_STREAM);
     this.marketsChangeRate = options.marketsChangeRate ?? 0.15;
     this.file = specs;
     this.inUse = specs;
@@ -214,6 +239,7 @@ class Simulation {
       steps: 0,
       crashes: 0,
       powerLosses: 0,
+      clockSteps: 0,
       tornTails: 0,
       snapshotsSaved: 0,
       snapshotsInterrupted: 0,
@@ -237,7 +263,8 @@ class Simulation {
   }
 
   async run(): Promise<void> {
-    this.node = await SimNode.fresh(this.file, this.listeners, this.logger, this.time);
+    this.node = await SimNode.fresh(this.file, this.listeners, this.logger, this.clock);
+    this.time = this.node.now();
     for (const m of this.file) this.submit({ kind: CommandKind.IndexPrice, time: this.time, market: m.index, price: this.initialTicks[m.index] });
     for (const a of this.clients.accounts) this.submit({ kind: CommandKind.Deposit, time: this.time, account: a.address, subaccountIndex: 0, amount: BigInt(this.rng.between(1_000, 50_000)) * USD });
     const ctx = this.context();
@@ -290,14 +317,26 @@ class Simulation {
     };
   }
 
-  /** Milliseconds pass; now and then a long gap (funding intervals, expiries, TWAP slices); the clock ticks every second. */
+  /**
+   * Milliseconds pass; now and then a long gap (funding intervals, expiries, TWAP slices); the
+   * clock ticks every second. With faults the host's clock steps back now and then.
+   */
   private advanceClock(): void {
-    this.time += this.rng.chance(0.002) ? this.rng.between(60_000, 3_600_000) : this.rng.between(0, 40);
+    const passed = this.rng.chance(0.002) ? this.rng.between(60_000, 3_600_000) : this.rng.between(0, 40);
+    this.steady += passed;
+    this.host += passed;
+    if (this.options.faults && this.clockRng.chance(CLOCK_STEP_RATE)) this.stepHostClockBack();
+    this.time = this.node.now();
     if (this.time - this.lastTick >= 1000) {
       this.lastTick = this.time;
       // Executed at once unless the sequencer is paused (then it runs later, unchecked).
       if (this.submit({ kind: CommandKind.Tick, time: this.time }).seq > 0) this.bounds.afterTick(this.node.exchange);
     }
+  }
+
+  private stepHostClockBack(): void {
+    this.host -= this.clockRng.between(1, CLOCK_STEP_MAX_MS);
+    this.result.clockSteps++;
   }
 
   /** Hands `command` to the sequencer as the gateway does, and follows it to its acknowledgement. */
@@ -311,12 +350,16 @@ class Simulation {
     // Issue 13's per-command leverage check (hostile runs only, as the other bounds).
     const owner = this.options.hostile ? actingOwner(command, this.node.exchange) : undefined;
     const span = owner === undefined ? null : this.bounds.beforeCommand(this.node.exchange, owner);
+    const journaledBefore = this.journaledTime;
     const promise = this.node.sequencer.submit(command, ({ result }) => {
       // Right after it executed (a command without book work): an index price moves a mark with no ledger event.
       this.bounds.watchMarks();
       if (span !== null) this.bounds.afterCommand(span);
       s.result = result;
       if (result.code === 0 && this.clients.mustRefuse.has(command)) this.wronglyAccepted ??= `a ${command.kind} command that must be refused (an order signed by neither the account nor its delegate) was accepted`;
+      // A signed request whose expiresAt the journal's time had passed: accepted after the exchange said its time was later.
+      const expiresAt = 'expiresAt' in command ? command.expiresAt : 0;
+      if (result.code === 0 && expiresAt > 0 && expiresAt <= journaledBefore) this.expiredAccepted ??= `a ${command.kind} command expiring at ${expiresAt} was accepted after the journal's time reached ${journaledBefore}`;
       const ids = result.orderIds ?? (result.orderId !== undefined ? [result.orderId] : []);
       for (const orderId of ids) {
         const live = this.node.exchange.orders.get(orderId);
@@ -326,7 +369,10 @@ class Simulation {
         this.rememberOrder(command, orderId);
       }
     });
-    if (journal.lastSeq() > before) s.seq = before + 1;
+    if (journal.lastSeq() > before) {
+      s.seq = before + 1;
+      if (command.time > this.journaledTime) this.journaledTime = command.time;
+    }
     // A crash drops the node: its promises never settle, and the submission stays in flight.
     promise.then(
       () => {
@@ -412,6 +458,7 @@ class Simulation {
     this.checkMoney(exchange, Number.MAX_SAFE_INTEGER);
     // Issue 13: no account above its maximum leverage outside the liquidation window; every insurance move accounted for.
     if (this.wronglyAccepted !== null) this.fail('refusal', this.wronglyAccepted);
+    if (this.expiredAccepted !== null) this.fail('expiry', this.expiredAccepted);
     if (this.options.hostile) {
       const broken = this.bounds.check(exchange);
       if (broken !== null) this.fail(broken.startsWith('owner') ? 'maximum leverage' : 'insurance fund', broken);
@@ -457,7 +504,8 @@ class Simulation {
     }
     this.bounds.restarting();
     this.recovering = true;
-    const { node, report } = await SimNode.start(this.file, this.inUse, disk, this.snapshots, this.listeners, this.logger, this.time, {
+    if (this.clockRng.chance(RESTART_BEHIND_RATE)) this.stepHostClockBack();
+    const { node, report } = await SimNode.start(this.file, this.inUse, disk, this.snapshots, this.listeners, this.logger, this.clock, {
       onRecord: (seq, exchange) => {
         this.bounds.started(exchange);
         const after = seq === Number.MAX_SAFE_INTEGER ? replayedTo : seq - 1;
@@ -478,6 +526,8 @@ class Simulation {
     });
     this.node = node;
     this.recovering = false;
+    this.time = node.now();
+    this.journaledTime = lastJournaledTime(node.journal);
     this.result.marketsReplayed += this.marketsSeqs.filter((seq) => seq > report.snapshotSeq && seq <= report.openedSeq).length;
     this.marketsSeqs = this.marketsSeqs.filter((seq) => seq <= report.openedSeq);
     if (report.marketsSeq !== null) {
@@ -534,7 +584,7 @@ class Simulation {
       if (!equalBytes(payload, encodeCommand(s.command))) this.fail('journal', `journal seq ${s.seq} holds a record other than the command appended there`);
     }
     // Fills in the journal: every acknowledged order has at least the fills its reply reported.
-    this.scanFills(journal.lastSeq());
+    this.scanJournal(journal.lastSeq());
     for (const s of this.acked) {
       for (const o of s.orders) {
         const journaled = this.journalFills.get(o.orderId) ?? 0;
@@ -563,13 +613,19 @@ class Simulation {
     this.checkLive();
   }
 
-  /** Sums Fill events of the journal from `scannedSeq + 1` to `to` into `journalFills`. */
-  private scanFills(to: number): void {
+  /**
+   * Sums Fill events of the journal from `scannedSeq + 1` to `to` into `journalFills`, and
+   * checks that its command times never go back (what a replay and every time a user reads stand on).
+   */
+  private scanJournal(to: number): void {
     const fills = this.journalFills;
     const listener = FILL_SUM(fills);
     for (const entry of this.node.journal.range(this.scannedSeq + 1, to)) {
-      if (isCommandKind(entry.kind) || entry.kind !== RecordKind.Fill) continue;
-      decodeEvent(entry.view, entry.payloadOffset, listener);
+      if (isCommandKind(entry.kind)) {
+        const { time } = decodeCommand(payloadView(entry));
+        if (time < this.scannedTime) this.fail('time', `journal seq ${entry.seq} holds a command at ${time}, ${this.scannedTime - time} ms before the one before it`);
+        this.scannedTime = time;
+      } else if (entry.kind === RecordKind.Fill) decodeEvent(entry.view, entry.payloadOffset, listener);
     }
     this.scannedSeq = to;
   }

@@ -23,7 +23,8 @@
  * What is not wiring lives in the room that owns it: the data directory's lock and the undoing
  * of a failed start (storage/directory-lock), the start-up replay (sequencer/start-up-replay),
  * the clock (sequencer/clock), the market threads and their router (transport/market-link), the
- * ports the gateway and the feeds are handed (gateway-ports), snapshots (sequencer/snapshot-schedule).
+ * ports the gateway and the feeds are handed (gateway-ports), snapshots (sequencer/snapshot-schedule),
+ * the exchange's time every stage reads (sequencer/exchange-time).
  * May import: config/process (types), app/ (exchange types, commands types), auth/ (recovery, signature-pool), history/ (reader, store),
  * journal/journal (types), transport/market-link, sequencer/, storage/ (data-directory,
  * directory-lock, markets-in-use), config/market (types), http/ (gateway, routes/cluster types), ws/ (feeds types, asyncapi), gateway-ports,
@@ -50,6 +51,7 @@ import { SnapshotSchedule } from './sequencer/snapshot-schedule.ts';
 import { Sequencer } from './sequencer/sequencer.ts';
 import { TestnetFeed } from './sequencer/testnet-feed.ts';
 import { ExchangeClock } from './sequencer/clock.ts';
+import { ExchangeTime, lastJournaledTime } from './sequencer/exchange-time.ts';
 import { accountWrites } from './sequencer/account-writes.ts';
 import { MarketLink, routerOver, spawnMarketLinks } from './transport/market-link.ts';
 import { openDataDirectory, type DataDirectory } from './storage/data-directory.ts';
@@ -88,6 +90,7 @@ export interface RunningExchange {
 }
 
 export interface PipelineOptions {
+  /** The host's clock (ms since the epoch); default `Date.now`. The exchange's time follows it, never going back (sequencer/exchange-time). */
   clock?: () => number;
   /** Milliseconds between clock ticks (expiry, funding, liquidations, the testnet feed); default 1000. */
   tickMs?: number;
@@ -130,13 +133,17 @@ export function startExchange(settings: Settings, logger: Logger, options: Pipel
 }
 
 /** The stages, built in the pipeline's order where nothing forces another (the comments say what does). */
-async function startLocked(wiring: Wiring, lock: DirectoryLock): Promise<RunningExchange> {
-  const { options, metrics } = wiring;
+async function startLocked(hostWiring: Wiring, lock: DirectoryLock): Promise<RunningExchange> {
+  const { options, metrics } = hostWiring;
   const status = new Status();
   const later: Later = { links: [] };
 
   // ⑥ first, out of its place: every other stage starts from what the journal and history hold.
-  const data = await openJournal(wiring, status.threadStopped);
+  const data = await openJournal(hostWiring, status.threadStopped);
+  // Every stage reads the exchange's time, which goes on from the journal's last command and
+  // never goes back, whatever the host's clock does (sequencer/exchange-time).
+  const time = new ExchangeTime({ host: hostWiring.clock, from: lastJournaledTime(data.journal), logger: hostWiring.logger });
+  const wiring: Wiring = { ...hostWiring, clock: time.now };
   data.projections.onThreadStopped = status.threadStopped;
   // ③'s state before ①, its sequencer after ④: the gateway reads the exchange restored from the
   // newest snapshot, and the journal after that snapshot is replayed while the gateway listens.
@@ -195,6 +202,7 @@ interface Wiring {
   settings: Settings;
   logger: Logger;
   options: PipelineOptions;
+  /** The host's clock until the journal is open, the exchange's time (sequencer/exchange-time) from then on. */
   clock: () => number;
   /** What GET /metrics shows; the gauges read the stages once they exist (`readFrom`). */
   metrics: ExchangeMetrics;

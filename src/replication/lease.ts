@@ -17,8 +17,18 @@
  * writes that had waited with it while a standby was taking over (test/replication/failover-chaos,
  * seeds 25 and 26; test/replication/lease).
  *
+ * Its times are the process's monotonic clock (`performance.now`), never the host's wall clock:
+ * they only measure how long since a write or a sighting, and a step of the wall clock is no time
+ * passing. On the wall clock, a holder whose clock stepped back an hour while it could not reach
+ * the bucket called itself the holder for that hour more, taking writes while a standby took
+ * over, and a standby whose clock stepped back waited that hour before calling a lapsed lease
+ * expired (test/replication/lease).
+ *
  * May import: nothing.
  */
+
+/** Milliseconds on a clock no step of the wall clock moves. */
+const elapsed = (): number => performance.now();
 
 /** The one key the lease lives in (replication/jetstream's `leaseKey`). */
 export interface LeaseKey {
@@ -68,7 +78,7 @@ export class Lease {
   /** The lease as last seen (null if never held by anyone). */
   view(): LeaseView | null {
     if (this.seen === null) return null;
-    return { holder: this.seen.value.holder, url: this.seen.value.url, revision: this.seen.revision, ageMs: Date.now() - this.seen.at };
+    return { holder: this.seen.value.holder, url: this.seen.value.url, revision: this.seen.revision, ageMs: elapsed() - this.seen.at };
   }
 
   /** Reads the key; notes when its revision changed. */
@@ -80,14 +90,14 @@ export class Lease {
       return null;
     }
     if (this.seen === null || this.seen.revision !== revision) {
-      this.seen = { value: JSON.parse(decoder.decode(value)) as LeaseValue, revision, at: Date.now() };
+      this.seen = { value: JSON.parse(decoder.decode(value)) as LeaseValue, revision, at: elapsed() };
     }
     return this.view();
   }
 
   /** True when nobody has renewed the lease for `leaseMs` (of this node's time) or nobody ever held it. */
   expired(): boolean {
-    return this.seen === null || Date.now() - this.seen.at > this.leaseMs;
+    return this.seen === null || elapsed() - this.seen.at > this.leaseMs;
   }
 
   /**
@@ -97,7 +107,7 @@ export class Lease {
   async take(): Promise<boolean> {
     await this.refresh();
     if (this.seen !== null && this.seen.value.holder !== this.me.holder && !this.expired()) return false;
-    const sentAt = Date.now();
+    const sentAt = elapsed();
     try {
       this.ownRevision = await this.key.write(encoder.encode(JSON.stringify(this.me)), this.revision);
     } catch {
@@ -126,7 +136,7 @@ export class Lease {
   hold(): void {
     this.renewer = setInterval(async () => {
       if (this.lost) return;
-      const sentAt = Date.now();
+      const sentAt = elapsed();
       try {
         this.ownRevision = await this.key.write(encoder.encode(JSON.stringify(this.me)), this.ownRevision);
         this.lastRenewal = Math.max(this.lastRenewal, sentAt);
@@ -145,7 +155,7 @@ export class Lease {
 
   /** While holding: true unless a renewal has not succeeded for `leaseMs` or the lease was lost. */
   held(): boolean {
-    return !this.lost && Date.now() - this.lastRenewal <= this.leaseMs;
+    return !this.lost && elapsed() - this.lastRenewal <= this.leaseMs;
   }
 
   /** Polls the key (a standby): `view()` and `expired()` follow it. */

@@ -39,6 +39,7 @@ export interface ClockOptions {
   markets: readonly MarketSpec[];
   /** The testnet's index feed; null on mainnet (index prices come from the operator). */
   feed: TestnetFeed | null;
+  /** The exchange's time (sequencer/exchange-time): ticks and releases are stamped with it, the release timer armed on it. */
   now: () => number;
   /** Milliseconds between ticks. */
   tickMs: number;

@@ -14,11 +14,14 @@
  * encoded (snapshot-codec.ts) and taken on their own thread from a replica of the state
  * (snapshot-replica.ts, snapshot-worker.ts, snapshot-thread.ts), when and where
  * snapshot-schedule.ts says — the same on the primary and on a replica or standby;
- * the clock (clock.ts) and the testnet's price feed (testnet-feed.ts) are more sources of commands.
+ * the clock (clock.ts) and the testnet's price feed (testnet-feed.ts) are more sources of commands;
+ * every command is stamped with the exchange's time (exchange-time.ts), which never goes back.
  * May import: types/ids, app/, transport/, journal/, history/projections,
  * engine/types, engine/fast-book, config/, node:worker_threads, node:zlib.
  *
  * Invariants: every command that reached a book is journaled before its effects are
- * acknowledged; replaying the journal reproduces `stateHash()` and every book event.
+ * acknowledged; replaying the journal reproduces `stateHash()` and every book event; the
+ * journal's command times never go back (the sequencer runs a command stamped earlier at the
+ * last one's time).
  */
 export {};

@@ -19,6 +19,12 @@
  * relay's listener after the exchange applied it, and every batch (a ring batch, or a command
  * that routed nothing) closes a feed frame; the relay waits for the flush, not the sequencer.
  *
+ * Time: no command runs at a time before the last one's (`lastTime`, from the journal's end at
+ * construction, sequencer/exchange-time `lastJournaledTime`): a command stamped earlier — its
+ * signature verified while a later-stamped tick went first, a host clock stepped back — runs and
+ * is journaled at the last one's. So the journal's times never go back and a replay, which runs
+ * each command at its journaled time, sees them as the live exchange did.
+ *
  * Backpressure: when the journal, the history or a command ring is behind, or a market thread
  * has stopped, `submit` refuses with `Overloaded` before changing anything, so nothing accepted
  * is ever dropped.
@@ -34,6 +40,7 @@ import type { MarketLink } from '../transport/market-link.ts';
 import type { Projections } from '../history/projections.ts';
 import type { BookListener } from '../engine/types.ts';
 import type { MarketIndex } from '../types/ids.ts';
+import { lastJournaledTime } from './exchange-time.ts';
 
 /** What the sequencer needs of a market thread's link: whether its thread runs and its command ring has room. */
 export type CommandRoom = Pick<MarketLink, 'hasRoom' | 'problem'>;
@@ -117,6 +124,8 @@ export class Sequencer {
    * may have brought forward (sequencer/clock `rearm`).
    */
   afterExecute: () => void = () => {};
+  /** The time of the last command run (ms): no later command runs at an earlier one. */
+  private lastTime: number;
 
   constructor(
     readonly exchange: Exchange,
@@ -126,6 +135,7 @@ export class Sequencer {
     private readonly feed: FeedTap | null = null,
   ) {
     this.waiting = exchange.markets.map(() => []);
+    this.lastTime = lastJournaledTime(journal);
   }
 
   /** Why a write must be refused now, or null. */
@@ -148,6 +158,8 @@ export class Sequencer {
     if (this.gate !== null) return this.gate.promise.then(() => this.submit(command, onComplete));
     const busy = this.overloaded();
     if (busy !== null) return Promise.reject(new OverloadedError(busy));
+    if (command.time < this.lastTime) command = { ...command, time: this.lastTime };
+    else this.lastTime = command.time;
     const result = this.exchange.execute(command);
     this.afterExecute();
     if (result.changed) this.journal.appendText(command.kind, commandText(command));

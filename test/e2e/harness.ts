@@ -48,11 +48,14 @@ export function tempDataDir(t: TestContext, prefix: string): string {
   return dir;
 }
 
-/** `args`: command-line settings added to the harness's own (`--trusted-proxies …`, `--cors-origins …`), as the process takes them. */
-export async function startTestExchange(options: { dataDir?: string; tickMs?: number; args?: readonly string[]; feedLimits?: Partial<FeedLimits> } = {}): Promise<TestExchange> {
+/**
+ * `args`: command-line settings added to the harness's own (`--trusted-proxies …`, `--cors-origins …`), as the process takes them;
+ * `clock`: the host's clock the pipeline reads (default `Date.now`), for a test that steps it.
+ */
+export async function startTestExchange(options: { dataDir?: string; tickMs?: number; args?: readonly string[]; feedLimits?: Partial<FeedLimits>; clock?: () => number } = {}): Promise<TestExchange> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'perp-e2e-'));
   const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...(options.args ?? [])], {});
-  const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: options.tickMs ?? 60_000, feedLimits: options.feedLimits });
+  const exchange = await startExchange(settings, pino({ level: 'silent' }), { tickMs: options.tickMs ?? 60_000, feedLimits: options.feedLimits, clock: options.clock });
   const client = apiClient(`http://127.0.0.1:${exchange.port}`);
   let stopped = false;
   const stop = async (stopOptions?: { snapshot?: boolean }) => {

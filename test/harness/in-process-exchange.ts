@@ -28,7 +28,11 @@
  *  - a clock the test owns: it stands still until `advance(ms)` moves it, running each tick
  *    (every `tickMs`: expiry, funding, liquidations, the testnet feed's index prices) and each
  *    conditional release (a TWAP slice, an untriggered order's expiry) at its due time, through
- *    the real `ExchangeClock` — a test about a child due in 400 ms takes no wall time.
+ *    the real `ExchangeClock` — a test about a child due in 400 ms takes no wall time. It is
+ *    the host's clock under the exchange's time, as the pipeline has it (sequencer/exchange-time,
+ *    the journal's last command time its start): `stepHostClock(ms)` steps the host's clock
+ *    alone (back: an NTP step, a restart on a machine behind), while `advance` is the time that
+ *    passes, the steady clock no step moves.
  *
  * Invariants: every request is answered only once the commands it sent have been through the
  * books and the journal has flushed what it must; `advance` returns once everything that fell
@@ -68,6 +72,7 @@ import { HistoryWriter } from '../../src/history/writer.ts';
 import { openHistoryDatabases } from '../../src/history/store.ts';
 import { Sequencer, type Outcome } from '../../src/sequencer/sequencer.ts';
 import { ExchangeClock } from '../../src/sequencer/clock.ts';
+import { ExchangeTime, lastJournaledTime } from '../../src/sequencer/exchange-time.ts';
 import { TestnetFeed } from '../../src/sequencer/testnet-feed.ts';
 import { accountWrites } from '../../src/sequencer/account-writes.ts';
 import { exchangeOptionsOf, startMarkets, startState } from '../../src/sequencer/start-state.ts';
@@ -94,10 +99,12 @@ export interface InProcessExchange extends ApiClient {
    * from, the journal records it replayed after it).
    */
   readonly exchange: Pick<RunningExchange, 'sequencer' | 'recovery'>;
-  /** The exchange's clock (ms since the epoch): it moves only with `advance`. */
+  /** The exchange's time (ms since the epoch): it moves only with `advance`. */
   now(): number;
   /** Moves the clock `ms` on, running every tick and conditional release that falls due, each at its time. */
   advance(ms: number): Promise<void>;
+  /** Steps the host's clock `ms` (back when negative) and nothing else: no time passes. The step stays across `restart`. */
+  stepHostClock(ms: number): void;
   /**
    * Stops this exchange as the pipeline's stop does — with a shutdown snapshot, or with
    * `snapshot: false` none (as after a kill: the next start replays the journal from the newest
@@ -153,17 +160,17 @@ interface DataDirectory {
 
 export function startInProcessExchange(options: InProcessOptions = {}): Promise<InProcessExchange> {
   const data = { dir: mkdtempSync(join(tmpdir(), 'perp-behaviour-')), storage: new SimulatedJournalStorage({ autoFlush: true }), snapshots: new SimSnapshots() };
-  return startOn(data, options.startAt ?? Date.now(), { tickMs: 60_000, args: [], logger: pino({ level: 'silent' }), ...options });
+  return startOn(data, options.startAt ?? Date.now(), 0, { tickMs: 60_000, args: [], logger: pino({ level: 'silent' }), ...options });
 }
 
 /** An exchange started on `data` (empty, or what an earlier one left) with its clock at `startAt`. */
-async function startOn(data: DataDirectory, startAt: number, options: Required<Omit<InProcessOptions, 'startAt'>>): Promise<InProcessExchange> {
+async function startOn(data: DataDirectory, startAt: number, hostStep: number, options: Required<Omit<InProcessOptions, 'startAt'>>): Promise<InProcessExchange> {
   const { tickMs, logger } = options;
   const settings = loadSettings(['--data-dir', data.dir, '--jwt-secret', JWT_SECRET, ...options.args], {});
   const { markets, profile } = settings;
   const metrics = new ExchangeMetrics();
+  // The time that passes (`advance`), and the host's clock: that time plus the steps the test made.
   let time = startAt;
-  const clock = () => time;
 
   // The start of src/pipeline.ts: the journal opened as storage/data-directory opens it (what
   // the newest snapshot covers was flushed), history beside it, the newest snapshot history has
@@ -171,6 +178,8 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
   // the replay is done.
   const { newest } = newestTakenOf(data.snapshots, chainsOf(data.storage));
   const journal = await Journal.open(data.storage, { logger, verifyFrom: newest + 1, flushedThrough: newest });
+  const exchangeTime = new ExchangeTime({ host: () => time + hostStep, from: lastJournaledTime(journal), steady: () => time, logger });
+  const clock = exchangeTime.now;
   const historyEnv = open({ path: data.dir, ...HISTORY_ENV_OPTIONS });
   const projections = new Projections(historyEnv);
   projections.journal = journal;
@@ -260,7 +269,7 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
 
   // The clock: the real one's ticks and releases, run when `advance` reaches their time. What
   // they submit is followed, so that `advance` returns once it is all applied and flushed.
-  let nextTick = time + tickMs;
+  let nextTick = clock() + tickMs;
   const running = new Set<Promise<Outcome>>();
   const followed = (command: Command): Promise<Outcome> => {
     const outcome = submit(command);
@@ -332,12 +341,16 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
     operator: (method, path, body) => request(method, path, body, { 'x-operator-key': settings.operatorKey }),
     exchange: { sequencer, recovery: { snapshotSeq: start?.seq ?? 0, commands: replayed.commands, events: replayed.events, recoveredEvents: replayed.recoveredEvents } },
     now: clock,
+    stepHostClock: (ms) => void (hostStep += ms),
     async advance(ms) {
       const end = time + ms;
       await settled();
-      for (let due = nextDue(); due <= end; due = nextDue()) {
-        const at = Math.max(time, due);
-        time = at;
+      // Dues and ticks are on the exchange's time, which runs with `time` at a fixed distance
+      // (none, unless the host's clock was stepped back).
+      const ahead = clock() - time;
+      for (let due = nextDue(); due - ahead <= end; due = nextDue()) {
+        const at = Math.max(clock(), due);
+        time = at - ahead;
         if (nextTick <= at) {
           ticks.tick();
           nextTick += tickMs;
@@ -350,7 +363,7 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
     },
     async restart({ snapshot = true } = {}) {
       if (!(await shutdown(snapshot))) throw new Error('in-process exchange: restarted after it stopped');
-      return startOn(data, time, options);
+      return startOn(data, time, hostStep, options);
     },
     async listen() {
       const server = await startHttpServer({ ...dispatch, host: '127.0.0.1', port: 0, trustedProxies: new Set(settings.trustedProxies) });
@@ -364,7 +377,8 @@ async function startOn(data: DataDirectory, startAt: number, options: Required<O
 
 /**
  * Every command `ex`'s sequencer is handed from now on (a route's, the clock's), in order: what
- * it journals when the command changes anything. Of this exchange only, not of one `restart` makes.
+ * it journals when the command changes anything (at the last command's time, if stamped before
+ * it: sequencer/sequencer). Of this exchange only, not of one `restart` makes.
  */
 export function submittedCommands(ex: InProcessExchange): Command[] {
   const handed: Command[] = [];

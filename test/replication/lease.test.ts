@@ -63,3 +63,48 @@ test('a renewal counts from when it was sent: answered after the lease time (the
   lease.stop();
   assert.equal(lease.held(), false, `its answer came ${LEASE_MS} ms after it was sent: a standby may hold the lease by now`);
 });
+
+/** A lease key whose first write (the take) is answered and later ones never are: NATS out of reach. */
+function unreachableAfterTake() {
+  let revision = 0;
+  return {
+    read: async () => ({ value: null, revision }),
+    write: (_value: Uint8Array | null, expected: number) => (revision === 0 ? Promise.resolve((revision = expected + 1)) : new Promise<number>(() => {})),
+  };
+}
+
+/** Runs `during` with the host's wall clock stepped back an hour (an NTP step), then puts it back. */
+async function withClockStepBack(during: () => Promise<void>): Promise<void> {
+  const wall = Date.now;
+  Date.now = () => wall() - 3_600_000;
+  try {
+    await during();
+  } finally {
+    Date.now = wall;
+  }
+}
+
+test('a holder that cannot renew stops calling itself the holder after the lease time, though its wall clock stepped back an hour meanwhile', async () => {
+  const lease = new Lease(unreachableAfterTake(), { holder: randomUUID(), url: 'http://primary' }, LEASE_MS);
+  assert.equal(await lease.take(), true);
+  lease.hold();
+  await withClockStepBack(async () => {
+    await sleep(LEASE_MS + 100);
+    lease.stop();
+    // Before: held for the hour more, taking writes while a standby took the lease over.
+    assert.equal(lease.held(), false);
+  });
+});
+
+test('a standby calls a lease nobody renews expired after the lease time, though its wall clock stepped back an hour meanwhile', async () => {
+  const value = new TextEncoder().encode(JSON.stringify({ holder: 'the-primary', url: 'http://primary' }));
+  const standby = new Lease({ read: async () => ({ value, revision: 7 }), write: () => Promise.reject(new Error('not here')) }, { holder: randomUUID(), url: 'http://standby' }, LEASE_MS);
+  await standby.refresh();
+  assert.equal(standby.expired(), false);
+  await withClockStepBack(async () => {
+    await sleep(LEASE_MS + 100);
+    await standby.refresh();
+    // Before: not expired for the hour more, so no standby took over from a primary that had gone.
+    assert.equal(standby.expired(), true);
+  });
+});

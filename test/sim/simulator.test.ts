@@ -1,6 +1,7 @@
 /**
  * A short run of the deterministic simulator (docs/simulator.md): a few seeds with faults —
- * crashes, power losses with torn writes, slow flushes, interrupted snapshots — each restart
+ * crashes, power losses with torn writes, slow flushes, interrupted snapshots, the host's clock
+ * stepped back while running and at restarts — each restart
  * checked for every acknowledged write, its reported fills, conservation of money, the
  * invariants and the replayed state hash. `npm run test:scale` runs more and longer seeds
  * (SIM_SEEDS, SIM_COMMANDS: test/run.ts), `npm run simulate` any.
@@ -17,16 +18,22 @@ const { markets } = loadSettings([], {});
 const SEEDS = Number(process.env.SIM_SEEDS ?? 3);
 const COMMANDS = Number(process.env.SIM_COMMANDS ?? 1500);
 
-test('seeds with crashes, torn writes and slow flushes keep every acknowledged write and conserve money', async () => {
+test('seeds with crashes, torn writes, slow flushes and clock steps back keep every acknowledged write, conserve money, and never go back in time', async () => {
   let crashes = 0;
   let hashChecks = 0;
+  let clockSteps = 0;
   for (let seed = 1; seed <= SEEDS; seed++) {
     const r = await runSeed(markets, { seed, commands: COMMANDS, faults: true, crashRate: 1 / 30 });
     assert.equal(r.violation, null, r.violation ? `${r.violation.message}\nreproduce: ${reproduce({ seed, commands: COMMANDS, crashEvery: 30 })}` : '');
     crashes += r.crashes;
     hashChecks += r.hashChecks;
+    clockSteps += r.clockSteps;
   }
   assert.ok(crashes >= 2 * SEEDS, `only ${crashes} crashes: the faults did not run`);
+  // Before the exchange's time ran on from the journal's, every one of seeds 1–3 failed after a step back: seed 2
+  // accepted a signed request expired by the journal's time ('expiry'), seeds 1 and 3 journaled a command 36 and 59
+  // minutes before the one before it ('time').
+  assert.ok(clockSteps >= SEEDS, `only ${clockSteps} steps back of the host's clock`);
   assert.ok(hashChecks >= SEEDS, `only ${hashChecks} state-hash comparisons`);
 });
 
