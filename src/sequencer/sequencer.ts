@@ -158,7 +158,9 @@ export class Sequencer {
     if (this.gate !== null) return this.gate.promise.then(() => this.submit(command, onComplete));
     const busy = this.overloaded();
     if (busy !== null) return Promise.reject(new OverloadedError(busy));
-    if (command.time < this.lastTime) command = { ...command, time: this.lastTime };
+    // In place, not a copy: the command is this call's (it happens by a few ms under load, each
+    // time a later-stamped command got past its signature first).
+    if (command.time < this.lastTime) command.time = this.lastTime;
     else this.lastTime = command.time;
     const result = this.exchange.execute(command);
     this.afterExecute();
