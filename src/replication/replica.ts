@@ -44,14 +44,13 @@
  * primary pipeline on the same data directory, which replays the local journal from that
  * snapshot and publishes after the stream's last message (docs/replication.md, failover).
  *
- * May import: node:fs, node:path, pino (types), config/process (types), config/market-changes, journal/ (journal, record,
- * refusal), transport/codec, sequencer/, storage/ (data-directory, markets-in-use), history/ (reader, store),
+ * May import: node:path, pino (types), config/process (types), config/market-changes, journal/ (journal, record,
+ * refusal), transport/codec, sequencer/, storage/ (data-directory, directory-lock, markets-in-use), history/ (reader, store),
  * http/ (gateway, uws types, routes/cluster types), ws/ (asyncapi, feed-relay types), gateway-ports (the shared read ports),
  * replication/lease (types), prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
@@ -61,6 +60,7 @@ import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
 import { cutAfter, openDataDirectory } from '../storage/data-directory.ts';
+import { holdDataDirectory, type DirectoryLock, type Undo } from '../storage/directory-lock.ts';
 import { checkMarketsInUse } from '../storage/markets-in-use.ts';
 import { recover } from '../sequencer/recovery.ts';
 import { exchangeOptionsOf, marketsOfRecord, startMarkets, startState } from '../sequencer/start-state.ts';
@@ -173,11 +173,18 @@ export interface ReplicaOptions {
   dropUnshipped?: boolean;
 }
 
-export async function startReplica(settings: Settings, logger: Logger, source: BlockSource, lease: Lease, options: ReplicaOptions = {}): Promise<RunningReplica> {
+export function startReplica(settings: Settings, logger: Logger, source: BlockSource, lease: Lease, options: ReplicaOptions = {}): Promise<RunningReplica> {
+  // One exchange per data directory, as a primary's start takes it (storage/directory-lock): this
+  // node appends to its journal too. A failed start closes what it opened and lets it go.
+  return holdDataDirectory(settings.dataDir, (lock, undo) => startLocked(settings, logger, source, lease, options, lock, undo));
+}
+
+async function startLocked(settings: Settings, logger: Logger, source: BlockSource, lease: Lease, options: ReplicaOptions, lock: DirectoryLock, undo: Undo): Promise<RunningReplica> {
   const { role, primaryUrl } = settings.replication;
   const clock = Date.now;
-  mkdirSync(settings.dataDir, { recursive: true });
   let opened = await openDataDirectory(settings.dataDir, logger);
+  // Undone in reverse: the journal's last flush, then history (the data directory as it is after a cut).
+  undo.push(() => opened.historyEnv.close(), () => opened.journal.close());
   let diverged = await divergence(opened.journal, source);
   const shared = diverged !== null && options.dropUnshipped === true ? await lastShared(opened.journal, source) : null;
   if (diverged !== null && shared !== null) {
@@ -186,28 +193,17 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     diverged = await divergence(opened.journal, source);
   }
   const { snapshots, journal, historyDir, historyEnv, projections } = opened;
-  const refuse = async (error: unknown): Promise<never> => {
-    await journal.close();
-    await historyEnv.close();
-    throw error;
-  };
-  if (diverged !== null) await refuse(new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`));
+  if (diverged !== null) throw new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`);
   // As a start of the primary: from the newest snapshot this node took (sequencer/start-state),
   // the markets file matching the markets this data directory's state was built under, the
   // state restored and replayed under the journal's markets — the primary's markets records.
   const exchangeOptions = exchangeOptionsOf(settings);
   // A node with an empty journal begins under the markets the stream begins with (the primary's first record).
   const streamFirst = journal.lastSeq() === 0 ? await source.recordAt(1) : null;
-  let state: ReturnType<typeof startState>;
-  let marketsInUse: ReturnType<typeof checkMarketsInUse>;
-  try {
-    marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
-    const markets = startMarkets(journal, marketsInUse.recorded ?? settings.markets);
-    const first = streamFirst === null ? null : marketsOfRecord(entryOf(streamFirst));
-    state = startState(snapshots, journal, projections.projectedSeq, first === null ? markets : { ...markets, first }, projections.listeners(), exchangeOptions, logger);
-  } catch (error) {
-    return refuse(error);
-  }
+  const marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
+  const markets = startMarkets(journal, marketsInUse.recorded ?? settings.markets);
+  const first = streamFirst === null ? null : marketsOfRecord(entryOf(streamFirst));
+  const state = startState(snapshots, journal, projections.projectedSeq, first === null ? markets : { ...markets, first }, projections.listeners(), exchangeOptions, logger);
   const { exchange, start } = state;
   projections.identity = (owner) => exchange.ledger.identity(owner);
   logger.info({ role, snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying local journal');
@@ -230,11 +226,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   // The journal's markets are the primary's: they apply here whatever this node's file says of
   // fees, margins and funding. Its file must still name the same markets in their places and
   // units — it is what this node journals under once it is the primary (a standby's takeover).
-  try {
-    checkMarketsFollow(exchange.markets, settings.markets, "this node's markets file");
-  } catch (error) {
-    return refuse(error);
-  }
+  checkMarketsFollow(exchange.markets, settings.markets, "this node's markets file");
   const ownFile = diffMarkets(exchange.markets, settings.markets);
   if (ownFile.parameters.length > 0 || ownFile.added.length > 0) {
     logger.warn({ differ: ownFile.parameters, notInJournal: ownFile.added }, "this node's markets file differs from the primary's journal: the journal's markets apply here (this file's once this node is the primary)");
@@ -243,6 +235,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   // What the routes and feeds show of the markets: the journal's, as they stand after the local replay.
   const served: Settings = { ...settings, markets: [...exchange.markets] };
   projections.startThread(historyDir);
+  undo.push(() => projections.terminate());
 
   // Snapshots of the local journal, taken as the primary takes them (sequencer/snapshot-schedule),
   // so a restart — and a standby's takeover, which starts the primary pipeline on this data
@@ -262,6 +255,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     projections,
     logger,
   });
+  undo.push(() => snapshotSchedule.terminate());
 
   // The public and private feeds, as the primary builds them: fed from the records applied here.
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
@@ -269,6 +263,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   const streaming = streamingFeeds(served, exchange, history, projections, journal, login, clock, logger);
   relay = streaming.relay;
   const { feeds } = streaming;
+  undo.push(() => feeds.close());
 
   let primarySeq = journal.lastSeq();
   let caughtUpAt = clock();
@@ -364,6 +359,14 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
         .finally(() => (taking = false));
     }, lease.leaseMs / 4);
   }
+  // A start that fails from here on (its port taken) stops following first, as a stop does.
+  undo.push(async () => {
+    stopped = true;
+    clearInterval(poller);
+    clearInterval(watcher);
+    await source.close();
+    await following;
+  });
 
   const primary = () => lease.view()?.url ?? primaryUrl;
   const cluster: ClusterPort = {
@@ -446,6 +449,8 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       // A history thread that stopped writing (logged when it did) has nothing more to close.
       await projections.close().catch(() => projections.terminate());
       await historyEnv.close();
+      // Last: nothing of this node touches the data directory any more (a standby's takeover starts the primary pipeline on it next).
+      lock.release();
       logger.info({ role, lastSeq: journal.lastSeq() }, 'replica stopped');
     },
   };
