@@ -29,8 +29,15 @@
  *
  * Markets: the state runs under the journal's markets records (the primary's, applied where the
  * primary wrote them), not under this node's markets file, which must only name the same markets
- * in their places and units (refused otherwise); the routes and feeds show the journal's markets
- * as they stood after the local replay.
+ * in their places and units (refused otherwise). The routes and feeds show the journal's markets:
+ * those after the local replay at the start, and each markets record the stream brings from the
+ * moment it is applied (the gateway's table built again over them, the feeds and their relay
+ * taking an appended market on before its first book event) — which is why the stream is
+ * followed only once the gateway and the feeds exist.
+ *
+ * Data directory: locked as the primary's (storage/directory-lock): a start on a directory
+ * another node serves is refused; a failed start closes what it opened and lets it go; the stop
+ * lets it go last, once nothing of this node touches the directory.
  *
  * Snapshots: taken of the local journal on the primary's schedule and thread
  * (sequencer/snapshot-schedule: every `--snapshot-interval-ms`, and at a stop), at the newest
@@ -44,7 +51,7 @@
  * primary pipeline on the same data directory, which replays the local journal from that
  * snapshot and publishes after the stream's last message (docs/replication.md, failover).
  *
- * May import: node:path, pino (types), config/process (types), config/market-changes, journal/ (journal, record,
+ * May import: node:path, pino (types), config/process (types), config/market-changes, app/commands, journal/ (journal, record,
  * refusal), transport/codec, sequencer/, storage/ (data-directory, directory-lock, markets-in-use), history/ (reader, store),
  * http/ (gateway, uws types, routes/cluster types), ws/ (asyncapi, feed-relay types), gateway-ports (the shared read ports),
  * replication/lease (types), prom-client (its /metrics: the lag).
@@ -55,6 +62,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
 import { entryOf, type Journal } from '../journal/journal.ts';
+import { CommandKind } from '../app/commands.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
 import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
@@ -281,7 +289,10 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
       const seq = recordSeq(viewOf(record), record.byteOffset);
       if (seq <= journal.lastSeq()) continue;
       journal.appendRecord(record);
-      replay.apply(entryOf(record));
+      const entry = entryOf(record);
+      replay.apply(entry);
+      // Before the records after it: an appended market's book events go to its feeds.
+      if (entry.kind === CommandKind.Markets) serveMarkets();
       // Books here answer at once: nothing waits for the routes a book event caused.
       exchange.takeUnsolicitedRoutes();
     }
@@ -300,16 +311,6 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
     failure ??= new Error(reason);
     logger.fatal({ reason }, 'replica: its history thread stopped; /ready answers 503');
   };
-  const following = (async () => {
-    for await (const block of source.follow(journal.lastSeq())) {
-      if (stopped) break;
-      apply(block);
-    }
-  })().catch((error: Error) => {
-    if (stopped) return;
-    failure = error;
-    logger.fatal({ err: error, lastSeq: journal.lastSeq() }, 'replica stopped following the journal stream');
-  });
   const poller = setInterval(() => {
     source.tail().then(
       (seq) => {
@@ -359,13 +360,11 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
         .finally(() => (taking = false));
     }, lease.leaseMs / 4);
   }
-  // A start that fails from here on (its port taken) stops following first, as a stop does.
-  undo.push(async () => {
+  // A start that fails from here on (its port taken) stops its timers first.
+  undo.push(() => {
     stopped = true;
     clearInterval(poller);
     clearInterval(watcher);
-    await source.close();
-    await following;
   });
 
   const primary = () => lease.view()?.url ?? primaryUrl;
@@ -429,6 +428,30 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
     },
   });
   feeds.attach(server);
+
+  /**
+   * A markets record applied: the routes and the feeds serve the markets as the journal has them
+   * now, as a primary's serve its markets file's from its start — new parameters at once, and an
+   * appended market's book, trades, ticker and channels.
+   */
+  const serveMarkets = () => {
+    const markets = [...exchange.markets];
+    relay!.addMarkets(exchange.depth.map((d) => d.sequence));
+    feeds.serveMarkets(markets, exchange.depth);
+    server.serveMarkets(markets);
+  };
+  // Once the gateway and the feeds exist, which a markets record in the stream changes: started
+  // earlier, a record applied while the gateway was starting would not reach it.
+  const following = (async () => {
+    for await (const block of source.follow(journal.lastSeq())) {
+      if (stopped) break;
+      apply(block);
+    }
+  })().catch((error: Error) => {
+    if (stopped) return;
+    failure = error;
+    logger.fatal({ err: error, lastSeq: journal.lastSeq() }, 'replica stopped following the journal stream');
+  });
   logger.info({ role, port: server.port, lastSeq: journal.lastSeq() }, 'replica ready');
 
   return {
