@@ -258,7 +258,9 @@ export interface Gateway extends HttpServer {
    * Serves `markets` from now on: the route table built again as at the start, with them in the
    * place of `marketData.markets` (a replica that applied a markets record: new parameters, an
    * appended market's routes). Every other part of the options stays, and so does the table's
-   * shape — which routes there are depends on the parts given, not on the markets.
+   * shape — which routes there are depends on the parts given, not on the markets. The request
+   * budgets (the account guard's) start afresh with the new table: at most one more second's
+   * budget, once per markets record.
    */
   serveMarkets(markets: readonly MarketSpec[]): void;
 }

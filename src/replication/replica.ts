@@ -240,7 +240,8 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
     logger.warn({ differ: ownFile.parameters, notInJournal: ownFile.added }, "this node's markets file differs from the primary's journal: the journal's markets apply here (this file's once this node is the primary)");
   }
   marketsInUse.adopt(exchange.markets);
-  // What the routes and feeds show of the markets: the journal's, as they stand after the local replay.
+  // What the routes and feeds show of the markets at the start: the journal's, as they stand
+  // after the local replay (`serveMarkets` below moves them on with each markets record).
   const served: Settings = { ...settings, markets: [...exchange.markets] };
   projections.startThread(historyDir);
   undo.push(() => projections.terminate());
@@ -432,13 +433,15 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
   /**
    * A markets record applied: the routes and the feeds serve the markets as the journal has them
    * now, as a primary's serve its markets file's from its start — new parameters at once, and an
-   * appended market's book, trades, ticker and channels.
+   * appended market's book, trades, prices, summary and channels. The data directory's markets in
+   * use follow too (what its journal's end runs under, as a primary's start records them).
    */
   const serveMarkets = () => {
     const markets = [...exchange.markets];
     relay!.addMarkets(exchange.depth.map((d) => d.sequence));
     feeds.serveMarkets(markets, exchange.depth);
     server.serveMarkets(markets);
+    marketsInUse.adopt(markets);
   };
   // Once the gateway and the feeds exist, which a markets record in the stream changes: started
   // earlier, a record applied while the gateway was starting would not reach it.

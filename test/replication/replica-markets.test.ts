@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fundedTraders } from '../e2e/harness.ts';
-import { launchNats, type NatsCluster } from './nats-servers.ts';
+import { launchNats, startNats, type NatsCluster } from './nats-servers.ts';
 import { assertSameState, spawnNode, startNode, startPrimaryAnd } from './nodes.ts';
 import { FeedClient } from '../e2e/feed-client.ts';
 
@@ -62,12 +62,14 @@ test("a replica whose markets file has other fees ends with the primary's fees, 
 });
 
 test("a running replica serves the markets a restarted primary recorded: the new fee in GET /markets and /config, the appended market's book and feed", { timeout: 120_000 }, async (t) => {
-  const [first, replica] = await startPrimaryAnd({ nats: nats! }, { nats: nats!, role: 'replica' });
+  // A NATS server of its own: the first test's primary holds the lease on the shared one.
+  const own = await startNats(1);
+  const [first, replica] = await startPrimaryAnd({ nats: own }, { nats: own, role: 'replica' });
   // The primary restarted on a file with a new BTC taker fee and a market appended: its start journals a markets record.
   const doge = { ...MARKETS[0], symbol: 'DOGE-USD-PERP', oracleFeedId: '0x01', tickSize: '0.00001', lotSize: '1', minSize: '1', initialPrice: '0.1' };
   const changed = marketsFile('changed', [{ ...MARKETS[0], takerFee: '0.0007' }, ...MARKETS.slice(1), doge]);
   await first.stop(true);
-  const primary = await startNode({ nats: nats!, dataDir: first.dataDir, port: first.port, env: { MARKETS: changed } });
+  const primary = await startNode({ nats: own, dataDir: first.dataDir, port: first.port, env: { MARKETS: changed } });
   assert.ok(primary.log.some((e) => e.msg === 'markets file changed: the new values apply from this journal seq on'), 'the markets record journaled');
 
   const book = `/book/${doge.symbol}`;
