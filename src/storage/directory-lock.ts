@@ -27,7 +27,10 @@
  * Limits: liveness is "a process with that pid exists and runs node" (`/proc/PID/cmdline`
  * where Linux has it; any process with that pid elsewhere), so a pid reused by another node
  * process after a crash refuses the start until the operator removes the file (the message
- * says so). The lock is advisory: it binds exchanges, not other programs.
+ * says so). The lock is advisory: it binds exchanges, not other programs. Inside one process
+ * it refuses nothing (its own pid counts as gone): two exchanges started on one directory in one
+ * process are the caller's to prevent — replication/node starts a role only once the last has
+ * stopped.
  *
  * `holdDataDirectory` runs a start under the LOCK: when the start fails after taking it (the
  * port was taken during the replay, say), what it opened is closed in reverse order, each step
@@ -36,7 +39,7 @@
  * May import: node:fs, node:path, journal/refusal.
  */
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DataRefusedError } from '../journal/refusal.ts';
 
 export interface DirectoryLock {
@@ -91,11 +94,13 @@ function lockDataDirectory(dataDir: string): DirectoryLock {
     if (!tryCreate(file)) throw inUse(dataDir, file, holderOf(file));
   }
   const token = {};
-  heldHere.set(file, token);
+  // By its absolute path: one directory named two ways is one LOCK.
+  const key = resolve(file);
+  heldHere.set(key, token);
   return {
     release() {
-      if (heldHere.get(file) !== token) return;
-      heldHere.delete(file);
+      if (heldHere.get(key) !== token) return;
+      heldHere.delete(key);
       // Another process's pid: an operator removed the file and another exchange took it since.
       if (holderOf(file) === process.pid) unlinkSync(file);
     },
