@@ -94,6 +94,7 @@ const LONGEST_FIRST = [
   'test/e2e/ops-ready-replay.test.ts',
   'test/replication/failover.test.ts',
   'test/replication/replica.test.ts',
+  'test/replication/replica-lock.test.ts',
   'test/e2e/fuzz.test.ts',
   'test/sim/simulator.test.ts',
   'test/engine/properties.test.ts',

@@ -8,7 +8,7 @@
  *
  * Compression runs on libuv's thread pool (node:zlib's asynchronous calls), never on the main
  * thread, which matches orders. The same body is often sent many times (the book's is cached
- * per sequence and second; /config, /markets and /docs never change), so the last bodies
+ * per sequence and second; /config, /markets and /docs change only with the markets), so the last bodies
  * compressed are kept (`CACHED_BODIES` per encoding) and sent again without compressing.
  * May import: node:zlib, negotiator.
  */

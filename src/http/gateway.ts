@@ -27,11 +27,16 @@
  * All of that is one value, built by `gatewayDispatch`: per listener, the routes, the fallback,
  * the error answer and the observer (`Dispatch`). `startGateway` only listens over it; a test
  * harness answers requests in process with the same value (test/harness/inject).
+ *
+ * The markets served are `marketData.markets`, read as the table is built: the primary's are
+ * its markets file's, which its start made the journal's. A replica's change as the primary's
+ * markets records reach it, and it swaps in the table built again over them (`serveMarkets`): the
+ * same `routes`, so nothing lists the routes a second time.
  * May import: http/, config/market, pino (types). The application and the sequencer only through
  * ports.ts.
  */
 import type { Logger } from 'pino';
-import { ConfigError } from '../config/market.ts';
+import { ConfigError, type MarketSpec } from '../config/market.ts';
 import { CorsPolicy } from './cors.ts';
 import { failure, GatewayCode } from './errors.ts';
 import { startHttpServer, type HttpReply, type HttpServer, type HttpServerOptions, type Route, type HttpRequest } from './uws.ts';
@@ -249,6 +254,15 @@ function replyObserver(table: readonly DeclaredRoute[], options: GatewayOptions)
 export interface Gateway extends HttpServer {
   /** The operator listener's port (on 127.0.0.1), or null when the operator API is on the public port. */
   readonly operatorPort: number | null;
+  /**
+   * Serves `markets` from now on: the route table built again as at the start, with them in the
+   * place of `marketData.markets` (a replica that applied a markets record: new parameters, an
+   * appended market's routes). Every other part of the options stays, and so does the table's
+   * shape — which routes there are depends on the parts given, not on the markets. The request
+   * budgets (the account guard's) start afresh with the new table: at most one more second's
+   * budget, once per markets record.
+   */
+  serveMarkets(markets: readonly MarketSpec[]): void;
 }
 
 /** Routes that move to the operator listener when there is one: the operator API and the metrics. */
@@ -272,9 +286,8 @@ export interface GatewayDispatch {
   readonly operator: Dispatch | null;
 }
 
-/** The route table and what answers over it (see `Dispatch`); `boundUrl` as for `routes`. */
-export function gatewayDispatch(options: GatewayOptions, boundUrl: () => string = () => localUrl(options.host, options.port)): GatewayDispatch {
-  const table = routes(options, boundUrl);
+/** The route table (by default `routes`' over `options`) and what answers over it (see `Dispatch`); `boundUrl` as for `routes`. */
+export function gatewayDispatch(options: GatewayOptions, boundUrl: () => string = () => localUrl(options.host, options.port), table: DeclaredRoute[] = routes(options, boundUrl)): GatewayDispatch {
   const observe = replyObserver(table, options);
   const all = table.map((_, index) => index);
   const cors = options.corsOrigins === undefined || options.corsOrigins.length === 0 ? undefined : new CorsPolicy(options.corsOrigins);
@@ -299,11 +312,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     options = { ...options, sockets: { ...sockets, admit } };
   }
   let bound = localUrl(options.host, options.port);
-  const dispatch = gatewayDispatch(options, () => bound);
+  const boundUrl = () => bound;
+  // The listeners call each route's handler through `table`, which `serveMarkets` builds again:
+  // one call more per request, and the listeners, their sockets and their metrics stay as they are.
+  let table = routes(options, boundUrl);
+  const dispatch = gatewayDispatch(options, boundUrl, table.map((r, i) => ({ ...r, handler: (req: HttpRequest) => table[i].handler(req) })));
+  const serveMarkets = (markets: readonly MarketSpec[]): void => {
+    table = routes({ ...options, marketData: { ...options.marketData, markets } }, boundUrl);
+  };
   const publicServer = await listen(options, dispatch.public, 'PORT', options.host, options.port, options.sockets);
   // Port 0 picks a free port: the API document names the one it got (no request arrives before this).
   bound = localUrl(options.host, publicServer.port);
-  if (dispatch.operator === null) return { ...publicServer, operatorPort: null };
+  if (dispatch.operator === null) return { ...publicServer, operatorPort: null, serveMarkets };
   let operatorServer: HttpServer;
   try {
     operatorServer = await listen(options, dispatch.operator, 'OPERATOR_PORT', OPERATOR_HOST, options.operatorPort!, undefined);
@@ -314,6 +334,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     port: publicServer.port,
     operatorPort: operatorServer.port,
+    serveMarkets,
     // The feeds' WebSocket endpoint is on the public listener.
     publish: publicServer.publish,
     subscribers: publicServer.subscribers,

@@ -12,6 +12,14 @@
  * takeover finds the stream gone on past what it applied (the old primary's last blocks, stored
  * after the standby read the stream's end) lets the lease go and follows the stream again.
  * Following again waits for NATS to answer, however long, until the node is stopped.
+ *
+ * The data directory's LOCK (storage/directory-lock) is held by whatever serves it — the
+ * primary pipeline or the replica — and a change of role hands it on in order: the role
+ * stopping lets it go as its last step, after its listener is closed and its stores are, and the
+ * next takes it before it opens anything. So no moment has the directory served unlocked or by
+ * two holders, and a late release by the old holder cannot remove the new one's LOCK (it is
+ * released by token, not by pid: both are this process). A failed start of the next role lets
+ * it go again, having closed what it opened.
  * May import: node:timers/promises, pino, config/, journal/refusal, http/gateway (localUrl), pipeline, replication/.
  */
 import { setTimeout as sleep } from 'node:timers/promises';

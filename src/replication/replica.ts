@@ -29,8 +29,15 @@
  *
  * Markets: the state runs under the journal's markets records (the primary's, applied where the
  * primary wrote them), not under this node's markets file, which must only name the same markets
- * in their places and units (refused otherwise); the routes and feeds show the journal's markets
- * as they stood after the local replay.
+ * in their places and units (refused otherwise). The routes and feeds show the journal's markets:
+ * those after the local replay at the start, and each markets record the stream brings from the
+ * moment it is applied (the gateway's table built again over them, the feeds and their relay
+ * taking an appended market on before its first book event) — which is why the stream is
+ * followed only once the gateway and the feeds exist.
+ *
+ * Data directory: locked as the primary's (storage/directory-lock): a start on a directory
+ * another node serves is refused; a failed start closes what it opened and lets it go; the stop
+ * lets it go last, once nothing of this node touches the directory.
  *
  * Snapshots: taken of the local journal on the primary's schedule and thread
  * (sequencer/snapshot-schedule: every `--snapshot-interval-ms`, and at a stop), at the newest
@@ -44,23 +51,24 @@
  * primary pipeline on the same data directory, which replays the local journal from that
  * snapshot and publishes after the stream's last message (docs/replication.md, failover).
  *
- * May import: node:fs, node:path, pino (types), config/process (types), config/market-changes, journal/ (journal, record,
- * refusal), transport/codec, sequencer/, storage/ (data-directory, markets-in-use), history/ (reader, store),
+ * May import: node:path, pino (types), config/process (types), config/market-changes, app/commands, journal/ (journal, record,
+ * refusal), transport/codec, sequencer/, storage/ (data-directory, directory-lock, markets-in-use), history/ (reader, store),
  * http/ (gateway, uws types, routes/cluster types), ws/ (asyncapi, feed-relay types), gateway-ports (the shared read ports),
  * replication/lease (types), prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
  * the state served is the replay of the local journal up to its last seq.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
 import { entryOf, type Journal } from '../journal/journal.ts';
+import { CommandKind } from '../app/commands.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
 import { recordSeq, viewOf } from '../journal/record.ts';
 import { HistoryReader } from '../history/reader.ts';
 import { openHistoryDatabases } from '../history/store.ts';
 import { cutAfter, openDataDirectory } from '../storage/data-directory.ts';
+import { holdDataDirectory, type DirectoryLock, type Undo } from '../storage/directory-lock.ts';
 import { checkMarketsInUse } from '../storage/markets-in-use.ts';
 import { recover } from '../sequencer/recovery.ts';
 import { exchangeOptionsOf, marketsOfRecord, startMarkets, startState } from '../sequencer/start-state.ts';
@@ -173,11 +181,18 @@ export interface ReplicaOptions {
   dropUnshipped?: boolean;
 }
 
-export async function startReplica(settings: Settings, logger: Logger, source: BlockSource, lease: Lease, options: ReplicaOptions = {}): Promise<RunningReplica> {
+export function startReplica(settings: Settings, logger: Logger, source: BlockSource, lease: Lease, options: ReplicaOptions = {}): Promise<RunningReplica> {
+  // One exchange per data directory, as a primary's start takes it (storage/directory-lock): this
+  // node appends to its journal too. A failed start closes what it opened and lets it go.
+  return holdDataDirectory(settings.dataDir, (lock, undo) => startLocked(settings, logger, source, lease, options, lock, undo));
+}
+
+async function startLocked(settings: Settings, logger: Logger, source: BlockSource, lease: Lease, options: ReplicaOptions, lock: DirectoryLock, undo: Undo): Promise<RunningReplica> {
   const { role, primaryUrl } = settings.replication;
   const clock = Date.now;
-  mkdirSync(settings.dataDir, { recursive: true });
   let opened = await openDataDirectory(settings.dataDir, logger);
+  // Undone in reverse: the journal's last flush, then history (the data directory as it is after a cut).
+  undo.push(() => opened.historyEnv.close(), () => opened.journal.close());
   let diverged = await divergence(opened.journal, source);
   const shared = diverged !== null && options.dropUnshipped === true ? await lastShared(opened.journal, source) : null;
   if (diverged !== null && shared !== null) {
@@ -186,28 +201,17 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     diverged = await divergence(opened.journal, source);
   }
   const { snapshots, journal, historyDir, historyEnv, projections } = opened;
-  const refuse = async (error: unknown): Promise<never> => {
-    await journal.close();
-    await historyEnv.close();
-    throw error;
-  };
-  if (diverged !== null) await refuse(new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`));
+  if (diverged !== null) throw new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`);
   // As a start of the primary: from the newest snapshot this node took (sequencer/start-state),
   // the markets file matching the markets this data directory's state was built under, the
   // state restored and replayed under the journal's markets — the primary's markets records.
   const exchangeOptions = exchangeOptionsOf(settings);
   // A node with an empty journal begins under the markets the stream begins with (the primary's first record).
   const streamFirst = journal.lastSeq() === 0 ? await source.recordAt(1) : null;
-  let state: ReturnType<typeof startState>;
-  let marketsInUse: ReturnType<typeof checkMarketsInUse>;
-  try {
-    marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
-    const markets = startMarkets(journal, marketsInUse.recorded ?? settings.markets);
-    const first = streamFirst === null ? null : marketsOfRecord(entryOf(streamFirst));
-    state = startState(snapshots, journal, projections.projectedSeq, first === null ? markets : { ...markets, first }, projections.listeners(), exchangeOptions, logger);
-  } catch (error) {
-    return refuse(error);
-  }
+  const marketsInUse = checkMarketsInUse(settings.dataDir, settings.markets);
+  const markets = startMarkets(journal, marketsInUse.recorded ?? settings.markets);
+  const first = streamFirst === null ? null : marketsOfRecord(entryOf(streamFirst));
+  const state = startState(snapshots, journal, projections.projectedSeq, first === null ? markets : { ...markets, first }, projections.listeners(), exchangeOptions, logger);
   const { exchange, start } = state;
   projections.identity = (owner) => exchange.ledger.identity(owner);
   logger.info({ role, snapshotSeq: start?.seq ?? 0, lastSeq: journal.lastSeq() }, 'replaying local journal');
@@ -230,19 +234,17 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   // The journal's markets are the primary's: they apply here whatever this node's file says of
   // fees, margins and funding. Its file must still name the same markets in their places and
   // units — it is what this node journals under once it is the primary (a standby's takeover).
-  try {
-    checkMarketsFollow(exchange.markets, settings.markets, "this node's markets file");
-  } catch (error) {
-    return refuse(error);
-  }
+  checkMarketsFollow(exchange.markets, settings.markets, "this node's markets file");
   const ownFile = diffMarkets(exchange.markets, settings.markets);
   if (ownFile.parameters.length > 0 || ownFile.added.length > 0) {
     logger.warn({ differ: ownFile.parameters, notInJournal: ownFile.added }, "this node's markets file differs from the primary's journal: the journal's markets apply here (this file's once this node is the primary)");
   }
   marketsInUse.adopt(exchange.markets);
-  // What the routes and feeds show of the markets: the journal's, as they stand after the local replay.
+  // What the routes and feeds show of the markets at the start: the journal's, as they stand
+  // after the local replay (`serveMarkets` below moves them on with each markets record).
   const served: Settings = { ...settings, markets: [...exchange.markets] };
   projections.startThread(historyDir);
+  undo.push(() => projections.terminate());
 
   // Snapshots of the local journal, taken as the primary takes them (sequencer/snapshot-schedule),
   // so a restart — and a standby's takeover, which starts the primary pipeline on this data
@@ -262,6 +264,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     projections,
     logger,
   });
+  undo.push(() => snapshotSchedule.terminate());
 
   // The public and private feeds, as the primary builds them: fed from the records applied here.
   const history = new HistoryReader(openHistoryDatabases(historyEnv));
@@ -269,6 +272,7 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
   const streaming = streamingFeeds(served, exchange, history, projections, journal, login, clock, logger);
   relay = streaming.relay;
   const { feeds } = streaming;
+  undo.push(() => feeds.close());
 
   let primarySeq = journal.lastSeq();
   let caughtUpAt = clock();
@@ -286,7 +290,10 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       const seq = recordSeq(viewOf(record), record.byteOffset);
       if (seq <= journal.lastSeq()) continue;
       journal.appendRecord(record);
-      replay.apply(entryOf(record));
+      const entry = entryOf(record);
+      replay.apply(entry);
+      // Before the records after it: an appended market's book events go to its feeds.
+      if (entry.kind === CommandKind.Markets) serveMarkets();
       // Books here answer at once: nothing waits for the routes a book event caused.
       exchange.takeUnsolicitedRoutes();
     }
@@ -305,16 +312,6 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     failure ??= new Error(reason);
     logger.fatal({ reason }, 'replica: its history thread stopped; /ready answers 503');
   };
-  const following = (async () => {
-    for await (const block of source.follow(journal.lastSeq())) {
-      if (stopped) break;
-      apply(block);
-    }
-  })().catch((error: Error) => {
-    if (stopped) return;
-    failure = error;
-    logger.fatal({ err: error, lastSeq: journal.lastSeq() }, 'replica stopped following the journal stream');
-  });
   const poller = setInterval(() => {
     source.tail().then(
       (seq) => {
@@ -364,6 +361,12 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
         .finally(() => (taking = false));
     }, lease.leaseMs / 4);
   }
+  // A start that fails from here on (its port taken) stops its timers first.
+  undo.push(() => {
+    stopped = true;
+    clearInterval(poller);
+    clearInterval(watcher);
+  });
 
   const primary = () => lease.view()?.url ?? primaryUrl;
   const cluster: ClusterPort = {
@@ -426,6 +429,32 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
     },
   });
   feeds.attach(server);
+
+  /**
+   * A markets record applied: the routes and the feeds serve the markets as the journal has them
+   * now, as a primary's serve its markets file's from its start — new parameters at once, and an
+   * appended market's book, trades, prices, summary and channels. The data directory's markets in
+   * use follow too (what its journal's end runs under, as a primary's start records them).
+   */
+  const serveMarkets = () => {
+    const markets = [...exchange.markets];
+    relay!.addMarkets(exchange.depth.map((d) => d.sequence));
+    feeds.serveMarkets(markets, exchange.depth);
+    server.serveMarkets(markets);
+    marketsInUse.adopt(markets);
+  };
+  // Once the gateway and the feeds exist, which a markets record in the stream changes: started
+  // earlier, a record applied while the gateway was starting would not reach it.
+  const following = (async () => {
+    for await (const block of source.follow(journal.lastSeq())) {
+      if (stopped) break;
+      apply(block);
+    }
+  })().catch((error: Error) => {
+    if (stopped) return;
+    failure = error;
+    logger.fatal({ err: error, lastSeq: journal.lastSeq() }, 'replica stopped following the journal stream');
+  });
   logger.info({ role, port: server.port, lastSeq: journal.lastSeq() }, 'replica ready');
 
   return {
@@ -446,6 +475,8 @@ export async function startReplica(settings: Settings, logger: Logger, source: B
       // A history thread that stopped writing (logged when it did) has nothing more to close.
       await projections.close().catch(() => projections.terminate());
       await historyEnv.close();
+      // Last: nothing of this node touches the data directory any more (a standby's takeover starts the primary pipeline on it next).
+      lock.release();
       logger.info({ role, lastSeq: journal.lastSeq() }, 'replica stopped');
     },
   };

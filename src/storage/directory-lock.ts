@@ -5,7 +5,9 @@
  * exchanges appending to one journal break its hash chain (seen: two demos started on one
  * directory, "hash chain broken at seq 49461", snapshots failing, trades out of order). So a
  * start takes `DIR/LOCK` first — a file created exclusively, holding the pid that serves the
- * directory — and a stop removes it.
+ * directory — and a stop removes it. Every role takes it (src/pipeline for the embedded
+ * exchange and a primary, replication/replica for a replica and a standby): a replica appends
+ * the primary's records to its own journal, and a second writer breaks it just the same.
  *
  * Invariants:
  *  - A start on a directory whose LOCK names a live process other than this one is refused
@@ -15,11 +17,20 @@
  *    exchange under the same pid; a test restarts an exchange inside one process).
  *  - Two starts racing over a stale LOCK: the one whose exclusive create wins serves; the other
  *    is refused.
+ *  - A release removes the LOCK only while the lock released is the one that took it last. The
+ *    pid alone cannot say so inside one process, where a node changes roles on its directory (a
+ *    standby's replica stops and the primary pipeline starts; a deposed primary stops and a
+ *    standby starts): each lock has a token, and the process remembers which token holds each
+ *    LOCK it took. A holder released late — or one whose LOCK the next start of this process
+ *    took over — leaves the new holder's LOCK in place.
  *
  * Limits: liveness is "a process with that pid exists and runs node" (`/proc/PID/cmdline`
  * where Linux has it; any process with that pid elsewhere), so a pid reused by another node
  * process after a crash refuses the start until the operator removes the file (the message
- * says so). The lock is advisory: it binds exchanges, not other programs.
+ * says so). The lock is advisory: it binds exchanges, not other programs. Inside one process
+ * it refuses nothing (its own pid counts as gone): two exchanges started on one directory in one
+ * process are the caller's to prevent — replication/node starts a role only once the last has
+ * stopped.
  *
  * `holdDataDirectory` runs a start under the LOCK: when the start fails after taking it (the
  * port was taken during the replay, say), what it opened is closed in reverse order, each step
@@ -28,13 +39,19 @@
  * May import: node:fs, node:path, journal/refusal.
  */
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DataRefusedError } from '../journal/refusal.ts';
 
 export interface DirectoryLock {
   /** Removes the LOCK, if it is still ours. */
   release(): void;
 }
+
+/**
+ * The LOCK files this process holds, each with the token of the lock that took it last: what a
+ * release checks (the pid in the file is this process's for every holder in it).
+ */
+const heldHere = new Map<string, object>();
 
 /** What a start opened, as steps that close it: undone last first when the start fails. */
 export type Undo = Array<() => unknown>;
@@ -76,8 +93,15 @@ function lockDataDirectory(dataDir: string): DirectoryLock {
     }
     if (!tryCreate(file)) throw inUse(dataDir, file, holderOf(file));
   }
+  const token = {};
+  // By its absolute path: one directory named two ways is one LOCK.
+  const key = resolve(file);
+  heldHere.set(key, token);
   return {
     release() {
+      if (heldHere.get(key) !== token) return;
+      heldHere.delete(key);
+      // Another process's pid: an operator removed the file and another exchange took it since.
       if (holderOf(file) === process.pid) unlinkSync(file);
     },
   };

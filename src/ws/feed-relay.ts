@@ -63,12 +63,12 @@ export interface FeedSink {
 const NOTHING = () => {};
 
 export class FeedRelay {
-  private readonly listeners: BookListener[];
+  private readonly listeners: BookListener[] = [];
   /** Per market: the newest sequence number heard, and the one the last frame ended at. */
-  private readonly heard: number[];
-  private readonly framed: number[];
-  private readonly bids: Map<number, number>[];
-  private readonly asks: Map<number, number>[];
+  private readonly heard: number[] = [];
+  private readonly framed: number[] = [];
+  private readonly bids: Map<number, number>[] = [];
+  private readonly asks: Map<number, number>[] = [];
   private readonly touched = new Set<MarketIndex>();
   private trades: PublicTrade[] = [];
   private accounts: AccountEventRecord[] = [];
@@ -83,11 +83,22 @@ export class FeedRelay {
     /** A sink that throws (a broken invariant) is reported here; the next frames still go. */
     private readonly onError: (error: unknown) => void,
   ) {
-    this.heard = [...sequences];
-    this.framed = [...sequences];
-    this.bids = sequences.map(() => new Map());
-    this.asks = sequences.map(() => new Map());
-    this.listeners = sequences.map((_, market) => this.listenerFor(asMarketIndex(market)));
+    this.addMarkets(sequences);
+  }
+
+  /**
+   * Hears the markets of `sequences` (each market's sequence number now, in market order) it
+   * does not hear yet: all of them at the start, a replica's appended market once its markets
+   * record is applied, before any of its book events.
+   */
+  addMarkets(sequences: readonly number[]): void {
+    for (let market = this.listeners.length; market < sequences.length; market++) {
+      this.heard.push(sequences[market]);
+      this.framed.push(sequences[market]);
+      this.bids.push(new Map());
+      this.asks.push(new Map());
+      this.listeners.push(this.listenerFor(asMarketIndex(market)));
+    }
   }
 
   /** The book listener of `market`: called with each of its events after the exchange's. */

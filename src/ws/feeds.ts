@@ -18,10 +18,13 @@
  * subscribe one per channel it names, and a private catch-up one per 50 events it sends
  * (ws/account-feed). Past it the message is refused with an error and nothing
  * of it is done, so no client can keep the main thread building snapshots for it.
- * May import: auth/token (types), http/ (errors, rate-limit, uws types), ws/, pino (types).
+ * May import: auth/token (types), config/market (types), app/depth-mirror (types), http/ (errors, rate-limit, uws types), ws/,
+ * pino (types).
  */
 import type { Logger } from 'pino';
 import type { AccessTokens } from '../auth/token.ts';
+import type { MarketSpec } from '../config/market.ts';
+import type { DepthMirror } from '../app/depth-mirror.ts';
 import type { FeedFrame, FeedSink } from './feed-relay.ts';
 import { codeFailure } from '../http/errors.ts';
 import type { HttpServer, SocketEndpoint } from '../http/uws.ts';
@@ -71,15 +74,19 @@ export class Feeds implements FeedSink {
   private readonly budget: RateLimiter;
   private readonly tooMany: string;
 
-  constructor(private readonly ports: FeedPorts) {
-    this.limits = { ...DEFAULT_FEED_LIMITS, ...ports.limits };
+  /** What the feeds read, the markets included (`serveMarkets` changes them): the parts read it from here. */
+  private readonly ports: FeedPorts;
+
+  constructor(ports: FeedPorts) {
+    this.ports = { ...ports };
+    this.limits = { ...DEFAULT_FEED_LIMITS, ...this.ports.limits };
     this.budget = new RateLimiter(this.limits.messagesPerSecond);
     this.tooMany = `Too many messages: at most ${this.limits.messagesPerSecond} per second per source address (a subscribe costs one per channel), retry after the cool-down`;
-    this.connections = new FeedConnections(this.limits, ports.logger);
-    this.markets = new MarketFeed(ports, this.connections, this.limits.publishEveryMs);
-    this.accounts = new AccountFeed(ports, this.connections, this.limits.maxResume, (conn, name) => this.leave(conn, name), (conn, cost) => (this.budget.take(conn.state.address, this.ports.clock(), cost).allowed ? null : this.tooMany));
+    this.connections = new FeedConnections(this.limits, this.ports.logger);
+    this.markets = new MarketFeed(this.ports, this.connections, this.limits.publishEveryMs);
+    this.accounts = new AccountFeed(this.ports, this.connections, this.limits.maxResume, (conn, name) => this.leave(conn, name), (conn, cost) => (this.budget.take(conn.state.address, this.ports.clock(), cost).allowed ? null : this.tooMany));
     this.endpoint = {
-      ...feedSocketSettings(ports.limits),
+      ...feedSocketSettings(this.ports.limits),
       admit: (address) => this.connections.admit(address),
       open: (conn) => this.open(conn),
       message: (conn, text) => this.onMessage(conn, text),
@@ -108,6 +115,16 @@ export class Feeds implements FeedSink {
     for (const timer of this.timers) clearInterval(timer);
     this.timers.length = 0;
     this.markets.close();
+  }
+
+  /**
+   * Serves `markets` from now on (a replica that applied a markets record): the same markets in
+   * their places, with their new parameters, and any appended, each starting from its book in
+   * `books` (the exchange's depth mirrors); their channels can be subscribed from here on.
+   */
+  serveMarkets(markets: readonly MarketSpec[], books: readonly DepthMirror[]): void {
+    this.ports.markets = markets;
+    this.markets.addMarkets(books);
   }
 
   /** Public changes go out with their market's next publish (at once if the last is a window ago); account events now. */

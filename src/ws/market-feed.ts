@@ -53,17 +53,17 @@ const pricesKey = (f: { mark: unknown; index: unknown; last: unknown; fundingRat
 
 export class MarketFeed {
   /** The books as published. */
-  private readonly books: DepthMirror[];
-  private readonly lastTradeAt: number[];
+  private readonly books: DepthMirror[] = [];
+  private readonly lastTradeAt: number[] = [];
   /** Per market: what waits for its window, when it was last published, the timer of its next window. */
-  private readonly unpublished: (Unpublished | null)[];
-  private readonly publishedAt: number[];
-  private readonly windows: (NodeJS.Timeout | undefined)[];
+  private readonly unpublished: (Unpublished | null)[] = [];
+  private readonly publishedAt: number[] = [];
+  private readonly windows: (NodeJS.Timeout | undefined)[] = [];
   /** Closed: no more windows, each frame published as it comes. */
   private closing = false;
-  private readonly lastSummaryAt: number[];
+  private readonly lastSummaryAt: number[] = [];
   /** Per market: the timer of a summary held back by `SUMMARY_EVERY_MS`. */
-  private readonly summaryTimers: (NodeJS.Timeout | undefined)[];
+  private readonly summaryTimers: (NodeJS.Timeout | undefined)[] = [];
   /** Per market: the last book snapshot built, for the subscribers of the same book and second. */
   private readonly snapshots: ({ name: string; sequence: number; second: number; text: string } | undefined)[] = [];
   /** The last text sent per candle / prices topic (so an unchanged one is not sent again). */
@@ -74,13 +74,23 @@ export class MarketFeed {
     private readonly out: Pick<FeedConnections, 'attached' | 'subscribers' | 'publish'>,
     private readonly publishEveryMs: number,
   ) {
-    this.books = ports.startBooks.map((b) => DepthMirror.restore(b.snapshot()));
-    this.lastTradeAt = ports.markets.map(() => 0);
-    this.unpublished = ports.markets.map(() => null);
-    this.publishedAt = ports.markets.map(() => -Infinity);
-    this.windows = ports.markets.map(() => undefined);
-    this.lastSummaryAt = ports.markets.map(() => 0);
-    this.summaryTimers = ports.markets.map(() => undefined);
+    this.addMarkets(ports.startBooks);
+  }
+
+  /**
+   * Takes on the markets of `ports.markets` it does not have yet (all of them at the start; a
+   * replica's appended market once its markets record is applied), each from its book in `books`.
+   */
+  addMarkets(books: readonly DepthMirror[]): void {
+    for (let market = this.books.length; market < this.ports.markets.length; market++) {
+      this.books.push(DepthMirror.restore(books[market].snapshot()));
+      this.lastTradeAt.push(0);
+      this.unpublished.push(null);
+      this.publishedAt.push(-Infinity);
+      this.windows.push(undefined);
+      this.lastSummaryAt.push(0);
+      this.summaryTimers.push(undefined);
+    }
   }
 
   /** Publishes what waits for a window; from now on each frame goes out as it comes. */

@@ -7,10 +7,14 @@
  * clock tick journaled before and never shipped is cut, test/replication/unshipped-tail — once
  * in CI this test's primary froze with one, and stopped, before that): GET /cluster says "standby" naming
  * the new primary, writes are refused with 421 naming it, and what the new primary writes is
- * there, in the same state at the same journal seq.
+ * there, in the same state at the same journal seq. Its data directory stays locked by it as a
+ * standby (the LOCK names its process): before, the primary pipeline's stop removed the LOCK and
+ * the standby took none.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
 import { assertSameState, frozenPastLease, startPrimaryAnd, untilStandbyOf } from './nodes.ts';
@@ -44,4 +48,5 @@ test('a primary paused past its lease comes back deposed: its writes are refused
   await assertSameState(standby.client, old.client, [orders], trader.auth());
   const { bids } = (await trader.get(orders)).json();
   assert.deepEqual(bids.map((o: any) => o.clientId).sort(), ['after-return', 'before', 'on-new-primary']);
+  assert.equal(Number(readFileSync(join(old.dataDir, 'LOCK'), 'utf8')), old.pid, 'the deposed primary, now a standby, still locks its data directory');
 });

@@ -22,6 +22,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fundedTraders } from '../e2e/harness.ts';
 import { startNats } from './nats-servers.ts';
 import { assertSameState, lastWords, startPrimaryAnd, untilPrimary, untilStandbyOf } from './nodes.ts';
@@ -61,6 +63,7 @@ test('a primary deposed with unshipped records under replicated durability cuts 
   await untilStandbyOf(old, newPrimary);
   const dropped = old.log.find((e) => String(e.msg).startsWith('UNSHIPPED RECORDS DROPPED'));
   assert.ok(dropped !== undefined && dropped.to >= dropped.from, `it cut its unshipped records; ${lastWords(old)}`);
+  assert.equal(Number(readFileSync(join(old.dataDir, 'LOCK'), 'utf8')), old.pid, 'it cut them under its LOCK, which it holds as a standby');
 
   // What each caller was told is what happened: 200 and there, or 421 naming the new primary
   // and nowhere. The second order's block waited behind the first's and was never stored.
