@@ -20,9 +20,14 @@
  *    to the primary's state hash at the same seq, holds every acknowledged order, and its
  *    directory passes `journal verify --replay` (snapshots included).
  *
- * And the takeover: the primary killed while the standby's disk is full. The standby must not
- * become a primary that cannot write: either it has already exited, or its start of the primary
- * pipeline fails, it lets the lease go (deleted, not left to expire) and exits 70.
+ * And the takeover, the primary killed:
+ *  - just as the standby's journal failed to flush (the primary's last clock tick, no block
+ *    after it): the standby must not take the lease — it exits 70 as above, and another standby
+ *    started on a new directory takes over with every acknowledged order;
+ *  - and the standby's disk filled as it takes the lease over: whichever of its writes fails
+ *    (the replica's last snapshot or flush, the primary pipeline's start, its first flush as the
+ *    primary), it ends with a fatal line naming the write, and lets the lease go — the key is
+ *    deleted, not left to lapse with its name in it — so another node takes over at once.
  * Needs root (it mounts a tmpfs); skipped otherwise, with the reason.
  */
 import { test } from 'node:test';
@@ -34,8 +39,9 @@ import { fundedTraders, type Trader } from '../e2e/harness.ts';
 import { bundleOf, nodeArgsFor } from '../e2e/processes.ts';
 import type { ServerProcess } from '../e2e/server-process.ts';
 import { NEEDS_ROOT, smallDisk } from '../e2e/small-disk.ts';
-import { startNats } from './nats-servers.ts';
-import { assertSameState, lastWords, readAs, spawnNode, startNode, startPrimaryAnd } from './nodes.ts';
+import { openJetStream } from '../../src/replication/jetstream.ts';
+import { startNats, type NatsCluster } from './nats-servers.ts';
+import { assertSameState, lastWords, readAs, spawnNode, startNode, startPrimaryAnd, untilPrimary } from './nodes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LEASE_MS = 1500;
@@ -62,6 +68,27 @@ async function answered<T>(request: Promise<T>): Promise<T | 'hung'> {
 async function exitOf(node: { exit(): string | undefined }): Promise<string | undefined> {
   for (const end = Date.now() + WITHIN_MS; node.exit() === undefined && Date.now() < end; ) await sleep(50);
   return node.exit();
+}
+
+/** What names a failed write of the data directory: LMDB's error (tmpfs answers a full disk either way). */
+const FAILED_WRITE = /No space left on device|Input\/output error/;
+
+/**
+ * The node said it once, loudly: one fatal `exiting` line with status 70, naming the failed
+ * write (`journal storage failed: …`, or `history write failed: …` should history's thread have
+ * failed first, its own fatal line before it); every error and fatal line names the failed
+ * write, none repeats (no spin), and the process exited 70.
+ */
+function assertEndedOnItsDisk(node: ServerProcess): string {
+  assert.equal(node.exit(), 'exit code 70', `the node did not end by the documented rule within ${WITHIN_MS} ms; ${lastWords(node)}`);
+  const exiting = node.log.filter((e) => e.level === 60 && e.exitCode === 70);
+  assert.equal(exiting.length, 1, `its exiting lines: ${JSON.stringify(exiting)}`);
+  assert.match(String(exiting[0].reason), /^(journal storage failed|history write failed): /);
+  const loud = node.log.filter((e) => e.level >= 50);
+  for (const e of loud) assert.match(JSON.stringify(e), FAILED_WRITE, `an error line that does not name the failed write: ${JSON.stringify(e)}`);
+  const said = loud.map((e) => e.msg);
+  assert.deepEqual(said, [...new Set(said)], 'the same error said again and again');
+  return exiting[0].reason;
 }
 
 interface Acked {
@@ -125,12 +152,8 @@ test("a standby's full disk: the primary serves on, the standby exits 70 with on
   const cluster = (await primary.client.request('GET', '/cluster')).json();
   assert.equal(cluster.role, 'primary');
 
-  // The standby: one fatal line naming the failed write, exit 70.
-  assert.equal(exit, 'exit code 70', `the standby did not end by the documented rule within ${WITHIN_MS} ms; ${lastWords(standby)}`);
-  const fatal = standby.log.filter((e) => e.level === 60);
-  assert.equal(fatal.length, 1, `the standby's fatal lines: ${JSON.stringify(fatal)}`);
-  assert.match(String(fatal[0].reason), /^(journal storage failed|history write failed): .*(No space left on device|Input\/output error)/, `the fatal line names the failed write: ${JSON.stringify(fatal[0])}`);
-  t.diagnostic(`the standby's fatal line: ${JSON.stringify(fatal[0])}`);
+  // The standby: said once, exit 70.
+  t.diagnostic(`the standby's reason: ${assertEndedOnItsDisk(standby)}`);
   // It never took the lease: the primary held it throughout.
   assert.equal(standby.log.find((e) => /lease taken|promoted/.test(e.msg)), undefined, 'the standby took the lease with a full disk');
   assert.equal(cluster.lease.url, cluster.primary);
@@ -172,4 +195,92 @@ test("a standby's full disk: the primary serves on, the standby exits 70 with on
   assert.equal(verify.status, 0, verify.stdout + verify.stderr);
   assert.match(verify.stdout, /snapshots matched \d+, mismatched 0/);
   assert.match(verify.stdout, /invariants: held after every record/);
+});
+
+/** A primary (its own disk, `replicated`), a standby on a small disk, 40 crossing orders acknowledged; the load stopped. */
+async function primaryAndStandbyOnSmallDisk(t: import('node:test').TestContext) {
+  const disk = smallDisk(t, MOUNT_MB);
+  if (disk === null) return null;
+  const nats = await startNats(1);
+  const options = { nats, leaseMs: LEASE_MS };
+  const [primary, standby] = await startPrimaryAnd({ ...options, durability: 'replicated' }, { ...options, role: 'standby', dataDir: join(disk.dir, 'standby'), env: { SNAPSHOT_INTERVAL_MS: '500' } });
+  const traders = await fundedTraders(primary.client, 2, '1000000');
+  const load = crossingLoad(primary, traders, 'o');
+  while (load.acked.length < 40 && load.hung.length === 0) await sleep(20);
+  await load.stop();
+  assert.deepEqual([load.hung, load.refused], [[], []]);
+  return { disk, nats, primary, standby, traders, acked: load.acked };
+}
+
+/** The lease's holder URL as NATS has it now (null: deleted, let go). */
+async function leaseUrl(nats: NatsCluster): Promise<string | null> {
+  const link = await openJetStream(nats.urls.split(','), 1, 'test-lease-reader');
+  try {
+    const { value } = await link.lease.read();
+    return value === null ? null : JSON.parse(new TextDecoder().decode(value)).url;
+  } finally {
+    await link.close();
+  }
+}
+
+/** A standby on a new data directory (a normal disk) takes over, and holds every order `acked` lists. */
+async function anotherStandbyTakesOver(nats: NatsCluster, acked: Acked[], withinMs: number): Promise<number> {
+  const started = Date.now();
+  const next = await startNode({ nats, leaseMs: LEASE_MS, role: 'standby' });
+  await untilPrimary(next.client, started, withinMs);
+  for (const { trader, clientId, orderId } of acked) {
+    const read = await readAs(next.client, trader, `/account/order?orderId=${orderId}`);
+    assert.equal(read.status, 200, `acknowledged order ${clientId} on the new primary: ${read.text}`);
+  }
+  return Date.now() - started;
+}
+
+/** Every GET /cluster role `node` answered until it exited (polled every 50 ms). */
+async function rolesUntilExit(node: ServerProcess): Promise<Set<string>> {
+  const roles = new Set<string>();
+  for (const end = Date.now() + WITHIN_MS; node.exit() === undefined && Date.now() < end; await sleep(50)) {
+    const role = await node.client.request('GET', '/cluster').then((r) => r.json().role as string, () => null);
+    if (role !== null) roles.add(role);
+  }
+  return roles;
+}
+
+test('the primary killed as the standby\'s journal fails: the standby takes no lease and exits 70; another standby takes over', { timeout: 3 * 60_000 }, async (t) => {
+  const cluster = await primaryAndStandbyOnSmallDisk(t);
+  if (cluster === null) return void t.skip(NEEDS_ROOT);
+  const { disk, nats, primary, standby, traders, acked } = cluster;
+  // The standby's disk fills under the load; the primary is killed as its flush fails.
+  const load = crossingLoad(primary, traders, 'k');
+  disk.fill(LEFT_KB * 1024);
+  await standby.untilLogged((e) => e.msg === 'journal storage failed: no further writes are accepted', "the standby's failed flush", WITHIN_MS);
+  await primary.kill('SIGKILL');
+  await load.stop();
+  const roles = await rolesUntilExit(standby);
+  assertEndedOnItsDisk(standby);
+  assert.equal(standby.log.find((e) => /lease taken|promoted/.test(e.msg)), undefined, `the standby took the lease with a failed journal; roles it answered: ${[...roles]}`);
+  assert.ok(!roles.has('primary'), `the standby answered role primary with a failed journal: ${[...roles]}`);
+  const ms = await anotherStandbyTakesOver(nats, [...acked, ...load.acked], 30_000);
+  t.diagnostic(`another standby took over in ${ms} ms with all ${acked.length + load.acked.length} acknowledged orders`);
+});
+
+test('the standby\'s disk fills as it takes over: it ends with a fatal line naming the write and lets the lease go', { timeout: 3 * 60_000 }, async (t) => {
+  const cluster = await primaryAndStandbyOnSmallDisk(t);
+  if (cluster === null) return void t.skip(NEEDS_ROOT);
+  const { disk, nats, primary, standby, traders, acked } = cluster;
+  const standbyUrl = `http://127.0.0.1:${standby.port}`;
+  await primary.kill('SIGKILL');
+  await standby.untilLogged((e) => e.msg === 'lease taken: applying the rest of the journal stream', 'the lease taken', 30_000);
+  disk.fill(0);
+  // Promoted before the disk was full (an idle journal reuses its pages): the first orders fill it.
+  const load = crossingLoad(standby, traders, 'n');
+  const exit = await exitOf(standby);
+  await load.stop();
+  const fatal = standby.log.filter((e) => e.level === 60);
+  t.diagnostic(`the standby: ${exit}; promoted: ${standby.log.some((e) => e.msg === 'promoted: this node is now the primary')}; ${load.acked.length} orders acknowledged by it; its fatal lines: ${JSON.stringify(fatal.map((e) => e.reason ?? e.err?.message ?? e.msg))}`);
+  assert.notEqual(exit, undefined, `the standby went on with a full disk; ${lastWords(standby)}`);
+  assert.ok(fatal.length >= 1 && fatal.every((e) => FAILED_WRITE.test(JSON.stringify(e))), `the fatal lines name the failed write: ${JSON.stringify(fatal)}`);
+  // Let go: the key deleted, not left with this node's name until it lapses.
+  assert.notEqual(await leaseUrl(nats), standbyUrl, 'the standby ended holding the lease: another node waits for it to lapse');
+  const ms = await anotherStandbyTakesOver(nats, [...acked, ...load.acked], 30_000);
+  t.diagnostic(`another standby took over in ${ms} ms with all ${acked.length + load.acked.length} acknowledged orders`);
 });
