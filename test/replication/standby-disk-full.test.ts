@@ -256,9 +256,9 @@ test('the primary killed as the standby\'s journal fails: the standby takes no l
   await primary.kill('SIGKILL');
   await load.stop();
   const roles = await rolesUntilExit(standby);
-  assertEndedOnItsDisk(standby);
   assert.equal(standby.log.find((e) => /lease taken|promoted/.test(e.msg)), undefined, `the standby took the lease with a failed journal; roles it answered: ${[...roles]}`);
   assert.ok(!roles.has('primary'), `the standby answered role primary with a failed journal: ${[...roles]}`);
+  assertEndedOnItsDisk(standby);
   const ms = await anotherStandbyTakesOver(nats, [...acked, ...load.acked], 30_000);
   t.diagnostic(`another standby took over in ${ms} ms with all ${acked.length + load.acked.length} acknowledged orders`);
 });
