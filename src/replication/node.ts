@@ -20,6 +20,11 @@
  * two holders, and a late release by the old holder cannot remove the new one's LOCK (it is
  * released by token, not by pid: both are this process). A failed start of the next role lets
  * it go again, having closed what it opened.
+ *
+ * A replica or standby whose journal's storage fails (its disk full) fails the node, as a
+ * primary's does (`failed`: exit 70); a takeover that fails on this node's own data (the
+ * replica's last flush, the pipeline's start) lets the lease go before the process ends, so
+ * another standby takes over at once.
  * May import: node:timers/promises, pino, config/, journal/refusal, http/gateway (localUrl), pipeline, replication/.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,6 +42,8 @@ import { startReplica, type ReplicaOptions } from './replica.ts';
 
 /** How long a reconnect waits between attempts to reach NATS. */
 const RECONNECT_MS = 500;
+/** How long an abort waits for NATS to delete the lease it held. */
+const RELEASE_WITHIN_MS = 1000;
 
 /** What main.ts reads of a node: a primary has all of a `RunningExchange`, a replica its port. */
 export type RunningNode = Pick<RunningExchange, 'port' | 'stop'> & Partial<Pick<RunningExchange, 'operatorPort' | 'threads' | 'failed' | 'abort'>>;
@@ -54,6 +61,8 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
   let current: { stop(): Promise<void> };
   /** The primary pipeline while this node leads: the death of one of its threads is the node's failure. */
   let leading: RunningExchange | undefined;
+  /** The lease the primary pipeline holds: an abort lets it go (a standby takes over at once). */
+  let leadingLease: Lease | undefined;
   let reportFailed!: (reason: string) => void;
   const failed = new Promise<string>((resolve) => (reportFailed = resolve));
   let change: Promise<void> = Promise.resolve();
@@ -77,6 +86,7 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
     const exchange = await startExchange(s, logger, { replication });
     named(lease, exchange.port);
     current = leading = exchange;
+    leadingLease = lease;
     void exchange.failed.then((reason) => {
       if (leading === exchange) reportFailed(reason);
     });
@@ -139,18 +149,27 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
     const replica = await startReplica(s, logger, new JetStreamSource(link, logger), lease, options);
     named(lease, replica.port);
     current = replica;
+    // Its journal's storage failed (a full disk): the node's failure, as a primary's (exit 70, main.ts).
+    void replica.failed.then((reason) => {
+      if (current === replica) reportFailed(reason);
+    });
     if (s.replication.role === 'standby') {
       void replica.promoted.then((held) =>
         changeTo('taking over as primary', async () => {
           const started = Date.now();
-          await replica.stop();
           // The same port: clients that followed GET /cluster to this node keep their URL.
           const here = { ...s, port: replica.port };
           try {
+            await replica.stop();
             const exchange = await lead(here, link, held, true);
             logger.info({ port: exchange.port, ms: Date.now() - started, url: held.me.url }, 'promoted: this node is now the primary');
           } catch (error) {
-            if (!(error instanceof BehindTheStreamError)) throw error;
+            if (!(error instanceof BehindTheStreamError)) {
+              // This node's own data failed the takeover (its disk full: the stop's last flush, or
+              // the pipeline's start): another node is to lead at once, not after the lease lapses.
+              await held.release();
+              throw error;
+            }
             // The old primary's last blocks were stored after this node read the stream's end
             // (it had not seen the lease taken yet). The failed start let the lease go: apply
             // them, and take it again once it is free.
@@ -176,6 +195,11 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
       await current.stop();
     },
     failed,
-    abort: async () => leading?.abort(),
+    // The pipeline failed (a thread, its journal's disk): aborted, it lets the lease go, within
+    // RELEASE_WITHIN_MS — NATS away must not hold the exit; the lease then lapses by itself.
+    abort: async () => {
+      await leading?.abort();
+      if (leading !== undefined) await Promise.race([leadingLease?.release(), sleep(RELEASE_WITHIN_MS)]);
+    },
   };
 }

@@ -45,6 +45,13 @@
  * `SNAPSHOTS_KEPT` are kept in the data directory, as the primary's are. A restart and a
  * standby's takeover begin from the newest.
  *
+ * Its disk: a failed write of its journal (a full disk, EIO) is the node's failure, reported
+ * once through `failed` — the process exits 70 with one fatal line, as a primary's does
+ * (docs/operations.md "When a thread dies") — since the state it serves is then ahead of what a
+ * restart replays, and it could only stand still behind the stream. Once failed (or its history
+ * thread stopped), a standby takes no lease, and one that took it lets it go instead of
+ * resolving `promoted`: a primary that cannot write its journal would take no write.
+ *
  * Standby: also watches the lease (replication/lease). Once nobody has renewed it for the lease
  * time it takes it (compare-and-set), applies the stream to its end, and resolves `promoted`
  * with the held lease; replication/node then stops this replica (a last snapshot) and starts the
@@ -56,12 +63,13 @@
  * http/ (gateway, uws types, routes/cluster types), ws/ (asyncapi, feed-relay types), gateway-ports (the shared read ports),
  * replication/lease (types), prom-client (its /metrics: the lag).
  * Invariants: the local journal is a prefix of the stream (never a record the stream lacks);
- * the state served is the replay of the local journal up to its last seq.
+ * the state served is the replay of the local journal up to its last seq; `promoted` never
+ * resolves once the journal's storage failed or the history thread stopped.
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/process.ts';
-import { entryOf, type Journal } from '../journal/journal.ts';
+import { JournalFailedError, entryOf, type Journal } from '../journal/journal.ts';
 import { CommandKind } from '../app/commands.ts';
 import { DataRefusedError } from '../journal/refusal.ts';
 import { recordSeq, viewOf } from '../journal/record.ts';
@@ -117,6 +125,8 @@ export interface RunningReplica {
   port: number;
   /** Standby only: resolves once this node holds the lease and has applied the whole stream. */
   promoted: Promise<Lease>;
+  /** Resolves with the reason once the local journal's storage failed (a full disk): the node's end (exit 70, main.ts). */
+  failed: Promise<string>;
   lag(): ReplicaLag;
   /** The last journal seq applied. */
   appliedSeq(): number;
@@ -190,14 +200,27 @@ export function startReplica(settings: Settings, logger: Logger, source: BlockSo
 async function startLocked(settings: Settings, logger: Logger, source: BlockSource, lease: Lease, options: ReplicaOptions, lock: DirectoryLock, undo: Undo): Promise<RunningReplica> {
   const { role, primaryUrl } = settings.replication;
   const clock = Date.now;
-  let opened = await openDataDirectory(settings.dataDir, logger);
+  /** Why this node cannot go on as it should (its journal's storage, its history thread, the stream), or null. */
+  let failure: Error | null = null;
+  let stopped = false;
+  let reportFailed!: (reason: string) => void;
+  const failed = new Promise<string>((resolve) => (reportFailed = resolve));
+  // The journal reports its failed flush once, here; an append after it throws the same error.
+  const journalOptions = {
+    onStorageFailed: (error: JournalFailedError) => {
+      failure = error;
+      // During a stop its caller hears of it instead: the stop fails (a takeover's, replication/node).
+      if (!stopped) reportFailed(error.message);
+    },
+  };
+  let opened = await openDataDirectory(settings.dataDir, logger, journalOptions);
   // Undone in reverse: the journal's last flush, then history (the data directory as it is after a cut).
   undo.push(() => opened.historyEnv.close(), () => opened.journal.close());
   let diverged = await divergence(opened.journal, source);
   const shared = diverged !== null && options.dropUnshipped === true ? await lastShared(opened.journal, source) : null;
   if (diverged !== null && shared !== null) {
     logger.warn({ from: shared + 1, to: opened.journal.lastSeq(), found: diverged }, 'UNSHIPPED RECORDS DROPPED: this node journaled seqs from..to as a primary with replicated durability and JetStream never stored them, so no reply acknowledged them; cut to follow the stream');
-    opened = await cutAfter(opened, settings.dataDir, shared, logger);
+    opened = await cutAfter(opened, settings.dataDir, shared, logger, journalOptions);
     diverged = await divergence(opened.journal, source);
   }
   const { snapshots, journal, historyDir, historyEnv, projections } = opened;
@@ -278,7 +301,6 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
   let caughtUpAt = clock();
   /** The last block's way from JetStream's store to applied here (ms; across machines, their clocks' offset too), and when. */
   let lastDelay = { ms: 0, at: 0 };
-  let stopped = false;
   const lag = (): ReplicaLag => {
     const seqs = Math.max(0, primarySeq - journal.lastSeq());
     if (seqs > 0) return { seqs, ms: Math.max(clock() - caughtUpAt, lastDelay.ms) };
@@ -305,7 +327,6 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
     primarySeq = Math.max(primarySeq, journal.lastSeq());
     if (journal.lastSeq() >= primarySeq) caughtUpAt = clock();
   };
-  let failure: Error | null = null;
   // Its history thread gone, this node's account reads would stand still while its books move:
   // not ready from then on (a load balancer reads elsewhere), and it takes no lease.
   projections.onThreadStopped = (reason) => {
@@ -346,6 +367,12 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
     }
     logger.info({ appliedSeq: journal.lastSeq(), streamSeq: end }, 'lease taken: applying the rest of the journal stream');
     while (journal.lastSeq() < end && failure === null) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Its disk failed (or its history stopped) on the way: another node is to lead, at once.
+    if (failure !== null) {
+      logger.error({ reason: (failure as Error).message }, 'standby: lease let go, this node cannot lead (its failure is logged)');
+      await lease.release();
+      return;
+    }
     promote(lease);
   };
   lease.watch();
@@ -451,7 +478,8 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
       apply(block);
     }
   })().catch((error: Error) => {
-    if (stopped) return;
+    // A failed journal was reported as it failed (`failed`): the process is ending on it.
+    if (stopped || error instanceof JournalFailedError) return;
     failure = error;
     logger.fatal({ err: error, lastSeq: journal.lastSeq() }, 'replica stopped following the journal stream');
   });
@@ -460,6 +488,7 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
   return {
     port: server.port,
     promoted,
+    failed,
     lag,
     appliedSeq: () => journal.lastSeq(),
     async stop(options = {}) {

@@ -140,18 +140,18 @@ export async function openDataDirectory(dataDir: string, logger: JournalLogger, 
 
 /**
  * The data directory `dir` (opened at `dataDir`) with its journal cut after record `seq` and
- * the snapshots taken after it dropped, reopened: history that projected the records cut is
+ * the snapshots taken after it dropped, reopened (with `journalOptions`, as `openDataDirectory`): history that projected the records cut is
  * rebuilt from the journal as the open does for history ahead of it. The caller vouches that
  * nobody was told of the records cut (replication/replica: a deposed primary's records that
  * JetStream never stored, under `--durability replicated`). `dir` is closed.
  */
-export async function cutAfter(dir: DataDirectory, dataDir: string, seq: number, logger: JournalLogger): Promise<DataDirectory> {
+export async function cutAfter(dir: DataDirectory, dataDir: string, seq: number, logger: JournalLogger, journalOptions: Pick<JournalOptions, 'onFlush' | 'onStorageFailed'> = {}): Promise<DataDirectory> {
   const snapshots = await dir.snapshots.dropAfter(seq);
   await dir.storage.truncateAfter(seq);
   await dir.journal.close();
   await dir.historyEnv.close();
   logger.info({ seq, snapshots }, 'journal cut');
-  return openDataDirectory(dataDir, logger);
+  return openDataDirectory(dataDir, logger, journalOptions);
 }
 
 function lostJournal(journalDir: string, historyDir: string, found: string, historyHolds: string): DataRefusedError {

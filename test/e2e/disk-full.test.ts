@@ -19,12 +19,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fundedTraders, withinBudget, type Trader } from './harness.ts';
 import { spawnServerProcess, startServerProcess, type ServerProcess } from './server-process.ts';
+import { NEEDS_ROOT, smallDisk } from './small-disk.ts';
 
 const MOUNT_MB = 96;
 /** Space left to the exchange once the filler is written: a few thousand orders' journal and history. */
@@ -45,33 +43,6 @@ async function answered<T>(request: Promise<T>): Promise<T | 'hung'> {
   }
 }
 
-function mountTmpfs(): string | null {
-  if (process.getuid?.() !== 0) return null;
-  const dir = mkdtempSync(join(tmpdir(), 'perp-disk-full-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${MOUNT_MB}m`, 'tmpfs', dir], { stdio: 'pipe' });
-    return dir;
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-    return null;
-  }
-}
-
-/** Fills the file system of `dir` until `leftBytes` are free. */
-function fill(path: string, leftBytes: number): void {
-  const free = () => {
-    const s = statfsSync(path);
-    return s.bavail * s.bsize;
-  };
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(256 * 1024, 7);
-  try {
-    while (free() > leftBytes + chunk.length) writeSync(fd, chunk);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 interface Acked {
   trader: number;
   orderId: string;
@@ -80,19 +51,12 @@ interface Acked {
 }
 
 test('a full disk under load loses no acknowledged order, refuses with 5xx, and a restart serves once there is space', { timeout: 5 * 60_000 }, async (t) => {
-  const mount = mountTmpfs();
-  if (mount === null) {
-    t.skip('needs root to mount a tmpfs (the data directory on a small file system)');
+  const disk = smallDisk(t, MOUNT_MB);
+  if (disk === null) {
+    t.skip(NEEDS_ROOT);
     return;
   }
-  t.after(() => {
-    try {
-      execFileSync('umount', ['-l', mount]);
-    } catch {}
-    rmSync(mount, { recursive: true, force: true });
-  });
-  const dataDir = join(mount, 'data');
-  const filler = join(mount, 'filler');
+  const dataDir = join(disk.dir, 'data');
   let server: ServerProcess = await startServerProcess([], { SNAPSHOT_INTERVAL_MS: '500' }, dataDir);
   t.after(() => server.kill('SIGKILL'));
   const traders = await fundedTraders(server.client, 2, '1000000');
@@ -133,7 +97,7 @@ test('a full disk under load loses no acknowledged order, refuses with 5xx, and 
   // Some orders on a healthy disk, then the disk fills under the load.
   await Promise.all(traders.map((_, i) => load(i, () => acked.length >= 40)));
   const before = acked.length;
-  fill(filler, LEFT_KB * 1024);
+  disk.fill(LEFT_KB * 1024);
   const fullSince = Date.now();
   const refused = () => [...refusals.values()].reduce((a, b) => a + b, 0);
   await Promise.all(traders.map((_, i) => load(i, () => server.exit() !== undefined || Date.now() - fullSince > FULL_FOR_MS || refused() > 200)));
@@ -160,7 +124,7 @@ test('a full disk under load loses no acknowledged order, refuses with 5xx, and 
   assert.notEqual(outcome, 'hung', `a start on the full disk neither served nor ended; stderr: ${early.stderr()}`);
 
   // Space again, and a new one starts on the directory.
-  rmSync(filler);
+  disk.free();
   server = await startServerProcess([], { SNAPSHOT_INTERVAL_MS: '500' }, dataDir);
   for (const a of acked) {
     const trader = traders[a.trader];
