@@ -95,6 +95,7 @@ const LONGEST_FIRST = [
   'test/replication/failover.test.ts',
   'test/replication/replica.test.ts',
   'test/replication/replica-lock.test.ts',
+  'test/replication/standby-disk-full.test.ts',
   'test/e2e/fuzz.test.ts',
   'test/sim/simulator.test.ts',
   'test/engine/properties.test.ts',
