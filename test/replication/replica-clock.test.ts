@@ -74,8 +74,13 @@ test("a replica whose host clock steps back an hour serves on: no 429 for the ho
   const replicaDir = tempDataDir(t, 'perp-replica-clock-replica-');
   const settings = loadSettings(['--port', '0', '--host', '127.0.0.1', '--data-dir', replicaDir, '--role', 'replica', '--nats', 'nats://127.0.0.1:1'], {});
   const logger = pino({ level: 'silent' });
-  const replica = await startReplica(settings, logger, streamOf(records, realNow), new Lease(NO_LEASE, { holder: 'replica', url: '' }, 1500));
-  t.after(() => replica.stop());
+  const lease = new Lease(NO_LEASE, { holder: 'replica', url: '' }, 1500);
+  const replica = await startReplica(settings, logger, streamOf(records, realNow), lease);
+  t.after(async () => {
+    await replica.stop();
+    // The replica watches the lease; replication/node stops it.
+    lease.stop();
+  });
   const client = apiClient(`http://127.0.0.1:${replica.port}`);
   for (let i = 0; i < 50 && replica.appliedSeq() < records.length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(replica.appliedSeq(), records.length, 'the replica applied the stream');
