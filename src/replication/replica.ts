@@ -79,6 +79,7 @@ import { cutAfter, openDataDirectory } from '../storage/data-directory.ts';
 import { holdDataDirectory, type DirectoryLock, type Undo } from '../storage/directory-lock.ts';
 import { checkMarketsInUse } from '../storage/markets-in-use.ts';
 import { recover } from '../sequencer/recovery.ts';
+import { ExchangeTime, lastJournaledTime } from '../sequencer/exchange-time.ts';
 import { exchangeOptionsOf, marketsOfRecord, startMarkets, startState } from '../sequencer/start-state.ts';
 import { checkMarketsFollow } from '../sequencer/markets-record.ts';
 import { diffMarkets } from '../config/market-changes.ts';
@@ -199,7 +200,7 @@ export function startReplica(settings: Settings, logger: Logger, source: BlockSo
 
 async function startLocked(settings: Settings, logger: Logger, source: BlockSource, lease: Lease, options: ReplicaOptions, lock: DirectoryLock, undo: Undo): Promise<RunningReplica> {
   const { role, primaryUrl } = settings.replication;
-  const clock = Date.now;
+  const host = Date.now;
   /** Why this node cannot go on as it should (its journal's storage, its history thread, the stream), or null. */
   let failure: Error | null = null;
   let stopped = false;
@@ -225,6 +226,11 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
   }
   const { snapshots, journal, historyDir, historyEnv, projections } = opened;
   if (diverged !== null) throw new DataRefusedError(`${diverged} Nothing was changed. Start this node on a new data directory (it copies the stream), or restore its data directory from the current primary.`);
+  // What the gateway, login, budgets, feeds and market-data routes read: the exchange's time, as
+  // on the primary (sequencer/exchange-time), from the journal's last command. On the host's
+  // clock, a step back answered 429 to every address that had read here in the last second for
+  // the length of the step, and GET /time and /summary went back (test/replication/replica-clock).
+  const clock = new ExchangeTime({ host, from: lastJournaledTime(journal), logger }).now;
   // As a start of the primary: from the newest snapshot this node took (sequencer/start-state),
   // the markets file matching the markets this data directory's state was built under, the
   // state restored and replayed under the journal's markets — the primary's markets records.
@@ -298,14 +304,14 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
   undo.push(() => feeds.close());
 
   let primarySeq = journal.lastSeq();
-  let caughtUpAt = clock();
-  /** The last block's way from JetStream's store to applied here (ms; across machines, their clocks' offset too), and when. */
+  let caughtUpAt = host();
+  /** The last block's way from JetStream's store to applied here (ms; across machines, their clocks' offset too), and when: on the host's clock, as JetStream's `storedAt` is. */
   let lastDelay = { ms: 0, at: 0 };
   const lag = (): ReplicaLag => {
     const seqs = Math.max(0, primarySeq - journal.lastSeq());
-    if (seqs > 0) return { seqs, ms: Math.max(clock() - caughtUpAt, lastDelay.ms) };
+    if (seqs > 0) return { seqs, ms: Math.max(host() - caughtUpAt, lastDelay.ms) };
     // Caught up: how late the records that just arrived were (0 once the stream is quiet for a second).
-    return { seqs, ms: clock() - lastDelay.at < 1000 ? lastDelay.ms : 0 };
+    return { seqs, ms: host() - lastDelay.at < 1000 ? lastDelay.ms : 0 };
   };
   const apply = (block: ShippedBlock) => {
     for (const record of block.records) {
@@ -322,10 +328,10 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
     projections.flushSoon();
     // One feed frame per block: handed on once the local journal has flushed it.
     relay!.endOfBatch(journal.lastSeq());
-    const now = clock();
+    const now = host();
     lastDelay = { ms: Math.max(0, now - block.storedAt), at: now };
     primarySeq = Math.max(primarySeq, journal.lastSeq());
-    if (journal.lastSeq() >= primarySeq) caughtUpAt = clock();
+    if (journal.lastSeq() >= primarySeq) caughtUpAt = host();
   };
   // Its history thread gone, this node's account reads would stand still while its books move:
   // not ready from then on (a load balancer reads elsewhere), and it takes no lease.
@@ -337,7 +343,7 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
     source.tail().then(
       (seq) => {
         primarySeq = Math.max(primarySeq, seq);
-        if (journal.lastSeq() >= primarySeq) caughtUpAt = clock();
+        if (journal.lastSeq() >= primarySeq) caughtUpAt = host();
       },
       () => {},
     );

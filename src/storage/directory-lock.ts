@@ -15,8 +15,9 @@
  *  - A LOCK left by a process that is gone (kill -9, a power cut) never blocks a start: it is
  *    taken over. The pid of this very process counts as gone (a container restarts its
  *    exchange under the same pid; a test restarts an exchange inside one process).
- *  - Two starts racing over a stale LOCK: the one whose exclusive create wins serves; the other
- *    is refused.
+ *  - Two starts racing, on no LOCK or over a stale one: one serves, the other is refused. The
+ *    LOCK is linked into place whole (never seen without its pid), and only the start that
+ *    claims the stale holder's takeover (`LOCK.takeover-PID`, created exclusively) removes it.
  *  - A release removes the LOCK only while the lock released is the one that took it last. The
  *    pid alone cannot say so inside one process, where a node changes roles on its directory (a
  *    standby's replica stops and the primary pipeline starts; a deposed primary stops and a
@@ -38,7 +39,7 @@
  *
  * May import: node:fs, node:path, journal/refusal.
  */
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataRefusedError } from '../journal/refusal.ts';
 
@@ -85,13 +86,7 @@ function lockDataDirectory(dataDir: string): DirectoryLock {
   if (!tryCreate(file)) {
     const holder = holderOf(file);
     if (holder !== null && holder !== process.pid && servesNode(holder)) throw inUse(dataDir, file, holder);
-    // Gone: take it over. Removing and creating again (not overwriting) keeps a race exclusive.
-    try {
-      unlinkSync(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    if (!tryCreate(file)) throw inUse(dataDir, file, holderOf(file));
+    takeOver(dataDir, file, holder);
   }
   const token = {};
   // By its absolute path: one directory named two ways is one LOCK.
@@ -107,13 +102,65 @@ function lockDataDirectory(dataDir: string): DirectoryLock {
   };
 }
 
-function tryCreate(file: string): boolean {
+/**
+ * Takes over the LOCK of `stale`, a holder that is gone (null: a LOCK whose pid cannot be read).
+ * Removing it and creating it again is not exclusive on its own: two starts that both read the
+ * stale pid could each remove the LOCK — the second removing the one the first had just created
+ * — and both serve. So only the start that creates `LOCK.takeover-<stale>` exclusively may remove
+ * a LOCK naming `stale`, and it does once it has read again that the LOCK still names it (the
+ * other start may have taken it over and let its claim go since). A start that finds the claim
+ * taken is refused as by a holder: the other start is taking the directory over.
+ */
+function takeOver(dataDir: string, file: string, stale: number | null): void {
+  const claim = `${file}.takeover-${stale ?? 'unreadable'}`;
+  if (!tryCreate(claim)) {
+    throw new DataRefusedError(
+      `the data directory ${dataDir} is being taken over by another start (${claim}): two exchanges on one journal would corrupt it. ` +
+        `If no other exchange is starting on it, remove ${claim}.`,
+    );
+  }
   try {
-    writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+    const holder = holderOf(file);
+    if (holder !== stale) {
+      if (holder !== null || exists(file)) throw inUse(dataDir, file, holder);
+    } else {
+      try {
+        unlinkSync(file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    if (!tryCreate(file)) throw inUse(dataDir, file, holderOf(file));
+  } finally {
+    unlinkSync(claim);
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    readFileSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Creates `file` holding this process's pid, or false if it exists. Written whole beside it and
+ * linked into place: a LOCK is never seen empty (an exclusive create and then a write left a
+ * moment when a racing start read no pid, took the LOCK for a dead one's and took it over).
+ */
+function tryCreate(file: string): boolean {
+  const written = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  writeFileSync(written, `${process.pid}\n`, { flag: 'wx' });
+  try {
+    linkSync(written, file);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
+  } finally {
+    unlinkSync(written);
   }
 }
 
