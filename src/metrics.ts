@@ -208,7 +208,7 @@ export class ExchangeMetrics implements GatewayMetrics {
     socketCounter('ws_messages_published_total', 'WebSocket messages published to a topic (each reaches every subscriber: book deltas, trades, heartbeats)', (c) => c.published);
     gauge('snapshot_age_seconds', 'Seconds since this process last saved a snapshot (NaN before its first)', (g) => {
       const at = self.sources!.lastSnapshotAt();
-      g.set(at === null ? NaN : Date.now() / 1000 - at);
+      g.set(at === null ? NaN : performance.now() / 1000 - at);
     });
   }
 

@@ -65,12 +65,12 @@ export class JetStreamSource implements BlockSource {
         }
         this.messages = messages;
         this.report(messages).catch(() => {});
-        let lastMessageAt = Date.now();
+        let lastMessageAt = performance.now();
         const watchdog = setInterval(() => void this.checkStalled(messages, lastStreamSeq ?? start - 1, lastMessageAt).catch(() => {}), STALL_MS);
         try {
           for await (const message of messages) {
             lastStreamSeq = message.seq;
-            lastMessageAt = Date.now();
+            lastMessageAt = performance.now();
             pause = RETRY_FIRST_MS;
             // The consumer reuses nothing, but keep the records independent of the message object.
             yield { records: recordsOf(new Uint8Array(message.data)), storedAt: Math.floor(message.info.timestampNanos / 1e6) };
@@ -109,7 +109,7 @@ export class JetStreamSource implements BlockSource {
    * heartbeats from a node whose copy of the stream no longer moved, so nothing else noticed.
    */
   private async checkStalled(messages: ConsumerMessages, deliveredStreamSeq: number, lastMessageAt: number): Promise<void> {
-    if (Date.now() - lastMessageAt < STALL_MS) return;
+    if (performance.now() - lastMessageAt < STALL_MS) return;
     const info = await this.link.jsm.streams.info(JOURNAL_STREAM);
     if (info.state.last_seq <= deliveredStreamSeq) return;
     this.logger.warn({ deliveredStreamSeq, streamLastSeq: info.state.last_seq, leader: info.cluster?.leader }, 'journal stream consumer stalled behind the stream');

@@ -145,12 +145,12 @@ export interface StreamTail {
 
 /** `read` retried while JetStream times out (a NATS node restarting, a leader election), for up to `withinMs`. */
 export async function retried<T>(read: () => Promise<T>, withinMs = 30_000): Promise<T> {
-  const until = Date.now() + withinMs;
+  const until = performance.now() + withinMs;
   for (;;) {
     try {
       return await read();
     } catch (error) {
-      if (Date.now() > until || !/timeout|no responders|503/i.test(String(error))) throw error;
+      if (performance.now() > until || !/timeout|no responders|503/i.test(String(error))) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }

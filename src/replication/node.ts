@@ -156,13 +156,13 @@ export async function startNode(settings: Settings, logger: Logger, options: Pic
     if (s.replication.role === 'standby') {
       void replica.promoted.then((held) =>
         changeTo('taking over as primary', async () => {
-          const started = Date.now();
+          const started = performance.now();
           // The same port: clients that followed GET /cluster to this node keep their URL.
           const here = { ...s, port: replica.port };
           try {
             await replica.stop();
             const exchange = await lead(here, link, held, true);
-            logger.info({ port: exchange.port, ms: Date.now() - started, url: held.me.url }, 'promoted: this node is now the primary');
+            logger.info({ port: exchange.port, ms: Math.round(performance.now() - started), url: held.me.url }, 'promoted: this node is now the primary');
           } catch (error) {
             if (!(error instanceof BehindTheStreamError)) {
               // This node's own data failed the takeover (its disk full: the stop's last flush, or

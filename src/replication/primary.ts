@@ -56,8 +56,8 @@ export function primaryReplication(settings: Settings, logger: Logger, link: Jet
     async attach(opened: Journal) {
       journal = opened;
       if (!held) {
-        const started = Date.now();
-        const taken = await lease.takeWhenFree(() => Date.now() - started > TAKE_PATIENCE * settings.replication.leaseMs);
+        const started = performance.now();
+        const taken = await lease.takeWhenFree(() => performance.now() - started > TAKE_PATIENCE * settings.replication.leaseMs);
         if (!taken) {
           const holder = lease.view();
           throw new DataRefusedError(
@@ -71,9 +71,9 @@ export function primaryReplication(settings: Settings, logger: Logger, link: Jet
         fence(`the lease was taken by ${holder?.url ?? 'another node'}`);
         publisher?.fence(new FencedError('the lease was taken'));
       });
-      const started = Date.now();
+      const started = performance.now();
       const tail = await retried(() => streamTail(link.jsm));
-      if (Date.now() - started > 1000) logger.warn({ ms: Date.now() - started }, 'JetStream was slow to answer for the stream tail');
+      if (performance.now() - started > 1000) logger.warn({ ms: Math.round(performance.now() - started) }, 'JetStream was slow to answer for the stream tail');
       publisher = new JetStreamPublisher(link.js, link.api.JetStreamApiError, (seq) => messageIdAt(link.jsm, seq), tail, lease.me.holder, settings.replication.durability === 'replicated', logger, (error) => fence(error.message));
       const shipped = await publisher.catchUp(opened, tail);
       opened.ship(publisher);
@@ -105,8 +105,8 @@ export function primaryReplication(settings: Settings, logger: Logger, link: Jet
     async close() {
       // Give the publisher a moment to ship the last blocks before letting go; what it could not
       // store by then is in the local journal, shipped by `catchUp` when this node next leads.
-      const until = Date.now() + 5000;
-      while (publisher !== null && !publisher.isFenced && journal !== null && publisher.shipped < journal.lastSeq() && Date.now() < until) {
+      const until = performance.now() + 5000;
+      while (publisher !== null && !publisher.isFenced && journal !== null && publisher.shipped < journal.lastSeq() && performance.now() < until) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       publisher?.close();

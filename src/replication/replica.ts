@@ -426,7 +426,7 @@ async function startLocked(settings: Settings, logger: Logger, source: BlockSour
   new Gauge({ name: 'perp_replica_lag_seconds', help: 'How long this replica has been behind the primary (0 when caught up)', registers: [registry], collect() { this.set(lag().ms / 1000); } });
   new Gauge({ name: 'perp_replica_applied_seq', help: 'The last journal seq this replica applied', registers: [registry], collect() { this.set(journal.lastSeq()); } });
   // As the primary's (docs/operations.md): a replica's snapshots bound its restart and a standby's takeover.
-  new Gauge({ name: 'perp_snapshot_age_seconds', help: 'Seconds since this process last saved a snapshot (NaN before its first)', registers: [registry], collect() { const at = snapshotSchedule.lastAt; this.set(at === null ? NaN : Date.now() / 1000 - at); } });
+  new Gauge({ name: 'perp_snapshot_age_seconds', help: 'Seconds since this process last saved a snapshot (NaN before its first)', registers: [registry], collect() { const at = snapshotSchedule.lastAt; this.set(at === null ? NaN : performance.now() / 1000 - at); } });
   // The primary's name for it (metrics.ts): a replica's feed subscribers are counted alike.
   new Gauge({ name: 'perp_ws_connections', help: 'WebSocket connections open (the feeds)', registers: [registry], collect() { this.set(server.socketCounts().open); } });
 

@@ -65,7 +65,7 @@ export class SnapshotSchedule {
   private pending = 0;
   /** The seq of the newest snapshot (the one started from, before any is taken here). */
   lastSeq: number;
-  /** Unix time (s) this process last saved a snapshot; null before its first (metrics). */
+  /** When this process last saved a snapshot (s, on `performance.now`: an age, which no clock step moves); null before its first (metrics). */
   lastAt: number | null = null;
 
   constructor(private readonly options: SnapshotScheduleOptions) {
@@ -115,7 +115,7 @@ export class SnapshotSchedule {
     const saved = await this.thread.take(seq);
     this.followed = Math.max(this.followed, seq);
     this.lastSeq = seq;
-    this.lastAt = Date.now() / 1000;
+    this.lastAt = performance.now() / 1000;
     this.options.onSaved?.((performance.now() - started) / 1000);
     logger.info({ seq, bytes: saved.bytes, pausedMs, ms: saved.ms }, 'snapshot saved');
     return seq;
