@@ -18,6 +18,9 @@
  *  - Two starts racing, on no LOCK or over a stale one: one serves, the other is refused. The
  *    LOCK is linked into place whole (never seen without its pid), and only the start that
  *    claims the stale holder's takeover (`LOCK.takeover-PID`, created exclusively) removes it.
+ *  - A start killed in the middle of a takeover blocks no later start: its claim, naming a
+ *    process that is gone, is taken over by the same rule. What killed starts left beside the
+ *    LOCK (claims, pid files not yet linked) is removed once a start holds it.
  *  - A release removes the LOCK only while the lock released is the one that took it last. The
  *    pid alone cannot say so inside one process, where a node changes roles on its directory (a
  *    standby's replica stops and the primary pipeline starts; a deposed primary stops and a
@@ -39,7 +42,7 @@
  *
  * May import: node:fs, node:path, journal/refusal.
  */
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataRefusedError } from '../journal/refusal.ts';
 
@@ -83,11 +86,8 @@ export async function holdDataDirectory<T>(dataDir: string, start: (lock: Direct
 
 function lockDataDirectory(dataDir: string): DirectoryLock {
   const file = join(dataDir, 'LOCK');
-  if (!tryCreate(file)) {
-    const holder = holderOf(file);
-    if (holder !== null && holder !== process.pid && servesNode(holder)) throw inUse(dataDir, file, holder);
-    takeOver(dataDir, file, holder);
-  }
+  take(file, (holder) => inUse(dataDir, file, holder));
+  clearLeftovers(dataDir);
   const token = {};
   // By its absolute path: one directory named two ways is one LOCK.
   const key = resolve(file);
@@ -103,36 +103,56 @@ function lockDataDirectory(dataDir: string): DirectoryLock {
 }
 
 /**
- * Takes over the LOCK of `stale`, a holder that is gone (null: a LOCK whose pid cannot be read).
- * Removing it and creating it again is not exclusive on its own: two starts that both read the
- * stale pid could each remove the LOCK — the second removing the one the first had just created
- * — and both serve. So only the start that creates `LOCK.takeover-<stale>` exclusively may remove
- * a LOCK naming `stale`, and it does once it has read again that the LOCK still names it (the
- * other start may have taken it over and let its claim go since). A start that finds the claim
- * taken is refused as by a holder: the other start is taking the directory over.
+ * Creates `file` holding this process's pid, taking it over from a holder that is gone; throws
+ * `refused(holder)` while a live process (other than this one) holds it.
+ *
+ * Removing a stale file and creating it again is not exclusive on its own: two starts that both
+ * read the stale pid could each remove it — the second removing the one the first had just
+ * created — and both serve. So only the start that takes `FILE.takeover-<stale>` may remove a
+ * file naming `stale`, and it does once it has read again that the file still names it (the
+ * other start may have taken it over and let its claim go since). The claim is taken by this
+ * same rule: a start killed in the middle of a takeover (its claim left behind, naming a process
+ * that is gone) delays nobody — the next start takes its claim over as it takes over a LOCK. A
+ * claim held by a live start refuses this one: that start is taking the directory over.
  */
-function takeOver(dataDir: string, file: string, stale: number | null): void {
+function take(file: string, refused: (holder: number | null) => DataRefusedError): void {
+  if (tryCreate(file)) return;
+  const stale = holderOf(file);
+  if (stale !== null && stale !== process.pid && servesNode(stale)) throw refused(stale);
   const claim = `${file}.takeover-${stale ?? 'unreadable'}`;
-  if (!tryCreate(claim)) {
-    throw new DataRefusedError(
-      `the data directory ${dataDir} is being taken over by another start (${claim}): two exchanges on one journal would corrupt it. ` +
-        `If no other exchange is starting on it, remove ${claim}.`,
-    );
-  }
+  take(claim, () => new DataRefusedError(`${file} is being taken over by another start (${claim}): two exchanges on one journal would corrupt it. If no other exchange is starting on it, remove ${claim}.`));
   try {
     const holder = holderOf(file);
     if (holder !== stale) {
-      if (holder !== null || exists(file)) throw inUse(dataDir, file, holder);
-    } else {
-      try {
-        unlinkSync(file);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
-    }
-    if (!tryCreate(file)) throw inUse(dataDir, file, holderOf(file));
+      if (holder !== null || exists(file)) throw refused(holder);
+    } else unlinkGone(file);
+    if (!tryCreate(file)) throw refused(holderOf(file));
   } finally {
-    unlinkSync(claim);
+    // Gone already only when the LOCK's new holder cleared it (`clearLeftovers`): this start is refused.
+    unlinkGone(claim);
+  }
+}
+
+function unlinkGone(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/**
+ * Removes what a start killed on its way left beside the LOCK: a takeover's claim, a pid file
+ * written to be linked into place (`LOCK.<pid>.<random>`), whose process is gone. Held now, the
+ * LOCK keeps every other start of this directory out of `take`, so nothing removed is in use.
+ */
+function clearLeftovers(dataDir: string): void {
+  for (const name of readdirSync(dataDir)) {
+    const written = /^LOCK(?:\.takeover-(?:\d+|unreadable))*\.(\d+)\.[a-z0-9]+$/.exec(name);
+    const claim = /^LOCK(?:\.takeover-(?:\d+|unreadable))+$/.test(name);
+    // A live start's pid file is about to be linked (and refused); its claim, about to be refused.
+    if (!claim && (written === null || (Number(written[1]) !== process.pid && servesNode(Number(written[1]))))) continue;
+    unlinkGone(join(dataDir, name));
   }
 }
 

@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import fs, { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,5 +73,40 @@ test('a LOCK another start has created and not yet written its pid in: this star
     const { outcome, lock } = await raced('', other);
     assert.match(outcome, new RegExp(`in use by process ${other}|being taken over`), 'this start is refused');
     assert.equal(lock, String(other), "the other start's LOCK is still there");
+  });
+});
+
+/** `use` on a data directory holding `files` (name → content), removed after. */
+async function inDirectory<T>(files: Record<string, string>, use: (dataDir: string) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'perp-lock-left-'));
+  try {
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dataDir, name), text);
+    return await use(dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+test('a start killed in the middle of a takeover blocks no later start: its claim is taken over, and what it left is removed', async () => {
+  const crashed = deadPid();
+  const killedTakingOver = deadPid();
+  const files = { LOCK: `${crashed}\n`, [`LOCK.takeover-${crashed}`]: `${killedTakingOver}\n`, [`LOCK.${killedTakingOver}.k1lled`]: `${killedTakingOver}\n` };
+  await inDirectory(files, async (dataDir) => {
+    const lock = await holdDataDirectory(dataDir, async (held) => held);
+    assert.equal(readFileSync(join(dataDir, 'LOCK'), 'utf8').trim(), String(process.pid), 'this start holds the LOCK');
+    assert.deepEqual(readdirSync(dataDir), ['LOCK'], 'the claim and the pid file the killed start left are gone');
+    lock.release();
+  });
+});
+
+test('a takeover claim held by a live start refuses this one, and stays', async () => {
+  await withOtherStart(async (other) => {
+    const crashed = deadPid();
+    await inDirectory({ LOCK: `${crashed}\n`, [`LOCK.takeover-${crashed}`]: `${other}\n` }, async (dataDir) => {
+      const outcome = await holdDataDirectory(dataDir, async () => 'it started').catch((error: Error) => error.message);
+      assert.match(outcome, /being taken over by another start/);
+      assert.equal(readFileSync(join(dataDir, `LOCK.takeover-${crashed}`), 'utf8').trim(), String(other), "the live start's claim is still there");
+      assert.equal(readFileSync(join(dataDir, 'LOCK'), 'utf8').trim(), String(crashed), 'and the LOCK as it was');
+    });
   });
 });
